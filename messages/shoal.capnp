@@ -1,0 +1,176 @@
+@0xf261a3d10392567a;
+# Everything that crosses a shoal process boundary. Never renumber an ordinal; add fields at the
+# end of a struct so older peers keep decoding newer messages.
+
+using Cxx = import "/capnp/c++.capnp";
+$Cxx.namespace("shoal::wire");
+
+struct MachineStatus {
+  nodeName @0 :Text;         # the configured node name this daemon speaks for
+  hostname @1 :Text;         # gethostname() of the host the daemon runs on
+  os @2 :Text;               # "uname -s -r" with blanks as dots, e.g. "Linux.6.1.0-18-amd64"
+  cpus @3 :UInt32;           # logical processors (hwloc PUs)
+  sockets @4 :UInt32;        # hwloc packages
+  coresPerSocket @5 :UInt32;
+  threadsPerCore @6 :UInt32;
+  cpuMhz @7 :Float64;        # nominal CPU speed in MHz, 0 when unknown
+  realMemoryMb @8 :UInt64;   # MemTotal from the OS, MiB
+  virtualMemoryMb @9 :UInt64;  # MemTotal + SwapTotal, MiB
+  tmpDiskMb @10 :UInt64;     # size of the TmpFS file system, MiB
+  bootTime @11 :Int64;       # host boot time, Unix seconds
+  daemonStartTime @12 :Int64;  # when this shoald started, Unix seconds
+  daemonPid @13 :Int64;      # process id of this shoald
+}
+
+struct NodeInfo {
+  name @0 :Text;
+  state @1 :Text;            # UNKNOWN IDLE ALLOCATED COMPLETING DOWN DRAINING DRAINED
+  reason @2 :Text;           # why the node is down or drained, empty otherwise
+  reasonTime @3 :Int64;      # when the reason was set, Unix seconds
+  reasonUser @4 :Text;       # who set the reason
+  stateSince @5 :Int64;      # when the node entered its state, Unix seconds
+  lastResponse @6 :Int64;    # last heartbeat, Unix seconds (0: never)
+  address @7 :Text;          # NodeHostname/NodeAddr from the config
+  cpus @8 :UInt32;           # configured (or, when unset, reported) processors
+  realMemoryMb @9 :UInt64;   # configured (or reported) memory, MiB
+  tmpDiskMb @10 :UInt64;     # configured (or reported) TmpDisk, MiB
+  weight @11 :UInt32;        # scheduling weight, lower is used first
+  partitions @12 :List(Text);
+  reported @13 :MachineStatus;  # the latest report; empty name when none yet
+  jobIds @14 :List(UInt64);     # jobs holding the node
+  features @15 :Text;
+}
+
+struct PartitionInfo {
+  name @0 :Text;
+  state @1 :Text;            # UP DOWN DRAIN INACTIVE
+  isDefault @2 :Bool;
+  maxTimeS @3 :Int64;        # -1: unlimited
+  defaultTimeS @4 :Int64;    # -1: unlimited (MaxTime applies)
+  maxNodes @5 :UInt32;       # 0: unlimited
+  nodes @6 :List(Text);      # in config order
+  priority @7 :UInt32;       # PriorityTier
+}
+
+struct JobRequest {
+  jobId @0 :UInt64;          # 0: a new job; otherwise a step inside that job's allocation
+  name @1 :Text;
+  user @2 :Text;
+  uid @3 :UInt32;
+  gid @4 :UInt32;
+  partition @5 :Text;        # empty: the default partition
+  minNodes @6 :UInt32;       # 0: unspecified
+  ntasks @7 :UInt32;         # 0: unspecified
+  cpusPerTask @8 :UInt32;    # 0: unspecified (1)
+  timeLimitS @9 :Int64;      # 0: the partition default; -1: unlimited
+  nodelist @10 :Text;        # hostlist the job must include
+  exclude @11 :Text;         # hostlist the job must not use
+  argv @12 :List(Text);
+  env @13 :List(Text);       # KEY=VALUE
+  cwd @14 :Text;
+  batch @15 :Bool;
+  script @16 :Text;          # batch script text
+  stdoutPath @17 :Text;      # batch: output file pattern (%j = job id), relative to cwd
+  stderrPath @18 :Text;      # batch: error file pattern; empty = with stdout
+  requeue @19 :Bool;         # requeue instead of NODE_FAIL when a node fails
+  label @20 :Bool;           # prefix output lines with the task rank
+  nice @21 :Int32;
+  nodesMax @22 :UInt32;      # 0: same as minNodes
+}
+
+struct JobInfo {
+  jobId @0 :UInt64;
+  name @1 :Text;
+  user @2 :Text;
+  uid @3 :UInt32;
+  partition @4 :Text;
+  state @5 :Text;            # PENDING CONFIGURING RUNNING COMPLETING COMPLETED FAILED CANCELLED TIMEOUT NODE_FAIL
+  reason @6 :Text;           # pending reason (Resources, Priority, PartitionDown, ...) or why it ended
+  submitTime @7 :Int64;      # Unix seconds
+  startTime @8 :Int64;       # 0: not started
+  endTime @9 :Int64;         # 0: not ended
+  timeLimitS @10 :Int64;     # -1: unlimited
+  nodeCount @11 :UInt32;     # allocated, or requested while pending
+  nodelist @12 :Text;        # compressed hostlist of the allocation
+  ntasks @13 :UInt32;
+  cpusPerTask @14 :UInt32;
+  exitCode @15 :Int32;       # highest task exit code, 128+signal for a signalled task
+  batch @16 :Bool;
+  workDir @17 :Text;
+  command @18 :Text;
+  stdoutPath @19 :Text;
+  stderrPath @20 :Text;
+  requeueCount @21 :UInt32;
+  priority @22 :UInt64;
+  stepCount @23 :UInt32;
+  requeue @24 :Bool;
+  excludeNodes @25 :Text;
+  requiredNodes @26 :Text;
+}
+
+struct LaunchRequest {
+  jobId @0 :UInt64;
+  stepId @1 :UInt32;         # batch script: 0xfffffffe (as Slurm's "batch" step)
+  user @2 :Text;
+  uid @3 :UInt32;
+  gid @4 :UInt32;
+  argv @5 :List(Text);
+  env @6 :List(Text);        # KEY=VALUE, the caller's environment
+  cwd @7 :Text;
+  nodelist @8 :Text;         # compressed hostlist of the step's nodes
+  nodeIndex @9 :UInt32;      # this node's position in the step (SHOAL_NODEID)
+  nodeCount @10 :UInt32;
+  ntasks @11 :UInt32;        # tasks in the whole step
+  ranks @12 :List(UInt32);   # global ranks to start on this node, in order (SHOAL_LOCALID = index)
+  cpusPerTask @13 :UInt32;
+  batch @14 :Bool;
+  script @15 :Text;          # batch script text
+  stdoutPath @16 :Text;      # batch: absolute output file path
+  stderrPath @17 :Text;      # batch: absolute error file path; empty = with stdout
+  switchData @18 :Data;      # opaque interconnect data for this step
+  jobNodelist @19 :Text;     # compressed hostlist of the whole job (SHOAL_JOB_NODELIST)
+  jobName @20 :Text;
+  partition @21 :Text;
+  jobNodeCount @22 :UInt32;
+}
+
+struct TaskOutput {
+  jobId @0 :UInt64;
+  stepId @1 :UInt32;
+  rank @2 :Int32;
+  stream @3 :UInt8;          # 1 stdout, 2 stderr
+  data @4 :Data;
+  nodeName @5 :Text;
+}
+
+struct TaskExit {
+  rank @0 :UInt32;
+  exitCode @1 :Int32;        # exit status when exited normally
+  signal @2 :Int32;          # terminating signal, 0 when exited normally
+}
+
+struct StepExit {
+  jobId @0 :UInt64;
+  stepId @1 :UInt32;
+  nodeName @2 :Text;
+  tasks @3 :List(TaskExit);
+  launchError @4 :Text;      # non-empty when the tasks could not be started
+}
+
+struct JobEvent {
+  jobId @0 :UInt64;
+  stepId @1 :UInt32;
+  kind @2 :Text;             # queued allocated launched ended message
+  state @3 :Text;            # the job state after the event
+  nodelist @4 :Text;
+  text @5 :Text;             # human-readable detail
+  exitCode @6 :Int32;        # for "ended": highest task exit code (128+signal)
+  nodeCount @7 :UInt32;      # nodes the step was launched on
+}
+
+struct NodeUpdate {
+  nodes @0 :Text;            # hostlist expression
+  state @1 :Text;            # DRAIN RESUME DOWN IDLE (case-insensitive); empty: keep
+  reason @2 :Text;
+  user @3 :Text;
+}

@@ -1,0 +1,50 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace shoal::msg {
+
+/// A node's state as the controller sees it (Slurm's names).
+enum class node_state : uint8_t {
+  unknown,     ///< configured, never heard from
+  idle,        ///< up and free
+  allocated,   ///< up and running a job
+  completing,  ///< a job ended and its tasks are being cleaned up
+  down,        ///< silent past HeartBeatTimeout, or set down by an admin
+  draining,    ///< drain requested while a job still runs
+  drained,     ///< drained and free: never scheduled until resumed
+};
+
+/// A job's state (Slurm's names).
+enum class job_state : uint8_t {
+  pending,
+  configuring,
+  running,
+  completing,
+  completed,
+  failed,
+  cancelled,
+  timeout,
+  node_fail,
+};
+
+/// "IDLE", "DRAINED", ...
+const char* to_string(node_state s);
+/// "PENDING", "NODE_FAIL", ...
+const char* to_string(job_state s);
+/// Slurm's short codes for squeue's ST column: PD CF R CG CD F CA TO NF.
+const char* short_code(job_state s);
+/// Slurm's short node state as sinfo prints it: idle alloc comp down drng drain unk.
+const char* short_name(node_state s);
+
+/// Case-insensitive; accepts the long names only.
+std::optional<node_state> parse_node_state(std::string_view text);
+/// Case-insensitive; accepts the long names and the short codes.
+std::optional<job_state> parse_job_state(std::string_view text);
+
+/// True once the job can no longer change state.
+bool is_finished(job_state s);
+
+}  // namespace shoal::msg

@@ -1,0 +1,61 @@
+#pragma once
+
+// The one registry of every type and atom that crosses a shoal process boundary. Every process
+// calls `cfg.add_message_types<caf::id_block::shoal>()` (runtime/actor_system_setup) before it
+// creates its actor system, so the wire names match everywhere.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/type_id.hpp>
+
+#include "messages/codec.hpp"
+#include "messages/types.hpp"
+
+CAF_BEGIN_TYPE_ID_BLOCK(shoal, caf::first_custom_type_id)
+
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::machine_status))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::node_info))
+CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::node_info>))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::partition_info))
+CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::partition_info>))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::job_request))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::job_info))
+CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::job_info>))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::launch_request))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::task_output))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::step_exit))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::job_event))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::node_update))
+CAF_ADD_TYPE_ID(shoal, (std::vector<uint64_t>))
+
+// Between processes.
+CAF_ADD_ATOM(shoal, shoal::msg, register_atom, "register")
+CAF_ADD_ATOM(shoal, shoal::msg, heartbeat_atom, "heartbeat")
+CAF_ADD_ATOM(shoal, shoal::msg, submit_atom, "submit")
+CAF_ADD_ATOM(shoal, shoal::msg, launch_atom, "launch")
+CAF_ADD_ATOM(shoal, shoal::msg, signal_atom, "signal")
+CAF_ADD_ATOM(shoal, shoal::msg, cancel_atom, "cancel")
+CAF_ADD_ATOM(shoal, shoal::msg, jobs_atom, "jobs")
+CAF_ADD_ATOM(shoal, shoal::msg, nodes_atom, "nodes")
+CAF_ADD_ATOM(shoal, shoal::msg, parts_atom, "parts")
+CAF_ADD_ATOM(shoal, shoal::msg, config_atom, "config")
+CAF_ADD_ATOM(shoal, shoal::msg, nodeupd_atom, "nodeupd")
+CAF_ADD_ATOM(shoal, shoal::msg, shutdown_atom, "shutdown")
+CAF_ADD_ATOM(shoal, shoal::msg, hello_atom, "hello")
+CAF_ADD_ATOM(shoal, shoal::msg, abort_atom, "abortstep")
+// Inside the controller.
+CAF_ADD_ATOM(shoal, shoal::msg, start_atom, "start")
+CAF_ADD_ATOM(shoal, shoal::msg, release_atom, "release")
+CAF_ADD_ATOM(shoal, shoal::msg, schedule_atom, "schedule")
+CAF_ADD_ATOM(shoal, shoal::msg, check_atom, "check")
+CAF_ADD_ATOM(shoal, shoal::msg, tlimit_atom, "tlimit")
+CAF_ADD_ATOM(shoal, shoal::msg, escalate_atom, "escalate")
+CAF_ADD_ATOM(shoal, shoal::msg, nodedown_atom, "nodedown")
+CAF_ADD_ATOM(shoal, shoal::msg, view_atom, "view")
+CAF_ADD_ATOM(shoal, shoal::msg, enqueue_atom, "enqueue")
+CAF_ADD_ATOM(shoal, shoal::msg, step_atom, "step")
+CAF_ADD_ATOM(shoal, shoal::msg, done_atom, "done")
+
+CAF_END_TYPE_ID_BLOCK(shoal)

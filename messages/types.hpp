@@ -1,0 +1,195 @@
+#pragma once
+
+// The C++ side of messages/shoal.capnp: the values actors exchange across processes. Each type's
+// `inspect` (in codec.hpp) writes and reads its Cap'n Proto encoding; field meanings and units are
+// documented once, in the schema.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "messages/states.hpp"
+
+namespace shoal::msg {
+
+/// Step id of a batch script, as Slurm's "batch" step.
+constexpr uint32_t batch_step_id = 0xfffffffe;
+
+struct machine_status {
+  std::string node_name;
+  std::string hostname;
+  std::string os;
+  uint32_t cpus = 0;
+  uint32_t sockets = 0;
+  uint32_t cores_per_socket = 0;
+  uint32_t threads_per_core = 0;
+  double cpu_mhz = 0;
+  uint64_t real_memory_mb = 0;
+  uint64_t virtual_memory_mb = 0;
+  uint64_t tmp_disk_mb = 0;
+  int64_t boot_time = 0;
+  int64_t daemon_start_time = 0;
+  int64_t daemon_pid = 0;
+};
+
+struct node_info {
+  std::string name;
+  node_state state = node_state::unknown;
+  std::string reason;
+  int64_t reason_time = 0;
+  std::string reason_user;
+  int64_t state_since = 0;
+  int64_t last_response = 0;
+  std::string address;
+  uint32_t cpus = 0;
+  uint64_t real_memory_mb = 0;
+  uint64_t tmp_disk_mb = 0;
+  uint32_t weight = 1;
+  std::vector<std::string> partitions;
+  machine_status reported;
+  std::vector<uint64_t> job_ids;
+  std::string features;
+};
+
+struct partition_info {
+  std::string name;
+  std::string state = "UP";
+  bool is_default = false;
+  int64_t max_time_s = -1;
+  int64_t default_time_s = -1;
+  uint32_t max_nodes = 0;
+  std::vector<std::string> nodes;
+  uint32_t priority = 1;
+};
+
+struct job_request {
+  uint64_t job_id = 0;
+  std::string name;
+  std::string user;
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::string partition;
+  uint32_t min_nodes = 0;
+  uint32_t ntasks = 0;
+  uint32_t cpus_per_task = 0;
+  int64_t time_limit_s = 0;
+  std::string nodelist;
+  std::string exclude;
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  std::string cwd;
+  bool batch = false;
+  std::string script;
+  std::string stdout_path;
+  std::string stderr_path;
+  bool requeue = false;
+  bool label = false;
+  int32_t nice = 0;
+  uint32_t nodes_max = 0;
+};
+
+struct job_info {
+  uint64_t job_id = 0;
+  std::string name;
+  std::string user;
+  uint32_t uid = 0;
+  std::string partition;
+  job_state state = job_state::pending;
+  std::string reason;
+  int64_t submit_time = 0;
+  int64_t start_time = 0;
+  int64_t end_time = 0;
+  int64_t time_limit_s = -1;
+  uint32_t node_count = 0;
+  std::string nodelist;
+  uint32_t ntasks = 0;
+  uint32_t cpus_per_task = 1;
+  int32_t exit_code = 0;
+  bool batch = false;
+  std::string work_dir;
+  std::string command;
+  std::string stdout_path;
+  std::string stderr_path;
+  uint32_t requeue_count = 0;
+  uint64_t priority = 0;
+  uint32_t step_count = 0;
+  bool requeue = false;
+  std::string exclude_nodes;
+  std::string required_nodes;
+};
+
+struct launch_request {
+  uint64_t job_id = 0;
+  uint32_t step_id = 0;
+  std::string user;
+  uint32_t uid = 0;
+  uint32_t gid = 0;
+  std::vector<std::string> argv;
+  std::vector<std::string> env;
+  std::string cwd;
+  std::string nodelist;
+  uint32_t node_index = 0;
+  uint32_t node_count = 0;
+  uint32_t ntasks = 0;
+  std::vector<uint32_t> ranks;
+  uint32_t cpus_per_task = 1;
+  bool batch = false;
+  std::string script;
+  std::string stdout_path;
+  std::string stderr_path;
+  std::vector<uint8_t> switch_data;
+  std::string job_nodelist;
+  std::string job_name;
+  std::string partition;
+  uint32_t job_node_count = 0;
+};
+
+enum class stream_kind : uint8_t { out = 1, err = 2 };
+
+struct task_output {
+  uint64_t job_id = 0;
+  uint32_t step_id = 0;
+  int32_t rank = 0;
+  stream_kind stream = stream_kind::out;
+  std::string data;
+  std::string node_name;
+};
+
+struct task_exit {
+  uint32_t rank = 0;
+  int32_t exit_code = 0;
+  int32_t signal = 0;
+};
+
+/// The exit code a shell reports for a task: its status, or 128+signal.
+inline int32_t shell_exit_code(const task_exit& t) {
+  return t.signal != 0 ? 128 + t.signal : t.exit_code;
+}
+
+struct step_exit {
+  uint64_t job_id = 0;
+  uint32_t step_id = 0;
+  std::string node_name;
+  std::vector<task_exit> tasks;
+  std::string launch_error;
+};
+
+struct job_event {
+  uint64_t job_id = 0;
+  uint32_t step_id = 0;
+  std::string kind;
+  job_state state = job_state::pending;
+  std::string nodelist;
+  std::string text;
+  int32_t exit_code = 0;
+  uint32_t node_count = 0;
+};
+
+struct node_update {
+  std::string nodes;
+  std::string state;
+  std::string reason;
+  std::string user;
+};
+
+}  // namespace shoal::msg

@@ -1,0 +1,94 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "topology/node_selection.hpp"
+
+namespace shoal::runtime {
+
+/// One compute node as configured (NodeName= line, or the seed's NodeSpecConf Name= line).
+/// Resources left at 0 are taken from what the node reports.
+struct node_config {
+  std::string name;
+  std::string address;            ///< NodeHostname=/NodeAddr=; defaults to the name
+  uint32_t cpus = 0;              ///< CPUs=
+  uint32_t sockets = 0;           ///< Sockets=
+  uint32_t cores_per_socket = 0;  ///< CoresPerSocket=
+  uint32_t threads_per_core = 0;  ///< ThreadsPerCore=
+  double speed = 0;               ///< Speed= (seed) / CPU MHz
+  uint64_t real_memory_mb = 0;    ///< RealMemory=
+  uint64_t virtual_memory_mb = 0; ///< VirtualMemory= (seed)
+  uint64_t tmp_disk_mb = 0;       ///< TmpDisk=
+  std::string os;                 ///< OS= (seed): minimum OS release, e.g. Linux.2.4.7-10
+  uint32_t weight = 1;            ///< Weight=: lower is scheduled first
+  std::string features;           ///< Features=
+  std::string initial_state;      ///< State= (UNKNOWN, DOWN, DRAIN, IDLE, ...); empty = UNKNOWN
+  std::vector<std::string> partitions;  ///< seed Partition=1,3 (names "1","3"); empty = none
+  bool partitions_given = false;  ///< true when a Partition= key applied (even an empty one)
+  std::string file;               ///< where the record was defined
+  int line = 0;
+};
+
+/// One partition (PartitionName= line, or implied by the seed's numbered Partition= keys).
+struct partition_config {
+  std::string name;
+  std::vector<std::string> nodes;  ///< expanded, in config order
+  bool is_default = false;         ///< Default=YES (or DefaultPartition=)
+  std::string state = "UP";        ///< State=UP|DOWN|DRAIN|INACTIVE
+  int64_t max_time_s = -1;         ///< MaxTime=, -1 unlimited
+  int64_t default_time_s = -1;     ///< DefaultTime=, -1 = use MaxTime
+  uint32_t max_nodes = 0;          ///< MaxNodes=, 0 unlimited
+  uint32_t priority = 1;           ///< PriorityTier=
+  std::string file;
+  int line = 0;
+};
+
+/// The whole cluster configuration, as every shoal process reads it.
+struct cluster_config {
+  std::string path;                   ///< the main file ("" for the embedded default)
+  std::string cluster_name = "shoal"; ///< ClusterName=
+  std::vector<std::string> controller_hosts;  ///< SlurmctldHost= (repeatable) / ControlMachine=
+                                              ///< then BackupController=; first is primary
+  uint16_t controller_port = 6917;    ///< SlurmctldPort= / MachStatusPort=
+  std::vector<std::string> collector_nodes;  ///< CollectorNodes= (seed), expanded
+  int64_t heartbeat_interval_ms = 30000;     ///< HeartBeatInterval= (seconds, may be fractional)
+  int64_t heartbeat_timeout_ms = 300000;     ///< SlurmdTimeout= / HeartBeatTimeout=
+  int64_t kill_wait_s = 30;                  ///< KillWait=
+  std::string state_save_location = "/var/spool/shoal";  ///< StateSaveLocation=
+  std::string tmp_fs = "/tmp";               ///< TmpFS=
+  std::string ctld_log_file;                 ///< SlurmctldLogFile=; empty: stderr
+  std::string node_log_file;                 ///< SlurmdLogFile=; empty: stderr
+  std::string ctld_debug = "info";           ///< SlurmctldDebug= (level name or 0-9 number)
+  std::string node_debug = "info";           ///< SlurmdDebug=
+  std::vector<std::string> debug_flags;      ///< DebugFlags= / MachStatusDebug=, lower case
+  topology::selection_policy select_type = topology::selection_policy::consecutive;  ///< SelectType=
+  uint16_t metrics_port = 0;                 ///< MetricsPort=; 0 = off
+  std::string node_spec_conf;                ///< NodeSpecConf= (seed), as resolved
+  std::string partition_conf;                ///< PartitionConf= (seed), as resolved
+  std::vector<node_config> nodes;            ///< in config order, names unique
+  std::vector<partition_config> partitions;  ///< in config order, names unique
+  std::vector<std::string> warnings;         ///< "file:line: unknown key 'Foo' (ignored)", ...
+};
+
+/// Reads a config file (and the NodeSpecConf/PartitionConf files it names). The format is
+/// Slurm's `Key=Value` lines (blanks around `=` allowed, `#` starts a comment, keys
+/// case-insensitive). Errors (errc::invalid_config) name "file:line: what is wrong".
+caf::expected<cluster_config> load_config(const std::string& path);
+
+/// Parses config text; `source` names it in messages (a file path, or "<embedded>").
+/// `base_dir` resolves relative NodeSpecConf/PartitionConf paths.
+caf::expected<cluster_config> parse_config(const std::string& text, const std::string& source,
+                                           const std::string& base_dir);
+
+/// The embedded default: a local cluster of `nodes` node daemons on 127.0.0.1, named
+/// node[1-N], one partition "debug" (Default=YES), controller on `port`, short heartbeats.
+std::string default_config_text(unsigned nodes, uint16_t port);
+
+/// The running configuration as `Key = Value` lines (what `shoal control show config` prints).
+std::string render_config(const cluster_config& cfg);
+
+}  // namespace shoal::runtime
