@@ -29,11 +29,31 @@ namespace shoal::actors {
 /// 64 KiB), as `msg::task_output` to `sink` (skipped when `sink` is invalid).
 ///
 /// Messages it handles while tasks run:
-/// - `(msg::signal_atom, int32_t signo)`: sends signo to every task's process group.
+/// - `(msg::signal_atom, int32_t signo)`: sends signo to every task's process group. Ranks still
+///   being started when it arrives get it too, once started.
+/// - `caf::exit_msg` with a non-normal reason (e.g. `anon_send_exit(shepherd, user_shutdown)`):
+///   SIGKILL to every task; ranks not started yet report signal 9. step_exit is still sent.
+/// - Anything else is dropped, so the mailbox never fills up.
 /// When every task has exited it sends one `msg::step_exit` (one entry per rank) to `sink` and
-/// to `job`, after all output; then it quits. If fork/exec of any task fails, the tasks already
-/// started are killed and step_exit carries `launch_error` (e.g. "execvp(foo): No such file or
-/// directory") with exit code 127 for ranks that never started, or 126 when not executable.
+/// to `job` (once when they are the same actor), after all output; then it quits. If fork/exec
+/// of any task fails, the tasks already started are killed and step_exit carries `launch_error`
+/// (e.g. "execvp(foo): No such file or directory") with exit code 127 for ranks that never
+/// started, or 126 when not executable. Failures before exec are reported alike, with 127:
+/// "open(PATH): ..." for a batch output file, "setuid(UID): ...", "write(SCRIPT): ...".
+///
+/// Details:
+/// - Program lookup uses PATH from `req.env`, else shoald's own PATH. A name containing '/' is
+///   taken relative to the task's working directory. A file without a `#!` line or an ELF
+///   header runs under /bin/sh, as with execvp.
+/// - Output lines are sent whole; a partial line goes out when 64 KiB accumulate, when no
+///   newline came for 50 ms, or at EOF. Ranks and streams are not ordered against each other.
+/// - Once the last task exited, output still arriving from its descendants is read for at most
+///   200 ms more; then whatever is left in the tasks' process groups gets SIGKILL.
+/// - PR_SET_PDEATHSIG is bound to the shepherd's own thread: if it dies, its tasks die.
+/// - Batch: the spool directory is created with mode 0755 (mkdir -p); the script file is owned
+///   by the job's user when shoald switches users, and is removed when the step ends. An empty
+///   `req.stdout_path` means "shoal-<job_id>.out" in the working directory.
+/// - `spawn_shepherd` itself reads SHOAL_CONF and PATH from shoald's environment, once.
 caf::actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
                           caf::actor job, std::string node_name, std::string spool_dir);
 

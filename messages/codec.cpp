@@ -27,7 +27,9 @@ std::vector<std::string> get_texts(capnp::List<capnp::Text>::Reader list) {
   return out;
 }
 
-std::string str(capnp::Text::Reader t) { return std::string{t.cStr(), t.size()}; }
+std::string str(capnp::Text::Reader t) {
+  return std::string{t.cStr(), t.size()};
+}
 
 node_state node_state_from(capnp::Text::Reader t) {
   return parse_node_state(std::string_view{t.cStr(), t.size()}).value_or(node_state::unknown);
@@ -406,14 +408,14 @@ void read(wire::NodeUpdate::Reader r, node_update& x) {
 
 }  // namespace
 
-#define SHOAL_DEFINE_CODEC(type, wire_type)                                        \
-  std::vector<char> encode(const type& x) {                                        \
-    return encode_with<wire::wire_type>(                                           \
-        x, [](wire::wire_type::Builder b, const type& v) { fill(b, v); });         \
-  }                                                                                \
-  caf::error decode(const std::vector<char>& buf, type& x) {                       \
-    return decode_with<wire::wire_type>(                                           \
-        buf, x, [](wire::wire_type::Reader r, type& v) { read(r, v); });           \
+#define SHOAL_DEFINE_CODEC(type, wire_type)                                                      \
+  std::vector<char> encode(const type& x) {                                                      \
+    return encode_with<wire::wire_type>(                                                         \
+        x, [](wire::wire_type::Builder b, const type& v) { fill(b, v); });                       \
+  }                                                                                              \
+  caf::error decode(const std::vector<char>& buf, type& x) {                                     \
+    return decode_with<wire::wire_type>(buf, x,                                                  \
+                                        [](wire::wire_type::Reader r, type& v) { read(r, v); }); \
   }
 
 SHOAL_DEFINE_CODEC(machine_status, MachineStatus)

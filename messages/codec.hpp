@@ -13,8 +13,8 @@ namespace shoal::msg {
 
 /// Cap'n Proto encoding of each message type (a flat array of words as bytes). `decode` never
 /// throws: a malformed buffer is errc::malformed_message.
-#define SHOAL_DECLARE_CODEC(type)                       \
-  std::vector<char> encode(const type& x);              \
+#define SHOAL_DECLARE_CODEC(type)          \
+  std::vector<char> encode(const type& x); \
   caf::error decode(const std::vector<char>& buf, type& x);
 
 SHOAL_DECLARE_CODEC(machine_status)
@@ -32,15 +32,15 @@ SHOAL_DECLARE_CODEC(node_update)
 
 // CAF serializes each type as one byte buffer holding its Cap'n Proto encoding, so the wire is
 // versioned by the schema and no second hand-written format exists.
-#define SHOAL_CAPNP_INSPECT(type)                                                         \
-  template <class Inspector>                                                              \
-  typename Inspector::result_type inspect(Inspector& f, type& x) {                        \
-    std::vector<char> buf;                                                                \
-    return f(caf::meta::type_name("shoal::msg::" #type),                                  \
-             caf::meta::save_callback([&]() -> caf::error {                               \
-               buf = encode(x);                                                           \
-               return caf::none;                                                          \
-             }),                                                                          \
+#define SHOAL_CAPNP_INSPECT(type)                                                            \
+  template <class Inspector>                                                                 \
+  typename Inspector::result_type inspect(Inspector& f, type& x) {                           \
+    std::vector<char> buf;                                                                   \
+    return f(caf::meta::type_name("shoal::msg::" #type),                                     \
+             caf::meta::save_callback([&]() -> caf::error {                                  \
+               buf = encode(x);                                                              \
+               return caf::none;                                                             \
+             }),                                                                             \
              buf, caf::meta::load_callback([&]() -> caf::error { return decode(buf, x); })); \
   }
 

@@ -7,18 +7,30 @@ namespace shoal {
 
 const char* to_string(errc code) {
   switch (code) {
-    case errc::invalid_config: return "invalid_config";
-    case errc::invalid_hostlist: return "invalid_hostlist";
-    case errc::malformed_message: return "malformed_message";
-    case errc::unknown_partition: return "unknown_partition";
-    case errc::unknown_node: return "unknown_node";
-    case errc::unknown_job: return "unknown_job";
-    case errc::unsatisfiable: return "unsatisfiable";
-    case errc::invalid_request: return "invalid_request";
-    case errc::invalid_time: return "invalid_time";
-    case errc::permission_denied: return "permission_denied";
-    case errc::unreachable: return "unreachable";
-    case errc::system_error: return "system_error";
+    case errc::invalid_config:
+      return "invalid_config";
+    case errc::invalid_hostlist:
+      return "invalid_hostlist";
+    case errc::malformed_message:
+      return "malformed_message";
+    case errc::unknown_partition:
+      return "unknown_partition";
+    case errc::unknown_node:
+      return "unknown_node";
+    case errc::unknown_job:
+      return "unknown_job";
+    case errc::unsatisfiable:
+      return "unsatisfiable";
+    case errc::invalid_request:
+      return "invalid_request";
+    case errc::invalid_time:
+      return "invalid_time";
+    case errc::permission_denied:
+      return "permission_denied";
+    case errc::unreachable:
+      return "unreachable";
+    case errc::system_error:
+      return "system_error";
   }
   return "unknown_error";
 }
@@ -28,8 +40,7 @@ caf::error make_error(errc code) {
 }
 
 caf::error make_error(errc code, std::string text) {
-  return caf::error{static_cast<uint8_t>(code), error_category,
-                    caf::make_message(std::move(text))};
+  return caf::error{static_cast<uint8_t>(code), error_category, caf::make_message(std::move(text))};
 }
 
 std::string describe(const caf::error& err) {

@@ -12,69 +12,100 @@ constexpr node_state all_node_states[] = {
     node_state::unknown, node_state::idle,     node_state::allocated, node_state::completing,
     node_state::down,    node_state::draining, node_state::drained};
 constexpr job_state all_job_states[] = {
-    job_state::pending,   job_state::configuring, job_state::running,
-    job_state::completing, job_state::completed,  job_state::failed,
-    job_state::cancelled, job_state::timeout,     job_state::node_fail};
+    job_state::pending,    job_state::configuring, job_state::running,
+    job_state::completing, job_state::completed,   job_state::failed,
+    job_state::cancelled,  job_state::timeout,     job_state::node_fail};
 
 bool equal_nocase(std::string_view a, const char* b) {
-  return a.size() == std::char_traits<char>::length(b) &&
-         strncasecmp(a.data(), b, a.size()) == 0;
+  return a.size() == std::char_traits<char>::length(b) && strncasecmp(a.data(), b, a.size()) == 0;
 }
 
 }  // namespace
 
 const char* to_string(node_state s) {
   switch (s) {
-    case node_state::unknown: return "UNKNOWN";
-    case node_state::idle: return "IDLE";
-    case node_state::allocated: return "ALLOCATED";
-    case node_state::completing: return "COMPLETING";
-    case node_state::down: return "DOWN";
-    case node_state::draining: return "DRAINING";
-    case node_state::drained: return "DRAINED";
+    case node_state::unknown:
+      return "UNKNOWN";
+    case node_state::idle:
+      return "IDLE";
+    case node_state::allocated:
+      return "ALLOCATED";
+    case node_state::completing:
+      return "COMPLETING";
+    case node_state::down:
+      return "DOWN";
+    case node_state::draining:
+      return "DRAINING";
+    case node_state::drained:
+      return "DRAINED";
   }
   return "UNKNOWN";
 }
 
 const char* short_name(node_state s) {
   switch (s) {
-    case node_state::unknown: return "unk";
-    case node_state::idle: return "idle";
-    case node_state::allocated: return "alloc";
-    case node_state::completing: return "comp";
-    case node_state::down: return "down";
-    case node_state::draining: return "drng";
-    case node_state::drained: return "drain";
+    case node_state::unknown:
+      return "unk";
+    case node_state::idle:
+      return "idle";
+    case node_state::allocated:
+      return "alloc";
+    case node_state::completing:
+      return "comp";
+    case node_state::down:
+      return "down";
+    case node_state::draining:
+      return "drng";
+    case node_state::drained:
+      return "drain";
   }
   return "unk";
 }
 
 const char* to_string(job_state s) {
   switch (s) {
-    case job_state::pending: return "PENDING";
-    case job_state::configuring: return "CONFIGURING";
-    case job_state::running: return "RUNNING";
-    case job_state::completing: return "COMPLETING";
-    case job_state::completed: return "COMPLETED";
-    case job_state::failed: return "FAILED";
-    case job_state::cancelled: return "CANCELLED";
-    case job_state::timeout: return "TIMEOUT";
-    case job_state::node_fail: return "NODE_FAIL";
+    case job_state::pending:
+      return "PENDING";
+    case job_state::configuring:
+      return "CONFIGURING";
+    case job_state::running:
+      return "RUNNING";
+    case job_state::completing:
+      return "COMPLETING";
+    case job_state::completed:
+      return "COMPLETED";
+    case job_state::failed:
+      return "FAILED";
+    case job_state::cancelled:
+      return "CANCELLED";
+    case job_state::timeout:
+      return "TIMEOUT";
+    case job_state::node_fail:
+      return "NODE_FAIL";
   }
   return "PENDING";
 }
 
 const char* short_code(job_state s) {
   switch (s) {
-    case job_state::pending: return "PD";
-    case job_state::configuring: return "CF";
-    case job_state::running: return "R";
-    case job_state::completing: return "CG";
-    case job_state::completed: return "CD";
-    case job_state::failed: return "F";
-    case job_state::cancelled: return "CA";
-    case job_state::timeout: return "TO";
-    case job_state::node_fail: return "NF";
+    case job_state::pending:
+      return "PD";
+    case job_state::configuring:
+      return "CF";
+    case job_state::running:
+      return "R";
+    case job_state::completing:
+      return "CG";
+    case job_state::completed:
+      return "CD";
+    case job_state::failed:
+      return "F";
+    case job_state::cancelled:
+      return "CA";
+    case job_state::timeout:
+      return "TO";
+    case job_state::node_fail:
+      return "NF";
   }
   return "PD";
 }
@@ -97,8 +128,10 @@ bool is_finished(job_state s) {
     case job_state::failed:
     case job_state::cancelled:
     case job_state::timeout:
-    case job_state::node_fail: return true;
-    default: return false;
+    case job_state::node_fail:
+      return true;
+    default:
+      return false;
   }
 }
 

@@ -27,7 +27,10 @@ struct node_config {
   uint32_t weight = 1;            ///< Weight=: lower is scheduled first
   std::string features;           ///< Features=
   std::string initial_state;      ///< State= (UNKNOWN, DOWN, DRAIN, IDLE, ...); empty = UNKNOWN
-  std::vector<std::string> partitions;  ///< seed Partition=1,3 (names "1","3"); empty = none
+  std::vector<std::string> partitions;  ///< seed Partition=1,3 (names "1","3"); empty = none.
+                                        ///< After parsing: every partition holding the node, in
+                                        ///< partition order (also the implied "0" and those
+                                        ///< whose PartitionName= Nodes= list it)
   bool partitions_given = false;  ///< true when a Partition= key applied (even an empty one)
   std::string file;               ///< where the record was defined
   int line = 0;
@@ -66,9 +69,11 @@ struct cluster_config {
   std::string node_debug = "info";           ///< SlurmdDebug=
   std::vector<std::string> debug_flags;      ///< DebugFlags= / MachStatusDebug=, lower case
   topology::selection_policy select_type = topology::selection_policy::consecutive;  ///< SelectType=
+  std::string switch_type = "switch/none";   ///< SwitchType=, as written; the runtime builds the
+                                             ///< matching interconnect::switch_manager
   uint16_t metrics_port = 0;                 ///< MetricsPort=; 0 = off
   std::string node_spec_conf;                ///< NodeSpecConf= (seed), as resolved
-  std::string partition_conf;                ///< PartitionConf= (seed), as resolved
+  std::string partition_conf;                ///< PartitionConf= (seed), as resolved; "" if absent
   std::vector<node_config> nodes;            ///< in config order, names unique
   std::vector<partition_config> partitions;  ///< in config order, names unique
   std::vector<std::string> warnings;         ///< "file:line: unknown key 'Foo' (ignored)", ...
@@ -76,11 +81,29 @@ struct cluster_config {
 
 /// Reads a config file (and the NodeSpecConf/PartitionConf files it names). The format is
 /// Slurm's `Key=Value` lines (blanks around `=` allowed, `#` starts a comment, keys
-/// case-insensitive). Errors (errc::invalid_config) name "file:line: what is wrong".
+/// case-insensitive). Errors (errc::invalid_config) name "file:line: what is wrong"; an
+/// unreadable main file gives "path: cannot read: <strerror>". Never logs, never throws.
+///
+/// Details:
+/// - Several pairs may share a line; values may be double-quoted. After `=` and a blank, an end
+///   of line or `Ident=` means an empty value (`Partition= `). `Key=a=b` keeps "a=b".
+/// - `NodeName=`/`PartitionName=` (and the seed's `Name=`) must start their line. Their `DEFAULT`
+///   records set defaults for later lines and merge when repeated (across included files too).
+/// - NodeSpecConf=/PartitionConf= are read where they appear, as if included there; relative
+///   paths resolve against the main file's directory, and an absolute path that does not exist
+///   falls back to its base name in that directory (with a warning). A missing NodeSpecConf is
+///   an error, a missing PartitionConf a warning. Inside an included file both are ignored.
+/// - Nodes from seed `Name=` lines without a Partition= key (not even from a DEFAULT) are in
+///   partition "0"; `NodeName=` nodes are only in partitions that list them.
+/// - Partitions come in order of first appearance (a PartitionName= line, or the first node
+///   naming a seed number); a PartitionName= line may name a seed number and then shares it.
+///   Each partition's nodes are kept in config (NodeName) order.
+/// - Unknown keys, and Slurm keys shoal ignores, add a "file:line: ..." entry to `warnings`.
 caf::expected<cluster_config> load_config(const std::string& path);
 
 /// Parses config text; `source` names it in messages (a file path, or "<embedded>").
-/// `base_dir` resolves relative NodeSpecConf/PartitionConf paths.
+/// `base_dir` resolves relative NodeSpecConf/PartitionConf paths ("" = the working directory).
+/// As load_config, but `path` of the result stays empty.
 caf::expected<cluster_config> parse_config(const std::string& text, const std::string& source,
                                            const std::string& base_dir);
 
@@ -88,7 +111,11 @@ caf::expected<cluster_config> parse_config(const std::string& text, const std::s
 /// node[1-N], one partition "debug" (Default=YES), controller on `port`, short heartbeats.
 std::string default_config_text(unsigned nodes, uint16_t port);
 
-/// The running configuration as `Key = Value` lines (what `shoal control show config` prints).
+/// The running configuration as `Key = Value` lines (what `shoal control show config` prints):
+/// a "Configuration data as of <path or <embedded>>" line, the keys in alphabetical order with
+/// padded names, then NodeName= lines (runs of equally set nodes share one) and PartitionName=
+/// lines. Without the first line it parses back to an equivalent cluster: membership is written
+/// on the PartitionName= lines only, and NodeSpecConf/PartitionConf only as comments.
 std::string render_config(const cluster_config& cfg);
 
 }  // namespace shoal::runtime

@@ -62,10 +62,14 @@ caf::expected<int64_t> parse_time_limit(std::string_view text) {
   }
   if (!split_numbers(text, parts)) return bad_time(text);
   switch (parts.size()) {
-    case 1: return parts[0] * 60;
-    case 2: return parts[0] * 60 + parts[1];
-    case 3: return parts[0] * 3600 + parts[1] * 60 + parts[2];
-    default: return bad_time(text);
+    case 1:
+      return parts[0] * 60;
+    case 2:
+      return parts[0] * 60 + parts[1];
+    case 3:
+      return parts[0] * 3600 + parts[1] * 60 + parts[2];
+    default:
+      return bad_time(text);
   }
 }
 
@@ -91,8 +95,7 @@ std::string format_duration(int64_t seconds) {
 
 caf::expected<int64_t> parse_seconds_as_ms(std::string_view text) {
   auto bad = [&] {
-    return make_error(errc::invalid_time,
-                      "invalid number of seconds '" + std::string{text} + "'");
+    return make_error(errc::invalid_time, "invalid number of seconds '" + std::string{text} + "'");
   };
   if (text.empty()) return bad();
   int64_t whole = 0;

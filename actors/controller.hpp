@@ -1,0 +1,30 @@
+#pragma once
+
+#include <memory>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "interconnect/switch_manager.hpp"
+#include "runtime/config.hpp"
+
+namespace shoal::actors {
+
+/// The controller's front door (seed 001's ControlDaemon): spawns one actor per node, partition
+/// and job plus the scheduler, routes requests to them, validates submissions and serves
+/// listings from the views its actors publish.
+///
+/// Requests (from the CLI and shoald, over the network):
+/// - (register_atom, machine_status, actor daemon) -> ok_atom; (heartbeat_atom, machine_status)
+/// - (submit_atom, job_request, actor client) -> job_info: a new job (job_id 0), or a step in
+///   a running job's allocation (job_id set) -> job_event "launched".
+/// - (jobs_atom) -> vector<job_info>; (jobs_atom, uint64 id) -> job_info
+/// - (nodes_atom) -> vector<node_info>; (parts_atom) -> vector<partition_info>
+/// - (config_atom) -> string: the running configuration
+/// - (cancel_atom, uint64 id, int32 signo, uint32 uid) -> ok_atom
+/// - (signal_atom, uint64 id, int32 signo): Ctrl-C forwarded by `shoal run`
+/// - (nodeupd_atom, node_update) -> ok_atom
+/// A bad request is answered with an error; it never takes the controller down.
+caf::actor spawn_controller(caf::actor_system& sys, runtime::cluster_config cfg);
+
+}  // namespace shoal::actors

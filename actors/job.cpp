@@ -1,0 +1,381 @@
+#include "actors/job.hpp"
+
+#include <csignal>
+#include <map>
+#include <set>
+
+#include <caf/all.hpp>
+
+#include "actors/log.hpp"
+#include "actors/scheduling.hpp"
+#include "messages/errc.hpp"
+#include "messages/type_ids.hpp"
+#include "runtime/duration.hpp"
+#include "topology/hostlist.hpp"
+
+namespace shoal::actors {
+
+namespace {
+
+constexpr uint32_t all_steps = 0xffffffff;
+
+struct step_run {
+  std::vector<size_t> nodes;      ///< indices into the job's node list
+  std::set<std::string> waiting;  ///< nodes whose tasks have not reported yet
+  int32_t exit_code = 0;          ///< highest task exit code so far
+  caf::actor client;
+  std::string error;  ///< first launch error
+};
+
+struct job_state_t {
+  static inline const char* name = "job";
+  job_setup setup;
+  msg::job_info info;
+  bool told_queued = false;
+  std::vector<std::string> nodes;
+  std::vector<caf::actor> node_actors;
+  std::map<uint32_t, step_run> steps;
+  uint32_t next_step = 0;
+  uint32_t main_step = 0;
+  caf::optional<msg::job_state> ending;  ///< the final state once termination has begun
+  bool requeue_after_kill = false;
+  uint64_t timer_gen = 0;
+};
+
+using job_self = caf::stateful_actor<job_state_t>*;
+
+void publish(job_self self) {
+  self->send(self->state.setup.controller, msg::view_atom_v, self->state.info);
+}
+
+void tell(job_self self, const caf::actor& to, std::string kind, std::string text,
+          int32_t exit_code = 0, uint32_t step = 0, uint32_t node_count = 0) {
+  if (!to) return;
+  msg::job_event ev;
+  ev.job_id = self->state.info.job_id;
+  ev.step_id = step;
+  ev.kind = std::move(kind);
+  ev.state = self->state.info.state;
+  ev.nodelist = self->state.info.nodelist;
+  ev.text = std::move(text);
+  ev.exit_code = exit_code;
+  ev.node_count = node_count;
+  self->send(to, std::move(ev));
+}
+
+void set_state(job_self self, msg::job_state next, std::string reason = "") {
+  auto& info = self->state.info;
+  if (info.state != next)
+    log().info("job state job={} from={} to={} nodes={} reason=\"{}\"", info.job_id,
+               msg::to_string(info.state), msg::to_string(next), info.nodelist, reason);
+  info.state = next;
+  info.reason = std::move(reason);
+}
+
+void signal_steps(job_self self, uint32_t step, int32_t signo) {
+  for (auto& node : self->state.node_actors)
+    self->send(node, msg::signal_atom_v, self->state.info.job_id, step, signo);
+}
+
+/// Starts one step on the given nodes of the allocation (indices into st.nodes).
+void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
+                 const msg::job_request& req, caf::actor client) {
+  auto& st = self->state;
+  auto ntasks = req.ntasks > 0 ? req.ntasks : static_cast<uint32_t>(nodes.size());
+  if (req.batch) ntasks = 1;
+  auto layout = distribute_tasks(ntasks, static_cast<uint32_t>(nodes.size()));
+  std::vector<std::string> step_names;
+  for (auto i : nodes) step_names.push_back(st.nodes[i]);
+  auto step_nodelist = topology::compress_hostlist(step_names);
+  step_run run;
+  run.client = client;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    if (layout[k].empty()) continue;
+    run.nodes.push_back(nodes[k]);
+    run.waiting.insert(st.nodes[nodes[k]]);
+  }
+  auto launched = run.nodes;
+  st.steps.emplace(step_id, std::move(run));
+  for (size_t k = 0; k < launched.size(); ++k) {
+    msg::launch_request lr;
+    lr.job_id = st.info.job_id;
+    lr.step_id = step_id;
+    lr.user = req.user;
+    lr.uid = req.uid;
+    lr.gid = req.gid;
+    lr.argv = req.argv;
+    lr.env = req.env;
+    lr.cwd = req.cwd;
+    lr.nodelist = step_nodelist;
+    lr.node_index = static_cast<uint32_t>(k);
+    lr.node_count = static_cast<uint32_t>(launched.size());
+    lr.ntasks = ntasks;
+    lr.ranks = layout[k];
+    lr.cpus_per_task = req.cpus_per_task > 0 ? req.cpus_per_task : 1;
+    lr.batch = req.batch;
+    lr.script = req.script;
+    lr.stdout_path = st.info.stdout_path;
+    lr.stderr_path = st.info.stderr_path;
+    lr.job_nodelist = st.info.nodelist;
+    lr.job_name = st.info.name;
+    lr.partition = st.info.partition;
+    lr.job_node_count = static_cast<uint32_t>(st.nodes.size());
+    self->send(st.node_actors[launched[k]], msg::launch_atom_v, std::move(lr), client,
+               caf::actor{self});
+  }
+}
+
+/// Frees the nodes, settles the final state and tells everyone; the actor then quits.
+void finish(job_self self) {
+  auto& st = self->state;
+  // Steps still running when the main one ends (e.g. the batch script returned) are killed.
+  if (!st.steps.empty()) signal_steps(self, all_steps, SIGKILL);
+  auto& main_run = st.info;
+  for (auto& node : st.node_actors) self->send(node, msg::release_atom_v, main_run.job_id);
+  self->send(st.setup.scheduler, msg::release_atom_v, main_run.job_id);
+  if (st.requeue_after_kill) {
+    st.requeue_after_kill = false;
+    st.ending = caf::none;
+    st.steps.clear();
+    st.nodes.clear();
+    st.node_actors.clear();
+    st.info.nodelist.clear();
+    st.info.start_time = 0;
+    st.info.requeue_count++;
+    set_state(self, msg::job_state::pending, "NodeFail");
+    publish(self);
+    self->send(st.setup.scheduler, msg::enqueue_atom_v, st.info.job_id, st.setup.req,
+               st.setup.priority, caf::actor{self});
+    return;
+  }
+  msg::job_state final_state =
+      st.ending ? *st.ending
+                : (st.info.exit_code == 0 ? msg::job_state::completed : msg::job_state::failed);
+  st.info.end_time = unix_now();
+  set_state(self, final_state, st.info.reason);
+  publish(self);
+  tell(self, st.setup.client, "ended", msg::to_string(final_state), st.info.exit_code, st.main_step,
+       static_cast<uint32_t>(st.nodes.size()));
+  self->quit();
+}
+
+void step_done(job_self self, uint32_t step_id) {
+  auto& st = self->state;
+  auto it = st.steps.find(step_id);
+  auto run = std::move(it->second);
+  st.steps.erase(it);
+  if (step_id == st.main_step) {
+    st.info.exit_code = run.exit_code;
+    if (!run.error.empty() && st.info.reason.empty()) st.info.reason = run.error;
+    return finish(self);
+  }
+  tell(self, run.client, "ended", run.error, run.exit_code, step_id,
+       static_cast<uint32_t>(run.nodes.size()));
+}
+
+/// Begins the end of a running job: SIGTERM now, SIGKILL after KillWait.
+void terminate(job_self self, msg::job_state final_state, std::string reason) {
+  auto& st = self->state;
+  if (st.info.state == msg::job_state::pending) {
+    self->send(st.setup.scheduler, msg::cancel_atom_v, st.info.job_id);
+    st.ending = final_state;
+    st.info.reason = std::move(reason);
+    return finish(self);
+  }
+  if (st.ending) return;  // already on its way out
+  st.ending = final_state;
+  set_state(self, msg::job_state::completing, std::move(reason));
+  publish(self);
+  for (auto& node : st.node_actors) self->send(node, msg::done_atom_v, st.info.job_id);
+  signal_steps(self, all_steps, SIGTERM);
+  self->delayed_send(self, std::chrono::seconds{st.setup.kill_wait_s}, msg::escalate_atom_v,
+                     st.timer_gen);
+}
+
+void on_start(job_self self, std::vector<std::string> names, std::vector<caf::actor> actors) {
+  auto& st = self->state;
+  if (st.info.state != msg::job_state::pending) {
+    // Cancelled while the scheduler placed it: give the nodes straight back.
+    self->send(st.setup.scheduler, msg::release_atom_v, st.info.job_id);
+    return;
+  }
+  st.nodes = std::move(names);
+  st.node_actors = std::move(actors);
+  st.info.nodelist = topology::compress_hostlist(st.nodes);
+  st.info.node_count = static_cast<uint32_t>(st.nodes.size());
+  st.info.start_time = unix_now();
+  set_state(self, msg::job_state::running);
+  publish(self);
+  for (auto& node : st.node_actors) self->send(node, msg::start_atom_v, st.info.job_id);
+  ++st.timer_gen;
+  if (st.info.time_limit_s > 0)
+    self->delayed_send(self, std::chrono::seconds{st.info.time_limit_s}, msg::tlimit_atom_v,
+                       st.timer_gen);
+  tell(self, st.setup.client, "allocated", "", 0, 0, st.info.node_count);
+  std::vector<size_t> all(st.nodes.size());
+  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+  if (st.setup.req.batch) {
+    st.main_step = msg::batch_step_id;
+    launch_step(self, msg::batch_step_id, {0}, st.setup.req, caf::actor{});
+  } else {
+    st.main_step = st.next_step++;
+    launch_step(self, st.main_step, all, st.setup.req, st.setup.client);
+  }
+}
+
+void on_step_exit(job_self self, const msg::step_exit& ex) {
+  auto& st = self->state;
+  auto it = st.steps.find(ex.step_id);
+  if (it == st.steps.end() || it->second.waiting.erase(ex.node_name) == 0) return;
+  auto& run = it->second;
+  for (auto& t : ex.tasks) run.exit_code = std::max(run.exit_code, msg::shell_exit_code(t));
+  if (!ex.launch_error.empty() && run.error.empty()) run.error = ex.launch_error;
+  if (run.waiting.empty()) step_done(self, ex.step_id);
+}
+
+void on_node_down(job_self self, const std::string& node) {
+  auto& st = self->state;
+  if (std::find(st.nodes.begin(), st.nodes.end(), node) == st.nodes.end()) return;
+  if (msg::is_finished(st.info.state) || st.info.state == msg::job_state::pending) return;
+  log().warn("job node failed job={} node={} requeue={}", st.info.job_id, node,
+             st.setup.req.requeue);
+  if (!st.ending) {
+    if (st.setup.req.requeue) st.requeue_after_kill = true;
+    st.ending = msg::job_state::node_fail;
+    set_state(self, msg::job_state::completing, "NodeFail: " + node);
+    publish(self);
+    tell(self, st.setup.client, "message", "node " + node + " failed; the job is ending");
+    signal_steps(self, all_steps, SIGKILL);
+  }
+  // The failed node will never report: count its tasks as gone.
+  std::vector<uint32_t> finished;
+  for (auto& [id, run] : st.steps) {
+    if (run.waiting.erase(node) > 0 && run.error.empty()) run.error = "node " + node + " failed";
+    if (run.waiting.empty()) finished.push_back(id);
+  }
+  for (auto id : finished) step_done(self, id);
+}
+
+caf::result<msg::job_event> on_step_request(job_self self, msg::job_request& req,
+                                            caf::actor& client) {
+  auto& st = self->state;
+  if (st.info.state != msg::job_state::running || st.ending)
+    return make_error(errc::invalid_request,
+                      "job " + std::to_string(st.info.job_id) + " is not running");
+  auto have = static_cast<uint32_t>(st.nodes.size());
+  auto want = req.min_nodes;
+  if (want == 0) want = req.ntasks > 0 ? std::min(req.ntasks, have) : have;
+  if (want > have)
+    return make_error(errc::unsatisfiable, "step needs " + std::to_string(want) +
+                                               " nodes but job " + std::to_string(st.info.job_id) +
+                                               " has " + std::to_string(have));
+  std::vector<size_t> nodes(want);
+  for (uint32_t i = 0; i < want; ++i) nodes[i] = i;
+  auto step_id = st.next_step++;
+  st.info.step_count = st.next_step;
+  launch_step(self, step_id, nodes, req, client);
+  msg::job_event ev;
+  ev.job_id = st.info.job_id;
+  ev.step_id = step_id;
+  ev.kind = "launched";
+  ev.state = st.info.state;
+  std::vector<std::string> names;
+  for (auto i : nodes) names.push_back(st.nodes[i]);
+  ev.nodelist = topology::compress_hostlist(names);
+  ev.node_count = static_cast<uint32_t>(st.steps[step_id].nodes.size());
+  return ev;
+}
+
+caf::behavior job_behavior(job_self self, job_setup setup) {
+  auto& st = self->state;
+  auto& req = setup.req;
+  auto& info = st.info;
+  info.job_id = setup.id;
+  info.name = req.name;
+  info.user = req.user;
+  info.uid = req.uid;
+  info.partition = req.partition;
+  info.submit_time = unix_now();
+  info.time_limit_s = req.time_limit_s;
+  info.node_count = req.min_nodes;
+  info.ntasks = req.ntasks;
+  info.cpus_per_task = req.cpus_per_task > 0 ? req.cpus_per_task : 1;
+  info.batch = req.batch;
+  info.work_dir = req.cwd;
+  info.command = req.batch ? req.argv.empty() ? "(script)" : req.argv.front() : "";
+  if (!req.batch)
+    for (auto& a : req.argv) info.command += (info.command.empty() ? "" : " ") + a;
+  info.stdout_path = req.stdout_path;
+  info.stderr_path = req.stderr_path;
+  info.priority = static_cast<uint64_t>(std::max<int64_t>(0, setup.priority));
+  info.requeue = req.requeue;
+  info.exclude_nodes = req.exclude;
+  info.required_nodes = req.nodelist;
+  info.state = msg::job_state::pending;
+  st.setup = std::move(setup);
+  publish(self);
+  self->send(st.setup.scheduler, msg::enqueue_atom_v, info.job_id, st.setup.req, st.setup.priority,
+             caf::actor{self});
+  return {
+      [self](msg::start_atom, std::vector<std::string>& names, std::vector<caf::actor>& actors) {
+        on_start(self, std::move(names), std::move(actors));
+      },
+      [self](msg::view_atom, const std::string& reason) {
+        auto& st = self->state;
+        if (st.info.state != msg::job_state::pending || st.info.reason == reason) return;
+        st.info.reason = reason;
+        publish(self);
+        if (!st.told_queued && (reason == "Resources" || reason == "Priority")) {
+          st.told_queued = true;
+          tell(self, st.setup.client, "queued", reason);
+        }
+      },
+      [self](const msg::step_exit& ex) { on_step_exit(self, ex); },
+      [self](msg::step_atom, msg::job_request& req, caf::actor& client) {
+        return on_step_request(self, req, client);
+      },
+      [self](msg::cancel_atom, int32_t signo, uint32_t uid) -> caf::result<caf::ok_atom> {
+        auto& st = self->state;
+        if (uid != 0 && uid != st.info.uid && uid != st.setup.admin_uid)
+          return make_error(errc::permission_denied,
+                            "job " + std::to_string(st.info.job_id) + " belongs to " +
+                                st.info.user + "; only its owner or an admin may cancel it");
+        if (signo != 0) {
+          if (st.info.state != msg::job_state::running)
+            return make_error(errc::invalid_request,
+                              "job " + std::to_string(st.info.job_id) + " is not running");
+          signal_steps(self, all_steps, signo);
+          return caf::ok_atom::value;
+        }
+        log().info("job cancel job={} uid={}", st.info.job_id, uid);
+        terminate(self, msg::job_state::cancelled, "");
+        return caf::ok_atom::value;
+      },
+      [self](msg::signal_atom, int32_t signo) {
+        if (self->state.info.state == msg::job_state::running) signal_steps(self, all_steps, signo);
+      },
+      [self](msg::tlimit_atom, uint64_t gen) {
+        auto& st = self->state;
+        if (gen != st.timer_gen || st.info.state != msg::job_state::running) return;
+        log().info("job time limit job={} limit={}", st.info.job_id,
+                   runtime::format_duration(st.info.time_limit_s));
+        tell(self, st.setup.client, "message",
+             "*** JOB " + std::to_string(st.info.job_id) + " CANCELLED DUE TO TIME LIMIT ***");
+        terminate(self, msg::job_state::timeout, "TimeLimit");
+      },
+      [self](msg::escalate_atom, uint64_t gen) {
+        if (gen == self->state.timer_gen && !self->state.steps.empty())
+          signal_steps(self, all_steps, SIGKILL);
+      },
+      [self](msg::nodedown_atom, const std::string& node) { on_node_down(self, node); },
+      [self](msg::jobs_atom) { return self->state.info; },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_job(caf::actor_system& sys, job_setup setup) {
+  return sys.spawn(job_behavior, std::move(setup));
+}
+
+}  // namespace shoal::actors

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <cstdint>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "messages/types.hpp"
+
+namespace shoal::actors {
+
+/// Everything a job actor starts from; the controller has validated and resolved the request
+/// (partition, node count, task count, time limit).
+struct job_setup {
+  uint64_t id = 0;
+  msg::job_request req;
+  int64_t priority = 0;
+  int64_t kill_wait_s = 30;
+  uint32_t admin_uid = 0;  ///< besides root, this uid may cancel any job (the controller's)
+  caf::actor client;       ///< the waiting `shoal run`, or invalid for batch jobs
+  caf::actor controller;
+  caf::actor scheduler;
+};
+
+/// One job's lifecycle: PENDING -> RUNNING -> COMPLETING -> COMPLETED | FAILED | CANCELLED |
+/// TIMEOUT | NODE_FAIL (or back to PENDING when requeued after a node failure).
+///
+/// Messages:
+/// - (start_atom, vector<string> nodes, vector<actor> node actors): the scheduler placed it.
+/// - (view_atom, string reason): a new pending reason.
+/// - step_exit: one node's tasks of one step ended.
+/// - (step_atom, job_request, actor client) -> job_event: a step inside the allocation.
+/// - (cancel_atom, int32 signo, uint32 uid) -> ok_atom | error: signo 0 cancels the job
+///   (SIGTERM, then SIGKILL after KillWait); otherwise signals its tasks only.
+/// - (signal_atom, int32 signo): from the waiting client (Ctrl-C), to every task.
+/// - (nodedown_atom, string node): a node of the job stopped responding.
+/// Publishes (view_atom, job_info) to the controller on every change; sends job_event to the
+/// client (queued, allocated, ended). Quits once the job has finished.
+caf::actor spawn_job(caf::actor_system& sys, job_setup setup);
+
+}  // namespace shoal::actors

@@ -1,0 +1,236 @@
+#include "actors/node.hpp"
+
+#include <chrono>
+#include <set>
+
+#include <caf/all.hpp>
+
+#include "actors/log.hpp"
+#include "actors/node_health.hpp"
+#include "messages/errc.hpp"
+#include "messages/type_ids.hpp"
+
+namespace shoal::actors {
+
+struct node_state_t {
+  static inline const char* name = "node";
+  runtime::node_config cfg;
+  caf::actor controller;
+  caf::actor daemon;
+  std::chrono::milliseconds timeout{300000};
+  node_flags flags;
+  msg::node_info info;
+  std::set<uint64_t> jobs;
+  std::set<uint64_t> completing;
+  uint64_t check_gen = 0;  ///< generation of the live silence timer
+  std::chrono::steady_clock::time_point last_heard;
+};
+
+using node_self = caf::stateful_actor<node_state_t>*;
+
+namespace {
+
+using liveness = node_flags::liveness;
+
+/// Recomputes the visible state and tells the controller when anything changed.
+void publish(node_self self) {
+  auto& st = self->state;
+  st.flags.jobs = st.jobs.size();
+  st.flags.completing = st.completing.size();
+  auto next = derive_node_state(st.flags);
+  if (next != st.info.state) {
+    log().info("node state node={} from={} to={} reason=\"{}\"", st.info.name,
+               msg::to_string(st.info.state), msg::to_string(next), st.info.reason);
+    st.info.state = next;
+    st.info.state_since = unix_now();
+  }
+  st.info.job_ids.assign(st.jobs.begin(), st.jobs.end());
+  self->send(st.controller, msg::view_atom_v, st.info);
+}
+
+void set_reason(node_self self, std::string reason, std::string user) {
+  auto& info = self->state.info;
+  info.reason = std::move(reason);
+  info.reason_user = std::move(user);
+  info.reason_time = info.reason.empty() ? 0 : unix_now();
+}
+
+void arm_silence_timer(node_self self) {
+  self->state.last_heard = std::chrono::steady_clock::now();
+  self->delayed_send(self, self->state.timeout, msg::check_atom_v, ++self->state.check_gen);
+}
+
+void go_down(node_self self, std::string reason, bool by_admin, std::string user) {
+  auto& st = self->state;
+  st.flags.life = liveness::down;
+  st.flags.admin_down = by_admin;
+  set_reason(self, std::move(reason), std::move(user));
+  for (auto job : st.jobs) self->send(st.controller, msg::nodedown_atom_v, st.info.name, job);
+  publish(self);
+}
+
+/// Effective resources: configured values, or the reported ones where the config is silent.
+void merge_report(node_self self, const msg::machine_status& rep) {
+  auto& st = self->state;
+  st.info.reported = rep;
+  st.info.last_response = unix_now();
+  if (st.cfg.cpus == 0) st.info.cpus = rep.cpus;
+  if (st.cfg.real_memory_mb == 0) st.info.real_memory_mb = rep.real_memory_mb;
+  if (st.cfg.tmp_disk_mb == 0) st.info.tmp_disk_mb = rep.tmp_disk_mb;
+}
+
+/// A report arrived: the node is alive. A node that went DOWN for silence comes back (Slurm's
+/// ReturnToService=1); one set DOWN by an admin stays down until resumed.
+void on_alive(node_self self, const msg::machine_status& rep) {
+  auto& st = self->state;
+  merge_report(self, rep);
+  arm_silence_timer(self);
+  if (st.flags.life == liveness::down && st.flags.admin_down) return publish(self);
+  if (st.flags.life != liveness::up) {
+    st.flags.life = liveness::up;
+    st.flags.admin_down = false;
+    if (!st.flags.drain) set_reason(self, "", "");
+  }
+  auto shortfall = shortfall_reason(st.cfg, rep);
+  if (!shortfall.empty() && !st.flags.drain) {
+    log().warn("node low resources node={} reason=\"{}\"", st.info.name, shortfall);
+    st.flags.drain = true;
+    set_reason(self, shortfall, "shoal");
+  }
+  publish(self);
+}
+
+caf::result<caf::ok_atom> on_update(node_self self, const msg::node_update& up) {
+  auto& st = self->state;
+  auto wanted = up.state;
+  for (auto& c : wanted) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (wanted == "DRAIN" || wanted == "DOWN") {
+    if (up.reason.empty())
+      return make_error(errc::invalid_request,
+                        "a reason is required to set a node " + wanted + " (reason=\"...\")");
+  }
+  if (wanted == "DRAIN") {
+    st.flags.drain = true;
+    set_reason(self, up.reason, up.user);
+  } else if (wanted == "DOWN") {
+    go_down(self, up.reason, true, up.user);
+    return caf::ok_atom::value;
+  } else if (wanted == "RESUME" || wanted == "IDLE" || wanted == "UNDRAIN") {
+    st.flags.drain = false;
+    if (st.flags.life == liveness::down) {
+      // Up again only if its daemon is still talking to us; otherwise wait for a report.
+      st.flags.admin_down = false;
+      st.flags.life = st.daemon ? liveness::up : liveness::unknown;
+    }
+    set_reason(self, "", "");
+  } else if (!wanted.empty()) {
+    return make_error(errc::invalid_request,
+                      "invalid node state '" + up.state + "' (use DRAIN, RESUME, DOWN or IDLE)");
+  } else if (!up.reason.empty()) {
+    set_reason(self, up.reason, up.user);
+  }
+  log().info("node update node={} state={} reason=\"{}\" user={}", st.info.name, wanted, up.reason,
+             up.user);
+  publish(self);
+  return caf::ok_atom::value;
+}
+
+}  // namespace
+
+caf::behavior node_behavior(node_self self, runtime::node_config cfg, caf::actor controller,
+                            int64_t heartbeat_timeout_ms) {
+  auto& st = self->state;
+  st.controller = std::move(controller);
+  st.timeout = std::chrono::milliseconds{heartbeat_timeout_ms};
+  st.info.name = cfg.name;
+  st.info.address = cfg.address;
+  st.info.cpus = cfg.cpus;
+  st.info.real_memory_mb = cfg.real_memory_mb;
+  st.info.tmp_disk_mb = cfg.tmp_disk_mb;
+  st.info.weight = cfg.weight;
+  st.info.partitions = cfg.partitions;
+  st.info.features = cfg.features;
+  st.info.state_since = unix_now();
+  auto initial = cfg.initial_state;
+  for (auto& c : initial) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (initial == "DOWN") {
+    st.flags.life = liveness::down;
+    st.flags.admin_down = true;
+    set_reason(self, "Set DOWN in the config", "shoal");
+  } else if (initial == "DRAIN") {
+    st.flags.drain = true;
+    set_reason(self, "Set DRAIN in the config", "shoal");
+  }
+  st.cfg = std::move(cfg);
+  arm_silence_timer(self);
+  publish(self);
+  self->set_down_handler([self](const caf::down_msg& dm) {
+    if (dm.source == self->state.daemon.address()) {
+      log().warn("node daemon disconnected node={}", self->state.info.name);
+      self->state.daemon = nullptr;
+    }
+  });
+  return {
+      [self](msg::register_atom, const msg::machine_status& rep,
+             const caf::actor& daemon) -> caf::result<caf::ok_atom> {
+        auto& st = self->state;
+        if (st.daemon && st.daemon != daemon) self->demonitor(st.daemon);
+        st.daemon = daemon;
+        self->monitor(daemon);
+        log().info("node registered node={} host={} cpus={} mem_mb={} os={}", st.info.name,
+                   rep.hostname, rep.cpus, rep.real_memory_mb, rep.os);
+        on_alive(self, rep);
+        return caf::ok_atom::value;
+      },
+      [self](msg::heartbeat_atom, const msg::machine_status& rep) {
+        if (!self->state.daemon) return;  // a late beat from a daemon we already lost
+        on_alive(self, rep);
+      },
+      [self](msg::check_atom, uint64_t gen) {
+        auto& st = self->state;
+        if (gen != st.check_gen || st.flags.life == liveness::down) return;
+        log().warn("node not responding node={} timeout_ms={}", st.info.name, st.timeout.count());
+        go_down(self, "Not responding", false, "shoal");
+      },
+      [self](msg::start_atom, uint64_t job) {
+        self->state.jobs.insert(job);
+        publish(self);
+      },
+      [self](msg::done_atom, uint64_t job) {
+        if (self->state.jobs.count(job) == 0) return;
+        self->state.completing.insert(job);
+        publish(self);
+      },
+      [self](msg::release_atom, uint64_t job) {
+        self->state.jobs.erase(job);
+        self->state.completing.erase(job);
+        publish(self);
+      },
+      [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink, caf::actor& job) {
+        auto& st = self->state;
+        if (!st.daemon) {
+          msg::step_exit ex;
+          ex.job_id = req.job_id;
+          ex.step_id = req.step_id;
+          ex.node_name = st.info.name;
+          ex.launch_error = "node " + st.info.name + " has no connected shoald";
+          for (auto r : req.ranks) ex.tasks.push_back({r, 1, 0});
+          self->send(job, std::move(ex));
+          return;
+        }
+        self->send(st.daemon, msg::launch_atom_v, std::move(req), std::move(sink), std::move(job));
+      },
+      [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
+        if (self->state.daemon)
+          self->send(self->state.daemon, msg::signal_atom_v, job, step, signo);
+      },
+      [self](msg::nodeupd_atom, const msg::node_update& up) { return on_update(self, up); },
+  };
+}
+
+caf::actor spawn_node(caf::actor_system& sys, runtime::node_config cfg, caf::actor controller,
+                      int64_t heartbeat_timeout_ms) {
+  return sys.spawn(node_behavior, std::move(cfg), std::move(controller), heartbeat_timeout_ms);
+}
+
+}  // namespace shoal::actors

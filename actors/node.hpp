@@ -1,0 +1,27 @@
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "runtime/config.hpp"
+
+namespace shoal::actors {
+
+/// One compute node in the controller: its configuration, latest report and state machine, and
+/// the handle of the shoald that speaks for it (launches and signals pass through here).
+///
+/// Messages:
+/// - (register_atom, machine_status, actor daemon) -> ok_atom: a shoald (re)registers.
+/// - (heartbeat_atom, machine_status): a periodic report.
+/// - (start_atom | done_atom | release_atom, uint64 job): a job takes, finishes with
+///   (COMPLETING) or frees the node.
+/// - (launch_atom, launch_request, actor sink, actor job): relayed to the shoald; without one
+///   the job gets a step_exit with a launch_error.
+/// - (signal_atom, uint64 job, uint32 step, int32 signo): relayed to the shoald.
+/// - (nodeupd_atom, node_update) -> ok_atom | error: `shoal control update`.
+/// Sends (view_atom, node_info) to `controller` whenever anything users see changes, and
+/// (nodedown_atom, string node, uint64 job) for each job on it when it goes DOWN.
+caf::actor spawn_node(caf::actor_system& sys, runtime::node_config cfg, caf::actor controller,
+                      int64_t heartbeat_timeout_ms);
+
+}  // namespace shoal::actors

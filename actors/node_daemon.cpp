@@ -1,0 +1,155 @@
+#include "actors/node_daemon.hpp"
+
+#include <map>
+#include <set>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/log.hpp"
+#include "actors/shepherd.hpp"
+#include "messages/errc.hpp"
+#include "messages/type_ids.hpp"
+
+namespace shoal::actors {
+
+namespace {
+
+constexpr uint32_t all_steps = 0xffffffff;
+
+struct node_daemon_state {
+  static inline const char* name = "node_daemon";
+  node_daemon_setup setup;
+  caf::actor controller;
+  bool registered = false;
+  bool warned_unreachable = false;
+  uint64_t beat_gen = 0;
+  std::map<std::pair<uint64_t, uint32_t>, caf::actor> shepherds;
+};
+
+using daemon_self = caf::stateful_actor<node_daemon_state>*;
+
+void connect(daemon_self self);
+
+void retry_later(daemon_self self) {
+  self->delayed_send(self, std::chrono::seconds{1}, caf::connect_atom::value);
+}
+
+void start_heartbeats(daemon_self self) {
+  self->send(self, msg::heartbeat_atom_v, ++self->state.beat_gen);
+}
+
+void register_with(daemon_self self, caf::actor ctl) {
+  auto& st = self->state;
+  self->request(ctl, std::chrono::seconds{10}, msg::register_atom_v, st.setup.status,
+                caf::actor{self})
+      .then(
+          [self, ctl](caf::ok_atom) {
+            auto& st = self->state;
+            log().info("registered node={} controller={}:{}", st.setup.status.node_name,
+                       st.setup.controller_host, st.setup.controller_port);
+            st.controller = ctl;
+            st.registered = true;
+            st.warned_unreachable = false;
+            start_heartbeats(self);
+          },
+          [self](caf::error& err) {
+            if (err.category() == error_category &&
+                static_cast<errc>(err.code()) == errc::unknown_node) {
+              log().error("controller refused registration node={}: {}",
+                          self->state.setup.status.node_name, describe(err));
+              self->quit(std::move(err));
+              return;
+            }
+            log().warn("registration failed node={}: {}; retrying",
+                       self->state.setup.status.node_name, describe(err));
+            retry_later(self);
+          });
+}
+
+void connect(daemon_self self) {
+  auto& st = self->state;
+  auto mm = self->system().middleman().actor_handle();
+  self->request(mm, std::chrono::seconds{5}, caf::connect_atom::value, st.setup.controller_host,
+                st.setup.controller_port)
+      .then(
+          [self](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+            if (!ptr) return retry_later(self);
+            auto ctl = caf::actor_cast<caf::actor>(std::move(ptr));
+            self->monitor(ctl);
+            register_with(self, ctl);
+          },
+          [self](caf::error& err) {
+            auto& st = self->state;
+            if (!st.warned_unreachable) {
+              log().warn("controller unreachable host={} port={}: {}; retrying every second",
+                         st.setup.controller_host, st.setup.controller_port,
+                         self->system().render(err));
+              st.warned_unreachable = true;
+            }
+            retry_later(self);
+          });
+}
+
+void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::actor& job) {
+  auto& st = self->state;
+  auto key = std::make_pair(req.job_id, req.step_id);
+  log().info("step launch job={} step={} node={} ranks={}", req.job_id, req.step_id,
+             st.setup.status.node_name, req.ranks.size());
+  auto shepherd = spawn_shepherd(self->system(), std::move(req), std::move(sink), std::move(job),
+                                 st.setup.status.node_name, st.setup.spool_dir);
+  self->monitor(shepherd);
+  st.shepherds[key] = shepherd;
+}
+
+void forward_signal(daemon_self self, uint64_t job, uint32_t step, int32_t signo) {
+  for (auto& [key, shepherd] : self->state.shepherds)
+    if (key.first == job && (step == all_steps || key.second == step))
+      self->send(shepherd, msg::signal_atom_v, signo);
+}
+
+caf::behavior node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
+  self->state.setup = std::move(setup);
+  self->set_down_handler([self](const caf::down_msg& dm) {
+    auto& st = self->state;
+    if (st.controller && dm.source == st.controller.address()) {
+      log().warn("controller connection lost node={}; reconnecting", st.setup.status.node_name);
+      st.controller = nullptr;
+      st.registered = false;
+      ++st.beat_gen;
+      retry_later(self);
+      return;
+    }
+    for (auto it = st.shepherds.begin(); it != st.shepherds.end(); ++it) {
+      if (it->second.address() == dm.source) {
+        st.shepherds.erase(it);
+        break;
+      }
+    }
+  });
+  connect(self);
+  return {
+      [self](caf::connect_atom) { connect(self); },
+      [self](msg::heartbeat_atom, uint64_t gen) {
+        auto& st = self->state;
+        if (gen != st.beat_gen || !st.controller) return;
+        self->send(st.controller, msg::heartbeat_atom_v, st.setup.status);
+        self->delayed_send(self, std::chrono::milliseconds{st.setup.heartbeat_interval_ms},
+                           msg::heartbeat_atom_v, gen);
+      },
+      [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink, caf::actor& job) {
+        launch(self, req, sink, job);
+      },
+      [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
+        forward_signal(self, job, step, signo);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_node_daemon(caf::actor_system& sys, node_daemon_setup setup) {
+  return sys.spawn(node_daemon_behavior, std::move(setup));
+}
+
+}  // namespace shoal::actors

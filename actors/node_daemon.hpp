@@ -1,0 +1,31 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "messages/types.hpp"
+
+namespace shoal::actors {
+
+struct node_daemon_setup {
+  std::string controller_host;
+  uint16_t controller_port = 0;
+  int64_t heartbeat_interval_ms = 30000;
+  msg::machine_status status;  ///< what this node reports; status.node_name is who we are
+  std::string spool_dir;       ///< where batch scripts are written
+};
+
+/// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects
+/// to the controller (retrying every second, and again whenever the connection drops), registers
+/// its machine status, heartbeats every interval, and starts one shepherd per job step.
+///
+/// Messages from the controller's node actor:
+/// - (launch_atom, launch_request, actor sink, actor job): start a step's tasks here.
+/// - (signal_atom, uint64 job, uint32 step, int32 signo): signal a step (0xffffffff: all steps).
+/// Quits with errc::unknown_node if the controller does not know this node's name.
+caf::actor spawn_node_daemon(caf::actor_system& sys, node_daemon_setup setup);
+
+}  // namespace shoal::actors

@@ -1,0 +1,40 @@
+#include "actors/node_health.hpp"
+
+#include <string>
+
+namespace shoal::actors {
+
+namespace {
+
+std::string low(const char* what, uint64_t reported, uint64_t configured) {
+  return std::string{"Low "} + what + " (reported " + std::to_string(reported) + " < configured " +
+         std::to_string(configured) + ")";
+}
+
+}  // namespace
+
+std::string shortfall_reason(const runtime::node_config& cfg, const msg::machine_status& rep) {
+  if (cfg.cpus > rep.cpus) return low("CPUs", rep.cpus, cfg.cpus);
+  if (cfg.real_memory_mb > rep.real_memory_mb)
+    return low("RealMemory", rep.real_memory_mb, cfg.real_memory_mb);
+  if (cfg.tmp_disk_mb > rep.tmp_disk_mb) return low("TmpDisk", rep.tmp_disk_mb, cfg.tmp_disk_mb);
+  if (cfg.virtual_memory_mb > rep.virtual_memory_mb)
+    return low("VirtualMemory", rep.virtual_memory_mb, cfg.virtual_memory_mb);
+  if (cfg.sockets > rep.sockets) return low("Sockets", rep.sockets, cfg.sockets);
+  return "";
+}
+
+}  // namespace shoal::actors
+
+namespace shoal::actors {
+
+msg::node_state derive_node_state(const node_flags& f) {
+  using msg::node_state;
+  if (f.life == node_flags::liveness::down) return node_state::down;
+  if (f.drain) return f.jobs > 0 ? node_state::draining : node_state::drained;
+  if (f.life == node_flags::liveness::unknown) return node_state::unknown;
+  if (f.jobs > 0) return f.completing == f.jobs ? node_state::completing : node_state::allocated;
+  return node_state::idle;
+}
+
+}  // namespace shoal::actors

@@ -1,0 +1,46 @@
+#include "actors/partition.hpp"
+
+#include <caf/all.hpp>
+
+#include "messages/type_ids.hpp"
+
+namespace shoal::actors {
+
+msg::partition_info partition_view(const runtime::partition_config& cfg) {
+  msg::partition_info info;
+  info.name = cfg.name;
+  info.state = cfg.state;
+  info.is_default = cfg.is_default;
+  info.max_time_s = cfg.max_time_s;
+  info.default_time_s = cfg.default_time_s;
+  info.max_nodes = cfg.max_nodes;
+  info.nodes = cfg.nodes;
+  info.priority = cfg.priority;
+  return info;
+}
+
+namespace {
+
+struct partition_state {
+  static inline const char* name = "partition";
+  msg::partition_info info;
+};
+
+caf::behavior partition_behavior(caf::stateful_actor<partition_state>* self,
+                                 const runtime::partition_config& cfg,
+                                 const caf::actor& controller) {
+  self->state.info = partition_view(cfg);
+  self->send(controller, msg::view_atom_v, self->state.info);
+  return {
+      [self](msg::parts_atom) { return self->state.info; },
+  };
+}
+
+}  // namespace
+
+caf::actor spawn_partition(caf::actor_system& sys, runtime::partition_config cfg,
+                           caf::actor controller) {
+  return sys.spawn(partition_behavior, std::move(cfg), std::move(controller));
+}
+
+}  // namespace shoal::actors

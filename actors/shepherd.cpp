@@ -1,0 +1,498 @@
+#include "actors/shepherd.hpp"
+
+#include <fcntl.h>
+#include <grp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <utility>
+
+#include <caf/all.hpp>
+
+#include "actors/task_launch.hpp"
+#include "messages/type_ids.hpp"
+
+namespace shoal::actors {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+/// Largest task_output payload; a longer line is cut at this size.
+constexpr size_t max_chunk = 64 * 1024;
+/// Longest wait in poll(): bounds how late a signal message or a task exit is noticed.
+constexpr auto poll_interval = 20ms;
+/// A partial line waits this long for its newline before it is sent as is.
+constexpr auto partial_line_delay = 50ms;
+/// After the last task exited, its descendants may still hold the pipes: read this long more.
+constexpr auto drain_limit = 200ms;
+
+struct output_stream {
+  explicit output_stream(msg::stream_kind k) : kind(k) {}
+  msg::stream_kind kind;
+  int fd = -1;
+  std::string pending;
+  bool has_partial = false;
+  clock_type::time_point partial_since;
+};
+
+struct task_state {
+  uint32_t rank = 0;
+  pid_t pid = -1;        ///< -1: never started
+  bool running = false;  ///< forked and not reaped yet
+  msg::task_exit exit;
+  output_stream out{msg::stream_kind::out};
+  output_stream err{msg::stream_kind::err};
+};
+
+/// The state of one shepherd; lives on its detached thread's stack.
+class shepherd {
+ public:
+  shepherd(caf::blocking_actor* self, msg::launch_request req, caf::actor sink, caf::actor job,
+           std::string node_name, std::string spool_dir, std::string shoal_conf,
+           std::string own_path)
+      : self_(self),
+        req_(std::move(req)),
+        sink_(std::move(sink)),
+        job_(std::move(job)),
+        node_name_(std::move(node_name)),
+        spool_dir_(std::move(spool_dir)),
+        shoal_conf_(std::move(shoal_conf)),
+        own_path_(std::move(own_path)) {
+    if (req_.batch) {
+      tasks_.resize(1);
+      tasks_[0].rank = 0;
+    } else {
+      tasks_.resize(req_.ranks.size());
+      for (size_t i = 0; i < req_.ranks.size(); ++i) tasks_[i].rank = req_.ranks[i];
+    }
+    for (auto& t : tasks_) t.exit.rank = t.rank;
+  }
+
+  void run() {
+    launch_all();
+    watch();
+    finish();
+  }
+
+ private:
+  // -- launching --------------------------------------------------------------
+
+  /// Writes the batch script to the spool directory. Returns false and records the error when
+  /// that fails.
+  bool write_script() {
+    if (int err = make_dirs(spool_dir_); err != 0) {
+      fail_unstarted(0, "mkdir(" + spool_dir_ + "): " + errno_text(err), 127);
+      return false;
+    }
+    script_path_ = spool_dir_ + "/job" + std::to_string(req_.job_id) + ".script";
+    int fd = ::open(script_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+    auto fail = [&](int err) {
+      if (fd >= 0) ::close(fd);
+      fail_unstarted(0, "write(" + script_path_ + "): " + errno_text(err), 127);
+      ::unlink(script_path_.c_str());
+      script_path_.clear();
+      return false;
+    };
+    if (fd < 0) return fail(errno);
+    if (::fchmod(fd, 0700) != 0) return fail(errno);
+    if (switch_user() && ::fchown(fd, req_.uid, req_.gid) != 0) return fail(errno);
+    const char* data = req_.script.data();
+    size_t left = req_.script.size();
+    while (left > 0) {
+      auto n = ::write(fd, data, left);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return fail(errno);
+      data += n;
+      left -= static_cast<size_t>(n);
+    }
+    if (::close(fd) != 0) {
+      fd = -1;
+      return fail(errno);
+    }
+    return true;
+  }
+
+  bool switch_user() const {
+    return ::geteuid() == 0 && (req_.uid != ::geteuid() || req_.gid != ::getegid());
+  }
+
+  std::vector<gid_t> supplementary_groups() const {
+    std::vector<gid_t> groups{static_cast<gid_t>(req_.gid)};
+    if (req_.user.empty()) return groups;
+    int n = 64;
+    for (int attempt = 0; attempt < 4; ++attempt) {
+      groups.resize(static_cast<size_t>(n));
+      int count = n;
+      if (::getgrouplist(req_.user.c_str(), req_.gid, groups.data(), &count) >= 0) {
+        groups.resize(static_cast<size_t>(count));
+        return groups;
+      }
+      n = std::max(count, n * 2);
+    }
+    return {static_cast<gid_t>(req_.gid)};
+  }
+
+  task_spec make_spec(uint32_t rank, uint32_t local_id) {
+    task_spec spec;
+    spec.env = build_task_env(req_, rank, local_id, node_name_, shoal_conf_);
+    if (!req_.cwd.empty()) spec.cwd_candidates.push_back(req_.cwd);
+    if (auto home = find_env(spec.env, "HOME"); home != nullptr && home->size() > 5)
+      spec.cwd_candidates.push_back(home->substr(5));
+    spec.cwd_candidates.push_back("/tmp");
+    if (switch_user()) {
+      spec.switch_user = true;
+      spec.uid = req_.uid;
+      spec.gid = req_.gid;
+      spec.groups = groups_;
+    }
+    if (req_.batch) {
+      bool shebang = req_.script.compare(0, 2, "#!") == 0;
+      if (!shebang) spec.argv.push_back("/bin/sh");
+      spec.argv.push_back(script_path_);
+      spec.argv.insert(spec.argv.end(), req_.argv.begin(), req_.argv.end());
+      spec.exec_path = spec.argv.front();
+      spec.capture_output = false;
+      spec.stdout_path = req_.stdout_path.empty() ? "shoal-" + std::to_string(req_.job_id) + ".out"
+                                                  : req_.stdout_path;
+      spec.stderr_path = req_.stderr_path;
+    } else {
+      spec.argv = req_.argv;
+      spec.exec_path = program_path_;
+    }
+    return spec;
+  }
+
+  /// Marks tasks_[first..] as never started, with `code`, and records `what`.
+  void fail_unstarted(size_t first, std::string what, int32_t code) {
+    if (launch_error_.empty()) launch_error_ = std::move(what);
+    for (size_t i = first; i < tasks_.size(); ++i) {
+      tasks_[i].exit.exit_code = code;
+      tasks_[i].exit.signal = 0;
+    }
+  }
+
+  void launch_all() {
+    if (tasks_.empty()) return;
+    if (req_.batch) {
+      if (!write_script()) return;
+    } else {
+      if (req_.argv.empty()) {
+        fail_unstarted(0, "execvp(): " + errno_text(ENOENT), 127);
+        return;
+      }
+      auto path = find_env(req_.env, "PATH");
+      auto path_var = path != nullptr     ? path->substr(5)
+                      : own_path_.empty() ? std::string{"/usr/local/bin:/usr/bin:/bin"}
+                                          : own_path_;
+      auto prog = resolve_program(req_.argv.front(), path_var, req_.cwd);
+      if (prog.error != 0) {
+        launch_failure f{launch_stage::exec, prog.error};
+        fail_unstarted(0, describe(f, task_spec{}, req_.argv.front()), exit_code_for(f));
+        return;
+      }
+      program_path_ = prog.path;
+    }
+    if (switch_user()) groups_ = supplementary_groups();
+    for (size_t i = 0; i < tasks_.size(); ++i) {
+      if (aborted_) {
+        // Shut down before this rank started: report it as killed.
+        for (size_t j = i; j < tasks_.size(); ++j) tasks_[j].exit.signal = SIGKILL;
+        return;
+      }
+      auto& t = tasks_[i];
+      auto spec = make_spec(t.rank, static_cast<uint32_t>(i));
+      spawned_task child;
+      auto failure = spawn_task(spec, child);
+      if (failure.stage != launch_stage::none) {
+        fail_unstarted(i, describe(failure, spec, program_name()), exit_code_for(failure));
+        signal_tasks(SIGKILL);
+        return;
+      }
+      t.pid = child.pid;
+      t.running = true;
+      t.out.fd = child.stdout_fd;
+      t.err.fd = child.stderr_fd;
+      // Wait for exec (or its failure) while still serving signal requests.
+      while (!read_launch_status(child.status_fd, failure)) {
+        pollfd pfd{child.status_fd, POLLIN, 0};
+        ::poll(&pfd, 1, static_cast<int>(poll_interval.count()));
+        check_mailbox();
+      }
+      if (failure.stage != launch_stage::none) {
+        // The child _exit()s right after reporting, so this wait is short.
+        int status = 0;
+        while (::waitpid(t.pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        t.running = false;
+        close_fd(t.out.fd);
+        close_fd(t.err.fd);
+        fail_unstarted(i, describe(failure, spec, program_name()), exit_code_for(failure));
+        signal_tasks(SIGKILL);
+        return;
+      }
+      // Signals that arrived while earlier ranks were starting apply to this one too.
+      for (int sig : early_signals_) ::killpg(t.pid, sig);
+    }
+    launching_ = false;
+  }
+
+  std::string program_name() const {
+    return req_.batch ? script_path_ : req_.argv.empty() ? std::string{} : req_.argv.front();
+  }
+
+  // -- watching ---------------------------------------------------------------
+
+  void watch() {
+    launching_ = false;
+    bool draining = false;
+    clock_type::time_point drain_deadline;
+    for (;;) {
+      reap();
+      bool any_running =
+          std::any_of(tasks_.begin(), tasks_.end(), [](const task_state& t) { return t.running; });
+      auto now = clock_type::now();
+      auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(poll_interval);
+      if (!any_running) {
+        if (!draining) {
+          draining = true;
+          drain_deadline = now + drain_limit;
+        }
+        if (!any_open() || now >= drain_deadline) break;
+        timeout = std::min(timeout, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                        drain_deadline - now + 1ms));
+      }
+      poll_outputs(timeout);
+      flush_stale_partials();
+      check_mailbox();
+    }
+    for (auto& t : tasks_) {
+      for (auto* s : {&t.out, &t.err}) {
+        emit(t, *s, true);
+        close_fd(s->fd);
+      }
+    }
+  }
+
+  bool any_open() const {
+    return std::any_of(tasks_.begin(), tasks_.end(),
+                       [](const task_state& t) { return t.out.fd >= 0 || t.err.fd >= 0; });
+  }
+
+  void poll_outputs(std::chrono::milliseconds timeout) {
+    std::vector<pollfd> fds;
+    std::vector<std::pair<task_state*, output_stream*>> owners;
+    for (auto& t : tasks_) {
+      for (auto* s : {&t.out, &t.err}) {
+        if (s->fd >= 0) {
+          fds.push_back(pollfd{s->fd, POLLIN, 0});
+          owners.emplace_back(&t, s);
+        }
+      }
+    }
+    int n = ::poll(fds.data(), fds.size(), static_cast<int>(timeout.count()));
+    if (n <= 0) return;
+    for (size_t i = 0; i < fds.size(); ++i) {
+      if (fds[i].revents != 0) read_stream(*owners[i].first, *owners[i].second);
+    }
+  }
+
+  void read_stream(task_state& t, output_stream& s) {
+    read_buf_.resize(max_chunk);
+    ssize_t n;
+    do {
+      n = ::read(s.fd, read_buf_.data(), read_buf_.size());
+    } while (n < 0 && errno == EINTR);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n <= 0) {
+      // EOF (or a broken pipe): send what is left, even without its newline.
+      emit(t, s, true);
+      close_fd(s.fd);
+      return;
+    }
+    s.pending.append(read_buf_.data(), static_cast<size_t>(n));
+    emit(t, s, false);
+  }
+
+  /// Sends whole lines of `s.pending` in chunks of at most max_chunk; everything when `all`.
+  void emit(task_state& t, output_stream& s, bool all) {
+    bool sent = false;
+    while (!s.pending.empty()) {
+      size_t window = std::min(s.pending.size(), max_chunk);
+      size_t cut = 0;
+      auto nl = s.pending.rfind('\n', window - 1);
+      if (nl != std::string::npos)
+        cut = nl + 1;
+      else if (all || s.pending.size() >= max_chunk)
+        cut = window;
+      else
+        break;
+      send_output(t, s, s.pending.substr(0, cut));
+      s.pending.erase(0, cut);
+      sent = true;
+    }
+    if (s.pending.empty()) {
+      s.has_partial = false;
+    } else if (!s.has_partial || sent) {
+      s.has_partial = true;
+      s.partial_since = clock_type::now();
+    }
+  }
+
+  void flush_stale_partials() {
+    auto now = clock_type::now();
+    for (auto& t : tasks_) {
+      for (auto* s : {&t.out, &t.err}) {
+        if (s->has_partial && now - s->partial_since >= partial_line_delay) emit(t, *s, true);
+      }
+    }
+  }
+
+  void send_output(const task_state& t, const output_stream& s, std::string data) {
+    if (!sink_) return;
+    msg::task_output out;
+    out.job_id = req_.job_id;
+    out.step_id = req_.step_id;
+    out.rank = static_cast<int32_t>(t.rank);
+    out.stream = s.kind;
+    out.data = std::move(data);
+    out.node_name = node_name_;
+    self_->send(sink_, std::move(out));
+  }
+
+  void reap() {
+    for (auto& t : tasks_) {
+      if (!t.running) continue;
+      int status = 0;
+      pid_t r = ::waitpid(t.pid, &status, WNOHANG);
+      if (r == 0 || (r < 0 && errno == EINTR)) continue;
+      t.running = false;
+      if (r < 0) continue;  // ECHILD: reaped elsewhere (SIGCHLD ignored); status unknown
+      if (WIFEXITED(status)) {
+        t.exit.exit_code = WEXITSTATUS(status);
+        t.exit.signal = 0;
+      } else if (WIFSIGNALED(status)) {
+        t.exit.exit_code = 0;
+        t.exit.signal = WTERMSIG(status);
+      }
+    }
+  }
+
+  // -- messages ---------------------------------------------------------------
+
+  /// Handles every message already in the mailbox; never waits.
+  void check_mailbox() {
+    bool more = true;
+    while (more) {
+      self_->receive([this](msg::signal_atom, int32_t signo) { on_signal(signo); },
+                     [this](caf::exit_msg& em) {
+                       // Shutdown of whoever we are linked to: the tasks must not outlive it.
+                       if (em.reason) {
+                         aborted_ = true;
+                         signal_tasks(SIGKILL);
+                       }
+                     },
+                     // Unknown messages are dropped, so they never pile up in the mailbox. An empty
+                     // result sends no reply to an asynchronous message.
+                     caf::others >> [](caf::message_view&) -> caf::result<caf::message> {
+                       return caf::message{};
+                     },
+                     caf::after(std::chrono::seconds(0)) >> [&more] { more = false; });
+    }
+  }
+
+  void on_signal(int32_t signo) {
+    if (signo <= 0 || signo >= NSIG) return;
+    signal_tasks(signo);
+    if (launching_ &&
+        std::find(early_signals_.begin(), early_signals_.end(), signo) == early_signals_.end())
+      early_signals_.push_back(signo);
+  }
+
+  void signal_tasks(int signo) {
+    for (auto& t : tasks_) {
+      // A reaped pid may already be reused: only signal tasks not waited for yet.
+      if (t.running) ::killpg(t.pid, signo);
+    }
+  }
+
+  // -- the end ----------------------------------------------------------------
+
+  void finish() {
+    // Whatever the tasks left in their process groups (background jobs, daemons) ends with the
+    // step, as with Slurm's pgid process tracking.
+    for (auto& t : tasks_) {
+      // The leader is reaped. While its group has members, its pid cannot be reused. A live
+      // process with that pid is therefore a stranger whose group we must not touch.
+      if (t.pid > 0 && ::kill(t.pid, 0) != 0 && errno == ESRCH) ::killpg(t.pid, SIGKILL);
+    }
+    if (!script_path_.empty()) ::unlink(script_path_.c_str());
+    msg::step_exit done;
+    done.job_id = req_.job_id;
+    done.step_id = req_.step_id;
+    done.node_name = node_name_;
+    done.launch_error = launch_error_;
+    for (auto& t : tasks_) done.tasks.push_back(t.exit);
+    if (sink_) self_->send(sink_, done);
+    if (job_ && job_ != sink_) self_->send(job_, std::move(done));
+  }
+
+  // -- member variables -------------------------------------------------------
+
+  caf::blocking_actor* self_;
+  msg::launch_request req_;
+  caf::actor sink_;
+  caf::actor job_;
+  std::string node_name_;
+  std::string spool_dir_;
+  std::string shoal_conf_;
+  std::string own_path_;
+  std::vector<task_state> tasks_;
+  std::vector<gid_t> groups_;
+  std::string program_path_;
+  std::string script_path_;
+  std::string launch_error_;
+  bool launching_ = true;
+  bool aborted_ = false;
+  std::vector<int> early_signals_;
+  std::vector<char> read_buf_;
+};
+
+void shepherd_main(caf::blocking_actor* self, msg::launch_request req, caf::actor sink,
+                   caf::actor job, std::string node_name, std::string spool_dir,
+                   std::string shoal_conf, std::string own_path) {
+  shepherd s{self,
+             std::move(req),
+             std::move(sink),
+             std::move(job),
+             std::move(node_name),
+             std::move(spool_dir),
+             std::move(shoal_conf),
+             std::move(own_path)};
+  s.run();
+}
+
+std::string env_or_empty(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+}  // namespace
+
+caf::actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
+                          caf::actor job, std::string node_name, std::string spool_dir) {
+  // Read our own environment here, once, rather than from the shepherd thread.
+  return sys.spawn<caf::detached>(shepherd_main, std::move(req), std::move(sink), std::move(job),
+                                  std::move(node_name), std::move(spool_dir),
+                                  env_or_empty("SHOAL_CONF"), env_or_empty("PATH"));
+}
+
+}  // namespace shoal::actors

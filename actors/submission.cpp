@@ -1,0 +1,159 @@
+#include "actors/submission.hpp"
+
+#include <algorithm>
+#include <set>
+
+#include "messages/errc.hpp"
+#include "runtime/duration.hpp"
+#include "topology/hostlist.hpp"
+
+namespace shoal::actors {
+
+namespace {
+
+const runtime::partition_config* find_partition(const runtime::cluster_config& cfg,
+                                                const std::string& name) {
+  for (auto& p : cfg.partitions)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::string partition_names(const runtime::cluster_config& cfg) {
+  std::string out;
+  for (auto& p : cfg.partitions) out += (out.empty() ? "" : ", ") + p.name;
+  return out.empty() ? "none configured" : out;
+}
+
+/// Expands a -w/-x list and checks every name is a member of the partition.
+caf::expected<std::vector<std::string>> member_list(const std::string& expr,
+                                                    const runtime::partition_config& part,
+                                                    const char* option) {
+  auto names = topology::expand_hostlist(expr);
+  if (!names) return std::move(names.error());
+  std::set<std::string> members(part.nodes.begin(), part.nodes.end());
+  for (auto& n : *names)
+    if (members.count(n) == 0)
+      return make_error(errc::unknown_node, std::string{option} + ": node '" + n +
+                                                "' is not in partition " + part.name);
+  return names;
+}
+
+}  // namespace
+
+caf::expected<msg::job_request> resolve_submission(const runtime::cluster_config& cfg,
+                                                   const std::vector<msg::node_info>& nodes,
+                                                   msg::job_request req) {
+  const runtime::partition_config* part = nullptr;
+  if (req.partition.empty()) {
+    for (auto& p : cfg.partitions)
+      if (p.is_default) part = &p;
+    if (part == nullptr)
+      return make_error(errc::unknown_partition,
+                        "no default partition; name one with -p (" + partition_names(cfg) + ")");
+    req.partition = part->name;
+  } else if ((part = find_partition(cfg, req.partition)) == nullptr) {
+    return make_error(errc::unknown_partition, "invalid partition name '" + req.partition +
+                                                   "' (partitions: " + partition_names(cfg) + ")");
+  }
+  if (!req.batch && req.argv.empty()) return make_error(errc::invalid_request, "no command to run");
+  auto required = member_list(req.nodelist, *part, "-w/--nodelist");
+  if (!required) return std::move(required.error());
+  auto excluded = member_list(req.exclude, *part, "-x/--exclude");
+  if (!excluded) return std::move(excluded.error());
+  for (auto& n : *required)
+    if (std::find(excluded->begin(), excluded->end(), n) != excluded->end())
+      return make_error(errc::invalid_request, "node " + n + " is both required and excluded");
+  if (!required->empty()) req.nodelist = topology::compress_hostlist(*required);
+
+  auto cpus_per_task = std::max<uint32_t>(1, req.cpus_per_task);
+  if (req.min_nodes == 0) {
+    if (req.ntasks > 0) {
+      // Whole nodes: as many as the tasks need at the smallest node's CPU count.
+      uint32_t node_cpus = 0;
+      for (auto& n : nodes) {
+        if (std::find(part->nodes.begin(), part->nodes.end(), n.name) == part->nodes.end())
+          continue;
+        auto c = n.cpus > 0 ? n.cpus : n.reported.cpus;
+        if (c > 0) node_cpus = node_cpus == 0 ? c : std::min(node_cpus, c);
+      }
+      auto per_node = std::max<uint32_t>(1, std::max<uint32_t>(1, node_cpus) / cpus_per_task);
+      req.min_nodes = (req.ntasks + per_node - 1) / per_node;
+    } else {
+      req.min_nodes = 1;
+    }
+    req.min_nodes = std::max<uint32_t>(req.min_nodes, static_cast<uint32_t>(required->size()));
+  }
+  if (req.min_nodes < required->size())
+    return make_error(errc::invalid_request, "-w names " + std::to_string(required->size()) +
+                                                 " nodes but -N asks for " +
+                                                 std::to_string(req.min_nodes));
+  if (req.ntasks == 0) req.ntasks = req.min_nodes;
+  if (req.ntasks < req.min_nodes && !req.batch)
+    return make_error(errc::invalid_request, "fewer tasks (-n " + std::to_string(req.ntasks) +
+                                                 ") than nodes (-N " +
+                                                 std::to_string(req.min_nodes) + ")");
+  auto usable = part->nodes.size() - excluded->size();
+  if (req.min_nodes > usable)
+    return make_error(
+        errc::unsatisfiable,
+        "requested node configuration is not available: " + std::to_string(req.min_nodes) +
+            " nodes requested, partition " + part->name + " has " + std::to_string(usable) +
+            (excluded->empty() ? "" : " after exclusions"));
+  if (part->max_nodes > 0 && req.min_nodes > part->max_nodes)
+    return make_error(errc::unsatisfiable,
+                      std::to_string(req.min_nodes) + " nodes requested, partition " + part->name +
+                          " allows at most " + std::to_string(part->max_nodes) + " (MaxNodes)");
+  if (req.time_limit_s == 0)
+    req.time_limit_s =
+        part->default_time_s != runtime::unlimited ? part->default_time_s : part->max_time_s;
+  if (part->max_time_s != runtime::unlimited &&
+      (req.time_limit_s == runtime::unlimited || req.time_limit_s > part->max_time_s))
+    return make_error(errc::unsatisfiable, "time limit " +
+                                               runtime::format_duration(req.time_limit_s) +
+                                               " exceeds partition " + part->name + "'s MaxTime " +
+                                               runtime::format_duration(part->max_time_s));
+  if (req.name.empty())
+    req.name = req.batch ? "script" : req.argv.empty() ? "job" : req.argv.front();
+  return req;
+}
+
+int64_t job_priority(const msg::job_request& req) {
+  return 1'000'000 - req.nice;
+}
+
+}  // namespace shoal::actors
+
+namespace shoal::actors {
+
+std::string expand_output_path(const std::string& pattern, uint64_t job_id,
+                               const msg::job_request& req) {
+  const std::string& in = pattern.empty() ? std::string{"shoal-%j.out"} : pattern;
+  std::string out;
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i] != '%' || i + 1 == in.size()) {
+      out += in[i];
+      continue;
+    }
+    switch (in[++i]) {
+      case 'j':
+        out += std::to_string(job_id);
+        break;
+      case 'u':
+        out += req.user;
+        break;
+      case 'x':
+        out += req.name;
+        break;
+      case '%':
+        out += '%';
+        break;
+      default:
+        out += '%';
+        out += in[i];
+    }
+  }
+  if (!out.empty() && out.front() != '/') out = req.cwd + "/" + out;
+  return out;
+}
+
+}  // namespace shoal::actors

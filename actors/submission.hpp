@@ -1,0 +1,36 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "messages/types.hpp"
+#include "runtime/config.hpp"
+
+namespace shoal::actors {
+
+/// Checks a new job against the configuration and fills in what the user left open: the default
+/// partition, the node count (from -N, or from -n and the CPUs per node), the task count (one per
+/// node), the time limit (the partition's DefaultTime, else MaxTime). `nodes` are the current
+/// node views (for reported CPU counts). Pure.
+/// Errors name the problem: unknown_partition, unknown_node, unsatisfiable (more nodes than the
+/// partition has, over MaxNodes or MaxTime), invalid_request.
+caf::expected<msg::job_request> resolve_submission(const runtime::cluster_config& cfg,
+                                                   const std::vector<msg::node_info>& nodes,
+                                                   msg::job_request req);
+
+/// The job's priority: higher runs first. Today: the nice value alone (Slurm's priority/basic
+/// orders by submission, which the job id breaks ties on).
+int64_t job_priority(const msg::job_request& req);
+
+}  // namespace shoal::actors
+
+namespace shoal::actors {
+
+/// A batch job's output path: `pattern` (default "shoal-%j.out") with %j (job id), %u (user),
+/// %x (job name) and %% replaced, made absolute against the job's working directory.
+std::string expand_output_path(const std::string& pattern, uint64_t job_id,
+                               const msg::job_request& req);
+
+}  // namespace shoal::actors

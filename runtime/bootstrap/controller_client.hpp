@@ -1,0 +1,26 @@
+#pragma once
+
+#include <string>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/expected.hpp>
+
+#include "runtime/config.hpp"
+
+namespace shoal::runtime {
+
+/// Where a process finds the cluster configuration: `explicit_path` (-f) when given, else
+/// $SHOAL_CONF, else /etc/shoal/shoal.conf. Error: errc::invalid_config naming the file tried
+/// and how to point at another one.
+caf::expected<cluster_config> load_cluster_config(const std::string& explicit_path);
+
+/// Host and port of the primary controller as the config gives them (SHOAL_CONTROLLER=host:port
+/// overrides, for clients outside the cluster).
+std::pair<std::string, uint16_t> controller_endpoint(const cluster_config& cfg);
+
+/// Connects to the controller (blocking: for main() and the CLI only). Error: errc::unreachable
+/// with "cannot reach the controller at HOST:PORT (...)" and a hint.
+caf::expected<caf::actor> connect_controller(caf::actor_system& sys, const cluster_config& cfg);
+
+}  // namespace shoal::runtime

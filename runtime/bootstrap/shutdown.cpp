@@ -1,0 +1,49 @@
+#include "runtime/bootstrap/shutdown.hpp"
+
+#include <csignal>
+#include <thread>
+
+#include <caf/all.hpp>
+
+#include "actors/log.hpp"
+
+namespace shoal::runtime {
+
+namespace {
+
+sigset_t shutdown_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  return set;
+}
+
+}  // namespace
+
+void block_shutdown_signals() {
+  auto set = shutdown_signals();
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+}
+
+int run_until_shutdown(caf::actor_system& sys, const caf::actor& main_actor) {
+  caf::scoped_actor self{sys};
+  self->monitor(main_actor);
+  // The watcher lives until the process exits; it only turns a signal into an exit message.
+  std::thread{[main_actor] {
+    auto set = shutdown_signals();
+    int signo = 0;
+    if (sigwait(&set, &signo) == 0) {
+      actors::log().info("shutdown signal={}", strsignal(signo));
+      caf::anon_send_exit(main_actor, caf::exit_reason::user_shutdown);
+    }
+  }}.detach();
+  int code = 0;
+  self->receive([&](const caf::down_msg& dm) {
+    if (dm.reason && dm.reason != caf::exit_reason::user_shutdown) code = 1;
+  });
+  return code;
+}
+
+}  // namespace shoal::runtime

@@ -1,0 +1,17 @@
+#pragma once
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+namespace shoal::runtime {
+
+/// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread; call first thing in main(), before
+/// any thread exists, so every thread inherits the mask and the signals wait for sigwait.
+void block_shutdown_signals();
+
+/// Blocks until `main_actor` terminates or a shutdown signal arrives (then asks it to quit and
+/// waits for it). Returns the process exit code: 0 for a requested shutdown, 1 when the actor
+/// stopped with an error.
+int run_until_shutdown(caf::actor_system& sys, const caf::actor& main_actor);
+
+}  // namespace shoal::runtime

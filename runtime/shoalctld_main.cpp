@@ -1,0 +1,87 @@
+// shoalctld: the controller daemon. Loads the cluster config, spawns the controller actor and
+// publishes it on SlurmctldPort for node daemons and the CLI.
+
+#include <cstdio>
+#include <cstdlib>
+
+#include <CLI/CLI.hpp>
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "actors/controller.hpp"
+#include "actors/log.hpp"
+#include "messages/errc.hpp"
+#include "runtime/bootstrap/controller_client.hpp"
+#include "runtime/bootstrap/logging.hpp"
+#include "runtime/bootstrap/shutdown.hpp"
+#include "runtime/bootstrap/system_setup.hpp"
+
+namespace {
+
+/// Loopback controllers listen on loopback only; any other address listens everywhere.
+const char* bind_address(const std::string& host) {
+  return host == "127.0.0.1" || host == "localhost" ? "127.0.0.1" : nullptr;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  shoal::runtime::block_shutdown_signals();
+  CLI::App app{"shoalctld: the shoal controller daemon"};
+  std::string conf_path;
+  bool check_only = false;
+  std::string log_file;
+  std::string debug_level;
+  app.add_option("-f,--config", conf_path,
+                 "Cluster config file (default: $SHOAL_CONF, else /etc/shoal/shoal.conf)");
+  app.add_flag("--check", check_only, "Validate the config file and exit (0 when valid)");
+  app.add_option("-L,--logfile", log_file,
+                 "Log to this file (default: SlurmctldLogFile, else stderr)");
+  app.add_option("--debug", debug_level, "Log level (default: SlurmctldDebug, else info)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "shoalctld: error: %s\nTry 'shoalctld --help'.\n", e.what());
+    return 2;
+  }
+  auto cfg = shoal::runtime::load_cluster_config(conf_path);
+  if (!cfg) {
+    std::fprintf(stderr, "shoalctld: error: %s\n", shoal::describe(cfg.error()).c_str());
+    return 1;
+  }
+  for (auto& w : cfg->warnings) std::fprintf(stderr, "shoalctld: warning: %s\n", w.c_str());
+  if (check_only) {
+    std::printf("shoalctld: configuration %s is valid: %zu nodes, %zu partitions\n",
+                cfg->path.c_str(), cfg->nodes.size(), cfg->partitions.size());
+    return 0;
+  }
+  if (auto err = shoal::runtime::setup_logging("shoalctld",
+                                               debug_level.empty() ? cfg->ctld_debug : debug_level,
+                                               log_file.empty() ? cfg->ctld_log_file : log_file)) {
+    std::fprintf(stderr, "shoalctld: error: %s\n", shoal::describe(err).c_str());
+    return 1;
+  }
+  caf::actor_system_config sys_cfg;
+  shoal::runtime::configure_actor_system(sys_cfg, 2);
+  caf::actor_system sys{sys_cfg};
+  auto [host, port] = shoal::runtime::controller_endpoint(*cfg);
+  auto controller = shoal::actors::spawn_controller(sys, *cfg);
+  auto published = sys.middleman().publish(controller, port, bind_address(host), true);
+  if (!published) {
+    shoal::actors::log().error("cannot listen port={}: {}", port, sys.render(published.error()));
+    std::fprintf(stderr, "shoalctld: error: cannot listen on port %u: %s\n", port,
+                 sys.render(published.error()).c_str());
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
+  shoal::actors::log().info("shoalctld listening port={} config={}", *published, cfg->path);
+  int code = shoal::runtime::run_until_shutdown(sys, controller);
+  shoal::actors::log().info("shoalctld stopped code={}", code);
+  spdlog::shutdown();
+  std::fflush(nullptr);
+  // Nothing is left to save (state is in memory); skip the actor-system teardown, which would
+  // wait for every job actor's timers.
+  std::_Exit(code);
+}

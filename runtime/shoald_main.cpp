@@ -1,0 +1,123 @@
+// shoald: the node daemon. Probes the machine, registers with the controller, heartbeats and
+// runs job steps.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+#include <CLI/CLI.hpp>
+#include <caf/all.hpp>
+
+#include "actors/log.hpp"
+#include "actors/node_daemon.hpp"
+#include "messages/errc.hpp"
+#include "runtime/bootstrap/controller_client.hpp"
+#include "runtime/bootstrap/logging.hpp"
+#include "runtime/bootstrap/shutdown.hpp"
+#include "runtime/bootstrap/system_setup.hpp"
+#include "topology/machine_probe.hpp"
+
+namespace {
+
+std::string short_hostname() {
+  char buf[256] = {};
+  gethostname(buf, sizeof buf - 1);
+  std::string name{buf};
+  return name.substr(0, name.find('.'));
+}
+
+shoal::msg::machine_status to_status(const shoal::topology::machine_facts& f,
+                                     const std::string& node_name) {
+  shoal::msg::machine_status s;
+  s.node_name = node_name;
+  s.hostname = f.hostname;
+  s.os = f.os;
+  s.cpus = f.cpus;
+  s.sockets = f.sockets;
+  s.cores_per_socket = f.cores_per_socket;
+  s.threads_per_core = f.threads_per_core;
+  s.cpu_mhz = f.cpu_mhz;
+  s.real_memory_mb = f.real_memory_mb;
+  s.virtual_memory_mb = f.virtual_memory_mb;
+  s.tmp_disk_mb = f.tmp_disk_mb;
+  s.boot_time = f.boot_time;
+  s.daemon_start_time = std::time(nullptr);
+  s.daemon_pid = getpid();
+  return s;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  shoal::runtime::block_shutdown_signals();
+  CLI::App app{"shoald: the shoal node daemon"};
+  std::string conf_path;
+  std::string node_name;
+  std::string log_file;
+  std::string debug_level;
+  std::string spool_dir;
+  app.add_option("-f,--config", conf_path,
+                 "Cluster config file (default: $SHOAL_CONF, else /etc/shoal/shoal.conf)");
+  app.add_option("-N,--node-name", node_name,
+                 "Node this daemon speaks for (default: the short hostname); lets several "
+                 "daemons share one host");
+  app.add_option("-L,--logfile", log_file,
+                 "Log to this file (default: SlurmdLogFile, else stderr)");
+  app.add_option("--debug", debug_level, "Log level (default: SlurmdDebug, else info)");
+  app.add_option("--spool", spool_dir, "Directory for batch scripts (default: TmpFS/shoald-NODE)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "shoald: error: %s\nTry 'shoald --help'.\n", e.what());
+    return 2;
+  }
+  auto cfg = shoal::runtime::load_cluster_config(conf_path);
+  if (!cfg) {
+    std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(cfg.error()).c_str());
+    return 1;
+  }
+  for (auto& w : cfg->warnings) std::fprintf(stderr, "shoald: warning: %s\n", w.c_str());
+  if (node_name.empty()) node_name = short_hostname();
+  auto known = std::any_of(cfg->nodes.begin(), cfg->nodes.end(),
+                           [&](const auto& n) { return n.name == node_name; });
+  if (!known) {
+    std::fprintf(stderr, "shoald: error: node '%s' is not in %s (use --node-name NAME)\n",
+                 node_name.c_str(), cfg->path.c_str());
+    return 1;
+  }
+  if (auto err = shoal::runtime::setup_logging("shoald(" + node_name + ")",
+                                               debug_level.empty() ? cfg->node_debug : debug_level,
+                                               log_file.empty() ? cfg->node_log_file : log_file)) {
+    std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(err).c_str());
+    return 1;
+  }
+  auto facts = shoal::topology::probe_machine(cfg->tmp_fs);
+  if (!facts) {
+    std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(facts.error()).c_str());
+    return 1;
+  }
+  caf::actor_system_config sys_cfg;
+  shoal::runtime::configure_actor_system(sys_cfg, 2);
+  caf::actor_system sys{sys_cfg};
+  shoal::actors::node_daemon_setup setup;
+  std::tie(setup.controller_host, setup.controller_port) =
+      shoal::runtime::controller_endpoint(*cfg);
+  setup.heartbeat_interval_ms = cfg->heartbeat_interval_ms;
+  setup.status = to_status(*facts, node_name);
+  setup.spool_dir = spool_dir.empty() ? cfg->tmp_fs + "/shoald-" + node_name : spool_dir;
+  shoal::actors::log().info("shoald starting node={} cpus={} mem_mb={} controller={}:{}", node_name,
+                            facts->cpus, facts->real_memory_mb, setup.controller_host,
+                            setup.controller_port);
+  auto daemon = shoal::actors::spawn_node_daemon(sys, std::move(setup));
+  int code = shoal::runtime::run_until_shutdown(sys, daemon);
+  shoal::actors::log().info("shoald stopped node={} code={}", node_name, code);
+  spdlog::shutdown();
+  std::fflush(nullptr);
+  // Tasks die with us (PR_SET_PDEATHSIG); skip the actor-system teardown.
+  std::_Exit(code);
+}

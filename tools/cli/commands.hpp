@@ -1,0 +1,22 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace shoal::cli {
+
+/// Each command registers its subcommand and options on the app, and returns the function that
+/// runs it after parsing (returning the process exit code).
+using command_runner = std::function<int()>;
+
+command_runner add_run_command(CLI::App& app, const std::string& conf);
+command_runner add_batch_command(CLI::App& app, const std::string& conf);
+command_runner add_queue_command(CLI::App& app, const std::string& conf);
+command_runner add_info_command(CLI::App& app, const std::string& conf);
+command_runner add_cancel_command(CLI::App& app, const std::string& conf);
+command_runner add_control_command(CLI::App& app, const std::string& conf);
+command_runner add_start_command(CLI::App& app);
+
+}  // namespace shoal::cli

@@ -1,0 +1,182 @@
+// `shoal control`: scontrol. show node|partition|job|config|hostnames|hostlist|hostlistsorted,
+// and update NodeName=... State=... Reason=....
+
+#include <strings.h>
+
+#include <cstdio>
+
+#include "messages/type_ids.hpp"
+#include "tools/cli/commands.hpp"
+#include "tools/cli/session.hpp"
+#include "tools/format/listing.hpp"
+#include "topology/hostlist.hpp"
+
+namespace shoal::cli {
+
+namespace {
+
+bool is(const std::string& word, const char* name) {
+  return strcasecmp(word.c_str(), name) == 0;
+}
+
+/// Accepts scontrol's singular and plural entity names (node/nodes, job/jobs, ...).
+bool is_entity(const std::string& word, const char* singular) {
+  return is(word, singular) || is(word, (std::string{singular} + "s").c_str());
+}
+
+int show_hostlist(const std::string& what, const std::string& expr) {
+  auto names = topology::expand_hostlist(expr);
+  if (!names) return fail("control", describe(names.error()), exit_usage);
+  if (is(what, "hostnames")) {
+    for (auto& n : *names) std::printf("%s\n", n.c_str());
+  } else if (is(what, "hostlist")) {
+    std::printf("%s\n", topology::compress_hostlist(*names).c_str());
+  } else {
+    std::printf("%s\n", topology::compress_hostlist_sorted(*names).c_str());
+  }
+  return 0;
+}
+
+int show(session& s, const std::string& what, const std::string& name, bool json) {
+  auto now = now_seconds();
+  if (is_entity(what, "node")) {
+    auto nodes = ask<std::vector<msg::node_info>>(s, msg::nodes_atom_v);
+    if (!nodes) return fail("control", describe(nodes.error()));
+    nlohmann::json out = nlohmann::json::array();
+    bool found = false;
+    for (auto& n : *nodes) {
+      if (!name.empty() && n.name != name) continue;
+      found = true;
+      if (json)
+        out.push_back(to_json(n));
+      else
+        std::fputs(show_node(n, now).c_str(), stdout);
+    }
+    if (!found) return fail("control", "node " + name + " not found");
+    if (json) std::printf("%s\n", nlohmann::json{{"nodes", out}}.dump(2).c_str());
+    return 0;
+  }
+  if (is_entity(what, "partition")) {
+    auto parts = ask<std::vector<msg::partition_info>>(s, msg::parts_atom_v);
+    auto nodes = ask<std::vector<msg::node_info>>(s, msg::nodes_atom_v);
+    if (!parts || !nodes) return fail("control", describe(parts ? nodes.error() : parts.error()));
+    nlohmann::json out = nlohmann::json::array();
+    bool found = false;
+    for (auto& p : *parts) {
+      if (!name.empty() && p.name != name) continue;
+      found = true;
+      if (json)
+        out.push_back(to_json(p));
+      else
+        std::fputs(show_partition(p, *nodes).c_str(), stdout);
+    }
+    if (!found) return fail("control", "partition " + name + " not found");
+    if (json) std::printf("%s\n", nlohmann::json{{"partitions", out}}.dump(2).c_str());
+    return 0;
+  }
+  if (is_entity(what, "job")) {
+    std::vector<msg::job_info> jobs;
+    if (name.empty()) {
+      auto all = ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v);
+      if (!all) return fail("control", describe(all.error()));
+      jobs = std::move(*all);
+    } else {
+      char* end = nullptr;
+      auto id = std::strtoull(name.c_str(), &end, 10);
+      if (*end != '\0') return fail("control", "invalid job id '" + name + "'", exit_usage);
+      auto one = ask<msg::job_info>(s, msg::jobs_atom_v, uint64_t{id});
+      if (!one) return fail("control", describe(one.error()));
+      jobs.push_back(std::move(*one));
+    }
+    nlohmann::json out = nlohmann::json::array();
+    for (auto& j : jobs) {
+      if (json)
+        out.push_back(to_json(j));
+      else
+        std::fputs(show_job(j, now).c_str(), stdout);
+    }
+    if (json) std::printf("%s\n", nlohmann::json{{"jobs", out}}.dump(2).c_str());
+    if (!json && jobs.empty()) std::printf("No jobs in the system\n");
+    return 0;
+  }
+  if (is(what, "config")) {
+    auto text = ask<std::string>(s, msg::config_atom_v);
+    if (!text) return fail("control", describe(text.error()));
+    std::fputs(text->c_str(), stdout);
+    return 0;
+  }
+  return fail("control",
+              "cannot show '" + what +
+                  "' (use node, partition, job, config, hostnames, hostlist or "
+                  "hostlistsorted)",
+              exit_usage);
+}
+
+int update(session& s, const std::vector<std::string>& words) {
+  msg::node_update up;
+  up.user = current_user().name;
+  for (auto& w : words) {
+    auto eq = w.find('=');
+    if (eq == std::string::npos)
+      return fail("control", "expected Key=Value, got '" + w + "'", exit_usage);
+    auto key = w.substr(0, eq);
+    auto value = w.substr(eq + 1);
+    if (is(key, "nodename") || is(key, "node"))
+      up.nodes = value;
+    else if (is(key, "state"))
+      up.state = value;
+    else if (is(key, "reason"))
+      up.reason = value;
+    else
+      return fail("control", "cannot update '" + key + "' (use NodeName=, State=, Reason=)",
+                  exit_usage);
+  }
+  if (up.nodes.empty()) return fail("control", "update needs NodeName=", exit_usage);
+  auto ok = ask<caf::ok_atom>(s, msg::nodeupd_atom_v, up);
+  if (!ok) return fail("control", describe(ok.error()));
+  return 0;
+}
+
+}  // namespace
+
+command_runner add_control_command(CLI::App& app, const std::string& conf) {
+  auto* cmd = app.add_subcommand("control", "Show and change cluster state (scontrol)");
+  auto json = std::make_shared<bool>(false);
+  auto words = std::make_shared<std::vector<std::string>>();
+  cmd->add_flag("--json", *json, "Print JSON (show only)");
+  cmd->add_option("words", *words,
+                  "show node|partition|job|config [NAME] | show hostnames|hostlist|"
+                  "hostlistsorted EXPR | update NodeName=X State=drain|resume|down|idle "
+                  "Reason=\"...\"")
+      ->required();
+  cmd->footer(
+      "Examples:\n  shoal control show node node1\n  shoal control show job 12\n"
+      "  shoal control update nodename=node[1-2] state=drain reason=\"disk swap\"\n"
+      "  shoal control show hostnames 'lx[01-03]'");
+  return [json, words, &conf]() -> int {
+    auto& w = *words;
+    if (is(w[0], "show")) {
+      if (w.size() < 2)
+        return fail("control", "show what? (node, partition, job, config)", exit_usage);
+      if (is(w[1], "hostnames") || is(w[1], "hostlist") || is(w[1], "hostlistsorted")) {
+        if (w.size() != 3)
+          return fail("control", "show " + w[1] + " needs one expression", exit_usage);
+        return show_hostlist(w[1], w[2]);
+      }
+      if (w.size() > 3) return fail("control", "too many words after show " + w[1], exit_usage);
+      int code = 0;
+      auto s = open_session("control", conf, code);
+      if (!s) return code;
+      return show(*s, w[1], w.size() == 3 ? w[2] : "", *json);
+    }
+    if (is(w[0], "update")) {
+      int code = 0;
+      auto s = open_session("control", conf, code);
+      if (!s) return code;
+      return update(*s, {w.begin() + 1, w.end()});
+    }
+    return fail("control", "unknown command '" + w[0] + "' (use show or update)", exit_usage);
+  };
+}
+
+}  // namespace shoal::cli

@@ -1,0 +1,94 @@
+#include "tools/cli/job_options.hpp"
+
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+
+#include "messages/errc.hpp"
+#include "runtime/duration.hpp"
+#include "tools/cli/session.hpp"
+
+extern char** environ;
+
+namespace shoal::cli {
+
+void add_job_options(CLI::App& app, job_options& o, bool batch) {
+  app.add_option("-N,--nodes", o.nodes, "Number of nodes (N or MIN-MAX; whole nodes)");
+  app.add_option("-n,--ntasks", o.ntasks, "Number of tasks (default: one per node)");
+  app.add_option("-c,--cpus-per-task", o.cpus_per_task, "CPUs each task needs");
+  app.add_option("-p,--partition", o.partition, "Partition (default: the Default=YES one)");
+  app.add_option("-t,--time", o.time,
+                 "Time limit: MIN, MIN:SEC, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED");
+  app.add_option("-J,--job-name", o.name, "Job name (default: the command)");
+  app.add_option("-w,--nodelist", o.nodelist, "Nodes the job must include (hostlist)");
+  app.add_option("-x,--exclude", o.exclude, "Nodes the job must not use (hostlist)");
+  app.add_option("-D,--chdir", o.chdir, "Working directory of the tasks (default: here)");
+  app.add_flag("--requeue", o.requeue, "Requeue the job if one of its nodes fails");
+  app.add_option("--nice", o.nice, "Lower the job's priority by this much");
+  app.add_option("--jobid", o.jobid,
+                 "Run as a step inside this running job (default: $SHOAL_JOB_ID when set)");
+  if (batch) {
+    app.add_option("-o,--output", o.output,
+                   "Output file (default: shoal-%j.out; %j job id, %u user, %x job name)");
+    app.add_option("-e,--error", o.error, "Error file (default: with the output)");
+  } else {
+    app.add_flag("-l,--label", o.label, "Prefix each output line with its task rank");
+  }
+}
+
+namespace {
+
+caf::expected<uint32_t> parse_node_count(const std::string& text) {
+  if (text.empty()) return 0u;
+  auto min_part = text.substr(0, text.find('-'));
+  char* end = nullptr;
+  auto value = std::strtoul(min_part.c_str(), &end, 10);
+  if (min_part.empty() || *end != '\0' || value == 0 || value > 1'000'000)
+    return make_error(errc::invalid_request,
+                      "invalid node count '" + text + "' (use -N N or -N MIN-MAX, N >= 1)");
+  return static_cast<uint32_t>(value);
+}
+
+std::string working_directory() {
+  char buf[PATH_MAX];
+  return getcwd(buf, sizeof buf) != nullptr ? buf : "/";
+}
+
+}  // namespace
+
+caf::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
+                                              bool batch) {
+  msg::job_request req;
+  auto nodes = parse_node_count(o.nodes);
+  if (!nodes) return std::move(nodes.error());
+  req.min_nodes = *nodes;
+  if (!o.time.empty()) {
+    auto limit = runtime::parse_time_limit(o.time);
+    if (!limit) return std::move(limit.error());
+    if (*limit == 0) return make_error(errc::invalid_time, "a time limit of 0 is not allowed (-t)");
+    req.time_limit_s = *limit;
+  }
+  auto user = current_user();
+  req.user = user.name;
+  req.uid = user.uid;
+  req.gid = user.gid;
+  req.ntasks = o.ntasks;
+  req.cpus_per_task = o.cpus_per_task;
+  req.partition = o.partition;
+  req.name = o.name;
+  req.nodelist = o.nodelist;
+  req.exclude = o.exclude;
+  req.label = o.label;
+  req.requeue = o.requeue;
+  req.nice = o.nice;
+  req.batch = batch;
+  req.cwd = o.chdir.empty() ? working_directory() : o.chdir;
+  req.stdout_path = o.output;
+  req.stderr_path = o.error;
+  req.argv = std::move(argv);
+  for (char** e = environ; *e != nullptr; ++e) req.env.emplace_back(*e);
+  return req;
+}
+
+}  // namespace shoal::cli

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <caf/expected.hpp>
+
+#include "messages/types.hpp"
+
+namespace shoal::cli {
+
+/// The options `shoal run` and `shoal batch` share, named as srun/sbatch name them.
+struct job_options {
+  std::string nodes;  ///< -N: "N" or "MIN-MAX"
+  uint32_t ntasks = 0;
+  uint32_t cpus_per_task = 0;
+  std::string partition;
+  std::string time;
+  std::string name;
+  std::string nodelist;
+  std::string exclude;
+  std::string output;
+  std::string error;
+  std::string chdir;
+  bool label = false;
+  bool requeue = false;
+  int32_t nice = 0;
+  uint64_t jobid = 0;
+};
+
+/// Declares the options on `app`; `batch` adds -o/-e and leaves out -l.
+void add_job_options(CLI::App& app, job_options& o, bool batch);
+
+/// Turns parsed options plus the command (or, for batch, the script's arguments) into a request
+/// with the caller's identity, environment and working directory.
+/// Error: errc::invalid_request / errc::invalid_time naming the bad option.
+caf::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
+                                              bool batch);
+
+}  // namespace shoal::cli

@@ -1,0 +1,185 @@
+#include "tools/cli/local_cluster.hpp"
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "messages/errc.hpp"
+#include "messages/type_ids.hpp"
+#include "runtime/bootstrap/system_setup.hpp"
+#include "runtime/config.hpp"
+
+namespace shoal::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+caf::expected<uint16_t> free_port() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return make_error(errc::system_error, std::string{"socket: "} + strerror(errno));
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    ::close(fd);
+    return make_error(errc::system_error, std::string{"bind: "} + strerror(errno));
+  }
+  ::close(fd);
+  return ntohs(addr.sin_port);
+}
+
+/// The daemons live beside this binary (installed or in the build tree's bin/).
+std::string sibling_binary(const char* name) {
+  std::error_code ec;
+  auto self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    auto candidate = self.parent_path() / name;
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return name;  // found through PATH
+}
+
+}  // namespace
+
+local_cluster::~local_cluster() {
+  tear_down(false);
+}
+
+caf::error local_cluster::launch(unsigned nodes) {
+  nodes_ = nodes;
+  char tmpl[] = "/tmp/shoal-local-XXXXXX";
+  if (::mkdtemp(tmpl) == nullptr)
+    return make_error(errc::system_error, std::string{"mkdtemp: "} + strerror(errno));
+  dir_ = tmpl;
+  auto port = free_port();
+  if (!port) return std::move(port.error());
+  port_ = *port;
+  config_path_ = dir_ + "/shoal.conf";
+  {
+    std::ofstream out{config_path_};
+    out << runtime::default_config_text(nodes, port_);
+    out << "StateSaveLocation=" << dir_ << "/state\nTmpFS=" << dir_ << "\n";
+    if (!out) return make_error(errc::system_error, "cannot write " + config_path_);
+  }
+  auto ctld =
+      spawn_daemon({sibling_binary("shoalctld"), "-f", config_path_}, dir_ + "/shoalctld.log");
+  if (!ctld) return std::move(ctld.error());
+  for (unsigned i = 1; i <= nodes; ++i) {
+    auto name = "node" + std::to_string(i);
+    auto node = spawn_daemon({sibling_binary("shoald"), "-f", config_path_, "--node-name", name},
+                             dir_ + "/shoald-" + name + ".log");
+    if (!node) return std::move(node.error());
+  }
+  return caf::none;
+}
+
+caf::expected<pid_t> local_cluster::spawn_daemon(const std::vector<std::string>& argv,
+                                                 const std::string& log) {
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return make_error(errc::system_error, "cannot open " + log + ": " + strerror(errno));
+  auto parent = ::getpid();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fd);
+    return make_error(errc::system_error, std::string{"fork: "} + strerror(errno));
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(1);
+    ::dup2(fd, 1);
+    ::dup2(fd, 2);
+    int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, 0);
+    ::execvp(args[0], args.data());
+    dprintf(2, "exec %s: %s\n", args[0], strerror(errno));
+    ::_exit(127);
+  }
+  ::close(fd);
+  pids_.push_back(pid);
+  return pid;
+}
+
+caf::error local_cluster::wait_until_ready(int timeout_s) {
+  caf::actor_system_config cfg;
+  runtime::configure_actor_system(cfg, 2);
+  caf::actor_system sys{cfg};
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{timeout_s};
+  caf::actor ctl;
+  std::string last = "controller not reachable";
+  while (std::chrono::steady_clock::now() < deadline) {
+    for (auto pid : pids_) {
+      int status = 0;
+      if (::waitpid(pid, &status, WNOHANG) == pid)
+        return make_error(errc::system_error, "a daemon (pid " + std::to_string(pid) +
+                                                  ") exited during start-up; "
+                                                  "see the logs in " +
+                                                  dir_);
+    }
+    if (!ctl) {
+      auto remote = sys.middleman().remote_actor("127.0.0.1", port_);
+      if (remote) ctl = *remote;
+    }
+    if (ctl) {
+      caf::scoped_actor self{sys};
+      size_t idle = 0;
+      self->request(ctl, std::chrono::seconds{5}, msg::nodes_atom_v)
+          .receive(
+              [&](const std::vector<msg::node_info>& nodes) {
+                for (auto& n : nodes) idle += n.state == msg::node_state::idle ? 1 : 0;
+                last = std::to_string(idle) + " of " + std::to_string(nodes_) + " nodes up";
+              },
+              [&](caf::error& err) { last = sys.render(err); });
+      if (idle == nodes_) return caf::none;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds{20});
+  }
+  return make_error(errc::unreachable, "cluster not ready after " + std::to_string(timeout_s) +
+                                           " s (" + last + "); see the logs in " + dir_);
+}
+
+void local_cluster::tear_down(bool keep_dir) {
+  for (auto pid : pids_) ::kill(pid, SIGTERM);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{5};
+  for (auto pid : pids_) {
+    for (;;) {
+      int status = 0;
+      auto r = ::waitpid(pid, &status, WNOHANG);
+      if (r == pid || (r < 0 && errno != EINTR)) break;
+      if (std::chrono::steady_clock::now() > deadline) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &status, 0);
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds{10});
+    }
+  }
+  pids_.clear();
+  if (!keep_dir && !dir_.empty()) {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  dir_.clear();
+}
+
+}  // namespace shoal::cli

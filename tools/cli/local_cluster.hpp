@@ -1,0 +1,43 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+namespace shoal::cli {
+
+/// A controller and N node daemons on 127.0.0.1, started from the embedded default config in a
+/// private directory (config and logs), in their own process group so a Ctrl-C meant for the
+/// user's command does not reach them. `shoal start` is its only user.
+class local_cluster {
+ public:
+  ~local_cluster();
+
+  /// Writes the config and starts the daemons (no thread may exist yet: this forks).
+  caf::error launch(unsigned nodes);
+
+  /// Polls the controller until every node is IDLE or `timeout_s` passes.
+  caf::error wait_until_ready(int timeout_s);
+
+  /// Stops the daemons (SIGTERM, then SIGKILL after 5 s) and removes the directory unless
+  /// `keep_dir`. Safe to call twice.
+  void tear_down(bool keep_dir);
+
+  const std::string& config_path() const { return config_path_; }
+  const std::string& directory() const { return dir_; }
+  uint16_t port() const { return port_; }
+
+ private:
+  caf::expected<pid_t> spawn_daemon(const std::vector<std::string>& argv, const std::string& log);
+
+  std::string dir_;
+  std::string config_path_;
+  uint16_t port_ = 0;
+  unsigned nodes_ = 0;
+  std::vector<pid_t> pids_;
+};
+
+}  // namespace shoal::cli

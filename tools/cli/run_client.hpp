@@ -1,0 +1,23 @@
+#pragma once
+
+#include <future>
+#include <memory>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "messages/types.hpp"
+
+namespace shoal::cli {
+
+/// The actor behind a waiting `shoal run`: submits the job (or step), prints task output as it
+/// streams in (with "RANK: " prefixes under -l), reports queueing and the end, and fulfils
+/// `exit_code` with the highest task exit code (128+signal) once the job ended and every node's
+/// tasks have reported (or a second after the end, if a node never does).
+///
+/// Messages from the CLI's signal thread: (signal_atom, int32 signo) forwards the signal to the
+/// tasks; (cancel_atom) cancels the job.
+caf::actor spawn_run_client(caf::actor_system& sys, caf::actor controller, msg::job_request req,
+                            std::shared_ptr<std::promise<int>> exit_code);
+
+}  // namespace shoal::cli

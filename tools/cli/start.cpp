@@ -1,0 +1,104 @@
+// `shoal start`: a whole cluster on this host in one command, as `flux start --test-size=N`.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+
+#include "tools/cli/commands.hpp"
+#include "tools/cli/local_cluster.hpp"
+#include "tools/cli/session.hpp"
+
+namespace shoal::cli {
+
+namespace {
+
+sigset_t terminal_signals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGHUP);
+  return set;
+}
+
+/// Runs the user's command with the cluster's config in its environment; returns its exit code
+/// (128+signal when signalled), or 127 when it cannot be started.
+int run_command(const std::vector<std::string>& command, const std::string& conf) {
+  std::vector<char*> args;
+  for (auto& a : command) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = ::fork();
+  if (pid < 0) return fail("start", "fork failed", exit_failure);
+  if (pid == 0) {
+    auto set = terminal_signals();
+    ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
+    ::setenv("SHOAL_CONF", conf.c_str(), 1);
+    ::execvp(args[0], args.data());
+    std::fprintf(stderr, "shoal start: error: cannot run %s: %s\n", args[0], strerror(errno));
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+command_runner add_start_command(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "start", "Start a local test cluster on 127.0.0.1 and run COMMAND in it (flux start)");
+  auto size = std::make_shared<unsigned>(4);
+  auto keep = std::make_shared<bool>(false);
+  auto timeout = std::make_shared<int>(60);
+  cmd->add_option("-s,--test-size", *size, "Number of node daemons (default 4)")
+      ->check(CLI::Range(1u, 256u));
+  cmd->add_flag("--keep", *keep, "Keep the cluster's directory (config, logs) afterwards");
+  cmd->add_option("--timeout", *timeout, "Seconds to wait for every node to come up (default 60)");
+  cmd->prefix_command();
+  cmd->footer(
+      "Usage: shoal start [--test-size=N] [COMMAND [ARGS...]]\n"
+      "Examples:\n  shoal start --test-size=4 shoal run -N4 -l hostname\n"
+      "  shoal start --test-size=2        # stays up; point a shell at it with SHOAL_CONF");
+  return [cmd, size, keep, timeout]() -> int {
+    std::vector<std::string> argv;
+    for (auto& extra : cmd->remaining()) argv.push_back(extra);
+    // The daemons and the command take terminal signals their own way; we wait with sigwait.
+    auto set = terminal_signals();
+    ::sigprocmask(SIG_BLOCK, &set, nullptr);
+    local_cluster cluster;
+    if (auto err = cluster.launch(*size)) {
+      cluster.tear_down(true);
+      return fail("start", describe(err));
+    }
+    if (auto err = cluster.wait_until_ready(*timeout)) {
+      fail("start", describe(err));
+      cluster.tear_down(true);
+      return exit_failure;
+    }
+    int code = 0;
+    if (!argv.empty()) {
+      code = run_command(argv, cluster.config_path());
+    } else {
+      std::printf(
+          "shoal: a local cluster of %u nodes is up (controller 127.0.0.1:%u, files in %s)\n"
+          "Point a shell at it with:\n  export SHOAL_CONF=%s\n"
+          "then try: shoal info; shoal run -N%u -l hostname\nPress Ctrl-C to stop it.\n",
+          *size, cluster.port(), cluster.directory().c_str(), cluster.config_path().c_str(), *size);
+      std::fflush(stdout);
+      int signo = 0;
+      sigwait(&set, &signo);
+      std::printf("\nshoal: stopping the local cluster\n");
+    }
+    if (*keep)
+      std::fprintf(stderr, "shoal: cluster files kept in %s\n", cluster.directory().c_str());
+    cluster.tear_down(*keep);
+    return code;
+  };
+}
+
+}  // namespace shoal::cli

@@ -1,0 +1,496 @@
+#include "tools/format/listing.hpp"
+
+#include <cstdio>
+#include <limits>
+#include <map>
+
+#include "runtime/duration.hpp"
+#include "tools/format/table.hpp"
+#include "topology/hostlist.hpp"
+
+namespace shoal::cli {
+
+using detail::field;
+
+namespace {
+
+constexpr double infinite_time = std::numeric_limits<double>::max();
+
+std::string dump(const nlohmann::json& doc) {
+  return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+double as_number(int64_t v) {
+  return static_cast<double>(v);
+}
+
+/// A time limit as a sort key: unlimited sorts after every finite limit.
+double limit_key(int64_t seconds) {
+  return seconds < 0 ? infinite_time : as_number(seconds);
+}
+
+// -- jobs ---------------------------------------------------------------------
+
+int64_t elapsed(const msg::job_info& j, int64_t now) {
+  if (j.start_time == 0) return 0;
+  bool ended = msg::is_finished(j.state) || j.state == msg::job_state::completing;
+  auto until = (ended && j.end_time != 0) ? j.end_time : now;
+  return std::max<int64_t>(0, until - j.start_time);
+}
+
+bool holds_nodes(msg::job_state s) {
+  return s == msg::job_state::running || s == msg::job_state::completing ||
+         s == msg::job_state::configuring;
+}
+
+std::string reason_text(const msg::job_info& j) {
+  return j.reason.empty() ? "None" : j.reason;
+}
+
+std::vector<field<msg::job_info>> job_fields(int64_t now) {
+  using J = msg::job_info;
+  std::vector<field<J>> f;
+  f.push_back({"JobId",
+               "JOBID",
+               true,
+               [](const J& j) { return std::to_string(j.job_id); },
+               [](const J& j) { return static_cast<double>(j.job_id); },
+               {}});
+  f.push_back({"Partition", "PARTITION", false, [](const J& j) { return j.partition; }, {}, {}});
+  f.push_back({"Name", "NAME", false, [](const J& j) { return j.name; }, {}, {}});
+  f.push_back({"User", "USER", false, [](const J& j) { return j.user; }, {}, {}});
+  f.push_back({"State",
+               "STATE",
+               false,
+               [](const J& j) { return msg::to_string(j.state); },
+               {},
+               [](const J& j, const std::vector<std::string>& v) {
+                 return detail::state_matches(j.state, v);
+               }});
+  f.push_back({"ST",
+               "ST",
+               false,
+               [](const J& j) { return msg::short_code(j.state); },
+               {},
+               [](const J& j, const std::vector<std::string>& v) {
+                 return detail::state_matches(j.state, v);
+               }});
+  f.push_back({"Time",
+               "TIME",
+               true,
+               [now](const J& j) { return runtime::format_duration(elapsed(j, now)); },
+               [now](const J& j) { return as_number(elapsed(j, now)); },
+               {}});
+  f.push_back({"TimeLimit",
+               "TIME_LIMIT",
+               true,
+               [](const J& j) { return runtime::format_duration(j.time_limit_s); },
+               [](const J& j) { return limit_key(j.time_limit_s); },
+               {}});
+  f.push_back({"Nodes",
+               "NODES",
+               true,
+               [](const J& j) { return std::to_string(j.node_count); },
+               [](const J& j) { return as_number(j.node_count); },
+               {}});
+  f.push_back({"NodeList",
+               "NODELIST",
+               false,
+               [](const J& j) { return j.nodelist; },
+               {},
+               [](const J& j, const std::vector<std::string>& v) {
+                 return detail::hostlists_intersect(j.nodelist, v);
+               }});
+  f.push_back({"Reason", "REASON", false, reason_text, {}, {}});
+  f.push_back({"SubmitTime",
+               "SUBMIT_TIME",
+               false,
+               [](const J& j) { return detail::iso_time(j.submit_time, "N/A"); },
+               [](const J& j) { return as_number(j.submit_time); },
+               {}});
+  f.push_back({"StartTime",
+               "START_TIME",
+               false,
+               [](const J& j) { return detail::iso_time(j.start_time, "N/A"); },
+               [](const J& j) { return as_number(j.start_time); },
+               {}});
+  f.push_back({"EndTime",
+               "END_TIME",
+               false,
+               [](const J& j) { return detail::iso_time(j.end_time, "N/A"); },
+               [](const J& j) { return as_number(j.end_time); },
+               {}});
+  f.push_back({"ExitCode",
+               "EXIT_CODE",
+               true,
+               [](const J& j) { return std::to_string(j.exit_code) + ":0"; },
+               [](const J& j) { return as_number(j.exit_code); },
+               {}});
+  f.push_back({"NTasks",
+               "TASKS",
+               true,
+               [](const J& j) { return std::to_string(j.ntasks); },
+               [](const J& j) { return as_number(j.ntasks); },
+               {}});
+  f.push_back({"CPUsPerTask",
+               "CPUS_PER_TASK",
+               true,
+               [](const J& j) { return std::to_string(j.cpus_per_task); },
+               [](const J& j) { return as_number(j.cpus_per_task); },
+               {}});
+  f.push_back({"WorkDir", "WORK_DIR", false, [](const J& j) { return j.work_dir; }, {}, {}});
+  f.push_back({"Command", "COMMAND", false, [](const J& j) { return j.command; }, {}, {}});
+  f.push_back({"Priority",
+               "PRIORITY",
+               true,
+               [](const J& j) { return std::to_string(j.priority); },
+               [](const J& j) { return static_cast<double>(j.priority); },
+               {}});
+  f.push_back(
+      {"NodeListReason",
+       "NODELIST(REASON)",
+       false,
+       [](const J& j) { return holds_nodes(j.state) ? j.nodelist : "(" + reason_text(j) + ")"; },
+       {},
+       [](const J& j, const std::vector<std::string>& v) {
+         return detail::hostlists_intersect(j.nodelist, v) ||
+                std::any_of(v.begin(), v.end(), [&](const std::string& x) {
+                  return detail::iequals(x, j.reason) ||
+                         detail::iequals(x, "(" + reason_text(j) + ")");
+                });
+       }});
+  return f;
+}
+
+// -- partitions ---------------------------------------------------------------
+
+/// One sinfo line: the nodes of one partition that share a state.
+struct partition_row {
+  const msg::partition_info* part = nullptr;
+  bool has_state = false;  ///< false for a partition without nodes ("n/a")
+  msg::node_state state = msg::node_state::unknown;
+  std::vector<std::string> nodes;
+};
+
+std::string avail_text(const std::string& state) {
+  auto s = detail::lower(state);
+  return s == "inactive" ? "inact" : s;
+}
+
+std::string partition_limit(int64_t seconds) {
+  return seconds < 0 ? "infinite" : runtime::format_duration(seconds);
+}
+
+std::vector<field<partition_row>> partition_fields() {
+  using R = partition_row;
+  std::vector<field<R>> f;
+  f.push_back({"Partition",
+               "PARTITION",
+               false,
+               [](const R& r) { return r.part->name + (r.part->is_default ? "*" : ""); },
+               {},
+               [](const R& r, const std::vector<std::string>& v) {
+                 return std::any_of(v.begin(), v.end(), [&](const std::string& x) {
+                   return detail::iequals(x, r.part->name) ||
+                          detail::iequals(x, r.part->name + (r.part->is_default ? "*" : ""));
+                 });
+               }});
+  f.push_back({"Avail",
+               "AVAIL",
+               false,
+               [](const R& r) { return avail_text(r.part->state); },
+               {},
+               [](const R& r, const std::vector<std::string>& v) {
+                 return std::any_of(v.begin(), v.end(), [&](const std::string& x) {
+                   return detail::iequals(x, r.part->state) ||
+                          detail::iequals(x, avail_text(r.part->state));
+                 });
+               }});
+  f.push_back({"TimeLimit",
+               "TIMELIMIT",
+               true,
+               [](const R& r) { return partition_limit(r.part->max_time_s); },
+               [](const R& r) { return limit_key(r.part->max_time_s); },
+               {}});
+  f.push_back({"Nodes",
+               "NODES",
+               true,
+               [](const R& r) { return std::to_string(r.nodes.size()); },
+               [](const R& r) { return static_cast<double>(r.nodes.size()); },
+               {}});
+  f.push_back(
+      {"State",
+       "STATE",
+       false,
+       [](const R& r) -> std::string { return r.has_state ? msg::short_name(r.state) : "n/a"; },
+       {},
+       [](const R& r, const std::vector<std::string>& v) {
+         if (r.has_state) return detail::state_matches(r.state, v);
+         return std::any_of(v.begin(), v.end(),
+                            [](const std::string& x) { return detail::iequals(x, "n/a"); });
+       }});
+  f.push_back({"NodeList",
+               "NODELIST",
+               false,
+               [](const R& r) { return topology::compress_hostlist_sorted(r.nodes); },
+               {},
+               [](const R& r, const std::vector<std::string>& v) {
+                 return detail::names_intersect(r.nodes, v);
+               }});
+  return f;
+}
+
+std::vector<partition_row> partition_rows(const std::vector<msg::partition_info>& parts,
+                                          const std::vector<msg::node_info>& nodes) {
+  std::map<std::string, const msg::node_info*> by_name;
+  for (auto& n : nodes) by_name.emplace(n.name, &n);
+  std::vector<partition_row> rows;
+  for (auto& p : parts) {
+    auto first = rows.size();
+    for (auto& name : p.nodes) {
+      auto it = by_name.find(name);
+      auto state = it == by_name.end() ? msg::node_state::unknown : it->second->state;
+      auto row = std::find_if(rows.begin() + static_cast<std::ptrdiff_t>(first), rows.end(),
+                              [&](const partition_row& r) { return r.state == state; });
+      if (row == rows.end()) {
+        rows.push_back({&p, true, state, {}});
+        row = rows.end() - 1;
+      }
+      row->nodes.push_back(name);
+    }
+    if (rows.size() == first) rows.push_back({&p, false, msg::node_state::unknown, {}});
+  }
+  return rows;
+}
+
+// -- nodes --------------------------------------------------------------------
+
+/// One node line: the node with one of its partitions (sinfo -N) or all of them (-o).
+struct node_row {
+  const msg::node_info* node = nullptr;
+  std::vector<std::string> partitions;  ///< names to match filters against
+  std::string partition_cell;
+};
+
+uint32_t shown_cpus(const msg::node_info& n) {
+  return n.cpus ? n.cpus : n.reported.cpus;
+}
+uint64_t shown_memory(const msg::node_info& n) {
+  return n.real_memory_mb ? n.real_memory_mb : n.reported.real_memory_mb;
+}
+uint64_t shown_tmp(const msg::node_info& n) {
+  return n.tmp_disk_mb ? n.tmp_disk_mb : n.reported.tmp_disk_mb;
+}
+
+std::string job_list(const msg::node_info& n) {
+  std::string out;
+  for (auto id : n.job_ids) out += (out.empty() ? "" : ",") + std::to_string(id);
+  return out;
+}
+
+std::string mhz_text(double mhz) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", mhz);
+  return buf;
+}
+
+std::vector<field<node_row>> node_fields() {
+  using R = node_row;
+  using V = std::vector<std::string>;
+  auto name_match = [](const R& r, const V& v) {
+    return detail::hostlists_intersect(r.node->name, v);
+  };
+  auto state_match = [](const R& r, const V& v) { return detail::state_matches(r.node->state, v); };
+  auto num = [](auto get) {
+    return [get](const R& r) { return static_cast<double>(get(*r.node)); };
+  };
+  auto num_text = [](auto get) {
+    return [get](const R& r) { return std::to_string(get(*r.node)); };
+  };
+  std::vector<field<R>> f;
+  f.push_back({"Name", "NODENAME", false, [](const R& r) { return r.node->name; }, {}, name_match});
+  f.push_back({"State",
+               "STATE",
+               false,
+               [](const R& r) { return msg::to_string(r.node->state); },
+               {},
+               state_match});
+  f.push_back({"StateCompact",
+               "STATE",
+               false,
+               [](const R& r) { return msg::short_name(r.node->state); },
+               {},
+               state_match});
+  f.push_back({"Reason",
+               "REASON",
+               false,
+               [](const R& r) { return r.node->reason.empty() ? "none" : r.node->reason; },
+               {},
+               {}});
+  f.push_back({"OS", "OS", false, [](const R& r) { return r.node->reported.os; }, {}, {}});
+  auto cpus = [](const msg::node_info& n) { return shown_cpus(n); };
+  f.push_back({"CPUs", "CPUS", true, num_text(cpus), num(cpus), {}});
+  f.push_back({"Speed",
+               "SPEED",
+               true,
+               [](const R& r) { return mhz_text(r.node->reported.cpu_mhz); },
+               [](const R& r) { return r.node->reported.cpu_mhz; },
+               {}});
+  auto mem = [](const msg::node_info& n) { return shown_memory(n); };
+  f.push_back({"RealMemory", "REAL_MEMORY", true, num_text(mem), num(mem), {}});
+  auto vmem = [](const msg::node_info& n) { return n.reported.virtual_memory_mb; };
+  f.push_back({"VirtualMemory", "VIRTUAL_MEMORY", true, num_text(vmem), num(vmem), {}});
+  auto tmp = [](const msg::node_info& n) { return shown_tmp(n); };
+  f.push_back({"TmpDisk", "TMP_DISK", true, num_text(tmp), num(tmp), {}});
+  f.push_back({"Partition",
+               "PARTITION",
+               false,
+               [](const R& r) { return r.partition_cell; },
+               {},
+               [](const R& r, const V& v) {
+                 for (auto& p : r.partitions)
+                   for (auto& x : v)
+                     if (detail::iequals(x, p) || detail::iequals(x, p + "*")) return true;
+                 return r.partitions.empty() &&
+                        std::any_of(v.begin(), v.end(),
+                                    [](const std::string& x) { return x == "-"; });
+               }});
+  auto last = [](const msg::node_info& n) { return n.last_response; };
+  f.push_back({"LastResponse",
+               "LAST_RESPONSE",
+               false,
+               [](const R& r) { return detail::iso_time(r.node->last_response, "N/A"); },
+               num(last),
+               {}});
+  f.push_back({"Address", "ADDRESS", false, [](const R& r) { return r.node->address; }, {}, {}});
+  auto weight = [](const msg::node_info& n) { return n.weight; };
+  f.push_back({"Weight", "WEIGHT", true, num_text(weight), num(weight), {}});
+  auto sockets = [](const msg::node_info& n) { return n.reported.sockets; };
+  f.push_back({"Sockets", "SOCKETS", true, num_text(sockets), num(sockets), {}});
+  auto cores = [](const msg::node_info& n) { return n.reported.cores_per_socket; };
+  f.push_back({"Cores", "CORES", true, num_text(cores), num(cores), {}});
+  auto threads = [](const msg::node_info& n) { return n.reported.threads_per_core; };
+  f.push_back({"Threads", "THREADS", true, num_text(threads), num(threads), {}});
+  f.push_back({"Jobs",
+               "JOBS",
+               false,
+               [](const R& r) { return job_list(*r.node); },
+               {},
+               [](const R& r, const V& v) {
+                 for (auto id : r.node->job_ids)
+                   for (auto& x : v)
+                     if (x == std::to_string(id)) return true;
+                 return false;
+               }});
+  f.push_back({"Features", "FEATURES", false, [](const R& r) { return r.node->features; }, {}, {}});
+  auto boot = [](const msg::node_info& n) { return n.reported.boot_time; };
+  f.push_back({"BootTime",
+               "BOOT_TIME",
+               false,
+               [](const R& r) { return detail::iso_time(r.node->reported.boot_time, "N/A"); },
+               num(boot),
+               {}});
+  f.push_back(
+      {"NodeList", "NODELIST", false, [](const R& r) { return r.node->name; }, {}, name_match});
+  f.push_back({"Nodes",
+               "NODES",
+               true,
+               [](const R&) { return std::string("1"); },
+               [](const R&) { return 1.0; },
+               {}});
+  return f;
+}
+
+std::vector<node_row> node_rows(const std::vector<msg::partition_info>& parts,
+                                const std::vector<msg::node_info>& nodes, bool per_partition) {
+  auto is_default = [&](const std::string& name) {
+    return std::any_of(parts.begin(), parts.end(), [&](const msg::partition_info& p) {
+      return p.is_default && p.name == name;
+    });
+  };
+  std::vector<node_row> rows;
+  for (auto& n : nodes) {
+    if (!per_partition) {
+      std::string cell;
+      for (auto& p : n.partitions) cell += (cell.empty() ? "" : ",") + p;
+      rows.push_back({&n, n.partitions, cell.empty() ? "-" : cell});
+      continue;
+    }
+    if (n.partitions.empty()) rows.push_back({&n, {}, "-"});
+    for (auto& p : n.partitions) rows.push_back({&n, {p}, p + (is_default(p) ? "*" : "")});
+  }
+  return rows;
+}
+
+}  // namespace
+
+// -- listings -----------------------------------------------------------------
+
+caf::expected<std::string> render_jobs(const std::vector<msg::job_info>& jobs,
+                                       const listing_options& opt, int64_t now) {
+  auto fields = job_fields(now);
+  std::vector<msg::job_info> rows(jobs);
+  if (auto err = detail::filter_and_sort(rows, fields, opt)) return err;
+  if (opt.json) {
+    auto list = nlohmann::json::array();
+    for (auto& j : rows) list.push_back(to_json(j));
+    return dump({{"jobs", std::move(list)}});
+  }
+  auto cols = detail::pick_columns(
+      fields, opt.format,
+      {"JobId", "Partition", "Name", "User", "ST", "Time", "Nodes", "NodeListReason"});
+  if (!cols) return cols.error();
+  return detail::render_table(rows, *cols, opt.no_header);
+}
+
+caf::expected<std::string> render_partitions(const std::vector<msg::partition_info>& parts,
+                                             const std::vector<msg::node_info>& nodes,
+                                             const listing_options& opt) {
+  auto fields = partition_fields();
+  auto rows = partition_rows(parts, nodes);
+  if (auto err = detail::filter_and_sort(rows, fields, opt)) return err;
+  if (opt.json) {
+    // Partitions in order of their first surviving group, counts over surviving groups.
+    std::vector<const msg::partition_info*> order;
+    std::map<const msg::partition_info*, nlohmann::json> counts;
+    for (auto& r : rows) {
+      if (counts.count(r.part) == 0) {
+        order.push_back(r.part);
+        counts[r.part] = nlohmann::json::object();
+      }
+      if (r.has_state) counts[r.part][msg::short_name(r.state)] = r.nodes.size();
+    }
+    auto list = nlohmann::json::array();
+    for (auto* p : order) {
+      auto doc = to_json(*p);
+      doc["nodes_by_state"] = std::move(counts[p]);
+      list.push_back(std::move(doc));
+    }
+    return dump({{"partitions", std::move(list)}});
+  }
+  auto cols = detail::pick_columns(
+      fields, opt.format, {"Partition", "Avail", "TimeLimit", "Nodes", "State", "NodeList"});
+  if (!cols) return cols.error();
+  return detail::render_table(rows, *cols, opt.no_header);
+}
+
+caf::expected<std::string> render_nodes(const std::vector<msg::partition_info>& parts,
+                                        const std::vector<msg::node_info>& nodes,
+                                        const listing_options& opt, int64_t now) {
+  static_cast<void>(now);
+  auto fields = node_fields();
+  bool per_partition = !opt.json && detail::split_list(opt.format, false).empty();
+  auto rows = node_rows(parts, nodes, per_partition);
+  if (auto err = detail::filter_and_sort(rows, fields, opt)) return err;
+  if (opt.json) {
+    auto list = nlohmann::json::array();
+    for (auto& r : rows) list.push_back(to_json(*r.node));
+    return dump({{"nodes", std::move(list)}});
+  }
+  auto cols =
+      detail::pick_columns(fields, opt.format, {"NodeList", "Nodes", "Partition", "StateCompact"});
+  if (!cols) return cols.error();
+  return detail::render_table(rows, *cols, opt.no_header);
+}
+
+}  // namespace shoal::cli

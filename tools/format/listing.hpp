@@ -1,0 +1,93 @@
+#pragma once
+
+// Pure rendering of the CLI's listings: squeue, sinfo, sinfo -N (the seed's machine status tool)
+// and scontrol show. No I/O: callers fetch the records and print the returned text.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+#include <nlohmann/json.hpp>
+
+#include "messages/types.hpp"
+
+namespace shoal::cli {
+
+/// How a listing is shaped. Field names are case-insensitive and may contain underscores
+/// (`time_limit` = `TimeLimit`). An unknown field anywhere yields errc::invalid_request with the
+/// text "unknown field 'X' (known: A, B, ...)".
+struct listing_options {
+  /// -o: comma-separated field names; empty = the listing's default columns.
+  std::string format;
+  /// "Field=Value" items, all of which must hold. Value may be a comma list (any of). Matching is
+  /// case-insensitive on the shown text; State also accepts long names and short codes, and node
+  /// name fields accept hostlist expressions (`NodeList=n[1-3]`). An item without '=' is an
+  /// errc::invalid_request error.
+  std::vector<std::string> filters;
+  /// -S: comma-separated field names, a "-" prefix sorts that key descending. Numeric fields sort
+  /// numerically, text naturally (n2 before n10). Empty = the order given. The sort is stable.
+  std::string sort;
+  /// --json: a JSON document with every field of each record, whatever `format` says; filters and
+  /// sort still apply.
+  bool json = false;
+  /// -h/--noheader: no header line in tables.
+  bool no_header = false;
+};
+
+// -- tables -------------------------------------------------------------------
+
+/// squeue. Default columns `JOBID PARTITION NAME USER ST TIME NODES NODELIST(REASON)`. Each column
+/// is as wide as its widest cell, columns are separated by one blank, numeric and duration
+/// columns are right-aligned, and no line has trailing blanks. `now` (Unix seconds) gives the
+/// elapsed time of running jobs. Fields: JobId, Partition, Name, User, State, ST, Time, TimeLimit,
+/// Nodes, NodeList, Reason, SubmitTime, StartTime, EndTime, ExitCode, NTasks, CPUsPerTask,
+/// WorkDir, Command, Priority, NodeListReason. JSON: `{"jobs":[...]}` (see to_json).
+caf::expected<std::string> render_jobs(const std::vector<msg::job_info>& jobs,
+                                       const listing_options& opt, int64_t now);
+
+/// sinfo. One line per (partition, node state) group, partitions in the order given, states in
+/// order of first appearance among the partition's nodes; a partition without nodes gets one line
+/// with state "n/a". Columns `PARTITION AVAIL TIMELIMIT NODES STATE NODELIST`; the default
+/// partition's name carries a `*`. `nodes` supplies the states; a partition member missing from it
+/// counts as unknown. Fields: Partition, Avail, TimeLimit, Nodes, State, NodeList.
+/// JSON: `{"partitions":[...]}`, each partition's fields plus "nodes_by_state" counted over the
+/// groups that pass the filters.
+caf::expected<std::string> render_partitions(const std::vector<msg::partition_info>& parts,
+                                             const std::vector<msg::node_info>& nodes,
+                                             const listing_options& opt);
+
+/// sinfo -N and the seed's machine status tool. Default columns `NODELIST NODES PARTITION STATE`,
+/// one line per node per partition listed in the node's `partitions` ("-" when none; `*` marks the
+/// default partition named in `parts`). With `format` set, one line per node and Partition is the
+/// comma list. Configured resources that are 0 show the reported ones. Fields: Name, State (long),
+/// StateCompact, Reason, OS, CPUs, Speed, RealMemory, VirtualMemory, TmpDisk, Partition,
+/// LastResponse, Address, Weight, Sockets, Cores, Threads, Jobs, Features, BootTime, NodeList,
+/// Nodes. `now` is reserved for relative times. JSON: `{"nodes":[...]}`, one entry per node.
+caf::expected<std::string> render_nodes(const std::vector<msg::partition_info>& parts,
+                                        const std::vector<msg::node_info>& nodes,
+                                        const listing_options& opt, int64_t now);
+
+// -- scontrol show ------------------------------------------------------------
+
+/// `scontrol show job`: `Key=Value` pairs, a few per line, continuation lines indented by three
+/// blanks, empty strings as "(null)", unset times as "Unknown", and a blank line at the end.
+std::string show_job(const msg::job_info& j, int64_t now);
+
+/// `scontrol show node`, in the same layout as show_job; `now` is reserved for relative times.
+std::string show_node(const msg::node_info& n, int64_t now);
+
+/// `scontrol show partition`, in the same layout as show_job; `nodes` supplies TotalCPUs and the
+/// per-state counts.
+std::string show_partition(const msg::partition_info& p, const std::vector<msg::node_info>& nodes);
+
+// -- JSON ---------------------------------------------------------------------
+
+/// Every field under its snake_case struct name; states as long names, times as Unix seconds.
+nlohmann::json to_json(const msg::job_info& j);
+/// Every field, with the machine's own report nested under "reported".
+nlohmann::json to_json(const msg::node_info& n);
+/// Every field of the partition (no node counts; render_partitions adds those).
+nlohmann::json to_json(const msg::partition_info& p);
+
+}  // namespace shoal::cli

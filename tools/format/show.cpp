@@ -1,0 +1,259 @@
+// scontrol show records and the JSON form of each record.
+
+#include <cstdio>
+#include <initializer_list>
+#include <map>
+
+#include "runtime/duration.hpp"
+#include "tools/format/listing.hpp"
+#include "tools/format/table.hpp"
+#include "topology/hostlist.hpp"
+
+namespace shoal::cli {
+
+namespace {
+
+using line = std::initializer_list<std::string>;
+
+/// Joins each line's "Key=Value" pairs with blanks; lines after the first are indented by three
+/// blanks, and a blank line ends the record.
+std::string record(std::initializer_list<line> lines) {
+  std::string out;
+  bool first = true;
+  for (auto& l : lines) {
+    if (l.size() == 0) continue;
+    out += first ? "" : "   ";
+    first = false;
+    bool first_pair = true;
+    for (auto& pair : l) {
+      if (!first_pair) out.push_back(' ');
+      first_pair = false;
+      out += pair;
+    }
+    out.push_back('\n');
+  }
+  out.push_back('\n');
+  return out;
+}
+
+std::string kv(const char* key, const std::string& value) {
+  return std::string(key) + "=" + detail::or_null(value);
+}
+
+template <class T>
+std::string kv_num(const char* key, T value) {
+  return std::string(key) + "=" + std::to_string(value);
+}
+
+std::string kv_time(const char* key, int64_t t) {
+  return std::string(key) + "=" + detail::iso_time(t, "Unknown");
+}
+
+std::string yes_no(bool b) {
+  return b ? "YES" : "NO";
+}
+
+std::string mhz(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.0f", v);
+  return buf;
+}
+
+int64_t run_time(const msg::job_info& j, int64_t now) {
+  if (j.start_time == 0) return 0;
+  bool ended = msg::is_finished(j.state) || j.state == msg::job_state::completing;
+  auto until = (ended && j.end_time != 0) ? j.end_time : now;
+  return std::max<int64_t>(0, until - j.start_time);
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string out;
+  for (auto& s : items) out += (out.empty() ? "" : ",") + s;
+  return out;
+}
+
+std::string join_ids(const std::vector<uint64_t>& ids) {
+  std::string out;
+  for (auto id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
+  return out;
+}
+
+}  // namespace
+
+// -- scontrol show ------------------------------------------------------------
+
+std::string show_job(const msg::job_info& j, int64_t now) {
+  return record({
+      {kv_num("JobId", j.job_id), kv("JobName", j.name)},
+      {kv("UserId", j.user + "(" + std::to_string(j.uid) + ")"), kv_num("Priority", j.priority)},
+      {kv("JobState", msg::to_string(j.state)), kv("Reason", j.reason.empty() ? "None" : j.reason),
+       kv("ExitCode", std::to_string(j.exit_code) + ":0")},
+      {kv_num("Requeue", j.requeue ? 1 : 0), kv_num("Restarts", j.requeue_count),
+       kv_num("BatchFlag", j.batch ? 1 : 0), kv_num("Steps", j.step_count)},
+      {kv("RunTime", runtime::format_duration(run_time(j, now))),
+       kv("TimeLimit", runtime::format_duration(j.time_limit_s))},
+      {kv_time("SubmitTime", j.submit_time), kv_time("StartTime", j.start_time),
+       kv_time("EndTime", j.end_time)},
+      {kv("Partition", j.partition), kv("NodeList", j.nodelist)},
+      {kv("ReqNodeList", j.required_nodes), kv("ExcNodeList", j.exclude_nodes)},
+      {kv_num("NumNodes", j.node_count), kv_num("NumTasks", j.ntasks),
+       kv_num("CPUs/Task", j.cpus_per_task)},
+      {kv("Command", j.command)},
+      {kv("WorkDir", j.work_dir)},
+      {kv("StdOut", j.stdout_path)},
+      {kv("StdErr", j.stderr_path)},
+  });
+}
+
+std::string show_node(const msg::node_info& n, int64_t now) {
+  static_cast<void>(now);
+  const auto& r = n.reported;
+  std::string reason = detail::or_null(n.reason);
+  if (!n.reason.empty() && (!n.reason_user.empty() || n.reason_time != 0))
+    reason += " [" + detail::or_null(n.reason_user) + "@" +
+              detail::iso_time(n.reason_time, "Unknown") + "]";
+  return record({
+      {kv("NodeName", n.name), kv("NodeAddr", n.address), kv("NodeHostName", r.hostname)},
+      {kv_num("CPUTot", n.cpus ? n.cpus : r.cpus), kv_num("Sockets", r.sockets),
+       kv_num("CoresPerSocket", r.cores_per_socket), kv_num("ThreadsPerCore", r.threads_per_core),
+       kv("CPUMHz", mhz(r.cpu_mhz))},
+      {kv_num("RealMemory", n.real_memory_mb ? n.real_memory_mb : r.real_memory_mb),
+       kv_num("VirtualMemory", r.virtual_memory_mb),
+       kv_num("TmpDisk", n.tmp_disk_mb ? n.tmp_disk_mb : r.tmp_disk_mb),
+       kv_num("Weight", n.weight)},
+      {kv_num("ReportedCPUs", r.cpus), kv_num("ReportedRealMemory", r.real_memory_mb),
+       kv_num("ReportedTmpDisk", r.tmp_disk_mb), kv("ReportedName", r.node_name)},
+      {kv("State", msg::to_string(n.state)), kv_time("StateSince", n.state_since),
+       kv_time("LastResponse", n.last_response)},
+      {kv("OS", r.os)},
+      {kv_time("BootTime", r.boot_time), kv_time("SlurmdStartTime", r.daemon_start_time),
+       kv_num("SlurmdPid", r.daemon_pid)},
+      {kv("Partitions", join(n.partitions)), kv("Jobs", join_ids(n.job_ids))},
+      {kv("AvailableFeatures", n.features)},
+      {std::string("Reason=") + reason},
+  });
+}
+
+std::string show_partition(const msg::partition_info& p, const std::vector<msg::node_info>& nodes) {
+  std::map<std::string, const msg::node_info*> by_name;
+  for (auto& n : nodes) by_name.emplace(n.name, &n);
+  uint64_t cpus = 0;
+  std::vector<std::pair<std::string, size_t>> states;  // first-appearance order
+  for (auto& name : p.nodes) {
+    auto it = by_name.find(name);
+    auto state = msg::node_state::unknown;
+    if (it != by_name.end()) {
+      cpus += it->second->cpus ? it->second->cpus : it->second->reported.cpus;
+      state = it->second->state;
+    }
+    std::string s = msg::to_string(state);
+    auto e = std::find_if(states.begin(), states.end(), [&](auto& x) { return x.first == s; });
+    if (e == states.end())
+      states.emplace_back(s, 1);
+    else
+      ++e->second;
+  }
+  std::string state_counts;
+  for (auto& [s, count] : states)
+    state_counts += (state_counts.empty() ? "" : ",") + s + ":" + std::to_string(count);
+  auto limit = [](int64_t s, const char* none) {
+    return s < 0 ? std::string(none) : runtime::format_duration(s);
+  };
+  return record({
+      {kv("PartitionName", p.name)},
+      {kv("Default", yes_no(p.is_default)), kv("State", p.state), kv_num("Priority", p.priority)},
+      {kv("MaxNodes", p.max_nodes == 0 ? "UNLIMITED" : std::to_string(p.max_nodes)),
+       kv("MaxTime", limit(p.max_time_s, "UNLIMITED")),
+       kv("DefaultTime", limit(p.default_time_s, "NONE"))},
+      {kv("Nodes", topology::compress_hostlist_sorted(p.nodes))},
+      {kv_num("TotalNodes", p.nodes.size()), kv_num("TotalCPUs", cpus),
+       kv("NodeStates", state_counts)},
+  });
+}
+
+// -- JSON ---------------------------------------------------------------------
+
+nlohmann::json to_json(const msg::job_info& j) {
+  return {
+      {"job_id", j.job_id},
+      {"name", j.name},
+      {"user", j.user},
+      {"uid", j.uid},
+      {"partition", j.partition},
+      {"state", msg::to_string(j.state)},
+      {"reason", j.reason},
+      {"submit_time", j.submit_time},
+      {"start_time", j.start_time},
+      {"end_time", j.end_time},
+      {"time_limit_s", j.time_limit_s},
+      {"node_count", j.node_count},
+      {"nodelist", j.nodelist},
+      {"ntasks", j.ntasks},
+      {"cpus_per_task", j.cpus_per_task},
+      {"exit_code", j.exit_code},
+      {"batch", j.batch},
+      {"work_dir", j.work_dir},
+      {"command", j.command},
+      {"stdout_path", j.stdout_path},
+      {"stderr_path", j.stderr_path},
+      {"requeue_count", j.requeue_count},
+      {"priority", j.priority},
+      {"step_count", j.step_count},
+      {"requeue", j.requeue},
+      {"exclude_nodes", j.exclude_nodes},
+      {"required_nodes", j.required_nodes},
+  };
+}
+
+nlohmann::json to_json(const msg::node_info& n) {
+  const auto& r = n.reported;
+  nlohmann::json reported = {
+      {"node_name", r.node_name},
+      {"hostname", r.hostname},
+      {"os", r.os},
+      {"cpus", r.cpus},
+      {"sockets", r.sockets},
+      {"cores_per_socket", r.cores_per_socket},
+      {"threads_per_core", r.threads_per_core},
+      {"cpu_mhz", r.cpu_mhz},
+      {"real_memory_mb", r.real_memory_mb},
+      {"virtual_memory_mb", r.virtual_memory_mb},
+      {"tmp_disk_mb", r.tmp_disk_mb},
+      {"boot_time", r.boot_time},
+      {"daemon_start_time", r.daemon_start_time},
+      {"daemon_pid", r.daemon_pid},
+  };
+  return {
+      {"name", n.name},
+      {"state", msg::to_string(n.state)},
+      {"reason", n.reason},
+      {"reason_time", n.reason_time},
+      {"reason_user", n.reason_user},
+      {"state_since", n.state_since},
+      {"last_response", n.last_response},
+      {"address", n.address},
+      {"cpus", n.cpus},
+      {"real_memory_mb", n.real_memory_mb},
+      {"tmp_disk_mb", n.tmp_disk_mb},
+      {"weight", n.weight},
+      {"partitions", n.partitions},
+      {"reported", std::move(reported)},
+      {"job_ids", n.job_ids},
+      {"features", n.features},
+  };
+}
+
+nlohmann::json to_json(const msg::partition_info& p) {
+  return {
+      {"name", p.name},
+      {"state", p.state},
+      {"is_default", p.is_default},
+      {"max_time_s", p.max_time_s},
+      {"default_time_s", p.default_time_s},
+      {"max_nodes", p.max_nodes},
+      {"nodes", p.nodes},
+      {"priority", p.priority},
+  };
+}
+
+}  // namespace shoal::cli
