@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "runtime/bootstrap/local_cluster.hpp"
 #include "tools/cli/commands.hpp"
-#include "tools/cli/local_cluster.hpp"
 #include "tools/cli/session.hpp"
 
 namespace shoal::cli {
@@ -70,7 +70,7 @@ command_runner add_start_command(CLI::App& app) {
     // The daemons and the command take terminal signals their own way; we wait with sigwait.
     auto set = terminal_signals();
     ::sigprocmask(SIG_BLOCK, &set, nullptr);
-    local_cluster cluster;
+    runtime::local_cluster cluster;
     if (auto err = cluster.launch(*size)) {
       cluster.tear_down(true);
       return fail("start", describe(err));

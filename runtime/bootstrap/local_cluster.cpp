@@ -1,4 +1,4 @@
-#include "tools/cli/local_cluster.hpp"
+#include "runtime/bootstrap/local_cluster.hpp"
 
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -23,7 +23,7 @@
 #include "runtime/bootstrap/system_setup.hpp"
 #include "runtime/config.hpp"
 
-namespace shoal::cli {
+namespace shoal::runtime {
 
 namespace {
 
@@ -62,7 +62,7 @@ local_cluster::~local_cluster() {
   tear_down(false);
 }
 
-caf::error local_cluster::launch(unsigned nodes) {
+caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config) {
   nodes_ = nodes;
   char tmpl[] = "/tmp/shoal-local-XXXXXX";
   if (::mkdtemp(tmpl) == nullptr)
@@ -75,7 +75,7 @@ caf::error local_cluster::launch(unsigned nodes) {
   {
     std::ofstream out{config_path_};
     out << runtime::default_config_text(nodes, port_);
-    out << "StateSaveLocation=" << dir_ << "/state\nTmpFS=" << dir_ << "\n";
+    out << "StateSaveLocation=" << dir_ << "/state\nTmpFS=" << dir_ << "\n" << extra_config;
     if (!out) return make_error(errc::system_error, "cannot write " + config_path_);
   }
   auto ctld =
@@ -158,6 +158,11 @@ caf::error local_cluster::wait_until_ready(int timeout_s) {
                                            " s (" + last + "); see the logs in " + dir_);
 }
 
+void local_cluster::signal_node(unsigned index, int signo) {
+  // pids_[0] is the controller, then node1..nodeN in order.
+  if (index >= 1 && index < pids_.size()) ::kill(pids_[index], signo);
+}
+
 void local_cluster::tear_down(bool keep_dir) {
   for (auto pid : pids_) ::kill(pid, SIGTERM);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{5};
@@ -182,4 +187,4 @@ void local_cluster::tear_down(bool keep_dir) {
   dir_.clear();
 }
 
-}  // namespace shoal::cli
+}  // namespace shoal::runtime

@@ -7,17 +7,20 @@
 
 #include <caf/expected.hpp>
 
-namespace shoal::cli {
+namespace shoal::runtime {
 
 /// A controller and N node daemons on 127.0.0.1, started from the embedded default config in a
 /// private directory (config and logs), in their own process group so a Ctrl-C meant for the
-/// user's command does not reach them. `shoal start` is its only user.
+/// user's command does not reach them. Used by `shoal start`, the integration tests and the
+/// benchmarks. The daemons are looked up beside the running binary, then in PATH.
 class local_cluster {
  public:
   ~local_cluster();
 
-  /// Writes the config and starts the daemons (no thread may exist yet: this forks).
-  caf::error launch(unsigned nodes);
+  /// Writes the config and starts the daemons. `extra_config` is appended to the embedded
+  /// default (later keys win, e.g. "SlurmdTimeout=3\n"). Forks: call before creating threads
+  /// when possible (the children only exec).
+  caf::error launch(unsigned nodes, const std::string& extra_config = "");
 
   /// Polls the controller until every node is IDLE or `timeout_s` passes.
   caf::error wait_until_ready(int timeout_s);
@@ -25,6 +28,9 @@ class local_cluster {
   /// Stops the daemons (SIGTERM, then SIGKILL after 5 s) and removes the directory unless
   /// `keep_dir`. Safe to call twice.
   void tear_down(bool keep_dir);
+
+  /// Sends `signo` to the shoald of node `index` (1-based), e.g. SIGKILL in a failure test.
+  void signal_node(unsigned index, int signo);
 
   const std::string& config_path() const { return config_path_; }
   const std::string& directory() const { return dir_; }
@@ -40,4 +46,4 @@ class local_cluster {
   std::vector<pid_t> pids_;
 };
 
-}  // namespace shoal::cli
+}  // namespace shoal::runtime
