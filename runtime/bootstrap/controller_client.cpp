@@ -15,6 +15,9 @@ caf::expected<cluster_config> load_cluster_config(const std::string& explicit_pa
     path = env != nullptr && *env != '\0' ? env : "/etc/shoal/shoal.conf";
   }
   auto cfg = load_config(path);
+  const char* endpoint = std::getenv("SHOAL_CONTROLLER");
+  if (!cfg && explicit_path.empty() && endpoint != nullptr && *endpoint != '\0')
+    return cluster_config{};  // a client that only needs the controller's address
   if (!cfg && explicit_path.empty() && std::getenv("SHOAL_CONF") == nullptr)
     return make_error(errc::invalid_config,
                       describe(cfg.error()) +

@@ -11,8 +11,9 @@
 namespace shoal::runtime {
 
 /// Where a process finds the cluster configuration: `explicit_path` (-f) when given, else
-/// $SHOAL_CONF, else /etc/shoal/shoal.conf. Error: errc::invalid_config naming the file tried
-/// and how to point at another one.
+/// $SHOAL_CONF, else /etc/shoal/shoal.conf. A client with $SHOAL_CONTROLLER set and no config
+/// file gets an empty configuration. Error: errc::invalid_config naming the file tried and how
+/// to point at another one.
 caf::expected<cluster_config> load_cluster_config(const std::string& explicit_path);
 
 /// Host and port of the primary controller as the config gives them (SHOAL_CONTROLLER=host:port

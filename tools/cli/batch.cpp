@@ -24,6 +24,9 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
   return [cmd, opts, &conf]() -> int {
     std::vector<std::string> args;
     for (auto& extra : cmd->remaining()) args.push_back(extra);
+    // Options end where the command starts; an unknown option is a usage error, not a command.
+    if (!args.empty() && args.front().size() > 1 && args.front()[0] == '-')
+      return fail("batch", "unrecognized option '" + args.front() + "'", exit_usage);
     if (args.empty())
       return fail("batch", "no script given (shoal batch [OPTIONS] SCRIPT [ARGS...])", exit_usage);
     auto path = args.front();

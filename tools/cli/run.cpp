@@ -58,6 +58,9 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
   return [cmd, opts, &conf]() -> int {
     std::vector<std::string> argv;
     for (auto& extra : cmd->remaining()) argv.push_back(extra);
+    // Options end where the command starts; an unknown option is a usage error, not a command.
+    if (!argv.empty() && argv.front().size() > 1 && argv.front()[0] == '-')
+      return fail("run", "unrecognized option '" + argv.front() + "'", exit_usage);
     if (argv.empty())
       return fail("run", "no command given (shoal run [OPTIONS] COMMAND [ARGS...])", exit_usage);
     auto req = build_request(*opts, argv, false);

@@ -67,6 +67,9 @@ command_runner add_start_command(CLI::App& app) {
   return [cmd, size, keep, timeout]() -> int {
     std::vector<std::string> argv;
     for (auto& extra : cmd->remaining()) argv.push_back(extra);
+    // Options end where the command starts; an unknown option is a usage error, not a command.
+    if (!argv.empty() && argv.front().size() > 1 && argv.front()[0] == '-')
+      return fail("start", "unrecognized option '" + argv.front() + "'", exit_usage);
     // The daemons and the command take terminal signals their own way; we wait with sigwait.
     auto set = terminal_signals();
     ::sigprocmask(SIG_BLOCK, &set, nullptr);

@@ -146,19 +146,23 @@ std::vector<field<msg::job_info>> job_fields(int64_t now) {
                [](const J& j) { return std::to_string(j.priority); },
                [](const J& j) { return static_cast<double>(j.priority); },
                {}});
-  f.push_back(
-      {"NodeListReason",
-       "NODELIST(REASON)",
-       false,
-       [](const J& j) { return holds_nodes(j.state) ? j.nodelist : "(" + reason_text(j) + ")"; },
-       {},
-       [](const J& j, const std::vector<std::string>& v) {
-         return detail::hostlists_intersect(j.nodelist, v) ||
-                std::any_of(v.begin(), v.end(), [&](const std::string& x) {
-                  return detail::iequals(x, j.reason) ||
-                         detail::iequals(x, "(" + reason_text(j) + ")");
-                });
-       }});
+  f.push_back({"NodeListReason",
+               "NODELIST(REASON)",
+               false,
+               [](const J& j) {
+                 // As squeue: nodes while the job holds them or once it ran; the reason otherwise.
+                 bool show_nodes =
+                     holds_nodes(j.state) || (msg::is_finished(j.state) && !j.nodelist.empty());
+                 return show_nodes ? j.nodelist : "(" + reason_text(j) + ")";
+               },
+               {},
+               [](const J& j, const std::vector<std::string>& v) {
+                 return detail::hostlists_intersect(j.nodelist, v) ||
+                        std::any_of(v.begin(), v.end(), [&](const std::string& x) {
+                          return detail::iequals(x, j.reason) ||
+                                 detail::iequals(x, "(" + reason_text(j) + ")");
+                        });
+               }});
   return f;
 }
 

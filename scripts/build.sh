@@ -1,0 +1,8 @@
+#!/bin/bash
+# Installs what is missing, then configures and builds shoal into build/ (or $SHOAL_BUILD_DIR).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+build_dir=${SHOAL_BUILD_DIR:-build}
+cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=${SHOAL_BUILD_TYPE:-RelWithDebInfo} >/dev/null
+cmake --build "$build_dir" -j"$(nproc)"

@@ -1,0 +1,32 @@
+#!/bin/bash
+# Installs the Debian 12 packages shoal builds against, if any are missing. Safe to re-run.
+set -euo pipefail
+
+packages=(
+  g++ make cmake pkg-config            # toolchain
+  libcaf-dev                           # C++ Actor Framework 0.17.6
+  capnproto libcapnp-dev               # wire and state encoding
+  libhwloc-dev                         # machine status
+  libspdlog-dev libfmt-dev             # logging
+  libboost-test-dev                    # tests
+  libcli11-dev nlohmann-json3-dev      # CLI parsing, JSON output
+  libbenchmark-dev                     # micro-benchmarks
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "shoal: installing ${missing[*]}" >&2
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "shoal: need root (or sudo) to install: ${missing[*]}" >&2; exit 1; }
+  sudo_cmd=(sudo)
+fi
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
