@@ -95,6 +95,7 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     run.waiting.insert(st.nodes[nodes[k]]);
   }
   auto launched = run.nodes;
+  if (client && client != st.setup.client) self->monitor(client);
   st.steps.emplace(step_id, std::move(run));
   for (size_t k = 0; k < launched.size(); ++k) {
     msg::launch_request lr;
@@ -286,6 +287,23 @@ caf::result<msg::job_event> on_step_request(job_self self, msg::job_request& req
   return ev;
 }
 
+void on_client_down(job_self self, const caf::actor_addr& who) {
+  auto& st = self->state;
+  if (who == st.setup.client.address()) {
+    if (msg::is_finished(st.info.state) || st.ending) return;
+    log().info("job client gone job={}", st.info.job_id);
+    st.setup.client = nullptr;
+    terminate(self, msg::job_state::cancelled, "ClientGone");
+    return;
+  }
+  for (auto& [id, run] : st.steps) {
+    if (run.client && run.client.address() == who && id != st.main_step) {
+      run.client = nullptr;
+      signal_steps(self, id, SIGKILL);
+    }
+  }
+}
+
 caf::behavior job_behavior(job_self self, job_setup setup) {
   auto& st = self->state;
   auto& req = setup.req;
@@ -313,6 +331,9 @@ caf::behavior job_behavior(job_self self, job_setup setup) {
   info.required_nodes = req.nodelist;
   info.state = msg::job_state::pending;
   st.setup = std::move(setup);
+  // srun semantics: when the waiting `shoal run` goes away, so does its job (or step).
+  if (st.setup.client) self->monitor(st.setup.client);
+  self->set_down_handler([self](const caf::down_msg& dm) { on_client_down(self, dm.source); });
   publish(self);
   self->send(st.setup.scheduler, msg::enqueue_atom_v, info.job_id, st.setup.req, st.setup.priority,
              caf::actor{self});

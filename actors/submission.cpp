@@ -11,6 +11,9 @@ namespace shoal::actors {
 
 namespace {
 
+/// Slurm's MaxTasksPerNode default; also keeps a typo like -n 4000000000 from costing memory.
+constexpr uint32_t max_tasks_per_node = 512;
+
 const runtime::partition_config* find_partition(const runtime::cluster_config& cfg,
                                                 const std::string& name) {
   for (auto& p : cfg.partitions)
@@ -88,6 +91,11 @@ caf::expected<msg::job_request> resolve_submission(const runtime::cluster_config
                                                  " nodes but -N asks for " +
                                                  std::to_string(req.min_nodes));
   if (req.ntasks == 0) req.ntasks = req.min_nodes;
+  if (req.ntasks > static_cast<uint64_t>(req.min_nodes) * max_tasks_per_node)
+    return make_error(errc::unsatisfiable,
+                      std::to_string(req.ntasks) + " tasks on " + std::to_string(req.min_nodes) +
+                          " nodes is more than " + std::to_string(max_tasks_per_node) +
+                          " tasks per node (MaxTasksPerNode)");
   if (req.ntasks < req.min_nodes && !req.batch)
     return make_error(errc::invalid_request, "fewer tasks (-n " + std::to_string(req.ntasks) +
                                                  ") than nodes (-N " +

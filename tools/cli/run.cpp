@@ -70,6 +70,13 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     } else if (const char* env = std::getenv("SHOAL_JOB_ID"); env != nullptr && *env != '\0') {
       req->job_id = std::strtoull(env, nullptr, 10);
     }
+    // Before any thread exists, so only the watcher thread ever takes these signals.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
     int code = 0;
     auto s = open_session("run", conf, code);
     if (!s) return code;
