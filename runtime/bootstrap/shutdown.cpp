@@ -9,8 +9,6 @@
 
 namespace shoal::runtime {
 
-namespace {
-
 sigset_t shutdown_signals() {
   sigset_t set;
   sigemptyset(&set);
@@ -19,8 +17,6 @@ sigset_t shutdown_signals() {
   sigaddset(&set, SIGHUP);
   return set;
 }
-
-}  // namespace
 
 void block_shutdown_signals() {
   auto set = shutdown_signals();

@@ -1,9 +1,14 @@
 #pragma once
 
+#include <csignal>
+
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
 namespace shoal::runtime {
+
+/// SIGINT, SIGTERM and SIGHUP: the signals that end a daemon or a waiting command.
+sigset_t shutdown_signals();
 
 /// Blocks SIGINT, SIGTERM and SIGHUP in the calling thread; call first thing in main(), before
 /// any thread exists, so every thread inherits the mask and the signals wait for sigwait.

@@ -8,6 +8,7 @@
 #include <caf/all.hpp>
 
 #include "messages/type_ids.hpp"
+#include "runtime/bootstrap/shutdown.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/job_options.hpp"
 #include "tools/cli/run_client.hpp"
@@ -21,11 +22,7 @@ namespace {
 /// a second within a second cancels the job (srun's behaviour).
 void watch_signals(caf::actor client) {
   std::thread{[client] {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
+    auto set = runtime::shutdown_signals();
     auto last_interrupt = std::chrono::steady_clock::time_point{};
     for (;;) {
       int signo = 0;
@@ -71,12 +68,7 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
       req->job_id = std::strtoull(env, nullptr, 10);
     }
     // Before any thread exists, so only the watcher thread ever takes these signals.
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGHUP);
-    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    runtime::block_shutdown_signals();
     int code = 0;
     auto s = open_session("run", conf, code);
     if (!s) return code;

@@ -8,22 +8,13 @@
 #include <cstdlib>
 
 #include "runtime/bootstrap/local_cluster.hpp"
+#include "runtime/bootstrap/shutdown.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/session.hpp"
 
 namespace shoal::cli {
 
 namespace {
-
-sigset_t terminal_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
-  return set;
-}
-
 /// Runs the user's command with the cluster's config in its environment; returns its exit code
 /// (128+signal when signalled), or 127 when it cannot be started.
 int run_command(const std::vector<std::string>& command, const std::string& conf) {
@@ -33,7 +24,7 @@ int run_command(const std::vector<std::string>& command, const std::string& conf
   pid_t pid = ::fork();
   if (pid < 0) return fail("start", "fork failed", exit_failure);
   if (pid == 0) {
-    auto set = terminal_signals();
+    auto set = runtime::shutdown_signals();
     ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
     ::setenv("SHOAL_CONF", conf.c_str(), 1);
     ::execvp(args[0], args.data());
@@ -71,7 +62,7 @@ command_runner add_start_command(CLI::App& app) {
     if (!argv.empty() && argv.front().size() > 1 && argv.front()[0] == '-')
       return fail("start", "unrecognized option '" + argv.front() + "'", exit_usage);
     // The daemons and the command take terminal signals their own way; we wait with sigwait.
-    auto set = terminal_signals();
+    auto set = runtime::shutdown_signals();
     ::sigprocmask(SIG_BLOCK, &set, nullptr);
     runtime::local_cluster cluster;
     if (auto err = cluster.launch(*size)) {
