@@ -12,13 +12,16 @@ std::optional<std::vector<size_t>> place(const pending_job& job,
                                          const partition_slot& part,
                                          const std::vector<uint32_t>& weights,
                                          topology::selection_policy policy, std::string& reason) {
-  for (auto r : job.required) {
+  std::vector<size_t> required = job.required;
+  std::sort(required.begin(), required.end());
+  required.erase(std::unique(required.begin(), required.end()), required.end());
+  for (auto r : required) {
     if (!free_nodes[r]) {
       reason = "ReqNodeNotAvail";
       return std::nullopt;
     }
   }
-  if (job.required.size() > job.nodes) {
+  if (required.size() > job.nodes) {
     reason = "BadConstraints";
     return std::nullopt;
   }
@@ -33,15 +36,16 @@ std::optional<std::vector<size_t>> place(const pending_job& job,
                std::find(job.required.begin(), job.required.end(), n) == job.required.end();
     if (!weights.empty()) member_weights[i] = weights[n];
   }
-  auto wanted = job.nodes - job.required.size();
+  auto wanted = job.nodes - required.size();
   auto picked = topology::select_nodes(policy, avail, wanted, member_weights);
   if (!picked) {
     reason = "Resources";
     return std::nullopt;
   }
-  std::vector<size_t> nodes = job.required;
+  std::vector<size_t> nodes = required;
   for (auto i : *picked) nodes.push_back(part.nodes[i]);
   std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
   return nodes;
 }
 

@@ -27,18 +27,23 @@ std::string partition_names(const runtime::cluster_config& cfg) {
   return out.empty() ? "none configured" : out;
 }
 
-/// Expands a -w/-x list and checks every name is a member of the partition.
+/// Expands a -w/-x list (a node named twice counts once) and checks every name is a member of
+/// the partition.
 caf::expected<std::vector<std::string>> member_list(const std::string& expr,
                                                     const runtime::partition_config& part,
                                                     const char* option) {
   auto names = topology::expand_hostlist(expr);
   if (!names) return std::move(names.error());
   std::set<std::string> members(part.nodes.begin(), part.nodes.end());
-  for (auto& n : *names)
+  std::set<std::string> seen;
+  std::vector<std::string> unique;
+  for (auto& n : *names) {
     if (members.count(n) == 0)
       return make_error(errc::unknown_node, std::string{option} + ": node '" + n +
                                                 "' is not in partition " + part.name);
-  return names;
+    if (seen.insert(n).second) unique.push_back(n);
+  }
+  return unique;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 @0xf261a3d10392567a;
 # Everything that crosses a shoal process boundary. Never renumber an ordinal; add fields at the
-# end of a struct so older peers keep decoding newer messages.
+# end of a struct so older peers keep decoding newer messages. A field's default here must equal
+# the C++ member's default (messages/types.hpp): it is what an older peer's message decodes to.
 
 using Cxx = import "/capnp/c++.capnp";
 $Cxx.namespace("shoal::wire");
@@ -34,7 +35,7 @@ struct NodeInfo {
   cpus @8 :UInt32;           # configured (or, when unset, reported) processors
   realMemoryMb @9 :UInt64;   # configured (or reported) memory, MiB
   tmpDiskMb @10 :UInt64;     # configured (or reported) TmpDisk, MiB
-  weight @11 :UInt32;        # scheduling weight, lower is used first
+  weight @11 :UInt32 = 1;    # scheduling weight, lower is used first
   partitions @12 :List(Text);
   reported @13 :MachineStatus;  # the latest report; empty name when none yet
   jobIds @14 :List(UInt64);     # jobs holding the node
@@ -43,13 +44,13 @@ struct NodeInfo {
 
 struct PartitionInfo {
   name @0 :Text;
-  state @1 :Text;            # UP DOWN DRAIN INACTIVE
+  state @1 :Text = "UP";     # UP DOWN DRAIN INACTIVE
   isDefault @2 :Bool;
-  maxTimeS @3 :Int64;        # -1: unlimited
-  defaultTimeS @4 :Int64;    # -1: unlimited (MaxTime applies)
+  maxTimeS @3 :Int64 = -1;   # seconds; -1: unlimited
+  defaultTimeS @4 :Int64 = -1;  # seconds; -1: unset (MaxTime applies)
   maxNodes @5 :UInt32;       # 0: unlimited
   nodes @6 :List(Text);      # in config order
-  priority @7 :UInt32;       # PriorityTier
+  priority @7 :UInt32 = 1;   # PriorityTier
 }
 
 struct JobRequest {
@@ -89,11 +90,11 @@ struct JobInfo {
   submitTime @7 :Int64;      # Unix seconds
   startTime @8 :Int64;       # 0: not started
   endTime @9 :Int64;         # 0: not ended
-  timeLimitS @10 :Int64;     # -1: unlimited
+  timeLimitS @10 :Int64 = -1;  # seconds; -1: unlimited
   nodeCount @11 :UInt32;     # allocated, or requested while pending
   nodelist @12 :Text;        # compressed hostlist of the allocation
   ntasks @13 :UInt32;
-  cpusPerTask @14 :UInt32;
+  cpusPerTask @14 :UInt32 = 1;
   exitCode @15 :Int32;       # highest task exit code, 128+signal for a signalled task
   batch @16 :Bool;
   workDir @17 :Text;
@@ -122,7 +123,7 @@ struct LaunchRequest {
   nodeCount @10 :UInt32;
   ntasks @11 :UInt32;        # tasks in the whole step
   ranks @12 :List(UInt32);   # global ranks to start on this node, in order (SHOAL_LOCALID = index)
-  cpusPerTask @13 :UInt32;
+  cpusPerTask @13 :UInt32 = 1;
   batch @14 :Bool;
   script @15 :Text;          # batch script text
   stdoutPath @16 :Text;      # batch: absolute output file path

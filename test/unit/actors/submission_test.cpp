@@ -1,0 +1,479 @@
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+#include <vector>
+
+#include "actors/submission.hpp"
+#include "messages/errc.hpp"
+#include "runtime/config.hpp"
+
+using namespace shoal;
+using actors::expand_output_path;
+using actors::resolve_submission;
+
+namespace {
+
+/// The error text of a rejected result, "" for an accepted one (Boost.Test evaluates a
+/// message's operands even when the check passes).
+template <class T>
+std::string why(const caf::expected<T>& r) {
+  return r ? std::string{} : describe(r.error());
+}
+
+runtime::partition_config partition(std::string name, std::vector<std::string> nodes) {
+  runtime::partition_config p;
+  p.name = std::move(name);
+  p.nodes = std::move(nodes);
+  return p;
+}
+
+/// node1-node6; "debug" (default): node1-4, MaxTime 1h, DefaultTime 10m; "batch": node1-6,
+/// MaxNodes 3, no time limits; "short": node5-6, MaxTime 30m only.
+struct fixture {
+  runtime::cluster_config cfg;
+  std::vector<msg::node_info> nodes;
+
+  fixture() {
+    for (int i = 1; i <= 6; ++i) {
+      runtime::node_config n;
+      n.name = "node" + std::to_string(i);
+      cfg.nodes.push_back(n);
+      msg::node_info info;
+      info.name = n.name;
+      info.cpus = 4;
+      nodes.push_back(info);
+    }
+    auto debug = partition("debug", {"node1", "node2", "node3", "node4"});
+    debug.is_default = true;
+    debug.max_time_s = 3600;
+    debug.default_time_s = 600;
+    auto batch = partition("batch", {"node1", "node2", "node3", "node4", "node5", "node6"});
+    batch.max_nodes = 3;
+    auto short_part = partition("short", {"node5", "node6"});
+    short_part.max_time_s = 1800;
+    cfg.partitions = {debug, batch, short_part};
+  }
+
+  static msg::job_request request() {
+    msg::job_request req;
+    req.user = "alice";
+    req.argv = {"hostname"};
+    req.cwd = "/home/alice";
+    return req;
+  }
+
+  msg::job_request resolve_ok(const msg::job_request& req) {
+    auto r = resolve_submission(cfg, nodes, req);
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(r), "rejected: " << why(r));
+    return *r;
+  }
+
+  /// The error's text; fails the test unless the request is rejected with `code`.
+  std::string resolve_error(const msg::job_request& req, errc code) {
+    auto r = resolve_submission(cfg, nodes, req);
+    BOOST_REQUIRE_MESSAGE(!r, "accepted, expected " << to_string(code));
+    BOOST_CHECK_MESSAGE(r.error() == code, "error "
+                                               << to_string(static_cast<errc>(r.error().code()))
+                                               << ", expected " << to_string(code));
+    return describe(r.error());
+  }
+};
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(resolve_submission_rules, fixture)
+
+// -- partitions ---------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(the_default_partition_is_filled_in) {
+  auto r = resolve_ok(request());
+  BOOST_TEST(r.partition == "debug");
+}
+
+BOOST_AUTO_TEST_CASE(a_named_partition_is_kept) {
+  auto req = request();
+  req.partition = "batch";
+  BOOST_TEST(resolve_ok(req).partition == "batch");
+}
+
+BOOST_AUTO_TEST_CASE(no_default_partition_asks_for_p) {
+  cfg.partitions[0].is_default = false;
+  auto text = resolve_error(request(), errc::unknown_partition);
+  BOOST_TEST(contains(text, "-p"), text);
+  BOOST_TEST(contains(text, "debug, batch, short"), text);
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_partition_lists_the_partitions) {
+  auto req = request();
+  req.partition = "gpu";
+  auto text = resolve_error(req, errc::unknown_partition);
+  BOOST_TEST(contains(text, "'gpu'"), text);
+  BOOST_TEST(contains(text, "debug, batch, short"), text);
+}
+
+BOOST_AUTO_TEST_CASE(no_command_is_an_invalid_request) {
+  auto req = request();
+  req.argv.clear();
+  resolve_error(req, errc::invalid_request);
+  req.batch = true;  // a batch job runs its script
+  req.script = "#!/bin/sh\n";
+  BOOST_TEST(resolve_ok(req).partition == "debug");
+}
+
+// -- node and task counts -----------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(more_nodes_than_the_partition_has_is_unsatisfiable_with_the_counts) {
+  auto req = request();
+  req.min_nodes = 5;
+  auto text = resolve_error(req, errc::unsatisfiable);
+  BOOST_TEST(contains(text, "5 nodes requested"), text);
+  BOOST_TEST(contains(text, "debug has 4"), text);
+}
+
+BOOST_AUTO_TEST_CASE(all_nodes_of_the_partition_is_fine) {
+  auto req = request();
+  req.min_nodes = 4;
+  auto r = resolve_ok(req);
+  BOOST_TEST(r.min_nodes == 4u);
+  BOOST_TEST(r.ntasks == 4u);
+}
+
+BOOST_AUTO_TEST_CASE(over_max_nodes_is_unsatisfiable_naming_max_nodes) {
+  auto req = request();
+  req.partition = "batch";
+  req.min_nodes = 4;
+  auto text = resolve_error(req, errc::unsatisfiable);
+  BOOST_TEST(contains(text, "4 nodes requested"), text);
+  BOOST_TEST(contains(text, "at most 3"), text);
+  BOOST_TEST(contains(text, "MaxNodes"), text);
+  req.min_nodes = 3;
+  BOOST_TEST(resolve_ok(req).min_nodes == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(ntasks_defaults_to_the_node_count) {
+  auto req = request();
+  req.min_nodes = 3;
+  BOOST_TEST(resolve_ok(req).ntasks == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(nothing_given_is_one_task_on_one_node) {
+  auto r = resolve_ok(request());
+  BOOST_TEST(r.min_nodes == 1u);
+  BOOST_TEST(r.ntasks == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(ntasks_alone_fills_nodes_by_their_cpus) {
+  auto req = request();
+  req.ntasks = 10;  // 4 CPUs a node: 3 nodes
+  auto r = resolve_ok(req);
+  BOOST_TEST(r.min_nodes == 3u);
+  BOOST_TEST(r.ntasks == 10u);
+  req.ntasks = 8;
+  BOOST_TEST(resolve_ok(req).min_nodes == 2u);
+  req.ntasks = 1;
+  BOOST_TEST(resolve_ok(req).min_nodes == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(ntasks_alone_counts_cpus_per_task) {
+  auto req = request();
+  req.ntasks = 6;
+  req.cpus_per_task = 2;  // 2 tasks a node: 3 nodes
+  BOOST_TEST(resolve_ok(req).min_nodes == 3u);
+  req.cpus_per_task = 8;  // more CPUs than a node has: still one task a node
+  req.ntasks = 2;
+  BOOST_TEST(resolve_ok(req).min_nodes == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(ntasks_alone_uses_reported_cpus_when_none_are_configured) {
+  nodes[1].cpus = 0;
+  nodes[1].reported.cpus = 2;  // the smallest member decides: 2 CPUs a node
+  auto req = request();
+  req.ntasks = 4;
+  BOOST_TEST(resolve_ok(req).min_nodes == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(ntasks_alone_ignores_nodes_outside_the_partition) {
+  nodes[5].cpus = 1;  // node6 is not in debug
+  auto req = request();
+  req.ntasks = 8;
+  BOOST_TEST(resolve_ok(req).min_nodes == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(ntasks_alone_without_any_cpu_count_is_one_task_a_node) {
+  nodes.clear();
+  auto req = request();
+  req.ntasks = 3;
+  BOOST_TEST(resolve_ok(req).min_nodes == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(ntasks_alone_needing_too_many_nodes_is_unsatisfiable) {
+  auto req = request();
+  req.ntasks = 17;  // 5 nodes of 4 CPUs
+  auto text = resolve_error(req, errc::unsatisfiable);
+  BOOST_TEST(contains(text, "5 nodes requested"), text);
+}
+
+BOOST_AUTO_TEST_CASE(fewer_tasks_than_nodes_is_an_invalid_request) {
+  auto req = request();
+  req.min_nodes = 3;
+  req.ntasks = 2;
+  auto text = resolve_error(req, errc::invalid_request);
+  BOOST_TEST(contains(text, "-n 2"), text);
+  BOOST_TEST(contains(text, "-N 3"), text);
+}
+
+BOOST_AUTO_TEST_CASE(a_batch_job_may_have_fewer_tasks_than_nodes) {
+  auto req = request();
+  req.batch = true;
+  req.min_nodes = 3;
+  req.ntasks = 1;
+  auto r = resolve_ok(req);
+  BOOST_TEST(r.min_nodes == 3u);
+  BOOST_TEST(r.ntasks == 1u);
+}
+
+// -- time limits --------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(over_max_time_is_unsatisfiable_naming_max_time) {
+  auto req = request();
+  req.time_limit_s = 7200;
+  auto text = resolve_error(req, errc::unsatisfiable);
+  BOOST_TEST(contains(text, "MaxTime"), text);
+  BOOST_TEST(contains(text, "debug"), text);
+}
+
+BOOST_AUTO_TEST_CASE(unlimited_time_under_a_max_time_is_unsatisfiable) {
+  auto req = request();
+  req.time_limit_s = -1;
+  auto text = resolve_error(req, errc::unsatisfiable);
+  BOOST_TEST(contains(text, "MaxTime"), text);
+}
+
+BOOST_AUTO_TEST_CASE(exactly_max_time_is_fine) {
+  auto req = request();
+  req.time_limit_s = 3600;
+  BOOST_TEST(resolve_ok(req).time_limit_s == 3600);
+}
+
+BOOST_AUTO_TEST_CASE(the_time_limit_defaults_to_default_time) {
+  BOOST_TEST(resolve_ok(request()).time_limit_s == 600);
+}
+
+BOOST_AUTO_TEST_CASE(the_time_limit_defaults_to_max_time_without_default_time) {
+  auto req = request();
+  req.partition = "short";
+  BOOST_TEST(resolve_ok(req).time_limit_s == 1800);
+}
+
+BOOST_AUTO_TEST_CASE(the_time_limit_stays_unlimited_without_any_limit) {
+  auto req = request();
+  req.partition = "batch";
+  BOOST_TEST(resolve_ok(req).time_limit_s == -1);
+  req.time_limit_s = 999'999;
+  BOOST_TEST(resolve_ok(req).time_limit_s == 999'999);
+}
+
+BOOST_AUTO_TEST_CASE(an_explicit_time_limit_is_kept) {
+  auto req = request();
+  req.time_limit_s = 60;
+  BOOST_TEST(resolve_ok(req).time_limit_s == 60);
+}
+
+// -- required and excluded nodes ----------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(a_required_node_outside_the_partition_is_unknown_node) {
+  auto req = request();
+  req.nodelist = "node5";  // exists, but not in debug
+  auto text = resolve_error(req, errc::unknown_node);
+  BOOST_TEST(contains(text, "node5"), text);
+  req.nodelist = "node[1,9]";  // does not exist at all
+  text = resolve_error(req, errc::unknown_node);
+  BOOST_TEST(contains(text, "node9"), text);
+}
+
+BOOST_AUTO_TEST_CASE(an_excluded_node_outside_the_partition_is_unknown_node) {
+  auto req = request();
+  req.exclude = "ghost";
+  auto text = resolve_error(req, errc::unknown_node);
+  BOOST_TEST(contains(text, "ghost"), text);
+}
+
+BOOST_AUTO_TEST_CASE(a_malformed_node_list_is_invalid_hostlist) {
+  auto req = request();
+  req.nodelist = "node[1-";
+  resolve_error(req, errc::invalid_hostlist);
+  req.nodelist.clear();
+  req.exclude = "node[3-1]";
+  resolve_error(req, errc::invalid_hostlist);
+}
+
+BOOST_AUTO_TEST_CASE(required_nodes_raise_the_node_count_and_are_compressed) {
+  auto req = request();
+  req.nodelist = "node1,node2,node3";
+  auto r = resolve_ok(req);
+  BOOST_TEST(r.min_nodes == 3u);
+  BOOST_TEST(r.ntasks == 3u);
+  BOOST_TEST(r.nodelist == "node[1-3]");
+}
+
+BOOST_AUTO_TEST_CASE(more_required_nodes_than_n_asks_for_is_an_invalid_request) {
+  auto req = request();
+  req.min_nodes = 1;
+  req.nodelist = "node[1-2]";
+  auto text = resolve_error(req, errc::invalid_request);
+  BOOST_TEST(contains(text, "-w"), text);
+}
+
+BOOST_AUTO_TEST_CASE(a_node_both_required_and_excluded_is_an_invalid_request) {
+  auto req = request();
+  req.nodelist = "node[1-2]";
+  req.exclude = "node[2-3]";
+  auto text = resolve_error(req, errc::invalid_request);
+  BOOST_TEST(contains(text, "node2"), text);
+}
+
+BOOST_AUTO_TEST_CASE(excluded_nodes_reduce_the_usable_count) {
+  auto req = request();
+  req.exclude = "node[1-2]";
+  req.min_nodes = 3;
+  auto text = resolve_error(req, errc::unsatisfiable);
+  BOOST_TEST(contains(text, "3 nodes requested"), text);
+  BOOST_TEST(contains(text, "has 2 after exclusions"), text);
+  req.min_nodes = 2;
+  BOOST_TEST(resolve_ok(req).min_nodes == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(a_node_excluded_twice_counts_once) {
+  auto req = request();
+  req.exclude = "node1,node1";
+  req.min_nodes = 3;  // node2-4 remain
+  auto r = resolve_submission(cfg, nodes, req);
+  if (!r)
+    BOOST_TEST_MESSAGE(
+        "PRODUCT BUG: resolve_submission counts a node named twice in -x twice "
+        "(usable = members - list size): "
+        << describe(r.error()));
+  BOOST_CHECK(static_cast<bool>(r));
+}
+
+BOOST_AUTO_TEST_CASE(excluding_more_names_than_members_does_not_wrap_the_usable_count) {
+  auto req = request();
+  req.exclude = "node1,node1,node1,node1,node1";
+  req.min_nodes = 4;  // only node2-4 remain
+  auto r = resolve_submission(cfg, nodes, req);
+  if (r)
+    BOOST_TEST_MESSAGE(
+        "PRODUCT BUG: with -x longer than the partition, members - list size "
+        "wraps around (size_t) and -N 4 is accepted on 3 usable nodes; the job "
+        "would pend forever with Resources and hold back its partition");
+  BOOST_CHECK(!r);
+  if (!r) BOOST_CHECK(r.error() == errc::unsatisfiable);
+}
+
+BOOST_AUTO_TEST_CASE(a_node_required_twice_counts_once) {
+  auto req = request();
+  req.nodelist = "node1,node1";
+  auto r = resolve_submission(cfg, nodes, req);
+  BOOST_REQUIRE_MESSAGE(static_cast<bool>(r), why(r));
+  if (r->min_nodes != 1u)
+    BOOST_TEST_MESSAGE("PRODUCT BUG: -w node1,node1 asks for " << r->min_nodes
+                                                               << " nodes with "
+                                                                  "nodelist '"
+                                                               << r->nodelist
+                                                               << "'; the scheduler then places "
+                                                                  "the job on node1 twice");
+  BOOST_TEST(r->min_nodes == 1u);
+  BOOST_TEST(r->nodelist == "node1");
+}
+
+// -- names and the rest -------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(the_job_name_defaults_to_the_command_or_script) {
+  BOOST_TEST(resolve_ok(request()).name == "hostname");
+  auto req = request();
+  req.batch = true;
+  BOOST_TEST(resolve_ok(req).name == "script");
+  req.name = "mine";
+  BOOST_TEST(resolve_ok(req).name == "mine");
+}
+
+BOOST_AUTO_TEST_CASE(a_parsed_configuration_resolves_the_same_way) {
+  auto parsed = runtime::parse_config(
+      "ClusterName=t\n"
+      "NodeName=node[1-4] CPUs=4\n"
+      "NodeName=node[5-6] CPUs=8\n"
+      "PartitionName=debug Nodes=node[1-4] Default=YES "
+      "MaxTime=60 DefaultTime=10 MaxNodes=3\n"
+      "PartitionName=long Nodes=node[1-6] MaxTime=INFINITE\n",
+      "<test>", "");
+  BOOST_REQUIRE_MESSAGE(static_cast<bool>(parsed), why(parsed));
+  cfg = *parsed;
+  auto r = resolve_ok(request());
+  BOOST_TEST(r.partition == "debug");
+  BOOST_TEST(r.time_limit_s == 600);
+  auto req = request();
+  req.min_nodes = 4;
+  auto text = resolve_error(req, errc::unsatisfiable);
+  BOOST_TEST(contains(text, "MaxNodes"), text);
+  req.partition = "long";
+  req.time_limit_s = -1;
+  BOOST_TEST(resolve_ok(req).time_limit_s == -1);
+}
+
+BOOST_AUTO_TEST_CASE(job_priority_falls_with_nice) {
+  auto req = request();
+  auto base = actors::job_priority(req);
+  req.nice = 10;
+  BOOST_TEST(actors::job_priority(req) < base);
+  req.nice = -10;
+  BOOST_TEST(actors::job_priority(req) > base);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// -- output paths -------------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_SUITE(output_paths)
+
+namespace {
+
+msg::job_request batch_request() {
+  msg::job_request req;
+  req.user = "alice";
+  req.name = "relax";
+  req.cwd = "/home/alice/run";
+  req.batch = true;
+  return req;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_default_pattern_is_shoal_job_id_out_in_the_working_directory) {
+  BOOST_TEST(expand_output_path("", 42, batch_request()) == "/home/alice/run/shoal-42.out");
+}
+
+BOOST_AUTO_TEST_CASE(job_id_user_name_and_percent_are_replaced) {
+  BOOST_TEST(expand_output_path("%x-%u-%j-100%%.log", 42, batch_request()) ==
+             "/home/alice/run/relax-alice-42-100%.log");
+  BOOST_TEST(expand_output_path("%j%j", 7, batch_request()) == "/home/alice/run/77");
+}
+
+BOOST_AUTO_TEST_CASE(an_absolute_pattern_stays_where_it_is) {
+  BOOST_TEST(expand_output_path("/scratch/%u/%j.out", 42, batch_request()) ==
+             "/scratch/alice/42.out");
+}
+
+BOOST_AUTO_TEST_CASE(a_relative_pattern_is_made_absolute_against_the_working_directory) {
+  BOOST_TEST(expand_output_path("logs/%j.out", 42, batch_request()) ==
+             "/home/alice/run/logs/42.out");
+}
+
+BOOST_AUTO_TEST_CASE(unknown_escapes_and_a_trailing_percent_are_kept) {
+  BOOST_TEST(expand_output_path("a%qb%", 42, batch_request()) == "/home/alice/run/a%qb%");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

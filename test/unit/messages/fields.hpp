@@ -1,0 +1,467 @@
+#pragma once
+
+// Shared by the message tests: a field-by-field walk over every message type (so a failed
+// comparison names the field), and one sample of each type with every field off its default.
+
+#include <boost/test/unit_test.hpp>
+
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "messages/types.hpp"
+
+namespace shoal::test {
+
+// -- printing field values ----------------------------------------------------------------------
+
+inline std::string show(const std::string& x) {
+  return '"' + x + '"';
+}
+
+inline std::string show(msg::node_state x) {
+  return msg::to_string(x);
+}
+
+inline std::string show(msg::job_state x) {
+  return msg::to_string(x);
+}
+
+inline std::string show(msg::stream_kind x) {
+  return std::to_string(static_cast<int>(x));
+}
+
+template <class T, class = std::enable_if_t<std::is_arithmetic_v<T>>>
+std::string show(T x) {
+  if constexpr (std::is_same_v<T, bool>)
+    return x ? "true" : "false";
+  else if constexpr (std::is_floating_point_v<T>) {
+    std::ostringstream out;
+    out.precision(17);
+    out << x;
+    return out.str();
+  } else if constexpr (std::is_signed_v<T>)
+    return std::to_string(static_cast<long long>(x));
+  else
+    return std::to_string(static_cast<unsigned long long>(x));
+}
+
+template <class T>
+std::string show(const std::vector<T>& xs) {
+  std::string out = "[";
+  for (size_t i = 0; i < xs.size(); ++i) out += (i == 0 ? "" : ", ") + show(xs[i]);
+  return out + "]";
+}
+
+// -- walking the fields of two values -----------------------------------------------------------
+
+// Calls `f(name, a.field, b.field)` for every field, nested structs and lists of structs
+// included. Keep in step with messages/types.hpp: a field missing here is a field not tested.
+#define SHOAL_FIELD(field) f(prefix + #field, a.field, b.field)
+
+template <class F>
+void fields(const msg::machine_status& a, const msg::machine_status& b, F&& f,
+            const std::string& prefix = "machine_status.") {
+  SHOAL_FIELD(node_name);
+  SHOAL_FIELD(hostname);
+  SHOAL_FIELD(os);
+  SHOAL_FIELD(cpus);
+  SHOAL_FIELD(sockets);
+  SHOAL_FIELD(cores_per_socket);
+  SHOAL_FIELD(threads_per_core);
+  SHOAL_FIELD(cpu_mhz);
+  SHOAL_FIELD(real_memory_mb);
+  SHOAL_FIELD(virtual_memory_mb);
+  SHOAL_FIELD(tmp_disk_mb);
+  SHOAL_FIELD(boot_time);
+  SHOAL_FIELD(daemon_start_time);
+  SHOAL_FIELD(daemon_pid);
+}
+
+template <class F>
+void fields(const msg::node_info& a, const msg::node_info& b, F&& f,
+            const std::string& prefix = "node_info.") {
+  SHOAL_FIELD(name);
+  SHOAL_FIELD(state);
+  SHOAL_FIELD(reason);
+  SHOAL_FIELD(reason_time);
+  SHOAL_FIELD(reason_user);
+  SHOAL_FIELD(state_since);
+  SHOAL_FIELD(last_response);
+  SHOAL_FIELD(address);
+  SHOAL_FIELD(cpus);
+  SHOAL_FIELD(real_memory_mb);
+  SHOAL_FIELD(tmp_disk_mb);
+  SHOAL_FIELD(weight);
+  SHOAL_FIELD(partitions);
+  fields(a.reported, b.reported, f, prefix + "reported.");
+  SHOAL_FIELD(job_ids);
+  SHOAL_FIELD(features);
+}
+
+template <class F>
+void fields(const msg::partition_info& a, const msg::partition_info& b, F&& f,
+            const std::string& prefix = "partition_info.") {
+  SHOAL_FIELD(name);
+  SHOAL_FIELD(state);
+  SHOAL_FIELD(is_default);
+  SHOAL_FIELD(max_time_s);
+  SHOAL_FIELD(default_time_s);
+  SHOAL_FIELD(max_nodes);
+  SHOAL_FIELD(nodes);
+  SHOAL_FIELD(priority);
+}
+
+template <class F>
+void fields(const msg::job_request& a, const msg::job_request& b, F&& f,
+            const std::string& prefix = "job_request.") {
+  SHOAL_FIELD(job_id);
+  SHOAL_FIELD(name);
+  SHOAL_FIELD(user);
+  SHOAL_FIELD(uid);
+  SHOAL_FIELD(gid);
+  SHOAL_FIELD(partition);
+  SHOAL_FIELD(min_nodes);
+  SHOAL_FIELD(ntasks);
+  SHOAL_FIELD(cpus_per_task);
+  SHOAL_FIELD(time_limit_s);
+  SHOAL_FIELD(nodelist);
+  SHOAL_FIELD(exclude);
+  SHOAL_FIELD(argv);
+  SHOAL_FIELD(env);
+  SHOAL_FIELD(cwd);
+  SHOAL_FIELD(batch);
+  SHOAL_FIELD(script);
+  SHOAL_FIELD(stdout_path);
+  SHOAL_FIELD(stderr_path);
+  SHOAL_FIELD(requeue);
+  SHOAL_FIELD(label);
+  SHOAL_FIELD(nice);
+  SHOAL_FIELD(nodes_max);
+}
+
+template <class F>
+void fields(const msg::job_info& a, const msg::job_info& b, F&& f,
+            const std::string& prefix = "job_info.") {
+  SHOAL_FIELD(job_id);
+  SHOAL_FIELD(name);
+  SHOAL_FIELD(user);
+  SHOAL_FIELD(uid);
+  SHOAL_FIELD(partition);
+  SHOAL_FIELD(state);
+  SHOAL_FIELD(reason);
+  SHOAL_FIELD(submit_time);
+  SHOAL_FIELD(start_time);
+  SHOAL_FIELD(end_time);
+  SHOAL_FIELD(time_limit_s);
+  SHOAL_FIELD(node_count);
+  SHOAL_FIELD(nodelist);
+  SHOAL_FIELD(ntasks);
+  SHOAL_FIELD(cpus_per_task);
+  SHOAL_FIELD(exit_code);
+  SHOAL_FIELD(batch);
+  SHOAL_FIELD(work_dir);
+  SHOAL_FIELD(command);
+  SHOAL_FIELD(stdout_path);
+  SHOAL_FIELD(stderr_path);
+  SHOAL_FIELD(requeue_count);
+  SHOAL_FIELD(priority);
+  SHOAL_FIELD(step_count);
+  SHOAL_FIELD(requeue);
+  SHOAL_FIELD(exclude_nodes);
+  SHOAL_FIELD(required_nodes);
+}
+
+template <class F>
+void fields(const msg::launch_request& a, const msg::launch_request& b, F&& f,
+            const std::string& prefix = "launch_request.") {
+  SHOAL_FIELD(job_id);
+  SHOAL_FIELD(step_id);
+  SHOAL_FIELD(user);
+  SHOAL_FIELD(uid);
+  SHOAL_FIELD(gid);
+  SHOAL_FIELD(argv);
+  SHOAL_FIELD(env);
+  SHOAL_FIELD(cwd);
+  SHOAL_FIELD(nodelist);
+  SHOAL_FIELD(node_index);
+  SHOAL_FIELD(node_count);
+  SHOAL_FIELD(ntasks);
+  SHOAL_FIELD(ranks);
+  SHOAL_FIELD(cpus_per_task);
+  SHOAL_FIELD(batch);
+  SHOAL_FIELD(script);
+  SHOAL_FIELD(stdout_path);
+  SHOAL_FIELD(stderr_path);
+  SHOAL_FIELD(switch_data);
+  SHOAL_FIELD(job_nodelist);
+  SHOAL_FIELD(job_name);
+  SHOAL_FIELD(partition);
+  SHOAL_FIELD(job_node_count);
+}
+
+template <class F>
+void fields(const msg::task_output& a, const msg::task_output& b, F&& f,
+            const std::string& prefix = "task_output.") {
+  SHOAL_FIELD(job_id);
+  SHOAL_FIELD(step_id);
+  SHOAL_FIELD(rank);
+  SHOAL_FIELD(stream);
+  SHOAL_FIELD(data);
+  SHOAL_FIELD(node_name);
+}
+
+template <class F>
+void fields(const msg::task_exit& a, const msg::task_exit& b, F&& f,
+            const std::string& prefix = "task_exit.") {
+  SHOAL_FIELD(rank);
+  SHOAL_FIELD(exit_code);
+  SHOAL_FIELD(signal);
+}
+
+template <class F>
+void fields(const msg::step_exit& a, const msg::step_exit& b, F&& f,
+            const std::string& prefix = "step_exit.") {
+  SHOAL_FIELD(job_id);
+  SHOAL_FIELD(step_id);
+  SHOAL_FIELD(node_name);
+  f(prefix + "tasks.size()", a.tasks.size(), b.tasks.size());
+  for (size_t i = 0; i < a.tasks.size() && i < b.tasks.size(); ++i)
+    fields(a.tasks[i], b.tasks[i], f, prefix + "tasks[" + std::to_string(i) + "].");
+  SHOAL_FIELD(launch_error);
+}
+
+template <class F>
+void fields(const msg::job_event& a, const msg::job_event& b, F&& f,
+            const std::string& prefix = "job_event.") {
+  SHOAL_FIELD(job_id);
+  SHOAL_FIELD(step_id);
+  SHOAL_FIELD(kind);
+  SHOAL_FIELD(state);
+  SHOAL_FIELD(nodelist);
+  SHOAL_FIELD(text);
+  SHOAL_FIELD(exit_code);
+  SHOAL_FIELD(node_count);
+}
+
+template <class F>
+void fields(const msg::node_update& a, const msg::node_update& b, F&& f,
+            const std::string& prefix = "node_update.") {
+  SHOAL_FIELD(nodes);
+  SHOAL_FIELD(state);
+  SHOAL_FIELD(reason);
+  SHOAL_FIELD(user);
+}
+
+#undef SHOAL_FIELD
+
+/// Checks every field of `actual` against `expected`, naming each one that differs.
+template <class T>
+void check_same(const T& actual, const T& expected) {
+  fields(actual, expected, [](const std::string& name, const auto& x, const auto& y) {
+    BOOST_CHECK_MESSAGE(x == y, name << " is " << show(x) << ", expected " << show(y));
+  });
+}
+
+/// Checks that no field of `x` holds the value it has in `T{}`: a sample that leaves a field at
+/// its default cannot show that the codec carries that field.
+template <class T>
+void check_no_default_field(const T& x) {
+  fields(x, T{}, [](const std::string& name, const auto& v, const auto& def) {
+    BOOST_CHECK_MESSAGE(!(v == def),
+                        name << " keeps its default " << show(def) << " in the sample");
+  });
+}
+
+// -- samples ------------------------------------------------------------------------------------
+
+// Values are chosen to catch truncation and sign errors: large 64-bit numbers, negative signed
+// values, non-ASCII text, and NUL bytes in Data fields.
+
+inline msg::machine_status sample_machine_status() {
+  msg::machine_status x;
+  x.node_name = "node017";
+  x.hostname = "n17.cluster.example";
+  x.os = "Linux.6.1.0-18-amd64";
+  x.cpus = 96;
+  x.sockets = 2;
+  x.cores_per_socket = 24;
+  x.threads_per_core = 2;
+  x.cpu_mhz = 2450.125;
+  x.real_memory_mb = 515'000;
+  x.virtual_memory_mb = 0x1'0000'0001ull;
+  x.tmp_disk_mb = 1'800'000;
+  x.boot_time = 1'700'000'000;
+  x.daemon_start_time = -1'700'000'123;
+  x.daemon_pid = 4'194'304;
+  return x;
+}
+
+inline msg::node_info sample_node_info() {
+  msg::node_info x;
+  x.name = "node017";
+  x.state = msg::node_state::draining;
+  x.reason = "Low RealMemory (reported 1024 < configured 2048) \xc3\xa9";
+  x.reason_time = 1'700'000'111;
+  x.reason_user = "root";
+  x.state_since = 1'700'000'222;
+  x.last_response = -5;
+  x.address = "10.1.2.17";
+  x.cpus = 64;
+  x.real_memory_mb = 0xffff'ffff'ffffull;
+  x.tmp_disk_mb = 77;
+  x.weight = 0xffff'ffffu;
+  x.partitions = {"debug", "batch", ""};
+  x.reported = sample_machine_status();
+  x.job_ids = {1, 0xffff'ffff'ffff'ffffull, 42};
+  x.features = "gpu,ib";
+  return x;
+}
+
+inline msg::partition_info sample_partition_info() {
+  msg::partition_info x;
+  x.name = "batch";
+  x.state = "DRAIN";
+  x.is_default = true;
+  x.max_time_s = 86'400;
+  x.default_time_s = 3'600;
+  x.max_nodes = 128;
+  x.nodes = {"node1", "node2", "node10"};
+  x.priority = 9;
+  return x;
+}
+
+inline msg::job_request sample_job_request() {
+  msg::job_request x;
+  x.job_id = 0x1'0000'0002ull;
+  x.name = "relax";
+  x.user = "alice";
+  x.uid = 1001;
+  x.gid = 4294967294u;
+  x.partition = "batch";
+  x.min_nodes = 4;
+  x.ntasks = 16;
+  x.cpus_per_task = 3;
+  x.time_limit_s = -1;
+  x.nodelist = "node[1-2]";
+  x.exclude = "node7";
+  x.argv = {"/bin/echo", "a b", ""};
+  x.env = {"PATH=/usr/bin", "EMPTY="};
+  x.cwd = "/home/alice/run";
+  x.batch = true;
+  x.script = "#!/bin/sh\necho \"h\xc3\xa9\"\n";  // Text holds no NUL: Cap'n Proto's rule
+  x.stdout_path = "out-%j.txt";
+  x.stderr_path = "err-%j.txt";
+  x.requeue = true;
+  x.label = true;
+  x.nice = -20;
+  x.nodes_max = 8;
+  return x;
+}
+
+inline msg::job_info sample_job_info() {
+  msg::job_info x;
+  x.job_id = 77;
+  x.name = "relax";
+  x.user = "alice";
+  x.uid = 1001;
+  x.partition = "batch";
+  x.state = msg::job_state::node_fail;
+  x.reason = "NodeFail";
+  x.submit_time = 1'700'000'000;
+  x.start_time = 1'700'000'010;
+  x.end_time = 1'700'000'020;
+  x.time_limit_s = 600;
+  x.node_count = 3;
+  x.nodelist = "node[1-3]";
+  x.ntasks = 12;
+  x.cpus_per_task = 2;
+  x.exit_code = -137;
+  x.batch = true;
+  x.work_dir = "/home/alice";
+  x.command = "/home/alice/job.sh";
+  x.stdout_path = "/home/alice/shoal-77.out";
+  x.stderr_path = "/home/alice/shoal-77.err";
+  x.requeue_count = 2;
+  x.priority = 0xffff'ffff'0000ull;
+  x.step_count = 5;
+  x.requeue = true;
+  x.exclude_nodes = "node9";
+  x.required_nodes = "node1";
+  return x;
+}
+
+inline msg::launch_request sample_launch_request() {
+  msg::launch_request x;
+  x.job_id = 77;
+  x.step_id = msg::batch_step_id;
+  x.user = "alice";
+  x.uid = 1001;
+  x.gid = 100;
+  x.argv = {"hostname", "-s"};
+  x.env = {"A=1", "B=2"};
+  x.cwd = "/tmp";
+  x.nodelist = "node[1-3]";
+  x.node_index = 2;
+  x.node_count = 3;
+  x.ntasks = 7;
+  x.ranks = {4, 5, 6};
+  x.cpus_per_task = 4;
+  x.batch = true;
+  x.script = "#!/bin/sh\n";
+  x.stdout_path = "/tmp/o";
+  x.stderr_path = "/tmp/e";
+  x.switch_data = {0x00, 0xff, 0x7f, 0x80, 0x01};
+  x.job_nodelist = "node[1-4]";
+  x.job_name = "relax";
+  x.partition = "batch";
+  x.job_node_count = 4;
+  return x;
+}
+
+inline msg::task_output sample_task_output() {
+  msg::task_output x;
+  x.job_id = 77;
+  x.step_id = 3;
+  x.rank = -1;
+  x.stream = msg::stream_kind::err;
+  x.data = std::string{"line 1\n\0\xff binary", 17};
+  x.node_name = "node2";
+  return x;
+}
+
+inline msg::step_exit sample_step_exit() {
+  msg::step_exit x;
+  x.job_id = 77;
+  x.step_id = 3;
+  x.node_name = "node2";
+  x.tasks = {{0, 0, 9}, {1, 255, 0}, {4294967295u, -1, -2}};
+  x.launch_error = "execve: No such file or directory";
+  return x;
+}
+
+inline msg::job_event sample_job_event() {
+  msg::job_event x;
+  x.job_id = 77;
+  x.step_id = 1;
+  x.kind = "ended";
+  x.state = msg::job_state::timeout;
+  x.nodelist = "node[1-2]";
+  x.text = "DUE TO TIME LIMIT";
+  x.exit_code = 143;
+  x.node_count = 2;
+  return x;
+}
+
+inline msg::node_update sample_node_update() {
+  msg::node_update x;
+  x.nodes = "node[1-4]";
+  x.state = "DRAIN";
+  x.reason = "maintenance";
+  x.user = "root";
+  return x;
+}
+
+}  // namespace shoal::test
