@@ -22,6 +22,7 @@ struct run_client_state {
   uint64_t job_id = 0;
   bool is_step = false;
   bool queued = false;
+  bool allocated = false;
   bool ended = false;
   bool done = false;
   uint32_t nodes_expected = 0;
@@ -81,6 +82,7 @@ void on_event(client_self self, const msg::job_event& ev) {
     st.queued = true;
     note("job " + id + " queued and waiting for resources");
   } else if (ev.kind == "allocated") {
+    st.allocated = true;
     if (st.queued) note("job " + id + " has been allocated resources");
   } else if (ev.kind == "message") {
     note(ev.text);
@@ -139,7 +141,10 @@ caf::behavior run_client(client_self self, caf::actor controller, msg::job_reque
       [self](caf::timeout_atom) { finish(self, self->state.code); },
       [self](msg::signal_atom, int32_t signo) {
         auto& st = self->state;
-        if (st.job_id != 0) self->send(st.controller, msg::signal_atom_v, st.job_id, signo);
+        if (st.job_id == 0) return;
+        // No tasks yet: an interrupt withdraws the request (srun revokes the allocation).
+        if (!st.allocated && !st.is_step) return self->send(self, msg::cancel_atom_v);
+        self->send(st.controller, msg::signal_atom_v, st.job_id, signo);
       },
       [self](msg::cancel_atom) {
         auto& st = self->state;
