@@ -202,7 +202,7 @@ BOOST_AUTO_TEST_CASE(job_cells_show_state_elapsed_time_and_nodes_or_reason) {
                                                    "0:00", "10", "(Resources)"}),
       boost::test_tools::per_element());
   BOOST_TEST(words(lines[3]) == (std::vector<std::string>{"1003", "debug", "c", "alice", "CD",
-                                                          "1:05:00", "1", "(None)"}),
+                                                          "1:05:00", "1", "n3"}),
              boost::test_tools::per_element());
 }
 

@@ -1,0 +1,86 @@
+// Config files as the daemons read them: the seed's sample, errors and warnings that name
+// file:line, and the running config as `shoal control show config` prints it.
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+#include "test/integration/harness.hpp"
+
+using namespace shoal::test;
+
+namespace {
+
+/// A minimal valid config for one node; `line3` is its third line.
+std::string config_with_line3(uint16_t port, const std::string& line3) {
+  return "ClusterName=it\nSlurmctldPort=" + std::to_string(port) + "\n" + line3 +
+         "\nNodeName=node1 NodeAddr=127.0.0.1\nPartitionName=debug Nodes=node1 Default=YES\n";
+}
+
+/// True when something accepts TCP connections on 127.0.0.1:`port`.
+bool listening(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  ::close(fd);
+  return ok;
+}
+
+command_options quick() {
+  command_options opt;
+  opt.timeout = 15s;
+  return opt;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(config_files)
+
+BOOST_AUTO_TEST_CASE(the_seed_sample_config_checks_clean) {
+  auto r =
+      run_command({bin_path("shoalctld"), "--check", "-f", data_path("seed/SlurmConf")}, quick());
+  BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_CHECK_MESSAGE(r.out.find("is valid") != std::string::npos, r.describe());
+}
+
+BOOST_AUTO_TEST_CASE(an_invalid_value_names_file_and_line_and_the_daemon_does_not_start) {
+  scratch_dir dir;
+  auto port = free_port();
+  auto conf =
+      write_file(dir.file("broken.conf"), config_with_line3(port, "HeartBeatInterval=soon"));
+  auto check = run_command({bin_path("shoalctld"), "--check", "-f", conf}, quick());
+  BOOST_CHECK_MESSAGE(check.exit_code != 0 && !check.timed_out, check.describe());
+  BOOST_CHECK_MESSAGE(check.err.find(conf + ":3:") != std::string::npos, check.describe());
+  auto daemon = run_command({bin_path("shoalctld"), "-f", conf}, quick());
+  BOOST_CHECK_MESSAGE(daemon.exit_code != 0 && !daemon.timed_out, daemon.describe());
+  BOOST_CHECK_MESSAGE(daemon.err.find(conf + ":3:") != std::string::npos, daemon.describe());
+  BOOST_CHECK(!listening(port));
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_key_warns_with_file_and_line) {
+  scratch_dir dir;
+  auto conf =
+      write_file(dir.file("unknown.conf"), config_with_line3(free_port(), "FrobnicateLevel=3"));
+  auto r = run_command({bin_path("shoalctld"), "--check", "-f", conf}, quick());
+  BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_CHECK_MESSAGE(r.err.find(conf + ":3:") != std::string::npos, r.describe());
+  BOOST_CHECK_MESSAGE(r.err.find("FrobnicateLevel") != std::string::npos, r.describe());
+  BOOST_CHECK_MESSAGE(r.err.find("warning") != std::string::npos, r.describe());
+}
+
+BOOST_FIXTURE_TEST_CASE(show_config_prints_the_running_config, one_node) {
+  auto r = run_cli({"control", "show", "config"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_CHECK_MESSAGE(r.out.find("SlurmctldPort") != std::string::npos, r.out);
+  BOOST_CHECK_MESSAGE(r.out.find(std::to_string(cluster.port())) != std::string::npos, r.out);
+  BOOST_CHECK_MESSAGE(r.out.find(conf) != std::string::npos, r.out);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

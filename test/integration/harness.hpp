@@ -1,0 +1,228 @@
+#pragma once
+
+// The integration tests' harness: run processes with a deadline and captured output, poll the CLI
+// until a condition holds, and fixtures that start a real shoalctld and N shoald on 127.0.0.1
+// (Flux's `test_under_flux N`). Nothing here sleeps for correctness: every wait polls.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <boost/test/unit_test.hpp>
+#include <nlohmann/json.hpp>
+
+#include "runtime/bootstrap/local_cluster.hpp"
+
+/// Marks a failure whose cause is the product, not the test, so the report can list it.
+#define SHOAL_PRODUCT_BUG(text)                  \
+  do {                                           \
+    BOOST_TEST_MESSAGE("PRODUCT BUG: " << text); \
+    BOOST_ERROR("PRODUCT BUG: " << text);        \
+  } while (false)
+
+namespace shoal::test {
+
+using namespace std::chrono_literals;
+using millis = std::chrono::milliseconds;
+
+// -- processes ------------------------------------------------------------------------------------
+
+/// How to start a command.
+struct command_options {
+  /// Added to the environment, overriding inherited values.
+  std::vector<std::pair<std::string, std::string>> env;
+  /// Standard input; /dev/null when unset.
+  std::optional<std::string> input;
+  /// Working directory; empty = the test's.
+  std::string cwd;
+  /// The command is killed (with its process group) when it runs longer, and the result says so.
+  millis timeout = 60s;
+};
+
+/// What a finished command left behind.
+struct command_result {
+  int exit_code = -1;  ///< exit status, 128+signal when signalled, -1 when it timed out
+  bool timed_out = false;
+  std::string out;
+  std::string err;
+  std::chrono::duration<double> elapsed{};  ///< from start to exit
+
+  /// "exit=N out=... err=..." for check messages.
+  std::string describe() const;
+};
+
+/// A command running in its own process group with stdout and stderr captured through pipes.
+/// The inherited environment loses every SHOAL_* variable, so a test never reaches a cluster by
+/// accident. No shell is involved.
+class child_process {
+ public:
+  /// Starts `argv` (argv[0] a path or a name looked up in PATH). Throws std::runtime_error when
+  /// the pipes or fork fail; a failed exec shows as exit code 127.
+  child_process(const std::vector<std::string>& argv, const command_options& opt);
+  /// Kills the process group if it still runs.
+  ~child_process();
+  child_process(const child_process&) = delete;
+  child_process& operator=(const child_process&) = delete;
+
+  /// Feeds stdin, reads both streams until they close and reaps the process, or kills its
+  /// process group once the timeout (counted from the start) passes. Call once.
+  command_result finish();
+
+  pid_t pid() const { return pid_; }
+
+ private:
+  pid_t pid_ = -1;
+  int in_fd_ = -1;
+  int out_fd_ = -1;
+  int err_fd_ = -1;
+  std::string input_;
+  std::chrono::steady_clock::time_point start_;
+  std::chrono::steady_clock::time_point deadline_;
+  bool reaped_ = false;
+};
+
+/// Runs `argv` to the end (see child_process).
+command_result run_command(const std::vector<std::string>& argv, const command_options& opt = {});
+
+/// Polls `pred` every 50 ms until it holds (true) or `timeout` passes (false).
+bool wait_until(const std::function<bool()>& pred, millis timeout);
+
+// -- files and ports ------------------------------------------------------------------------------
+
+/// The build's binary folder holds `name` (shoal, shoalctld, shoald).
+std::string bin_path(const std::string& name);
+/// A file under test/data.
+std::string data_path(const std::string& relative);
+
+/// A private directory under /tmp, removed with everything in it on destruction.
+class scratch_dir {
+ public:
+  scratch_dir();
+  ~scratch_dir();
+  scratch_dir(const scratch_dir&) = delete;
+  scratch_dir& operator=(const scratch_dir&) = delete;
+
+  const std::string& path() const { return path_; }
+  /// `path()/name`.
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  /// Keeps the directory (for a failed test's post-mortem).
+  void keep() { keep_ = true; }
+
+ private:
+  std::string path_;
+  bool keep_ = false;
+};
+
+/// Writes `text` to `path` (mode 0755 when `executable`) and returns `path`.
+std::string write_file(const std::string& path, const std::string& text, bool executable = false);
+/// The whole file, or "" when it cannot be read.
+std::string read_file(const std::string& path);
+/// The lines of `text` without their '\n'.
+std::vector<std::string> lines_of(const std::string& text);
+
+/// A loopback TCP port that was free a moment ago (bound, then released).
+uint16_t free_port();
+
+/// True when the current test case has not failed so far.
+bool current_test_passed();
+
+/// A daemon the test starts itself (not through local_cluster), its output in `log`. On
+/// destruction it gets SIGTERM, then SIGKILL after 5 s.
+class daemon_process {
+ public:
+  daemon_process(const std::vector<std::string>& argv, const std::string& log);
+  ~daemon_process();
+  daemon_process(const daemon_process&) = delete;
+  daemon_process& operator=(const daemon_process&) = delete;
+
+  /// True while it runs (reaps it once it exited).
+  bool running();
+
+ private:
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+};
+
+// -- CLI answers ----------------------------------------------------------------------------------
+
+/// Parses a CLI's JSON output; null when it is not JSON.
+nlohmann::json parse_json(const std::string& text);
+
+/// The job id in "Submitted batch job N", or 0.
+uint64_t submitted_job_id(const std::string& out);
+
+/// Runs build/bin/shoal with `args` and SHOAL_CONF=`conf`.
+command_result run_shoal(const std::string& conf, const std::vector<std::string>& args,
+                         command_options opt = {});
+
+/// How many lines of `text` contain `needle`.
+size_t count_lines_with(const std::string& text, const std::string& needle);
+
+// -- fixtures -------------------------------------------------------------------------------------
+
+/// A cluster of `nodes` node daemons, launched and waited for (every node IDLE) in the
+/// constructor; the constructor throws when it does not come up within 60 s. A scratch
+/// directory serves as the working directory of CLI commands. When the test failed, the
+/// cluster's directory (config and daemon logs) is kept and its path printed.
+class cluster_fixture {
+ public:
+  explicit cluster_fixture(unsigned nodes = 2, const std::string& extra_config = "");
+  ~cluster_fixture();
+  cluster_fixture(const cluster_fixture&) = delete;
+  cluster_fixture& operator=(const cluster_fixture&) = delete;
+
+  // -- commands --
+
+  /// Runs build/bin/shoal with `args` and SHOAL_CONF naming the cluster's config; the working
+  /// directory defaults to the scratch directory.
+  command_result run_cli(const std::vector<std::string>& args, command_options opt = {});
+  /// As run_cli, but returns at once; call finish() on the result.
+  std::unique_ptr<child_process> start_cli(const std::vector<std::string>& args,
+                                           command_options opt = {});
+  /// Writes `script` to the scratch directory as `name` and submits it with `shoal batch
+  /// [options] name`; returns the job id, or 0 (after a failed check) when submission failed.
+  uint64_t submit_script(const std::string& name, const std::string& script,
+                         const std::vector<std::string>& options = {});
+
+  // -- state --
+
+  /// `queue -t all --json`'s jobs (an empty array when the CLI fails).
+  nlohmann::json jobs();
+  /// `info -N --json`'s nodes (an empty array when the CLI fails).
+  nlohmann::json nodes();
+  /// One job's record, or null.
+  nlohmann::json job(uint64_t id);
+  /// One node's record, or null.
+  nlohmann::json node(const std::string& name);
+  /// The job's state name ("" when unknown).
+  std::string job_state(uint64_t id);
+  /// The node's state name ("" when unknown).
+  std::string node_state(const std::string& name);
+
+  /// Polls until the job is in `state`; true when it got there within `timeout`.
+  bool wait_job_state(uint64_t id, const std::string& state, millis timeout = 30s);
+  /// Polls until the node is in `state`; true when it got there within `timeout`.
+  bool wait_node_state(const std::string& name, const std::string& state, millis timeout = 30s);
+
+  runtime::local_cluster cluster;
+  scratch_dir scratch;
+  std::string conf;  ///< the cluster's config file
+};
+
+/// One node with the default config.
+struct one_node : cluster_fixture {
+  one_node() : cluster_fixture(1) {}
+};
+
+/// The common case: two nodes with the default config.
+struct two_nodes : cluster_fixture {
+  two_nodes() : cluster_fixture(2) {}
+};
+
+}  // namespace shoal::test
