@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -48,6 +49,7 @@ struct task_state {
   uint32_t rank = 0;
   pid_t pid = -1;        ///< -1: never started
   bool running = false;  ///< forked and not reaped yet
+  int exit_fd = -1;      ///< pidfd: readable once the task exits, so poll() wakes at once
   msg::task_exit exit;
   output_stream out{msg::stream_kind::out};
   output_stream err{msg::stream_kind::err};
@@ -219,6 +221,7 @@ class shepherd {
       }
       t.pid = child.pid;
       t.running = true;
+      t.exit_fd = static_cast<int>(::syscall(SYS_pidfd_open, child.pid, 0));
       t.out.fd = child.stdout_fd;
       t.err.fd = child.stderr_fd;
       // Wait for exec (or its failure) while still serving signal requests.
@@ -233,6 +236,7 @@ class shepherd {
         while (::waitpid(t.pid, &status, 0) < 0 && errno == EINTR) {
         }
         t.running = false;
+        close_fd(t.exit_fd);
         close_fd(t.out.fd);
         close_fd(t.err.fd);
         fail_unstarted(i, describe(failure, spec, program_name()), exit_code_for(failure));
@@ -275,6 +279,7 @@ class shepherd {
       check_mailbox();
     }
     for (auto& t : tasks_) {
+      close_fd(t.exit_fd);
       for (auto* s : {&t.out, &t.err}) {
         emit(t, *s, true);
         close_fd(s->fd);
@@ -297,11 +302,17 @@ class shepherd {
           owners.emplace_back(&t, s);
         }
       }
+      // Batch tasks write to files, so no pipe would wake us when they end: their pidfds do.
+      if (t.running && t.exit_fd >= 0) {
+        fds.push_back(pollfd{t.exit_fd, POLLIN, 0});
+        owners.emplace_back(&t, nullptr);
+      }
     }
     int n = ::poll(fds.data(), fds.size(), static_cast<int>(timeout.count()));
     if (n <= 0) return;
     for (size_t i = 0; i < fds.size(); ++i) {
-      if (fds[i].revents != 0) read_stream(*owners[i].first, *owners[i].second);
+      if (fds[i].revents != 0 && owners[i].second != nullptr)
+        read_stream(*owners[i].first, *owners[i].second);
     }
   }
 
@@ -375,6 +386,7 @@ class shepherd {
       pid_t r = ::waitpid(t.pid, &status, WNOHANG);
       if (r == 0 || (r < 0 && errno == EINTR)) continue;
       t.running = false;
+      close_fd(t.exit_fd);
       if (r < 0) continue;  // ECHILD: reaped elsewhere (SIGCHLD ignored); status unknown
       if (WIFEXITED(status)) {
         t.exit.exit_code = WEXITSTATUS(status);

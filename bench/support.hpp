@@ -1,0 +1,70 @@
+#pragma once
+
+// Helpers shared by the shoal_bench figures: summary statistics, running a CLI process silently,
+// the machine header, and how a figure compares with its target.
+
+#include <string>
+#include <vector>
+
+namespace shoal::bench {
+
+/// Order statistics of a set of samples, in milliseconds.
+struct summary {
+  size_t count = 0;
+  double median_ms = 0;
+  double p95_ms = 0;  ///< nearest-rank 95th percentile
+  double min_ms = 0;
+  double max_ms = 0;
+};
+
+/// Summarises `samples_ms`; an empty set gives an all-zero summary.
+summary summarize(std::vector<double> samples_ms);
+
+/// What one silent process run took.
+struct process_run {
+  int status = -1;          ///< waitpid status; -1 when the process could not be started
+  double elapsed_ms = 0;    ///< from posix_spawn until waitpid returned
+  std::string spawn_error;  ///< why posix_spawn failed, when it did
+  std::string error_text;   ///< first line the process wrote to stderr, when it failed
+};
+
+/// Runs `argv` (argv[0] an absolute path) in `cwd` with this process's environment, stdin and
+/// stdout on /dev/null, and waits for it. Stderr goes to `stderr_file` (truncated; kept so a
+/// failure can be explained, its first line lands in `error_text`), or to /dev/null when empty.
+/// Thread-safe: uses posix_spawn (vfork + exec), so it may be called while actor-system threads
+/// run.
+process_run run_silent(const std::vector<std::string>& argv, const std::string& cwd,
+                       const std::string& stderr_file = "");
+
+/// True when the process ran and exited with status 0.
+bool succeeded(const process_run& r);
+
+/// "exit 3", "signal 9" or the spawn error, for failure lines.
+std::string describe_status(const process_run& r);
+
+/// Path of `name` beside the running binary (build/bin/), or empty when it is not there.
+std::string sibling_binary(const char* name);
+
+/// `nproc`'s answer (it honours OMP_NUM_THREADS and the affinity mask); 0 when it cannot run.
+unsigned nproc_count();
+
+/// Local time as "2024-05-01 12:34:56 +0200".
+std::string now_text();
+
+/// The command line, with arguments containing spaces quoted.
+std::string command_line(int argc, char** argv);
+
+/// "MET" or "MISSED by 2.3 ms (1.23x the target)" for a figure that must stay below `limit_ms`.
+std::string verdict_below(double value_ms, double limit_ms);
+
+/// "MET" or "MISSED: 3.10x short" for a rate that must reach `floor_per_s`.
+std::string verdict_at_least(double rate_per_s, double floor_per_s);
+
+/// A private directory under /tmp (canonical path, so it matches what getcwd() reports in the
+/// children); empty on failure.
+std::string make_temp_dir(const char* prefix);
+
+/// Removes `dir` and everything below it; does nothing for an empty path.
+void remove_tree(const std::string& dir);
+
+}  // namespace shoal::bench

@@ -1,0 +1,56 @@
+#pragma once
+
+// Figure (b): how fast a burst of trivial batch jobs is accepted and run to completion.
+
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+
+#include "bench/support.hpp"
+#include "messages/states.hpp"
+
+namespace shoal::bench {
+
+/// How a phase reaches the cluster: the bench's own actor system and controller handle (to watch
+/// the queue and, for the API phase, to submit), and the CLI binary.
+struct cluster_access {
+  caf::actor_system* sys = nullptr;
+  caf::actor controller;
+  std::string shoal_path;
+  std::chrono::milliseconds poll_every{20};  ///< how often the queue is polled during a burst
+};
+
+/// The figures of one burst. Times start when the first submission starts.
+struct throughput_result {
+  std::string label;
+  size_t jobs = 0;                           ///< submissions attempted
+  size_t accepted = 0;                       ///< submissions the controller answered with a job
+  std::vector<std::string> submit_failures;  ///< one line per refused or failed submission
+  double submit_s = 0;                       ///< until the last submission was answered
+  double end_to_end_s = 0;                   ///< until every accepted job was seen finished
+  bool all_finished = false;                 ///< false: the deadline passed first
+  std::map<msg::job_state, size_t> states;   ///< the phase's jobs by state at the end
+  std::vector<std::string> problems;         ///< jobs that did not end COMPLETED (first 10)
+  size_t output_files = 0;                   ///< shoal-*.out files the jobs left in the dir
+  summary submit_latency;   ///< per `shoal batch` process (CLI burst only; zero for the API)
+  summary poll_rtt;         ///< round trip of each (jobs_atom) poll
+  size_t jobs_in_view = 0;  ///< jobs the controller listed at the last poll
+};
+
+/// Submits `jobs` copies of `#!/bin/sh\ntrue` with the real CLI (`shoal batch job.sh`), from
+/// `submitters` threads in parallel, each running the CLI serially, in `dir` (which receives the
+/// script and the jobs' output files). Watches the controller until they all finished or
+/// `deadline` passed.
+throughput_result run_cli_burst(const cluster_access& access, size_t jobs, unsigned submitters,
+                                const std::string& dir, std::chrono::seconds deadline);
+
+/// Submits `jobs` copies of the same script through the actor API over one connection, all
+/// requests sent before the first reply is awaited, and watches them as run_cli_burst does.
+throughput_result run_api_burst(const cluster_access& access, size_t jobs, const std::string& dir,
+                                std::chrono::seconds deadline);
+
+}  // namespace shoal::bench
