@@ -59,6 +59,7 @@ pass_result schedule_pass(std::vector<pending_job> queue, std::vector<bool>& fre
   });
   pass_result result;
   std::vector<bool> blocked(partitions.size(), false);
+  auto free_count = static_cast<size_t>(std::count(free_nodes.begin(), free_nodes.end(), true));
   for (auto& job : queue) {
     const auto& part = partitions[job.partition];
     if (!part.up) {
@@ -70,6 +71,12 @@ pass_result schedule_pass(std::vector<pending_job> queue, std::vector<bool>& fre
       continue;
     }
     std::string reason;
+    if (free_count == 0 && job.required.empty()) {
+      // Nothing is free: skip the placement work, the answer is known.
+      blocked[job.partition] = true;
+      result.waiting.push_back({job.id, "Resources"});
+      continue;
+    }
     auto nodes = place(job, free_nodes, part, weights, policy, reason);
     if (!nodes) {
       // A job waiting for specific nodes does not hold back the rest of its partition.
@@ -78,6 +85,7 @@ pass_result schedule_pass(std::vector<pending_job> queue, std::vector<bool>& fre
       continue;
     }
     for (auto n : *nodes) free_nodes[n] = false;
+    free_count -= nodes->size();
     result.started.push_back({job.id, std::move(*nodes)});
   }
   return result;

@@ -1,0 +1,12 @@
+#!/bin/bash
+# Builds shoal with AddressSanitizer and UndefinedBehaviorSanitizer into build-asan/ and runs
+# every test there. Run it before resolving anything that touches memory or concurrency.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DSHOAL_SANITIZERS=address,undefined >/dev/null
+cmake --build build-asan -j"$(nproc)"
+cd build-asan
+# Daemons exit through _Exit, so LeakSanitizer's exit-time report never runs there anyway.
+ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest -j"$(nproc)" --output-on-failure --timeout 600 "$@"
