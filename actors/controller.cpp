@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <deque>
 #include <map>
 #include <unordered_map>
 
@@ -37,6 +38,10 @@ struct controller_state {
   caf::actor scheduler;
   uint64_t next_job_id = 1;
   uint32_t admin_uid = 0;
+  /// Submission tokens seen recently -> job id, so a client that lost a reply and retries gets
+  /// its job back instead of a second one. Oldest first, for pruning.
+  std::unordered_map<std::string, uint64_t> tokens;
+  std::deque<std::pair<int64_t, std::string>> token_order;
 };
 
 using controller_self = caf::stateful_actor<controller_state>*;
@@ -52,9 +57,34 @@ void purge_old_jobs(controller_self self) {
   }
 }
 
+/// How long a submission token is remembered: far longer than any client retries.
+constexpr int64_t token_memory_s = 600;
+
+void remember_token(controller_self self, const std::string& token, uint64_t id) {
+  auto& st = self->state;
+  auto now = unix_now();
+  while (!st.token_order.empty() && st.token_order.front().first < now - token_memory_s) {
+    st.tokens.erase(st.token_order.front().second);
+    st.token_order.pop_front();
+  }
+  st.tokens.emplace(token, id);
+  st.token_order.emplace_back(now, token);
+}
+
 caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& req,
                                       caf::actor& client) {
   auto& st = self->state;
+  if (!req.submit_token.empty()) {
+    auto known = st.tokens.find(req.submit_token);
+    if (known != st.tokens.end()) {
+      log().info("job submit retried job={} user={}", known->second, req.user);
+      msg::job_info info;
+      info.job_id = known->second;
+      auto view = st.job_view.find(known->second);
+      info.state = view != st.job_view.end() ? view->second.state : msg::job_state::pending;
+      return info;
+    }
+  }
   std::vector<msg::node_info> nodes;
   for (auto& [name, info] : st.node_view) nodes.push_back(info);
   auto resolved = resolve_submission(st.cfg, nodes, req);
@@ -82,8 +112,10 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
              setup.req.batch);
   // Not linked: unlinking is linear in the links held, paid at every job's end, and shoalctld
   // exits without tearing its actors down anyway.
+  auto token = setup.req.submit_token;
   auto job = spawn_job(self->system(), std::move(setup));
   st.jobs.emplace(id, job);
+  if (!token.empty()) remember_token(self, token, id);
   msg::job_info info;
   info.job_id = id;
   info.state = msg::job_state::pending;

@@ -187,6 +187,7 @@ void fill(wire::JobRequest::Builder b, const job_request& x) {
   b.setLabel(x.label);
   b.setNice(x.nice);
   b.setNodesMax(x.nodes_max);
+  b.setSubmitToken(x.submit_token);
 }
 
 void read(wire::JobRequest::Reader r, job_request& x) {
@@ -213,6 +214,7 @@ void read(wire::JobRequest::Reader r, job_request& x) {
   x.label = r.getLabel();
   x.nice = r.getNice();
   x.nodes_max = r.getNodesMax();
+  x.submit_token = str(r.getSubmitToken());
 }
 
 void fill(wire::JobInfo::Builder b, const job_info& x) {

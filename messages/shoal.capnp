@@ -77,6 +77,8 @@ struct JobRequest {
   label @20 :Bool;           # prefix output lines with the task rank
   nice @21 :Int32;
   nodesMax @22 :UInt32;      # 0: same as minNodes
+  submitToken @23 :Text;     # chosen by the client; a retried submission with the same token
+                             # returns the first one's job instead of creating another
 }
 
 struct JobInfo {

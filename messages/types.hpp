@@ -86,6 +86,7 @@ struct job_request {
   bool label = false;
   int32_t nice = 0;
   uint32_t nodes_max = 0;
+  std::string submit_token;
 };
 
 struct job_info {

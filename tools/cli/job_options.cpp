@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <climits>
 #include <cstdlib>
+#include <random>
 
 #include "messages/errc.hpp"
 #include "runtime/duration.hpp"
@@ -50,6 +52,16 @@ caf::expected<uint32_t> parse_node_count(const std::string& text) {
   return static_cast<uint32_t>(value);
 }
 
+/// Unique per submission: host, process, time and randomness.
+std::string submission_token() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::random_device rd;
+  auto stamp = std::chrono::system_clock::now().time_since_epoch().count();
+  return std::string{host} + ":" + std::to_string(getpid()) + ":" + std::to_string(stamp) + ":" +
+         std::to_string((static_cast<uint64_t>(rd()) << 32) | rd());
+}
+
 std::string working_directory() {
   char buf[PATH_MAX];
   return getcwd(buf, sizeof buf) != nullptr ? buf : "/";
@@ -88,6 +100,7 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
   req.stderr_path = o.error;
   req.argv = std::move(argv);
   for (char** e = environ; *e != nullptr; ++e) req.env.emplace_back(*e);
+  req.submit_token = submission_token();
   return req;
 }
 

@@ -38,6 +38,19 @@ std::unique_ptr<session> open_session(const std::string& cmd, const std::string&
   return s;
 }
 
+caf::error reconnect(session& s) {
+  // Leaked on purpose: tearing a CAF 0.17 system down can wait on its connections.
+  (void)s.sys.release();
+  (void)s.sys_cfg.release();
+  s.sys_cfg = std::make_unique<caf::actor_system_config>();
+  runtime::configure_actor_system(*s.sys_cfg, 2);
+  s.sys = std::make_unique<caf::actor_system>(*s.sys_cfg);
+  auto ctl = runtime::connect_controller(*s.sys, s.conf);
+  if (!ctl) return std::move(ctl.error());
+  s.controller = std::move(*ctl);
+  return caf::none;
+}
+
 void quit_process(int code) {
   std::fflush(stdout);
   std::fflush(stderr);

@@ -32,14 +32,32 @@ int fail(const std::string& cmd, const std::string& text, int code = exit_failur
 std::unique_ptr<session> open_session(const std::string& cmd, const std::string& conf_path,
                                       int& code);
 
-/// Sends a request and blocks for the answer (CLI only).
+/// Replaces the connection with a fresh actor system and connection (the old system is left to
+/// the process exit). Error: as open_session.
+caf::error reconnect(session& s);
+
+/// Sends a request and blocks for the answer (CLI only). Every request the CLI makes this way is
+/// idempotent (listings, updates, cancel, token-carrying submissions), so when no reply comes it
+/// retries over a fresh connection: CAF 0.17 can drop a reply on a connection whose socket id
+/// the controller reused a moment earlier (see docs/benchmarks.md, "A lost reply").
 template <class T, class... Ts>
 caf::expected<T> ask(session& s, Ts&&... xs) {
-  caf::scoped_actor self{*s.sys};
+  // A healthy controller answers in milliseconds; a retry costs one reconnect and, thanks to
+  // idempotence, nothing else, so the first wait is short and later ones allow for load.
+  constexpr std::chrono::milliseconds waits[] = {std::chrono::seconds{2}, std::chrono::seconds{5},
+                                                 std::chrono::seconds{20}};
+  constexpr int attempts = 3;
   caf::expected<T> result{caf::error{}};
-  self->request(s.controller, std::chrono::seconds{30}, std::forward<Ts>(xs)...)
-      .receive([&](T& x) { result = std::move(x); },
-               [&](caf::error& err) { result = std::move(err); });
+  for (int attempt = 1; attempt <= attempts; ++attempt) {
+    {
+      caf::scoped_actor self{*s.sys};
+      self->request(s.controller, waits[attempt - 1], xs...)
+          .receive([&](T& x) { result = std::move(x); },
+                   [&](caf::error& err) { result = std::move(err); });
+    }
+    if (result || result.error() != caf::sec::request_timeout || attempt == attempts) return result;
+    if (auto err = reconnect(s)) return err;
+  }
   return result;
 }
 

@@ -140,6 +140,7 @@ void fields(const msg::job_request& a, const msg::job_request& b, F&& f,
   SHOAL_FIELD(label);
   SHOAL_FIELD(nice);
   SHOAL_FIELD(nodes_max);
+  SHOAL_FIELD(submit_token);
 }
 
 template <class F>
@@ -358,6 +359,7 @@ inline msg::job_request sample_job_request() {
   x.label = true;
   x.nice = -20;
   x.nodes_max = 8;
+  x.submit_token = "host:1234:abcdef";
   return x;
 }
 

@@ -1,0 +1,95 @@
+// The controller actor in-process, without node daemons: what it decides on its own.
+
+#include <boost/test/unit_test.hpp>
+
+#include <caf/all.hpp>
+#include <caf/io/middleman.hpp>
+
+#include "actors/controller.hpp"
+#include "messages/errc.hpp"
+#include "messages/type_ids.hpp"
+#include "runtime/config.hpp"
+
+namespace {
+
+using namespace shoal;
+
+struct controller_fixture {
+  controller_fixture() {
+    cfg.add_message_types<caf::id_block::shoal>();
+    sys = std::make_unique<caf::actor_system>(cfg);
+    auto conf = runtime::parse_config(runtime::default_config_text(2, 6917), "<embedded>", "/");
+    BOOST_REQUIRE(conf);
+    controller = actors::spawn_controller(*sys, *conf);
+  }
+
+  ~controller_fixture() {
+    // Pending jobs are not linked to the controller: end them, then the controller.
+    caf::scoped_actor self{*sys};
+    for (auto id : submitted)
+      self->request(controller, std::chrono::seconds{5}, msg::cancel_atom_v, id, int32_t{0},
+                    uint32_t{0})
+          .receive([](caf::ok_atom) {}, [](caf::error&) {});
+    caf::anon_send_exit(controller, caf::exit_reason::user_shutdown);
+  }
+
+  caf::expected<msg::job_info> submit(const std::string& token) {
+    msg::job_request req;
+    req.user = "alice";
+    req.uid = 1000;
+    req.argv = {"true"};
+    req.cwd = "/tmp";
+    req.submit_token = token;
+    caf::scoped_actor self{*sys};
+    caf::expected<msg::job_info> out{caf::error{}};
+    self->request(controller, std::chrono::seconds{5}, msg::submit_atom_v, req, caf::actor{})
+        .receive([&](msg::job_info& info) { out = std::move(info); },
+                 [&](caf::error& err) { out = std::move(err); });
+    if (out) submitted.push_back(out->job_id);
+    return out;
+  }
+
+  caf::actor_system_config cfg;
+  std::unique_ptr<caf::actor_system> sys;
+  caf::actor controller;
+  std::vector<uint64_t> submitted;
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(controller, controller_fixture)
+
+BOOST_AUTO_TEST_CASE(a_retried_submission_returns_the_first_job) {
+  auto first = submit("host:1:42");
+  auto again = submit("host:1:42");
+  BOOST_REQUIRE(first);
+  BOOST_REQUIRE(again);
+  BOOST_TEST(first->job_id == again->job_id);
+}
+
+BOOST_AUTO_TEST_CASE(different_tokens_make_different_jobs) {
+  auto a = submit("host:1:1");
+  auto b = submit("host:1:2");
+  auto c = submit("");
+  auto d = submit("");
+  BOOST_REQUIRE(a && b && c && d);
+  BOOST_TEST(a->job_id != b->job_id);
+  BOOST_TEST(c->job_id != d->job_id);
+}
+
+BOOST_AUTO_TEST_CASE(a_bad_request_is_answered_with_an_error_and_the_controller_keeps_serving) {
+  msg::job_request req;
+  req.partition = "nope";
+  req.argv = {"true"};
+  caf::scoped_actor self{*sys};
+  bool refused = false;
+  self->request(controller, std::chrono::seconds{5}, msg::submit_atom_v, req, caf::actor{})
+      .receive([](msg::job_info&) {}, [&](caf::error& err) {
+        refused = true;
+        BOOST_TEST(describe(err).find("invalid partition name 'nope'") != std::string::npos);
+      });
+  BOOST_TEST(refused);
+  BOOST_TEST(static_cast<bool>(submit("after:1")));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
