@@ -25,11 +25,9 @@
 
 namespace shoal::runtime {
 
-namespace {
-
 namespace fs = std::filesystem;
 
-caf::expected<uint16_t> free_port() {
+caf::expected<uint16_t> free_loopback_port() {
   int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return make_error(errc::system_error, std::string{"socket: "} + strerror(errno));
   sockaddr_in addr{};
@@ -44,6 +42,8 @@ caf::expected<uint16_t> free_port() {
   ::close(fd);
   return ntohs(addr.sin_port);
 }
+
+namespace {
 
 /// The daemons live beside this binary (installed or in the build tree's bin/).
 std::string sibling_binary(const char* name) {
@@ -68,7 +68,7 @@ caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config
   if (::mkdtemp(tmpl) == nullptr)
     return make_error(errc::system_error, std::string{"mkdtemp: "} + strerror(errno));
   dir_ = tmpl;
-  auto port = free_port();
+  auto port = free_loopback_port();
   if (!port) return std::move(port.error());
   port_ = *port;
   config_path_ = dir_ + "/shoal.conf";

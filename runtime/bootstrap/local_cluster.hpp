@@ -9,6 +9,10 @@
 
 namespace shoal::runtime {
 
+/// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then released).
+/// Error: errc::system_error when no socket can be bound.
+caf::expected<uint16_t> free_loopback_port();
+
 /// A controller and N node daemons on 127.0.0.1, started from the embedded default config in a
 /// private directory (config and logs), in their own process group so a Ctrl-C meant for the
 /// user's command does not reach them. Used by `shoal start`, the integration tests and the

@@ -306,19 +306,9 @@ std::vector<std::string> lines_of(const std::string& text) {
 }
 
 uint16_t free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) fail_setup("socket");
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ::close(fd);
-    fail_setup("bind");
-  }
-  ::close(fd);
-  return ntohs(addr.sin_port);
+  auto port = shoal::runtime::free_loopback_port();
+  if (!port) fail_setup("bind");
+  return *port;
 }
 
 bool current_test_passed() {
