@@ -16,7 +16,7 @@ extern char** environ;
 namespace shoal::cli {
 
 void add_job_options(CLI::App& app, job_options& o, bool batch) {
-  app.add_option("-N,--nodes", o.nodes, "Number of nodes (N or MIN-MAX; whole nodes)");
+  app.add_option("-N,--nodes", o.nodes, "Number of whole nodes (N; MIN-MAX is accepted and allocates MIN)");
   app.add_option("-n,--ntasks", o.ntasks, "Number of tasks (default: one per node)");
   app.add_option("-c,--cpus-per-task", o.cpus_per_task, "CPUs each task needs");
   app.add_option("-p,--partition", o.partition, "Partition (default: the Default=YES one)");
