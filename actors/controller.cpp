@@ -71,6 +71,17 @@ void remember_token(controller_self self, const std::string& token, uint64_t id)
   st.token_order.emplace_back(now, token);
 }
 
+/// Every job the controller knows, in id order; finished ones (kept MinJobAge) only on request,
+/// so a plain `shoal queue` stays cheap after thousands of jobs.
+std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished) {
+  purge_old_jobs(self);
+  std::vector<msg::job_info> out;
+  out.reserve(include_finished ? self->state.job_view.size() : self->state.jobs.size());
+  for (auto& [id, info] : self->state.job_view)
+    if (include_finished || !msg::is_finished(info.state)) out.push_back(info);
+  return out;
+}
+
 caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& req,
                                       caf::actor& client) {
   auto& st = self->state;
@@ -226,13 +237,8 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
                 [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
         return rp;
       },
-      [self](msg::jobs_atom) {
-        purge_old_jobs(self);
-        std::vector<msg::job_info> out;
-        out.reserve(self->state.job_view.size());
-        for (auto& [id, info] : self->state.job_view) out.push_back(info);
-        return out;
-      },
+      [self](msg::jobs_atom) { return list_jobs(self, true); },
+      [self](msg::jobs_atom, bool include_finished) { return list_jobs(self, include_finished); },
       [self](msg::jobs_atom, uint64_t id) -> caf::result<msg::job_info> {
         auto it = self->state.job_view.find(id);
         if (it == self->state.job_view.end())

@@ -18,7 +18,8 @@ namespace shoal::actors {
 /// - (register_atom, machine_status, actor daemon) -> ok_atom; (heartbeat_atom, machine_status)
 /// - (submit_atom, job_request, actor client) -> job_info: a new job (job_id 0), or a step in
 ///   a running job's allocation (job_id set) -> job_event "launched".
-/// - (jobs_atom) -> vector<job_info>; (jobs_atom, uint64 id) -> job_info
+/// - (jobs_atom) -> vector<job_info>, finished jobs included (kept MinJobAge);
+///   (jobs_atom, bool include_finished) -> vector<job_info>; (jobs_atom, uint64 id) -> job_info
 /// - (nodes_atom) -> vector<node_info>; (parts_atom) -> vector<partition_info>
 /// - (config_atom) -> string: the running configuration
 /// - (cancel_atom, uint64 id, int32 signo, uint32 uid) -> ok_atom

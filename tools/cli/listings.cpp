@@ -69,21 +69,21 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
     if (!user->empty()) opt.filters.push_back("User=" + *user);
     if (!parts->empty()) opt.filters.push_back("Partition=" + *parts);
     if (!jobs->empty()) opt.filters.push_back("JobId=" + *jobs);
+    // As squeue: finished jobs only when asked for (-t, a State filter, or -j).
+    bool include_finished = true;
     if (states->empty()) {
-      // As squeue: finished jobs only when asked for.
       bool state_filter = false;
       for (auto& flt : opt.filters)
         if (strncasecmp(flt.c_str(), "state=", 6) == 0 || strncasecmp(flt.c_str(), "st=", 3) == 0)
           state_filter = true;
-      if (!state_filter && jobs->empty())
-        opt.filters.push_back("State=PENDING,CONFIGURING,RUNNING,COMPLETING");
+      include_finished = state_filter || !jobs->empty();
     } else if (strcasecmp(states->c_str(), "all") != 0) {
       opt.filters.push_back("State=" + *states);
     }
     int code = 0;
     auto s = open_session("queue", conf, code);
     if (!s) return code;
-    auto list = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v);
+    auto list = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, include_finished);
     if (!list) return fail("queue", describe(list.error()));
     return print_or_fail("queue", render_jobs(*list, opt, now_seconds()));
   };
