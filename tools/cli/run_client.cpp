@@ -90,6 +90,8 @@ void on_event(client_self self, const msg::job_event& ev) {
     if (!st.is_step && ev.job_id != st.job_id && st.job_id != 0) return;
     st.ended = true;
     st.code = ev.exit_code;
+    // A job that did not complete never reports success, even when no task ran to say otherwise.
+    if (!st.is_step && ev.state != msg::job_state::completed && st.code == 0) st.code = 1;
     st.nodes_expected = ev.node_count;
     auto state = ev.state;
     if (!st.is_step && state != msg::job_state::completed && state != msg::job_state::failed)
