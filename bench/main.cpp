@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include <CLI/CLI.hpp>
@@ -114,6 +115,26 @@ bool burst_valid(const bench::throughput_result& r) {
   return r.all_finished && r.submit_failures.empty() && r.accepted == r.jobs && completed == r.jobs;
 }
 
+/// "VmRSS" or "VmHWM" of a process from /proc, in KiB; 0 when unreadable.
+long proc_status_kib(pid_t pid, const char* key) {
+  std::ifstream in{"/proc/" + std::to_string(pid) + "/status"};
+  std::string line;
+  auto prefix = std::string{key} + ":";
+  while (std::getline(in, line))
+    if (line.rfind(prefix, 0) == 0) return std::strtol(line.c_str() + prefix.size(), nullptr, 10);
+  return 0;
+}
+
+/// Resident memory of the daemons after everything above ran: now and at the peak.
+void print_memory(const std::vector<pid_t>& pids) {
+  for (size_t i = 0; i < pids.size(); ++i) {
+    auto name = i == 0 ? std::string{"shoalctld"} : "shoald node" + std::to_string(i);
+    std::printf("memory      %-18s RSS now %7.1f MiB  peak %7.1f MiB\n", name.c_str(),
+                proc_status_kib(pids[i], "VmRSS") / 1024.0,
+                proc_status_kib(pids[i], "VmHWM") / 1024.0);
+  }
+}
+
 int run(const options& opt, const std::string& cmdline) {
   std::printf("# shoal_bench  cores: hardware_concurrency=%u nproc=%u  date: %s  build: %s\n",
               std::thread::hardware_concurrency(), bench::nproc_count(), bench::now_text().c_str(),
@@ -206,6 +227,7 @@ int run(const options& opt, const std::string& cmdline) {
       valid = valid && burst_valid(r);
     }
   }
+  if (opt.attach.empty()) print_memory(cluster.daemon_pids());
   if (opt.keep)
     std::printf("# kept: cluster directory %s, job files in %s\n",
                 opt.attach.empty() ? cluster.directory().c_str() : "(attached)", work.c_str());

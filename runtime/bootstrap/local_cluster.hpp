@@ -36,6 +36,9 @@ class local_cluster {
   /// Sends `signo` to the shoald of node `index` (1-based), e.g. SIGKILL in a failure test.
   void signal_node(unsigned index, int signo);
 
+  /// Process ids: the controller first, then node1..nodeN.
+  const std::vector<pid_t>& daemon_pids() const { return pids_; }
+
   const std::string& config_path() const { return config_path_; }
   const std::string& directory() const { return dir_; }
   uint16_t port() const { return port_; }
