@@ -24,6 +24,7 @@
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/local_cluster.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
+#include "runtime/bootstrap/temp_dir.hpp"
 
 #ifndef SHOAL_BENCH_BUILD_TYPE
 #define SHOAL_BENCH_BUILD_TYPE "unknown"
@@ -175,12 +176,14 @@ int run(const options& opt, const std::string& cmdline) {
         opt.nodes, conf_path.c_str(), opt.nodes);
   }
   std::fflush(stdout);
-  auto work = bench::make_temp_dir("shoal-bench");
-  if (work.empty()) {
-    std::fprintf(stderr, "shoal_bench: error: cannot create a directory under /tmp\n");
+  auto work_dir = runtime::make_temp_dir("shoal-bench");
+  if (!work_dir) {
+    std::fprintf(stderr, "shoal_bench: error: %s\n", describe(work_dir.error()).c_str());
     cluster.tear_down(!opt.keep);
     return 1;
   }
+  auto work = *work_dir;
+
   bool valid = true;
 
   // (a) CLI latency.

@@ -143,14 +143,6 @@ std::string verdict_at_least(double rate_per_s, double floor_per_s) {
   return "MISSED: " + fixed(floor_per_s / rate_per_s, 2) + "x short";
 }
 
-std::string make_temp_dir(const char* prefix) {
-  std::string tmpl = std::string{"/tmp/"} + prefix + "-XXXXXX";
-  if (::mkdtemp(tmpl.data()) == nullptr) return {};
-  std::error_code ec;
-  auto canonical = fs::canonical(tmpl, ec);
-  return ec ? tmpl : canonical.string();
-}
-
 void remove_tree(const std::string& dir) {
   if (dir.empty()) return;
   std::error_code ec;

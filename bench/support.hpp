@@ -60,10 +60,6 @@ std::string verdict_below(double value_ms, double limit_ms);
 /// "MET" or "MISSED: 3.10x short" for a rate that must reach `floor_per_s`.
 std::string verdict_at_least(double rate_per_s, double floor_per_s);
 
-/// A private directory under /tmp (canonical path, so it matches what getcwd() reports in the
-/// children); empty on failure.
-std::string make_temp_dir(const char* prefix);
-
 /// Removes `dir` and everything below it; does nothing for an empty path.
 void remove_tree(const std::string& dir);
 

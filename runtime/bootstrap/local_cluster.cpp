@@ -21,6 +21,7 @@
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
+#include "runtime/bootstrap/temp_dir.hpp"
 #include "runtime/config.hpp"
 
 namespace shoal::runtime {
@@ -64,10 +65,9 @@ local_cluster::~local_cluster() {
 
 caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config) {
   nodes_ = nodes;
-  char tmpl[] = "/tmp/shoal-local-XXXXXX";
-  if (::mkdtemp(tmpl) == nullptr)
-    return make_error(errc::system_error, std::string{"mkdtemp: "} + strerror(errno));
-  dir_ = tmpl;
+  auto dir = make_temp_dir("shoal-local");
+  if (!dir) return std::move(dir.error());
+  dir_ = std::move(*dir);
   auto port = free_loopback_port();
   if (!port) return std::move(port.error());
   port_ = *port;

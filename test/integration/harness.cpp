@@ -1,5 +1,7 @@
 #include "test/integration/harness.hpp"
 
+#include "runtime/bootstrap/temp_dir.hpp"
+
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -268,9 +270,9 @@ std::string data_path(const std::string& relative) {
 }
 
 scratch_dir::scratch_dir() {
-  char tmpl[] = "/tmp/shoal-it-XXXXXX";
-  if (::mkdtemp(tmpl) == nullptr) fail_setup("mkdtemp");
-  path_ = tmpl;
+  auto dir = shoal::runtime::make_temp_dir("shoal-it");
+  if (!dir) fail_setup("mkdtemp");
+  path_ = std::move(*dir);
 }
 
 scratch_dir::~scratch_dir() {
