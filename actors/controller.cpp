@@ -96,9 +96,7 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
       return info;
     }
   }
-  std::vector<msg::node_info> nodes;
-  for (auto& [name, info] : st.node_view) nodes.push_back(info);
-  auto resolved = resolve_submission(st.cfg, nodes, req);
+  auto resolved = resolve_submission(st.cfg, st.node_view, req);
   if (!resolved) {
     log().info("job rejected user={} reason=\"{}\"", req.user, describe(resolved.error()));
     return std::move(resolved.error());

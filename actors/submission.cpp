@@ -32,6 +32,7 @@ std::string partition_names(const runtime::cluster_config& cfg) {
 caf::expected<std::vector<std::string>> member_list(const std::string& expr,
                                                     const runtime::partition_config& part,
                                                     const char* option) {
+  if (expr.empty()) return std::vector<std::string>{};  // the common case costs nothing
   auto names = topology::expand_hostlist(expr);
   if (!names) return std::move(names.error());
   std::set<std::string> members(part.nodes.begin(), part.nodes.end());
@@ -48,9 +49,9 @@ caf::expected<std::vector<std::string>> member_list(const std::string& expr,
 
 }  // namespace
 
-caf::expected<msg::job_request> resolve_submission(const runtime::cluster_config& cfg,
-                                                   const std::vector<msg::node_info>& nodes,
-                                                   msg::job_request req) {
+caf::expected<msg::job_request> resolve_submission(
+    const runtime::cluster_config& cfg, const std::map<std::string, msg::node_info>& nodes,
+    msg::job_request req) {
   const runtime::partition_config* part = nullptr;
   if (req.partition.empty()) {
     for (auto& p : cfg.partitions)
@@ -78,9 +79,10 @@ caf::expected<msg::job_request> resolve_submission(const runtime::cluster_config
     if (req.ntasks > 0) {
       // Whole nodes: as many as the tasks need at the smallest node's CPU count.
       uint32_t node_cpus = 0;
-      for (auto& n : nodes) {
-        if (std::find(part->nodes.begin(), part->nodes.end(), n.name) == part->nodes.end())
-          continue;
+      for (auto& name : part->nodes) {
+        auto it = nodes.find(name);
+        if (it == nodes.end()) continue;
+        auto& n = it->second;
         auto c = n.cpus > 0 ? n.cpus : n.reported.cpus;
         if (c > 0) node_cpus = node_cpus == 0 ? c : std::min(node_cpus, c);
       }

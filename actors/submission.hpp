@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include <caf/expected.hpp>
@@ -13,12 +15,12 @@ namespace shoal::actors {
 /// Checks a new job against the configuration and fills in what the user left open: the default
 /// partition, the node count (from -N, or from -n and the CPUs per node), the task count (one per
 /// node), the time limit (the partition's DefaultTime, else MaxTime). `nodes` are the current
-/// node views (for reported CPU counts). Pure.
+/// node views by name (for reported CPU counts), read only for the partition's members. Pure.
 /// Errors name the problem: unknown_partition, unknown_node, unsatisfiable (more nodes than the
 /// partition has, over MaxNodes or MaxTime), invalid_request.
-caf::expected<msg::job_request> resolve_submission(const runtime::cluster_config& cfg,
-                                                   const std::vector<msg::node_info>& nodes,
-                                                   msg::job_request req);
+caf::expected<msg::job_request> resolve_submission(
+    const runtime::cluster_config& cfg, const std::map<std::string, msg::node_info>& nodes,
+    msg::job_request req);
 
 /// The job's priority: higher runs first. Today: the nice value alone (Slurm's priority/basic
 /// orders by submission, which the job id breaks ties on).

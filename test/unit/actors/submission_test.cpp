@@ -31,7 +31,7 @@ runtime::partition_config partition(std::string name, std::vector<std::string> n
 /// MaxNodes 3, no time limits; "short": node5-6, MaxTime 30m only.
 struct fixture {
   runtime::cluster_config cfg;
-  std::vector<msg::node_info> nodes;
+  std::map<std::string, msg::node_info> nodes;
 
   fixture() {
     for (int i = 1; i <= 6; ++i) {
@@ -41,7 +41,7 @@ struct fixture {
       msg::node_info info;
       info.name = n.name;
       info.cpus = 4;
-      nodes.push_back(info);
+      nodes[n.name] = info;
     }
     auto debug = partition("debug", {"node1", "node2", "node3", "node4"});
     debug.is_default = true;
@@ -189,15 +189,15 @@ BOOST_AUTO_TEST_CASE(ntasks_alone_counts_cpus_per_task) {
 }
 
 BOOST_AUTO_TEST_CASE(ntasks_alone_uses_reported_cpus_when_none_are_configured) {
-  nodes[1].cpus = 0;
-  nodes[1].reported.cpus = 2;  // the smallest member decides: 2 CPUs a node
+  nodes["node2"].cpus = 0;
+  nodes["node2"].reported.cpus = 2;  // the smallest member decides: 2 CPUs a node
   auto req = request();
   req.ntasks = 4;
   BOOST_TEST(resolve_ok(req).min_nodes == 2u);
 }
 
 BOOST_AUTO_TEST_CASE(ntasks_alone_ignores_nodes_outside_the_partition) {
-  nodes[5].cpus = 1;  // node6 is not in debug
+  nodes["node6"].cpus = 1;  // node6 is not in debug
   auto req = request();
   req.ntasks = 8;
   BOOST_TEST(resolve_ok(req).min_nodes == 2u);
