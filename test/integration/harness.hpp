@@ -19,13 +19,6 @@
 
 #include "runtime/bootstrap/local_cluster.hpp"
 
-/// Marks a failure whose cause is the product, not the test, so the report can list it.
-#define SHOAL_PRODUCT_BUG(text)                  \
-  do {                                           \
-    BOOST_TEST_MESSAGE("PRODUCT BUG: " << text); \
-    BOOST_ERROR("PRODUCT BUG: " << text);        \
-  } while (false)
-
 namespace shoal::test {
 
 using namespace std::chrono_literals;
