@@ -1,0 +1,82 @@
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "actors/policy/resources.hpp"
+
+namespace shoal::policy {
+
+/// A time so far ahead that it stands for "unlimited" (no time limit, no end).
+constexpr int64_t forever = std::numeric_limits<int64_t>::max() / 4;
+
+/// `now + seconds`, saturating at `forever`.
+inline int64_t later(int64_t now, int64_t seconds) {
+  return seconds >= forever - now ? forever : now + seconds;
+}
+
+/// A job that holds resources until `end` (seconds; its start plus time limit).
+struct running_job {
+  uint64_t id = 0;
+  allocation alloc;
+  int64_t end = forever;
+};
+
+/// Free CPUs and memory of every node over future time: Slurm's backfill "node space map". Slot
+/// i holds what is free during [start(i), start(i+1)); the last slot lasts forever. Running jobs
+/// release their resources at their end; jobs started now and reservations consume resources
+/// over [from, to).
+///
+/// What keeps the tests cheap: free resources only rise over time except where a reservation
+/// begins, so the least free over a window [t, t+L) is found at t and at the reservation starts
+/// ("dips") inside it, not at every slot. Memory is O(slots x nodes); slot boundaries are
+/// rounded up to `resolution` seconds (bf_resolution) to bound the slot count.
+class availability_profile {
+ public:
+  /// Builds the profile at `now`. Jobs past their end are taken to end at the next resolution
+  /// step. Unusable nodes have nothing free, ever.
+  availability_profile(const std::vector<node_capacity>& nodes,
+                       const std::vector<running_job>& running, int64_t now,
+                       int64_t resolution = 1);
+
+  // -- observers --
+
+  size_t slot_count() const { return slots_.size(); }
+  int64_t slot_start(size_t i) const { return slots_[i].start; }
+  /// What is free in slot i.
+  free_view slot(size_t i) const { return {slots_[i].cpus, slots_[i].memory_mb}; }
+  /// Whether some reservation begins in (slot_start(i), to).
+  bool dips_within(size_t i, int64_t to) const;
+  /// For each of `nodes`: the least free CPUs and memory over [slot_start(i), to), written into
+  /// `cpus` and `memory_mb` (indexed by node; other entries untouched).
+  void window_min(size_t i, int64_t to, const std::vector<size_t>& nodes,
+                  std::vector<uint32_t>& cpus, std::vector<uint64_t>& memory_mb) const;
+  /// Rounds a time up to the resolution (relative to now).
+  int64_t round_up(int64_t t) const;
+
+  // -- modifiers --
+
+  /// Takes `alloc` out of every slot in [from, to) (`from` at least now). With `reservation`,
+  /// `from` becomes a dip. Precondition: the allocation fits there (what `place` returned).
+  void consume(int64_t from, int64_t to, const allocation& alloc, bool reservation);
+
+ private:
+  struct slot_data {
+    int64_t start;
+    std::vector<uint32_t> cpus;
+    std::vector<uint64_t> memory_mb;
+  };
+
+  /// The index of the slot starting exactly at `t`, splitting the slot containing it if needed.
+  size_t split_at(int64_t t);
+  /// The index of the slot containing `t`.
+  size_t slot_of(int64_t t) const;
+
+  std::vector<slot_data> slots_;
+  std::vector<int64_t> dips_;  ///< reservation starts, ascending
+  int64_t now_;
+  int64_t resolution_;
+};
+
+}  // namespace shoal::policy

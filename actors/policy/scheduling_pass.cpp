@@ -1,0 +1,294 @@
+#include "actors/policy/scheduling_pass.hpp"
+
+#include <algorithm>
+#include <numeric>
+#include <optional>
+
+namespace shoal::policy {
+
+namespace {
+
+/// The sizes that make a job hard to place. Within a pass, free resources only shrink, so once
+/// a shape fails to start now, every job of its partition at least as hard fails too.
+struct job_shape {
+  uint32_t min_nodes;
+  uint32_t max_nodes;  // 0 = no bound
+  uint64_t cpus;
+  uint32_t cpus_per_task;
+  uint64_t mem_per_node;
+  uint64_t mem_per_cpu;
+  bool exclusive;
+  int64_t limit;
+
+  bool at_least_as_hard_as(const job_shape& a) const {
+    bool fewer_max = a.max_nodes == 0 || (max_nodes != 0 && max_nodes <= a.max_nodes);
+    return min_nodes >= a.min_nodes && fewer_max && cpus >= a.cpus &&
+           cpus_per_task >= a.cpus_per_task && mem_per_node >= a.mem_per_node &&
+           mem_per_cpu >= a.mem_per_cpu && (exclusive || !a.exclusive) && limit >= a.limit;
+  }
+};
+
+constexpr size_t max_failed_shapes = 32;
+
+struct partition_state {
+  uint64_t free_cpus = 0;  // now, over usable members
+  size_t idle_nodes = 0;   // now: members with nothing allocated
+  bool blocked = false;    // a job of this partition could not start
+  bool reserved = false;   // EASY: its reservation is made
+  std::vector<job_shape> failed;
+};
+
+class pass {
+ public:
+  pass(const std::vector<pending_job>& queue, const std::vector<running_job>& running,
+       const std::vector<partition_info>& partitions, const std::vector<node_capacity>& nodes,
+       int64_t now, const pass_config& config)
+      : queue_(queue),
+        partitions_(partitions),
+        nodes_(nodes),
+        now_(now),
+        config_(config),
+        profile_(nodes, running, now, config.backfill ? config.resolution : 1),
+        scratch_cpus_(nodes.size()),
+        scratch_mem_(nodes.size()),
+        state_(partitions.size()),
+        node_partitions_(nodes.size()) {
+    auto free = profile_.slot(0);
+    for (size_t p = 0; p < partitions.size(); ++p) {
+      for (auto n : partitions[p].nodes) {
+        if (n >= nodes.size()) continue;
+        node_partitions_[n].push_back(uint32_t(p));
+        state_[p].free_cpus += free.cpus[n];
+        if (nodes[n].usable && idle(nodes[n], free, n)) ++state_[p].idle_nodes;
+      }
+    }
+  }
+
+  pass_result run() {
+    std::vector<uint32_t> order(queue_.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const auto& x = queue_[a];
+      const auto& y = queue_[b];
+      auto tx = tier(x);
+      auto ty = tier(y);
+      if (tx != ty) return tx > ty;
+      if (x.priority != y.priority) return x.priority > y.priority;
+      return x.id < y.id;
+    });
+    for (auto i : order) consider(queue_[i]);
+    return std::move(result_);
+  }
+
+ private:
+  uint32_t tier(const pending_job& j) const {
+    return j.partition < partitions_.size() ? partitions_[j.partition].priority_tier : 0;
+  }
+
+  void wait(const pending_job& job, const char* reason) {
+    result_.waiting.push_back({job.id, reason});
+  }
+
+  bool budget_left() const {
+    return config_.max_job_test == 0 || result_.tested < config_.max_job_test;
+  }
+
+  void consider(const pending_job& job) {
+    if (job.task_count == 0) return;
+    if (job.partition >= partitions_.size()) return wait(job, "PartitionDown");
+    const auto& part = partitions_[job.partition];
+    auto& ps = state_[job.partition];
+    if (!part.up) return wait(job, "PartitionDown");
+    if (part.max_time > 0 && job.time_limit > part.max_time) return wait(job, "PartitionTimeLimit");
+    int64_t limit =
+        job.time_limit > 0 ? job.time_limit : (part.max_time > 0 ? part.max_time : forever);
+    for (auto r : job.request.required) {
+      if (r >= nodes_.size() || !nodes_[r].usable ||
+          std::find(part.nodes.begin(), part.nodes.end(), r) == part.nodes.end())
+        return wait(job, "ReqNodeNotAvail");
+    }
+    if (!config_.backfill && ps.blocked) return wait(job, "Priority");
+
+    resource_request req = job.request;
+    if (part.exclusive) req.exclusive = true;
+    bool counted = false;
+    uint32_t started = 0;
+    for (; started < job.task_count; ++started) {
+      auto alloc = try_now(req, job.partition, limit, counted);
+      if (!alloc) break;
+      int64_t end = later(now_, limit);
+      start(*alloc, end);
+      result_.started.push_back({job.id, started, std::move(*alloc), end});
+    }
+    if (started == job.task_count) return;
+
+    if (!config_.backfill) {
+      // sched/builtin: a job waiting for particular busy nodes does not hold back the others.
+      if (!req.required.empty() && !required_free(req)) return wait(job, "ReqNodeNotAvail");
+      ps.blocked = true;
+      return wait(job, "Resources");
+    }
+    wait(job, ps.blocked ? "Priority" : "Resources");
+    ps.blocked = true;
+    bool wants_reservation = config_.mode == backfill_mode::conservative || !ps.reserved;
+    if (!wants_reservation) return;
+    if (!counted) {
+      if (!budget_left()) return;
+      ++result_.tested;
+    }
+    if (auto plan = earliest_start(req, part.nodes, limit)) {
+      profile_.consume(plan->start, later(plan->start, limit), plan->alloc, true);
+      // A reservation at now (the test budget hid a fit) takes slot 0 too: recount.
+      if (plan->start == now_) recount();
+      ps.reserved = true;
+      plan->job = job.id;
+      result_.planned.push_back(std::move(*plan));
+    }
+  }
+
+  bool required_free(const resource_request& req) const {
+    auto free = profile_.slot(0);
+    for (auto r : req.required)
+      if (req.exclusive || config_.placement.select != select_type::cons_tres
+              ? !idle(nodes_[r], free, r)
+              : free.cpus[r] < req.cpus_per_task)
+        return false;
+    return true;
+  }
+
+  job_shape shape_of(const resource_request& req, int64_t limit) const {
+    bool whole = config_.placement.select != select_type::cons_tres || req.exclusive;
+    return {req.min_nodes,
+            req.max_nodes,
+            req.total_cpus(),
+            req.cpus_per_task,
+            req.mem_per_node_mb,
+            req.mem_per_cpu_mb,
+            whole,
+            limit};
+  }
+
+  /// An allocation free from now for `limit` seconds that no reservation needs, or nullopt.
+  std::optional<allocation> try_now(const resource_request& req, size_t p, int64_t limit,
+                                    bool& counted) {
+    auto& ps = state_[p];
+    bool whole = config_.placement.select != select_type::cons_tres || req.exclusive;
+    size_t want_nodes = std::max<size_t>(req.min_nodes, req.required.size());
+    if (ps.free_cpus < req.total_cpus()) return std::nullopt;
+    if (whole && ps.idle_nodes < want_nodes) return std::nullopt;
+    bool plain = req.required.empty() && req.excluded.empty();
+    auto shape = shape_of(req, limit);
+    if (plain) {
+      for (const auto& f : ps.failed)
+        if (shape.at_least_as_hard_as(f)) return std::nullopt;
+    }
+    if (!counted) {
+      if (!budget_left()) return std::nullopt;
+      counted = true;
+      ++result_.tested;
+    }
+    const auto& members = partitions_[p].nodes;
+    int64_t end = later(now_, limit);
+    std::optional<allocation> alloc;
+    if (profile_.dips_within(0, end)) {
+      profile_.window_min(0, end, members, scratch_cpus_, scratch_mem_);
+      alloc = place(req, members, nodes_, {scratch_cpus_, scratch_mem_}, config_.placement);
+    } else {
+      alloc = place(req, members, nodes_, profile_.slot(0), config_.placement);
+    }
+    if (!alloc && plain) {
+      if (ps.failed.size() >= max_failed_shapes) ps.failed.erase(ps.failed.begin());
+      ps.failed.push_back(shape);
+    }
+    return alloc;
+  }
+
+  /// The first slot from which `req` fits for `limit` seconds, within bf_window.
+  std::optional<planned_start> earliest_start(const resource_request& req,
+                                              const std::vector<size_t>& members, int64_t limit) {
+    int64_t horizon = config_.window > 0 ? later(now_, config_.window) : forever;
+    for (size_t i = 0; i < profile_.slot_count(); ++i) {
+      int64_t t = profile_.slot_start(i);
+      if (t > horizon) break;
+      int64_t end = later(t, limit);
+      std::optional<allocation> alloc;
+      if (profile_.dips_within(i, end)) {
+        profile_.window_min(i, end, members, scratch_cpus_, scratch_mem_);
+        alloc = place(req, members, nodes_, {scratch_cpus_, scratch_mem_}, config_.placement);
+      } else {
+        alloc = place(req, members, nodes_, profile_.slot(i), config_.placement);
+      }
+      if (alloc) return planned_start{0, t, std::move(*alloc)};
+    }
+    return std::nullopt;
+  }
+
+  void start(const allocation& alloc, int64_t end) {
+    auto before = snapshot(alloc);
+    profile_.consume(now_, end, alloc, false);
+    update_counters(alloc, before);
+  }
+
+  std::vector<std::pair<uint32_t, bool>> snapshot(const allocation& alloc) const {
+    auto free = profile_.slot(0);
+    std::vector<std::pair<uint32_t, bool>> out;
+    out.reserve(alloc.size());
+    for (const auto& s : alloc)
+      out.push_back(
+          {free.cpus[s.node], nodes_[s.node].usable && idle(nodes_[s.node], free, s.node)});
+    return out;
+  }
+
+  void update_counters(const allocation& alloc,
+                       const std::vector<std::pair<uint32_t, bool>>& before) {
+    auto free = profile_.slot(0);
+    for (size_t k = 0; k < alloc.size(); ++k) {
+      auto n = alloc[k].node;
+      uint32_t used = before[k].first - free.cpus[n];
+      bool was_idle = before[k].second;
+      bool is_idle = nodes_[n].usable && idle(nodes_[n], free, n);
+      for (auto p : node_partitions_[n]) {
+        state_[p].free_cpus -= std::min<uint64_t>(state_[p].free_cpus, used);
+        if (was_idle && !is_idle && state_[p].idle_nodes > 0) --state_[p].idle_nodes;
+      }
+    }
+  }
+
+  void recount() {
+    auto free = profile_.slot(0);
+    for (auto& ps : state_) {
+      ps.free_cpus = 0;
+      ps.idle_nodes = 0;
+    }
+    for (size_t p = 0; p < partitions_.size(); ++p) {
+      for (auto n : partitions_[p].nodes) {
+        if (n >= nodes_.size()) continue;
+        state_[p].free_cpus += free.cpus[n];
+        if (nodes_[n].usable && idle(nodes_[n], free, n)) ++state_[p].idle_nodes;
+      }
+    }
+  }
+
+  const std::vector<pending_job>& queue_;
+  const std::vector<partition_info>& partitions_;
+  const std::vector<node_capacity>& nodes_;
+  int64_t now_;
+  const pass_config& config_;
+  availability_profile profile_;
+  std::vector<uint32_t> scratch_cpus_;
+  std::vector<uint64_t> scratch_mem_;
+  std::vector<partition_state> state_;
+  std::vector<std::vector<uint32_t>> node_partitions_;
+  pass_result result_;
+};
+
+}  // namespace
+
+pass_result schedule(const std::vector<pending_job>& queue, const std::vector<running_job>& running,
+                     const std::vector<partition_info>& partitions,
+                     const std::vector<node_capacity>& nodes, int64_t now,
+                     const pass_config& config) {
+  return pass{queue, running, partitions, nodes, now, config}.run();
+}
+
+}  // namespace shoal::policy
