@@ -1,5 +1,6 @@
 #include "actors/policy/array_spec.hpp"
 
+#include <algorithm>
 #include <cctype>
 
 #include "messages/errc.hpp"
@@ -64,17 +65,15 @@ class spec_reader {
   caf::expected<uint32_t> number(const char* what, bool is_index = true) {
     auto start = pos_;
     uint64_t v = 0;
-    uint64_t bound = is_index ? max_ : uint64_t{UINT32_MAX} + 1;
     while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
-      v = v * 10 + uint64_t(text_[pos_] - '0');
-      if (v >= bound) {
-        if (!is_index) return fail(start, std::string{what} + " is too large");
-        return fail(start, "index " + std::string{text_.substr(start, pos_ - start + 1)} +
-                               "... is not below MaxArraySize=" + std::to_string(max_));
-      }
+      v = std::min<uint64_t>(v * 10 + uint64_t(text_[pos_] - '0'), uint64_t{1} << 40);
       ++pos_;
     }
     if (pos_ == start) return fail(start, std::string{"expected "} + what);
+    auto digits = std::string{text_.substr(start, pos_ - start)};
+    if (is_index && v >= max_)
+      return fail(start, "index " + digits + " is not below MaxArraySize=" + std::to_string(max_));
+    if (v > UINT32_MAX) return fail(start, std::string{what} + " " + digits + " is too large");
     return uint32_t(v);
   }
 

@@ -47,23 +47,9 @@ void index_set::insert(index_range r) {
   auto hi = lo;
   while (hi != runs_.end() && hi->first <= r.last) ++hi;
   if (lo == hi) {
-    // Disjoint: join a step-1 neighbour when adjacent, else insert in place.
-    auto pos = runs_.insert(lo, r);
+    runs_.insert(lo, r);
     count_ += r.count();
-    auto mergeable = [](const index_range& a, const index_range& b) {
-      return (a.step == 1 || a.first == a.last) && (b.step == 1 || b.first == b.last) &&
-             uint64_t{a.last} + 1 == b.first;
-    };
-    if (pos + 1 != runs_.end() && mergeable(*pos, *(pos + 1))) {
-      pos->last = (pos + 1)->last;
-      pos->step = 1;
-      runs_.erase(pos + 1);
-    }
-    if (pos != runs_.begin() && mergeable(*(pos - 1), *pos)) {
-      (pos - 1)->last = pos->last;
-      (pos - 1)->step = 1;
-      runs_.erase(pos);
-    }
+    merge_neighbours();
     return;
   }
   std::vector<uint32_t> all;
@@ -78,6 +64,31 @@ void index_set::insert(index_range r) {
   auto folded = fold_indices(all);
   auto at = runs_.erase(lo, hi);
   runs_.insert(at, folded.begin(), folded.end());
+  merge_neighbours();
+}
+
+void index_set::merge_neighbours() {
+  // A stepped run of two prints as two indices, so it is kept as two single runs.
+  for (size_t i = 0; i < runs_.size(); ++i) {
+    auto r = runs_[i];
+    if (r.step > 1 && r.count() == 2) {
+      runs_[i] = {r.first, r.first, 1};
+      runs_.insert(runs_.begin() + static_cast<std::ptrdiff_t>(i + 1), {r.last, r.last, 1});
+    }
+  }
+  auto plain = [](const index_range& x) { return x.step == 1 || x.first == x.last; };
+  size_t out = 0;
+  for (size_t i = 1; i < runs_.size(); ++i) {
+    auto& prev = runs_[out];
+    const auto& r = runs_[i];
+    if (plain(prev) && plain(r) && uint64_t{prev.last} + 1 == r.first) {
+      prev.last = r.last;
+      prev.step = 1;
+    } else {
+      runs_[++out] = r;
+    }
+  }
+  if (!runs_.empty()) runs_.resize(out + 1);
 }
 
 std::optional<uint32_t> index_set::take_first() {
@@ -125,6 +136,7 @@ uint64_t index_set::erase(uint32_t lo, uint32_t hi) {
   }
   runs_ = std::move(out);
   count_ -= removed;
+  merge_neighbours();
   return removed;
 }
 

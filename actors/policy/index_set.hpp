@@ -65,6 +65,8 @@ class index_set {
 
  private:
   void compact();
+  /// Joins step-1 runs and single indices that touch, so the form is canonical.
+  void merge_neighbours();
 
   std::vector<index_range> runs_;
   size_t head_ = 0;  ///< runs before head_ are used up (taken from the front)
