@@ -188,6 +188,15 @@ void fill(wire::JobRequest::Builder b, const job_request& x) {
   b.setNice(x.nice);
   b.setNodesMax(x.nodes_max);
   b.setSubmitToken(x.submit_token);
+  auto w = b.initWorkload();
+  w.setArray(x.workload.array);
+  w.setDependency(x.workload.dependency);
+  w.setKillOnInvalidDep(x.workload.kill_on_invalid_dep);
+  w.setBeginTime(x.workload.begin_time);
+  w.setHold(x.workload.hold);
+  w.setMemPerNodeMb(x.workload.mem_per_node_mb);
+  w.setMemPerCpuMb(x.workload.mem_per_cpu_mb);
+  w.setExclusive(x.workload.exclusive);
 }
 
 void read(wire::JobRequest::Reader r, job_request& x) {
@@ -215,6 +224,15 @@ void read(wire::JobRequest::Reader r, job_request& x) {
   x.nice = r.getNice();
   x.nodes_max = r.getNodesMax();
   x.submit_token = str(r.getSubmitToken());
+  auto w = r.getWorkload();
+  x.workload.array = str(w.getArray());
+  x.workload.dependency = str(w.getDependency());
+  x.workload.kill_on_invalid_dep = w.getKillOnInvalidDep();
+  x.workload.begin_time = w.getBeginTime();
+  x.workload.hold = w.getHold();
+  x.workload.mem_per_node_mb = w.getMemPerNodeMb();
+  x.workload.mem_per_cpu_mb = w.getMemPerCpuMb();
+  x.workload.exclusive = w.getExclusive();
 }
 
 void fill(wire::JobInfo::Builder b, const job_info& x) {
@@ -245,6 +263,12 @@ void fill(wire::JobInfo::Builder b, const job_info& x) {
   b.setRequeue(x.requeue);
   b.setExcludeNodes(x.exclude_nodes);
   b.setRequiredNodes(x.required_nodes);
+  b.setArrayJobId(x.array_job_id);
+  b.setArrayTaskId(x.array_task_id);
+  b.setArrayTasks(x.array_tasks);
+  b.setDependency(x.dependency);
+  b.setBeginTime(x.begin_time);
+  b.setMemPerNodeMb(x.mem_per_node_mb);
 }
 
 void read(wire::JobInfo::Reader r, job_info& x) {
@@ -275,6 +299,12 @@ void read(wire::JobInfo::Reader r, job_info& x) {
   x.requeue = r.getRequeue();
   x.exclude_nodes = str(r.getExcludeNodes());
   x.required_nodes = str(r.getRequiredNodes());
+  x.array_job_id = r.getArrayJobId();
+  x.array_task_id = r.getArrayTaskId();
+  x.array_tasks = str(r.getArrayTasks());
+  x.dependency = str(r.getDependency());
+  x.begin_time = r.getBeginTime();
+  x.mem_per_node_mb = r.getMemPerNodeMb();
 }
 
 void fill(wire::LaunchRequest::Builder b, const launch_request& x) {
@@ -408,6 +438,40 @@ void read(wire::NodeUpdate::Reader r, node_update& x) {
   x.user = str(r.getUser());
 }
 
+void fill(wire::PendingDetail::Builder b, const pending_detail& x) {
+  b.setJobId(x.job_id);
+  b.setReason(x.reason);
+  b.setExpectedStart(x.expected_start);
+  b.setPriority(x.priority);
+  b.setAgeFactor(x.age_factor);
+  b.setSizeFactor(x.size_factor);
+  b.setPartitionFactor(x.partition_factor);
+  b.setNice(x.nice);
+}
+
+void read(wire::PendingDetail::Reader r, pending_detail& x) {
+  x.job_id = r.getJobId();
+  x.reason = str(r.getReason());
+  x.expected_start = r.getExpectedStart();
+  x.priority = r.getPriority();
+  x.age_factor = r.getAgeFactor();
+  x.size_factor = r.getSizeFactor();
+  x.partition_factor = r.getPartitionFactor();
+  x.nice = r.getNice();
+}
+
+void fill(wire::JobControl::Builder b, const job_control& x) {
+  b.setOp(x.op);
+  set_texts(b.initJobs(x.jobs.size()), x.jobs);
+  b.setUid(x.uid);
+}
+
+void read(wire::JobControl::Reader r, job_control& x) {
+  x.op = str(r.getOp());
+  x.jobs = get_texts(r.getJobs());
+  x.uid = r.getUid();
+}
+
 }  // namespace
 
 #define SHOAL_DEFINE_CODEC(type, wire_type)                                                      \
@@ -430,5 +494,7 @@ SHOAL_DEFINE_CODEC(task_output, TaskOutput)
 SHOAL_DEFINE_CODEC(step_exit, StepExit)
 SHOAL_DEFINE_CODEC(job_event, JobEvent)
 SHOAL_DEFINE_CODEC(node_update, NodeUpdate)
+SHOAL_DEFINE_CODEC(pending_detail, PendingDetail)
+SHOAL_DEFINE_CODEC(job_control, JobControl)
 
 }  // namespace shoal::msg

@@ -27,6 +27,8 @@ SHOAL_DECLARE_CODEC(task_output)
 SHOAL_DECLARE_CODEC(step_exit)
 SHOAL_DECLARE_CODEC(job_event)
 SHOAL_DECLARE_CODEC(node_update)
+SHOAL_DECLARE_CODEC(pending_detail)
+SHOAL_DECLARE_CODEC(job_control)
 
 #undef SHOAL_DECLARE_CODEC
 
@@ -54,6 +56,8 @@ SHOAL_CAPNP_INSPECT(task_output)
 SHOAL_CAPNP_INSPECT(step_exit)
 SHOAL_CAPNP_INSPECT(job_event)
 SHOAL_CAPNP_INSPECT(node_update)
+SHOAL_CAPNP_INSPECT(pending_detail)
+SHOAL_CAPNP_INSPECT(job_control)
 
 #undef SHOAL_CAPNP_INSPECT
 

@@ -79,6 +79,19 @@ struct JobRequest {
   nodesMax @22 :UInt32;      # 0: same as minNodes
   submitToken @23 :Text;     # chosen by the client; a retried submission with the same token
                              # returns the first one's job instead of creating another
+  workload @24 :JobWorkload; # arrays, dependencies, begin time, hold, memory, sharing
+}
+
+# What a job asks beyond nodes and tasks (issue 5). Kept apart so JobRequest stays readable.
+struct JobWorkload {
+  array @0 :Text;            # --array spec ("1-1000%50"); empty: not an array
+  dependency @1 :Text;       # --dependency expression; empty: none
+  killOnInvalidDep @2 :Bool; # cancel instead of pending DependencyNeverSatisfied
+  beginTime @3 :Int64;       # Unix seconds; 0: now
+  hold @4 :Bool;             # -H: submit held (priority 0, JobHeldUser)
+  memPerNodeMb @5 :UInt64;   # --mem; 0: unspecified
+  memPerCpuMb @6 :UInt64;    # --mem-per-cpu; 0: unspecified
+  exclusive @7 :Bool;        # --exclusive: whole nodes even when they could be shared
 }
 
 struct JobInfo {
@@ -109,6 +122,31 @@ struct JobInfo {
   requeue @24 :Bool;
   excludeNodes @25 :Text;
   requiredNodes @26 :Text;
+  arrayJobId @27 :UInt64;    # 0: not part of an array
+  arrayTaskId @28 :Int64 = -1;  # this task's index; -1: the array's pending tasks (or no array)
+  arrayTasks @29 :Text;      # pending tasks folded as squeue prints them ("5-1000%50")
+  dependency @30 :Text;      # what is still awaited, as submitted
+  beginTime @31 :Int64;      # eligible from (Unix seconds); 0: at submission
+  memPerNodeMb @32 :UInt64;  # memory per node the job holds or asks; 0: unspecified
+}
+
+# What the scheduler knows of a pending job at its last pass (shoal queue --start/--priority).
+struct PendingDetail {
+  jobId @0 :UInt64;
+  reason @1 :Text;
+  expectedStart @2 :Int64;   # Unix seconds; 0: unknown
+  priority @3 :UInt64;
+  ageFactor @4 :UInt64;      # weighted factors, as sprio prints them
+  sizeFactor @5 :UInt64;
+  partitionFactor @6 :UInt64;
+  nice @7 :Int64;
+}
+
+# hold, uhold, release, top, requeue on a list of jobs (scontrol's job commands).
+struct JobControl {
+  op @0 :Text;
+  jobs @1 :List(Text);       # "123", "123_4" (array task), "123_[1-5]"
+  uid @2 :UInt32;            # who asks
 }
 
 struct LaunchRequest {

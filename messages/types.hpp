@@ -62,6 +62,19 @@ struct partition_info {
   uint32_t priority = 1;
 };
 
+/// What a job asks beyond nodes and tasks: arrays, dependencies, begin time, hold, memory and
+/// sharing. Empty / zero means "not asked".
+struct job_workload {
+  std::string array;
+  std::string dependency;
+  bool kill_on_invalid_dep = false;
+  int64_t begin_time = 0;
+  bool hold = false;
+  uint64_t mem_per_node_mb = 0;
+  uint64_t mem_per_cpu_mb = 0;
+  bool exclusive = false;
+};
+
 struct job_request {
   uint64_t job_id = 0;
   std::string name;
@@ -87,6 +100,7 @@ struct job_request {
   int32_t nice = 0;
   uint32_t nodes_max = 0;
   std::string submit_token;
+  job_workload workload;
 };
 
 struct job_info {
@@ -117,6 +131,31 @@ struct job_info {
   bool requeue = false;
   std::string exclude_nodes;
   std::string required_nodes;
+  uint64_t array_job_id = 0;
+  int64_t array_task_id = -1;
+  std::string array_tasks;
+  std::string dependency;
+  int64_t begin_time = 0;
+  uint64_t mem_per_node_mb = 0;
+};
+
+/// The scheduler's view of a pending job at its last pass.
+struct pending_detail {
+  uint64_t job_id = 0;
+  std::string reason;
+  int64_t expected_start = 0;
+  uint64_t priority = 0;
+  uint64_t age_factor = 0;
+  uint64_t size_factor = 0;
+  uint64_t partition_factor = 0;
+  int64_t nice = 0;
+};
+
+/// scontrol's job commands: op is hold, uhold, release, top or requeue.
+struct job_control {
+  std::string op;
+  std::vector<std::string> jobs;
+  uint32_t uid = 0;
 };
 
 struct launch_request {

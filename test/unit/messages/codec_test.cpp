@@ -48,13 +48,16 @@ SHOAL_TRAITS(task_output, TaskOutput)
 SHOAL_TRAITS(step_exit, StepExit)
 SHOAL_TRAITS(job_event, JobEvent)
 SHOAL_TRAITS(node_update, NodeUpdate)
+SHOAL_TRAITS(pending_detail, PendingDetail)
+SHOAL_TRAITS(job_control, JobControl)
 
 #undef SHOAL_TRAITS
 
 /// Every type with a codec in messages/codec.hpp.
 using codec_types = std::tuple<msg::machine_status, msg::node_info, msg::partition_info,
                                msg::job_request, msg::job_info, msg::launch_request,
-                               msg::task_output, msg::step_exit, msg::job_event, msg::node_update>;
+                               msg::task_output, msg::step_exit, msg::job_event, msg::node_update,
+                               msg::pending_detail, msg::job_control>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {

@@ -115,6 +115,19 @@ void fields(const msg::partition_info& a, const msg::partition_info& b, F&& f,
 }
 
 template <class F>
+void fields(const msg::job_workload& a, const msg::job_workload& b, F&& f,
+            const std::string& prefix) {
+  SHOAL_FIELD(array);
+  SHOAL_FIELD(dependency);
+  SHOAL_FIELD(kill_on_invalid_dep);
+  SHOAL_FIELD(begin_time);
+  SHOAL_FIELD(hold);
+  SHOAL_FIELD(mem_per_node_mb);
+  SHOAL_FIELD(mem_per_cpu_mb);
+  SHOAL_FIELD(exclusive);
+}
+
+template <class F>
 void fields(const msg::job_request& a, const msg::job_request& b, F&& f,
             const std::string& prefix = "job_request.") {
   SHOAL_FIELD(job_id);
@@ -141,6 +154,7 @@ void fields(const msg::job_request& a, const msg::job_request& b, F&& f,
   SHOAL_FIELD(nice);
   SHOAL_FIELD(nodes_max);
   SHOAL_FIELD(submit_token);
+  fields(a.workload, b.workload, f, prefix + "workload.");
 }
 
 template <class F>
@@ -173,6 +187,12 @@ void fields(const msg::job_info& a, const msg::job_info& b, F&& f,
   SHOAL_FIELD(requeue);
   SHOAL_FIELD(exclude_nodes);
   SHOAL_FIELD(required_nodes);
+  SHOAL_FIELD(array_job_id);
+  SHOAL_FIELD(array_task_id);
+  SHOAL_FIELD(array_tasks);
+  SHOAL_FIELD(dependency);
+  SHOAL_FIELD(begin_time);
+  SHOAL_FIELD(mem_per_node_mb);
 }
 
 template <class F>
@@ -254,6 +274,27 @@ void fields(const msg::node_update& a, const msg::node_update& b, F&& f,
   SHOAL_FIELD(state);
   SHOAL_FIELD(reason);
   SHOAL_FIELD(user);
+}
+
+template <class F>
+void fields(const msg::pending_detail& a, const msg::pending_detail& b, F&& f,
+            const std::string& prefix = "pending_detail.") {
+  SHOAL_FIELD(job_id);
+  SHOAL_FIELD(reason);
+  SHOAL_FIELD(expected_start);
+  SHOAL_FIELD(priority);
+  SHOAL_FIELD(age_factor);
+  SHOAL_FIELD(size_factor);
+  SHOAL_FIELD(partition_factor);
+  SHOAL_FIELD(nice);
+}
+
+template <class F>
+void fields(const msg::job_control& a, const msg::job_control& b, F&& f,
+            const std::string& prefix = "job_control.") {
+  SHOAL_FIELD(op);
+  SHOAL_FIELD(jobs);
+  SHOAL_FIELD(uid);
 }
 
 #undef SHOAL_FIELD
@@ -360,6 +401,14 @@ inline msg::job_request sample_job_request() {
   x.nice = -20;
   x.nodes_max = 8;
   x.submit_token = "host:1234:abcdef";
+  x.workload.array = "1-1000:3%50";
+  x.workload.dependency = "afterok:12:13_4?singleton";
+  x.workload.kill_on_invalid_dep = true;
+  x.workload.begin_time = 1'700'000'123;
+  x.workload.hold = true;
+  x.workload.mem_per_node_mb = 64'000;
+  x.workload.mem_per_cpu_mb = 2'000;
+  x.workload.exclusive = true;
   return x;
 }
 
@@ -392,6 +441,12 @@ inline msg::job_info sample_job_info() {
   x.requeue = true;
   x.exclude_nodes = "node9";
   x.required_nodes = "node1";
+  x.array_job_id = 70;
+  x.array_task_id = 7;
+  x.array_tasks = "8-1000%50";
+  x.dependency = "afterany:69";
+  x.begin_time = 1'700'000'005;
+  x.mem_per_node_mb = 4'096;
   return x;
 }
 
@@ -454,6 +509,27 @@ inline msg::job_event sample_job_event() {
   x.text = "DUE TO TIME LIMIT";
   x.exit_code = 143;
   x.node_count = 2;
+  return x;
+}
+
+inline msg::pending_detail sample_pending_detail() {
+  msg::pending_detail x;
+  x.job_id = 0x1'0000'0001ull;
+  x.reason = "Priority";
+  x.expected_start = 1'700'000'600;
+  x.priority = 12'345;
+  x.age_factor = 1'000;
+  x.size_factor = 200;
+  x.partition_factor = 10'000;
+  x.nice = -5;
+  return x;
+}
+
+inline msg::job_control sample_job_control() {
+  msg::job_control x;
+  x.op = "uhold";
+  x.jobs = {"12", "13_4", "14_[1-3]"};
+  x.uid = 1001;
   return x;
 }
 
