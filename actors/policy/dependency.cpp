@@ -182,7 +182,7 @@ std::string to_string(const dependency& dep) {
   return out;
 }
 
-const char* pending_reason(dependency_state state) {
+const char* dependency_reason(dependency_state state) {
   switch (state) {
     case dependency_state::satisfied:
       return "";

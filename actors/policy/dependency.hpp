@@ -76,7 +76,7 @@ enum class dependency_state : uint8_t {
 
 /// Slurm's pending reason for a state: "Dependency", "DependencyNeverSatisfied", or "" when
 /// satisfied.
-const char* pending_reason(dependency_state state);
+const char* dependency_reason(dependency_state state);
 
 /// Evaluates `dep` at `now` (seconds). `self_task` is the evaluated job's array index (for
 /// aftercorr; a job that is not an array task treats aftercorr as afterok on the whole target).

@@ -19,6 +19,14 @@ std::optional<allocation> place_whole(const resource_request& req,
                                       const std::vector<size_t>& members,
                                       const std::vector<node_capacity>& nodes, free_view free,
                                       const placement_options& options) {
+  const uint32_t cpt = std::max<uint32_t>(1, req.cpus_per_task);
+  const uint32_t tasks = std::max(req.tasks, req.min_nodes);
+  // Tasks a whole node can hold, by CPUs and by --mem-per-cpu.
+  auto room_of = [&](size_t n) -> uint32_t {
+    uint32_t by_cpu = nodes[n].cpus / cpt;
+    if (req.mem_per_cpu_mb == 0) return by_cpu;
+    return uint32_t(std::min<uint64_t>(by_cpu, nodes[n].memory_mb / (req.mem_per_cpu_mb * cpt)));
+  };
   auto fits = [&](size_t n) {
     const auto& cap = nodes[n];
     return cap.usable && idle(cap, free, n) && cap.cpus >= req.cpus_per_task &&
@@ -38,10 +46,9 @@ std::optional<allocation> place_whole(const resource_request& req,
   for (size_t i = 0; i < members.size(); ++i) {
     auto n = members[i];
     avail[i] = fits(n) && !listed(req.excluded, n) && !listed(chosen, n);
-    if (avail[i]) largest = std::max(largest, nodes[n].cpus);
+    if (avail[i]) largest = std::max(largest, room_of(n));
     if (!options.weights.empty()) member_weights[i] = options.weights[n];
   }
-  uint64_t want_cpus = req.total_cpus();
   size_t count = std::max<size_t>(req.min_nodes, chosen.size());
   size_t limit =
       req.max_nodes > 0 ? std::max<size_t>(req.max_nodes, chosen.size()) : members.size();
@@ -60,16 +67,15 @@ std::optional<allocation> place_whole(const resource_request& req,
     std::vector<size_t> all = chosen;
     for (auto i : *picked) all.push_back(members[i]);
     std::sort(all.begin(), all.end());
-    uint64_t cpus = 0;
-    for (auto n : all) cpus += nodes[n].cpus;
-    if (cpus >= want_cpus) {
+    uint64_t room_total = 0;
+    for (auto n : all) room_total += room_of(n);
+    if (room_total >= tasks) {
       allocation out;
-      uint32_t tasks = std::max(req.tasks, req.min_nodes);
       // Block distribution: fill each node to its CPU count, at least one task each.
-      uint32_t left = tasks;
+      uint32_t left = std::max<uint32_t>(tasks, uint32_t(all.size()));
       for (size_t k = 0; k < all.size(); ++k) {
         auto n = all[k];
-        uint32_t room = std::max<uint32_t>(1, nodes[n].cpus / req.cpus_per_task);
+        uint32_t room = std::max<uint32_t>(1, room_of(n));
         uint32_t reserve_for_rest = uint32_t(all.size() - k - 1);
         uint32_t here = std::min(room, left > reserve_for_rest ? left - reserve_for_rest : 1);
         left -= std::min(left, here);
@@ -78,7 +84,7 @@ std::optional<allocation> place_whole(const resource_request& req,
       return out;
     }
     // Short of CPUs: add as many nodes as the largest node would need to cover the gap.
-    count += std::max<uint64_t>(1, (want_cpus - cpus + largest - 1) / largest);
+    count += std::max<uint64_t>(1, (tasks - room_total + largest - 1) / largest);
   }
   return std::nullopt;
 }

@@ -132,8 +132,8 @@ BOOST_AUTO_TEST_CASE(afterok_afternotok_and_afterany_follow_the_end_state) {
   BOOST_TEST((eval("afterok:1", t) == never));
   BOOST_TEST((eval("afternotok:1", t) == sat));
   BOOST_TEST((eval("afterany:1", t) == sat));
-  BOOST_TEST(pending_reason(never) == std::string{"DependencyNeverSatisfied"});
-  BOOST_TEST(pending_reason(wait) == std::string{"Dependency"});
+  BOOST_TEST(dependency_reason(never) == std::string{"DependencyNeverSatisfied"});
+  BOOST_TEST(dependency_reason(wait) == std::string{"Dependency"});
 }
 
 BOOST_AUTO_TEST_CASE(all_of_and_any_of_combine_as_slurm_does) {

@@ -1,0 +1,233 @@
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "actors/policy/scheduling_pass.hpp"
+
+using namespace shoal::policy;
+
+namespace {
+
+std::vector<node_capacity> uniform_nodes(size_t n, uint32_t cpus = 4, uint64_t mem = 4000) {
+  return std::vector<node_capacity>(n, node_capacity{cpus, mem, true});
+}
+
+partition_info all_nodes(size_t n) {
+  partition_info p;
+  for (size_t i = 0; i < n; ++i) p.nodes.push_back(i);
+  return p;
+}
+
+pending_job job(uint64_t id, int64_t prio, uint32_t nodes, int64_t limit = 100) {
+  pending_job j;
+  j.id = id;
+  j.priority = prio;
+  j.request.min_nodes = nodes;
+  j.request.tasks = nodes;
+  j.time_limit = limit;
+  return j;
+}
+
+running_job holding(uint64_t id, std::vector<size_t> on, int64_t end,
+                    const std::vector<node_capacity>& nodes) {
+  running_job r;
+  r.id = id;
+  r.end = end;
+  for (auto n : on) r.alloc.push_back({n, nodes[n].cpus, nodes[n].memory_mb, 1});
+  return r;
+}
+
+std::string reason_of(const pass_result& r, uint64_t id) {
+  for (const auto& w : r.waiting)
+    if (w.job == id) return w.reason;
+  return "";
+}
+
+bool started(const pass_result& r, uint64_t id) {
+  return std::any_of(r.started.begin(), r.started.end(),
+                     [&](const start_decision& d) { return d.job == id; });
+}
+
+pass_config easy() {
+  pass_config c;
+  c.resolution = 1;
+  return c;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(scheduling_pass)
+
+BOOST_AUTO_TEST_CASE(reasons_use_slurm_names) {
+  auto nodes = uniform_nodes(4);
+  nodes[3].usable = false;
+  std::vector<partition_info> parts{all_nodes(4), all_nodes(4)};
+  parts[0].max_time = 50;
+  parts[1].up = false;
+  std::vector<running_job> running{holding(100, {0, 1}, 1000, nodes)};
+  auto big = job(1, 10, 2);
+  big.time_limit = 40;
+  auto too_long = job(2, 9, 1, 60);
+  auto down = job(3, 8, 1);
+  down.partition = 1;
+  auto on_down_node = job(4, 7, 1, 10);
+  on_down_node.request.required = {3};
+  auto behind = job(5, 6, 2, 10);
+  for (bool backfill : {false, true}) {
+    auto config = easy();
+    config.backfill = backfill;
+    auto r =
+        schedule({big, too_long, down, on_down_node, behind}, running, parts, nodes, 0, config);
+    BOOST_TEST(r.started.empty());
+    BOOST_TEST(reason_of(r, 1) == "Resources");
+    BOOST_TEST(reason_of(r, 2) == "PartitionTimeLimit");
+    BOOST_TEST(reason_of(r, 3) == "PartitionDown");
+    BOOST_TEST(reason_of(r, 4) == "ReqNodeNotAvail");
+    BOOST_TEST(reason_of(r, 5) == "Priority");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(easy_backfill_starts_a_short_job_but_not_one_that_would_delay_the_top) {
+  auto nodes = uniform_nodes(4);
+  std::vector<partition_info> parts{all_nodes(4)};
+  std::vector<running_job> running{holding(100, {0, 1, 2}, 100, nodes)};
+  // Top job wants all 4 nodes: reserved at t=100. Node 3 is free until then.
+  auto top = job(1, 10, 4, 50);
+  auto short_one = job(2, 5, 1, 100);  // ends at 100: fits before the reservation
+  auto long_one = job(3, 4, 1, 101);   // would end after 100 on a reserved node
+  auto r = schedule({top, long_one, short_one}, running, parts, nodes, 0, easy());
+  BOOST_TEST(started(r, 2));
+  BOOST_TEST(!started(r, 3));
+  BOOST_TEST(reason_of(r, 1) == "Resources");
+  BOOST_TEST(reason_of(r, 3) == "Priority");
+  BOOST_REQUIRE(r.planned.size() == 1u);
+  BOOST_TEST(r.planned[0].job == 1u);
+  BOOST_TEST(r.planned[0].start == 100);
+  // Without backfill the short job waits behind the top one.
+  auto strict = easy();
+  strict.backfill = false;
+  auto s = schedule({top, long_one, short_one}, running, parts, nodes, 0, strict);
+  BOOST_TEST(s.started.empty());
+  BOOST_TEST(s.planned.empty());
+}
+
+BOOST_AUTO_TEST_CASE(conservative_reserves_for_every_blocked_job) {
+  auto nodes = uniform_nodes(4);
+  std::vector<partition_info> parts{all_nodes(4)};
+  std::vector<running_job> running{holding(100, {0, 1, 2, 3}, 100, nodes)};
+  auto config = easy();
+  config.mode = backfill_mode::conservative;
+  auto r = schedule({job(1, 10, 4, 50), job(2, 9, 2, 30), job(3, 8, 2, 30)}, running, parts, nodes,
+                    0, config);
+  BOOST_REQUIRE(r.planned.size() == 3u);
+  BOOST_TEST(r.planned[0].start == 100);
+  BOOST_TEST(r.planned[1].start == 150);
+  BOOST_TEST(r.planned[2].start == 150);
+  auto e = schedule({job(1, 10, 4, 50), job(2, 9, 2, 30), job(3, 8, 2, 30)}, running, parts, nodes,
+                    0, easy());
+  BOOST_TEST(e.planned.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(cons_tres_shares_nodes_by_cpus_and_memory) {
+  auto nodes = uniform_nodes(2, 8, 8000);
+  std::vector<partition_info> parts{all_nodes(2)};
+  auto config = easy();
+  config.placement.select = select_type::cons_tres;
+  auto a = job(1, 10, 1);
+  a.request.tasks = 3;
+  a.request.mem_per_cpu_mb = 1000;
+  auto b = job(2, 9, 1);
+  b.request.tasks = 5;
+  b.request.mem_per_node_mb = 2000;
+  auto c = job(3, 8, 1);
+  c.request.tasks = 4;
+  c.request.cpus_per_task = 2;  // a whole node's CPUs: node 1
+  auto d = job(4, 7, 1);
+  d.request.tasks = 1;  // nothing left
+  auto r = schedule({a, b, c, d}, {}, parts, nodes, 0, config);
+  BOOST_REQUIRE(r.started.size() == 3u);
+  BOOST_TEST(r.started[0].alloc[0].node == 0u);
+  BOOST_TEST(r.started[0].alloc[0].cpus == 3u);
+  BOOST_TEST(r.started[0].alloc[0].memory_mb == 3000u);
+  BOOST_TEST(r.started[1].alloc[0].node == 0u);  // shares node 0: MIXED, then full
+  BOOST_TEST(r.started[1].alloc[0].cpus == 5u);
+  BOOST_TEST(r.started[1].alloc[0].memory_mb == 2000u);
+  BOOST_TEST(r.started[2].alloc[0].node == 1u);
+  BOOST_TEST(r.started[2].alloc[0].cpus == 8u);
+  BOOST_TEST(reason_of(r, 4) == "Resources");
+}
+
+BOOST_AUTO_TEST_CASE(exclusive_and_memory_keep_jobs_apart) {
+  auto nodes = uniform_nodes(2, 8, 8000);
+  std::vector<partition_info> parts{all_nodes(2)};
+  auto config = easy();
+  config.placement.select = select_type::cons_tres;
+  auto small = job(1, 10, 1);
+  auto whole = job(2, 9, 2);
+  whole.request.exclusive = true;
+  auto hungry = job(3, 8, 1);
+  hungry.request.mem_per_node_mb = 7500;  // node 0 has 8000 free, node 1 too
+  auto r = schedule({small, whole, hungry}, {}, parts, nodes, 0, config);
+  BOOST_TEST(started(r, 1));
+  BOOST_TEST(!started(r, 2));
+  BOOST_TEST(started(r, 3));
+  // OverSubscribe=EXCLUSIVE gives every job whole nodes.
+  parts[0].exclusive = true;
+  auto x = schedule({job(1, 10, 1), job(2, 9, 1), job(3, 8, 1)}, {}, parts, nodes, 0, config);
+  BOOST_TEST(x.started.size() == 2u);
+  BOOST_TEST(x.started[0].alloc[0].cpus == 8u);
+}
+
+BOOST_AUTO_TEST_CASE(an_array_starts_as_many_tasks_as_fit) {
+  auto nodes = uniform_nodes(3);
+  std::vector<partition_info> parts{all_nodes(3)};
+  auto arr = job(7, 10, 1);
+  arr.task_count = 5;
+  auto r = schedule({arr}, {}, parts, nodes, 0, easy());
+  BOOST_TEST(r.started.size() == 3u);
+  BOOST_TEST(r.started[2].copy == 2u);
+  BOOST_TEST(reason_of(r, 7) == "Resources");
+}
+
+BOOST_AUTO_TEST_CASE(the_node_picker_hook_replaces_select_nodes_for_whole_nodes) {
+  auto nodes = uniform_nodes(4);
+  std::vector<partition_info> parts{all_nodes(4)};
+  auto config = easy();
+  int calls = 0;
+  config.placement.picker =
+      [&](const std::vector<bool>& avail, size_t count,
+          const std::vector<uint32_t>&) -> std::optional<std::vector<size_t>> {
+    ++calls;
+    std::vector<size_t> out;
+    for (size_t i = avail.size(); i-- > 0 && out.size() < count;)
+      if (avail[i]) out.push_back(i);
+    if (out.size() < count) return std::nullopt;
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  auto r = schedule({job(1, 1, 2)}, {}, parts, nodes, 0, config);
+  BOOST_REQUIRE(r.started.size() == 1u);
+  BOOST_TEST(r.started[0].alloc[0].node == 2u);
+  BOOST_TEST(r.started[0].alloc[1].node == 3u);
+  BOOST_TEST(calls == 1);
+}
+
+BOOST_AUTO_TEST_CASE(the_test_budget_bounds_the_work_per_pass) {
+  auto nodes = uniform_nodes(4);
+  std::vector<partition_info> parts{all_nodes(4)};
+  auto config = easy();
+  config.max_job_test = 2;
+  std::vector<pending_job> q;
+  for (uint64_t i = 1; i <= 10; ++i) q.push_back(job(i, 100 - int64_t(i), 1));
+  auto r = schedule(q, {}, parts, nodes, 0, config);
+  BOOST_TEST(r.tested == 2u);
+  BOOST_TEST(r.started.size() == 2u);
+  BOOST_TEST(r.waiting.size() == 8u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
