@@ -9,50 +9,62 @@ availability_profile::availability_profile(const std::vector<node_capacity>& nod
                                            int64_t resolution)
     : now_(now), resolution_(std::max<int64_t>(1, resolution)) {
   const size_t n = nodes.size();
-  std::vector<int64_t> cpus(n);
-  std::vector<int64_t> mem(n);
+  cap_cpus_.resize(n);
+  cap_memory_.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    cpus[i] = nodes[i].usable ? nodes[i].cpus : 0;
-    mem[i] = nodes[i].usable ? int64_t(nodes[i].memory_mb) : 0;
+    cap_cpus_[i] = nodes[i].usable ? nodes[i].cpus : 0;
+    cap_memory_[i] = nodes[i].usable ? nodes[i].memory_mb : 0;
   }
+  slot_data first{now, cap_cpus_, cap_memory_};
+  releases_.reserve(running.size());
   for (const auto& job : running) {
     for (const auto& s : job.alloc) {
       if (s.node >= n) continue;
-      cpus[s.node] -= s.cpus;
-      mem[s.node] -= int64_t(s.memory_mb);
+      first.cpus[s.node] -= std::min(first.cpus[s.node], s.cpus);
+      first.memory_mb[s.node] -= std::min(first.memory_mb[s.node], s.memory_mb);
     }
-  }
-  // Releases in end order; ends at the same rounded time share one slot.
-  std::vector<std::pair<int64_t, const running_job*>> ends;
-  ends.reserve(running.size());
-  for (const auto& job : running) {
     int64_t end = job.end <= now ? now + 1 : job.end;
-    ends.push_back({round_up(end), &job});
+    releases_.push_back({round_up(end), &job.alloc});
   }
-  std::sort(ends.begin(), ends.end(),
+  std::sort(releases_.begin(), releases_.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
-  auto snapshot = [&](int64_t start) {
-    slot_data s{start, std::vector<uint32_t>(n), std::vector<uint64_t>(n)};
-    for (size_t i = 0; i < n; ++i) {
-      s.cpus[i] = uint32_t(std::clamp<int64_t>(cpus[i], 0, nodes[i].usable ? nodes[i].cpus : 0));
-      s.memory_mb[i] = uint64_t(
-          std::clamp<int64_t>(mem[i], 0, nodes[i].usable ? int64_t(nodes[i].memory_mb) : 0));
+  slots_.push_back(std::move(first));
+}
+
+int64_t availability_profile::next_change() const {
+  int64_t t = forever;
+  if (next_release_ < releases_.size()) t = releases_[next_release_].first;
+  if (!later_releases_.empty()) t = std::min(t, later_releases_.front().first);
+  return t;
+}
+
+bool availability_profile::build_next() {
+  int64_t t = next_change();
+  if (t >= forever) return false;
+  slot_data s{t, slots_.back().cpus, slots_.back().memory_mb};
+  auto give_back = [&](const allocation& alloc) {
+    for (const auto& share : alloc) {
+      if (share.node >= s.cpus.size()) continue;
+      s.cpus[share.node] = std::min(cap_cpus_[share.node], s.cpus[share.node] + share.cpus);
+      s.memory_mb[share.node] =
+          std::min(cap_memory_[share.node], s.memory_mb[share.node] + share.memory_mb);
     }
-    slots_.push_back(std::move(s));
   };
-  snapshot(now);
-  for (size_t k = 0; k < ends.size();) {
-    int64_t t = ends[k].first;
-    if (t >= forever) break;
-    for (; k < ends.size() && ends[k].first == t; ++k) {
-      for (const auto& s : ends[k].second->alloc) {
-        if (s.node >= n) continue;
-        cpus[s.node] += s.cpus;
-        mem[s.node] += int64_t(s.memory_mb);
-      }
-    }
-    snapshot(t);
-  }
+  for (; next_release_ < releases_.size() && releases_[next_release_].first == t; ++next_release_)
+    give_back(*releases_[next_release_].second);
+  size_t k = 0;
+  for (; k < later_releases_.size() && later_releases_[k].first == t; ++k)
+    give_back(later_releases_[k].second);
+  later_releases_.erase(later_releases_.begin(),
+                        later_releases_.begin() + static_cast<std::ptrdiff_t>(k));
+  slots_.push_back(std::move(s));
+  return true;
+}
+
+bool availability_profile::has_slot(size_t i) {
+  while (i >= slots_.size())
+    if (!build_next()) return false;
+  return true;
 }
 
 int64_t availability_profile::round_up(int64_t t) const {
@@ -68,6 +80,8 @@ size_t availability_profile::slot_of(int64_t t) const {
 }
 
 size_t availability_profile::split_at(int64_t t) {
+  while (next_change() <= t && build_next()) {
+  }
   size_t i = slot_of(t);
   if (slots_[i].start == t) return i;
   slot_data copy{t, slots_[i].cpus, slots_[i].memory_mb};
@@ -103,7 +117,15 @@ void availability_profile::consume(int64_t from, int64_t to, const allocation& a
   from = std::max(from, now_);
   if (to <= from) return;
   size_t first = split_at(from);
-  size_t last = to >= forever ? slots_.size() : split_at(to);
+  size_t last = slots_.size();
+  if (to < next_change()) {
+    last = split_at(to);
+  } else if (to < forever) {
+    // Ends beyond the built slots: give it back when the slot at `to` is built.
+    auto at = std::upper_bound(later_releases_.begin(), later_releases_.end(), to,
+                               [](int64_t v, const auto& r) { return v < r.first; });
+    later_releases_.insert(at, {to, alloc});
+  }
   for (size_t i = first; i < last; ++i) {
     auto& s = slots_[i];
     for (const auto& share : alloc) {

@@ -30,19 +30,22 @@ struct running_job {
 ///
 /// What keeps the tests cheap: free resources only rise over time except where a reservation
 /// begins, so the least free over a window [t, t+L) is found at t and at the reservation starts
-/// ("dips") inside it, not at every slot. Memory is O(slots x nodes); slot boundaries are
-/// rounded up to `resolution` seconds (bf_resolution) to bound the slot count.
+/// ("dips") inside it, not at every slot. Slots are built lazily, only as far into the future
+/// as a question reaches: memory and time are O(slots used x nodes). Slot boundaries are rounded
+/// up to `resolution` seconds (bf_resolution) to bound the slot count.
 class availability_profile {
  public:
   /// Builds the profile at `now`. Jobs past their end are taken to end at the next resolution
-  /// step. Unusable nodes have nothing free, ever.
+  /// step. Unusable nodes have nothing free, ever. Keeps pointers into `running`, which must
+  /// outlive the profile.
   availability_profile(const std::vector<node_capacity>& nodes,
                        const std::vector<running_job>& running, int64_t now,
                        int64_t resolution = 1);
 
   // -- observers --
 
-  size_t slot_count() const { return slots_.size(); }
+  /// Whether slot i exists (building it if needed); false past the last change.
+  bool has_slot(size_t i);
   int64_t slot_start(size_t i) const { return slots_[i].start; }
   /// What is free in slot i.
   free_view slot(size_t i) const { return {slots_[i].cpus, slots_[i].memory_mb}; }
@@ -70,10 +73,21 @@ class availability_profile {
 
   /// The index of the slot starting exactly at `t`, splitting the slot containing it if needed.
   size_t split_at(int64_t t);
+  /// When the next slot after the built ones begins (forever when nothing changes any more).
+  int64_t next_change() const;
+  /// Builds the next slot; false when nothing changes any more.
+  bool build_next();
   /// The index of the slot containing `t`.
   size_t slot_of(int64_t t) const;
 
-  std::vector<slot_data> slots_;
+  std::vector<slot_data> slots_;  ///< built so far; the last lasts until next_change()
+  std::vector<uint32_t> cap_cpus_;
+  std::vector<uint64_t> cap_memory_;
+  /// Running jobs' releases by rounded end; those before next_release_ are built in.
+  std::vector<std::pair<int64_t, const allocation*>> releases_;
+  size_t next_release_ = 0;
+  /// Releases of consumptions that end beyond the built slots, by time.
+  std::vector<std::pair<int64_t, allocation>> later_releases_;
   std::vector<int64_t> dips_;  ///< reservation starts, ascending
   int64_t now_;
   int64_t resolution_;

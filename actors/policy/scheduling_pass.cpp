@@ -249,7 +249,7 @@ class pass {
   std::optional<planned_start> earliest_start(const resource_request& req,
                                               const std::vector<size_t>& members, int64_t limit) {
     int64_t horizon = config_.window > 0 ? later(now_, config_.window) : forever;
-    for (size_t i = 0; i < profile_.slot_count(); ++i) {
+    for (size_t i = 0; profile_.has_slot(i); ++i) {
       int64_t t = profile_.slot_start(i);
       if (t > horizon) break;
       int64_t end = later(t, limit);
