@@ -27,10 +27,11 @@ struct workload {
   std::vector<pending_job> pending;
 };
 
-/// 1,000 nodes of 32 CPUs in two overlapping partitions; running jobs fill about 97% of the
-/// nodes and end over the next day; pending jobs are mostly small (1-4 nodes), some large
+/// 1,000 nodes of 32 CPUs in two overlapping partitions; running jobs fill `fill` percent of the
+/// nodes (97: a busy cluster; 50: a cluster draining, where hundreds of jobs start in one cycle)
+/// and end over the next day; pending jobs are mostly small (1-4 nodes), some large
 /// (up to 64 nodes), limits from 10 minutes to a day, priorities spread.
-workload make_workload(size_t pending, bool shared, uint32_t seed = 42) {
+workload make_workload(size_t pending, bool shared, size_t fill, uint32_t seed = 42) {
   std::mt19937 rng(seed);
   workload w;
   w.nodes.assign(node_count, node_capacity{cpus_per_node, memory_per_node, true});
@@ -47,7 +48,7 @@ workload make_workload(size_t pending, bool shared, uint32_t seed = 42) {
   // Running: whole-node jobs of 1-8 nodes (or shared jobs of 1-32 CPUs) up to ~97% full.
   size_t next = 0;
   uint64_t id = 1'000'000;
-  while (next < node_count * 97 / 100) {
+  while (next < node_count * fill / 100) {
     running_job r;
     r.id = id++;
     r.end = 1 + int64_t(rng() % (24 * 3600));
@@ -93,11 +94,12 @@ double percentile(std::vector<double> v, double q) {
   return v[std::min(i, v.size() - 1)];
 }
 
-/// Args: pending jobs, bf_max_job_test (0 = no bound), 1 = cons_tres (shared) else linear.
+/// Args: pending jobs, bf_max_job_test (0 = no bound), 1 = cons_tres (shared) else linear,
+/// percent of nodes busy.
 void backfill_cycle(benchmark::State& state) {
   auto pending = size_t(state.range(0));
   bool shared = state.range(2) == 1;
-  auto w = make_workload(pending, shared);
+  auto w = make_workload(pending, shared, size_t(state.range(3)));
   pass_config config;
   config.backfill = true;
   config.mode = backfill_mode::easy;
@@ -117,16 +119,18 @@ void backfill_cycle(benchmark::State& state) {
 
 void register_cycles() {
   for (int64_t pending : {10'000, 100'000}) {
-    for (int64_t shared : {0, 1}) {
-      for (int64_t bound : {500, 0}) {
-        benchmark::RegisterBenchmark("backfill_cycle", backfill_cycle)
-            ->Args({pending, bound, shared})
-            ->ArgNames({"pending", "max_job_test", "cons_tres"})
-            ->Unit(benchmark::kMillisecond)
-            ->Iterations(1)
-            ->Repetitions(pending == 10'000 ? 30 : 10)
-            ->ComputeStatistics("p99",
-                                [](const std::vector<double>& v) { return percentile(v, 0.99); });
+    for (int64_t fill : {97, 50}) {
+      for (int64_t shared : {0, 1}) {
+        for (int64_t bound : {500, 0}) {
+          benchmark::RegisterBenchmark("backfill_cycle", backfill_cycle)
+              ->Args({pending, bound, shared, fill})
+              ->ArgNames({"pending", "max_job_test", "cons_tres", "busy_pct"})
+              ->Unit(benchmark::kMillisecond)
+              ->Iterations(1)
+              ->Repetitions(pending == 10'000 ? 30 : 10)
+              ->ComputeStatistics("p99",
+                                  [](const std::vector<double>& v) { return percentile(v, 0.99); });
+        }
       }
     }
   }
