@@ -111,6 +111,13 @@ class pass {
           result_.waiting.push_back({k.id, "Priority"});
           continue;
         }
+        if (in_limits && !budget_left() && (config_.backfill || !ps.blocked)) {
+          // Past bf_max_job_test: no test, as consider() would decide without one.
+          auto& mutable_ps = state_[k.partition];
+          result_.waiting.push_back({k.id, mutable_ps.blocked ? "Priority" : "Resources"});
+          mutable_ps.blocked = true;
+          continue;
+        }
       }
       consider(queue_[k.index]);
     }
