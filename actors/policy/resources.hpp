@@ -76,6 +76,18 @@ std::optional<allocation> place(const resource_request& req, const std::vector<s
                                 const std::vector<node_capacity>& nodes, free_view free,
                                 const placement_options& options);
 
+/// How much of a node jobs hold, for the node state sinfo shows (IDLE, MIXED, ALLOCATED).
+enum class node_use : uint8_t { idle, mixed, allocated };
+
+/// MIXED when some but not all CPUs are allocated (or only memory is); ALLOCATED when every CPU
+/// is (a whole-node job always is).
+inline node_use usage_of(const node_capacity& cap, uint32_t cpus_allocated,
+                         uint64_t memory_allocated) {
+  if (cpus_allocated >= cap.cpus && cap.cpus > 0) return node_use::allocated;
+  if (cpus_allocated > 0 || memory_allocated > 0) return node_use::mixed;
+  return node_use::idle;
+}
+
 /// Whether a node is idle in `free` (all CPUs and memory free): a whole-node job may take it.
 inline bool idle(const node_capacity& cap, free_view free, size_t n) {
   return free.cpus[n] == cap.cpus && free.memory_mb[n] == cap.memory_mb;

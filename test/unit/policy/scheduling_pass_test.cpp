@@ -162,6 +162,14 @@ BOOST_AUTO_TEST_CASE(cons_tres_shares_nodes_by_cpus_and_memory) {
   BOOST_TEST(reason_of(r, 4) == "Resources");
 }
 
+BOOST_AUTO_TEST_CASE(a_node_partly_held_is_mixed) {
+  node_capacity cap{8, 8000, true};
+  BOOST_TEST((usage_of(cap, 0, 0) == node_use::idle));
+  BOOST_TEST((usage_of(cap, 3, 3000) == node_use::mixed));
+  BOOST_TEST((usage_of(cap, 0, 100) == node_use::mixed));
+  BOOST_TEST((usage_of(cap, 8, 8000) == node_use::allocated));
+}
+
 BOOST_AUTO_TEST_CASE(exclusive_and_memory_keep_jobs_apart) {
   auto nodes = uniform_nodes(2, 8, 8000);
   std::vector<partition_info> parts{all_nodes(2)};
