@@ -1,7 +1,6 @@
 #include "actors/policy/scheduling_pass.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <optional>
 
 namespace shoal::policy {
