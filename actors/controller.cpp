@@ -9,6 +9,9 @@
 #include <caf/all.hpp>
 
 #include "actors/job.hpp"
+#include "actors/job_ref.hpp"
+#include "actors/policy/array_spec.hpp"
+#include "actors/policy/dependency.hpp"
 #include "actors/log.hpp"
 #include "actors/node.hpp"
 #include "actors/partition.hpp"
@@ -26,6 +29,17 @@ namespace {
 /// Finished jobs stay visible this long (Slurm's MinJobAge default).
 constexpr int64_t min_job_age_s = 300;
 
+/// A job array: the request its tasks are made from, and which tasks run now. Pending tasks are
+/// the scheduler's (a range list there); a task gets an actor only when it starts.
+struct array_entry {
+  job_setup task_template;
+  std::vector<policy::index_range> spec;
+  uint64_t task_count = 0;
+  uint32_t min_index = 0;
+  uint32_t max_index = 0;
+  std::map<uint32_t, uint64_t> running;  ///< index -> task job id, while the task's actor lives
+};
+
 struct controller_state {
   static inline const char* name = "controller";
   runtime::cluster_config cfg;
@@ -36,6 +50,7 @@ struct controller_state {
   std::map<uint64_t, caf::actor> jobs;
   std::map<uint64_t, msg::job_info> job_view;
   caf::actor scheduler;
+  std::map<uint64_t, array_entry> arrays;
   uint64_t next_job_id = 1;
   uint32_t admin_uid = 0;
   /// Submission tokens seen recently -> job id, so a client that lost a reply and retries gets
@@ -52,6 +67,16 @@ void purge_old_jobs(controller_self self) {
   for (auto it = view.begin(); it != view.end();) {
     if (msg::is_finished(it->second.state) && it->second.end_time < cutoff)
       it = view.erase(it);
+    else
+      ++it;
+  }
+  // An array is forgotten once nothing of it pends or runs and its line has gone.
+  auto& arrays = self->state.arrays;
+  for (auto it = arrays.begin(); it != arrays.end();) {
+    auto meta = view.find(it->first);
+    bool pending = meta != view.end() && !msg::is_finished(meta->second.state);
+    if (!pending && it->second.running.empty() && meta == view.end())
+      it = arrays.erase(it);
     else
       ++it;
   }
@@ -82,6 +107,87 @@ std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished
   return out;
 }
 
+/// Checks what the policy parses (array spec, dependency) before a job exists, so a bad value
+/// is the submitter's error, not a job stuck pending.
+caf::error check_workload(controller_self self, const msg::job_request& req) {
+  auto& st = self->state;
+  const auto& w = req.workload;
+  if (!w.array.empty()) {
+    if (!req.batch) return make_error(errc::invalid_request, "--array is for batch jobs only");
+    auto spec = policy::parse_array_spec(w.array, st.cfg.scheduling.max_array_size);
+    if (!spec)
+      return make_error(errc::invalid_request,
+                        "Invalid job array specification: " + describe(spec.error()));
+  }
+  if (!w.dependency.empty()) {
+    auto dep = policy::parse_dependency(w.dependency);
+    if (!dep) return std::move(dep.error());
+    policy::dependency_view known;
+    known.outcome = [&st](uint64_t job, std::optional<uint32_t>) {
+      policy::job_outcome o;
+      o.known = st.job_view.count(job) > 0 || st.arrays.count(job) > 0;
+      return o;
+    };
+    known.singleton_busy = [] { return false; };
+    auto unknown = policy::unknown_targets(*dep, known);
+    if (!unknown.empty())
+      return make_error(errc::invalid_request,
+                        "Job dependency problem: job " + std::to_string(unknown.front().job) +
+                            " is not known (it never existed or ended more than " +
+                            std::to_string(min_job_age_s) + " s ago)");
+  }
+  return {};
+}
+
+job_setup make_setup(controller_self self, uint64_t id, msg::job_request req, caf::actor client) {
+  auto& st = self->state;
+  job_setup setup;
+  setup.id = id;
+  setup.req = std::move(req);
+  setup.priority = job_priority(setup.req);
+  setup.kill_wait_s = st.cfg.kill_wait_s;
+  setup.admin_uid = st.admin_uid;
+  setup.client = std::move(client);
+  setup.controller = self;
+  setup.scheduler = st.scheduler;
+  setup.shared_nodes = st.cfg.scheduling.consumable;
+  return setup;
+}
+
+/// An array is one record here and a range list in the scheduler, whatever its size; task job
+/// ids are reserved now (see job_queue) and tasks become actors when they start.
+msg::job_info submit_array(controller_self self, msg::job_request req) {
+  auto& st = self->state;
+  auto spec = policy::parse_array_spec(req.workload.array, st.cfg.scheduling.max_array_size);
+  auto id = st.next_job_id;
+  array_entry arr;
+  arr.spec = spec->indices.runs();
+  arr.task_count = spec->indices.count();
+  arr.min_index = spec->indices.min();
+  arr.max_index = spec->indices.max();
+  st.next_job_id += 1 + arr.task_count;
+  auto task_req = req;
+  task_req.workload.array.clear();
+  task_req.workload.hold = false;
+  arr.task_template = make_setup(self, id, std::move(task_req), caf::actor{});
+  arr.task_template.array_job_id = id;
+  auto info = initial_job_info(arr.task_template);
+  info.array_task_id = -1;
+  info.array_tasks = policy::folded_tasks(spec->indices, spec->max_running);
+  if (req.workload.hold) info.reason = "JobHeldUser";
+  st.job_view[id] = info;
+  log().info("job submit array job={} user={} partition={} tasks={} spec={}", id, req.user,
+             req.partition, arr.task_count, req.workload.array);
+  self->send(st.scheduler, msg::enqueue_atom_v, id, req, arr.task_template.priority,
+             caf::actor{self});
+  st.arrays.emplace(id, std::move(arr));
+  msg::job_info reply;
+  reply.job_id = id;
+  reply.array_job_id = id;
+  reply.state = msg::job_state::pending;
+  return reply;
+}
+
 caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& req,
                                       caf::actor& client) {
   auto& st = self->state;
@@ -97,31 +203,31 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
     }
   }
   auto resolved = resolve_submission(st.cfg, st.node_view, req);
+  if (resolved) {
+    if (auto err = check_workload(self, *resolved)) resolved = std::move(err);
+  }
   if (!resolved) {
     log().info("job rejected user={} reason=\"{}\"", req.user, describe(resolved.error()));
     return std::move(resolved.error());
   }
-  job_setup setup;
-  setup.id = st.next_job_id++;
-  setup.req = std::move(*resolved);
+  auto token = resolved->submit_token;
+  if (!resolved->workload.array.empty()) {
+    auto info = submit_array(self, std::move(*resolved));
+    if (!token.empty()) remember_token(self, token, info.job_id);
+    return info;
+  }
+  auto id = st.next_job_id++;
+  auto setup = make_setup(self, id, std::move(*resolved), client);
   if (setup.req.batch) {
     setup.req.stdout_path = expand_output_path(setup.req.stdout_path, setup.id, setup.req);
     if (!setup.req.stderr_path.empty())
       setup.req.stderr_path = expand_output_path(setup.req.stderr_path, setup.id, setup.req);
   }
-  setup.priority = job_priority(setup.req);
-  setup.kill_wait_s = st.cfg.kill_wait_s;
-  setup.admin_uid = st.admin_uid;
-  setup.client = client;
-  setup.controller = self;
-  setup.scheduler = st.scheduler;
-  auto id = setup.id;
   log().info("job submit job={} user={} partition={} nodes={} tasks={} batch={}", id,
              setup.req.user, setup.req.partition, setup.req.min_nodes, setup.req.ntasks,
              setup.req.batch);
   // Not linked: unlinking is linear in the links held, paid at every job's end, and shoalctld
   // exits without tearing its actors down anyway.
-  auto token = setup.req.submit_token;
   auto job = spawn_job(self->system(), std::move(setup));
   st.jobs.emplace(id, job);
   if (!token.empty()) remember_token(self, token, id);
@@ -129,6 +235,170 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   info.job_id = id;
   info.state = msg::job_state::pending;
   return info;
+}
+
+void set_env(std::vector<std::string>& env, const std::string& key, const std::string& value) {
+  auto entry = key + "=" + value;
+  for (auto& e : env)
+    if (e.compare(0, key.size() + 1, key + "=") == 0) {
+      e = std::move(entry);
+      return;
+    }
+  env.push_back(std::move(entry));
+}
+
+/// The scheduler started task `index` of an array: give it a job actor, already placed.
+void start_array_task(controller_self self, uint64_t array_id, uint32_t index, uint64_t task_id,
+                      std::vector<std::string>& names, std::vector<caf::actor>& actors,
+                      std::vector<uint32_t>& cpus) {
+  auto& st = self->state;
+  auto it = st.arrays.find(array_id);
+  if (it == st.arrays.end()) {
+    self->send(st.scheduler, msg::ended_atom_v, task_id, false, int64_t{0});
+    return;
+  }
+  auto& arr = it->second;
+  auto setup = arr.task_template;
+  setup.id = task_id;
+  setup.array_task_id = index;
+  auto& req = setup.req;
+  set_env(req.env, "SHOAL_ARRAY_JOB_ID", std::to_string(array_id));
+  set_env(req.env, "SHOAL_ARRAY_TASK_ID", std::to_string(index));
+  set_env(req.env, "SHOAL_ARRAY_TASK_COUNT", std::to_string(arr.task_count));
+  set_env(req.env, "SHOAL_ARRAY_TASK_MIN", std::to_string(arr.min_index));
+  set_env(req.env, "SHOAL_ARRAY_TASK_MAX", std::to_string(arr.max_index));
+  req.stdout_path = expand_output_path(req.stdout_path, task_id, req, array_id, index);
+  if (!req.stderr_path.empty())
+    req.stderr_path = expand_output_path(req.stderr_path, task_id, req, array_id, index);
+  setup.start_nodes = std::move(names);
+  setup.start_node_actors = std::move(actors);
+  setup.start_cpus = std::move(cpus);
+  auto job = spawn_job(self->system(), std::move(setup));
+  st.jobs.emplace(task_id, job);
+  arr.running[index] = task_id;
+}
+
+/// The scheduler's news about an array's pending tasks: its reason, or that none are left.
+void on_array_view(controller_self self, uint64_t array_id, const std::string& reason,
+                   const std::string& folded) {
+  auto& st = self->state;
+  auto v = st.job_view.find(array_id);
+  if (v == st.job_view.end() || msg::is_finished(v->second.state)) return;
+  if (folded.empty()) {
+    st.job_view.erase(v);
+    return;
+  }
+  v->second.reason = reason;
+  v->second.array_tasks = folded;
+}
+
+bool may_act_on(controller_self self, uint32_t owner, uint32_t uid) {
+  return uid == 0 || uid == owner || uid == self->state.admin_uid;
+}
+
+caf::result<caf::message> cancel_one_job(controller_self self, uint64_t id, int32_t signo,
+                                         uint32_t uid) {
+  auto& st = self->state;
+  auto it = st.jobs.find(id);
+  if (it != st.jobs.end()) return self->delegate(it->second, msg::cancel_atom_v, signo, uid);
+  auto v = st.job_view.find(id);
+  if (v != st.job_view.end())
+    return make_error(errc::invalid_request, "job " + std::to_string(id) +
+                                                 " has already finished (" +
+                                                 msg::to_string(v->second.state) + ")");
+  return make_error(errc::unknown_job, "invalid job id " + std::to_string(id));
+}
+
+/// scancel of `12`, `12_4` or `12_[1-5]`: running tasks get the signal (or are cancelled),
+/// pending ones leave the scheduler's range list.
+caf::result<caf::message> cancel(controller_self self, const std::string& text, int32_t signo,
+                                 uint32_t uid) {
+  auto& st = self->state;
+  auto ref = parse_job_ref(text);
+  if (!ref) return std::move(ref.error());
+  auto it = st.arrays.find(ref->id);
+  if (it == st.arrays.end()) {
+    if (!ref->whole)
+      return make_error(errc::unknown_job, "job " + std::to_string(ref->id) + " is not an array");
+    return cancel_one_job(self, ref->id, signo, uid);
+  }
+  auto& arr = it->second;
+  if (!may_act_on(self, arr.task_template.req.uid, uid))
+    return make_error(errc::permission_denied, "job " + std::to_string(ref->id) +
+                                                   " belongs to " + arr.task_template.req.user +
+                                                   "; only its owner or an admin may cancel it");
+  for (auto& [index, task] : arr.running) {
+    if (!names_task(*ref, index)) continue;
+    auto job = st.jobs.find(task);
+    if (job != st.jobs.end()) caf::anon_send(job->second, msg::cancel_atom_v, signo, uid);
+  }
+  if (signo != 0) return caf::make_message(caf::ok_atom::value);
+  log().info("job cancel array job={} tasks={} uid={}", ref->id, text, uid);
+  if (ref->whole) {
+    caf::anon_send(st.scheduler, msg::cancel_atom_v, ref->id, uint32_t{0}, UINT32_MAX);
+    auto v = st.job_view.find(ref->id);
+    if (v != st.job_view.end()) {
+      v->second.state = msg::job_state::cancelled;
+      v->second.end_time = unix_now();
+      v->second.array_tasks.clear();
+    }
+  } else {
+    for (auto& [lo, hi] : ref->tasks)
+      caf::anon_send(st.scheduler, msg::cancel_atom_v, ref->id, lo, hi);
+  }
+  return caf::make_message(caf::ok_atom::value);
+}
+
+/// hold, uhold, release, top (the scheduler's) and requeue (running jobs'), on each job named;
+/// one reply for all, the first error if any.
+caf::result<caf::ok_atom> job_control(controller_self self, const msg::job_control& ctl) {
+  auto& st = self->state;
+  static const std::vector<std::string> ops = {"hold", "uhold", "release", "top", "requeue"};
+  if (std::find(ops.begin(), ops.end(), ctl.op) == ops.end())
+    return make_error(errc::invalid_request, "unknown job command '" + ctl.op + "'");
+  if (ctl.jobs.empty()) return make_error(errc::invalid_request, ctl.op + " needs a job list");
+  bool admin = ctl.uid == 0 || ctl.uid == st.admin_uid;
+  std::vector<std::pair<caf::actor, caf::message>> requests;
+  for (auto& text : ctl.jobs) {
+    auto ref = parse_job_ref(text);
+    if (!ref) return std::move(ref.error());
+    if (ctl.op != "requeue") {
+      requests.emplace_back(st.scheduler,
+                            caf::make_message(msg::jobctl_atom_v, ctl.op, ref->id, ctl.uid, admin));
+      continue;
+    }
+    auto arr = st.arrays.find(ref->id);
+    if (arr != st.arrays.end()) {
+      for (auto& [index, task] : arr->second.running)
+        if (names_task(*ref, index) && st.jobs.count(task) > 0)
+          requests.emplace_back(st.jobs[task],
+                                caf::make_message(msg::jobctl_atom_v, ctl.op, ctl.uid));
+      continue;
+    }
+    auto job = st.jobs.find(ref->id);
+    if (job == st.jobs.end())
+      return make_error(errc::unknown_job, "Invalid job id specified: " + text +
+                                               " (not pending or running)");
+    requests.emplace_back(job->second, caf::make_message(msg::jobctl_atom_v, ctl.op, ctl.uid));
+  }
+  if (requests.empty()) return caf::ok_atom::value;
+  auto rp = self->make_response_promise<caf::ok_atom>();
+  auto remaining = std::make_shared<size_t>(requests.size());
+  auto failed = std::make_shared<bool>(false);
+  for (auto& [to, m] : requests) {
+    self->request(to, std::chrono::seconds{10}, std::move(m))
+        .then(
+            [rp, remaining, failed](caf::ok_atom) mutable {
+              if (--*remaining == 0 && !*failed) rp.deliver(caf::ok_atom::value);
+            },
+            [rp, failed](caf::error& err) mutable {
+              if (!*failed) {
+                *failed = true;
+                rp.deliver(std::move(err));
+              }
+            });
+  }
+  return rp;
 }
 
 caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_update& up) {
@@ -174,7 +444,8 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
     self->link_to(part);
     st.partitions.push_back(part);
   }
-  st.scheduler = spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes));
+  st.scheduler =
+      spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes), caf::actor{self});
   self->link_to(st.scheduler);
   log().info("controller up cluster={} nodes={} partitions={}", st.cfg.cluster_name,
              st.cfg.nodes.size(), st.cfg.partitions.size());
@@ -204,8 +475,26 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
       },
       [self](msg::view_atom, msg::job_info& info) {
         auto& st = self->state;
-        if (msg::is_finished(info.state)) st.jobs.erase(info.job_id);
+        if (msg::is_finished(info.state)) {
+          st.jobs.erase(info.job_id);
+          if (info.array_job_id != 0) {
+            auto arr = st.arrays.find(info.array_job_id);
+            if (arr != st.arrays.end())
+              arr->second.running.erase(static_cast<uint32_t>(info.array_task_id));
+          }
+        }
         st.job_view[info.job_id] = std::move(info);
+      },
+      [self](msg::view_atom, uint64_t array_id, const std::string& reason,
+             const std::string& folded) { on_array_view(self, array_id, reason, folded); },
+      [self](msg::arraytask_atom, uint64_t array_id, uint32_t index, uint64_t task_id,
+             std::vector<std::string>& names, std::vector<caf::actor>& actors,
+             std::vector<uint32_t>& cpus) {
+        start_array_task(self, array_id, index, task_id, names, actors, cpus);
+      },
+      [self](msg::jobctl_atom, const msg::job_control& ctl) { return job_control(self, ctl); },
+      [self](msg::pending_atom) -> caf::result<caf::message> {
+        return self->delegate(self->state.scheduler, msg::pending_atom_v);
       },
       [self](msg::nodedown_atom, const std::string& node, uint64_t job) {
         auto it = self->state.jobs.find(job);
@@ -255,17 +544,11 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
         return out;
       },
       [self](msg::config_atom) { return runtime::render_config(self->state.cfg); },
+      [self](msg::cancel_atom, const std::string& job, int32_t signo,
+             uint32_t uid) -> caf::result<caf::message> { return cancel(self, job, signo, uid); },
       [self](msg::cancel_atom, uint64_t id, int32_t signo,
              uint32_t uid) -> caf::result<caf::message> {
-        auto& st = self->state;
-        auto it = st.jobs.find(id);
-        if (it != st.jobs.end()) return self->delegate(it->second, msg::cancel_atom_v, signo, uid);
-        auto v = st.job_view.find(id);
-        if (v != st.job_view.end())
-          return make_error(errc::invalid_request, "job " + std::to_string(id) +
-                                                       " has already finished (" +
-                                                       msg::to_string(v->second.state) + ")");
-        return make_error(errc::unknown_job, "invalid job id " + std::to_string(id));
+        return cancel(self, std::to_string(id), signo, uid);
       },
       [self](msg::signal_atom, uint64_t id, int32_t signo) {
         auto it = self->state.jobs.find(id);

@@ -22,7 +22,10 @@ namespace shoal::actors {
 ///   (jobs_atom, bool include_finished) -> vector<job_info>; (jobs_atom, uint64 id) -> job_info
 /// - (nodes_atom) -> vector<node_info>; (parts_atom) -> vector<partition_info>
 /// - (config_atom) -> string: the running configuration
-/// - (cancel_atom, uint64 id, int32 signo, uint32 uid) -> ok_atom
+/// - (cancel_atom, string job, int32 signo, uint32 uid) -> ok_atom: job is 12, 12_4 (an array
+///   task) or 12_[1-5]; (cancel_atom, uint64 id, int32 signo, uint32 uid) as "id"
+/// - (jobctl_atom, job_control) -> ok_atom: hold, uhold, release, top, requeue
+/// - (pending_atom) -> vector<pending_detail>: the scheduler's view of pending jobs
 /// - (signal_atom, uint64 id, int32 signo): Ctrl-C forwarded by `shoal run`
 /// - (nodeupd_atom, node_update) -> ok_atom
 /// A bad request is answered with an error; it never takes the controller down.

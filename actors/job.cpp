@@ -34,11 +34,13 @@ struct job_state_t {
   bool told_queued = false;
   std::vector<std::string> nodes;
   std::vector<caf::actor> node_actors;
+  std::vector<uint32_t> node_cpus;  ///< CPUs held on each node (shared nodes), else empty
   std::map<uint32_t, step_run> steps;
   uint32_t next_step = 0;
   uint32_t main_step = 0;
   caf::optional<msg::job_state> ending;  ///< the final state once termination has begun
   bool requeue_after_kill = false;
+  std::string requeue_reason;  ///< the pending reason once requeued (NodeFail, Requeued)
   uint64_t timer_gen = 0;
 };
 
@@ -133,8 +135,8 @@ void finish(job_self self) {
   if (!st.steps.empty()) signal_steps(self, all_steps, SIGKILL);
   auto& main_run = st.info;
   for (auto& node : st.node_actors) self->send(node, msg::release_atom_v, main_run.job_id);
-  self->send(st.setup.scheduler, msg::release_atom_v, main_run.job_id);
   if (st.requeue_after_kill) {
+    self->send(st.setup.scheduler, msg::release_atom_v, main_run.job_id);
     st.requeue_after_kill = false;
     st.ending = caf::none;
     st.steps.clear();
@@ -143,7 +145,7 @@ void finish(job_self self) {
     st.info.nodelist.clear();
     st.info.start_time = 0;
     st.info.requeue_count++;
-    set_state(self, msg::job_state::pending, "NodeFail");
+    set_state(self, msg::job_state::pending, st.requeue_reason);
     publish(self);
     self->send(st.setup.scheduler, msg::enqueue_atom_v, st.info.job_id, st.setup.req,
                st.setup.priority, caf::actor{self});
@@ -154,6 +156,8 @@ void finish(job_self self) {
                 : (st.info.exit_code == 0 ? msg::job_state::completed : msg::job_state::failed);
   st.info.end_time = unix_now();
   set_state(self, final_state, st.info.reason);
+  self->send(st.setup.scheduler, msg::ended_atom_v, main_run.job_id,
+             final_state == msg::job_state::completed, main_run.start_time);
   publish(self);
   tell(self, st.setup.client, "ended", msg::to_string(final_state), st.info.exit_code, st.main_step,
        static_cast<uint32_t>(st.nodes.size()));
@@ -193,21 +197,26 @@ void terminate(job_self self, msg::job_state final_state, std::string reason) {
                      st.timer_gen);
 }
 
-void on_start(job_self self, std::vector<std::string> names, std::vector<caf::actor> actors) {
+void on_start(job_self self, std::vector<std::string> names, std::vector<caf::actor> actors,
+              std::vector<uint32_t> cpus) {
   auto& st = self->state;
-  if (st.info.state != msg::job_state::pending) {
-    // Cancelled while the scheduler placed it: give the nodes straight back.
-    self->send(st.setup.scheduler, msg::release_atom_v, st.info.job_id);
-    return;
-  }
+  // A job cancelled while the scheduler placed it has already told the scheduler it ended,
+  // which frees the nodes there.
+  if (st.info.state != msg::job_state::pending) return;
   st.nodes = std::move(names);
   st.node_actors = std::move(actors);
+  st.node_cpus = std::move(cpus);
   st.info.nodelist = topology::compress_hostlist(st.nodes);
   st.info.node_count = static_cast<uint32_t>(st.nodes.size());
   st.info.start_time = unix_now();
   set_state(self, msg::job_state::running);
   publish(self);
-  for (auto& node : st.node_actors) self->send(node, msg::start_atom_v, st.info.job_id);
+  // A whole-node job tells its nodes 0 CPUs ("all"); a shared one what it holds.
+  bool shared = !st.setup.req.workload.exclusive && st.node_cpus.size() == st.nodes.size() &&
+                st.setup.shared_nodes;
+  for (size_t i = 0; i < st.node_actors.size(); ++i)
+    self->send(st.node_actors[i], msg::start_atom_v, st.info.job_id,
+               shared ? st.node_cpus[i] : uint32_t{0});
   ++st.timer_gen;
   if (st.info.time_limit_s > 0)
     self->delayed_send(self, std::chrono::seconds{st.info.time_limit_s}, msg::tlimit_atom_v,
@@ -241,7 +250,10 @@ void on_node_down(job_self self, const std::string& node) {
   log().warn("job node failed job={} node={} requeue={}", st.info.job_id, node,
              st.setup.req.requeue);
   if (!st.ending) {
-    if (st.setup.req.requeue) st.requeue_after_kill = true;
+    if (st.setup.req.requeue) {
+      st.requeue_after_kill = true;
+      st.requeue_reason = "NodeFail";
+    }
     st.ending = msg::job_state::node_fail;
     set_state(self, msg::job_state::completing, "NodeFail: " + node);
     publish(self);
@@ -304,10 +316,11 @@ void on_client_down(job_self self, const caf::actor_addr& who) {
   }
 }
 
-caf::behavior job_behavior(job_self self, job_setup setup) {
-  auto& st = self->state;
-  auto& req = setup.req;
-  auto& info = st.info;
+}  // namespace
+
+msg::job_info initial_job_info(const job_setup& setup) {
+  const auto& req = setup.req;
+  msg::job_info info;
   info.job_id = setup.id;
   info.name = req.name;
   info.user = req.user;
@@ -329,17 +342,70 @@ caf::behavior job_behavior(job_self self, job_setup setup) {
   info.requeue = req.requeue;
   info.exclude_nodes = req.exclude;
   info.required_nodes = req.nodelist;
+  info.array_job_id = setup.array_job_id;
+  info.array_task_id = setup.array_task_id;
+  info.dependency = req.workload.dependency;
+  info.begin_time = req.workload.begin_time;
+  info.mem_per_node_mb = req.workload.mem_per_node_mb;
   info.state = msg::job_state::pending;
+  if (req.workload.hold) info.reason = "JobHeldUser";
+  return info;
+}
+
+namespace {
+
+caf::result<caf::ok_atom> on_requeue(job_self self, const std::string& op, uint32_t uid) {
+  auto& st = self->state;
+  if (op != "requeue") return make_error(errc::invalid_request, "unknown job command '" + op + "'");
+  if (uid != 0 && uid != st.info.uid && uid != st.setup.admin_uid)
+    return make_error(errc::permission_denied,
+                      "Access/permission denied: job " + std::to_string(st.info.job_id) +
+                          " belongs to " + st.info.user);
+  if (!st.setup.req.batch)
+    return make_error(errc::invalid_request,
+                      "only batch jobs can be requeued (job " + std::to_string(st.info.job_id) +
+                          " is an interactive `shoal run`)");
+  if (st.info.state == msg::job_state::pending) return caf::ok_atom::value;  // already queued
+  if (st.info.state != msg::job_state::running || st.ending)
+    return make_error(errc::invalid_request, std::string{"Job is not running (it is "} +
+                                                 msg::to_string(st.info.state) + ")");
+  log().info("job requeue job={} uid={}", st.info.job_id, uid);
+  st.requeue_after_kill = true;
+  st.requeue_reason = "Requeued";
+  st.ending = msg::job_state::cancelled;
+  set_state(self, msg::job_state::completing, "Requeued");
+  publish(self);
+  for (auto& node : st.node_actors) self->send(node, msg::done_atom_v, st.info.job_id);
+  signal_steps(self, all_steps, SIGTERM);
+  self->delayed_send(self, std::chrono::seconds{st.setup.kill_wait_s}, msg::escalate_atom_v,
+                     st.timer_gen);
+  return caf::ok_atom::value;
+}
+
+caf::behavior job_behavior(job_self self, job_setup setup) {
+  auto& st = self->state;
+  auto& info = st.info;
+  info = initial_job_info(setup);
   st.setup = std::move(setup);
   // srun semantics: when the waiting `shoal run` goes away, so does its job (or step).
   if (st.setup.client) self->monitor(st.setup.client);
   self->set_down_handler([self](const caf::down_msg& dm) { on_client_down(self, dm.source); });
   publish(self);
-  self->send(st.setup.scheduler, msg::enqueue_atom_v, info.job_id, st.setup.req, st.setup.priority,
-             caf::actor{self});
+  if (!st.setup.start_nodes.empty()) {
+    // An array task: placed before it was spawned.
+    on_start(self, std::move(st.setup.start_nodes), std::move(st.setup.start_node_actors),
+             std::move(st.setup.start_cpus));
+  } else {
+    self->send(st.setup.scheduler, msg::enqueue_atom_v, info.job_id, st.setup.req,
+               st.setup.priority, caf::actor{self});
+  }
   return {
-      [self](msg::start_atom, std::vector<std::string>& names, std::vector<caf::actor>& actors) {
-        on_start(self, std::move(names), std::move(actors));
+      [self](msg::start_atom, std::vector<std::string>& names, std::vector<caf::actor>& actors,
+             std::vector<uint32_t>& cpus) {
+        on_start(self, std::move(names), std::move(actors), std::move(cpus));
+      },
+      [self](msg::jobctl_atom, const std::string& op, uint32_t uid) {
+        return on_requeue(self, op, uid);
       },
       [self](msg::view_atom, const std::string& reason) {
         auto& st = self->state;

@@ -1,6 +1,7 @@
 #include "actors/node.hpp"
 
 #include <chrono>
+#include <map>
 #include <set>
 
 #include <caf/all.hpp>
@@ -20,7 +21,7 @@ struct node_state_t {
   std::chrono::milliseconds timeout{300000};
   node_flags flags;
   msg::node_info info;
-  std::set<uint64_t> jobs;
+  std::map<uint64_t, uint32_t> jobs;  ///< job -> CPUs it holds here (0: the whole node)
   std::set<uint64_t> completing;
   uint64_t check_gen = 0;  ///< generation of the live silence timer
   std::chrono::steady_clock::time_point last_heard;
@@ -36,6 +37,13 @@ using liveness = node_flags::liveness;
 void publish(node_self self) {
   auto& st = self->state;
   st.flags.jobs = st.jobs.size();
+  uint64_t held = 0;
+  bool whole = false;
+  for (auto& [job, cpus] : st.jobs) {
+    held += cpus;
+    whole = whole || cpus == 0;
+  }
+  st.flags.partial = !whole && st.info.cpus > 0 && held < st.info.cpus;
   st.flags.completing = st.completing.size();
   auto next = derive_node_state(st.flags);
   if (next != st.info.state) {
@@ -44,7 +52,8 @@ void publish(node_self self) {
     st.info.state = next;
     st.info.state_since = unix_now();
   }
-  st.info.job_ids.assign(st.jobs.begin(), st.jobs.end());
+  st.info.job_ids.clear();
+  for (auto& [job, cpus] : st.jobs) st.info.job_ids.push_back(job);
   self->send(st.controller, msg::view_atom_v, st.info);
 }
 
@@ -65,7 +74,8 @@ void go_down(node_self self, std::string reason, bool by_admin, std::string user
   st.flags.life = liveness::down;
   st.flags.admin_down = by_admin;
   set_reason(self, std::move(reason), std::move(user));
-  for (auto job : st.jobs) self->send(st.controller, msg::nodedown_atom_v, st.info.name, job);
+  for (auto& [job, cpus] : st.jobs)
+    self->send(st.controller, msg::nodedown_atom_v, st.info.name, job);
   publish(self);
 }
 
@@ -192,8 +202,8 @@ caf::behavior node_behavior(node_self self, runtime::node_config cfg, caf::actor
         log().warn("node not responding node={} timeout_ms={}", st.info.name, st.timeout.count());
         go_down(self, "Not responding", false, "shoal");
       },
-      [self](msg::start_atom, uint64_t job) {
-        self->state.jobs.insert(job);
+      [self](msg::start_atom, uint64_t job, uint32_t cpus) {
+        self->state.jobs[job] = cpus;
         publish(self);
       },
       [self](msg::done_atom, uint64_t job) {

@@ -33,7 +33,10 @@ msg::node_state derive_node_state(const node_flags& f) {
   if (f.life == node_flags::liveness::down) return node_state::down;
   if (f.drain) return f.jobs > 0 ? node_state::draining : node_state::drained;
   if (f.life == node_flags::liveness::unknown) return node_state::unknown;
-  if (f.jobs > 0) return f.completing == f.jobs ? node_state::completing : node_state::allocated;
+  if (f.jobs > 0) {
+    if (f.completing == f.jobs) return node_state::completing;
+    return f.partial ? node_state::mixed : node_state::allocated;
+  }
   return node_state::idle;
 }
 

@@ -25,10 +25,11 @@ struct node_flags {
   bool admin_down = false;  ///< DOWN set by an admin: a heartbeat does not bring it back
   size_t jobs = 0;          ///< jobs holding the node
   size_t completing = 0;    ///< of those, jobs whose tasks are being cleaned up
+  bool partial = false;     ///< the jobs hold only some of its CPUs (shared nodes)
 };
 
 /// Slurm's precedence: DOWN, then drain (DRAINING while jobs remain, else DRAINED), then
-/// UNKNOWN for never-heard-from nodes, COMPLETING, ALLOCATED, IDLE.
+/// UNKNOWN for never-heard-from nodes, COMPLETING, ALLOCATED (MIXED when partly held), IDLE.
 msg::node_state derive_node_state(const node_flags& f);
 
 }  // namespace shoal::actors

@@ -1,39 +1,45 @@
 #include "actors/scheduler.hpp"
 
-#include <map>
 #include <unordered_map>
 
 #include <caf/all.hpp>
 
+#include "actors/job_queue.hpp"
 #include "actors/log.hpp"
-#include "actors/scheduling.hpp"
+#include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
+#include "runtime/duration.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {
 
 namespace {
 
-struct queued_job {
-  pending_job pass_view;
-  caf::actor actor;
-  std::string reason;  ///< last reason told to the job actor
-};
+/// While jobs pend, a pass also runs this often: ages raise priorities, `after:ID+MIN`
+/// dependencies come due and backfill reservations move with the clock.
+constexpr auto periodic_pass = std::chrono::seconds{5};
+
+/// At most this many tasks of one array are offered to a pass (the rest wait for the next).
+constexpr size_t array_tasks_per_pass = 256;
 
 struct scheduler_state {
   static inline const char* name = "scheduler";
+  runtime::scheduler_settings settings;
   std::vector<std::string> node_names;
   std::unordered_map<std::string, size_t> node_index;
   std::vector<caf::actor> node_actors;
-  std::vector<bool> idle;              ///< node actors report IDLE
-  std::vector<uint64_t> allocated_to;  ///< job holding the node, 0 = none
-  std::vector<uint32_t> weights;
-  std::vector<partition_slot> partitions;
+  std::vector<msg::node_state> node_states;
+  std::vector<policy::node_capacity> capacity;
+  std::vector<policy::partition_info> partitions;
   std::unordered_map<std::string, size_t> partition_index;
-  topology::selection_policy policy = topology::selection_policy::consecutive;
-  std::map<uint64_t, queued_job> queue;
-  std::unordered_map<uint64_t, std::vector<size_t>> running;
+  policy::pass_config pass_config;
+  job_queue queue{policy::priority_config{}, true};
+  std::unordered_map<uint64_t, caf::actor> job_actors;  ///< pending jobs; arrays: the controller
+  caf::actor controller;
+  std::unordered_map<uint64_t, std::string> told_folded;  ///< arrays: pending tasks last told
   bool pass_requested = false;
+  bool tick_armed = false;
+  int64_t wakeup_at = 0;
 };
 
 using scheduler_self = caf::stateful_actor<scheduler_state>*;
@@ -55,109 +61,320 @@ std::vector<size_t> indices_of(scheduler_self self, const std::string& expr) {
   return out;
 }
 
+/// Whether jobs may be placed on a node now: it is up and either idle, or busy only with jobs
+/// this scheduler placed there (so a node still cleaning up after a job is not reused early).
+std::vector<policy::node_capacity> usable_nodes(scheduler_self self) {
+  auto& st = self->state;
+  std::vector<bool> held(st.capacity.size(), false);
+  for (auto& [id, run] : st.queue.running())
+    for (auto& share : run.alloc) held[share.node] = true;
+  auto nodes = st.capacity;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    auto s = st.node_states[i];
+    nodes[i].usable = s == msg::node_state::idle ||
+                      (held[i] && (s == msg::node_state::allocated || s == msg::node_state::mixed));
+  }
+  return nodes;
+}
+
+std::vector<policy::running_job> running_jobs(scheduler_self self) {
+  std::vector<policy::running_job> out;
+  out.reserve(self->state.queue.running().size());
+  for (auto& [id, run] : self->state.queue.running()) out.push_back({id, run.alloc, run.end});
+  return out;
+}
+
+void tell_reason(scheduler_self self, queued_job& q, const std::string& reason) {
+  auto& st = self->state;
+  if (q.is_array) {
+    auto folded = policy::folded_tasks(q.pending, q.max_running);
+    if (q.reason == reason && st.told_folded[q.id] == folded) return;
+    st.told_folded[q.id] = folded;
+    q.reason = reason;
+    self->send(st.controller, msg::view_atom_v, q.id, reason, folded);
+    return;
+  }
+  if (q.reason == reason) return;
+  q.reason = reason;
+  auto it = st.job_actors.find(q.id);
+  if (it != st.job_actors.end()) self->send(it->second, msg::view_atom_v, reason);
+}
+
+void start_job(scheduler_self self, const policy::start_decision& d, int64_t now) {
+  auto& st = self->state;
+  bool array = st.queue.is_array(d.job);
+  auto [job_id, index] = st.queue.start(d, now);
+  std::vector<std::string> names;
+  std::vector<caf::actor> actors;
+  std::vector<uint32_t> cpus;
+  for (auto& share : d.alloc) {
+    names.push_back(st.node_names[share.node]);
+    actors.push_back(st.node_actors[share.node]);
+    cpus.push_back(share.cpus);
+  }
+  if (array) {
+    self->send(st.controller, msg::arraytask_atom_v, d.job, index, job_id, std::move(names),
+               std::move(actors), std::move(cpus));
+    auto* q = st.queue.find(d.job);
+    if (q == nullptr) {
+      // The last pending task started: the array's pending line goes away.
+      st.told_folded.erase(d.job);
+      self->send(st.controller, msg::view_atom_v, d.job, std::string{}, std::string{});
+    }
+    return;
+  }
+  auto it = st.job_actors.find(d.job);
+  if (it == st.job_actors.end()) return;
+  self->send(it->second, msg::start_atom_v, std::move(names), std::move(actors), std::move(cpus));
+  st.job_actors.erase(it);
+}
+
+void arm_wakeup(scheduler_self self, int64_t at, int64_t now) {
+  auto& st = self->state;
+  if (at == 0 || (st.wakeup_at != 0 && st.wakeup_at <= at && st.wakeup_at > now)) return;
+  st.wakeup_at = at;
+  self->delayed_send(self, std::chrono::seconds{std::max<int64_t>(1, at - now)},
+                     msg::schedule_atom_v);
+}
+
 void run_pass(scheduler_self self) {
   auto& st = self->state;
   st.pass_requested = false;
-  if (st.queue.empty()) return;
-  std::vector<bool> free_nodes(st.idle.size());
-  for (size_t i = 0; i < free_nodes.size(); ++i)
-    free_nodes[i] = st.idle[i] && st.allocated_to[i] == 0;
-  std::vector<pending_job> jobs;
-  jobs.reserve(st.queue.size());
-  for (auto& [id, q] : st.queue) jobs.push_back(q.pass_view);
+  if (st.queue.queue().empty()) return;
   auto started_at = std::chrono::steady_clock::now();
-  auto result = schedule_pass(std::move(jobs), free_nodes, st.partitions, st.weights, st.policy);
-  for (auto& p : result.started) {
-    auto it = st.queue.find(p.job);
-    std::vector<std::string> names;
-    std::vector<caf::actor> actors;
-    for (auto n : p.nodes) {
-      st.allocated_to[n] = p.job;
-      names.push_back(st.node_names[n]);
-      actors.push_back(st.node_actors[n]);
-    }
-    self->send(it->second.actor, msg::start_atom_v, std::move(names), std::move(actors));
-    st.running[p.job] = std::move(p.nodes);
-    st.queue.erase(it);
+  auto now = unix_now();
+  if (st.wakeup_at != 0 && st.wakeup_at <= now) st.wakeup_at = 0;
+  auto plan = st.queue.prepare(now, array_tasks_per_pass);
+  for (auto id : plan.to_cancel) {
+    log().info("job dependency never satisfiable job={}: cancelling (--kill-on-invalid-dep)", id);
+    caf::anon_send(st.controller, msg::cancel_atom_v, std::to_string(id), int32_t{0}, uint32_t{0});
   }
-  for (auto& w : result.waiting) {
-    auto& q = st.queue[w.job];
-    if (q.reason == w.reason) continue;
-    q.reason = w.reason;
-    self->send(q.actor, msg::view_atom_v, w.reason);
-  }
+  for (auto& [id, reason] : plan.blocked)
+    if (auto* q = st.queue.find(id)) tell_reason(self, *q, reason);
+  arm_wakeup(self, plan.next_wakeup, now);
+  auto result = policy::schedule(plan.candidates, running_jobs(self), st.partitions,
+                                 usable_nodes(self), now, st.pass_config);
+  for (auto& d : result.started) start_job(self, d, now);
+  for (auto& p : result.planned)
+    if (auto* q = st.queue.find(p.job)) q->expected_start = p.start;
+  for (auto& w : result.waiting)
+    if (auto* q = st.queue.find(w.job)) tell_reason(self, *q, w.reason);
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
                                                                   started_at)
                 .count();
-  log().debug("schedule pass started={} waiting={} us={}", result.started.size(),
-              result.waiting.size(), us);
+  log().debug("schedule pass candidates={} started={} waiting={} tested={} us={}",
+              plan.candidates.size(), result.started.size(), result.waiting.size(), result.tested,
+              us);
 }
 
-caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_config& cfg,
-                                 std::vector<caf::actor> node_actors) {
+queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_request& req) {
   auto& st = self->state;
-  st.policy = cfg.select_type;
-  st.node_actors = std::move(node_actors);
+  queued_job q;
+  q.id = id;
+  q.name = req.name;
+  q.user = req.user;
+  q.uid = req.uid;
+  q.nice = req.nice;
+  q.submit_time = unix_now();
+  q.begin_time = req.workload.begin_time;
+  q.kill_on_invalid_dep = req.workload.kill_on_invalid_dep;
+  q.hold = req.workload.hold ? hold_kind::user : hold_kind::none;
+  if (!req.workload.dependency.empty()) {
+    auto dep = policy::parse_dependency(req.workload.dependency);
+    if (dep) q.dependency = std::move(*dep);  // the controller validated it
+  }
+  auto& pj = q.pass;
+  pj.id = id;
+  pj.partition = st.partition_index.at(req.partition);
+  pj.time_limit = req.time_limit_s > 0 ? req.time_limit_s : 0;
+  auto& r = pj.request;
+  r.min_nodes = std::max<uint32_t>(1, req.min_nodes);
+  r.max_nodes = req.nodes_max;
+  r.tasks = std::max(req.ntasks, r.min_nodes);
+  r.cpus_per_task = std::max<uint32_t>(1, req.cpus_per_task);
+  r.mem_per_node_mb = req.workload.mem_per_node_mb;
+  r.mem_per_cpu_mb = req.workload.mem_per_cpu_mb;
+  r.exclusive = req.workload.exclusive || !st.settings.consumable;
+  r.required = indices_of(self, req.nodelist);
+  r.excluded = indices_of(self, req.exclude);
+  if (!req.workload.array.empty()) {
+    auto spec = policy::parse_array_spec(req.workload.array, st.settings.max_array_size);
+    if (spec) {  // the controller validated it
+      q.is_array = true;
+      q.max_running = spec->max_running;
+      st.queue.add_array(id, spec->indices.runs(), spec->max_running);
+      q.pending = std::move(spec->indices);
+    }
+  }
+  return q;
+}
+
+caf::result<caf::ok_atom> job_command(scheduler_self self, const std::string& op, uint64_t id,
+                                      uint32_t uid, bool admin) {
+  auto& queue = self->state.queue;
+  auto* q = queue.find(id);
+  if (q == nullptr) return make_error(errc::invalid_request, "Job is no longer pending execution");
+  if (!admin && q->uid != uid)
+    return make_error(errc::permission_denied, "Access/permission denied: job " +
+                                                   std::to_string(id) + " belongs to " + q->user);
+  std::string err;
+  if (op == "hold") err = queue.hold(id, admin ? hold_kind::admin : hold_kind::user);
+  else if (op == "uhold") err = queue.hold(id, hold_kind::user);
+  else if (op == "release") err = queue.release(id, admin);
+  else if (op == "top") err = queue.top(id);
+  else return make_error(errc::invalid_request, "unknown job command '" + op + "'");
+  if (!err.empty()) return make_error(errc::invalid_request, err);
+  log().info("job {} job={} uid={}", op, id, uid);
+  request_pass(self);
+  return caf::ok_atom::value;
+}
+
+std::vector<msg::pending_detail> pending_details(scheduler_self self) {
+  std::vector<msg::pending_detail> out;
+  for (auto& [id, q] : self->state.queue.queue()) {
+    msg::pending_detail d;
+    d.job_id = id;
+    d.reason = q.reason;
+    d.expected_start = q.expected_start;
+    d.priority = static_cast<uint64_t>(std::max<int64_t>(0, q.factors.total));
+    d.age_factor = static_cast<uint64_t>(std::max<int64_t>(0, q.factors.age));
+    d.size_factor = static_cast<uint64_t>(std::max<int64_t>(0, q.factors.job_size));
+    d.partition_factor = static_cast<uint64_t>(std::max<int64_t>(0, q.factors.partition));
+    d.nice = q.factors.nice;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+void configure(scheduler_self self, const runtime::cluster_config& cfg) {
+  auto& st = self->state;
+  st.settings = cfg.scheduling;
+  policy::priority_config prio;
+  prio.weight_age = cfg.scheduling.weight_age;
+  prio.weight_job_size = cfg.scheduling.weight_job_size;
+  prio.weight_partition = cfg.scheduling.weight_partition;
+  prio.max_age = cfg.scheduling.priority_max_age_s;
+  prio.favor_small = cfg.scheduling.favor_small;
+  st.queue = job_queue{prio, cfg.scheduling.multifactor};
+  policy::priority_scale scale;
+  uint64_t cpus = 0;
   for (auto& n : cfg.nodes) {
     st.node_index.emplace(n.name, st.node_names.size());
     st.node_names.push_back(n.name);
-    st.weights.push_back(n.weight);
+    policy::node_capacity cap;
+    cap.cpus = std::max<uint32_t>(1, n.cpus);
+    cap.memory_mb = n.real_memory_mb;
+    cap.usable = false;
+    st.capacity.push_back(cap);
+    cpus += cap.cpus;
+    st.pass_config.placement.weights.push_back(n.weight);
   }
-  st.idle.assign(st.node_names.size(), false);
-  st.allocated_to.assign(st.node_names.size(), 0);
+  st.node_states.assign(st.node_names.size(), msg::node_state::unknown);
+  std::vector<uint32_t> factors;
   for (auto& p : cfg.partitions) {
-    partition_slot slot;
-    slot.up = p.state == "UP";
-    for (auto& n : p.nodes) slot.nodes.push_back(st.node_index.at(n));
+    policy::partition_info part;
+    part.up = p.state == "UP";
+    for (auto& n : p.nodes) part.nodes.push_back(st.node_index.at(n));
+    part.max_time = p.max_time_s > 0 ? p.max_time_s : 0;
+    part.priority_tier = p.priority;
+    part.exclusive = p.exclusive;
     st.partition_index.emplace(p.name, st.partitions.size());
-    st.partitions.push_back(std::move(slot));
+    st.partitions.push_back(std::move(part));
+    factors.push_back(p.job_factor);
+    scale.max_partition_job_factor = std::max(scale.max_partition_job_factor, p.job_factor);
   }
+  scale.cluster_nodes = static_cast<uint32_t>(std::max<size_t>(1, cfg.nodes.size()));
+  scale.cluster_cpus = std::max<uint64_t>(1, cpus);
+  st.queue.set_scale(scale, std::move(factors));
+  auto& pc = st.pass_config;
+  pc.backfill = cfg.scheduling.backfill;
+  pc.mode = cfg.scheduling.conservative ? policy::backfill_mode::conservative
+                                        : policy::backfill_mode::easy;
+  pc.max_job_test = cfg.scheduling.bf_max_job_test;
+  pc.window = cfg.scheduling.bf_window_s;
+  pc.resolution = cfg.scheduling.bf_resolution_s;
+  pc.placement.select = cfg.scheduling.consumable ? policy::select_type::cons_tres
+                        : cfg.select_type == topology::selection_policy::linear
+                            ? policy::select_type::linear
+                            : policy::select_type::consecutive;
+}
+
+/// A node's view: its state decides whether jobs may go there; its reported CPUs and memory
+/// fill in what the config left at 0.
+void on_node_view(scheduler_self self, const msg::node_info& info) {
+  auto& st = self->state;
+  auto it = st.node_index.find(info.name);
+  if (it == st.node_index.end()) return;
+  auto i = it->second;
+  auto& cap = st.capacity[i];
+  if (info.cpus > 0) cap.cpus = info.cpus;
+  if (info.real_memory_mb > 0) cap.memory_mb = info.real_memory_mb;
+  if (st.node_states[i] == info.state) return;
+  st.node_states[i] = info.state;
+  if (info.state == msg::node_state::idle) request_pass(self);
+}
+
+caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_config& cfg,
+                                 std::vector<caf::actor> node_actors, caf::actor controller) {
+  auto& st = self->state;
+  st.node_actors = std::move(node_actors);
+  st.controller = std::move(controller);
+  configure(self, cfg);
   return {
-      [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req, int64_t priority,
+      [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req, int64_t,
              caf::actor& job) {
         auto& st = self->state;
-        queued_job q;
-        q.actor = std::move(job);
-        q.pass_view.id = id;
-        q.pass_view.priority = priority;
-        q.pass_view.nodes = req.min_nodes;
-        q.pass_view.partition = st.partition_index.at(req.partition);
-        q.pass_view.required = indices_of(self, req.nodelist);
-        q.pass_view.excluded = indices_of(self, req.exclude);
-        st.queue.emplace(id, std::move(q));
+        auto q = to_queued(self, id, req);
+        if (!q.is_array) st.job_actors[id] = std::move(job);
+        st.queue.enqueue(std::move(q));
         request_pass(self);
+        if (!st.tick_armed) {
+          st.tick_armed = true;
+          self->delayed_send(self, periodic_pass, msg::check_atom_v);
+        }
       },
       [self](msg::cancel_atom, uint64_t id) {
-        self->state.queue.erase(id);
+        self->state.queue.cancel(id, 0, UINT32_MAX, unix_now());
+        self->state.job_actors.erase(id);
         request_pass(self);
+      },
+      [self](msg::cancel_atom, uint64_t id, uint32_t lo, uint32_t hi) -> uint64_t {
+        auto& st = self->state;
+        auto removed = st.queue.cancel(id, lo, hi, unix_now());
+        if (auto* q = st.queue.find(id)) tell_reason(self, *q, q->reason);
+        else if (removed > 0) self->send(st.controller, msg::view_atom_v, id, "", std::string{});
+        request_pass(self);
+        return removed;
       },
       [self](msg::release_atom, uint64_t id) {
-        auto& st = self->state;
-        auto it = st.running.find(id);
-        if (it == st.running.end()) return;
-        for (auto n : it->second)
-          if (st.allocated_to[n] == id) st.allocated_to[n] = 0;
-        st.running.erase(it);
+        self->state.queue.release(id);
         request_pass(self);
       },
-      [self](msg::view_atom, const msg::node_info& info) {
-        auto& st = self->state;
-        auto it = st.node_index.find(info.name);
-        if (it == st.node_index.end()) return;
-        bool idle = info.state == msg::node_state::idle;
-        if (st.idle[it->second] == idle) return;
-        st.idle[it->second] = idle;
-        if (idle) request_pass(self);
+      [self](msg::ended_atom, uint64_t id, bool ok, int64_t started) {
+        self->state.queue.ended(id, ok, started, unix_now());
+        request_pass(self);
       },
+      [self](msg::jobctl_atom, const std::string& op, uint64_t id, uint32_t uid, bool admin) {
+        return job_command(self, op, id, uid, admin);
+      },
+      [self](msg::pending_atom) { return pending_details(self); },
+      [self](msg::view_atom, const msg::node_info& info) { on_node_view(self, info); },
       [self](msg::schedule_atom) { run_pass(self); },
+      [self](msg::check_atom) {
+        auto& st = self->state;
+        st.tick_armed = !st.queue.queue().empty();
+        if (!st.tick_armed) return;
+        request_pass(self);
+        self->delayed_send(self, periodic_pass, msg::check_atom_v);
+      },
   };
 }
 
 }  // namespace
 
 caf::actor spawn_scheduler(caf::actor_system& sys, const runtime::cluster_config& cfg,
-                           std::vector<caf::actor> node_actors) {
-  return sys.spawn(scheduler_behavior, cfg, std::move(node_actors));
+                           std::vector<caf::actor> node_actors, caf::actor controller) {
+  return sys.spawn(scheduler_behavior, cfg, std::move(node_actors), std::move(controller));
 }
 
 }  // namespace shoal::actors

@@ -9,18 +9,28 @@
 
 namespace shoal::actors {
 
-/// Owns the pending queue and which nodes are free, and starts jobs in priority order.
+/// Owns the pending queue (jobs and the pending tasks of arrays), what runs where, and recent
+/// outcomes; runs the pure policy (actors/policy: priority, dependencies, backfill, placement)
+/// once per burst of events and every few seconds while jobs pend.
 ///
 /// Messages:
-/// - (enqueue_atom, uint64 id, job_request req, int64 priority, actor job): `req` is validated,
-///   with partition and min_nodes resolved by the controller.
-/// - (cancel_atom, uint64 id): drop a pending job.
-/// - (release_atom, uint64 id): the job's nodes are free again (once their node actors say IDLE).
+/// - (enqueue_atom, uint64 id, job_request req, int64 unused, actor who): `req` is validated,
+///   with partition, node count and time limit resolved by the controller. `who` is the job
+///   actor, or for an array (req.workload.array set) the controller, which then gets each start.
+/// - (cancel_atom, uint64 id): drop a pending job or all pending tasks of an array;
+///   (cancel_atom, uint64 array, uint32 lo, uint32 hi) -> uint64 tasks removed.
+/// - (release_atom, uint64 id): a started job gave its nodes back without ending (requeue).
+/// - (ended_atom, uint64 id, bool ok, int64 start_time): a job ended; frees its nodes.
+/// - (jobctl_atom, string op, uint64 id, uint32 uid, bool admin) -> ok_atom: hold, uhold,
+///   release, top on a pending job or array.
+/// - (pending_atom) -> vector<pending_detail>: reasons, expected starts and priority factors.
 /// - (view_atom, node_info): a node's latest state (forwarded by the controller).
-/// A pass runs once per burst of events. For each job it starts, it sends the job actor
-/// (start_atom, vector<string> node names, vector<actor> node actors); for each job that keeps
-/// waiting with a new reason, (view_atom, string reason).
+/// It sends a job actor (start_atom, vector<string> nodes, vector<actor> node actors,
+/// vector<uint32> cpus per node) and (view_atom, string reason) when its reason changes; the
+/// controller (arraytask_atom, uint64 array, uint32 index, uint64 task job id, nodes, node
+/// actors, cpus) to start an array task and (view_atom, uint64 array, string reason, string
+/// folded pending tasks) when an array's pending line changes ("" folded: none left).
 caf::actor spawn_scheduler(caf::actor_system& sys, const runtime::cluster_config& cfg,
-                           std::vector<caf::actor> node_actors);
+                           std::vector<caf::actor> node_actors, caf::actor controller);
 
 }  // namespace shoal::actors

@@ -141,8 +141,11 @@ int64_t job_priority(const msg::job_request& req) {
 namespace shoal::actors {
 
 std::string expand_output_path(const std::string& pattern, uint64_t job_id,
-                               const msg::job_request& req) {
-  const std::string& in = pattern.empty() ? std::string{"shoal-%j.out"} : pattern;
+                               const msg::job_request& req, uint64_t array_job_id,
+                               int64_t array_task_id) {
+  const std::string& in = !pattern.empty()    ? pattern
+                          : array_job_id != 0 ? std::string{"shoal-%A_%a.out"}
+                                              : std::string{"shoal-%j.out"};
   std::string out;
   for (size_t i = 0; i < in.size(); ++i) {
     if (in[i] != '%' || i + 1 == in.size()) {
@@ -158,6 +161,13 @@ std::string expand_output_path(const std::string& pattern, uint64_t job_id,
         break;
       case 'x':
         out += req.name;
+        break;
+      case 'A':
+        out += std::to_string(array_job_id != 0 ? array_job_id : job_id);
+        break;
+      case 'a':
+        // Slurm prints NO_VAL (4294967294) for %a outside an array.
+        out += array_task_id >= 0 ? std::to_string(array_task_id) : std::string{"4294967294"};
         break;
       case '%':
         out += '%';

@@ -30,9 +30,11 @@ int64_t job_priority(const msg::job_request& req);
 
 namespace shoal::actors {
 
-/// A batch job's output path: `pattern` (default "shoal-%j.out") with %j (job id), %u (user),
-/// %x (job name) and %% replaced, made absolute against the job's working directory.
+/// A batch job's output path: `pattern` (default "shoal-%j.out", for an array task
+/// "shoal-%A_%a.out") with %j (job id), %u (user), %x (job name), %A (array job id), %a (array
+/// task id) and %% replaced, made absolute against the job's working directory.
 std::string expand_output_path(const std::string& pattern, uint64_t job_id,
-                               const msg::job_request& req);
+                               const msg::job_request& req, uint64_t array_job_id = 0,
+                               int64_t array_task_id = -1);
 
 }  // namespace shoal::actors

@@ -15,6 +15,7 @@ enum class node_state : uint8_t {
   down,        ///< silent past HeartBeatTimeout, or set down by an admin
   draining,    ///< drain requested while a job still runs
   drained,     ///< drained and free: never scheduled until resumed
+  mixed,       ///< up, running jobs that hold only some of its CPUs (consumable resources)
 };
 
 /// A job's state (Slurm's names).

@@ -31,7 +31,7 @@ constexpr uint64_t max_seed_partition = 31;
 /// Keys of Slurm's slurm.conf that shoal reads without acting on them.
 constexpr std::string_view compat_keys[] = {
     "authtype",         "slurmuser",       "proctracktype", "taskplugin",
-    "mpidefault",       "returntoservice", "schedulertype", "slurmdspooldir",
+    "mpidefault",       "returntoservice", "slurmdspooldir",
     "slurmctldpidfile", "slurmdpidfile",   "jobcomptype",   "accountingstoragetype",
     "slurmdport",
 };
@@ -302,13 +302,17 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
   }
   if (k == "selecttype") {
     auto type = cs::to_lower(v);
+    cfg_.scheduling.consumable = false;
     if (type == "select/linear") {
       cfg_.select_type = topology::selection_policy::linear;
     } else if (type == "select/consecutive") {
       cfg_.select_type = topology::selection_policy::consecutive;
+    } else if (type == "select/cons_tres" || type == "select/cons_res") {
+      cfg_.scheduling.consumable = true;
     } else {
       return fail(at, p.key + " '" + v +
-                          "' is not supported (supported: select/linear, select/consecutive)");
+                          "' is not supported (supported: select/linear, select/consecutive, "
+                          "select/cons_tres)");
     }
     return {};
   }
@@ -334,6 +338,12 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
   if (k == "defaultpartition") {
     default_partition_name_ = v;
     mark(default_partition_, p, at);
+    return {};
+  }
+  std::string scheduling_error;
+  if (apply_scheduler_key(cfg_.scheduling, k, v, scheduling_error)) {
+    if (!scheduling_error.empty())
+      return fail(at, "invalid value '" + v + "' for " + p.key + ": " + scheduling_error);
     return {};
   }
   // The seed names the daemons' binaries here; shoal's are found by the installer.
@@ -555,6 +565,18 @@ caf::error parser::apply_partition_key(partition_template& rec, const cs::pair& 
     auto value = cs::parse_unsigned(p.value, max_u32);
     if (!value) return bad_value(at, p, "PriorityTier", "a non-negative integer");
     part.priority = static_cast<uint32_t>(*value);
+  } else if (k == "priorityjobfactor") {
+    auto value = cs::parse_unsigned(p.value, 65'533);
+    if (!value) return bad_value(at, p, "PriorityJobFactor", "an integer from 0 to 65533");
+    part.job_factor = static_cast<uint32_t>(*value);
+  } else if (k == "oversubscribe" || k == "shared") {
+    auto mode = cs::to_upper(p.value.substr(0, p.value.find(':')));
+    if (mode == "EXCLUSIVE")
+      part.exclusive = true;
+    else if (mode == "NO" || mode == "YES" || mode == "FORCE")
+      part.exclusive = false;
+    else
+      return bad_value(at, p, "OverSubscribe", "EXCLUSIVE, NO, YES or FORCE");
   } else if (k == "nodename" || k == "name" || k == "partitionname") {
     return fail(at, "'" + p.key + "' must be the first key on its line");
   } else {

@@ -6,6 +6,7 @@
 
 #include <caf/expected.hpp>
 
+#include "runtime/scheduler_settings.hpp"
 #include "topology/node_selection.hpp"
 
 namespace shoal::runtime {
@@ -46,6 +47,8 @@ struct partition_config {
   int64_t default_time_s = -1;     ///< DefaultTime=, -1 = use MaxTime
   uint32_t max_nodes = 0;          ///< MaxNodes=, 0 unlimited
   uint32_t priority = 1;           ///< PriorityTier=
+  uint32_t job_factor = 1;         ///< PriorityJobFactor=: the multifactor partition factor
+  bool exclusive = false;          ///< OverSubscribe=EXCLUSIVE: jobs always get whole nodes
   std::string file;
   int line = 0;
 };
@@ -72,6 +75,7 @@ struct cluster_config {
   std::string switch_type = "switch/none";   ///< SwitchType=, as written; the runtime builds the
                                              ///< matching interconnect::switch_manager
   uint16_t metrics_port = 0;                 ///< MetricsPort=; 0 = off
+  scheduler_settings scheduling;             ///< SchedulerType=, Priority*=, MaxArraySize=, ...
   std::string node_spec_conf;                ///< NodeSpecConf= (seed), as resolved
   std::string partition_conf;                ///< PartitionConf= (seed), as resolved; "" if absent
   std::vector<node_config> nodes;            ///< in config order, names unique

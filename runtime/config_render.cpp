@@ -72,6 +72,8 @@ std::string partition_line(const partition_config& p) {
   out += " State=" + p.state;
   out += " MaxNodes=" + (p.max_nodes == 0 ? std::string{"UNLIMITED"} : std::to_string(p.max_nodes));
   out += " PriorityTier=" + std::to_string(p.priority);
+  if (p.job_factor != 1) out += " PriorityJobFactor=" + std::to_string(p.job_factor);
+  if (p.exclusive) out += " OverSubscribe=EXCLUSIVE";
   return out;
 }
 
@@ -89,8 +91,15 @@ std::string render_config(const cluster_config& cfg) {
   add("HeartBeatInterval", cs::format_ms_as_seconds(cfg.heartbeat_interval_ms));
   add("KillWait", std::to_string(cfg.kill_wait_s));
   add("MetricsPort", std::to_string(cfg.metrics_port));
-  add("SelectType", cfg.select_type == topology::selection_policy::linear ? "select/linear"
-                                                                          : "select/consecutive");
+  add("SelectType", cfg.scheduling.consumable ? "select/cons_tres"
+                    : cfg.select_type == topology::selection_policy::linear ? "select/linear"
+                                                                            : "select/consecutive");
+  // A value holding '=' is quoted, or the parser would read `Key = a=b` as an empty Key.
+  for (auto& [key, value] : render_scheduler_keys(cfg.scheduling))
+    keys.emplace_back(key, value.find('=') != std::string::npos ? "\"" + value + "\""
+                                                                : cs::quote_if_needed(value));
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
   add("SlurmctldDebug", cfg.ctld_debug);
   for (const auto& host : cfg.controller_hosts) add("SlurmctldHost", host);
   add("SlurmctldLogFile", cfg.ctld_log_file);

@@ -1,9 +1,12 @@
 // `shoal control`: scontrol. show node|partition|job|config|hostnames|hostlist|hostlistsorted,
-// and update NodeName=... State=... Reason=....
+// update NodeName=... State=... Reason=..., and the job commands hold, uhold, release, requeue,
+// top.
 
 #include <strings.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "messages/type_ids.hpp"
 #include "tools/cli/commands.hpp"
@@ -76,10 +79,16 @@ int show(session& s, const std::string& what, const std::string& name, bool json
   }
   if (is_entity(what, "job")) {
     std::vector<msg::job_info> jobs;
-    if (name.empty()) {
+    if (name.empty() || name.find('_') != std::string::npos) {
       auto all = ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v);
       if (!all) return fail("control", describe(all.error()));
-      jobs = std::move(*all);
+      for (auto& j : *all) {
+        // 12_4 names one array task; a plain id below is asked for directly.
+        auto text = std::to_string(j.array_job_id) + "_" +
+                    (j.array_task_id >= 0 ? std::to_string(j.array_task_id) : j.array_tasks);
+        if (name.empty() || (j.array_job_id != 0 && text == name)) jobs.push_back(std::move(j));
+      }
+      if (!name.empty() && jobs.empty()) return fail("control", "invalid job id " + name);
     } else {
       char* end = nullptr;
       auto id = std::strtoull(name.c_str(), &end, 10);
@@ -88,12 +97,22 @@ int show(session& s, const std::string& what, const std::string& name, bool json
       if (!one) return fail("control", describe(one.error()));
       jobs.push_back(std::move(*one));
     }
+    std::map<uint64_t, msg::pending_detail> pending;
+    bool any_pending = std::any_of(jobs.begin(), jobs.end(), [](const msg::job_info& j) {
+      return j.state == msg::job_state::pending;
+    });
+    if (any_pending) {
+      auto details = ask<std::vector<msg::pending_detail>>(s, msg::pending_atom_v);
+      if (!details) return fail("control", describe(details.error()));
+      for (auto& d : *details) pending.emplace(d.job_id, d);
+    }
     nlohmann::json out = nlohmann::json::array();
     for (auto& j : jobs) {
+      auto d = pending.find(j.job_id);
       if (json)
         out.push_back(to_json(j));
       else
-        std::fputs(show_job(j, now).c_str(), stdout);
+        std::fputs(show_job(j, now, d == pending.end() ? nullptr : &d->second).c_str(), stdout);
     }
     if (json) std::printf("%s\n", nlohmann::json{{"jobs", out}}.dump(2).c_str());
     if (!json && jobs.empty()) std::printf("No jobs in the system\n");
@@ -137,6 +156,34 @@ int update(session& s, const std::vector<std::string>& words) {
   return 0;
 }
 
+/// hold, uhold, release, requeue, top: job lists may be comma- or blank-separated, as scontrol
+/// takes them, and name array tasks (123_4) or whole arrays (123).
+int job_command(session& s, const std::string& op, const std::vector<std::string>& words) {
+  msg::job_control ctl;
+  ctl.op = op;
+  for (auto& c : ctl.op) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  ctl.uid = current_user().uid;
+  for (auto& w : words) {
+    size_t start = 0;
+    while (start <= w.size()) {
+      auto comma = w.find(',', start);
+      auto item = w.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!item.empty()) ctl.jobs.push_back(item);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  auto ok = ask<caf::ok_atom>(s, msg::jobctl_atom_v, ctl);
+  if (!ok) return fail("control", describe(ok.error()));
+  return 0;
+}
+
+bool is_job_command(const std::string& word) {
+  for (auto name : {"hold", "uhold", "release", "requeue", "top"})
+    if (is(word, name)) return true;
+  return false;
+}
+
 }  // namespace
 
 command_runner add_control_command(CLI::App& app, const std::string& conf) {
@@ -147,12 +194,14 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
   cmd->add_option("words", *words,
                   "show node|partition|job|config [NAME] | show hostnames|hostlist|"
                   "hostlistsorted EXPR | update NodeName=X State=drain|resume|down|idle "
-                  "Reason=\"...\"")
+                  "Reason=\"...\" | hold|uhold|release|requeue|top JOB_LIST")
       ->required();
   cmd->footer(
       "Examples:\n  shoal control show node node1\n  shoal control show job 12\n"
       "  shoal control update nodename=node[1-2] state=drain reason=\"disk swap\"\n"
-      "  shoal control show hostnames 'lx[01-03]'");
+      "  shoal control show hostnames 'lx[01-03]'\n"
+      "  shoal control hold 12,13_4       (release with: shoal control release 12,13_4)\n"
+      "  shoal control top 15             (first among your own pending jobs)");
   return [json, words, &conf]() -> int {
     auto& w = *words;
     if (is(w[0], "show")) {
@@ -175,7 +224,17 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       if (!s) return code;
       return update(*s, {w.begin() + 1, w.end()});
     }
-    return fail("control", "unknown command '" + w[0] + "' (use show or update)", exit_usage);
+    if (is_job_command(w[0])) {
+      if (w.size() < 2) return fail("control", w[0] + " needs a job list", exit_usage);
+      int code = 0;
+      auto s = open_session("control", conf, code);
+      if (!s) return code;
+      return job_command(*s, w[0], {w.begin() + 1, w.end()});
+    }
+    return fail("control",
+                "unknown command '" + w[0] +
+                    "' (use show, update, hold, uhold, release, requeue or top)",
+                exit_usage);
   };
 }
 

@@ -4,11 +4,14 @@
 
 #include <chrono>
 #include <climits>
+#include <ctime>
 #include <cstdlib>
 #include <random>
 
 #include "messages/errc.hpp"
+#include "runtime/begin_time.hpp"
 #include "runtime/duration.hpp"
+#include "runtime/memory_size.hpp"
 #include "tools/cli/session.hpp"
 
 extern char** environ;
@@ -30,9 +33,26 @@ void add_job_options(CLI::App& app, job_options& o, bool batch) {
   app.add_option("--nice", o.nice, "Lower the job's priority by this much");
   app.add_option("--jobid", o.jobid,
                  "Run as a step inside this running job (default: $SHOAL_JOB_ID when set)");
+  app.add_option("-d,--dependency", o.dependency,
+                 "Start only after other jobs: after|afterok|afternotok|afterany:ID[:ID...], "
+                 "singleton; ',' means all of, '?' any of");
+  app.add_option("--kill-on-invalid-dep", o.kill_on_invalid_dep,
+                 "yes: cancel the job when its dependency can never be met (default: no, it "
+                 "stays pending with reason DependencyNeverSatisfied)")
+      ->check(CLI::IsMember({"yes", "no"}));
+  app.add_option("-b,--begin", o.begin,
+                 "Start no earlier than TIME: now+N[minutes|hours|days], HH:MM, "
+                 "YYYY-MM-DD[THH:MM], MM/DD[/YY], today, tomorrow, midnight, noon");
+  app.add_flag("-H,--hold", o.hold, "Submit held (release with `shoal control release ID`)");
+  app.add_option("--mem", o.mem, "Memory per node, MB or with K|M|G|T (shared nodes only)");
+  app.add_option("--mem-per-cpu", o.mem_per_cpu, "Memory per allocated CPU, MB or with K|M|G|T");
+  app.add_flag("--exclusive", o.exclusive, "Hold whole nodes even where nodes are shared");
   if (batch) {
+    app.add_option("-a,--array", o.array,
+                   "Job array indices: 1-100, 1-99:2, 1,3,5-7, with %N to run at most N at once");
     app.add_option("-o,--output", o.output,
-                   "Output file (default: shoal-%j.out; %j job id, %u user, %x job name)");
+                   "Output file (default: shoal-%j.out; %j job id, %u user, %x job name, "
+                   "%A array job id, %a array task id)");
     app.add_option("-e,--error", o.error, "Error file (default: with the output)");
   } else {
     app.add_flag("-l,--label", o.label, "Prefix each output line with its task rank");
@@ -101,6 +121,29 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
   req.argv = std::move(argv);
   for (char** e = environ; *e != nullptr; ++e) req.env.emplace_back(*e);
   req.submit_token = submission_token();
+  auto& w = req.workload;
+  w.array = o.array;
+  w.dependency = o.dependency;
+  w.kill_on_invalid_dep = o.kill_on_invalid_dep == "yes";
+  w.hold = o.hold;
+  w.exclusive = o.exclusive;
+  if (!o.begin.empty()) {
+    auto at = runtime::parse_begin_time(o.begin, static_cast<int64_t>(std::time(nullptr)));
+    if (!at) return std::move(at.error());
+    w.begin_time = *at;
+  }
+  if (!o.mem.empty() && !o.mem_per_cpu.empty())
+    return make_error(errc::invalid_request, "--mem and --mem-per-cpu are mutually exclusive");
+  if (!o.mem.empty()) {
+    auto mb = runtime::parse_memory_mb(o.mem, "--mem");
+    if (!mb) return std::move(mb.error());
+    w.mem_per_node_mb = *mb;
+  }
+  if (!o.mem_per_cpu.empty()) {
+    auto mb = runtime::parse_memory_mb(o.mem_per_cpu, "--mem-per-cpu");
+    if (!mb) return std::move(mb.error());
+    w.mem_per_cpu_mb = *mb;
+  }
   return req;
 }
 

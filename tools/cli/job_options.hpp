@@ -27,6 +27,14 @@ struct job_options {
   bool requeue = false;
   int32_t nice = 0;
   uint64_t jobid = 0;
+  std::string array;       ///< batch only: --array
+  std::string dependency;  ///< -d
+  std::string kill_on_invalid_dep;
+  std::string begin;
+  bool hold = false;
+  std::string mem;
+  std::string mem_per_cpu;
+  bool exclusive = false;
 };
 
 /// Declares the options on `app`; `batch` adds -o/-e and leaves out -l.

@@ -4,6 +4,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstring>
+#include <map>
 
 #include "messages/type_ids.hpp"
 #include "tools/cli/commands.hpp"
@@ -58,12 +59,18 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
   auto states = std::make_shared<std::string>();
   auto parts = std::make_shared<std::string>();
   auto jobs = std::make_shared<std::string>();
+  auto start = std::make_shared<bool>(false);
+  auto priority = std::make_shared<bool>(false);
+  cmd->add_flag("--start", *start,
+                "Pending jobs with their expected start time (from the backfill plan)");
+  cmd->add_flag("--priority", *priority,
+                "Pending jobs with their priority and its weighted factors (as sprio)");
   cmd->add_option("-u,--user", *user, "Only these users' jobs (comma list)");
   cmd->add_option("-t,--states", *states, "Only jobs in these states (comma list, or 'all')");
   cmd->add_option("-p,--partition", *parts, "Only jobs in these partitions (comma list)");
   cmd->add_option("-j,--jobs", *jobs, "Only these job ids (comma list)");
   add_listing_flags(*cmd, *f);
-  return [f, user, states, parts, jobs, &conf]() -> int {
+  return [f, user, states, parts, jobs, start, priority, &conf]() -> int {
     auto opt = f->opt;
     opt.filters = f->positional_filters;
     if (!user->empty()) opt.filters.push_back("User=" + *user);
@@ -85,6 +92,25 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
     if (!s) return code;
     auto list = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, include_finished);
     if (!list) return fail("queue", describe(list.error()));
+    if (*start || *priority) {
+      auto details = ask<std::vector<msg::pending_detail>>(*s, msg::pending_atom_v);
+      if (!details) return fail("queue", describe(details.error()));
+      if (*priority) {
+        std::fputs(render_priorities(*list, *details, opt.no_header).c_str(), stdout);
+        return 0;
+      }
+      // As squeue --start: pending jobs only, START_TIME the planned start.
+      std::map<uint64_t, int64_t> planned;
+      for (auto& d : *details) planned[d.job_id] = d.expected_start;
+      std::vector<msg::job_info> pending;
+      for (auto& j : *list) {
+        if (j.state != msg::job_state::pending) continue;
+        pending.push_back(j);
+        pending.back().start_time = planned.count(j.job_id) > 0 ? planned[j.job_id] : 0;
+      }
+      if (opt.format.empty()) opt.format = "JobId,Partition,Name,User,ST,StartTime,Nodes,Reason";
+      return print_or_fail("queue", render_jobs(pending, opt, now_seconds()));
+    }
     return print_or_fail("queue", render_jobs(*list, opt, now_seconds()));
   };
 }
@@ -122,11 +148,13 @@ command_runner add_info_command(CLI::App& app, const std::string& conf) {
 
 command_runner add_cancel_command(CLI::App& app, const std::string& conf) {
   auto* cmd = app.add_subcommand("cancel", "Cancel or signal jobs (scancel)");
-  auto ids = std::make_shared<std::vector<uint64_t>>();
+  auto ids = std::make_shared<std::vector<std::string>>();
   auto signal_name = std::make_shared<std::string>();
   cmd->add_option("-s,--signal", *signal_name,
                   "Send this signal to the job's tasks instead of cancelling it (name or number)");
-  cmd->add_option("job_id", *ids, "Job ids")->required();
+  cmd->add_option("job_id", *ids,
+                  "Job ids: 12, an array task 12_4, tasks 12_[1-5], or a whole array 12")
+      ->required();
   return [ids, signal_name, &conf]() -> int {
     int signo = parse_signal(*signal_name);
     if (signo < 0) return fail("cancel", "invalid signal '" + *signal_name + "'", exit_usage);
@@ -135,9 +163,9 @@ command_runner add_cancel_command(CLI::App& app, const std::string& conf) {
     if (!s) return code;
     auto uid = current_user().uid;
     int result = 0;
-    for (auto id : *ids) {
+    for (auto& id : *ids) {
       auto ok = ask<caf::ok_atom>(*s, msg::cancel_atom_v, id, int32_t{signo}, uid);
-      if (!ok) result = fail("cancel", "job " + std::to_string(id) + ": " + describe(ok.error()));
+      if (!ok) result = fail("cancel", "job " + id + ": " + describe(ok.error()));
     }
     return result;
   };

@@ -47,15 +47,57 @@ std::string reason_text(const msg::job_info& j) {
   return j.reason.empty() ? "None" : j.reason;
 }
 
+/// squeue's JOBID: `12`, an array task `12_4`, or an array's pending tasks `12_[5-1000%50]`.
+std::string job_id_text(const msg::job_info& j) {
+  if (j.array_job_id == 0) return std::to_string(j.job_id);
+  auto prefix = std::to_string(j.array_job_id) + "_";
+  if (j.array_task_id >= 0) return prefix + std::to_string(j.array_task_id);
+  return prefix + (j.array_tasks.empty() ? std::string{"[]"} : j.array_tasks);
+}
+
+/// -j 12 names job 12 and, as in squeue, every task of array 12; 12_4 names one task.
+bool job_id_matches(const msg::job_info& j, const std::vector<std::string>& values) {
+  auto text = job_id_text(j);
+  auto id = std::to_string(j.job_id);
+  auto array = std::to_string(j.array_job_id);
+  for (auto& v : values)
+    if (v == text || v == id || (j.array_job_id != 0 && v == array)) return true;
+  return false;
+}
+
 std::vector<field<msg::job_info>> job_fields(int64_t now) {
   using J = msg::job_info;
   std::vector<field<J>> f;
   f.push_back({"JobId",
                "JOBID",
                true,
-               [](const J& j) { return std::to_string(j.job_id); },
-               [](const J& j) { return static_cast<double>(j.job_id); },
+               job_id_text,
+               [](const J& j) {
+                 // Array lines sort by their array, then task.
+                 return j.array_job_id == 0
+                            ? static_cast<double>(j.job_id)
+                            : static_cast<double>(j.array_job_id) +
+                                  (static_cast<double>(j.array_task_id) + 1.0) / 1e7;
+               },
+               job_id_matches});
+  f.push_back({"ArrayJobId",
+               "ARRAY_JOB_ID",
+               true,
+               [](const J& j) { return std::to_string(j.array_job_id != 0 ? j.array_job_id : j.job_id); },
+               [](const J& j) { return static_cast<double>(j.array_job_id != 0 ? j.array_job_id : j.job_id); },
                {}});
+  f.push_back({"ArrayTaskId",
+               "ARRAY_TASK_ID",
+               false,
+               [](const J& j) {
+                 if (j.array_job_id == 0) return std::string{"N/A"};
+                 return j.array_task_id >= 0 ? std::to_string(j.array_task_id) : j.array_tasks;
+               },
+               {},
+               {}});
+  f.push_back({"Dependency", "DEPENDENCY", false,
+               [](const J& j) { return j.dependency.empty() ? std::string{"(null)"} : j.dependency; },
+               {}, {}});
   f.push_back({"Partition", "PARTITION", false, [](const J& j) { return j.partition; }, {}, {}});
   f.push_back({"Name", "NAME", false, [](const J& j) { return j.name; }, {}, {}});
   f.push_back({"User", "USER", false, [](const J& j) { return j.user; }, {}, {}});

@@ -72,7 +72,15 @@ caf::expected<std::string> render_nodes(const std::vector<msg::partition_info>& 
 
 /// `scontrol show job`: `Key=Value` pairs, a few per line, continuation lines indented by three
 /// blanks, empty strings as "(null)", unset times as "Unknown", and a blank line at the end.
-std::string show_job(const msg::job_info& j, int64_t now);
+/// With `pending` (the scheduler's view of a pending job), Priority comes from it and the
+/// weighted priority factors and the expected start follow.
+std::string show_job(const msg::job_info& j, int64_t now,
+                     const msg::pending_detail* pending = nullptr);
+
+/// `shoal queue --priority` (sprio): JOBID PARTITION USER PRIORITY AGE JOBSIZE PARTITION NICE
+/// REASON, one line per pending job, highest priority first.
+std::string render_priorities(const std::vector<msg::job_info>& jobs,
+                              const std::vector<msg::pending_detail>& details, bool no_header);
 
 /// `scontrol show node`, in the same layout as show_job; `now` is reserved for relative times.
 std::string show_node(const msg::node_info& n, int64_t now);

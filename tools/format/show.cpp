@@ -13,11 +13,11 @@ namespace shoal::cli {
 
 namespace {
 
-using line = std::initializer_list<std::string>;
+using line = std::vector<std::string>;
 
 /// Joins each line's "Key=Value" pairs with blanks; lines after the first are indented by three
 /// blanks, and a blank line ends the record.
-std::string record(std::initializer_list<line> lines) {
+std::string record(const std::vector<line>& lines) {
   std::string out;
   bool first = true;
   for (auto& l : lines) {
@@ -82,10 +82,18 @@ std::string join_ids(const std::vector<uint64_t>& ids) {
 
 // -- scontrol show ------------------------------------------------------------
 
-std::string show_job(const msg::job_info& j, int64_t now) {
-  return record({
-      {kv_num("JobId", j.job_id), kv("JobName", j.name)},
-      {kv("UserId", j.user + "(" + std::to_string(j.uid) + ")"), kv_num("Priority", j.priority)},
+std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_detail* pending) {
+  std::vector<std::string> id_line = {kv_num("JobId", j.job_id)};
+  if (j.array_job_id != 0) {
+    id_line.push_back(kv_num("ArrayJobId", j.array_job_id));
+    id_line.push_back(kv("ArrayTaskId", j.array_task_id >= 0 ? std::to_string(j.array_task_id)
+                                                             : j.array_tasks));
+  }
+  id_line.push_back(kv("JobName", j.name));
+  auto priority = pending != nullptr ? pending->priority : j.priority;
+  std::vector<std::vector<std::string>> lines = {
+      id_line,
+      {kv("UserId", j.user + "(" + std::to_string(j.uid) + ")"), kv_num("Priority", priority)},
       {kv("JobState", msg::to_string(j.state)), kv("Reason", j.reason.empty() ? "None" : j.reason),
        kv("ExitCode", std::to_string(j.exit_code) + ":0")},
       {kv_num("Requeue", j.requeue ? 1 : 0), kv_num("Restarts", j.requeue_count),
@@ -102,7 +110,17 @@ std::string show_job(const msg::job_info& j, int64_t now) {
       {kv("WorkDir", j.work_dir)},
       {kv("StdOut", j.stdout_path)},
       {kv("StdErr", j.stderr_path)},
-  });
+      {kv("Dependency", detail::or_null(j.dependency)), kv_time("EligibleTime", j.begin_time),
+       kv_num("MinMemoryNode", j.mem_per_node_mb)},
+  };
+  if (pending != nullptr) {
+    lines.push_back({kv_num("PriorityAge", pending->age_factor),
+                     kv_num("PriorityJobSize", pending->size_factor),
+                     kv_num("PriorityPartition", pending->partition_factor),
+                     kv("Nice", std::to_string(pending->nice))});
+    lines.push_back({kv_time("ExpectedStart", pending->expected_start)});
+  }
+  return record(lines);
 }
 
 std::string show_node(const msg::node_info& n, int64_t now) {
@@ -202,6 +220,12 @@ nlohmann::json to_json(const msg::job_info& j) {
       {"requeue", j.requeue},
       {"exclude_nodes", j.exclude_nodes},
       {"required_nodes", j.required_nodes},
+      {"array_job_id", j.array_job_id},
+      {"array_task_id", j.array_task_id},
+      {"array_tasks", j.array_tasks},
+      {"dependency", j.dependency},
+      {"begin_time", j.begin_time},
+      {"mem_per_node_mb", j.mem_per_node_mb},
   };
 }
 

@@ -342,8 +342,16 @@ BOOST_AUTO_TEST_CASE(every_error_names_file_and_line) {
       {"SlurmctldDebug=loud\n", "test.conf:1: ", "invalid value 'loud' for SlurmctldDebug"},
       {"SlurmdDebug=10\n", "test.conf:1: ", "invalid value '10' for SlurmdDebug"},
       {"DebugFlags=init;msg\n", "test.conf:1: ", "for DebugFlags"},
-      {"SelectType=select/cons_tres\n", "test.conf:1: ",
-       "'select/cons_tres' is not supported (supported: select/linear, select/consecutive)"},
+      {"SelectType=select/other\n", "test.conf:1: ",
+       "'select/other' is not supported (supported: select/linear, select/consecutive, "
+       "select/cons_tres)"},
+      {"SchedulerType=sched/gang\n", "test.conf:1: ", "use sched/backfill or sched/builtin"},
+      {"SchedulerParameters=bf_max_job_test=lots\n", "test.conf:1: ",
+       "bf_max_job_test needs a whole number"},
+      {"PriorityWeightAge=-1\n", "test.conf:1: ", "expected a non-negative integer"},
+      {"MaxArraySize=0\n", "test.conf:1: ", "expected a number from 1 to 4000001"},
+      {"NodeName=n1\nPartitionName=p Nodes=n1 OverSubscribe=SOMETIMES\n", "test.conf:2: ",
+       "OverSubscribe"},
       {"SlurmctldHost=\n", "test.conf:1: ", "SlurmctldHost needs a host name"},
       {"SlurmctldHost=ctl(10.0.0.1\n", "test.conf:1: ", "for SlurmctldHost"},
       {"ClusterName=\n", "test.conf:1: ", "ClusterName needs a name"},
@@ -751,9 +759,9 @@ BOOST_AUTO_TEST_CASE(render_config_prints_padded_keys_after_a_header_line) {
   auto cfg = parse_ok(default_config_text(4, 7000));
   auto text = render_config(cfg);
   BOOST_CHECK(starts_with(text, "Configuration data as of <embedded>\n"));
-  BOOST_CHECK(contains(text, "\nClusterName       = local\n"));
-  BOOST_CHECK(contains(text, "\nSlurmctldHost     = 127.0.0.1\n"));
-  BOOST_CHECK(contains(text, "\nHeartBeatInterval = 1\n"));
+  BOOST_CHECK(contains(text, "\nClusterName             = local\n"));
+  BOOST_CHECK(contains(text, "\nSlurmctldHost           = 127.0.0.1\n"));
+  BOOST_CHECK(contains(text, "\nHeartBeatInterval       = 1\n"));
   BOOST_CHECK(contains(text, "\nNodeName=node[1-4] NodeAddr=127.0.0.1\n"));
   BOOST_CHECK(contains(text,
                        "\nPartitionName=debug Nodes=node[1-4] Default=YES "
@@ -789,6 +797,46 @@ BOOST_AUTO_TEST_CASE(render_config_round_trips_a_varied_config) {
   auto again = parse_ok(render_body(cfg));
   BOOST_CHECK(again.warnings.empty());
   check_same_cluster(cfg, again);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(scheduling_keys)
+
+BOOST_AUTO_TEST_CASE(scheduler_priority_and_array_keys_are_read_and_rendered_back) {
+  auto cfg = parse_ok(
+      "SelectType=select/cons_tres\nSchedulerType=sched/backfill\n"
+      "SchedulerParameters=bf_max_job_test=50,bf_window=60,bf_resolution=10,bf_continue,"
+      "bf_conservative\nPriorityType=priority/multifactor\nPriorityWeightAge=10\n"
+      "PriorityWeightJobSize=20\nPriorityWeightPartition=30\nPriorityMaxAge=1-0\n"
+      "PriorityFavorSmall=YES\nMaxArraySize=100001\n"
+      "NodeName=n1\nPartitionName=p Nodes=n1 PriorityJobFactor=7 OverSubscribe=EXCLUSIVE\n");
+  const auto& s = cfg.scheduling;
+  BOOST_TEST(s.consumable);
+  BOOST_TEST(s.backfill);
+  BOOST_TEST(s.conservative);
+  BOOST_TEST(s.bf_max_job_test == 50u);
+  BOOST_TEST(s.bf_window_s == 3600);
+  BOOST_TEST(s.bf_resolution_s == 10);
+  BOOST_TEST(s.weight_age == 10u);
+  BOOST_TEST(s.weight_job_size == 20u);
+  BOOST_TEST(s.weight_partition == 30u);
+  BOOST_TEST(s.priority_max_age_s == 86400);
+  BOOST_TEST(s.favor_small);
+  BOOST_TEST(s.max_array_size == 100001u);
+  BOOST_TEST(cfg.partitions[0].job_factor == 7u);
+  BOOST_TEST(cfg.partitions[0].exclusive);
+  BOOST_TEST(cfg.warnings.empty());
+  auto again = parse_ok(render_body(cfg));
+  BOOST_TEST(again.warnings.empty());
+  BOOST_TEST(again.scheduling.bf_max_job_test == 50u);
+  BOOST_TEST(again.scheduling.conservative);
+  BOOST_TEST(again.scheduling.consumable);
+  BOOST_TEST(again.partitions[0].job_factor == 7u);
+  BOOST_TEST(again.partitions[0].exclusive);
+  auto builtin = parse_ok("SchedulerType=sched/builtin\nPriorityType=priority/basic\n");
+  BOOST_TEST(!builtin.scheduling.backfill);
+  BOOST_TEST(!builtin.scheduling.multifactor);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
