@@ -89,8 +89,9 @@ std::string render_config(const cluster_config& cfg) {
   add("HeartBeatInterval", cs::format_ms_as_seconds(cfg.heartbeat_interval_ms));
   add("KillWait", std::to_string(cfg.kill_wait_s));
   add("MetricsPort", std::to_string(cfg.metrics_port));
-  add("SelectType", cfg.select_type == topology::selection_policy::linear ? "select/linear"
-                                                                          : "select/consecutive");
+  add("SelectType", cfg.torus3d                                             ? "select/torus3d"
+                    : cfg.select_type == topology::selection_policy::linear ? "select/linear"
+                                                                            : "select/consecutive");
   add("SlurmctldDebug", cfg.ctld_debug);
   for (const auto& host : cfg.controller_hosts) add("SlurmctldHost", host);
   add("SlurmctldLogFile", cfg.ctld_log_file);
