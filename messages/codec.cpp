@@ -163,6 +163,32 @@ void read(wire::PartitionInfo::Reader r, partition_info& x) {
   x.priority = r.getPriority();
 }
 
+template <class Builder>
+void set_u32s(Builder&& list, const std::vector<uint32_t>& xs) {
+  for (unsigned i = 0; i < xs.size(); ++i) list.set(i, xs[i]);
+}
+
+std::vector<uint32_t> get_u32s(capnp::List<uint32_t>::Reader list) {
+  std::vector<uint32_t> out;
+  out.reserve(list.size());
+  for (auto v : list) out.push_back(v);
+  return out;
+}
+
+void fill(wire::JobShape::Builder b, const job_shape& x) {
+  set_u32s(b.initGeometry(x.geometry.size()), x.geometry);
+  b.setRotate(x.rotate);
+  b.setConnType(x.conn_type);
+  b.setNodeUse(x.node_use);
+}
+
+void read(wire::JobShape::Reader r, job_shape& x) {
+  x.geometry = get_u32s(r.getGeometry());
+  x.rotate = r.getRotate();
+  x.conn_type = str(r.getConnType());
+  x.node_use = str(r.getNodeUse());
+}
+
 void fill(wire::JobRequest::Builder b, const job_request& x) {
   b.setJobId(x.job_id);
   b.setName(x.name);
@@ -188,6 +214,8 @@ void fill(wire::JobRequest::Builder b, const job_request& x) {
   b.setNice(x.nice);
   b.setNodesMax(x.nodes_max);
   b.setSubmitToken(x.submit_token);
+  fill(b.initShape(), x.shape);
+  b.setCpuBind(x.cpu_bind);
 }
 
 void read(wire::JobRequest::Reader r, job_request& x) {
@@ -215,6 +243,8 @@ void read(wire::JobRequest::Reader r, job_request& x) {
   x.nice = r.getNice();
   x.nodes_max = r.getNodesMax();
   x.submit_token = str(r.getSubmitToken());
+  read(r.getShape(), x.shape);
+  x.cpu_bind = str(r.getCpuBind());
 }
 
 void fill(wire::JobInfo::Builder b, const job_info& x) {
@@ -303,6 +333,7 @@ void fill(wire::LaunchRequest::Builder b, const launch_request& x) {
   b.setJobName(x.job_name);
   b.setPartition(x.partition);
   b.setJobNodeCount(x.job_node_count);
+  b.setCpuBind(x.cpu_bind);
 }
 
 void read(wire::LaunchRequest::Reader r, launch_request& x) {
@@ -330,6 +361,7 @@ void read(wire::LaunchRequest::Reader r, launch_request& x) {
   x.job_name = str(r.getJobName());
   x.partition = str(r.getPartition());
   x.job_node_count = r.getJobNodeCount();
+  x.cpu_bind = str(r.getCpuBind());
 }
 
 void fill(wire::TaskOutput::Builder b, const task_output& x) {
@@ -408,6 +440,42 @@ void read(wire::NodeUpdate::Reader r, node_update& x) {
   x.user = str(r.getUser());
 }
 
+void fill(wire::TopologyView::Builder b, const topology_view& x) {
+  b.setSelectType(x.select_type);
+  set_u32s(b.initDims(x.dims.size()), x.dims);
+  auto nodes = b.initNodes(x.nodes.size());
+  for (unsigned i = 0; i < x.nodes.size(); ++i) {
+    const auto& n = x.nodes[i];
+    nodes[i].setName(n.name);
+    nodes[i].setState(to_string(n.state));
+    nodes[i].setJobId(n.job_id);
+    set_u32s(nodes[i].initCoord(n.coord.size()), n.coord);
+  }
+  auto allocs = b.initAllocations(x.allocations.size());
+  for (unsigned i = 0; i < x.allocations.size(); ++i) {
+    const auto& a = x.allocations[i];
+    allocs[i].setJobId(a.job_id);
+    allocs[i].setNodelist(a.nodelist);
+    allocs[i].setNodeCount(a.node_count);
+    set_u32s(allocs[i].initOrigin(a.origin.size()), a.origin);
+    set_u32s(allocs[i].initSize(a.size.size()), a.size);
+    allocs[i].setConnType(a.conn_type);
+    allocs[i].setNodeUse(a.node_use);
+  }
+}
+
+void read(wire::TopologyView::Reader r, topology_view& x) {
+  x.select_type = str(r.getSelectType());
+  x.dims = get_u32s(r.getDims());
+  for (auto n : r.getNodes())
+    x.nodes.push_back(
+        {str(n.getName()), node_state_from(n.getState()), n.getJobId(), get_u32s(n.getCoord())});
+  for (auto a : r.getAllocations())
+    x.allocations.push_back({a.getJobId(), str(a.getNodelist()), a.getNodeCount(),
+                             get_u32s(a.getOrigin()), get_u32s(a.getSize()), str(a.getConnType()),
+                             str(a.getNodeUse())});
+}
+
 }  // namespace
 
 #define SHOAL_DEFINE_CODEC(type, wire_type)                                                      \
@@ -430,5 +498,6 @@ SHOAL_DEFINE_CODEC(task_output, TaskOutput)
 SHOAL_DEFINE_CODEC(step_exit, StepExit)
 SHOAL_DEFINE_CODEC(job_event, JobEvent)
 SHOAL_DEFINE_CODEC(node_update, NodeUpdate)
+SHOAL_DEFINE_CODEC(topology_view, TopologyView)
 
 }  // namespace shoal::msg

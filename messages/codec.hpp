@@ -27,6 +27,7 @@ SHOAL_DECLARE_CODEC(task_output)
 SHOAL_DECLARE_CODEC(step_exit)
 SHOAL_DECLARE_CODEC(job_event)
 SHOAL_DECLARE_CODEC(node_update)
+SHOAL_DECLARE_CODEC(topology_view)
 
 #undef SHOAL_DECLARE_CODEC
 
@@ -54,6 +55,7 @@ SHOAL_CAPNP_INSPECT(task_output)
 SHOAL_CAPNP_INSPECT(step_exit)
 SHOAL_CAPNP_INSPECT(job_event)
 SHOAL_CAPNP_INSPECT(node_update)
+SHOAL_CAPNP_INSPECT(topology_view)
 
 #undef SHOAL_CAPNP_INSPECT
 

@@ -48,13 +48,15 @@ SHOAL_TRAITS(task_output, TaskOutput)
 SHOAL_TRAITS(step_exit, StepExit)
 SHOAL_TRAITS(job_event, JobEvent)
 SHOAL_TRAITS(node_update, NodeUpdate)
+SHOAL_TRAITS(topology_view, TopologyView)
 
 #undef SHOAL_TRAITS
 
 /// Every type with a codec in messages/codec.hpp.
-using codec_types = std::tuple<msg::machine_status, msg::node_info, msg::partition_info,
-                               msg::job_request, msg::job_info, msg::launch_request,
-                               msg::task_output, msg::step_exit, msg::job_event, msg::node_update>;
+using codec_types =
+    std::tuple<msg::machine_status, msg::node_info, msg::partition_info, msg::job_request,
+               msg::job_info, msg::launch_request, msg::task_output, msg::step_exit, msg::job_event,
+               msg::node_update, msg::topology_view>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {

@@ -115,6 +115,15 @@ void fields(const msg::partition_info& a, const msg::partition_info& b, F&& f,
 }
 
 template <class F>
+void fields(const msg::job_shape& a, const msg::job_shape& b, F&& f,
+            const std::string& prefix = "job_shape.") {
+  SHOAL_FIELD(geometry);
+  SHOAL_FIELD(rotate);
+  SHOAL_FIELD(conn_type);
+  SHOAL_FIELD(node_use);
+}
+
+template <class F>
 void fields(const msg::job_request& a, const msg::job_request& b, F&& f,
             const std::string& prefix = "job_request.") {
   SHOAL_FIELD(job_id);
@@ -141,6 +150,8 @@ void fields(const msg::job_request& a, const msg::job_request& b, F&& f,
   SHOAL_FIELD(nice);
   SHOAL_FIELD(nodes_max);
   SHOAL_FIELD(submit_token);
+  fields(a.shape, b.shape, f, prefix + "shape.");
+  SHOAL_FIELD(cpu_bind);
 }
 
 template <class F>
@@ -201,6 +212,7 @@ void fields(const msg::launch_request& a, const msg::launch_request& b, F&& f,
   SHOAL_FIELD(job_name);
   SHOAL_FIELD(partition);
   SHOAL_FIELD(job_node_count);
+  SHOAL_FIELD(cpu_bind);
 }
 
 template <class F>
@@ -254,6 +266,40 @@ void fields(const msg::node_update& a, const msg::node_update& b, F&& f,
   SHOAL_FIELD(state);
   SHOAL_FIELD(reason);
   SHOAL_FIELD(user);
+}
+
+template <class F>
+void fields(const msg::map_node& a, const msg::map_node& b, F&& f, const std::string& prefix) {
+  SHOAL_FIELD(name);
+  SHOAL_FIELD(state);
+  SHOAL_FIELD(job_id);
+  SHOAL_FIELD(coord);
+}
+
+template <class F>
+void fields(const msg::map_allocation& a, const msg::map_allocation& b, F&& f,
+            const std::string& prefix) {
+  SHOAL_FIELD(job_id);
+  SHOAL_FIELD(nodelist);
+  SHOAL_FIELD(node_count);
+  SHOAL_FIELD(origin);
+  SHOAL_FIELD(size);
+  SHOAL_FIELD(conn_type);
+  SHOAL_FIELD(node_use);
+}
+
+template <class F>
+void fields(const msg::topology_view& a, const msg::topology_view& b, F&& f,
+            const std::string& prefix = "topology_view.") {
+  SHOAL_FIELD(select_type);
+  SHOAL_FIELD(dims);
+  f(prefix + "nodes.size()", a.nodes.size(), b.nodes.size());
+  for (size_t i = 0; i < a.nodes.size() && i < b.nodes.size(); ++i)
+    fields(a.nodes[i], b.nodes[i], f, prefix + "nodes[" + std::to_string(i) + "].");
+  f(prefix + "allocations.size()", a.allocations.size(), b.allocations.size());
+  for (size_t i = 0; i < a.allocations.size() && i < b.allocations.size(); ++i)
+    fields(a.allocations[i], b.allocations[i], f,
+           prefix + "allocations[" + std::to_string(i) + "].");
 }
 
 #undef SHOAL_FIELD
@@ -360,6 +406,11 @@ inline msg::job_request sample_job_request() {
   x.nice = -20;
   x.nodes_max = 8;
   x.submit_token = "host:1234:abcdef";
+  x.shape.geometry = {2, 4, 0xffff'ffffu};
+  x.shape.rotate = false;
+  x.shape.conn_type = "mesh";
+  x.shape.node_use = "virtual";
+  x.cpu_bind = "verbose,mask_cpu:0x3,0xc";
   return x;
 }
 
@@ -420,6 +471,7 @@ inline msg::launch_request sample_launch_request() {
   x.job_name = "relax";
   x.partition = "batch";
   x.job_node_count = 4;
+  x.cpu_bind = "quiet,cores";
   return x;
 }
 
@@ -463,6 +515,16 @@ inline msg::node_update sample_node_update() {
   x.state = "DRAIN";
   x.reason = "maintenance";
   x.user = "root";
+  return x;
+}
+
+inline msg::topology_view sample_topology_view() {
+  msg::topology_view x;
+  x.select_type = "select/torus3d";
+  x.dims = {8, 4, 4};
+  x.nodes = {{"bgl000", msg::node_state::allocated, 0x1'0000'0007ull, {0, 0, 0}},
+             {"bgl001", msg::node_state::drained, 0, {0, 0, 1}}};
+  x.allocations = {{0x1'0000'0007ull, "bgl[000x011]", 4, {7, 0, 0}, {2, 2, 1}, "mesh", "virtual"}};
   return x;
 }
 
