@@ -6,7 +6,7 @@
 #include <caf/all.hpp>
 
 #include "actors/log.hpp"
-#include "actors/scheduling.hpp"
+#include "actors/topology_actor.hpp"
 #include "messages/type_ids.hpp"
 #include "topology/hostlist.hpp"
 
@@ -14,33 +14,38 @@ namespace shoal::actors {
 
 namespace {
 
+/// A pass that gets no answer this long is given up and run again.
+constexpr std::chrono::seconds pass_timeout{30};
+
 struct queued_job {
-  pending_job pass_view;
+  pass_candidate candidate;
   caf::actor actor;
   std::string reason;  ///< last reason told to the job actor
 };
 
 struct scheduler_state {
   static inline const char* name = "scheduler";
+  caf::actor topology;
   std::vector<std::string> node_names;
   std::unordered_map<std::string, size_t> node_index;
   std::vector<caf::actor> node_actors;
-  std::vector<bool> idle;              ///< node actors report IDLE
-  std::vector<uint64_t> allocated_to;  ///< job holding the node, 0 = none
-  std::vector<uint32_t> weights;
-  std::vector<partition_slot> partitions;
   std::unordered_map<std::string, size_t> partition_index;
-  topology::selection_policy policy = topology::selection_policy::consecutive;
   std::map<uint64_t, queued_job> queue;
-  std::unordered_map<uint64_t, std::vector<size_t>> running;
-  bool pass_requested = false;
+  bool pass_requested = false;  ///< a schedule_atom is on its way
+  bool pass_in_flight = false;  ///< waiting for the topology actor's answer
+  bool rerun = false;           ///< something changed while a pass was in flight
 };
 
 using scheduler_self = caf::stateful_actor<scheduler_state>*;
 
 void request_pass(scheduler_self self) {
-  if (self->state.pass_requested) return;
-  self->state.pass_requested = true;
+  auto& st = self->state;
+  if (st.pass_in_flight) {
+    st.rerun = true;
+    return;
+  }
+  if (st.pass_requested) return;
+  st.pass_requested = true;
   self->send(self, msg::schedule_atom_v);
 }
 
@@ -55,75 +60,88 @@ std::vector<size_t> indices_of(scheduler_self self, const std::string& expr) {
   return out;
 }
 
-void run_pass(scheduler_self self) {
+void apply(scheduler_self self, placement_reply& reply) {
   auto& st = self->state;
-  st.pass_requested = false;
-  if (st.queue.empty()) return;
-  std::vector<bool> free_nodes(st.idle.size());
-  for (size_t i = 0; i < free_nodes.size(); ++i)
-    free_nodes[i] = st.idle[i] && st.allocated_to[i] == 0;
-  std::vector<pending_job> jobs;
-  jobs.reserve(st.queue.size());
-  for (auto& [id, q] : st.queue) jobs.push_back(q.pass_view);
-  auto started_at = std::chrono::steady_clock::now();
-  auto result = schedule_pass(std::move(jobs), free_nodes, st.partitions, st.weights, st.policy);
-  for (auto& p : result.started) {
-    auto it = st.queue.find(p.job);
+  for (auto& g : reply.started) {
+    auto it = st.queue.find(g.job);
+    if (it == st.queue.end()) {
+      // Cancelled while the pass was in flight: hand the nodes straight back.
+      self->send(st.topology, msg::release_atom_v, g.job);
+      continue;
+    }
     std::vector<std::string> names;
     std::vector<caf::actor> actors;
-    for (auto n : p.nodes) {
-      st.allocated_to[n] = p.job;
+    for (auto n : g.nodes) {
       names.push_back(st.node_names[n]);
       actors.push_back(st.node_actors[n]);
     }
     self->send(it->second.actor, msg::start_atom_v, std::move(names), std::move(actors));
-    st.running[p.job] = std::move(p.nodes);
     st.queue.erase(it);
   }
-  for (auto& w : result.waiting) {
-    auto& q = st.queue[w.job];
-    if (q.reason == w.reason) continue;
-    q.reason = w.reason;
-    self->send(q.actor, msg::view_atom_v, w.reason);
+  for (auto& w : reply.waiting) {
+    auto it = st.queue.find(w.job);
+    if (it == st.queue.end() || it->second.reason == w.reason) continue;
+    it->second.reason = w.reason;
+    self->send(it->second.actor, msg::view_atom_v, w.reason);
   }
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
-                                                                  started_at)
-                .count();
-  log().debug("schedule pass started={} waiting={} us={}", result.started.size(),
-              result.waiting.size(), us);
+}
+
+void run_pass(scheduler_self self) {
+  auto& st = self->state;
+  st.pass_requested = false;
+  if (st.queue.empty() || st.pass_in_flight) return;
+  placement_request req;
+  req.jobs.reserve(st.queue.size());
+  for (auto& [id, q] : st.queue) req.jobs.push_back(q.candidate);
+  st.pass_in_flight = true;
+  st.rerun = false;
+  auto started_at = std::chrono::steady_clock::now();
+  self->request(st.topology, pass_timeout, msg::place_atom_v, std::move(req))
+      .then(
+          [self, started_at](placement_reply& reply) {
+            auto& st = self->state;
+            st.pass_in_flight = false;
+            apply(self, reply);
+            auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::steady_clock::now() - started_at)
+                          .count();
+            log().debug("schedule pass started={} waiting={} us={}", reply.started.size(),
+                        reply.waiting.size(), us);
+            if (st.rerun) request_pass(self);
+          },
+          [self](caf::error& err) {
+            log().warn("schedule pass failed: {}; running it again", self->system().render(err));
+            self->state.pass_in_flight = false;
+            request_pass(self);
+          });
 }
 
 caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_config& cfg,
-                                 std::vector<caf::actor> node_actors) {
+                                 std::vector<caf::actor> node_actors, caf::actor topology) {
   auto& st = self->state;
-  st.policy = cfg.select_type;
+  st.topology = std::move(topology);
   st.node_actors = std::move(node_actors);
   for (auto& n : cfg.nodes) {
     st.node_index.emplace(n.name, st.node_names.size());
     st.node_names.push_back(n.name);
-    st.weights.push_back(n.weight);
   }
-  st.idle.assign(st.node_names.size(), false);
-  st.allocated_to.assign(st.node_names.size(), 0);
-  for (auto& p : cfg.partitions) {
-    partition_slot slot;
-    slot.up = p.state == "UP";
-    for (auto& n : p.nodes) slot.nodes.push_back(st.node_index.at(n));
-    st.partition_index.emplace(p.name, st.partitions.size());
-    st.partitions.push_back(std::move(slot));
-  }
+  for (size_t i = 0; i < cfg.partitions.size(); ++i)
+    st.partition_index.emplace(cfg.partitions[i].name, i);
+  self->send(st.topology, msg::watch_atom_v, caf::actor{self});
   return {
       [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req, int64_t priority,
              caf::actor& job) {
         auto& st = self->state;
         queued_job q;
         q.actor = std::move(job);
-        q.pass_view.id = id;
-        q.pass_view.priority = priority;
-        q.pass_view.nodes = req.min_nodes;
-        q.pass_view.partition = st.partition_index.at(req.partition);
-        q.pass_view.required = indices_of(self, req.nodelist);
-        q.pass_view.excluded = indices_of(self, req.exclude);
+        auto& view = q.candidate.job;
+        view.id = id;
+        view.priority = priority;
+        view.nodes = req.min_nodes;
+        view.partition = st.partition_index.at(req.partition);
+        view.required = indices_of(self, req.nodelist);
+        view.excluded = indices_of(self, req.exclude);
+        q.candidate.shape = req.shape;
         st.queue.emplace(id, std::move(q));
         request_pass(self);
       },
@@ -132,23 +150,12 @@ caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_con
         request_pass(self);
       },
       [self](msg::release_atom, uint64_t id) {
-        auto& st = self->state;
-        auto it = st.running.find(id);
-        if (it == st.running.end()) return;
-        for (auto n : it->second)
-          if (st.allocated_to[n] == id) st.allocated_to[n] = 0;
-        st.running.erase(it);
+        // Same sender, same receiver: the release reaches the topology actor before the
+        // placement request of the pass it triggers.
+        self->send(self->state.topology, msg::release_atom_v, id);
         request_pass(self);
       },
-      [self](msg::view_atom, const msg::node_info& info) {
-        auto& st = self->state;
-        auto it = st.node_index.find(info.name);
-        if (it == st.node_index.end()) return;
-        bool idle = info.state == msg::node_state::idle;
-        if (st.idle[it->second] == idle) return;
-        st.idle[it->second] = idle;
-        if (idle) request_pass(self);
-      },
+      [self](msg::freed_atom) { request_pass(self); },
       [self](msg::schedule_atom) { run_pass(self); },
   };
 }
@@ -156,8 +163,8 @@ caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_con
 }  // namespace
 
 caf::actor spawn_scheduler(caf::actor_system& sys, const runtime::cluster_config& cfg,
-                           std::vector<caf::actor> node_actors) {
-  return sys.spawn(scheduler_behavior, cfg, std::move(node_actors));
+                           std::vector<caf::actor> node_actors, caf::actor topology) {
+  return sys.spawn(scheduler_behavior, cfg, std::move(node_actors), std::move(topology));
 }
 
 }  // namespace shoal::actors
