@@ -52,13 +52,13 @@ void add_job_options(CLI::App& app, job_options& o, bool batch) {
                  "3-D torus only: mesh (never wraps around the torus) or torus (default)");
   app.add_option("--node-use", o.node_use,
                  "3-D torus only: coprocessor (default) or virtual; recorded with the job");
-XX, o.output,
+  if (batch) {
+    app.add_option("-o,--output", o.output,
                    "Output file (default: shoal-%j.out; %j job id, %u user, %x job name)");
-app.add_option("-e,--error", o.error, "Error file (default: with the output)");
-}
-else {
-  app.add_flag("-l,--label", o.label, "Prefix each output line with its task rank");
-}
+    app.add_option("-e,--error", o.error, "Error file (default: with the output)");
+  } else {
+    app.add_flag("-l,--label", o.label, "Prefix each output line with its task rank");
+  }
 }
 
 namespace {
