@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <limits>
+#include <map>
 #include <stdexcept>
 
 #include "messages/errc.hpp"
@@ -29,40 +30,56 @@ namespace {
 
 using word = uint64_t;
 
+/// Without -mpopcnt, __builtin_popcountll is a library call; this is inlined.
 int popcount(word w) {
-  return __builtin_popcountll(w);
+  w = w - ((w >> 1) & 0x5555555555555555ULL);
+  w = (w & 0x3333333333333333ULL) + ((w >> 2) & 0x3333333333333333ULL);
+  w = (w + (w >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
+  return static_cast<int>((w * 0x0101010101010101ULL) >> 56);
 }
 
-/// Free nodes as bit rows: bit z of rows[x * Y + y] is set when (x, y, z) is available.
+/// Free nodes as bit rows (a view of torus_map's): bit z of rows[x * Y + y] is set when
+/// (x, y, z) is available; free_at[d][p] counts the available nodes with coordinate p in d.
 struct bit_rows {
   coord3 dims;
-  word full = 0;  // the Z low bits
-  std::vector<word> rows;
+  word full;  // the Z low bits
+  const std::vector<word>& rows;
+  const std::array<std::vector<uint32_t>, 3>& free_at;
+  size_t free_total;
 
-  word& at(int x, int y) { return rows[static_cast<size_t>(x) * dims[1] + y]; }
   word at(int x, int y) const { return rows[static_cast<size_t>(x) * dims[1] + y]; }
 };
 
-bit_rows rows_of(const coord3& dims, const std::vector<bool>& available) {
-  bit_rows g;
-  g.dims = dims;
-  g.full = dims[2] == 64 ? ~word{0} : (word{1} << dims[2]) - 1;
-  g.rows.assign(static_cast<size_t>(dims[0]) * dims[1], 0);
-  size_t i = 0;
-  for (int x = 0; x < dims[0]; ++x)
-    for (int y = 0; y < dims[1]; ++y) {
-      word w = 0;
-      for (int z = 0; z < dims[2]; ++z, ++i)
-        if (available[i]) w |= word{1} << z;
-      g.at(x, y) = w;
-    }
-  return g;
+word low_bits(int n) {
+  return (word{1} << n) - 1;
 }
 
 /// Bit z of the result is bit (z + k) mod `z_size` of `w` (0 < k < z_size).
 word rotate_down(word w, int k, int z_size, word full) {
   return ((w >> k) | (w << (z_size - k))) & full;
 }
+
+/// `g` with one arc of one dimension cleared (none when `dim` < 0): the free map once a
+/// placement's arc in that dimension is taken away. Read through, never copied.
+struct holed_rows {
+  const bit_rows& g;
+  word x_hole = 0, y_hole = 0, z_keep = 0;  // bit p of a hole: position p is cleared
+
+  holed_rows(const bit_rows& rows, int dim, int start, int len) : g(rows), z_keep(rows.full) {
+    word arc = 0;
+    for (int k = 0; dim >= 0 && k < len; ++k) arc |= word{1} << ((start + k) % rows.dims[dim]);
+    if (dim == 0) x_hole = arc;
+    if (dim == 1) y_hole = arc;
+    if (dim == 2) z_keep &= ~arc;
+  }
+  explicit holed_rows(const bit_rows& rows) : holed_rows(rows, -1, 0, 0) {}
+
+  const coord3& dims() const { return g.dims; }
+  word at(int x, int y) const {
+    if ((x_hole >> x | y_hole >> y) & 1) return 0;
+    return g.at(x, y) & z_keep;
+  }
+};
 
 /// The longest run of set bits in `a` (cyclic when `wrap`), and in `start` where one begins.
 int longest_run(word a, const bit_rows& g, bool wrap, int& start) {
@@ -129,112 +146,151 @@ found_rect largest_rect(const std::vector<word>& acc, const bit_rows& g, bool wr
   return out;
 }
 
+/// For each layer x of `g`, the area of its largest free rectangle: a bound for any prism
+/// through that layer, also once a hole is cut (a hole only removes nodes).
+std::vector<size_t> layer_areas(const bit_rows& g, bool wrap) {
+  std::vector<size_t> out(g.dims[0]);
+  std::vector<word> layer(g.dims[1]);
+  for (int x = 0; x < g.dims[0]; ++x) {
+    for (int y = 0; y < g.dims[1]; ++y) layer[y] = g.at(x, y);
+    out[x] = largest_rect(layer, g, wrap, 0).area;
+  }
+  return out;
+}
+
 /// The largest free prism of `g` (wrapping when `wrap`) if its volume is at least `floor`;
-/// otherwise a result of volume below `floor`.
-found_prism largest_prism(const bit_rows& g, bool wrap, size_t floor) {
-  const int nx = g.dims[0], ny = g.dims[1];
-  std::vector<size_t> layer_bits(nx, 0);
-  for (int x = 0; x < nx; ++x)
-    for (int y = 0; y < ny; ++y) layer_bits[x] += popcount(g.at(x, y));
-  // reach[x]: how many layers from x on (cyclically when wrapping) hold a free node, <= X.
-  std::vector<int> reach(nx, 0);
-  const bool all_layers =
-      std::all_of(layer_bits.begin(), layer_bits.end(), [](size_t b) { return b > 0; });
-  if (wrap && all_layers) {
-    std::fill(reach.begin(), reach.end(), nx);
-  } else {
-    // Walk backwards from an empty layer (or the end of a non-wrapping line) twice round.
-    int run = 0;
-    const int rounds = wrap ? 2 * nx : nx;
-    for (int k = rounds - 1; k >= 0; --k) {
-      const int x = k % nx;
-      run = layer_bits[x] ? run + 1 : 0;
-      if (k < nx) reach[x] = std::min(run, wrap ? nx : nx - x);
-    }
+/// otherwise a result of volume below `floor`. `layer_area[x]` bounds the area of a free
+/// rectangle in layer x (layer_areas of the map before any hole).
+found_prism largest_prism(const holed_rows& g, bool wrap, size_t floor,
+                          const std::vector<size_t>& layer_area) {
+  const int nx = g.dims()[0], ny = g.dims()[1];
+  // cap[x]: the most area a prism can have through layer x.
+  std::vector<size_t> cap(nx, 0);
+  for (int x = 0; x < nx; ++x) {
+    if (g.x_hole >> x & 1) continue;
+    size_t bits = 0;
+    for (int y = 0; y < ny && bits < layer_area[x]; ++y) bits += popcount(g.at(x, y));
+    cap[x] = std::min(bits, layer_area[x]);
   }
 
   size_t best = floor > 0 ? floor - 1 : 0;  // a result must beat this
   found_prism out;
   std::vector<word> acc(ny);
+  std::vector<size_t> reachable(nx + 1);  // [len]: the most volume of an arc of len or more
   for (int x1 = 0; x1 < nx; ++x1) {
-    const auto max_len = static_cast<size_t>(reach[x1]);
-    if (max_len == 0 || max_len * layer_bits[x1] <= best) continue;
+    // Arcs from x1: lengths up to the grid (wrapping) or its end; the full ring only from 0.
+    size_t max_len = wrap ? (x1 == 0 ? nx : nx - 1) : nx - x1;
+    size_t area = std::numeric_limits<size_t>::max();
+    for (size_t len = 1; len <= max_len; ++len) {
+      area = std::min(area, cap[(x1 + len - 1) % nx]);
+      if (area == 0) max_len = len - 1;
+      reachable[len] = len * area;
+    }
+    for (size_t len = max_len; len > 1; --len)
+      reachable[len - 1] = std::max(reachable[len - 1], reachable[len]);
+    if (max_len == 0 || reachable[1] <= best) continue;
+
     for (int y = 0; y < ny; ++y) acc[y] = g.at(x1, y);
-    size_t bits = layer_bits[x1];
+    size_t area_bound = cap[x1];  // of the rectangle common to the layers so far
     for (size_t len = 1; len <= max_len; ++len) {
       if (len > 1) {
         const int x = static_cast<int>((x1 + len - 1) % nx);
-        bits = 0;
+        size_t bits = 0;
         for (int y = 0; y < ny; ++y) bits += popcount(acc[y] &= g.at(x, y));
+        area_bound = std::min({area_bound, bits, cap[x]});
       }
-      if (len == static_cast<size_t>(nx) && x1 != 0) break;  // the full ring, seen from x1 = 0
-      if (max_len * bits <= best) break;
-      if (len * bits <= best) continue;
-      const auto rect = largest_rect(acc, g, wrap, best / len);
+      if (reachable[len] <= best || max_len * area_bound <= best) break;
+      if (len * area_bound <= best) continue;
+      const auto rect = largest_rect(acc, g.g, wrap, best / len);
       // Longer arcs only shrink the rectangle: bound them by this one (or by the floor).
-      const size_t area_bound = rect.area ? rect.area : best / len;
+      area_bound = std::min(area_bound, rect.area ? rect.area : best / len);
       if (len * rect.area > best) {
         best = len * rect.area;
         out.volume = best;
         out.where = {{x1, rect.y0, rect.z0}, {static_cast<int>(len), rect.ylen, rect.zlen}};
       }
-      if (max_len * area_bound <= best) break;
     }
   }
   return out;
 }
 
-/// Bit z of the result is set when the prism of `shape` with origin (x, y, z) is valid: inside
-/// the grid (or wrapping, when `wrap`), every node free, origin 0 in a dimension it spans.
-std::vector<word> valid_origins(const bit_rows& g, const coord3& shape, bool wrap) {
-  const int nx = g.dims[0], ny = g.dims[1], nz = g.dims[2];
-  const int a = shape[0], b = shape[1], c = shape[2];
-  auto origin_ok = [wrap](int o, int s, int n) { return s == n ? o == 0 : wrap || o + s <= n; };
-  word z_ok = 0;
-  for (int z = 0; z < nz; ++z)
-    if (origin_ok(z, c, nz)) z_ok |= word{1} << z;
-
-  std::vector<word> zwin(g.rows.size());
-  for (size_t i = 0; i < g.rows.size(); ++i) {
-    word w = g.rows[i] & g.full;
-    const word row = w;
-    for (int k = 1; k < c && w; ++k) w &= wrap ? rotate_down(row, k, nz, g.full) : (row >> k);
-    zwin[i] = w & z_ok;
-  }
-  std::vector<word> ywin(g.rows.size(), 0);
-  for (int x = 0; x < nx; ++x)
-    for (int y = 0; y < ny; ++y) {
-      if (!origin_ok(y, b, ny)) continue;
-      word w = zwin[static_cast<size_t>(x) * ny + y];
-      for (int k = 1; k < b && w; ++k) w &= zwin[static_cast<size_t>(x) * ny + (y + k) % ny];
-      ywin[static_cast<size_t>(x) * ny + y] = w;
-    }
-  std::vector<word> out(g.rows.size(), 0);
-  for (int x = 0; x < nx; ++x) {
-    if (!origin_ok(x, a, nx)) continue;
-    for (int y = 0; y < ny; ++y) {
-      word w = ywin[static_cast<size_t>(x) * ny + y];
-      for (int k = 1; k < a && w; ++k) w &= ywin[static_cast<size_t>((x + k) % nx) * ny + y];
-      out[static_cast<size_t>(x) * ny + y] = w;
-    }
-  }
-  return out;
+/// Where a prism may start along one dimension of `n`: anywhere when wrapping, else where it
+/// ends inside; only at 0 when it spans the dimension (every origin would name the same nodes).
+bool origin_ok(int o, int s, int n, bool wrap) {
+  return s == n ? o == 0 : wrap || o + s <= n;
 }
 
-/// `g` with the arc [start, start + len) of dimension `d` cleared (cyclically).
-void clear_arc(bit_rows& g, int d, int start, int len) {
-  const int n = g.dims[d];
-  for (int k = 0; k < len; ++k) {
-    const int p = (start + k) % n;
-    if (d == 0) {
-      for (int y = 0; y < g.dims[1]; ++y) g.at(p, y) = 0;
-    } else if (d == 1) {
-      for (int x = 0; x < g.dims[0]; ++x) g.at(x, p) = 0;
-    } else {
-      for (auto& w : g.rows) w &= ~(word{1} << p);
-    }
+/// Valid origins of prisms: bit z of result[x * Y + y] is set when the prism of the shape with
+/// origin (x, y, z) is inside the grid (or wraps, when `wrap`) and all free. Windows are ANDs
+/// built by doubling (log of the side per word); the z and y windows are shared between shapes.
+class origin_finder {
+ public:
+  origin_finder(const bit_rows& g, bool wrap) : g_(g), wrap_(wrap) {}
+
+  std::vector<word> operator()(const coord3& shape) {
+    const auto& yz = yz_windows(shape[1], shape[2]);
+    std::vector<word> out(yz.size());
+    for (int y = 0; y < g_.dims[1]; ++y)
+      window_line(yz.data() + y, static_cast<size_t>(g_.dims[1]), g_.dims[0], shape[0],
+                  out.data() + y);
+    return out;
   }
-}
+
+ private:
+  /// out[p * stride] = AND of in[q * stride] for q in [p, p + len) (cyclic when wrapping), or
+  /// 0 where no prism may start.
+  void window_line(const word* in, size_t stride, int n, int len, word* out) const {
+    std::array<word, max_torus_dim> a{}, next{};
+    for (int p = 0; p < n; ++p) a[p] = in[p * stride];
+    auto ahead = [&](const std::array<word, max_torus_dim>& v, int q) -> word {
+      return q < n ? v[q] : wrap_ ? v[q - n] : 0;
+    };
+    int span = 1;
+    for (; span * 2 <= len; span *= 2) {
+      for (int p = 0; p < n; ++p) next[p] = a[p] & ahead(a, p + span);
+      a = next;
+    }
+    for (int p = 0; p < n; ++p)
+      out[p * stride] = origin_ok(p, len, n, wrap_) ? a[p] & ahead(a, p + len - span) : 0;
+  }
+
+  word shift_down(word w, int k) const {
+    return wrap_ ? rotate_down(w, k, g_.dims[2], g_.full) : w >> k;
+  }
+
+  const std::vector<word>& z_windows(int c) {
+    auto& out = z_[c];
+    if (!out.empty()) return out;
+    word z_ok = 0;
+    for (int z = 0; z < g_.dims[2]; ++z)
+      if (origin_ok(z, c, g_.dims[2], wrap_)) z_ok |= word{1} << z;
+    out.resize(g_.rows.size());
+    for (size_t i = 0; i < g_.rows.size(); ++i) {
+      word w = g_.rows[i];
+      int span = 1;
+      for (; w && span * 2 <= c; span *= 2) w &= shift_down(w, span);
+      if (span < c) w &= shift_down(w, c - span);
+      out[i] = w & z_ok;
+    }
+    return out;
+  }
+
+  const std::vector<word>& yz_windows(int b, int c) {
+    auto& out = yz_[{b, c}];
+    if (!out.empty()) return out;
+    const auto& z = z_windows(c);
+    out.resize(z.size());
+    const auto ny = static_cast<size_t>(g_.dims[1]);
+    for (int x = 0; x < g_.dims[0]; ++x)
+      window_line(z.data() + x * ny, 1, g_.dims[1], b, out.data() + x * ny);
+    return out;
+  }
+
+  const bit_rows& g_;
+  bool wrap_;
+  std::map<int, std::vector<word>> z_;
+  std::map<std::pair<int, int>, std::vector<word>> yz_;
+};
 
 /// The largest part of prism `q` that misses prism `p`: `q` cut back, in one dimension, to its
 /// longest stretch outside p's arc. A free prism when `q` is.
@@ -264,29 +320,40 @@ struct slab_value {
 /// Scores placements: g_d(arc) per (dimension, arc), searched lazily and remembered.
 class slab_scores {
  public:
-  slab_scores(const bit_rows& g, bool wrap) : g_(g), wrap_(wrap) {
+  slab_scores(const bit_rows& g, bool wrap, const std::vector<size_t>& layer_area)
+      : g_(g), wrap_(wrap), layer_area_(layer_area) {
     for (int d = 0; d < 3; ++d) memo_[d].resize(static_cast<size_t>(g.dims[d]) * (g.dims[d] + 1));
+    z_cache_.resize(static_cast<size_t>(g.dims[2]) + 1);
   }
 
-  /// An upper bound of g_d for `p`'s arc in d, without searching.
-  size_t bound(const torus_allocation& p, int d, size_t fallback) const {
-    const auto& v = entry(p, d);
-    return v.state == slab_value::unknown ? fallback : v.value;
+  /// An upper bound of g_d for the arc [start, start + len) of dimension d, without searching:
+  /// at first the free nodes outside the arc.
+  size_t bound(int d, int start, int len) { return entry(d, start, len).value; }
+
+  /// Bit z is set unless g_2 for the arc [z, z + len) is known to stay below `floor`.
+  word z_may_reach(int len, size_t floor) {
+    auto& c = z_cache_[static_cast<size_t>(len)];
+    if (!c.valid || c.floor != floor || c.version != version_[2]) {
+      c = {true, floor, version_[2], 0};
+      for (int z = 0; z < g_.dims[2]; ++z)
+        if (bound(2, z, len) >= floor) c.mask |= word{1} << z;
+    }
+    return c.mask;
   }
 
-  /// g_d for `p`'s arc in d if it is at least `floor`; otherwise 0 or, when known, g_d itself
-  /// (never more than g_d).
-  size_t value(const torus_allocation& p, int d, size_t floor) {
-    auto& v = entry(p, d);
+  /// g_d for the arc [start, start + len) of dimension d if it is at least `floor`; otherwise
+  /// 0 or, when known, g_d itself (never more than g_d).
+  size_t value(int d, int start, int len, size_t floor) {
+    auto& v = entry(d, start, len);
     if (v.state == slab_value::exact) return v.value;
     if (v.state == slab_value::at_most && v.value < floor) return 0;
-    if (p.size[d] == g_.dims[d]) {
+    ++version_[d];
+    if (len == g_.dims[d]) {
       v = {slab_value::exact, 0};
       return 0;
     }
-    scratch_ = g_;
-    clear_arc(scratch_, d, p.origin[d], p.size[d]);
-    const auto found = largest_prism(scratch_, wrap_, floor).volume;
+    const auto found =
+        largest_prism(holed_rows(g_, d, start, len), wrap_, floor, layer_area_).volume;
     if (found >= floor && found > 0) {
       v = {slab_value::exact, found};
     } else if (floor == 0) {
@@ -298,17 +365,29 @@ class slab_scores {
   }
 
  private:
-  slab_value& entry(const torus_allocation& p, int d) {
-    return memo_[d][static_cast<size_t>(p.origin[d]) * (g_.dims[d] + 1) + p.size[d]];
-  }
-  const slab_value& entry(const torus_allocation& p, int d) const {
-    return memo_[d][static_cast<size_t>(p.origin[d]) * (g_.dims[d] + 1) + p.size[d]];
+  struct z_mask {
+    bool valid = false;
+    size_t floor = 0;
+    uint64_t version = 0;
+    word mask = 0;
+  };
+
+  slab_value& entry(int d, int start, int len) {
+    auto& v = memo_[d][static_cast<size_t>(start) * (g_.dims[d] + 1) + len];
+    if (v.state == slab_value::unknown) {
+      size_t outside = g_.free_total;
+      for (int k = 0; k < len; ++k) outside -= g_.free_at[d][(start + k) % g_.dims[d]];
+      v = {slab_value::at_most, outside};
+    }
+    return v;
   }
 
   const bit_rows& g_;
   bool wrap_;
+  const std::vector<size_t>& layer_area_;
   std::array<std::vector<slab_value>, 3> memo_;
-  bit_rows scratch_;
+  std::array<uint64_t, 3> version_{0, 0, 0};
+  std::vector<z_mask> z_cache_;  // per length of z arc
 };
 
 caf::error bad_value(std::string text) {
@@ -341,6 +420,10 @@ torus_map::torus_map(coord3 dims) : dims_(dims) {
       throw std::invalid_argument("torus_map: every dimension must be 1.." +
                                   std::to_string(max_torus_dim));
   available_.assign(static_cast<size_t>(dims[0]) * dims[1] * dims[2], true);
+  rows_.assign(static_cast<size_t>(dims[0]) * dims[1], low_bits(dims[2]));
+  for (int d = 0; d < 3; ++d)
+    free_at_[d].assign(static_cast<size_t>(dims[d]), static_cast<uint32_t>(size() / dims[d]));
+  free_total_ = size();
 }
 
 size_t torus_map::index_of(const coord3& c) const {
@@ -355,38 +438,53 @@ coord3 torus_map::coord_of(size_t index) const {
 }
 
 size_t torus_map::available_count() const {
-  return static_cast<size_t>(std::count(available_.begin(), available_.end(), true));
+  return free_total_;
 }
 
 void torus_map::set_available(size_t index, bool available) {
+  if (available_[index] == available) return;
   available_[index] = available;
+  const auto c = coord_of(index);
+  rows_[index / dims_[2]] ^= word{1} << c[2];
+  for (int d = 0; d < 3; ++d) available ? ++free_at_[d][c[d]] : --free_at_[d][c[d]];
+  available ? ++free_total_ : --free_total_;
 }
 
 void torus_map::set_available(const torus_allocation& a, bool available) {
-  for (auto i : nodes_of(a)) available_[i] = available;
+  for (auto i : nodes_of(a)) set_available(i, available);
 }
 
 bool torus_map::fits(const torus_allocation& a, conn_type conn) const {
   if (conn == conn_type::mesh && wraps(dims_, a)) return false;
-  for (auto i : nodes_of(a))
-    if (!available_[i]) return false;
+  for (int i = 0; i < a.size[0]; ++i)
+    for (int j = 0; j < a.size[1]; ++j)
+      for (int k = 0; k < a.size[2]; ++k)
+        if (!available_[index_of({(a.origin[0] + i) % dims_[0], (a.origin[1] + j) % dims_[1],
+                                  (a.origin[2] + k) % dims_[2]})])
+          return false;
   return true;
 }
 
 std::vector<size_t> torus_map::nodes_of(const torus_allocation& a) const {
+  // Each dimension's coordinates in ascending order (a wrapping arc starts again at 0), so the
+  // nested loops produce ascending indices.
+  std::array<std::vector<int>, 3> coords;
+  for (int d = 0; d < 3; ++d) {
+    for (int k = 0; k < a.size[d]; ++k) coords[d].push_back((a.origin[d] + k) % dims_[d]);
+    std::sort(coords[d].begin(), coords[d].end());
+  }
   std::vector<size_t> out;
   out.reserve(volume_of(a.size));
-  for (int i = 0; i < a.size[0]; ++i)
-    for (int j = 0; j < a.size[1]; ++j)
-      for (int k = 0; k < a.size[2]; ++k)
-        out.push_back(index_of({(a.origin[0] + i) % dims_[0], (a.origin[1] + j) % dims_[1],
-                                (a.origin[2] + k) % dims_[2]}));
-  std::sort(out.begin(), out.end());
+  for (int x : coords[0])
+    for (int y : coords[1])
+      for (int z : coords[2]) out.push_back(index_of({x, y, z}));
   return out;
 }
 
 std::optional<torus_allocation> torus_map::largest_free_prism(conn_type conn) const {
-  const auto found = largest_prism(rows_of(dims_, available_), conn == conn_type::torus, 0);
+  const bit_rows g{dims_, low_bits(dims_[2]), rows_, free_at_, free_total_};
+  const bool wrap = conn == conn_type::torus;
+  const auto found = largest_prism(holed_rows(g), wrap, 0, layer_areas(g, wrap));
   if (found.volume == 0) return std::nullopt;
   return found.where;
 }
@@ -395,42 +493,58 @@ std::optional<torus_allocation> torus_map::place(const torus_request& req) const
   const auto shapes = candidate_shapes(dims_, req);
   if (shapes.empty()) return std::nullopt;
   const bool wrap = req.conn == conn_type::torus;
-  const auto g = rows_of(dims_, available_);
+  const bit_rows g{dims_, low_bits(dims_[2]), rows_, free_at_, free_total_};
 
+  origin_finder valid_origins(g, wrap);
   std::vector<std::vector<word>> valid;
   valid.reserve(shapes.size());
   bool any = false;
   for (const auto& s : shapes) {
-    valid.push_back(valid_origins(g, s, wrap));
+    valid.push_back(valid_origins(s));
     any = any || std::any_of(valid.back().begin(), valid.back().end(), [](word w) { return w; });
   }
   if (!any) return std::nullopt;
 
-  const auto top = largest_prism(g, wrap, 0);  // top.volume >= 1: a valid placement is free
-  slab_scores slabs(g, wrap);
+  const auto layer_area = layer_areas(g, wrap);
+  const auto top = largest_prism(holed_rows(g), wrap, 0, layer_area);  // >= 1: P is free
+  slab_scores slabs(g, wrap, layer_area);
   std::optional<torus_allocation> winner;
   size_t best = 0;
-  // Placements in tie order; a later one must score strictly more than `best` to win.
+  auto may_win = [&](const torus_allocation& p, size_t floor) {
+    for (int d = 0; d < 3; ++d)
+      if (slabs.bound(d, p.origin[d], p.size[d]) >= floor) return true;
+    return false;
+  };
+  // Placements in tie order; a later one must score strictly more than `best` to win. A row
+  // (x, y) drops the z origins whose three slabs are all known to stay below the floor.
+  std::vector<word> candidates(shapes.size());
   for (int x = 0; x < dims_[0]; ++x)
     for (int y = 0; y < dims_[1]; ++y) {
+      const size_t row = static_cast<size_t>(x) * dims_[1] + y;
       word origins = 0;
-      for (const auto& v : valid) origins |= v[static_cast<size_t>(x) * dims_[1] + y];
+      for (size_t k = 0; k < shapes.size(); ++k) {
+        const auto& s = shapes[k];
+        word c = valid[k][row];
+        if (c && winner && slabs.bound(0, x, s[0]) <= best && slabs.bound(1, y, s[1]) <= best)
+          c &= slabs.z_may_reach(s[2], best + 1);
+        candidates[k] = c;
+        origins |= c;
+      }
       while (origins) {
         const int z = __builtin_ctzll(origins);
         origins &= origins - 1;
         for (size_t k = 0; k < shapes.size(); ++k) {
-          if (!(valid[k][static_cast<size_t>(x) * dims_[1] + y] >> z & 1)) continue;
+          if (!(candidates[k] >> z & 1)) continue;
           const torus_allocation p{{x, y, z}, shapes[k]};
           const size_t floor = winner ? best + 1 : 0;
-          if (winner && slabs.bound(p, 0, top.volume) < floor &&
-              slabs.bound(p, 1, top.volume) < floor && slabs.bound(p, 2, top.volume) < floor)
-            continue;
+          if (winner && !may_win(p, floor)) continue;
           const size_t left_of_top = remnant(top.where, p, dims_);
           size_t score = left_of_top;
           if (left_of_top < top.volume) {
             const size_t search_floor = std::max(floor, left_of_top);
             for (int d = 0; d < 3; ++d)
-              score = std::max(score, slabs.value(p, d, std::max(search_floor, score + 1)));
+              score = std::max(
+                  score, slabs.value(d, p.origin[d], p.size[d], std::max(search_floor, score + 1)));
           }
           if (!winner || score > best) {
             winner = p;

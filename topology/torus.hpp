@@ -103,6 +103,11 @@ class torus_map {
  private:
   coord3 dims_;
   std::vector<bool> available_;
+  // The same availability as place() reads it: bit z of rows_[x * Y + y] is node (x, y, z);
+  // free_at_[d][p] counts the available nodes whose coordinate in dimension d is p.
+  std::vector<uint64_t> rows_;
+  std::array<std::vector<uint32_t>, 3> free_at_;
+  size_t free_total_ = 0;
 };
 
 /// The prism shapes a request may take on a grid of `dims`, in the order place() breaks ties.
