@@ -129,6 +129,14 @@ caf::expected<cluster_config> parse_config(const std::string& text, const std::s
 /// node[1-N], one partition "debug" (Default=YES), controller on `port`, short heartbeats.
 std::string default_config_text(unsigned nodes, uint16_t port);
 
+/// As default_config_text, for a local 3-D torus: SelectType=select/torus3d, base partitions
+/// named bgl000 up to the grid's far corner (`NodeName=bgl[000x733]` for 8x4x4), all in the
+/// default partition "debug". Precondition: each dimension is 1 to 36.
+std::string torus_config_text(const std::array<int, 3>& dims, uint16_t port);
+
+/// The name of the base partition at (x, y, z): `prefix` plus one base-36 digit per dimension.
+std::string base_partition_name(const std::string& prefix, int x, int y, int z);
+
 /// The running configuration as `Key = Value` lines (what `shoal control show config` prints):
 /// a "Configuration data as of <path or <embedded>>" line, the keys in alphabetical order with
 /// padded names, then NodeName= lines (runs of equally set nodes share one) and PartitionName=
