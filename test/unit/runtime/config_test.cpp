@@ -469,6 +469,18 @@ BOOST_AUTO_TEST_CASE(select_bluegene_is_an_alias_of_torus3d_and_base36_digits_co
       !parse_ok("SelectType=select/torus3d\nSelectType=select/linear\nNodeName=n1\n").torus3d);
 }
 
+BOOST_AUTO_TEST_CASE(the_local_torus_config_declares_the_grid_in_box_form) {
+  auto text = torus_config_text({8, 4, 4}, 7000);
+  BOOST_CHECK(contains(text, "NodeName=bgl[000x733] NodeAddr=127.0.0.1\n"));
+  auto cfg = parse_ok(text);
+  BOOST_CHECK(cfg.torus3d);
+  BOOST_CHECK(cfg.torus.dims == (std::array<int, 3>{8, 4, 4}));
+  BOOST_REQUIRE_EQUAL(cfg.partitions.size(), 1u);
+  BOOST_CHECK_EQUAL(cfg.partitions[0].nodes.size(), 128u);
+  BOOST_CHECK(cfg.partitions[0].is_default);
+  BOOST_CHECK_EQUAL(base_partition_name("r", 10, 0, 35), "rA0Z");
+}
+
 BOOST_AUTO_TEST_CASE(torus3d_rejects_names_that_are_not_a_complete_grid) {
   struct bad {
     std::string text;
