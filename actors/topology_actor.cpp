@@ -1,6 +1,9 @@
 #include "actors/topology_actor.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include <caf/all.hpp>
