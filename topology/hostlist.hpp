@@ -75,9 +75,12 @@ std::string compress_hostlist(const std::vector<std::string>& names);
 /// `n100,n046,n98,n99` -> `n[98-99,046,100]`); expanding the result always gives the names
 /// sorted, duplicates included.
 ///
-/// Deliberate differences, where Slurm loses or mangles names: Slurm compares numbers through a
-/// 32-bit int, so with numbers of 2^31 or more it can drop names (`n3000000000,n1` ->
-/// `n[3000000000]`); shoal compares them correctly (`n[1,3000000000]`). Suffixes of more than
+/// Deliberate differences, where Slurm loses or mangles names (docs/hostlist.md): Slurm
+/// compares numbers through a 32-bit int, so with numbers of 2^31 or more it can drop names
+/// (`n3000000000,n1` -> `n[3000000000]`); shoal compares them correctly (`n[1,3000000000]`).
+/// When splitting overlaps leaves ranges out of order, Slurm frees one it still reads and loses
+/// names (`n7,n8,n9,n10,n11,n8,n9,n10,n11,n03` -> `n[7-8,8-9,9-10,10-11,11]`); shoal leaves
+/// that pair unsplit (`n[7-8,8-9,9-10,10-11,11,03]`). Suffixes of more than
 /// 18 digits stay part of a plain name (Slurm overflows them: n12345678901234567890123 ->
 /// n00018446744073709551615). Names that differ only in white space other than the separators
 /// (strnatcmp skips it) keep their own prefixes.
