@@ -119,17 +119,22 @@ found_rect largest_rect(const std::vector<word>& acc, const bit_rows& g, bool wr
                         size_t floor_area) {
   const int ny = g.dims[1];
   const auto nz = static_cast<size_t>(g.dims[2]);
+  word rows = 0;  // bit y: row y holds a free node
+  for (int y = 0; y < ny; ++y)
+    if (acc[y]) rows |= word{1} << y;
+  const word all_rows = low_bits(ny);
   size_t best = floor_area;
   found_rect out;
-  for (int y1 = 0; y1 < ny; ++y1) {
-    const size_t max_len = wrap ? ny : ny - y1;
-    if (max_len * nz <= best) break;  // max_len only shrinks with y1
+  for (word starts = rows; starts;) {
+    const int y1 = __builtin_ctzll(starts);
+    starts &= starts - 1;
+    // A rectangle from y1 spans only rows that hold a free node: a run of `rows`.
+    const word ahead = wrap ? ((rows >> y1) | (rows << (ny - y1))) & all_rows : rows >> y1;
+    const size_t max_len = ahead == all_rows ? ny : __builtin_ctzll(~ahead);
+    if (max_len * nz <= best) continue;
     word a = acc[y1];
-    for (size_t len = 1; a && len <= max_len; ++len) {
-      if (len > 1) {
-        a &= acc[(y1 + len - 1) % ny];
-        if (!a) break;
-      }
+    for (size_t len = 1; len <= max_len; ++len) {
+      if (len > 1) a &= acc[(y1 + len - 1) % ny];
       if (len == static_cast<size_t>(ny) && y1 != 0) break;  // the full ring, seen from y1 = 0
       const auto bits = static_cast<size_t>(popcount(a));
       if (max_len * bits <= best) break;
@@ -146,23 +151,52 @@ found_rect largest_rect(const std::vector<word>& acc, const bit_rows& g, bool wr
   return out;
 }
 
-/// For each layer x of `g`, the area of its largest free rectangle: a bound for any prism
-/// through that layer, also once a hole is cut (a hole only removes nodes).
-std::vector<size_t> layer_areas(const bit_rows& g, bool wrap) {
-  std::vector<size_t> out(g.dims[0]);
+/// Each layer x of `g` (a plane of constant x) and its largest free rectangle.
+struct layer_survey {
+  std::vector<size_t> area;  // bounds any prism through the layer, also once a hole is cut
+  found_prism seed;          // a free prism: one layer's rectangle stretched along x
+};
+
+/// Whether the rectangle `r` is free in layer x.
+bool rect_free(const bit_rows& g, int x, const found_rect& r) {
+  word mask = 0;
+  for (int k = 0; k < r.zlen; ++k) mask |= word{1} << ((r.z0 + k) % g.dims[2]);
+  for (int k = 0; k < r.ylen; ++k)
+    if ((g.at(x, (r.y0 + k) % g.dims[1]) & mask) != mask) return false;
+  return true;
+}
+
+/// The largest rectangle of every layer, and as a lower bound to start the search from, the
+/// largest prism made by stretching one of them along x while it stays free.
+layer_survey survey_layers(const bit_rows& g, bool wrap) {
+  const int nx = g.dims[0];
+  layer_survey out;
+  out.area.resize(nx);
   std::vector<word> layer(g.dims[1]);
-  for (int x = 0; x < g.dims[0]; ++x) {
+  for (int x = 0; x < nx; ++x) {
     for (int y = 0; y < g.dims[1]; ++y) layer[y] = g.at(x, y);
-    out[x] = largest_rect(layer, g, wrap, 0).area;
+    const auto r = largest_rect(layer, g, wrap, 0);
+    out.area[x] = r.area;
+    if (r.area == 0 || r.area * nx <= out.seed.volume) continue;
+    int first = x, len = 1;
+    while (len < nx && (wrap || first + len < nx) && rect_free(g, (first + len) % nx, r)) ++len;
+    while (len < nx && (wrap || first > 0) && rect_free(g, (first + nx - 1) % nx, r)) {
+      first = (first + nx - 1) % nx;
+      ++len;
+    }
+    if (len == nx) first = 0;
+    if (r.area * len > out.seed.volume)
+      out.seed = {r.area * len, {{first, r.y0, r.z0}, {len, r.ylen, r.zlen}}};
   }
   return out;
 }
 
 /// The largest free prism of `g` (wrapping when `wrap`) if its volume is at least `floor`;
 /// otherwise a result of volume below `floor`. `layer_area[x]` bounds the area of a free
-/// rectangle in layer x (layer_areas of the map before any hole).
+/// rectangle in layer x (survey_layers of the map before any hole); `seed`, when not empty, is
+/// a free prism of `g` to start from.
 found_prism largest_prism(const holed_rows& g, bool wrap, size_t floor,
-                          const std::vector<size_t>& layer_area) {
+                          const std::vector<size_t>& layer_area, const found_prism& seed = {}) {
   const int nx = g.dims()[0], ny = g.dims()[1];
   // cap[x]: the most area a prism can have through layer x.
   std::vector<size_t> cap(nx, 0);
@@ -175,6 +209,10 @@ found_prism largest_prism(const holed_rows& g, bool wrap, size_t floor,
 
   size_t best = floor > 0 ? floor - 1 : 0;  // a result must beat this
   found_prism out;
+  if (seed.volume > best) {
+    out = seed;
+    best = seed.volume;
+  }
   std::vector<word> acc(ny);
   std::vector<size_t> reachable(nx + 1);  // [len]: the most volume of an arc of len or more
   for (int x1 = 0; x1 < nx; ++x1) {
@@ -240,18 +278,28 @@ class origin_finder {
   /// out[p * stride] = AND of in[q * stride] for q in [p, p + len) (cyclic when wrapping), or
   /// 0 where no prism may start.
   void window_line(const word* in, size_t stride, int n, int len, word* out) const {
-    std::array<word, max_torus_dim> a{}, next{};
-    for (int p = 0; p < n; ++p) a[p] = in[p * stride];
-    auto ahead = [&](const std::array<word, max_torus_dim>& v, int q) -> word {
-      return q < n ? v[q] : wrap_ ? v[q - n] : 0;
-    };
-    int span = 1;
-    for (; span * 2 <= len; span *= 2) {
-      for (int p = 0; p < n; ++p) next[p] = a[p] & ahead(a, p + span);
-      a = next;
+    // Two buffers of 2n: positions n.. repeat the line when wrapping, hold 0 otherwise.
+    std::array<word, 2 * max_torus_dim> buffers[2];
+    word any = 0;
+    for (int p = 0; p < n; ++p) any |= buffers[0][p] = in[p * stride];
+    if (!any) {
+      for (int p = 0; p < n; ++p) out[p * stride] = 0;
+      return;
     }
+    auto extend = [&](std::array<word, 2 * max_torus_dim>& v) {
+      for (int p = 0; p < n; ++p) v[n + p] = wrap_ ? v[p] : 0;
+    };
+    extend(buffers[0]);
+    int cur = 0, span = 1;
+    for (; span * 2 <= len; span *= 2, cur ^= 1) {
+      const auto& a = buffers[cur];
+      auto& next = buffers[cur ^ 1];
+      for (int p = 0; p < n; ++p) next[p] = a[p] & a[p + span];
+      extend(next);
+    }
+    const auto& a = buffers[cur];
     for (int p = 0; p < n; ++p)
-      out[p * stride] = origin_ok(p, len, n, wrap_) ? a[p] & ahead(a, p + len - span) : 0;
+      out[p * stride] = origin_ok(p, len, n, wrap_) ? a[p] & a[p + len - span] : 0;
   }
 
   word shift_down(word w, int k) const {
@@ -484,7 +532,8 @@ std::vector<size_t> torus_map::nodes_of(const torus_allocation& a) const {
 std::optional<torus_allocation> torus_map::largest_free_prism(conn_type conn) const {
   const bit_rows g{dims_, low_bits(dims_[2]), rows_, free_at_, free_total_};
   const bool wrap = conn == conn_type::torus;
-  const auto found = largest_prism(holed_rows(g), wrap, 0, layer_areas(g, wrap));
+  const auto layers = survey_layers(g, wrap);
+  const auto found = largest_prism(holed_rows(g), wrap, 0, layers.area, layers.seed);
   if (found.volume == 0) return std::nullopt;
   return found.where;
 }
@@ -505,9 +554,9 @@ std::optional<torus_allocation> torus_map::place(const torus_request& req) const
   }
   if (!any) return std::nullopt;
 
-  const auto layer_area = layer_areas(g, wrap);
-  const auto top = largest_prism(holed_rows(g), wrap, 0, layer_area);  // >= 1: P is free
-  slab_scores slabs(g, wrap, layer_area);
+  const auto layers = survey_layers(g, wrap);
+  const auto top = largest_prism(holed_rows(g), wrap, 0, layers.area, layers.seed);  // >= 1
+  slab_scores slabs(g, wrap, layers.area);
   std::optional<torus_allocation> winner;
   size_t best = 0;
   auto may_win = [&](const torus_allocation& p, size_t floor) {

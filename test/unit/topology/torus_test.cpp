@@ -248,12 +248,25 @@ torus_request random_request(std::mt19937& rng, const coord3& dims) {
   return req;
 }
 
-/// Random availability: each node available with a probability drawn per map.
+/// Random availability: either each node available with a probability drawn per map, or
+/// (chunky, as after many jobs) random prisms taken, wrapping or not, until a drawn share is.
 torus_map random_map(std::mt19937& rng, const coord3& dims) {
   torus_map m{dims};
   const double p = std::uniform_real_distribution<double>{0.2, 1.0}(rng);
-  std::bernoulli_distribution up{p};
-  for (size_t i = 0; i < m.size(); ++i) m.set_available(i, up(rng));
+  if (rng() % 2) {
+    std::bernoulli_distribution up{p};
+    for (size_t i = 0; i < m.size(); ++i) m.set_available(i, up(rng));
+    return m;
+  }
+  const auto target = static_cast<size_t>(p * static_cast<double>(m.size()));
+  for (int tries = 0; tries < 200 && m.available_count() > target; ++tries) {
+    torus_allocation a;
+    for (int d = 0; d < 3; ++d) {
+      a.size[d] = 1 + static_cast<int>(rng() % static_cast<uint32_t>(dims[d]));
+      a.origin[d] = static_cast<int>(rng() % static_cast<uint32_t>(dims[d]));
+    }
+    m.set_available(a, false);
+  }
   return m;
 }
 
@@ -503,7 +516,7 @@ BOOST_AUTO_TEST_CASE(placement_is_valid_and_exactly_optimal_on_random_small_grid
   const uint32_t seed = 20040301;
   std::mt19937 rng{seed};
   int placed = 0, refused = 0;
-  for (int round = 0; round < 1500; ++round) {
+  for (int round = 0; round < 1000; ++round) {
     coord3 dims;
     for (auto& v : dims) v = 2 + static_cast<int>(rng() % 5);  // 2..6
     const auto m = random_map(rng, dims);
@@ -517,8 +530,8 @@ BOOST_AUTO_TEST_CASE(placement_is_valid_and_exactly_optimal_on_random_small_grid
                                                  << ": " << problem);
   }
   // The generator must exercise both outcomes.
-  BOOST_CHECK_GT(placed, 300);
-  BOOST_CHECK_GT(refused, 100);
+  BOOST_CHECK_GT(placed, 200);
+  BOOST_CHECK_GT(refused, 60);
 }
 
 BOOST_AUTO_TEST_CASE(placement_is_exactly_optimal_on_the_llnl_machine_and_odd_grids) {
@@ -560,6 +573,32 @@ BOOST_AUTO_TEST_CASE(the_largest_free_prism_matches_brute_force) {
                                   << str(got) << " expected volume " << expected);
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(the_largest_free_prism_matches_brute_force_on_larger_grids) {
+  // Wider words and longer arcs than the small grids: exercises the search's bounds.
+  const uint32_t seed = 1212;
+  std::mt19937 rng{seed};
+  const std::vector<coord3> grids{{10, 8, 7}, {16, 3, 5}, {2, 12, 11}};
+  for (const auto& dims : grids)
+    for (auto conn : {conn_type::mesh, conn_type::torus}) {
+      const auto prisms = all_prisms(dims, conn == conn_type::torus);
+      for (int round = 0; round < 4; ++round) {
+        const auto m = random_map(rng, dims);
+        size_t expected = 0;
+        for (const auto& q : prisms)
+          if (all_free(m, q)) {
+            expected = volume(q.size);
+            break;
+          }
+        const auto got = m.largest_free_prism(conn);
+        const size_t volume_got = got ? volume(got->size) : 0;
+        BOOST_CHECK_MESSAGE(volume_got == expected && (!got || m.fits(*got, conn)),
+                            "seed " << seed << " grid " << str(dims) << " round " << round << " "
+                                    << to_string(conn) << " got " << str(got) << " expected volume "
+                                    << expected);
+      }
+    }
 }
 
 BOOST_AUTO_TEST_CASE(allocating_until_full_never_overlaps_and_releasing_restores_the_map) {
