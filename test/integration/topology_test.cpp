@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "messages/errc.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;
@@ -28,7 +29,6 @@ struct torus_cluster {
     }
     conf = cluster.config_path();
     if (auto err = cluster.wait_until_ready(90)) {
-      auto dir = cluster.directory();
       cluster.tear_down(true);
       throw std::runtime_error("the torus did not come up: " + shoal::describe(err));
     }
