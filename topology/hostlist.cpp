@@ -376,7 +376,9 @@ int compare_ranges(host_range& a, host_range& b) {
 }
 
 /// Slurm's hostlist_push_host, one name after the other: a name joins the last range when it
-/// is that range's next number and prints the same under its width.
+/// is that range's next number and prints the same under its width. Unlike Slurm, a range stops
+/// at 65,536 names, the most one range may name when read back (Slurm prints n[0-99999] and
+/// then rejects it).
 std::vector<host_range> push_names(const std::vector<std::string>& names) {
   std::vector<host_range> ranges;
   for (const auto& name : names) {
@@ -384,8 +386,8 @@ std::vector<host_range> push_names(const std::vector<std::string>& names) {
     auto s = split(name);
     if (s.numbered && !ranges.empty()) {
       auto& tail = ranges.back();
-      if (tail.numbered && tail.hi + 1 == s.lo && tail.prefix == s.prefix &&
-          combine_widths(tail, s)) {
+      if (tail.numbered && tail.hi + 1 == s.lo && tail.hi - tail.lo + 1 < max_range_names &&
+          tail.prefix == s.prefix && combine_widths(tail, s)) {
         tail.hi = s.lo;
         continue;
       }
@@ -459,7 +461,7 @@ void coalesce(std::list<host_range>& ranges) {
 }
 
 /// Slurm's hostlist_collapse: from the end, joins each range into its left neighbour when it
-/// continues it.
+/// continues it (and the two name at most 65,536, as in push_names).
 std::vector<host_range> collapse(const std::list<host_range>& ranges) {
   std::vector<host_range> reversed;
   reversed.reserve(ranges.size());
@@ -467,7 +469,8 @@ std::vector<host_range> collapse(const std::list<host_range>& ranges) {
     auto prev = *it;
     if (!reversed.empty()) {
       auto& next = reversed.back();
-      if (prev.numbered && next.numbered && prev.hi + 1 == next.lo && prev.prefix == next.prefix &&
+      if (prev.numbered && next.numbered && prev.hi + 1 == next.lo &&
+          next.hi - prev.lo + 1 <= max_range_names && prev.prefix == next.prefix &&
           combine_widths(prev, next)) {
         prev.hi = next.hi;
         next = prev;

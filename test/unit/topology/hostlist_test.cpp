@@ -330,6 +330,17 @@ BOOST_AUTO_TEST_CASE(compress_joins_a_zero_padded_range_that_outgrows_its_width)
   BOOST_TEST(expand_ok("n[09-100]") == list, boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(compress_never_prints_a_range_it_cannot_read_back) {
+  // Slurm prints n[0-99999] here, and then rejects it: more than 65,536 names in one range.
+  auto all = expand_ok("n[0-65535],n[65536-99999]");
+  BOOST_TEST(compress_hostlist(all) == "n[0-65535,65536-99999]");
+  BOOST_TEST(expand_ok(compress_hostlist(all)) == all, boost::test_tools::per_element());
+  auto reversed = all;
+  std::reverse(reversed.begin(), reversed.end());
+  BOOST_TEST(expand_ok(compress_hostlist_sorted(reversed)) == all,
+             boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_CASE(compress_keeps_names_with_overlong_digit_suffixes_plain) {
   names list{"n1234567890123456789", "n1234567890123456790"};
   BOOST_TEST(compress_hostlist(list) == "n1234567890123456789,n1234567890123456790");
