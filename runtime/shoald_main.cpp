@@ -69,7 +69,9 @@ int main(int argc, char** argv) {
   app.add_option("-L,--logfile", log_file,
                  "Log to this file (default: SlurmdLogFile, else stderr)");
   app.add_option("--debug", debug_level, "Log level (default: SlurmdDebug, else info)");
-  app.add_option("--spool", spool_dir, "Directory for batch scripts (default: TmpFS/shoald-NODE)");
+  app.add_option("--spool", spool_dir,
+                 "Directory for batch scripts (default: TmpFS/shoald-NODE; with --nodes, a "
+                 "subdirectory per node)");
   std::string frontend_nodes;
   app.add_option("--nodes", frontend_nodes,
                  "Front-end mode: speak for every node of this hostlist (e.g. bgl[000x733]) from "

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "actors/placement_torus.hpp"
+#include "actors/topology_actor.hpp"
 
 using namespace shoal;
 using actors::partition_slot;
@@ -164,6 +165,23 @@ BOOST_AUTO_TEST_CASE(random_passes_never_overlap_or_use_a_busy_node) {
       }
     BOOST_CHECK_EQUAL(result.started.size() + result.waiting.size(), jobs.size());
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_job_shape_becomes_the_allocator_request) {
+  msg::job_shape shape;
+  auto plain = actors::torus_request_of(shape, 5);
+  BOOST_CHECK(!plain.geometry);
+  BOOST_CHECK_EQUAL(plain.node_count, 5u);
+  BOOST_CHECK(plain.rotate);
+  BOOST_CHECK(plain.conn == topology::conn_type::torus);
+  shape.geometry = {4, 1, 2};
+  shape.rotate = false;
+  shape.conn_type = "mesh";
+  auto shaped = actors::torus_request_of(shape, 8);
+  BOOST_REQUIRE(shaped.geometry);
+  BOOST_CHECK(*shaped.geometry == (coord3{4, 1, 2}));
+  BOOST_CHECK(!shaped.rotate);
+  BOOST_CHECK(shaped.conn == topology::conn_type::mesh);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
