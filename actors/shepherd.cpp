@@ -204,7 +204,7 @@ class shepherd {
     auto plan = topology::plan_cpu_binding(cores_, static_cast<uint32_t>(tasks_.size()),
                                            req_.cpus_per_task, *spec);
     if (!plan) {
-      fail_unstarted(0, "node " + node_name_ + ": " + shoal::describe(plan.error()), 1);
+      fail_unstarted(0, shoal::describe(plan.error()), 1);
       return false;
     }
     binding_ = true;

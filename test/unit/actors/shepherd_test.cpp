@@ -548,7 +548,7 @@ BOOST_AUTO_TEST_CASE(a_cpu_bind_the_node_cannot_honour_starts_no_task) {
                                          (tmp / "spool").string(), facts->cores);
   auto r = finish(shepherd);
   BOOST_REQUIRE(r.got_exit);
-  BOOST_TEST(r.exit.launch_error.find("node n2: --cpu-bind=map_cpu: CPU 4095 is not one of this "
+  BOOST_TEST(r.exit.launch_error.find("--cpu-bind=map_cpu: CPU 4095 is not one of this "
                                       "node's CPUs") == 0u,
              r.exit.launch_error);
   BOOST_REQUIRE_EQUAL(r.exit.tasks.size(), 2u);
