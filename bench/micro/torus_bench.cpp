@@ -1,18 +1,19 @@
-// torus_map::place on the LLNL machine (8x4x4) and on a 32x32x32 grid, half occupied.
+// torus_map::place on the LLNL machine (8x4x4) and on a 32x32x32 grid.
 //
-// An empty map (the start of the day), and two kinds of half-occupied maps, each from a fixed seed:
-// - random: every base partition taken with probability 1/2 (the worst case for the search:
-//   free space in single nodes and short runs);
+// An empty map (the start of the day), and two kinds of half-occupied maps, each from a fixed
+// seed:
+// - random: every base partition taken with probability 1/2 (free space in single nodes and
+//   short runs: thousands of small placements to rank);
 // - jobs: random prisms (each side 1..dim/2, at random origins, wrapping allowed) taken while
 //   they fit until half the grid is used, as after a day of jobs of all sizes.
 // Each benchmark times one place() call on the same map (place() is const). Counters: `free` the
 // available nodes, `placed` 1 when a placement was found, `left` the largest free prism it keeps.
+// The core count is Google Benchmark's "Run on (N X ... MHz CPU s)" header line.
 
 #include <benchmark/benchmark.h>
 
+#include <optional>
 #include <random>
-#include <string>
-#include <thread>
 
 #include "topology/torus.hpp"
 
@@ -66,12 +67,7 @@ torus_request mesh(torus_request r) {
   return r;
 }
 
-void run(benchmark::State& state, coord3 dims, occupancy kind, torus_request req) {
-  static const bool context = [] {
-    benchmark::AddCustomContext("nproc", std::to_string(std::thread::hardware_concurrency()));
-    return true;
-  }();
-  (void)context;
+void torus_place(benchmark::State& state, coord3 dims, occupancy kind, torus_request req) {
   const auto m = half_full(dims, kind, 2004);
   std::optional<torus_allocation> where;
   for (auto _ : state) {
@@ -92,25 +88,25 @@ constexpr coord3 llnl{8, 4, 4};
 constexpr coord3 big{32, 32, 32};
 
 // clang-format off
-BENCHMARK_CAPTURE(run, llnl_random_1x1x1, llnl, occupancy::random, geometry({1, 1, 1}));
-BENCHMARK_CAPTURE(run, llnl_random_2x2x2, llnl, occupancy::random, geometry({2, 2, 2}));
-BENCHMARK_CAPTURE(run, llnl_random_count5, llnl, occupancy::random, count(5));
-BENCHMARK_CAPTURE(run, llnl_jobs_2x2x2, llnl, occupancy::jobs, geometry({2, 2, 2}));
-BENCHMARK_CAPTURE(run, llnl_jobs_4x2x2, llnl, occupancy::jobs, geometry({4, 2, 2}));
-BENCHMARK_CAPTURE(run, llnl_jobs_count5, llnl, occupancy::jobs, count(5));
-BENCHMARK_CAPTURE(run, llnl_empty_4x4x4, llnl, occupancy::none, geometry({4, 4, 4}));
+BENCHMARK_CAPTURE(torus_place, llnl_random_1x1x1, llnl, occupancy::random, geometry({1, 1, 1}));
+BENCHMARK_CAPTURE(torus_place, llnl_random_2x2x2, llnl, occupancy::random, geometry({2, 2, 2}));
+BENCHMARK_CAPTURE(torus_place, llnl_random_count5, llnl, occupancy::random, count(5));
+BENCHMARK_CAPTURE(torus_place, llnl_jobs_2x2x2, llnl, occupancy::jobs, geometry({2, 2, 2}));
+BENCHMARK_CAPTURE(torus_place, llnl_jobs_4x2x2, llnl, occupancy::jobs, geometry({4, 2, 2}));
+BENCHMARK_CAPTURE(torus_place, llnl_jobs_count5, llnl, occupancy::jobs, count(5));
+BENCHMARK_CAPTURE(torus_place, llnl_empty_4x4x4, llnl, occupancy::none, geometry({4, 4, 4}));
 
-BENCHMARK_CAPTURE(run, big_random_1x1x1, big, occupancy::random, geometry({1, 1, 1}))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, big_random_2x2x2, big, occupancy::random, geometry({2, 2, 2}))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, big_random_4x4x4, big, occupancy::random, geometry({4, 4, 4}))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, big_random_count6, big, occupancy::random, count(6))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, big_jobs_2x2x2, big, occupancy::jobs, geometry({2, 2, 2}))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, big_jobs_4x4x4, big, occupancy::jobs, geometry({4, 4, 4}))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, big_jobs_8x8x4, big, occupancy::jobs, geometry({8, 8, 4}))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, big_jobs_count100, big, occupancy::jobs, count(100))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, big_jobs_mesh_4x4x4, big, occupancy::jobs, mesh(geometry({4, 4, 4})))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, big_empty_1x1x1, big, occupancy::none, geometry({1, 1, 1}))->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(run, big_empty_8x8x8, big, occupancy::none, geometry({8, 8, 8}))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(torus_place, big_random_1x1x1, big, occupancy::random, geometry({1, 1, 1}))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(torus_place, big_random_2x2x2, big, occupancy::random, geometry({2, 2, 2}))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(torus_place, big_random_4x4x4, big, occupancy::random, geometry({4, 4, 4}))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(torus_place, big_random_count6, big, occupancy::random, count(6))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(torus_place, big_jobs_2x2x2, big, occupancy::jobs, geometry({2, 2, 2}))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(torus_place, big_jobs_4x4x4, big, occupancy::jobs, geometry({4, 4, 4}))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(torus_place, big_jobs_8x8x4, big, occupancy::jobs, geometry({8, 8, 4}))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(torus_place, big_jobs_count100, big, occupancy::jobs, count(100))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(torus_place, big_jobs_mesh_4x4x4, big, occupancy::jobs, mesh(geometry({4, 4, 4})))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(torus_place, big_empty_1x1x1, big, occupancy::none, geometry({1, 1, 1}))->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(torus_place, big_empty_8x8x8, big, occupancy::none, geometry({8, 8, 8}))->Unit(benchmark::kMicrosecond);
 // clang-format on
 
 }  // namespace
