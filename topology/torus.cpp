@@ -17,12 +17,13 @@
 // Let score(P) be the largest free prism once P is taken. A free prism Q misses P exactly when,
 // in some dimension d, Q's arc misses P's arc, i.e. Q lies in the slab "grid minus P's arc in
 // d". So score(P) = max over d of g_d(arc), g_d being the largest free prism of the map with
-// P's arc in d cleared. g_d depends on one arc only: a request has at most 3 x 36 x 3 distinct
-// (d, arc) pairs, each searched at most once per call and only when it could beat the best
-// placement found so far. The largest free prism M of the whole map and one witness Q* bound
-// everything: P missing Q* scores M at once, and what is left of Q* beside P is a free prism
-// that raises the floor of the searches. Searches prune with volume bounds, so a high floor
-// makes them cheap.
+// P's arc in d cleared. g_d depends on one arc only: there are at most 3 dimensions x 36
+// origins x the distinct side lengths of the candidate shapes (3 for a geometry) such arcs,
+// each searched at most once per call and only when it could beat the best placement found so
+// far. The largest free prism M of the whole map and one witness Q* bound everything: P
+// missing Q* scores M at once (and ends the call), the free nodes outside an arc bound its slab
+// without a search, and what is left of Q* beside P is a free prism that raises the floor of
+// the searches. Searches prune with volume bounds, so a high floor makes them cheap.
 
 namespace shoal::topology {
 
