@@ -17,6 +17,7 @@
 #include "actors/partition.hpp"
 #include "actors/scheduler.hpp"
 #include "actors/submission.hpp"
+#include "actors/topology_actor.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/duration.hpp"
@@ -51,6 +52,10 @@ struct controller_state {
   std::map<uint64_t, msg::job_info> job_view;
   caf::actor scheduler;
   std::map<uint64_t, array_entry> arrays;
+  caf::actor topology;
+  /// Torus jobs' nodelists in box form (from the topology actor), shown instead of the
+  /// job actor's plain hostlist; dropped when the job ends.
+  std::unordered_map<uint64_t, std::string> box_nodelists;
   uint64_t next_job_id = 1;
   uint32_t admin_uid = 0;
   /// Submission tokens seen recently -> job id, so a client that lost a reply and retries gets
@@ -444,8 +449,10 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
     self->link_to(part);
     st.partitions.push_back(part);
   }
-  st.scheduler =
-      spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes), caf::actor{self});
+  st.topology = spawn_topology(self->system(), st.cfg, self);
+  self->link_to(st.topology);
+  st.scheduler = spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes),
+                                 caf::actor{self}, st.topology);
   self->link_to(st.scheduler);
   log().info("controller up cluster={} nodes={} partitions={}", st.cfg.cluster_name,
              st.cfg.nodes.size(), st.cfg.partitions.size());
@@ -467,7 +474,7 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
       },
       [self](msg::view_atom, msg::node_info& info) {
         auto& st = self->state;
-        self->send(st.scheduler, msg::view_atom_v, info);
+        self->send(st.topology, msg::view_atom_v, info);
         st.node_view[info.name] = std::move(info);
       },
       [self](msg::view_atom, msg::partition_info& info) {
@@ -475,6 +482,12 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
       },
       [self](msg::view_atom, msg::job_info& info) {
         auto& st = self->state;
+        auto box = st.box_nodelists.find(info.job_id);
+        if (box != st.box_nodelists.end()) {
+          if (!info.nodelist.empty()) info.nodelist = box->second;
+          // A requeued job (nodelist cleared) gets a new placement, and so a new box.
+          if (info.nodelist.empty() || msg::is_finished(info.state)) st.box_nodelists.erase(box);
+        }
         if (msg::is_finished(info.state)) {
           st.jobs.erase(info.job_id);
           if (info.array_job_id != 0) {
@@ -495,6 +508,16 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
       [self](msg::jobctl_atom, const msg::job_control& ctl) { return job_control(self, ctl); },
       [self](msg::pending_atom) -> caf::result<caf::message> {
         return self->delegate(self->state.scheduler, msg::pending_atom_v);
+      },
+      [self](msg::boxlist_atom, uint64_t job, std::string& nodelist) {
+        auto& st = self->state;
+        auto view = st.job_view.find(job);
+        if (view != st.job_view.end() && !view->second.nodelist.empty())
+          view->second.nodelist = nodelist;
+        st.box_nodelists[job] = std::move(nodelist);
+      },
+      [self](msg::map_atom) -> caf::result<caf::message> {
+        return self->delegate(self->state.topology, msg::map_atom_v);
       },
       [self](msg::nodedown_atom, const std::string& node, uint64_t job) {
         auto it = self->state.jobs.find(job);

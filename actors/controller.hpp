@@ -11,8 +11,8 @@
 namespace shoal::actors {
 
 /// The controller's front door (seed 001's ControlDaemon): spawns one actor per node, partition
-/// and job plus the scheduler, routes requests to them, validates submissions and serves
-/// listings from the views its actors publish.
+/// and job plus the scheduler and the topology actor, routes requests to them, validates
+/// submissions and serves listings from the views its actors publish.
 ///
 /// Requests (from the CLI and shoald, over the network):
 /// - (register_atom, machine_status, actor daemon) -> ok_atom; (heartbeat_atom, machine_status)
@@ -27,6 +27,7 @@ namespace shoal::actors {
 /// - (jobctl_atom, job_control) -> ok_atom: hold, uhold, release, top, requeue
 /// - (pending_atom) -> vector<pending_detail>: the scheduler's view of pending jobs
 /// - (signal_atom, uint64 id, int32 signo): Ctrl-C forwarded by `shoal run`
+/// - (map_atom) -> topology_view: the topology actor's allocation map (`shoal map`)
 /// - (nodeupd_atom, node_update) -> ok_atom
 /// A bad request is answered with an error; it never takes the controller down.
 caf::actor spawn_controller(caf::actor_system& sys, runtime::cluster_config cfg);

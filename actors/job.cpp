@@ -115,6 +115,7 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     lr.ntasks = ntasks;
     lr.ranks = layout[k];
     lr.cpus_per_task = req.cpus_per_task > 0 ? req.cpus_per_task : 1;
+    lr.cpu_bind = req.cpu_bind;
     lr.batch = req.batch;
     lr.script = req.script;
     lr.stdout_path = st.info.stdout_path;

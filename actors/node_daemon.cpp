@@ -97,7 +97,7 @@ void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::a
   log().info("step launch job={} step={} node={} ranks={}", req.job_id, req.step_id,
              st.setup.status.node_name, req.ranks.size());
   auto shepherd = spawn_shepherd(self->system(), std::move(req), std::move(sink), std::move(job),
-                                 st.setup.status.node_name, st.setup.spool_dir);
+                                 st.setup.status.node_name, st.setup.spool_dir, st.setup.cores);
   self->monitor(shepherd);
   st.shepherds[key] = shepherd;
 }

@@ -2,11 +2,13 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
 #include "messages/types.hpp"
+#include "topology/machine_probe.hpp"
 
 namespace shoal::actors {
 
@@ -16,6 +18,7 @@ struct node_daemon_setup {
   int64_t heartbeat_interval_ms = 30000;
   msg::machine_status status;  ///< what this node reports; status.node_name is who we are
   std::string spool_dir;       ///< where batch scripts are written
+  std::vector<topology::core_info> cores;  ///< the probe's core table, for --cpu-bind
 };
 
 /// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects

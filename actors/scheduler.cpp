@@ -6,6 +6,7 @@
 
 #include "actors/job_queue.hpp"
 #include "actors/log.hpp"
+#include "actors/topology_actor.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/duration.hpp"
@@ -28,12 +29,12 @@ struct scheduler_state {
   std::vector<std::string> node_names;
   std::unordered_map<std::string, size_t> node_index;
   std::vector<caf::actor> node_actors;
-  std::vector<msg::node_state> node_states;
-  std::vector<policy::node_capacity> capacity;
-  std::vector<policy::partition_info> partitions;
   std::unordered_map<std::string, size_t> partition_index;
-  policy::pass_config pass_config;
+  bool torus = false;
   job_queue queue{policy::priority_config{}, true};
+  caf::actor topology;
+  bool pass_in_flight = false;  ///< a pass is with the topology actor; another waits for it
+  bool pass_again = false;
   std::unordered_map<uint64_t, caf::actor> job_actors;  ///< pending jobs; arrays: the controller
   caf::actor controller;
   std::unordered_map<uint64_t, std::string> told_folded;  ///< arrays: pending tasks last told
@@ -59,22 +60,6 @@ std::vector<size_t> indices_of(scheduler_self self, const std::string& expr) {
     if (i != self->state.node_index.end()) out.push_back(i->second);
   }
   return out;
-}
-
-/// Whether jobs may be placed on a node now: it is up and either idle, or busy only with jobs
-/// this scheduler placed there (so a node still cleaning up after a job is not reused early).
-std::vector<policy::node_capacity> usable_nodes(scheduler_self self) {
-  auto& st = self->state;
-  std::vector<bool> held(st.capacity.size(), false);
-  for (auto& [id, run] : st.queue.running())
-    for (auto& share : run.alloc) held[share.node] = true;
-  auto nodes = st.capacity;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    auto s = st.node_states[i];
-    nodes[i].usable = s == msg::node_state::idle ||
-                      (held[i] && (s == msg::node_state::allocated || s == msg::node_state::mixed));
-  }
-  return nodes;
 }
 
 std::vector<policy::running_job> running_jobs(scheduler_self self) {
@@ -137,10 +122,33 @@ void arm_wakeup(scheduler_self self, int64_t at, int64_t now) {
                      msg::schedule_atom_v);
 }
 
+void apply_pass(scheduler_self self, placement_reply& reply, int64_t now) {
+  auto& st = self->state;
+  auto& result = reply.result;
+  for (auto& d : result.started) {
+    // The queue may have changed while the topology actor placed: a job cancelled meanwhile
+    // does not start, and its nodes stay free.
+    auto* q = st.queue.find(d.job);
+    if (q == nullptr || (q->is_array && q->pending.empty())) {
+      self->send(st.topology, msg::release_atom_v, d.job);
+      continue;
+    }
+    start_job(self, d, now);
+  }
+  for (auto& p : result.planned)
+    if (auto* q = st.queue.find(p.job)) q->expected_start = p.start;
+  for (auto& w : result.waiting)
+    if (auto* q = st.queue.find(w.job)) tell_reason(self, *q, w.reason);
+}
+
 void run_pass(scheduler_self self) {
   auto& st = self->state;
   st.pass_requested = false;
   if (st.queue.queue().empty()) return;
+  if (st.pass_in_flight) {
+    st.pass_again = true;
+    return;
+  }
   auto started_at = std::chrono::steady_clock::now();
   auto now = unix_now();
   if (st.wakeup_at != 0 && st.wakeup_at <= now) st.wakeup_at = 0;
@@ -152,19 +160,32 @@ void run_pass(scheduler_self self) {
   for (auto& [id, reason] : plan.blocked)
     if (auto* q = st.queue.find(id)) tell_reason(self, *q, reason);
   arm_wakeup(self, plan.next_wakeup, now);
-  auto result = policy::schedule(plan.candidates, running_jobs(self), st.partitions,
-                                 usable_nodes(self), now, st.pass_config);
-  for (auto& d : result.started) start_job(self, d, now);
-  for (auto& p : result.planned)
-    if (auto* q = st.queue.find(p.job)) q->expected_start = p.start;
-  for (auto& w : result.waiting)
-    if (auto* q = st.queue.find(w.job)) tell_reason(self, *q, w.reason);
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
-                                                                  started_at)
-                .count();
-  log().debug("schedule pass candidates={} started={} waiting={} tested={} us={}",
-              plan.candidates.size(), result.started.size(), result.waiting.size(), result.tested,
-              us);
+  if (plan.candidates.empty()) return;
+  placement_request req;
+  req.candidates = std::move(plan.candidates);
+  req.running = running_jobs(self);
+  req.now = now;
+  auto candidates = req.candidates.size();
+  st.pass_in_flight = true;
+  self->request(st.topology, std::chrono::seconds{30}, msg::place_atom_v, std::move(req))
+      .then(
+          [self, now, candidates, started_at](placement_reply& reply) {
+            auto& st = self->state;
+            st.pass_in_flight = false;
+            apply_pass(self, reply, now);
+            auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                          std::chrono::steady_clock::now() - started_at)
+                          .count();
+            log().debug("schedule pass candidates={} started={} waiting={} tested={} us={}",
+                        candidates, reply.result.started.size(), reply.result.waiting.size(),
+                        reply.result.tested, us);
+            if (std::exchange(st.pass_again, false)) request_pass(self);
+          },
+          [self](caf::error& err) {
+            self->state.pass_in_flight = false;
+            log().error("schedule pass failed: {}", describe(err));
+            request_pass(self);
+          });
 }
 
 queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_request& req) {
@@ -197,6 +218,16 @@ queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_request& r
   r.exclusive = req.workload.exclusive || !st.settings.consumable;
   r.required = indices_of(self, req.nodelist);
   r.excluded = indices_of(self, req.exclude);
+  if (!st.settings.consumable) {
+    // Whole nodes: the node count decides (tasks may outnumber CPUs, as before backfill).
+    r.max_nodes = r.min_nodes;
+    r.tasks = r.min_nodes;
+    r.cpus_per_task = 1;
+  }
+  if (st.torus) {
+    r.exclusive = true;
+    r.torus = torus_request_of(req.shape, r.min_nodes);
+  }
   if (!req.workload.array.empty()) {
     auto spec = policy::parse_array_spec(req.workload.array, st.settings.max_array_size);
     if (spec) {  // the controller validated it
@@ -249,6 +280,7 @@ std::vector<msg::pending_detail> pending_details(scheduler_self self) {
 void configure(scheduler_self self, const runtime::cluster_config& cfg) {
   auto& st = self->state;
   st.settings = cfg.scheduling;
+  st.torus = cfg.torus3d;
   policy::priority_config prio;
   prio.weight_age = cfg.scheduling.weight_age;
   prio.weight_job_size = cfg.scheduling.weight_job_size;
@@ -261,65 +293,28 @@ void configure(scheduler_self self, const runtime::cluster_config& cfg) {
   for (auto& n : cfg.nodes) {
     st.node_index.emplace(n.name, st.node_names.size());
     st.node_names.push_back(n.name);
-    policy::node_capacity cap;
-    cap.cpus = std::max<uint32_t>(1, n.cpus);
-    cap.memory_mb = n.real_memory_mb;
-    cap.usable = false;
-    st.capacity.push_back(cap);
-    cpus += cap.cpus;
-    st.pass_config.placement.weights.push_back(n.weight);
+    cpus += std::max<uint32_t>(1, n.cpus);
   }
-  st.node_states.assign(st.node_names.size(), msg::node_state::unknown);
   std::vector<uint32_t> factors;
   for (auto& p : cfg.partitions) {
-    policy::partition_info part;
-    part.up = p.state == "UP";
-    for (auto& n : p.nodes) part.nodes.push_back(st.node_index.at(n));
-    part.max_time = p.max_time_s > 0 ? p.max_time_s : 0;
-    part.priority_tier = p.priority;
-    part.exclusive = p.exclusive;
-    st.partition_index.emplace(p.name, st.partitions.size());
-    st.partitions.push_back(std::move(part));
+    st.partition_index.emplace(p.name, factors.size());
     factors.push_back(p.job_factor);
     scale.max_partition_job_factor = std::max(scale.max_partition_job_factor, p.job_factor);
   }
   scale.cluster_nodes = static_cast<uint32_t>(std::max<size_t>(1, cfg.nodes.size()));
   scale.cluster_cpus = std::max<uint64_t>(1, cpus);
   st.queue.set_scale(scale, std::move(factors));
-  auto& pc = st.pass_config;
-  pc.backfill = cfg.scheduling.backfill;
-  pc.mode = cfg.scheduling.conservative ? policy::backfill_mode::conservative
-                                        : policy::backfill_mode::easy;
-  pc.max_job_test = cfg.scheduling.bf_max_job_test;
-  pc.window = cfg.scheduling.bf_window_s;
-  pc.resolution = cfg.scheduling.bf_resolution_s;
-  pc.placement.select = cfg.scheduling.consumable ? policy::select_type::cons_tres
-                        : cfg.select_type == topology::selection_policy::linear
-                            ? policy::select_type::linear
-                            : policy::select_type::consecutive;
-}
-
-/// A node's view: its state decides whether jobs may go there; its reported CPUs and memory
-/// fill in what the config left at 0.
-void on_node_view(scheduler_self self, const msg::node_info& info) {
-  auto& st = self->state;
-  auto it = st.node_index.find(info.name);
-  if (it == st.node_index.end()) return;
-  auto i = it->second;
-  auto& cap = st.capacity[i];
-  if (info.cpus > 0) cap.cpus = info.cpus;
-  if (info.real_memory_mb > 0) cap.memory_mb = info.real_memory_mb;
-  if (st.node_states[i] == info.state) return;
-  st.node_states[i] = info.state;
-  if (info.state == msg::node_state::idle) request_pass(self);
 }
 
 caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_config& cfg,
-                                 std::vector<caf::actor> node_actors, caf::actor controller) {
+                                 std::vector<caf::actor> node_actors, caf::actor controller,
+                                 caf::actor topology) {
   auto& st = self->state;
   st.node_actors = std::move(node_actors);
   st.controller = std::move(controller);
+  st.topology = std::move(topology);
   configure(self, cfg);
+  self->send(st.topology, msg::watch_atom_v, caf::actor{self});
   return {
       [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req, int64_t,
              caf::actor& job) {
@@ -348,17 +343,19 @@ caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_con
       },
       [self](msg::release_atom, uint64_t id) {
         self->state.queue.release(id);
+        self->send(self->state.topology, msg::release_atom_v, id);
         request_pass(self);
       },
       [self](msg::ended_atom, uint64_t id, bool ok, int64_t started) {
         self->state.queue.ended(id, ok, started, unix_now());
+        self->send(self->state.topology, msg::release_atom_v, id);
         request_pass(self);
       },
+      [self](msg::freed_atom) { request_pass(self); },
       [self](msg::jobctl_atom, const std::string& op, uint64_t id, uint32_t uid, bool admin) {
         return job_command(self, op, id, uid, admin);
       },
       [self](msg::pending_atom) { return pending_details(self); },
-      [self](msg::view_atom, const msg::node_info& info) { on_node_view(self, info); },
       [self](msg::schedule_atom) { run_pass(self); },
       [self](msg::check_atom) {
         auto& st = self->state;
@@ -373,8 +370,10 @@ caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_con
 }  // namespace
 
 caf::actor spawn_scheduler(caf::actor_system& sys, const runtime::cluster_config& cfg,
-                           std::vector<caf::actor> node_actors, caf::actor controller) {
-  return sys.spawn(scheduler_behavior, cfg, std::move(node_actors), std::move(controller));
+                           std::vector<caf::actor> node_actors, caf::actor controller,
+                           caf::actor topology) {
+  return sys.spawn(scheduler_behavior, cfg, std::move(node_actors), std::move(controller),
+                   std::move(topology));
 }
 
 }  // namespace shoal::actors

@@ -24,13 +24,16 @@ namespace shoal::actors {
 /// - (jobctl_atom, string op, uint64 id, uint32 uid, bool admin) -> ok_atom: hold, uhold,
 ///   release, top on a pending job or array.
 /// - (pending_atom) -> vector<pending_detail>: reasons, expected starts and priority factors.
-/// - (view_atom, node_info): a node's latest state (forwarded by the controller).
+/// - (freed_atom): the topology actor saw a node become usable.
+/// A pass prepares the eligible jobs and their priorities here and asks the topology actor, which
+/// owns the allocation map, to place them (one round trip per pass; placement_request).
 /// It sends a job actor (start_atom, vector<string> nodes, vector<actor> node actors,
 /// vector<uint32> cpus per node) and (view_atom, string reason) when its reason changes; the
 /// controller (arraytask_atom, uint64 array, uint32 index, uint64 task job id, nodes, node
 /// actors, cpus) to start an array task and (view_atom, uint64 array, string reason, string
 /// folded pending tasks) when an array's pending line changes ("" folded: none left).
 caf::actor spawn_scheduler(caf::actor_system& sys, const runtime::cluster_config& cfg,
-                           std::vector<caf::actor> node_actors, caf::actor controller);
+                           std::vector<caf::actor> node_actors, caf::actor controller,
+                           caf::actor topology);
 
 }  // namespace shoal::actors

@@ -18,6 +18,7 @@
 #include <caf/all.hpp>
 
 #include "actors/task_launch.hpp"
+#include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 
 namespace shoal::actors {
@@ -60,7 +61,7 @@ class shepherd {
  public:
   shepherd(caf::blocking_actor* self, msg::launch_request req, caf::actor sink, caf::actor job,
            std::string node_name, std::string spool_dir, std::string shoal_conf,
-           std::string own_path)
+           std::string own_path, std::vector<topology::core_info> cores)
       : self_(self),
         req_(std::move(req)),
         sink_(std::move(sink)),
@@ -68,7 +69,8 @@ class shepherd {
         node_name_(std::move(node_name)),
         spool_dir_(std::move(spool_dir)),
         shoal_conf_(std::move(shoal_conf)),
-        own_path_(std::move(own_path)) {
+        own_path_(std::move(own_path)),
+        cores_(std::move(cores)) {
     if (req_.batch) {
       tasks_.resize(1);
       tasks_[0].rank = 0;
@@ -146,6 +148,14 @@ class shepherd {
   task_spec make_spec(uint32_t rank, uint32_t local_id) {
     task_spec spec;
     spec.env = build_task_env(req_, rank, local_id, node_name_, shoal_conf_);
+    if (binding_) {
+      set_cpu_bind_env(spec.env, bind_spec_, bind_plan_, bind_width_);
+      if (local_id < bind_plan_.size()) spec.cpus = bind_plan_[local_id];
+      spec.report_binding = bind_spec_.verbose;
+      if (spec.report_binding)
+        spec.bind_report = topology::make_verbose_bind_line(bind_spec_, node_name_, rank, local_id,
+                                                            spec.cpus, inherited_cpus_);
+    }
     if (!req_.cwd.empty()) spec.cwd_candidates.push_back(req_.cwd);
     if (auto home = find_env(spec.env, "HOME"); home != nullptr && home->size() > 5)
       spec.cwd_candidates.push_back(home->substr(5));
@@ -182,8 +192,33 @@ class shepherd {
     }
   }
 
+  /// Works out every task's CPUs for --cpu-bind before any task starts, so that a binding this
+  /// node cannot honour fails the step here rather than after some tasks ran.
+  bool plan_binding() {
+    if (req_.cpu_bind.empty()) return true;
+    auto spec = topology::parse_cpu_bind(req_.cpu_bind);
+    if (!spec) {
+      fail_unstarted(0, shoal::describe(spec.error()), 1);
+      return false;
+    }
+    auto plan = topology::plan_cpu_binding(cores_, static_cast<uint32_t>(tasks_.size()),
+                                           req_.cpus_per_task, *spec);
+    if (!plan) {
+      fail_unstarted(0, shoal::describe(plan.error()), 1);
+      return false;
+    }
+    binding_ = true;
+    bind_spec_ = std::move(*spec);
+    bind_plan_ = std::move(*plan);
+    for (auto& core : cores_)
+      for (auto pu : core.pus) bind_width_ = std::max(bind_width_, pu + 1);
+    inherited_cpus_ = current_affinity();
+    return true;
+  }
+
   void launch_all() {
     if (tasks_.empty()) return;
+    if (!plan_binding()) return;
     if (req_.batch) {
       if (!write_script()) return;
     } else {
@@ -467,6 +502,12 @@ class shepherd {
   std::string spool_dir_;
   std::string shoal_conf_;
   std::string own_path_;
+  std::vector<topology::core_info> cores_;
+  bool binding_ = false;  ///< --cpu-bind was given: set its variables, bind unless none
+  topology::cpu_bind_spec bind_spec_;
+  std::vector<topology::cpu_list> bind_plan_;  ///< per local task; empty for none
+  uint32_t bind_width_ = 0;                    ///< highest CPU number + 1, for padded masks
+  topology::cpu_list inherited_cpus_;          ///< what none shows and a failed bind keeps
   std::vector<task_state> tasks_;
   std::vector<gid_t> groups_;
   std::string program_path_;
@@ -480,7 +521,8 @@ class shepherd {
 
 void shepherd_main(caf::blocking_actor* self, msg::launch_request req, caf::actor sink,
                    caf::actor job, std::string node_name, std::string spool_dir,
-                   std::string shoal_conf, std::string own_path) {
+                   std::string shoal_conf, std::string own_path,
+                   std::vector<topology::core_info> cores) {
   shepherd s{self,
              std::move(req),
              std::move(sink),
@@ -488,7 +530,8 @@ void shepherd_main(caf::blocking_actor* self, msg::launch_request req, caf::acto
              std::move(node_name),
              std::move(spool_dir),
              std::move(shoal_conf),
-             std::move(own_path)};
+             std::move(own_path),
+             std::move(cores)};
   s.run();
 }
 
@@ -500,11 +543,12 @@ std::string env_or_empty(const char* name) {
 }  // namespace
 
 caf::actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
-                          caf::actor job, std::string node_name, std::string spool_dir) {
+                          caf::actor job, std::string node_name, std::string spool_dir,
+                          std::vector<topology::core_info> cores) {
   // Read our own environment here, once, rather than from the shepherd thread.
-  return sys.spawn<caf::detached>(shepherd_main, std::move(req), std::move(sink), std::move(job),
-                                  std::move(node_name), std::move(spool_dir),
-                                  env_or_empty("SHOAL_CONF"), env_or_empty("PATH"));
+  return sys.spawn<caf::detached>(
+      shepherd_main, std::move(req), std::move(sink), std::move(job), std::move(node_name),
+      std::move(spool_dir), env_or_empty("SHOAL_CONF"), env_or_empty("PATH"), std::move(cores));
 }
 
 }  // namespace shoal::actors

@@ -1,11 +1,13 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
 #include "messages/types.hpp"
+#include "topology/machine_probe.hpp"
 
 namespace shoal::actors {
 
@@ -20,6 +22,18 @@ namespace shoal::actors {
 /// SHOAL_LOCALID (index in req.ranks), SHOAL_NNODES, SHOAL_JOB_NODELIST, SHOAL_STEP_NODELIST,
 /// SHOAL_SUBMIT_DIR (req.cwd), SHOAL_CPUS_PER_TASK, SHOAL_JOB_NAME, SHOAL_JOB_PARTITION,
 /// SHOAL_NODENAME and SHOAL_CONF (when set in shoald's environment). argv[0] is looked up in PATH.
+///
+/// CPU binding (`req.cpu_bind`, srun's --cpu-bind): before starting anything, each task's CPUs
+/// are planned from `cores` (this node's hwloc core table) with topology::plan_cpu_binding; the
+/// k-th task here (local id k, the batch script being local task 0) gets plan entry k. The child
+/// applies it with sched_setaffinity just before exec, after which --cpu-bind=verbose writes
+/// srun's line ("cpu-bind=MASK - NODE, task  R  L [PID]: mask 0x1 set") to the task's stderr.
+/// The task also sees SHOAL_CPU_BIND, SHOAL_CPU_BIND_TYPE, SHOAL_CPU_BIND_LIST and
+/// SHOAL_CPU_BIND_VERBOSE (see set_cpu_bind_env). A plan this node cannot honour (map_cpu naming
+/// a CPU it lacks, an empty core table) fails the step before any task starts, with exit code 1
+/// and the reason as launch_error; sched_setaffinity failing in a child fails the step like any
+/// launch failure ("sched_setaffinity(CPUs 2-3): Invalid argument", exit code 1), since Slurm's
+/// task exits 1 when task/affinity cannot bind it.
 ///
 /// Batch (`req.batch`): one task (rank 0) runs `req.script` written to a private file (mode 0700)
 /// under `spool_dir`, stdout to `req.stdout_path` and stderr to `req.stderr_path` (or stdout's
@@ -55,6 +69,7 @@ namespace shoal::actors {
 ///   `req.stdout_path` means "shoal-<job_id>.out" in the working directory.
 /// - `spawn_shepherd` itself reads SHOAL_CONF and PATH from shoald's environment, once.
 caf::actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
-                          caf::actor job, std::string node_name, std::string spool_dir);
+                          caf::actor job, std::string node_name, std::string spool_dir,
+                          std::vector<topology::core_info> cores = {});
 
 }  // namespace shoal::actors

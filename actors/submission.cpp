@@ -1,6 +1,7 @@
 #include "actors/submission.hpp"
 
 #include <algorithm>
+#include <array>
 #include <set>
 
 #include "messages/errc.hpp"
@@ -47,6 +48,67 @@ caf::expected<std::vector<std::string>> member_list(const std::string& expr,
   return unique;
 }
 
+std::string dims_text(const std::array<int, 3>& d) {
+  return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
+}
+
+/// Checks the torus options (--geometry, --conn-type, --node-use, -w) against the cluster and
+/// turns a geometry into the node count.
+caf::error check_shape(const runtime::cluster_config& cfg, msg::job_request& req) {
+  const auto& shape = req.shape;
+  if (shape.conn_type != "" && shape.conn_type != "mesh" && shape.conn_type != "torus")
+    return make_error(errc::invalid_request,
+                      "invalid --conn-type '" + shape.conn_type + "' (use mesh or torus)");
+  if (shape.node_use != "" && shape.node_use != "coprocessor" && shape.node_use != "virtual")
+    return make_error(errc::invalid_request,
+                      "invalid --node-use '" + shape.node_use + "' (use coprocessor or virtual)");
+  if (!cfg.torus3d) {
+    // As Slurm: the other torus options are accepted everywhere and mean nothing off a torus.
+    if (!shape.geometry.empty())
+      return make_error(errc::invalid_request,
+                        "--geometry needs a 3-D torus (SelectType=select/torus3d); this "
+                        "cluster uses " +
+                            std::string{cfg.select_type == topology::selection_policy::linear
+                                            ? "select/linear"
+                                            : "select/consecutive"} +
+                            ": ask for a node count with -N instead");
+    return {};
+  }
+  if (!req.nodelist.empty())
+    return make_error(errc::invalid_request,
+                      "-w/--nodelist is not supported on a 3-D torus (SelectType=select/torus3d): "
+                      "ask for a --geometry or a node count");
+  if (shape.geometry.empty()) return {};
+  if (shape.geometry.size() != 3 ||
+      std::any_of(shape.geometry.begin(), shape.geometry.end(), [](auto g) { return g == 0; }))
+    return make_error(errc::invalid_request, "invalid --geometry (use AxBxC, each at least 1)");
+  std::array<int, 3> want{};
+  for (int d = 0; d < 3; ++d)
+    want[d] = static_cast<int>(std::min<uint32_t>(shape.geometry[d], 1 << 20));
+  auto dims = cfg.torus.dims;
+  auto fits = [&](std::array<int, 3> g) {
+    return g[0] <= dims[0] && g[1] <= dims[1] && g[2] <= dims[2];
+  };
+  bool fit = fits(want);
+  if (shape.rotate) {
+    auto g = want;
+    std::sort(g.begin(), g.end());
+    do fit = fit || fits(g);
+    while (std::next_permutation(g.begin(), g.end()));
+  }
+  if (!fit)
+    return make_error(errc::unsatisfiable, "geometry " + dims_text(want) + " does not fit the " +
+                                               dims_text(dims) + " torus" +
+                                               (shape.rotate ? "" : " without rotation"));
+  auto volume = static_cast<uint32_t>(want[0] * want[1] * want[2]);
+  if (req.min_nodes != 0 && req.min_nodes != volume)
+    return make_error(errc::invalid_request,
+                      "-N " + std::to_string(req.min_nodes) + " does not match --geometry " +
+                          dims_text(want) + " (" + std::to_string(volume) + " base partitions)");
+  req.min_nodes = volume;
+  return {};
+}
+
 }  // namespace
 
 caf::expected<msg::job_request> resolve_submission(
@@ -65,6 +127,7 @@ caf::expected<msg::job_request> resolve_submission(
                                                    "' (partitions: " + partition_names(cfg) + ")");
   }
   if (!req.batch && req.argv.empty()) return make_error(errc::invalid_request, "no command to run");
+  if (auto err = check_shape(cfg, req)) return err;
   auto required = member_list(req.nodelist, *part, "-w/--nodelist");
   if (!required) return std::move(required.error());
   auto excluded = member_list(req.exclude, *part, "-x/--exclude");

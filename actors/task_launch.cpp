@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -12,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <ctime>
+#include <memory>
 
 namespace shoal::actors {
 
@@ -55,8 +57,7 @@ std::vector<char*> c_strings(const std::vector<std::string>& xs) {
   do {
     n = ::write(status_fd, buf, sizeof(buf));
   } while (n < 0 && errno == EINTR);
-  bool not_executable = stage == launch_stage::exec && (err == EACCES || err == ENOEXEC);
-  ::_exit(not_executable ? 126 : 127);
+  ::_exit(exit_code_for(launch_failure{stage, err}));
 }
 
 /// Everything the child reads, as raw pointers into memory prepared before fork.
@@ -73,7 +74,36 @@ struct child_plan {
   long max_fd;
   sigset_t empty_mask;
   struct sigaction default_action;
+  const cpu_set_t* cpuset;  // nullptr: keep the inherited affinity
+  size_t cpuset_size;
 };
+
+/// Writes all of `text` to `fd`, ignoring errors: a report must never stop the task.
+void child_write(int fd, const char* text, size_t len) {
+  while (len > 0) {
+    auto n = ::write(fd, text, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    text += n;
+    len -= static_cast<size_t>(n);
+  }
+}
+
+/// srun's verbose binding line, with our PID (only known here) between head and tail.
+void child_report_binding(const task_spec& spec, bool failed) {
+  char digits[24];
+  size_t n = 0;
+  auto pid = static_cast<unsigned long>(::getpid());
+  do {
+    digits[sizeof digits - 1 - n++] = static_cast<char>('0' + pid % 10);
+    pid /= 10;
+  } while (pid != 0 && n < sizeof digits);
+  auto& line = spec.bind_report;
+  auto& tail = failed ? line.failed_tail : line.tail;
+  child_write(2, line.head.data(), line.head.size());
+  child_write(2, digits + sizeof digits - n, n);
+  child_write(2, tail.data(), tail.size());
+}
 
 void child_dup(const child_plan& p, int from, int to) {
   if (from == to) {
@@ -142,6 +172,14 @@ void child_close_from(int first, int last, long max_fd) {
     child_dup(p, out, 1);
     child_dup(p, err, 2);
   }
+  // Bound as late as possible, as Slurm's task/affinity does, so the verbose line reaches the
+  // task's own stderr.
+  if (p.cpuset != nullptr && ::sched_setaffinity(0, p.cpuset_size, p.cpuset) != 0) {
+    int err = errno;
+    if (spec.report_binding) child_report_binding(spec, true);
+    child_fail(p.status_fd, launch_stage::affinity, err);
+  }
+  if (spec.report_binding) child_report_binding(spec, false);
   // Everything else (CAF sockets, other steps' pipes) must not leak into the job. The status
   // pipe stays: it is O_CLOEXEC, so a successful exec closes it and the parent reads EOF.
   child_close_from(3, p.status_fd - 1, p.max_fd);
@@ -227,6 +265,43 @@ std::vector<std::string> build_task_env(const msg::launch_request& req, uint32_t
   return env;
 }
 
+void set_cpu_bind_env(std::vector<std::string>& env, const topology::cpu_bind_spec& spec,
+                      const std::vector<topology::cpu_list>& plan, uint32_t width_bits) {
+  auto verbosity = spec.verbose ? std::string{"verbose"} : std::string{"quiet"};
+  auto type = topology::env_type_name(spec);
+  std::string list;
+  for (auto& cpus : plan) {
+    if (!list.empty()) list += ',';
+    if (spec.type == topology::cpu_bind_type::map_cpu)
+      list += cpus.empty() ? std::string{} : std::to_string(cpus.front());
+    else if (spec.type != topology::cpu_bind_type::rank)
+      list += topology::padded_hex_mask(cpus, width_bits);
+  }
+  if (spec.type == topology::cpu_bind_type::rank) list.clear();
+  set_env(env, "SHOAL_CPU_BIND_VERBOSE", verbosity);
+  set_env(env, "SHOAL_CPU_BIND_TYPE", type);
+  set_env(env, "SHOAL_CPU_BIND_LIST", list);
+  set_env(env, "SHOAL_CPU_BIND", verbosity + "," + type + list);
+}
+
+topology::cpu_list current_affinity() {
+  topology::cpu_list cpus;
+  for (int count = CPU_SETSIZE; count <= (1 << 20); count *= 2) {
+    std::unique_ptr<cpu_set_t, void (*)(cpu_set_t*)> set{CPU_ALLOC(count),
+                                                         [](cpu_set_t* s) { CPU_FREE(s); }};
+    if (set == nullptr) return cpus;
+    auto size = CPU_ALLOC_SIZE(count);
+    if (::sched_getaffinity(0, size, set.get()) != 0) {
+      if (errno == EINVAL) continue;  // the kernel knows more CPUs than `count`
+      return cpus;
+    }
+    for (int cpu = 0; cpu < count; ++cpu)
+      if (CPU_ISSET_S(cpu, size, set.get())) cpus.push_back(static_cast<uint32_t>(cpu));
+    return cpus;
+  }
+  return cpus;
+}
+
 // -- program lookup -----------------------------------------------------------
 
 resolved_program resolve_program(const std::string& name, const std::string& path_var,
@@ -293,12 +368,16 @@ std::string describe(const launch_failure& f, const task_spec& spec, const std::
     case launch_stage::parent:
       what = "prctl(PR_SET_PDEATHSIG)";
       break;
+    case launch_stage::affinity:
+      what = "sched_setaffinity(CPUs " + topology::cpu_range_list(spec.cpus) + ")";
+      break;
   }
   return what + ": " + errno_text(f.error);
 }
 
 int32_t exit_code_for(const launch_failure& f) {
   if (f.stage == launch_stage::exec && (f.error == EACCES || f.error == ENOEXEC)) return 126;
+  if (f.stage == launch_stage::affinity) return 1;
   return 127;
 }
 
@@ -350,6 +429,22 @@ launch_failure spawn_task(const task_spec& spec, spawned_task& out) {
   std::memset(&plan.default_action, 0, sizeof(plan.default_action));
   plan.default_action.sa_handler = SIG_DFL;
   sigemptyset(&plan.default_action.sa_mask);
+  std::unique_ptr<cpu_set_t, void (*)(cpu_set_t*)> cpuset{nullptr,
+                                                          [](cpu_set_t* s) { CPU_FREE(s); }};
+  plan.cpuset = nullptr;
+  plan.cpuset_size = 0;
+  if (!spec.cpus.empty()) {
+    auto count = static_cast<int>(spec.cpus.back()) + 1;  // cpus is ascending
+    cpuset.reset(CPU_ALLOC(count));
+    if (cpuset == nullptr) {
+      close_all();
+      return {launch_stage::affinity, ENOMEM};
+    }
+    plan.cpuset_size = CPU_ALLOC_SIZE(count);
+    CPU_ZERO_S(plan.cpuset_size, cpuset.get());
+    for (auto cpu : spec.cpus) CPU_SET_S(cpu, plan.cpuset_size, cpuset.get());
+    plan.cpuset = cpuset.get();
+  }
   pid_t pid = ::fork();
   if (pid < 0) {
     int err = errno;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "messages/types.hpp"
+#include "topology/cpu_binding.hpp"
 
 namespace shoal::actors {
 
@@ -29,6 +30,19 @@ const std::string* find_env(const std::vector<std::string>& env, const std::stri
 std::vector<std::string> build_task_env(const msg::launch_request& req, uint32_t rank,
                                         uint32_t local_id, const std::string& node_name,
                                         const std::string& shoal_conf);
+
+/// Sets what srun's task/affinity sets for `--cpu-bind`, under SHOAL_ names:
+/// SHOAL_CPU_BIND_VERBOSE (quiet|verbose), SHOAL_CPU_BIND_TYPE (none, rank, map_cpu: or
+/// mask_cpu:, the automatic types showing as mask_cpu: since each task gets a mask),
+/// SHOAL_CPU_BIND_LIST (the masks, or for map_cpu the CPU numbers, of all the step's tasks on
+/// this node, in local task order, masks zero-padded to `width_bits` bits as Slurm pads them to
+/// the node's CPU count) and SHOAL_CPU_BIND (VERBOSE,TYPE LIST, e.g. "quiet,mask_cpu:0x1,0x2").
+/// `plan` is plan_cpu_binding's result for this step and node.
+void set_cpu_bind_env(std::vector<std::string>& env, const topology::cpu_bind_spec& spec,
+                      const std::vector<topology::cpu_list>& plan, uint32_t width_bits);
+
+/// The calling thread's CPU affinity (OS CPU numbers), empty when it cannot be read.
+topology::cpu_list current_affinity();
 
 // -- program lookup -----------------------------------------------------------
 
@@ -56,12 +70,13 @@ enum class launch_stage : int32_t {
   setgroups = 3,  ///< dropping supplementary groups
   setgid = 4,
   setuid = 5,
-  chdir = 6,     ///< no working directory candidate worked
-  stdio = 7,     ///< /dev/null or dup2 onto 0/1/2
-  open_out = 8,  ///< opening the stdout file
-  open_err = 9,  ///< opening the stderr file
-  exec = 10,     ///< execve itself
-  parent = 11,   ///< the parent died before the child could arm PR_SET_PDEATHSIG
+  chdir = 6,      ///< no working directory candidate worked
+  stdio = 7,      ///< /dev/null or dup2 onto 0/1/2
+  open_out = 8,   ///< opening the stdout file
+  open_err = 9,   ///< opening the stderr file
+  exec = 10,      ///< execve itself
+  parent = 11,    ///< the parent died before the child could arm PR_SET_PDEATHSIG
+  affinity = 12,  ///< sched_setaffinity refused the task's CPUs
 };
 
 /// A launch failure: the stage and its errno.
@@ -71,7 +86,8 @@ struct launch_failure {
 };
 
 /// Exit code reported for a task that never started: 126 when the program was found but is not
-/// executable (EACCES, ENOEXEC at the exec stage), 127 otherwise.
+/// executable (EACCES, ENOEXEC at the exec stage), 1 when it could not be bound to its CPUs (the
+/// status Slurm's task gets when task/affinity fails), 127 otherwise.
 int32_t exit_code_for(const launch_failure& f);
 
 /// Everything a child needs. Built before fork: the child only reads it.
@@ -93,10 +109,18 @@ struct task_spec {
   uid_t uid = 0;
   gid_t gid = 0;
   std::vector<gid_t> groups;
+  /// CPUs (OS numbers) the child binds itself to with sched_setaffinity, after its standard
+  /// descriptors are in place and just before exec; empty: keep the inherited affinity.
+  topology::cpu_list cpus;
+  /// With --cpu-bind=verbose: the child writes `bind_report.head`, its PID and
+  /// `bind_report.tail` (`failed_tail` when binding failed) to its stderr before exec.
+  bool report_binding = false;
+  topology::verbose_bind_line bind_report;
 };
 
-/// "execvp(PROGRAM): strerror" for exec failures, e.g. "open(PATH): strerror" or
-/// "setuid(UID): strerror" for the earlier stages; empty for launch_stage::none.
+/// "execvp(PROGRAM): strerror" for exec failures, e.g. "open(PATH): strerror",
+/// "setuid(UID): strerror" or "sched_setaffinity(CPUs 0-1): strerror" for the earlier stages;
+/// empty for launch_stage::none.
 std::string describe(const launch_failure& f, const task_spec& spec, const std::string& program);
 
 /// A forked child as the parent sees it. Owns its file descriptors (all O_CLOEXEC; the output

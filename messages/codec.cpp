@@ -163,6 +163,32 @@ void read(wire::PartitionInfo::Reader r, partition_info& x) {
   x.priority = r.getPriority();
 }
 
+template <class Builder>
+void set_u32s(Builder&& list, const std::vector<uint32_t>& xs) {
+  for (unsigned i = 0; i < xs.size(); ++i) list.set(i, xs[i]);
+}
+
+std::vector<uint32_t> get_u32s(capnp::List<uint32_t>::Reader list) {
+  std::vector<uint32_t> out;
+  out.reserve(list.size());
+  for (auto v : list) out.push_back(v);
+  return out;
+}
+
+void fill(wire::JobShape::Builder b, const job_shape& x) {
+  set_u32s(b.initGeometry(x.geometry.size()), x.geometry);
+  b.setRotate(x.rotate);
+  b.setConnType(x.conn_type);
+  b.setNodeUse(x.node_use);
+}
+
+void read(wire::JobShape::Reader r, job_shape& x) {
+  x.geometry = get_u32s(r.getGeometry());
+  x.rotate = r.getRotate();
+  x.conn_type = str(r.getConnType());
+  x.node_use = str(r.getNodeUse());
+}
+
 void fill(wire::JobRequest::Builder b, const job_request& x) {
   b.setJobId(x.job_id);
   b.setName(x.name);
@@ -197,6 +223,8 @@ void fill(wire::JobRequest::Builder b, const job_request& x) {
   w.setMemPerNodeMb(x.workload.mem_per_node_mb);
   w.setMemPerCpuMb(x.workload.mem_per_cpu_mb);
   w.setExclusive(x.workload.exclusive);
+  fill(b.initShape(), x.shape);
+  b.setCpuBind(x.cpu_bind);
 }
 
 void read(wire::JobRequest::Reader r, job_request& x) {
@@ -233,6 +261,8 @@ void read(wire::JobRequest::Reader r, job_request& x) {
   x.workload.mem_per_node_mb = w.getMemPerNodeMb();
   x.workload.mem_per_cpu_mb = w.getMemPerCpuMb();
   x.workload.exclusive = w.getExclusive();
+  read(r.getShape(), x.shape);
+  x.cpu_bind = str(r.getCpuBind());
 }
 
 void fill(wire::JobInfo::Builder b, const job_info& x) {
@@ -333,6 +363,7 @@ void fill(wire::LaunchRequest::Builder b, const launch_request& x) {
   b.setJobName(x.job_name);
   b.setPartition(x.partition);
   b.setJobNodeCount(x.job_node_count);
+  b.setCpuBind(x.cpu_bind);
 }
 
 void read(wire::LaunchRequest::Reader r, launch_request& x) {
@@ -360,6 +391,7 @@ void read(wire::LaunchRequest::Reader r, launch_request& x) {
   x.job_name = str(r.getJobName());
   x.partition = str(r.getPartition());
   x.job_node_count = r.getJobNodeCount();
+  x.cpu_bind = str(r.getCpuBind());
 }
 
 void fill(wire::TaskOutput::Builder b, const task_output& x) {
@@ -472,6 +504,42 @@ void read(wire::JobControl::Reader r, job_control& x) {
   x.uid = r.getUid();
 }
 
+void fill(wire::TopologyView::Builder b, const topology_view& x) {
+  b.setSelectType(x.select_type);
+  set_u32s(b.initDims(x.dims.size()), x.dims);
+  auto nodes = b.initNodes(x.nodes.size());
+  for (unsigned i = 0; i < x.nodes.size(); ++i) {
+    const auto& n = x.nodes[i];
+    nodes[i].setName(n.name);
+    nodes[i].setState(to_string(n.state));
+    nodes[i].setJobId(n.job_id);
+    set_u32s(nodes[i].initCoord(n.coord.size()), n.coord);
+  }
+  auto allocs = b.initAllocations(x.allocations.size());
+  for (unsigned i = 0; i < x.allocations.size(); ++i) {
+    const auto& a = x.allocations[i];
+    allocs[i].setJobId(a.job_id);
+    allocs[i].setNodelist(a.nodelist);
+    allocs[i].setNodeCount(a.node_count);
+    set_u32s(allocs[i].initOrigin(a.origin.size()), a.origin);
+    set_u32s(allocs[i].initSize(a.size.size()), a.size);
+    allocs[i].setConnType(a.conn_type);
+    allocs[i].setNodeUse(a.node_use);
+  }
+}
+
+void read(wire::TopologyView::Reader r, topology_view& x) {
+  x.select_type = str(r.getSelectType());
+  x.dims = get_u32s(r.getDims());
+  for (auto n : r.getNodes())
+    x.nodes.push_back(
+        {str(n.getName()), node_state_from(n.getState()), n.getJobId(), get_u32s(n.getCoord())});
+  for (auto a : r.getAllocations())
+    x.allocations.push_back({a.getJobId(), str(a.getNodelist()), a.getNodeCount(),
+                             get_u32s(a.getOrigin()), get_u32s(a.getSize()), str(a.getConnType()),
+                             str(a.getNodeUse())});
+}
+
 }  // namespace
 
 #define SHOAL_DEFINE_CODEC(type, wire_type)                                                      \
@@ -496,5 +564,6 @@ SHOAL_DEFINE_CODEC(job_event, JobEvent)
 SHOAL_DEFINE_CODEC(node_update, NodeUpdate)
 SHOAL_DEFINE_CODEC(pending_detail, PendingDetail)
 SHOAL_DEFINE_CODEC(job_control, JobControl)
+SHOAL_DEFINE_CODEC(topology_view, TopologyView)
 
 }  // namespace shoal::msg

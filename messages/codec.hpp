@@ -29,6 +29,7 @@ SHOAL_DECLARE_CODEC(job_event)
 SHOAL_DECLARE_CODEC(node_update)
 SHOAL_DECLARE_CODEC(pending_detail)
 SHOAL_DECLARE_CODEC(job_control)
+SHOAL_DECLARE_CODEC(topology_view)
 
 #undef SHOAL_DECLARE_CODEC
 
@@ -58,6 +59,7 @@ SHOAL_CAPNP_INSPECT(job_event)
 SHOAL_CAPNP_INSPECT(node_update)
 SHOAL_CAPNP_INSPECT(pending_detail)
 SHOAL_CAPNP_INSPECT(job_control)
+SHOAL_CAPNP_INSPECT(topology_view)
 
 #undef SHOAL_CAPNP_INSPECT
 

@@ -79,7 +79,16 @@ struct JobRequest {
   nodesMax @22 :UInt32;      # 0: same as minNodes
   submitToken @23 :Text;     # chosen by the client; a retried submission with the same token
                              # returns the first one's job instead of creating another
-  workload @24 :JobWorkload; # arrays, dependencies, begin time, hold, memory, sharing
+  shape @24 :JobShape;       # torus options; unset on 1-D clusters
+  cpuBind @25 :Text;         # --cpu-bind in canonical form (topology/cpu_binding.hpp); empty: none
+  workload @26 :JobWorkload; # arrays, dependencies, begin time, hold, memory, sharing
+}
+
+struct JobShape {
+  geometry @0 :List(UInt32); # --geometry=AxBxC: empty, or three sizes (X, Y, Z)
+  rotate @1 :Bool = true;    # false: --no-rotate, the geometry's axes stay as given
+  connType @2 :Text;         # --conn-type: "", mesh or torus ("" = torus)
+  nodeUse @3 :Text;          # --node-use: "", coprocessor or virtual
 }
 
 # What a job asks beyond nodes and tasks (issue 5). Kept apart so JobRequest stays readable.
@@ -173,6 +182,7 @@ struct LaunchRequest {
   jobName @20 :Text;
   partition @21 :Text;
   jobNodeCount @22 :UInt32;
+  cpuBind @23 :Text;         # --cpu-bind in canonical form; empty: leave affinity alone
 }
 
 struct TaskOutput {
@@ -214,4 +224,28 @@ struct NodeUpdate {
   state @1 :Text;            # DRAIN RESUME DOWN IDLE (case-insensitive); empty: keep
   reason @2 :Text;
   user @3 :Text;
+}
+
+struct MapNode {
+  name @0 :Text;
+  state @1 :Text;            # as NodeInfo.state
+  jobId @2 :UInt64;          # job holding the node, 0: none
+  coord @3 :List(UInt32);    # X, Y, Z on a torus; empty on a 1-D cluster
+}
+
+struct MapAllocation {
+  jobId @0 :UInt64;
+  nodelist @1 :Text;         # box form (bgl[000x011]) on a torus, else a hostlist
+  nodeCount @2 :UInt32;
+  origin @3 :List(UInt32);   # torus: lowest corner of the prism before wrapping
+  size @4 :List(UInt32);     # torus: extent in X, Y, Z
+  connType @5 :Text;         # torus: mesh or torus
+  nodeUse @6 :Text;          # torus: coprocessor or virtual
+}
+
+struct TopologyView {
+  selectType @0 :Text;       # select/linear, select/consecutive or select/torus3d
+  dims @1 :List(UInt32);     # X, Y, Z on a torus; empty on a 1-D cluster
+  nodes @2 :List(MapNode);   # torus: grid order, x outermost; 1-D: config order
+  allocations @3 :List(MapAllocation);  # one per running job, by job id
 }

@@ -75,6 +75,14 @@ struct job_workload {
   bool exclusive = false;
 };
 
+/// What a job asks of a 3-D torus (Blue Gene/L's srun options); empty on 1-D clusters.
+struct job_shape {
+  std::vector<uint32_t> geometry;  ///< empty, or A, B, C
+  bool rotate = true;
+  std::string conn_type;  ///< "", "mesh" or "torus"
+  std::string node_use;   ///< "", "coprocessor" or "virtual"
+};
+
 struct job_request {
   uint64_t job_id = 0;
   std::string name;
@@ -101,6 +109,8 @@ struct job_request {
   uint32_t nodes_max = 0;
   std::string submit_token;
   job_workload workload;
+  job_shape shape;
+  std::string cpu_bind;
 };
 
 struct job_info {
@@ -182,6 +192,7 @@ struct launch_request {
   std::string job_name;
   std::string partition;
   uint32_t job_node_count = 0;
+  std::string cpu_bind;
 };
 
 enum class stream_kind : uint8_t { out = 1, err = 2 };
@@ -230,6 +241,33 @@ struct node_update {
   std::string state;
   std::string reason;
   std::string user;
+};
+
+/// One node on `shoal map`.
+struct map_node {
+  std::string name;
+  node_state state = node_state::unknown;
+  uint64_t job_id = 0;          ///< 0: free
+  std::vector<uint32_t> coord;  ///< X, Y, Z on a torus; empty on a 1-D cluster
+};
+
+/// One running job's allocation on `shoal map`.
+struct map_allocation {
+  uint64_t job_id = 0;
+  std::string nodelist;  ///< box form on a torus
+  uint32_t node_count = 0;
+  std::vector<uint32_t> origin;  ///< torus only: lowest corner (before wrapping)
+  std::vector<uint32_t> size;    ///< torus only: extent in X, Y, Z
+  std::string conn_type;         ///< torus only: mesh or torus
+  std::string node_use;          ///< torus only
+};
+
+/// The topology actor's allocation map, as `shoal map` draws it.
+struct topology_view {
+  std::string select_type;                  ///< select/linear, select/consecutive, select/torus3d
+  std::vector<uint32_t> dims;               ///< X, Y, Z on a torus; empty on a 1-D cluster
+  std::vector<map_node> nodes;              ///< torus: grid order (x outermost); 1-D: config order
+  std::vector<map_allocation> allocations;  ///< by job id
 };
 
 }  // namespace shoal::msg

@@ -189,8 +189,64 @@ class parser {
   deferred timeout_;
   deferred collectors_;
   deferred default_partition_;
+  deferred select_;
   std::string default_partition_name_;
+
+  caf::error resolve_torus();
 };
+
+/// A base-36 digit (0-9, A-Z) as Blue Gene/L names use them, or -1.
+int base36_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'Z') return c - 'A' + 10;
+  return -1;
+}
+
+caf::error parser::resolve_torus() {
+  auto& grid = cfg_.torus;
+  grid = torus_grid{};
+  if (cfg_.nodes.empty())
+    return fail(select_.at, select_.key +
+                                "=select/torus3d needs nodes named PREFIXxyz, such as "
+                                "NodeName=bgl[000x733]");
+  for (const auto& n : cfg_.nodes) {
+    where at{n.file, n.line};
+    const auto& name = n.name;
+    bool digits = name.size() > 3;
+    for (size_t i = name.size() >= 3 ? name.size() - 3 : 0; digits && i < name.size(); ++i)
+      digits = base36_digit(name[i]) >= 0;
+    if (!digits)
+      return fail(at, "node '" + name + "' is not named as a base partition of a 3-D torus " +
+                          "(SelectType=select/torus3d needs a prefix plus one digit 0-9/A-Z per " +
+                          "dimension, such as bgl012)");
+    auto prefix = name.substr(0, name.size() - 3);
+    if (grid.prefix.empty()) grid.prefix = prefix;
+    if (prefix != grid.prefix)
+      return fail(at, "node '" + name + "' does not share the prefix '" + grid.prefix +
+                          "' of the other base partitions (SelectType=select/torus3d)");
+    for (int d = 0; d < 3; ++d)
+      grid.dims[d] = std::max(grid.dims[d], base36_digit(name[name.size() - 3 + d]) + 1);
+  }
+  auto volume = static_cast<size_t>(grid.dims[0]) * grid.dims[1] * grid.dims[2];
+  if (volume != cfg_.nodes.size()) {
+    // Names are unique, so some base partition of the bounding grid is missing: name one.
+    std::string missing;
+    const char* digit = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    for (int x = 0; x < grid.dims[0] && missing.empty(); ++x)
+      for (int y = 0; y < grid.dims[1] && missing.empty(); ++y)
+        for (int z = 0; z < grid.dims[2] && missing.empty(); ++z) {
+          auto name = grid.prefix + digit[x] + digit[y] + digit[z];
+          if (node_index_.count(name) == 0) missing = name;
+        }
+    return fail(select_.at,
+                "select/torus3d needs a complete grid: " + std::to_string(grid.dims[0]) + "x" +
+                    std::to_string(grid.dims[1]) + "x" + std::to_string(grid.dims[2]) + " has " +
+                    std::to_string(volume) + " base partitions but " +
+                    std::to_string(cfg_.nodes.size()) + " nodes are defined (missing " + missing +
+                    ")");
+  }
+  return {};
+}
 
 caf::error parser::on_line(std::string_view line, const where& at, int depth) {
   auto res = cs::split_line(line);
@@ -303,17 +359,21 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
   if (k == "selecttype") {
     auto type = cs::to_lower(v);
     cfg_.scheduling.consumable = false;
+    cfg_.torus3d = false;
     if (type == "select/linear") {
       cfg_.select_type = topology::selection_policy::linear;
     } else if (type == "select/consecutive") {
       cfg_.select_type = topology::selection_policy::consecutive;
     } else if (type == "select/cons_tres" || type == "select/cons_res") {
       cfg_.scheduling.consumable = true;
+    } else if (type == "select/torus3d" || type == "select/bluegene") {
+      cfg_.torus3d = true;
     } else {
       return fail(at, p.key + " '" + v +
                           "' is not supported (supported: select/linear, select/consecutive, "
-                          "select/cons_tres)");
+                          "select/cons_tres, select/torus3d)");
     }
+    mark(select_, p, at);
     return {};
   }
   if (k == "switchtype") {
@@ -698,6 +758,8 @@ caf::expected<cluster_config> parser::finish() {
     if (node_index_.count(name) == 0)
       return fail(collectors_.at, collectors_.key + " names unknown node '" + name + "'");
   if (auto err = resolve_partitions()) return err;
+  if (cfg_.torus3d)
+    if (auto err = resolve_torus()) return err;
   if (default_partition_.set && !default_partition_name_.empty()) {
     auto it = std::find_if(cfg_.partitions.begin(), cfg_.partitions.end(),
                            [&](const auto& p) { return p.name == default_partition_name_; });

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,25 +16,25 @@ namespace shoal::runtime {
 /// Resources left at 0 are taken from what the node reports.
 struct node_config {
   std::string name;
-  std::string address;            ///< NodeHostname=/NodeAddr=; defaults to the name
-  uint32_t cpus = 0;              ///< CPUs=
-  uint32_t sockets = 0;           ///< Sockets=
-  uint32_t cores_per_socket = 0;  ///< CoresPerSocket=
-  uint32_t threads_per_core = 0;  ///< ThreadsPerCore=
-  double speed = 0;               ///< Speed= (seed) / CPU MHz
-  uint64_t real_memory_mb = 0;    ///< RealMemory=
-  uint64_t virtual_memory_mb = 0; ///< VirtualMemory= (seed)
-  uint64_t tmp_disk_mb = 0;       ///< TmpDisk=
-  std::string os;                 ///< OS= (seed): minimum OS release, e.g. Linux.2.4.7-10
-  uint32_t weight = 1;            ///< Weight=: lower is scheduled first
-  std::string features;           ///< Features=
-  std::string initial_state;      ///< State= (UNKNOWN, DOWN, DRAIN, IDLE, ...); empty = UNKNOWN
+  std::string address;             ///< NodeHostname=/NodeAddr=; defaults to the name
+  uint32_t cpus = 0;               ///< CPUs=
+  uint32_t sockets = 0;            ///< Sockets=
+  uint32_t cores_per_socket = 0;   ///< CoresPerSocket=
+  uint32_t threads_per_core = 0;   ///< ThreadsPerCore=
+  double speed = 0;                ///< Speed= (seed) / CPU MHz
+  uint64_t real_memory_mb = 0;     ///< RealMemory=
+  uint64_t virtual_memory_mb = 0;  ///< VirtualMemory= (seed)
+  uint64_t tmp_disk_mb = 0;        ///< TmpDisk=
+  std::string os;                  ///< OS= (seed): minimum OS release, e.g. Linux.2.4.7-10
+  uint32_t weight = 1;             ///< Weight=: lower is scheduled first
+  std::string features;            ///< Features=
+  std::string initial_state;       ///< State= (UNKNOWN, DOWN, DRAIN, IDLE, ...); empty = UNKNOWN
   std::vector<std::string> partitions;  ///< seed Partition=1,3 (names "1","3"); empty = none.
                                         ///< After parsing: every partition holding the node, in
                                         ///< partition order (also the implied "0" and those
                                         ///< whose PartitionName= Nodes= list it)
-  bool partitions_given = false;  ///< true when a Partition= key applied (even an empty one)
-  std::string file;               ///< where the record was defined
+  bool partitions_given = false;        ///< true when a Partition= key applied (even an empty one)
+  std::string file;                     ///< where the record was defined
   int line = 0;
 };
 
@@ -53,25 +54,37 @@ struct partition_config {
   int line = 0;
 };
 
+/// SelectType=select/torus3d: the X x Y x Z grid of base partitions, read from the node names
+/// (prefix plus one base-36 digit per dimension, as Blue Gene/L's bgl000..bgl733).
+struct torus_grid {
+  std::string prefix;                ///< the one name prefix every node shares, e.g. "bgl"
+  std::array<int, 3> dims{0, 0, 0};  ///< X, Y, Z: the highest digit in each dimension, plus one
+};
+
 /// The whole cluster configuration, as every shoal process reads it.
 struct cluster_config {
-  std::string path;                   ///< the main file ("" for the embedded default)
-  std::string cluster_name = "shoal"; ///< ClusterName=
+  std::string path;                           ///< the main file ("" for the embedded default)
+  std::string cluster_name = "shoal";         ///< ClusterName=
   std::vector<std::string> controller_hosts;  ///< SlurmctldHost= (repeatable) / ControlMachine=
                                               ///< then BackupController=; first is primary
-  uint16_t controller_port = 6917;    ///< SlurmctldPort= / MachStatusPort=
-  std::vector<std::string> collector_nodes;  ///< CollectorNodes= (seed), expanded
-  int64_t heartbeat_interval_ms = 30000;     ///< HeartBeatInterval= (seconds, may be fractional)
-  int64_t heartbeat_timeout_ms = 300000;     ///< SlurmdTimeout= / HeartBeatTimeout=
-  int64_t kill_wait_s = 30;                  ///< KillWait=
+  uint16_t controller_port = 6917;            ///< SlurmctldPort= / MachStatusPort=
+  std::vector<std::string> collector_nodes;   ///< CollectorNodes= (seed), expanded
+  int64_t heartbeat_interval_ms = 30000;      ///< HeartBeatInterval= (seconds, may be fractional)
+  int64_t heartbeat_timeout_ms = 300000;      ///< SlurmdTimeout= / HeartBeatTimeout=
+  int64_t kill_wait_s = 30;                   ///< KillWait=
   std::string state_save_location = "/var/spool/shoal";  ///< StateSaveLocation=
-  std::string tmp_fs = "/tmp";               ///< TmpFS=
-  std::string ctld_log_file;                 ///< SlurmctldLogFile=; empty: stderr
-  std::string node_log_file;                 ///< SlurmdLogFile=; empty: stderr
-  std::string ctld_debug = "info";           ///< SlurmctldDebug= (level name or 0-9 number)
-  std::string node_debug = "info";           ///< SlurmdDebug=
-  std::vector<std::string> debug_flags;      ///< DebugFlags= / MachStatusDebug=, lower case
-  topology::selection_policy select_type = topology::selection_policy::consecutive;  ///< SelectType=
+  std::string tmp_fs = "/tmp";                           ///< TmpFS=
+  std::string ctld_log_file;                             ///< SlurmctldLogFile=; empty: stderr
+  std::string node_log_file;                             ///< SlurmdLogFile=; empty: stderr
+  std::string ctld_debug = "info";       ///< SlurmctldDebug= (level name or 0-9 number)
+  std::string node_debug = "info";       ///< SlurmdDebug=
+  std::vector<std::string> debug_flags;  ///< DebugFlags= / MachStatusDebug=, lower case
+  topology::selection_policy select_type =
+      topology::selection_policy::consecutive;  ///< SelectType=
+                                                ///< for 1-D clusters (unused when torus3d)
+  bool torus3d = false;  ///< SelectType=select/torus3d (alias select/bluegene): `torus` holds the
+                         ///< grid; every node is a base partition of it, the grid is complete
+  torus_grid torus;
   std::string switch_type = "switch/none";   ///< SwitchType=, as written; the runtime builds the
                                              ///< matching interconnect::switch_manager
   uint16_t metrics_port = 0;                 ///< MetricsPort=; 0 = off
@@ -103,6 +116,11 @@ struct cluster_config {
 ///   naming a seed number); a PartitionName= line may name a seed number and then shares it.
 ///   Each partition's nodes are kept in config (NodeName) order.
 /// - Unknown keys, and Slurm keys shoal ignores, add a "file:line: ..." entry to `warnings`.
+/// - SelectType=select/torus3d (or Slurm's historical select/bluegene) reads the grid from the
+///   node names: every node is one prefix plus three base-36 digits (0-9, A-Z: X, Y, Z), the
+///   same prefix for all, and the names fill the grid 0..X-1 x 0..Y-1 x 0..Z-1 completely
+///   (`NodeName=bgl[000x733]` declares 8x4x4). Otherwise an error naming the node's line (or
+///   the SelectType line for a missing base partition).
 caf::expected<cluster_config> load_config(const std::string& path);
 
 /// Parses config text; `source` names it in messages (a file path, or "<embedded>").
@@ -114,6 +132,14 @@ caf::expected<cluster_config> parse_config(const std::string& text, const std::s
 /// The embedded default: a local cluster of `nodes` node daemons on 127.0.0.1, named
 /// node[1-N], one partition "debug" (Default=YES), controller on `port`, short heartbeats.
 std::string default_config_text(unsigned nodes, uint16_t port);
+
+/// As default_config_text, for a local 3-D torus: SelectType=select/torus3d, base partitions
+/// named bgl000 up to the grid's far corner (`NodeName=bgl[000x733]` for 8x4x4), all in the
+/// default partition "debug". Precondition: each dimension is 1 to 36.
+std::string torus_config_text(const std::array<int, 3>& dims, uint16_t port);
+
+/// The name of the base partition at (x, y, z): `prefix` plus one base-36 digit per dimension.
+std::string base_partition_name(const std::string& prefix, int x, int y, int z);
 
 /// The running configuration as `Key = Value` lines (what `shoal control show config` prints):
 /// a "Configuration data as of <path or <embedded>>" line, the keys in alphabetical order with

@@ -91,7 +91,8 @@ std::string render_config(const cluster_config& cfg) {
   add("HeartBeatInterval", cs::format_ms_as_seconds(cfg.heartbeat_interval_ms));
   add("KillWait", std::to_string(cfg.kill_wait_s));
   add("MetricsPort", std::to_string(cfg.metrics_port));
-  add("SelectType", cfg.scheduling.consumable ? "select/cons_tres"
+  add("SelectType", cfg.torus3d                                             ? "select/torus3d"
+                    : cfg.scheduling.consumable                               ? "select/cons_tres"
                     : cfg.select_type == topology::selection_policy::linear ? "select/linear"
                                                                             : "select/consecutive");
   // A value holding '=' is quoted, or the parser would read `Key = a=b` as an empty Key.
@@ -165,6 +166,30 @@ std::string default_config_text(unsigned nodes, uint16_t port) {
   out += "PartitionName=debug Nodes=" + (nodes > 0 ? names : std::string{"\"\""}) +
          " Default=YES MaxTime=INFINITE State=UP\n";
   return out;
+}
+
+std::string base_partition_name(const std::string& prefix, int x, int y, int z) {
+  const char* digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  return prefix + digits[x] + digits[y] + digits[z];
+}
+
+std::string torus_config_text(const std::array<int, 3>& dims, uint16_t port) {
+  auto text = default_config_text(0, port);
+  auto box = "bgl[000x" + base_partition_name("", dims[0] - 1, dims[1] - 1, dims[2] - 1) + "]";
+  auto size =
+      std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" + std::to_string(dims[2]);
+  auto replace = [&](const std::string& from, const std::string& to) {
+    auto at = text.find(from);
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  };
+  replace("a local test cluster of 0 node daemon(s)",
+          "a local " + size + " torus of base partitions");
+  replace("SelectType=select/consecutive\n",
+          "# A 3-D torus: the grid comes from the node names (prefix + X, Y, Z digits).\n"
+          "SelectType=select/torus3d\n");
+  replace("Nodes=\"\"", "Nodes=" + box);
+  replace("PartitionName=", "NodeName=" + box + " NodeAddr=127.0.0.1\nPartitionName=");
+  return text;
 }
 
 }  // namespace shoal::runtime

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <caf/all.hpp>
@@ -18,6 +19,7 @@
 #include "runtime/bootstrap/logging.hpp"
 #include "runtime/bootstrap/shutdown.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
+#include "topology/hostlist.hpp"
 #include "topology/machine_probe.hpp"
 
 namespace {
@@ -67,7 +69,15 @@ int main(int argc, char** argv) {
   app.add_option("-L,--logfile", log_file,
                  "Log to this file (default: SlurmdLogFile, else stderr)");
   app.add_option("--debug", debug_level, "Log level (default: SlurmdDebug, else info)");
-  app.add_option("--spool", spool_dir, "Directory for batch scripts (default: TmpFS/shoald-NODE)");
+  app.add_option("--spool", spool_dir,
+                 "Directory for batch scripts (default: TmpFS/shoald-NODE; with --nodes, a "
+                 "subdirectory per node)");
+  std::string frontend_nodes;
+  app.add_option("--nodes", frontend_nodes,
+                 "Front-end mode: speak for every node of this hostlist (e.g. bgl[000x733]) from "
+                 "one process, as Blue Gene/L's front-end node daemon; their tasks and batch "
+                 "scripts run on this host")
+      ->excludes("--node-name");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -82,15 +92,31 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (auto& w : cfg->warnings) std::fprintf(stderr, "shoald: warning: %s\n", w.c_str());
-  if (node_name.empty()) node_name = short_hostname();
-  auto known = std::any_of(cfg->nodes.begin(), cfg->nodes.end(),
-                           [&](const auto& n) { return n.name == node_name; });
-  if (!known) {
-    std::fprintf(stderr, "shoald: error: node '%s' is not in %s (use --node-name NAME)\n",
-                 node_name.c_str(), cfg->path.c_str());
-    return 1;
+  std::vector<std::string> served;
+  if (!frontend_nodes.empty()) {
+    auto names = shoal::topology::expand_hostlist(frontend_nodes);
+    if (!names || names->empty()) {
+      std::fprintf(stderr, "shoald: error: --nodes '%s': %s\n", frontend_nodes.c_str(),
+                   names ? "names no node" : shoal::describe(names.error()).c_str());
+      return 2;
+    }
+    served = std::move(*names);
+    node_name = served.front();
+  } else {
+    if (node_name.empty()) node_name = short_hostname();
+    served.push_back(node_name);
   }
-  if (auto err = shoal::runtime::setup_logging("shoald(" + node_name + ")",
+  for (auto& name : served) {
+    auto known = std::any_of(cfg->nodes.begin(), cfg->nodes.end(),
+                             [&](const auto& n) { return n.name == name; });
+    if (!known) {
+      std::fprintf(stderr, "shoald: error: node '%s' is not in %s (use --node-name NAME)\n",
+                   name.c_str(), cfg->path.c_str());
+      return 1;
+    }
+  }
+  auto log_name = served.size() == 1 ? node_name : shoal::topology::compress_hostlist(served);
+  if (auto err = shoal::runtime::setup_logging("shoald(" + log_name + ")",
                                                debug_level.empty() ? cfg->node_debug : debug_level,
                                                log_file.empty() ? cfg->node_log_file : log_file)) {
     std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(err).c_str());
@@ -104,18 +130,33 @@ int main(int argc, char** argv) {
   caf::actor_system_config sys_cfg;
   shoal::runtime::configure_actor_system(sys_cfg, 2);
   caf::actor_system sys{sys_cfg};
-  shoal::actors::node_daemon_setup setup;
-  std::tie(setup.controller_host, setup.controller_port) =
-      shoal::runtime::controller_endpoint(*cfg);
-  setup.heartbeat_interval_ms = cfg->heartbeat_interval_ms;
-  setup.status = to_status(*facts, node_name);
-  setup.spool_dir = spool_dir.empty() ? cfg->tmp_fs + "/shoald-" + node_name : spool_dir;
-  shoal::actors::log().info("shoald starting node={} cpus={} mem_mb={} controller={}:{}", node_name,
-                            facts->cpus, facts->real_memory_mb, setup.controller_host,
-                            setup.controller_port);
-  auto daemon = shoal::actors::spawn_node_daemon(sys, std::move(setup));
+  std::vector<caf::actor> daemons;
+  for (auto& name : served) {
+    shoal::actors::node_daemon_setup setup;
+    std::tie(setup.controller_host, setup.controller_port) =
+        shoal::runtime::controller_endpoint(*cfg);
+    setup.heartbeat_interval_ms = cfg->heartbeat_interval_ms;
+    setup.status = to_status(*facts, name);
+    setup.cores = facts->cores;
+    // Several nodes on one host each get their own spool directory (batch scripts by job id
+    // would not collide, but a per-node directory keeps a node's files together).
+    setup.spool_dir = spool_dir.empty()    ? cfg->tmp_fs + "/shoald-" + name
+                      : served.size() == 1 ? spool_dir
+                                           : spool_dir + "/" + name;
+    shoal::actors::log().info("shoald starting node={} cpus={} mem_mb={} controller={}:{}", name,
+                              facts->cpus, facts->real_memory_mb, setup.controller_host,
+                              setup.controller_port);
+    daemons.push_back(shoal::actors::spawn_node_daemon(sys, std::move(setup)));
+  }
+  // One node: its daemon is the main actor. A front end: a supervisor linked to every node
+  // daemon, so one refused registration ends the process and a shutdown ends them all.
+  auto daemon =
+      daemons.size() == 1 ? daemons.front() : sys.spawn([daemons](caf::event_based_actor* self) {
+        for (auto& d : daemons) self->link_to(d);
+        return caf::behavior{[](caf::ok_atom) {}};
+      });
   int code = shoal::runtime::run_until_shutdown(sys, daemon);
-  shoal::actors::log().info("shoald stopped node={} code={}", node_name, code);
+  shoal::actors::log().info("shoald stopped node={} code={}", log_name, code);
   spdlog::shutdown();
   std::fflush(nullptr);
   // Tasks die with us (PR_SET_PDEATHSIG); skip the actor-system teardown.

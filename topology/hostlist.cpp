@@ -1,7 +1,9 @@
 #include "topology/hostlist.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cstdint>
+#include <list>
 #include <utility>
 
 #include "messages/errc.hpp"
@@ -22,6 +24,9 @@ constexpr uint64_t max_total_names = 1000000;
 /// for the `+ 1` of range arithmetic.
 constexpr size_t max_digits = 18;
 
+/// A box corner has one base-36 digit per dimension of the Blue Gene/L torus.
+constexpr size_t box_dims = 3;
+
 // -- character classes --------------------------------------------------------------------------
 
 bool is_digit(char c) {
@@ -32,15 +37,23 @@ bool is_separator(char c) {
   return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-// -- shared pieces ------------------------------------------------------------------------------
+/// isspace in the C locale, which Slurm's strnatcmp skips.
+bool is_c_space(char c) {
+  return c == ' ' || (c >= '\t' && c <= '\r');
+}
 
-/// A bracket element `lo-hi` (or a single number, lo == hi). Every number of the range is
-/// printed with at least `width` digits, the width of `lo` as written.
-struct num_range {
-  uint64_t lo = 0;
-  uint64_t hi = 0;
-  size_t width = 0;
-};
+/// The value of a base-36 digit as Slurm writes torus coordinates (0-9, then A-Z), or -1.
+int base36_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'Z') return c - 'A' + 10;
+  return -1;
+}
+
+char base36_digit(int value) {
+  return "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[value];
+}
+
+// -- shared pieces ------------------------------------------------------------------------------
 
 std::string format_number(uint64_t value, size_t width) {
   auto digits = std::to_string(value);
@@ -63,6 +76,25 @@ caf::error fail(size_t column, const std::string& what) {
   return make_error(errc::invalid_hostlist, what + " at column " + std::to_string(column));
 }
 
+/// One element of a bracket: a numeric range `lo-hi` (a single number has lo == hi; every number
+/// is printed with at least `width` digits, the width of `lo` as written), or a box of torus
+/// coordinates from corner `low` to corner `high`.
+struct bracket_element {
+  bool is_box = false;
+  uint64_t lo = 0;
+  uint64_t hi = 0;
+  size_t width = 0;
+  std::array<int, box_dims> low{};
+  std::array<int, box_dims> high{};
+
+  uint64_t size() const {
+    if (!is_box) return hi - lo + 1;
+    uint64_t n = 1;
+    for (size_t d = 0; d < box_dims; ++d) n *= static_cast<uint64_t>(high[d] - low[d] + 1);
+    return n;
+  }
+};
+
 /// Reads a run of digits at `pos` of `text` (whose first character is column `base`). Returns
 /// the number of digits read; 0 means none.
 caf::expected<size_t> read_number(std::string_view text, size_t pos, size_t base, uint64_t& value) {
@@ -75,10 +107,41 @@ caf::expected<size_t> read_number(std::string_view text, size_t pos, size_t base
   return end - pos;
 }
 
-/// Parses one element of a bracket (`7`, `01-16`). `base` is the column of `elem[0]`.
-caf::expected<num_range> parse_element(std::string_view elem, size_t base) {
+/// Parses a box `XYZxXYZ` (Blue Gene/L paper, 2004; Slurm's 3-D hostlist): two corners of one
+/// base-36 digit per dimension, the low one first. `base` is the column of `elem[0]`; `cross` is
+/// the position of the first 'x'.
+caf::expected<bracket_element> parse_box(std::string_view elem, size_t cross, size_t base) {
+  bracket_element r;
+  r.is_box = true;
+  auto read_corner = [&](std::string_view corner, size_t column,
+                         std::array<int, box_dims>& out) -> caf::error {
+    if (corner.size() != box_dims)
+      return fail(column, "box corner '" + std::string{corner} + "' is not " +
+                              std::to_string(box_dims) + " base-36 digits (0-9, A-Z)");
+    for (size_t d = 0; d < box_dims; ++d) {
+      out[d] = base36_value(corner[d]);
+      if (out[d] < 0)
+        return fail(column + d, "box corner '" + std::string{corner} + "' is not " +
+                                    std::to_string(box_dims) + " base-36 digits (0-9, A-Z)");
+    }
+    return {};
+  };
+  if (auto err = read_corner(elem.substr(0, cross), base, r.low)) return err;
+  if (auto err = read_corner(elem.substr(cross + 1), base + cross + 1, r.high)) return err;
+  static constexpr const char* axis = "xyz";
+  for (size_t d = 0; d < box_dims; ++d)
+    if (r.low[d] > r.high[d])
+      return fail(base, "reversed box " + std::string{elem} +
+                            " (low corner above the high one in " + axis[d] + ")");
+  return r;
+}
+
+/// Parses one element of a bracket (`7`, `01-16`, `000x311`). `base` is the column of `elem[0]`.
+caf::expected<bracket_element> parse_element(std::string_view elem, size_t base) {
   if (elem.empty()) return fail(base, "empty range part");
-  num_range r;
+  if (auto cross = elem.find('x'); cross != std::string_view::npos)
+    return parse_box(elem, cross, base);
+  bracket_element r;
   auto lo_len = read_number(elem, 0, base, r.lo);
   if (!lo_len) return std::move(lo_len.error());
   if (*lo_len == 0) {
@@ -110,9 +173,9 @@ caf::expected<num_range> parse_element(std::string_view elem, size_t base) {
 }
 
 /// Parses the text between `[` and `]`. `base` is the column of `body[0]`.
-caf::expected<std::vector<num_range>> parse_bracket(std::string_view body, size_t base) {
+caf::expected<std::vector<bracket_element>> parse_bracket(std::string_view body, size_t base) {
   if (body.empty()) return fail(base - 1, "empty brackets");
-  std::vector<num_range> result;
+  std::vector<bracket_element> result;
   size_t start = 0;
   for (;;) {
     auto comma = body.find(',', start);
@@ -128,7 +191,7 @@ caf::expected<std::vector<num_range>> parse_bracket(std::string_view body, size_
 /// One item of an expression: literals[0] bracket[0] literals[1] ... literals[n].
 struct item {
   std::vector<std::string> literals{std::string{}};
-  std::vector<std::vector<num_range>> brackets;
+  std::vector<std::vector<bracket_element>> brackets;
 };
 
 /// Names an item expands to, saturating at `cap + 1` so that products cannot overflow.
@@ -136,11 +199,27 @@ uint64_t item_size(const item& it, uint64_t cap) {
   uint64_t total = 1;
   for (const auto& bracket : it.brackets) {
     uint64_t n = 0;
-    for (const auto& r : bracket) n = std::min(cap + 1, n + (r.hi - r.lo + 1));
+    for (const auto& r : bracket) n = std::min(cap + 1, n + r.size());
     // n >= 1 and both factors are at most cap + 1, far below 2^64 / 2^21.
     total = std::min(cap + 1, total * n);
   }
   return total;
+}
+
+/// The suffixes a bracket element stands for, in order. A box runs x outermost, then y, then z,
+/// so a full grid comes out in node-index order (x * Y * Z + y * Z + z, topology/torus.hpp).
+void append_values(const bracket_element& r, std::vector<std::string>& values) {
+  if (!r.is_box) {
+    for (uint64_t v = r.lo;; ++v) {
+      values.push_back(format_number(v, r.width));
+      if (v == r.hi) break;
+    }
+    return;
+  }
+  for (int x = r.low[0]; x <= r.high[0]; ++x)
+    for (int y = r.low[1]; y <= r.high[1]; ++y)
+      for (int z = r.low[2]; z <= r.high[2]; ++z)
+        values.push_back({base36_digit(x), base36_digit(y), base36_digit(z)});
 }
 
 void emit(const item& it, std::vector<std::string>& out) {
@@ -149,11 +228,7 @@ void emit(const item& it, std::vector<std::string>& out) {
   std::vector<std::string> partial{it.literals[0]};
   for (size_t b = 0; b < it.brackets.size(); ++b) {
     std::vector<std::string> values;
-    for (const auto& r : it.brackets[b])
-      for (uint64_t v = r.lo;; ++v) {
-        values.push_back(format_number(v, r.width));
-        if (v == r.hi) break;
-      }
+    for (const auto& r : it.brackets[b]) append_values(r, values);
     std::vector<std::string> next;
     next.reserve(partial.size() * values.size());
     for (const auto& head : partial)
@@ -164,21 +239,28 @@ void emit(const item& it, std::vector<std::string>& out) {
 }
 
 // -- compression --------------------------------------------------------------------------------
+//
+// The compressors follow Slurm 22.05's hostlist.c step by step, because `show hostlist` and
+// `show hostlistsorted` must print what scontrol prints, and Slurm's sorted form keeps the
+// traces of how the list was built (which names joined a range, in which order).
 
-/// A name split into prefix and numeric suffix. A name without trailing digits (or with more
-/// than max_digits of them) is "plain": its prefix is the whole name.
-struct split_name {
+/// Slurm's hostrange: a prefix with the numbers lo..hi printed with at least `width` digits, or a
+/// plain name (numbered == false, the prefix is the whole name).
+struct host_range {
   std::string_view prefix;
   bool numbered = false;
-  uint64_t value = 0;
+  uint64_t lo = 0;
+  uint64_t hi = 0;
   size_t width = 0;
 };
 
-split_name split(std::string_view name) {
+/// A name split into prefix and numeric suffix. A name without trailing digits (or with more
+/// than max_digits of them) is plain.
+host_range split(std::string_view name) {
   size_t k = name.size();
   while (k > 0 && is_digit(name[k - 1])) --k;
   auto digits = name.size() - k;
-  split_name s;
+  host_range s;
   if (digits == 0 || digits > max_digits) {
     s.prefix = name;
     return s;
@@ -186,58 +268,250 @@ split_name split(std::string_view name) {
   s.prefix = name.substr(0, k);
   s.numbered = true;
   s.width = digits;
-  for (size_t i = k; i < name.size(); ++i)
-    s.value = s.value * 10 + static_cast<uint64_t>(name[i] - '0');
+  for (size_t i = k; i < name.size(); ++i) s.lo = s.lo * 10 + static_cast<uint64_t>(name[i] - '0');
+  s.hi = s.lo;
   return s;
 }
 
-/// Whether `s` prints as the next number of `r` when expanded with r's width: its digits must
-/// be exactly format_number(value, r.width).
-bool extends(const num_range& r, const split_name& s) {
-  return s.value == r.hi + 1 && s.width == std::max(r.width, digit_count(s.value));
+size_t zeros_to_pad(uint64_t value, size_t width) {
+  auto digits = digit_count(value);
+  return width > digits ? width - digits : 0;
 }
 
-/// Slurm's strnatcmp for blank-free text: runs of digits compare as numbers, except that a run
-/// starting with '0' on either side compares digit by digit (as a fraction would).
+/// Slurm's hostrange_width_combine (_width_equiv): whether the two ranges' lowest numbers print
+/// the same under either width. Like Slurm, on success it overwrites one width with the other;
+/// that never changes how a range's own numbers print, but Slurm copies widths into new ranges
+/// while coalescing, so the overwrite is reproduced.
+bool combine_widths(host_range& a, host_range& b) {
+  if (a.width == b.width) return true;
+  auto a_pad = zeros_to_pad(a.lo, a.width);
+  auto a_pad_as_b = zeros_to_pad(a.lo, b.width);
+  auto b_pad = zeros_to_pad(b.lo, b.width);
+  auto b_pad_as_a = zeros_to_pad(b.lo, a.width);
+  if (a_pad != a_pad_as_b && b_pad != b_pad_as_a) return false;
+  if (a_pad != a_pad_as_b)
+    b.width = a.width;
+  else
+    a.width = b.width;
+  return true;
+}
+
+/// Slurm's strnatcmp (Martin Pool's natural order): runs of digits compare as numbers, except
+/// that a run starting with '0' on either side compares digit by digit (as a fraction would);
+/// C-locale white space is skipped; other characters compare as `char`.
 int natural_compare(std::string_view a, std::string_view b) {
   size_t i = 0;
   size_t j = 0;
-  while (i < a.size() && j < b.size()) {
-    if (is_digit(a[i]) && is_digit(b[j])) {
-      auto ie = i;
-      while (ie < a.size() && is_digit(a[ie])) ++ie;
-      auto je = j;
-      while (je < b.size() && is_digit(b[je])) ++je;
-      auto ra = a.substr(i, ie - i);
-      auto rb = b.substr(j, je - j);
-      int c = 0;
-      if (ra[0] != '0' && rb[0] != '0' && ra.size() != rb.size())
-        c = ra.size() < rb.size() ? -1 : 1;
-      else
-        c = ra.compare(rb);
-      if (c != 0) return c < 0 ? -1 : 1;
-      i = ie;
-      j = je;
-      continue;
+  auto at = [](std::string_view s, size_t k) { return k < s.size() ? s[k] : '\0'; };
+  for (;;) {
+    auto ca = at(a, i);
+    auto cb = at(b, j);
+    while (is_c_space(ca)) ca = at(a, ++i);
+    while (is_c_space(cb)) cb = at(b, ++j);
+    if (is_digit(ca) && is_digit(cb)) {
+      int result = 0;
+      if (ca == '0' || cb == '0') {
+        // compare_left: the first differing digit wins; a shorter run is smaller.
+        for (size_t k = 0;; ++k) {
+          auto da = at(a, i + k);
+          auto db = at(b, j + k);
+          if (!is_digit(da) && !is_digit(db)) break;
+          if (!is_digit(da) || (is_digit(db) && da < db)) {
+            result = -1;
+            break;
+          }
+          if (!is_digit(db) || da > db) {
+            result = 1;
+            break;
+          }
+        }
+      } else {
+        // compare_right: the longer run wins, else the first differing digit.
+        int bias = 0;
+        for (size_t k = 0;; ++k) {
+          auto da = at(a, i + k);
+          auto db = at(b, j + k);
+          if (!is_digit(da) && !is_digit(db)) {
+            result = bias;
+            break;
+          }
+          if (!is_digit(da)) {
+            result = -1;
+            break;
+          }
+          if (!is_digit(db)) {
+            result = 1;
+            break;
+          }
+          if (bias == 0 && da != db) bias = da < db ? -1 : 1;
+        }
+      }
+      if (result != 0) return result;
     }
-    auto ca = static_cast<unsigned char>(a[i]);
-    auto cb = static_cast<unsigned char>(b[j]);
+    if (ca == '\0' && cb == '\0' && i >= a.size() && j >= b.size()) return 0;
     if (ca != cb) return ca < cb ? -1 : 1;
     ++i;
     ++j;
   }
-  if (i < a.size()) return 1;
-  if (j < b.size()) return -1;
-  return 0;
 }
 
-/// Slurm's hostrange_cmp on single names: prefix (natural order), plain before numbered, then
-/// suffix width, then value. Distinct names never compare equal.
-bool sorts_before(const split_name& a, const split_name& b) {
-  if (auto c = natural_compare(a.prefix, b.prefix); c != 0) return c < 0;
-  if (a.numbered != b.numbered) return !a.numbered;
-  if (a.width != b.width) return a.width < b.width;
-  return a.value < b.value;
+/// Slurm's hostrange_prefix_cmp == 0: the same prefix, both numbered or both plain.
+/// Byte equality stands in for strnatcmp == 0, which also holds for names that differ only in
+/// white space such as '\v' (Slurm would print one prefix for both).
+bool same_prefix(const host_range& a, const host_range& b) {
+  return a.numbered == b.numbered && a.prefix == b.prefix;
+}
+
+/// Slurm's hostrange_cmp, overwriting widths as it does: prefix in natural order, a plain name
+/// before numbered ones; numbered ranges whose widths combine by their lowest numbers, others by
+/// width. Slurm returns the difference of the lowest numbers as an int, which wraps for numbers
+/// of 2^31 and more (it then sorts n3000000000 before n1 and its coalescing drops names); this
+/// compares them correctly. Prefixes strnatcmp calls equal are ordered bytewise.
+int compare_ranges(host_range& a, host_range& b) {
+  if (auto c = natural_compare(a.prefix, b.prefix); c != 0) return c;
+  if (a.prefix != b.prefix) return a.prefix < b.prefix ? -1 : 1;
+  if (a.numbered != b.numbered) return a.numbered ? 1 : -1;
+  if (combine_widths(a, b)) return a.lo < b.lo ? -1 : (a.lo > b.lo ? 1 : 0);
+  return a.width < b.width ? -1 : (a.width > b.width ? 1 : 0);
+}
+
+/// Slurm's hostlist_push_host, one name after the other: a name joins the last range when it
+/// is that range's next number and prints the same under its width. Unlike Slurm, a range stops
+/// at 65,536 names, the most one range may name when read back (Slurm prints n[0-99999] and
+/// then rejects it).
+std::vector<host_range> push_names(const std::vector<std::string>& names) {
+  std::vector<host_range> ranges;
+  for (const auto& name : names) {
+    if (name.empty()) continue;
+    auto s = split(name);
+    if (s.numbered && !ranges.empty()) {
+      auto& tail = ranges.back();
+      if (tail.numbered && tail.hi + 1 == s.lo && tail.hi - tail.lo + 1 < max_range_names &&
+          tail.prefix == s.prefix && combine_widths(tail, s)) {
+        tail.hi = s.lo;
+        continue;
+      }
+    }
+    ranges.push_back(s);
+  }
+  return ranges;
+}
+
+/// glibc's qsort, which Slurm's hostlist_sort calls: a top-down merge sort (halves of n / 2 and
+/// n - n / 2, the left element first on ties) over pointers, so that the widths compare_ranges
+/// overwrites are those of the ranges themselves, comparison for comparison as in Slurm.
+void merge_sort(std::vector<host_range*>& v, std::vector<host_range*>& tmp, size_t begin,
+                size_t end) {
+  auto n = end - begin;
+  if (n <= 1) return;
+  auto mid = begin + n / 2;
+  merge_sort(v, tmp, begin, mid);
+  merge_sort(v, tmp, mid, end);
+  tmp.clear();
+  size_t i = begin;
+  size_t j = mid;
+  while (i < mid && j < end) tmp.push_back(compare_ranges(*v[i], *v[j]) <= 0 ? v[i++] : v[j++]);
+  while (i < mid) tmp.push_back(v[i++]);
+  std::copy(tmp.begin(), tmp.end(), v.begin() + static_cast<std::ptrdiff_t>(begin));
+}
+
+/// Slurm's hostrange_intersect condition: `a` (sorted before `b`) ends above b's start.
+bool intersects(host_range& a, host_range& b) {
+  return a.numbered && b.numbered && a.hi > b.lo && a.prefix == b.prefix && combine_widths(a, b);
+}
+
+/// Slurm's hostlist_coalesce: scanning from the end, splits each pair of overlapping neighbours
+/// so that every number the two share appears as its own one-name range between them (n[1-5]
+/// and n[3-7] become n[1-3], 3, 4, 4, 5, n[5-7]).
+///
+/// Slurm rescans from the end after each split; the pairs right of the split are unchanged and
+/// were found disjoint (a failed check changes nothing), so this resumes at the split instead,
+/// with the same result in linear time.
+///
+/// Splitting can leave the list out of order: n[7-11],n[8-11],n03 sorts so (n03 has the wider
+/// lowest number), and the split puts n11 before n03. Slurm then "intersects" n11 with n03,
+/// empties the left range to [11-3], frees the right one and inserts names from its stale
+/// bounds: n03 is lost (scontrol prints `n[7-8,8-9,9-10,10-11,11]`), other inputs also gain
+/// names. shoal leaves such a pair as it is (`n[7-8,8-9,9-10,10-11,11,03]`): every name stays.
+void coalesce(std::list<host_range>& ranges) {
+  if (ranges.size() < 2) return;
+  auto it = std::prev(ranges.end());
+  while (it != ranges.begin()) {
+    auto prev = std::prev(it);
+    if (!intersects(*prev, *it) || it->lo < prev->lo) {
+      it = prev;
+      continue;
+    }
+    auto low = it->lo;
+    auto high = std::min(it->hi, prev->hi);
+    auto width = prev->width;
+    auto prefix = prev->prefix;
+    if (high < prev->hi) it->hi = prev->hi;
+    prev->hi = low;
+    it->lo = high;
+    for (auto v = low;; ++v) {
+      host_range single{prefix, true, v, v, width};
+      if (v > low) ranges.insert(it, single);
+      if (v < high) ranges.insert(it, single);
+      if (v == high) break;
+    }
+    // `it` may now reach into its right neighbour.
+    if (auto next = std::next(it); next != ranges.end()) it = next;
+  }
+}
+
+/// Slurm's hostlist_collapse: from the end, joins each range into its left neighbour when it
+/// continues it (and the two name at most 65,536, as in push_names).
+std::vector<host_range> collapse(const std::list<host_range>& ranges) {
+  std::vector<host_range> reversed;
+  reversed.reserve(ranges.size());
+  for (auto it = ranges.rbegin(); it != ranges.rend(); ++it) {
+    auto prev = *it;
+    if (!reversed.empty()) {
+      auto& next = reversed.back();
+      if (prev.numbered && next.numbered && prev.hi + 1 == next.lo &&
+          next.hi - prev.lo + 1 <= max_range_names && prev.prefix == next.prefix &&
+          combine_widths(prev, next)) {
+        prev.hi = next.hi;
+        next = prev;
+        continue;
+      }
+    }
+    reversed.push_back(prev);
+  }
+  std::reverse(reversed.begin(), reversed.end());
+  return reversed;
+}
+
+/// Slurm's hostlist_ranged_string for one dimension: neighbouring numbered ranges with the same
+/// prefix share one bracket; a lone one-name range stays bare.
+std::string ranged_string(const std::vector<host_range>& ranges) {
+  std::string out;
+  for (size_t i = 0; i < ranges.size();) {
+    if (!out.empty()) out += ',';
+    const auto& first = ranges[i];
+    out += first.prefix;
+    if (!first.numbered) {
+      ++i;
+      continue;
+    }
+    auto end = i + 1;
+    while (end < ranges.size() && same_prefix(ranges[end], first)) ++end;
+    // Slurm's hostrange_count > 1, in its unsigned arithmetic (an emptied range counts as many).
+    bool bracket = end - i > 1 || first.hi - first.lo + 1 > 1;
+    if (bracket) out += '[';
+    for (auto k = i; k < end; ++k) {
+      if (k > i) out += ',';
+      out += format_number(ranges[k].lo, ranges[k].width);
+      if (ranges[k].lo < ranges[k].hi) {
+        out += '-';
+        out += format_number(ranges[k].hi, ranges[k].width);
+      }
+    }
+    if (bracket) out += ']';
+    i = end;
+  }
+  return out;
 }
 
 }  // namespace
@@ -280,65 +554,21 @@ caf::expected<std::vector<std::string>> expand_hostlist(std::string_view expr) {
 }
 
 std::string compress_hostlist(const std::vector<std::string>& names) {
-  // Walk the names once, growing the last bracket group while the prefix stays the same.
-  struct group {
-    split_name head;
-    std::vector<num_range> ranges;  // empty for a plain name
-  };
-  std::vector<group> groups;
-  for (const auto& name : names) {
-    if (name.empty()) continue;
-    auto s = split(name);
-    if (!s.numbered) {
-      groups.push_back({s, {}});
-      continue;
-    }
-    if (!groups.empty() && !groups.back().ranges.empty() && groups.back().head.prefix == s.prefix) {
-      auto& last = groups.back().ranges.back();
-      if (extends(last, s))
-        last.hi = s.value;
-      else
-        groups.back().ranges.push_back({s.value, s.value, s.width});
-      continue;
-    }
-    groups.push_back({s, {{s.value, s.value, s.width}}});
-  }
-  std::string out;
-  for (const auto& g : groups) {
-    if (!out.empty()) out += ',';
-    out += g.head.prefix;
-    if (g.ranges.empty()) continue;
-    if (g.ranges.size() == 1 && g.ranges[0].lo == g.ranges[0].hi) {
-      out += format_number(g.ranges[0].lo, g.ranges[0].width);
-      continue;
-    }
-    out += '[';
-    for (size_t i = 0; i < g.ranges.size(); ++i) {
-      const auto& r = g.ranges[i];
-      if (i > 0) out += ',';
-      out += format_number(r.lo, r.width);
-      if (r.hi != r.lo) {
-        out += '-';
-        out += format_number(r.hi, r.width);
-      }
-    }
-    out += ']';
-  }
-  return out;
+  return ranged_string(push_names(names));
 }
 
-std::string compress_hostlist_sorted(std::vector<std::string> names) {
-  names.erase(std::remove(names.begin(), names.end(), std::string{}), names.end());
-  std::vector<std::pair<split_name, size_t>> keys;
-  keys.reserve(names.size());
-  for (size_t i = 0; i < names.size(); ++i) keys.emplace_back(split(names[i]), i);
-  std::sort(keys.begin(), keys.end(),
-            [](const auto& a, const auto& b) { return sorts_before(a.first, b.first); });
-  std::vector<std::string> sorted;
-  sorted.reserve(names.size());
-  for (const auto& key : keys)
-    if (sorted.empty() || sorted.back() != names[key.second]) sorted.push_back(names[key.second]);
-  return compress_hostlist(sorted);
+std::string compress_hostlist_sorted(const std::vector<std::string>& names) {
+  auto ranges = push_names(names);
+  std::vector<host_range*> order;
+  order.reserve(ranges.size());
+  for (auto& r : ranges) order.push_back(&r);
+  std::vector<host_range*> tmp;
+  tmp.reserve(ranges.size());
+  merge_sort(order, tmp, 0, order.size());
+  std::list<host_range> sorted;
+  for (auto* r : order) sorted.push_back(*r);
+  coalesce(sorted);
+  return ranged_string(collapse(sorted));
 }
 
 }  // namespace shoal::topology

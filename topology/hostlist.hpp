@@ -11,9 +11,11 @@ namespace shoal::topology {
 /// Expands a Slurm-style hostlist expression into names, in input order, duplicates kept.
 /// Accepts comma- or blank-separated items; each item may hold bracketed ranges and lists with
 /// zero padding (`lx[01-06]`, `n[1-3,7]`, `rack[1-2]-n[01-04]`, expanded left part outermost as
-/// Slurm does). An empty or blank expression yields no names.
+/// Slurm does) and Blue Gene/L boxes (`bgl[200x311]`). An empty or blank expression yields no
+/// names.
 /// Errors (errc::invalid_hostlist, text naming the 1-based column): unbalanced or empty
-/// brackets, a reversed range, a non-numeric range bound, more than 65,536 names in one range.
+/// brackets, a reversed range, a non-numeric range bound, more than 65,536 names in one range,
+/// a malformed or reversed box.
 ///
 /// Details, checked against `scontrol show hostnames` (Slurm 22.05):
 /// - Items are separated by commas, blanks, tabs or newlines outside brackets; empty items are
@@ -24,9 +26,20 @@ namespace shoal::topology {
 /// - Several brackets may follow each other or be separated by text (`n[1-2][3-4]`).
 /// - Extension: text may follow the last bracket (`n[1-3]-ib` -> n1-ib n2-ib n3-ib), which Slurm
 ///   rejects.
-/// - Also errors: an empty range part (`n[1-]`, `n[-1]`, `n[1,,2]`; Slurm reads `n[1-]` as n1),
-///   a nested `[`, a number of more than 18 digits, and an expression of more than 1,000,000
-///   names in all. Nothing is guessed: any error rejects the whole expression.
+/// - Also errors: an empty range part (`n[1-]`, `n[-1]`, `n[1,,2]`), a nested `[`, a number of
+///   more than 18 digits, and an expression of more than 1,000,000 names in all. Nothing is
+///   guessed: any error rejects the whole expression. Slurm reads `n[1-]` as n1, a silent guess
+///   at a truncated range; shoal rejects it on purpose.
+///
+/// Boxes, as Slurm's 3-D hostlist (Blue Gene/L paper, 2004; Slurm's hostlist.c with 3
+/// dimensions, which Debian's scontrol is not built with): a bracket element holding an `x` is a
+/// box `LLLxHHH` naming every base partition from the low corner to the high one. A corner is
+/// one base-36 digit (0-9, then A-Z) per dimension x, y, z. Expansion runs x outermost, then y,
+/// then z, so a full grid comes out in node-index order (topology/torus.hpp): `bgl[200x311]` ->
+/// bgl200 bgl201 bgl210 bgl211 bgl300 bgl301 bgl310 bgl311. Boxes and numbers mix in one
+/// bracket (`bgl[000x011,700x711]`, `bgl[000x011,123]`; a number is a 1-D number as above).
+/// Errors: a corner that is not exactly 3 base-36 digits, a low corner above the high one in
+/// any dimension.
 caf::expected<std::vector<std::string>> expand_hostlist(std::string_view expr);
 
 /// Compresses names into one expression, keeping input order and duplicates: consecutive names
@@ -47,17 +60,30 @@ caf::expected<std::vector<std::string>> expand_hostlist(std::string_view expr);
 /// back to `names`). Empty names are skipped.
 std::string compress_hostlist(const std::vector<std::string>& names);
 
-/// As compress_hostlist, after sorting (by prefix, then numeric suffix) and removing duplicates,
-/// as `scontrol show hostlistsorted` prints them.
+/// The names as `scontrol show hostlistsorted` prints them (Slurm 22.05, byte for byte): the
+/// ranges compress_hostlist builds are sorted, overlapping ranges are split so that every
+/// shared number becomes its own entry, and ranges that continue each other are joined
+/// (Slurm's hostlist_sort, hostlist_coalesce and hostlist_collapse, reproduced step by step).
 ///
 /// The order is Slurm's: prefixes in natural order (strnatcmp: `rack2-n` before `rack10-n`),
-/// a plain name before numbered names of the same prefix (`x,x[1-2]`), then by the width of the
-/// numeric suffix as written, then by value (`n1,n01,n2,n02` -> `n[1-2,01-02]`; without zero
-/// padding this is plain numeric order). Unlike Slurm 22.05, which keeps duplicates
-/// (`n3,n3,n4` -> `n[3,3-4]`), duplicates are removed (`n[3-4]`). And unlike Slurm, whose
-/// result can depend on the input order (it sorts ranges built from the input, so
-/// `n98,n99,n100,n046` gives `n[98-100,046]` but `n100,n046,n98,n99` gives `n[98-99,046,100]`),
-/// the result depends only on the set of names (here always the latter).
-std::string compress_hostlist_sorted(std::vector<std::string> names);
+/// a plain name before numbered names of the same prefix (`x,x[1-2]`), then numbered ranges by
+/// the width their lowest number prints with, then by that number (`n1,n01,n2,n02` ->
+/// `n[1-2,01-02]`; without zero padding this is plain numeric order); equal ranges keep their
+/// input order. Like Slurm, duplicates are kept (`n3,n3,n4` -> `n[3,3-4]`, `n[1-5],n[3-7]` ->
+/// `n[1-3,3-4,4-5,5-7]`), and the result can depend on the input order, since the ranges sorted
+/// are those built from the input (`n98,n99,n100,n046` -> `n[98-100,046]` but
+/// `n100,n046,n98,n99` -> `n[98-99,046,100]`); expanding the result always gives the names
+/// sorted, duplicates included.
+///
+/// Deliberate differences, where Slurm loses or mangles names (docs/hostlist.md): Slurm
+/// compares numbers through a 32-bit int, so with numbers of 2^31 or more it can drop names
+/// (`n3000000000,n1` -> `n[3000000000]`); shoal compares them correctly (`n[1,3000000000]`).
+/// When splitting overlaps leaves ranges out of order, Slurm frees one it still reads and loses
+/// names (`n7,n8,n9,n10,n11,n8,n9,n10,n11,n03` -> `n[7-8,8-9,9-10,10-11,11]`); shoal leaves
+/// that pair unsplit (`n[7-8,8-9,9-10,10-11,11,03]`). Suffixes of more than
+/// 18 digits stay part of a plain name (Slurm overflows them: n12345678901234567890123 ->
+/// n00018446744073709551615). Names that differ only in white space other than the separators
+/// (strnatcmp skips it) keep their own prefixes.
+std::string compress_hostlist_sorted(const std::vector<std::string>& names);
 
 }  // namespace shoal::topology

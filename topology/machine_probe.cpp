@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <hwloc.h>
 
@@ -86,6 +87,39 @@ int64_t probe_boot_time() {
   return 0;
 }
 
+/// The logical index of the NUMA node whose cpuset holds all of `cpuset`, or 0.
+uint32_t numa_node_of(hwloc_topology_t topo, hwloc_const_cpuset_t cpuset) {
+  int count = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_NUMANODE);
+  for (int i = 0; i < count; ++i) {
+    auto node = hwloc_get_obj_by_type(topo, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
+    if (node != nullptr && node->cpuset != nullptr && hwloc_bitmap_isincluded(cpuset, node->cpuset))
+      return node->logical_index;
+  }
+  return 0;
+}
+
+/// The cores in hwloc logical order with their PUs; a topology without a core level (some
+/// virtual machines) counts each PU as a core.
+std::vector<core_info> probe_cores(hwloc_topology_t topo) {
+  std::vector<core_info> cores;
+  auto type = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+  int count = hwloc_get_nbobjs_by_type(topo, type);
+  for (int i = 0; i < count; ++i) {
+    auto obj = hwloc_get_obj_by_type(topo, type, static_cast<unsigned>(i));
+    if (obj == nullptr || obj->cpuset == nullptr) continue;
+    core_info core;
+    auto package = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, obj);
+    core.socket = package != nullptr ? package->logical_index : 0;
+    core.numa_node = numa_node_of(topo, obj->cpuset);
+    hwloc_obj_t pu = nullptr;
+    while ((pu = hwloc_get_next_obj_inside_cpuset_by_type(topo, obj->cpuset, HWLOC_OBJ_PU, pu)) !=
+           nullptr)
+      core.pus.push_back(pu->os_index);
+    if (!core.pus.empty()) cores.push_back(std::move(core));
+  }
+  return cores;
+}
+
 uint64_t probe_tmp_disk_mb(const std::string& tmp_fs) {
   struct statvfs st;
   if (statvfs(tmp_fs.c_str(), &st) != 0) return 0;
@@ -119,6 +153,7 @@ caf::expected<machine_facts> probe_machine(const std::string& tmp_fs) {
   auto cores = count_at_least_one(topo, HWLOC_OBJ_CORE);
   auto packages = count_at_least_one(topo, HWLOC_OBJ_PACKAGE);
   facts.numa_nodes = count_at_least_one(topo, HWLOC_OBJ_NUMANODE);
+  facts.cores = probe_cores(topo);
   hwloc_topology_destroy(topo);
   facts.cpus = pus;
   facts.sockets = packages;

@@ -27,7 +27,8 @@ enum class selection_policy : uint8_t {
 /// ones) that can hold the request. Linear then takes the first `count` of them; consecutive
 /// takes the first `count` nodes of the smallest run that holds them all (the earliest among
 /// equals), or else whole runs largest first (earliest among equals) and, from the last run it
-/// needs, only the nodes still missing, from the run's start. O(n) plus sorting the runs.
+/// needs, only the nodes still missing, from the run's start. Linear in the nodes (64 at a
+/// time), the runs visited and the nodes chosen; no sorting.
 /// Precondition: `weights` is empty or as long as `available`; otherwise std::invalid_argument
 /// (a caller bug).
 std::optional<std::vector<size_t>> select_nodes(selection_policy policy,

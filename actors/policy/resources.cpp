@@ -56,7 +56,7 @@ std::optional<allocation> place_whole(const resource_request& req,
     std::optional<std::vector<size_t>> picked;
     size_t extra = count - chosen.size();
     if (options.picker) {
-      picked = options.picker(avail, extra, member_weights);
+      picked = options.picker(req, members, avail, extra, member_weights);
     } else {
       auto policy = options.select == select_type::consecutive
                         ? topology::selection_policy::consecutive

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "topology/node_selection.hpp"
+#include "topology/torus.hpp"
 
 namespace shoal::policy {
 
@@ -33,6 +34,9 @@ struct resource_request {
   bool exclusive = false;        ///< --exclusive: whole nodes even under cons_tres
   std::vector<size_t> required;  ///< -w, node indices
   std::vector<size_t> excluded;  ///< -x, node indices
+  /// SelectType=select/torus3d: the job's prism request (--geometry, rotate, conn-type), for
+  /// the picker; unset elsewhere.
+  std::optional<topology::torus_request> torus;
 
   uint64_t total_cpus() const { return uint64_t{std::max(tasks, min_nodes)} * cpus_per_task; }
 };
@@ -54,9 +58,11 @@ struct free_view {
   const std::vector<uint64_t>& memory_mb;
 };
 
-/// Picks `count` nodes among `available` (member positions); the hook where a topology-aware
-/// allocator (the 3-D torus) replaces topology::select_nodes for whole-node jobs.
+/// Picks `count` nodes for `req` among `available` (positions in `members`, node indices); the
+/// hook where a topology-aware allocator (the 3-D torus) replaces topology::select_nodes for
+/// whole-node jobs. It may return more than `count` (a prism's volume).
 using node_picker = std::function<std::optional<std::vector<size_t>>(
+    const resource_request& req, const std::vector<size_t>& members,
     const std::vector<bool>& available, size_t count, const std::vector<uint32_t>& weights)>;
 
 /// How to place: the SelectType, node weights (Weight=, one per node or empty) and an optional

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -23,6 +24,7 @@
 #include "runtime/bootstrap/system_setup.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"
 #include "runtime/config.hpp"
+#include "topology/hostlist.hpp"
 
 namespace shoal::runtime {
 
@@ -86,6 +88,44 @@ caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config
     auto node = spawn_daemon({sibling_binary("shoald"), "-f", config_path_, "--node-name", name},
                              dir_ + "/shoald-" + name + ".log");
     if (!node) return std::move(node.error());
+  }
+  return caf::none;
+}
+
+caf::error local_cluster::launch_torus(const std::array<int, 3>& dims, unsigned front_ends,
+                                       const std::string& extra_config) {
+  for (auto d : dims)
+    if (d < 1 || d > 36)
+      return make_error(errc::invalid_request, "each torus dimension must be 1 to 36");
+  nodes_ = static_cast<unsigned>(dims[0] * dims[1] * dims[2]);
+  front_ends = std::max(1u, std::min(front_ends, nodes_));
+  auto dir = make_temp_dir("shoal-torus");
+  if (!dir) return std::move(dir.error());
+  dir_ = std::move(*dir);
+  auto port = free_loopback_port();
+  if (!port) return std::move(port.error());
+  port_ = *port;
+  config_path_ = dir_ + "/shoal.conf";
+  {
+    std::ofstream out{config_path_};
+    out << runtime::torus_config_text(dims, port_);
+    out << "StateSaveLocation=" << dir_ << "/state\nTmpFS=" << dir_ << "\n" << extra_config;
+    if (!out) return make_error(errc::system_error, "cannot write " + config_path_);
+  }
+  auto ctld =
+      spawn_daemon({sibling_binary("shoalctld"), "-f", config_path_}, dir_ + "/shoalctld.log");
+  if (!ctld) return std::move(ctld.error());
+  std::vector<std::string> names;
+  for (int x = 0; x < dims[0]; ++x)
+    for (int y = 0; y < dims[1]; ++y)
+      for (int z = 0; z < dims[2]; ++z) names.push_back(base_partition_name("bgl", x, y, z));
+  for (unsigned f = 0; f < front_ends; ++f) {
+    std::vector<std::string> served(names.begin() + f * names.size() / front_ends,
+                                    names.begin() + (f + 1) * names.size() / front_ends);
+    auto expr = topology::compress_hostlist(served);
+    auto fe = spawn_daemon({sibling_binary("shoald"), "-f", config_path_, "--nodes", expr},
+                           dir_ + "/shoald-fe" + std::to_string(f) + ".log");
+    if (!fe) return std::move(fe.error());
   }
   return caf::none;
 }

@@ -2,6 +2,7 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@ class local_cluster {
   /// when possible (the children only exec).
   caf::error launch(unsigned nodes, const std::string& extra_config = "");
 
+  /// As launch, for a 3-D torus of dims[0] x dims[1] x dims[2] base partitions
+  /// (runtime::torus_config_text) served by `front_ends` shoald processes in front-end mode
+  /// (`shoald --nodes=...`), each speaking for an equal run of the grid in x-major order.
+  caf::error launch_torus(const std::array<int, 3>& dims, unsigned front_ends = 1,
+                          const std::string& extra_config = "");
+
   /// Polls the controller until every node is IDLE or `timeout_s` passes.
   caf::error wait_until_ready(int timeout_s);
 
@@ -33,7 +40,8 @@ class local_cluster {
   /// `keep_dir`. Safe to call twice.
   void tear_down(bool keep_dir);
 
-  /// Sends `signo` to the shoald of node `index` (1-based), e.g. SIGKILL in a failure test.
+  /// Sends `signo` to the shoald of node `index` (1-based), e.g. SIGKILL in a failure test; on a
+  /// torus, to front end `index`.
   void signal_node(unsigned index, int signo);
 
   /// Process ids: the controller first, then node1..nodeN.

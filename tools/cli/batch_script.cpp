@@ -67,8 +67,13 @@ void merge_unset(job_options& base, const job_options& given, const CLI::App& cm
   if (set("--requeue")) base.requeue = given.requeue;
   if (set("--nice")) base.nice = given.nice;
   if (set("--jobid")) base.jobid = given.jobid;
+  if (set("--cpu-bind")) base.cpu_bind = given.cpu_bind;
   if (set("--output")) base.output = given.output;
   if (set("--error")) base.error = given.error;
+  if (set("--geometry")) base.geometry = given.geometry;
+  if (set("--no-rotate")) base.no_rotate = given.no_rotate;
+  if (set("--conn-type")) base.conn_type = given.conn_type;
+  if (set("--node-use")) base.node_use = given.node_use;
 }
 
 }  // namespace shoal::cli

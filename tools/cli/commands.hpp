@@ -17,6 +17,7 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf);
 command_runner add_info_command(CLI::App& app, const std::string& conf);
 command_runner add_cancel_command(CLI::App& app, const std::string& conf);
 command_runner add_control_command(CLI::App& app, const std::string& conf);
+command_runner add_map_command(CLI::App& app, const std::string& conf);
 command_runner add_start_command(CLI::App& app);
 
 }  // namespace shoal::cli

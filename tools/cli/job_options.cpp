@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <climits>
 #include <ctime>
+#include <cstdio>
 #include <cstdlib>
 #include <random>
 
@@ -13,13 +15,15 @@
 #include "runtime/duration.hpp"
 #include "runtime/memory_size.hpp"
 #include "tools/cli/session.hpp"
+#include "topology/cpu_binding.hpp"
 
 extern char** environ;
 
 namespace shoal::cli {
 
 void add_job_options(CLI::App& app, job_options& o, bool batch) {
-  app.add_option("-N,--nodes", o.nodes, "Number of whole nodes (N; MIN-MAX is accepted and allocates MIN)");
+  app.add_option("-N,--nodes", o.nodes,
+                 "Number of whole nodes (N; MIN-MAX is accepted and allocates MIN)");
   app.add_option("-n,--ntasks", o.ntasks, "Number of tasks (default: one per node)");
   app.add_option("-c,--cpus-per-task", o.cpus_per_task, "CPUs each task needs");
   app.add_option("-p,--partition", o.partition, "Partition (default: the Default=YES one)");
@@ -31,6 +35,16 @@ void add_job_options(CLI::App& app, job_options& o, bool batch) {
   app.add_option("-D,--chdir", o.chdir, "Working directory of the tasks (default: here)");
   app.add_flag("--requeue", o.requeue, "Requeue the job if one of its nodes fails");
   app.add_option("--nice", o.nice, "Lower the job's priority by this much");
+  app.add_option("--cpu-bind", o.cpu_bind,
+                 "Bind each task to CPUs: [quiet|verbose,]none|cores|threads|sockets|ldoms|rank|"
+                 "map_cpu:LIST|mask_cpu:LIST (default none; --cpu-bind=help explains)")
+      ->each([](const std::string& value) {
+        // As srun: the option's own help, then exit.
+        if (topology::is_cpu_bind_help(value)) {
+          std::fputs(topology::cpu_bind_help(), stdout);
+          std::exit(0);
+        }
+      });
   app.add_option("--jobid", o.jobid,
                  "Run as a step inside this running job (default: $SHOAL_JOB_ID when set)");
   app.add_option("-d,--dependency", o.dependency,
@@ -47,6 +61,14 @@ void add_job_options(CLI::App& app, job_options& o, bool batch) {
   app.add_option("--mem", o.mem, "Memory per node, MB or with K|M|G|T (shared nodes only)");
   app.add_option("--mem-per-cpu", o.mem_per_cpu, "Memory per allocated CPU, MB or with K|M|G|T");
   app.add_flag("--exclusive", o.exclusive, "Hold whole nodes even where nodes are shared");
+  app.add_option("-g,--geometry", o.geometry,
+                 "3-D torus only: base partitions in X, Y and Z, as AxBxC (sets the node count)");
+  app.add_flag("-R,--no-rotate", o.no_rotate,
+               "3-D torus only: keep the geometry's axes as given (default: try rotations)");
+  app.add_option("--conn-type", o.conn_type,
+                 "3-D torus only: mesh (never wraps around the torus) or torus (default)");
+  app.add_option("--node-use", o.node_use,
+                 "3-D torus only: coprocessor (default) or virtual; recorded with the job");
   if (batch) {
     app.add_option("-a,--array", o.array,
                    "Job array indices: 1-100, 1-99:2, 1,3,5-7, with %N to run at most N at once");
@@ -72,6 +94,28 @@ caf::expected<uint32_t> parse_node_count(const std::string& text) {
   return static_cast<uint32_t>(value);
 }
 
+/// "AxBxC" (x or X) -> {A, B, C}, each 1 or more.
+caf::expected<std::vector<uint32_t>> parse_geometry(const std::string& text) {
+  std::vector<uint32_t> out;
+  size_t pos = 0;
+  while (pos <= text.size() && out.size() < 4) {
+    auto end = text.find_first_of("xX", pos);
+    if (end == std::string::npos) end = text.size();
+    auto part = text.substr(pos, end - pos);
+    char* stop = nullptr;
+    auto value = std::strtoul(part.c_str(), &stop, 10);
+    if (part.empty() || *stop != '\0' || part[0] == '-' || part[0] == '+' || value == 0 ||
+        value > 4096)
+      break;
+    out.push_back(static_cast<uint32_t>(value));
+    pos = end + 1;
+  }
+  if (out.size() != 3 || pos != text.size() + 1)
+    return make_error(errc::invalid_request,
+                      "invalid --geometry '" + text + "' (use AxBxC, such as 2x2x2)");
+  return out;
+}
+
 /// Unique per submission: host, process, time and randomness.
 std::string submission_token() {
   char host[256] = {};
@@ -95,6 +139,29 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
   auto nodes = parse_node_count(o.nodes);
   if (!nodes) return std::move(nodes.error());
   req.min_nodes = *nodes;
+  if (!o.geometry.empty()) {
+    auto geometry = parse_geometry(o.geometry);
+    if (!geometry) return std::move(geometry.error());
+    req.shape.geometry = std::move(*geometry);
+  }
+  req.shape.rotate = !o.no_rotate;
+  if (!o.conn_type.empty()) {
+    std::string type;
+    for (char c : o.conn_type)
+      type += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (type != "mesh" && type != "torus")
+      return make_error(errc::invalid_request,
+                        "invalid --conn-type '" + o.conn_type + "' (use mesh or torus)");
+    req.shape.conn_type = type;
+  }
+  if (!o.node_use.empty()) {
+    std::string use;
+    for (char c : o.node_use) use += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (use != "coprocessor" && use != "virtual")
+      return make_error(errc::invalid_request,
+                        "invalid --node-use '" + o.node_use + "' (use coprocessor or virtual)");
+    req.shape.node_use = use;
+  }
   if (!o.time.empty()) {
     auto limit = runtime::parse_time_limit(o.time);
     if (!limit) return std::move(limit.error());
@@ -113,6 +180,11 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
   req.exclude = o.exclude;
   req.label = o.label;
   req.requeue = o.requeue;
+  if (!o.cpu_bind.empty()) {
+    auto bind = topology::parse_cpu_bind(o.cpu_bind);
+    if (!bind) return std::move(bind.error());
+    req.cpu_bind = topology::to_string(*bind);
+  }
   req.nice = o.nice;
   req.batch = batch;
   req.cwd = o.chdir.empty() ? working_directory() : o.chdir;

@@ -35,6 +35,12 @@ struct job_options {
   std::string mem;
   std::string mem_per_cpu;
   bool exclusive = false;
+  std::string cpu_bind;  ///< --cpu-bind as typed; build_request checks it
+  // -- 3-D torus (Blue Gene/L's srun options) --
+  std::string geometry;    ///< -g AxBxC
+  bool no_rotate = false;  ///< -R
+  std::string conn_type;   ///< mesh | torus
+  std::string node_use;    ///< coprocessor | virtual
 };
 
 /// Declares the options on `app`; `batch` adds -o/-e and leaves out -l.
@@ -42,7 +48,8 @@ void add_job_options(CLI::App& app, job_options& o, bool batch);
 
 /// Turns parsed options plus the command (or, for batch, the script's arguments) into a request
 /// with the caller's identity, environment and working directory.
-/// Error: errc::invalid_request / errc::invalid_time naming the bad option.
+/// Error: errc::invalid_request / errc::invalid_time naming the bad option (the torus options
+/// included: a geometry that is not AxBxC, a --conn-type or --node-use outside their values).
 caf::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
                                               bool batch);
 

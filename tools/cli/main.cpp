@@ -1,6 +1,6 @@
 // shoal: the command-line tool. One binary, Slurm's commands as subcommands:
 // run (srun), batch (sbatch), queue (squeue), info (sinfo), cancel (scancel),
-// control (scontrol), and start (a local test cluster, as `flux start`).
+// control (scontrol), map (smap), and start (a local test cluster, as `flux start`).
 
 #include <cstdio>
 
@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
       {"info", shoal::cli::add_info_command(app, conf)},
       {"cancel", shoal::cli::add_cancel_command(app, conf)},
       {"control", shoal::cli::add_control_command(app, conf)},
+      {"map", shoal::cli::add_map_command(app, conf)},
       {"start", shoal::cli::add_start_command(app)},
   };
   try {

@@ -3,6 +3,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -46,16 +48,26 @@ command_runner add_start_command(CLI::App& app) {
   auto size = std::make_shared<unsigned>(4);
   auto keep = std::make_shared<bool>(false);
   auto timeout = std::make_shared<int>(60);
+  auto torus = std::make_shared<std::string>();
+  auto front_ends = std::make_shared<unsigned>(1);
   cmd->add_option("-s,--test-size", *size, "Number of node daemons (default 4)")
       ->check(CLI::Range(1u, 256u));
+  cmd->add_option("--torus", *torus,
+                  "A 3-D torus of XxYxZ base partitions (SelectType=select/torus3d, nodes "
+                  "bgl000...), served by front-end node daemons; e.g. 8x4x4")
+      ->excludes("--test-size");
+  cmd->add_option("--front-ends", *front_ends,
+                  "With --torus: shoald processes sharing the base partitions (default 1)")
+      ->check(CLI::Range(1u, 64u));
   cmd->add_flag("--keep", *keep, "Keep the cluster's directory (config, logs) afterwards");
   cmd->add_option("--timeout", *timeout, "Seconds to wait for every node to come up (default 60)");
   cmd->prefix_command();
   cmd->footer(
       "Usage: shoal start [--test-size=N] [COMMAND [ARGS...]]\n"
       "Examples:\n  shoal start --test-size=4 shoal run -N4 -l hostname\n"
-      "  shoal start --test-size=2        # stays up; point a shell at it with SHOAL_CONF");
-  return [cmd, size, keep, timeout]() -> int {
+      "  shoal start --test-size=2        # stays up; point a shell at it with SHOAL_CONF\n"
+      "  shoal start --torus=8x4x4 shoal map -c");
+  return [cmd, size, keep, timeout, torus, front_ends]() -> int {
     std::vector<std::string> argv;
     for (auto& extra : cmd->remaining()) argv.push_back(extra);
     // Options end where the command starts; an unknown option is a usage error, not a command.
@@ -64,8 +76,19 @@ command_runner add_start_command(CLI::App& app) {
     // The daemons and the command take terminal signals their own way; we wait with sigwait.
     auto set = runtime::shutdown_signals();
     ::sigprocmask(SIG_BLOCK, &set, nullptr);
+    std::array<int, 3> dims{0, 0, 0};
+    if (!torus->empty()) {
+      char tail = 0;
+      if (std::sscanf(torus->c_str(), "%dx%dx%d%c", &dims[0], &dims[1], &dims[2], &tail) != 3 ||
+          std::any_of(dims.begin(), dims.end(), [](int d) { return d < 1 || d > 36; }))
+        return fail("start", "invalid --torus '" + *torus + "' (use XxYxZ, each 1 to 36)",
+                    exit_usage);
+      *size = static_cast<unsigned>(dims[0] * dims[1] * dims[2]);
+    }
     runtime::local_cluster cluster;
-    if (auto err = cluster.launch(*size)) {
+    auto launched =
+        torus->empty() ? cluster.launch(*size) : cluster.launch_torus(dims, *front_ends);
+    if (auto err = launched) {
       cluster.tear_down(true);
       return fail("start", describe(err));
     }
@@ -79,10 +102,11 @@ command_runner add_start_command(CLI::App& app) {
       code = run_command(argv, cluster.config_path());
     } else {
       std::printf(
-          "shoal: a local cluster of %u nodes is up (controller 127.0.0.1:%u, files in %s)\n"
+          "shoal: a local cluster of %u nodes%s is up (controller 127.0.0.1:%u, files in %s)\n"
           "Point a shell at it with:\n  export SHOAL_CONF=%s\n"
           "then try: shoal info; shoal run -N%u -l hostname\nPress Ctrl-C to stop it.\n",
-          *size, cluster.port(), cluster.directory().c_str(), cluster.config_path().c_str(), *size);
+          *size, torus->empty() ? "" : (" (" + *torus + " torus)").c_str(), cluster.port(),
+          cluster.directory().c_str(), cluster.config_path().c_str(), *size);
       std::fflush(stdout);
       int signo = 0;
       sigwait(&set, &signo);

@@ -1,5 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
+#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +21,8 @@
 #include "actors/task_launch.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"
+#include "topology/cpu_binding.hpp"
+#include "topology/machine_probe.hpp"
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
@@ -503,9 +506,113 @@ BOOST_AUTO_TEST_CASE(a_sink_that_is_also_the_job_gets_one_step_exit) {
   BOOST_TEST(exits == 1);
 }
 
+BOOST_AUTO_TEST_CASE(cpu_bind_binds_each_task_and_reports_it_verbosely) {
+  auto facts = topology::probe_machine();
+  BOOST_REQUIRE(facts);
+  auto req = request({"sh", "-c", "grep Cpus_allowed_list /proc/self/status; echo $SHOAL_CPU_BIND"},
+                     {0, 1});
+  req.cpu_bind = "verbose,cores";
+  auto spec = topology::parse_cpu_bind(req.cpu_bind);
+  BOOST_REQUIRE(spec);
+  auto plan = topology::plan_cpu_binding(facts->cores, 2, 1, *spec);
+  BOOST_REQUIRE(plan);
+  auto shepherd = actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2",
+                                         (tmp / "spool").string(), facts->cores);
+  auto r = finish(shepherd);
+  BOOST_REQUIRE(r.got_exit);
+  BOOST_TEST(r.exit.launch_error == "");
+  for (uint32_t rank = 0; rank < 2; ++rank) {
+    auto out = r.text(static_cast<int32_t>(rank));
+    BOOST_TEST(out.find("Cpus_allowed_list:\t" + topology::cpu_range_list((*plan)[rank]) + "\n") !=
+                   std::string::npos,
+               out);
+    BOOST_TEST(out.find("quiet") == std::string::npos);
+    BOOST_TEST(out.find("verbose,mask_cpu:0x") != std::string::npos, out);
+    auto err = r.text(static_cast<int32_t>(rank), msg::stream_kind::err);
+    auto head =
+        "cpu-bind=MASK - n2, task  " + std::to_string(rank) + "  " + std::to_string(rank) + " [";
+    BOOST_TEST(err.rfind(head, 0) == 0u, err);
+    BOOST_TEST(err.find("]: mask " + topology::short_hex_mask((*plan)[rank]) + " set\n") !=
+                   std::string::npos,
+               err);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_cpu_bind_the_node_cannot_honour_starts_no_task) {
+  auto facts = topology::probe_machine();
+  BOOST_REQUIRE(facts);
+  auto marker = tmp / "started";
+  auto req = request({"touch", marker.string()}, {0, 1});
+  req.cpu_bind = "quiet,map_cpu:4095";
+  auto shepherd = actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2",
+                                         (tmp / "spool").string(), facts->cores);
+  auto r = finish(shepherd);
+  BOOST_REQUIRE(r.got_exit);
+  BOOST_TEST(r.exit.launch_error.find("--cpu-bind=map_cpu: CPU 4095 is not one of this "
+                                      "node's CPUs") == 0u,
+             r.exit.launch_error);
+  BOOST_REQUIRE_EQUAL(r.exit.tasks.size(), 2u);
+  for (auto& t : r.exit.tasks) BOOST_TEST(t.exit_code == 1);
+  BOOST_TEST(!fs::exists(marker));
+  // No core table (a daemon that could not probe): binding is refused with the fix.
+  req.cpu_bind = "quiet,cores";
+  auto r2 = run(req);
+  BOOST_TEST(r2.exit.launch_error.find("use --cpu-bind=none") != std::string::npos,
+             r2.exit.launch_error);
+}
+
+BOOST_AUTO_TEST_CASE(a_cpu_the_kernel_refuses_fails_the_launch_with_code_1) {
+  // A core table naming a CPU this machine lacks gets past the plan; sched_setaffinity refuses.
+  topology::core_info ghost;
+  ghost.pus = {4000};
+  auto req = request({"true"});
+  req.cpu_bind = "verbose,cores";
+  auto shepherd = actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2",
+                                         (tmp / "spool").string(), {ghost});
+  auto r = finish(shepherd);
+  BOOST_REQUIRE(r.got_exit);
+  BOOST_TEST(r.exit.launch_error == "sched_setaffinity(CPUs 4000): Invalid argument");
+  BOOST_REQUIRE_EQUAL(r.exit.tasks.size(), 1u);
+  BOOST_TEST(r.exit.tasks[0].exit_code == 1);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(task_launch)
+
+BOOST_AUTO_TEST_CASE(cpu_bind_variables_follow_slurms) {
+  auto parsed = topology::parse_cpu_bind("cores");
+  BOOST_REQUIRE(parsed);
+  std::vector<std::string> env;
+  actors::set_cpu_bind_env(env, *parsed, {{0}, {1}}, 8);
+  auto value = [&](const std::string& key) {
+    auto p = actors::find_env(env, key);
+    return p != nullptr ? p->substr(key.size() + 1) : std::string{"<unset>"};
+  };
+  BOOST_TEST(value("SHOAL_CPU_BIND") == "quiet,mask_cpu:0x01,0x02");
+  BOOST_TEST(value("SHOAL_CPU_BIND_TYPE") == "mask_cpu:");
+  BOOST_TEST(value("SHOAL_CPU_BIND_LIST") == "0x01,0x02");
+  BOOST_TEST(value("SHOAL_CPU_BIND_VERBOSE") == "quiet");
+  auto map = topology::parse_cpu_bind("verbose,map_cpu:3,1");
+  BOOST_REQUIRE(map);
+  actors::set_cpu_bind_env(env, *map, {{3}, {1}}, 4);
+  BOOST_TEST(value("SHOAL_CPU_BIND") == "verbose,map_cpu:3,1");
+  BOOST_TEST(value("SHOAL_CPU_BIND_LIST") == "3,1");
+  auto none = topology::parse_cpu_bind("none");
+  BOOST_REQUIRE(none);
+  actors::set_cpu_bind_env(env, *none, {}, 4);
+  BOOST_TEST(value("SHOAL_CPU_BIND") == "quiet,none");
+  BOOST_TEST(value("SHOAL_CPU_BIND_LIST") == "");
+}
+
+BOOST_AUTO_TEST_CASE(current_affinity_matches_the_kernel) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  BOOST_REQUIRE(sched_getaffinity(0, sizeof set, &set) == 0);
+  auto cpus = actors::current_affinity();
+  BOOST_TEST(cpus.size() == static_cast<size_t>(CPU_COUNT(&set)));
+  for (auto cpu : cpus) BOOST_TEST(CPU_ISSET(cpu, &set));
+}
 
 BOOST_AUTO_TEST_CASE(set_env_replaces_the_first_entry_and_drops_duplicates) {
   std::vector<std::string> env{"A=1", "AB=2", "A=3"};
@@ -579,6 +686,7 @@ BOOST_AUTO_TEST_CASE(exit_codes_for_launch_failures_follow_the_shell) {
   BOOST_TEST(actors::exit_code_for(launch_failure{launch_stage::exec, EACCES}) == 126);
   BOOST_TEST(actors::exit_code_for(launch_failure{launch_stage::exec, ENOEXEC}) == 126);
   BOOST_TEST(actors::exit_code_for(launch_failure{launch_stage::open_out, EACCES}) == 127);
+  BOOST_TEST(actors::exit_code_for(launch_failure{launch_stage::affinity, EINVAL}) == 1);
   actors::task_spec spec;
   spec.stdout_path = "/x/out";
   BOOST_TEST(actors::describe(launch_failure{launch_stage::open_out, ENOENT}, spec, "p") ==

@@ -433,6 +433,62 @@ BOOST_AUTO_TEST_CASE(job_priority_falls_with_nice) {
   BOOST_TEST(actors::job_priority(req) > base);
 }
 
+BOOST_AUTO_TEST_CASE(a_geometry_off_a_torus_is_refused_other_torus_options_are_ignored) {
+  auto req = request();
+  req.shape.geometry = {1, 1, 1};
+  auto text = resolve_error(req, errc::invalid_request);
+  BOOST_CHECK_MESSAGE(text.find("--geometry needs a 3-D torus") != std::string::npos, text);
+  req.shape.geometry.clear();
+  req.shape.rotate = false;
+  req.shape.conn_type = "mesh";
+  req.shape.node_use = "virtual";
+  BOOST_CHECK_EQUAL(resolve_ok(req).min_nodes, 1u);
+  req.shape.conn_type = "ring";
+  resolve_error(req, errc::invalid_request);
+}
+
+BOOST_AUTO_TEST_CASE(on_a_torus_a_geometry_must_fit_and_sets_the_node_count) {
+  cfg = runtime::cluster_config{};
+  cfg.torus3d = true;
+  cfg.torus.prefix = "bgl";
+  cfg.torus.dims = {4, 2, 2};
+  auto all = partition("all", {});
+  for (int x = 0; x < 4; ++x)
+    for (int y = 0; y < 2; ++y)
+      for (int z = 0; z < 2; ++z) {
+        runtime::node_config n;
+        n.name = runtime::base_partition_name("bgl", x, y, z);
+        cfg.nodes.push_back(n);
+        all.nodes.push_back(n.name);
+      }
+  all.is_default = true;
+  cfg.partitions = {all};
+  nodes.clear();
+  auto req = request();
+  req.shape.geometry = {2, 2, 1};
+  BOOST_CHECK_EQUAL(resolve_ok(req).min_nodes, 4u);
+  req.shape.geometry = {1, 1, 4};  // fits rotated (4x1x1)
+  BOOST_CHECK_EQUAL(resolve_ok(req).min_nodes, 4u);
+  req.shape.rotate = false;
+  auto text = resolve_error(req, errc::unsatisfiable);
+  BOOST_CHECK_MESSAGE(
+      text.find("does not fit the 4x2x2 torus without rotation") != std::string::npos, text);
+  req.shape.rotate = true;
+  req.shape.geometry = {5, 1, 1};
+  resolve_error(req, errc::unsatisfiable);
+  req.shape.geometry = {2, 2, 1};
+  req.min_nodes = 3;
+  text = resolve_error(req, errc::invalid_request);
+  BOOST_CHECK_MESSAGE(text.find("-N 3 does not match --geometry 2x2x1") != std::string::npos, text);
+  req.min_nodes = 0;
+  req.nodelist = "bgl000";
+  text = resolve_error(req, errc::invalid_request);
+  BOOST_CHECK_MESSAGE(text.find("-w/--nodelist is not supported") != std::string::npos, text);
+  auto counted = request();
+  counted.min_nodes = 3;  // a count: the allocator finds the smallest prism holding it
+  BOOST_CHECK_EQUAL(resolve_ok(counted).min_nodes, 3u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // -- output paths -------------------------------------------------------------------------------

@@ -50,14 +50,16 @@ SHOAL_TRAITS(job_event, JobEvent)
 SHOAL_TRAITS(node_update, NodeUpdate)
 SHOAL_TRAITS(pending_detail, PendingDetail)
 SHOAL_TRAITS(job_control, JobControl)
+SHOAL_TRAITS(topology_view, TopologyView)
 
 #undef SHOAL_TRAITS
 
 /// Every type with a codec in messages/codec.hpp.
-using codec_types = std::tuple<msg::machine_status, msg::node_info, msg::partition_info,
-                               msg::job_request, msg::job_info, msg::launch_request,
-                               msg::task_output, msg::step_exit, msg::job_event, msg::node_update,
-                               msg::pending_detail, msg::job_control>;
+using codec_types =
+    std::tuple<msg::machine_status, msg::node_info, msg::partition_info, msg::job_request,
+               msg::job_info, msg::launch_request, msg::task_output, msg::step_exit, msg::job_event,
+               msg::node_update, msg::topology_view,
+               msg::pending_detail, msg::job_control>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {

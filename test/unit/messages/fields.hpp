@@ -128,6 +128,15 @@ void fields(const msg::job_workload& a, const msg::job_workload& b, F&& f,
 }
 
 template <class F>
+void fields(const msg::job_shape& a, const msg::job_shape& b, F&& f,
+            const std::string& prefix = "job_shape.") {
+  SHOAL_FIELD(geometry);
+  SHOAL_FIELD(rotate);
+  SHOAL_FIELD(conn_type);
+  SHOAL_FIELD(node_use);
+}
+
+template <class F>
 void fields(const msg::job_request& a, const msg::job_request& b, F&& f,
             const std::string& prefix = "job_request.") {
   SHOAL_FIELD(job_id);
@@ -155,6 +164,8 @@ void fields(const msg::job_request& a, const msg::job_request& b, F&& f,
   SHOAL_FIELD(nodes_max);
   SHOAL_FIELD(submit_token);
   fields(a.workload, b.workload, f, prefix + "workload.");
+  fields(a.shape, b.shape, f, prefix + "shape.");
+  SHOAL_FIELD(cpu_bind);
 }
 
 template <class F>
@@ -221,6 +232,7 @@ void fields(const msg::launch_request& a, const msg::launch_request& b, F&& f,
   SHOAL_FIELD(job_name);
   SHOAL_FIELD(partition);
   SHOAL_FIELD(job_node_count);
+  SHOAL_FIELD(cpu_bind);
 }
 
 template <class F>
@@ -295,6 +307,40 @@ void fields(const msg::job_control& a, const msg::job_control& b, F&& f,
   SHOAL_FIELD(op);
   SHOAL_FIELD(jobs);
   SHOAL_FIELD(uid);
+}
+
+template <class F>
+void fields(const msg::map_node& a, const msg::map_node& b, F&& f, const std::string& prefix) {
+  SHOAL_FIELD(name);
+  SHOAL_FIELD(state);
+  SHOAL_FIELD(job_id);
+  SHOAL_FIELD(coord);
+}
+
+template <class F>
+void fields(const msg::map_allocation& a, const msg::map_allocation& b, F&& f,
+            const std::string& prefix) {
+  SHOAL_FIELD(job_id);
+  SHOAL_FIELD(nodelist);
+  SHOAL_FIELD(node_count);
+  SHOAL_FIELD(origin);
+  SHOAL_FIELD(size);
+  SHOAL_FIELD(conn_type);
+  SHOAL_FIELD(node_use);
+}
+
+template <class F>
+void fields(const msg::topology_view& a, const msg::topology_view& b, F&& f,
+            const std::string& prefix = "topology_view.") {
+  SHOAL_FIELD(select_type);
+  SHOAL_FIELD(dims);
+  f(prefix + "nodes.size()", a.nodes.size(), b.nodes.size());
+  for (size_t i = 0; i < a.nodes.size() && i < b.nodes.size(); ++i)
+    fields(a.nodes[i], b.nodes[i], f, prefix + "nodes[" + std::to_string(i) + "].");
+  f(prefix + "allocations.size()", a.allocations.size(), b.allocations.size());
+  for (size_t i = 0; i < a.allocations.size() && i < b.allocations.size(); ++i)
+    fields(a.allocations[i], b.allocations[i], f,
+           prefix + "allocations[" + std::to_string(i) + "].");
 }
 
 #undef SHOAL_FIELD
@@ -409,6 +455,11 @@ inline msg::job_request sample_job_request() {
   x.workload.mem_per_node_mb = 64'000;
   x.workload.mem_per_cpu_mb = 2'000;
   x.workload.exclusive = true;
+  x.shape.geometry = {2, 4, 0xffff'ffffu};
+  x.shape.rotate = false;
+  x.shape.conn_type = "mesh";
+  x.shape.node_use = "virtual";
+  x.cpu_bind = "verbose,mask_cpu:0x3,0xc";
   return x;
 }
 
@@ -475,6 +526,7 @@ inline msg::launch_request sample_launch_request() {
   x.job_name = "relax";
   x.partition = "batch";
   x.job_node_count = 4;
+  x.cpu_bind = "quiet,cores";
   return x;
 }
 
@@ -539,6 +591,16 @@ inline msg::node_update sample_node_update() {
   x.state = "DRAIN";
   x.reason = "maintenance";
   x.user = "root";
+  return x;
+}
+
+inline msg::topology_view sample_topology_view() {
+  msg::topology_view x;
+  x.select_type = "select/torus3d";
+  x.dims = {8, 4, 4};
+  x.nodes = {{"bgl000", msg::node_state::allocated, 0x1'0000'0007ull, {0, 0, 0}},
+             {"bgl001", msg::node_state::drained, 0, {0, 0, 1}}};
+  x.allocations = {{0x1'0000'0007ull, "bgl[000x011]", 4, {7, 0, 0}, {2, 2, 1}, "mesh", "virtual"}};
   return x;
 }
 

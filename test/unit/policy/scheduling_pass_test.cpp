@@ -208,8 +208,8 @@ BOOST_AUTO_TEST_CASE(the_node_picker_hook_replaces_select_nodes_for_whole_nodes)
   auto config = easy();
   int calls = 0;
   config.placement.picker =
-      [&](const std::vector<bool>& avail, size_t count,
-          const std::vector<uint32_t>&) -> std::optional<std::vector<size_t>> {
+      [&](const resource_request&, const std::vector<size_t>&, const std::vector<bool>& avail,
+          size_t count, const std::vector<uint32_t>&) -> std::optional<std::vector<size_t>> {
     ++calls;
     std::vector<size_t> out;
     for (size_t i = avail.size(); i-- > 0 && out.size() < count;)

@@ -344,7 +344,7 @@ BOOST_AUTO_TEST_CASE(every_error_names_file_and_line) {
       {"DebugFlags=init;msg\n", "test.conf:1: ", "for DebugFlags"},
       {"SelectType=select/other\n", "test.conf:1: ",
        "'select/other' is not supported (supported: select/linear, select/consecutive, "
-       "select/cons_tres)"},
+       "select/cons_tres, select/torus3d)"},
       {"SchedulerType=sched/gang\n", "test.conf:1: ", "use sched/backfill or sched/builtin"},
       {"SchedulerParameters=bf_max_job_test=lots\n", "test.conf:1: ",
        "bf_max_job_test needs a whole number"},
@@ -453,6 +453,66 @@ BOOST_AUTO_TEST_CASE(select_type_names_the_selection_policy) {
               topology::selection_policy::linear);
   BOOST_CHECK(parse_ok("SelectType=select/consecutive\n").select_type ==
               topology::selection_policy::consecutive);
+}
+
+BOOST_AUTO_TEST_CASE(torus3d_reads_the_grid_from_the_box_form_node_names) {
+  auto cfg = parse_ok(
+      "SelectType=select/torus3d\nNodeName=bgl[000x733]\n"
+      "PartitionName=all Nodes=ALL Default=YES\n");
+  BOOST_CHECK(cfg.torus3d);
+  BOOST_CHECK_EQUAL(cfg.torus.prefix, "bgl");
+  BOOST_CHECK(cfg.torus.dims == (std::array<int, 3>{8, 4, 4}));
+  BOOST_CHECK_EQUAL(cfg.nodes.size(), 128u);
+  BOOST_CHECK_EQUAL(cfg.nodes.front().name, "bgl000");
+  BOOST_CHECK_EQUAL(cfg.nodes.back().name, "bgl733");
+}
+
+BOOST_AUTO_TEST_CASE(select_bluegene_is_an_alias_of_torus3d_and_base36_digits_count) {
+  auto cfg = parse_ok("SelectType=select/bluegene\nNodeName=r[0-9][0-1][0-0],rA00,rA10\n");
+  BOOST_CHECK(cfg.torus3d);
+  BOOST_CHECK(cfg.torus.dims == (std::array<int, 3>{11, 2, 1}));
+  BOOST_CHECK(contains(render_config(cfg), "select/torus3d"));
+  BOOST_CHECK(
+      !parse_ok("SelectType=select/torus3d\nSelectType=select/linear\nNodeName=n1\n").torus3d);
+}
+
+BOOST_AUTO_TEST_CASE(the_local_torus_config_declares_the_grid_in_box_form) {
+  auto text = torus_config_text({8, 4, 4}, 7000);
+  BOOST_CHECK(contains(text, "NodeName=bgl[000x733] NodeAddr=127.0.0.1\n"));
+  auto cfg = parse_ok(text);
+  BOOST_CHECK(cfg.torus3d);
+  BOOST_CHECK(cfg.torus.dims == (std::array<int, 3>{8, 4, 4}));
+  BOOST_REQUIRE_EQUAL(cfg.partitions.size(), 1u);
+  BOOST_CHECK_EQUAL(cfg.partitions[0].nodes.size(), 128u);
+  BOOST_CHECK(cfg.partitions[0].is_default);
+  BOOST_CHECK_EQUAL(base_partition_name("r", 10, 0, 35), "rA0Z");
+}
+
+BOOST_AUTO_TEST_CASE(torus3d_rejects_names_that_are_not_a_complete_grid) {
+  struct bad {
+    std::string text;
+    std::string where;
+    std::string what;
+  };
+  const std::vector<bad> cases = {
+      {"SelectType=select/torus3d\nNodeName=bgl[0-1][0-1][0-1]\nNodeName=node1\n",
+       "test.conf:3: ", "node 'node1' is not named as a base partition"},
+      {"SelectType=select/torus3d\nNodeName=bgl[0-1][0-1][0-1]\nNodeName=bgx[0-1][0-1][0-1]\n",
+       "test.conf:3: ", "does not share the prefix 'bgl'"},
+      {"SelectType=select/torus3d\nNodeName=bgl[0-1][0-1][0-1]\nNodeName=bgl2a0\n",
+       "test.conf:3: ", "node 'bgl2a0' is not named"},
+      {"NodeName=bgl[0-1][0-1][0-1],bgl200\nSelectType=select/torus3d\n", "test.conf:2: ",
+       "select/torus3d needs a complete grid: 3x2x2 has 12 base partitions but 9 nodes are "
+       "defined (missing bgl201)"},
+      {"SelectType=select/torus3d\n", "test.conf:1: ", "needs nodes named PREFIXxyz"},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT("config:\n" << c.text) {
+      auto text = parse_error(c.text);
+      BOOST_CHECK_MESSAGE(starts_with(text, c.where), text);
+      BOOST_CHECK_MESSAGE(contains(text, c.what), text);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(string_keys_are_stored_as_written) {

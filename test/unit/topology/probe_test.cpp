@@ -1,9 +1,11 @@
 #include <boost/test/unit_test.hpp>
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <fstream>
+#include <set>
 #include <string>
 
 #include "topology/machine_probe.hpp"
@@ -39,6 +41,29 @@ BOOST_AUTO_TEST_CASE(probe_reports_cpus_within_the_online_count) {
   BOOST_TEST(facts->threads_per_core >= 1u);
   BOOST_TEST(facts->numa_nodes >= 1u);
   BOOST_TEST(facts->sockets * facts->cores_per_socket * facts->threads_per_core <= facts->cpus);
+}
+
+BOOST_AUTO_TEST_CASE(probe_lists_every_allowed_cpu_once_in_its_core_table) {
+  auto facts = probe_machine();
+  BOOST_REQUIRE(facts);
+  BOOST_REQUIRE(!facts->cores.empty());
+  std::set<uint32_t> pus;
+  size_t listed = 0;
+  for (auto& core : facts->cores) {
+    BOOST_TEST(!core.pus.empty());
+    BOOST_TEST(core.socket < facts->sockets);
+    BOOST_TEST(core.numa_node < facts->numa_nodes);
+    pus.insert(core.pus.begin(), core.pus.end());
+    listed += core.pus.size();
+  }
+  BOOST_TEST(listed == pus.size());  // no PU in two cores
+  BOOST_TEST(pus.size() == facts->cpus);
+  // The same CPUs the process may run on (hwloc restricts itself to the allowed cpuset).
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  BOOST_REQUIRE(sched_getaffinity(0, sizeof allowed, &allowed) == 0);
+  for (auto pu : pus) BOOST_TEST(CPU_ISSET(pu, &allowed), "PU " << pu << " not allowed");
+  BOOST_TEST(static_cast<size_t>(CPU_COUNT(&allowed)) == pus.size());
 }
 
 BOOST_AUTO_TEST_CASE(probe_reads_memory_from_proc_meminfo) {
