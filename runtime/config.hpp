@@ -6,6 +6,7 @@
 
 #include <caf/expected.hpp>
 
+#include "runtime/log_settings.hpp"
 #include "topology/node_selection.hpp"
 
 namespace shoal::runtime {
@@ -67,7 +68,12 @@ struct cluster_config {
   std::string node_log_file;                 ///< SlurmdLogFile=; empty: stderr
   std::string ctld_debug = "info";           ///< SlurmctldDebug= (level name or 0-9 number)
   std::string node_debug = "info";           ///< SlurmdDebug=
-  std::vector<std::string> debug_flags;      ///< DebugFlags= / MachStatusDebug=, lower case
+  std::string ctld_syslog_debug;             ///< SlurmctldSyslogDebug=; empty: no syslog
+  std::string node_syslog_debug;             ///< SlurmdSyslogDebug=; empty: no syslog
+  debug_flag_set debug_flags = 0;            ///< DebugFlags= / MachStatusDebug= (log_settings.hpp)
+  std::string log_time_format = "iso8601_ms";  ///< LogTimeFormat=
+  uint64_t log_file_max_size = 0;            ///< LogFileMaxSize= bytes; 0: no size rotation
+  uint32_t log_file_count = 5;               ///< LogFileCount=: rotated files kept (shoal keys)
   topology::selection_policy select_type = topology::selection_policy::consecutive;  ///< SelectType=
   std::string switch_type = "switch/none";   ///< SwitchType=, as written; the runtime builds the
                                              ///< matching interconnect::switch_manager
