@@ -119,8 +119,6 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   log().info("job submit job={} user={} partition={} nodes={} tasks={} batch={}", id,
              setup.req.user, setup.req.partition, setup.req.min_nodes, setup.req.ntasks,
              setup.req.batch);
-  SHOAL_DEBUG(priority, "job priority job={} priority={} partition={}", setup.id, setup.priority,
-              setup.req.partition);
   // Not linked: unlinking is linear in the links held, paid at every job's end, and shoalctld
   // exits without tearing its actors down anyway.
   auto token = setup.req.submit_token;
@@ -250,15 +248,9 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
         for (auto& n : self->state.cfg.nodes) out.push_back(self->state.node_view[n.name]);
         return out;
       },
-  SHOAL_DEBUG(init, "controller settings heartbeat_interval_ms={} heartbeat_timeout_ms={} "
-              "kill_wait_s={} debug_flags={}",
-              st.cfg.heartbeat_interval_ms, st.cfg.heartbeat_timeout_ms, st.cfg.kill_wait_s,
-              runtime::render_debug_flags(debug_flags()));
       [self](msg::parts_atom) {
         std::vector<msg::partition_info> out;
         for (auto& p : self->state.cfg.partitions)
-        SHOAL_DEBUG(init, "registration node={} host={} pid={} cpus={}", rep.node_name,
-                    rep.hostname, rep.daemon_pid, rep.cpus);
           out.push_back(self->state.partition_view[p.name]);
         return out;
       },

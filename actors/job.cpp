@@ -63,33 +63,17 @@ void tell(job_self self, const caf::actor& to, std::string kind, std::string tex
   self->send(to, std::move(ev));
 }
 
-/// One info line per job state change, worded for the events operators look for.
-void log_state_change(const msg::job_info& info, msg::job_state next, const std::string& reason) {
-  if (next == msg::job_state::running)
-    log().info("job started job={} nodes={} node_count={}", info.job_id, info.nodelist,
-               info.node_count);
-  else if (msg::is_finished(next))
-    log().info("job ended job={} state={} exit_code={} nodes={} reason=\"{}\"", info.job_id,
-               msg::to_string(next), info.exit_code, info.nodelist, reason);
-  else if (next == msg::job_state::pending && info.state != msg::job_state::pending)
-    log().info("job requeued job={} reason=\"{}\" requeue_count={}", info.job_id, reason,
-               info.requeue_count);
-  else
+void set_state(job_self self, msg::job_state next, std::string reason = "") {
+  auto& info = self->state.info;
+  if (info.state != next)
     log().info("job state job={} from={} to={} nodes={} reason=\"{}\"", info.job_id,
                msg::to_string(info.state), msg::to_string(next), info.nodelist, reason);
   info.state = next;
-}
-
-void set_state(job_self self, msg::job_state next, std::string reason = "") {
-  auto& info = self->state.info;
-  if (info.state != next) log_state_change(info, next, reason);
   info.reason = std::move(reason);
 }
 
 void signal_steps(job_self self, uint32_t step, int32_t signo) {
   for (auto& node : self->state.node_actors)
-  SHOAL_DEBUG(agent, "signal request job={} step={} signal={} nodes={}", self->state.info.job_id,
-              step_label(step), signo, self->state.info.nodelist);
     self->send(node, msg::signal_atom_v, self->state.info.job_id, step, signo);
 }
 
@@ -112,9 +96,6 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
   }
   auto launched = run.nodes;
   if (client && client != st.setup.client) self->monitor(client);
-  SHOAL_DEBUG(steps, "step launch job={} step={} nodes={} tasks={}", st.info.job_id,
-              step_label(step_id),
-              step_nodelist, ntasks);
   st.steps.emplace(step_id, std::move(run));
   for (size_t k = 0; k < launched.size(); ++k) {
     msg::launch_request lr;
@@ -141,8 +122,6 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     lr.partition = st.info.partition;
     lr.job_node_count = static_cast<uint32_t>(st.nodes.size());
     self->send(st.node_actors[launched[k]], msg::launch_atom_v, std::move(lr), client,
-    SHOAL_DEBUG(agent, "launch request job={} step={} node={}", st.info.job_id, step_label(step_id),
-                st.nodes[launched[k]]);
                caf::actor{self});
   }
 }
@@ -187,8 +166,6 @@ void step_done(job_self self, uint32_t step_id) {
   auto run = std::move(it->second);
   st.steps.erase(it);
   if (step_id == st.main_step) {
-  SHOAL_DEBUG(trace_jobs, "step done job={} step={} exit_code={} error=\"{}\"", st.info.job_id,
-              step_label(step_id), run.exit_code, run.error);
     st.info.exit_code = run.exit_code;
     if (!run.error.empty() && st.info.reason.empty()) st.info.reason = run.error;
     return finish(self);
@@ -255,8 +232,6 @@ void on_step_exit(job_self self, const msg::step_exit& ex) {
   for (auto& t : ex.tasks) run.exit_code = std::max(run.exit_code, msg::shell_exit_code(t));
   if (!ex.launch_error.empty() && run.error.empty()) run.error = ex.launch_error;
   if (run.waiting.empty()) step_done(self, ex.step_id);
-  SHOAL_DEBUG(steps, "step exit job={} step={} node={} tasks={} error=\"{}\"", ex.job_id,
-              step_label(ex.step_id), ex.node_name, ex.tasks.size(), ex.launch_error);
 }
 
 void on_node_down(job_self self, const std::string& node) {
@@ -372,7 +347,6 @@ caf::behavior job_behavior(job_self self, job_setup setup) {
         st.info.reason = reason;
         publish(self);
         if (!st.told_queued && (reason == "Resources" || reason == "Priority")) {
-        SHOAL_DEBUG(trace_jobs, "job pending job={} reason={}", st.info.job_id, reason);
           st.told_queued = true;
           tell(self, st.setup.client, "queued", reason);
         }
@@ -393,10 +367,8 @@ caf::behavior job_behavior(job_self self, job_setup setup) {
                               "job " + std::to_string(st.info.job_id) + " is not running");
           signal_steps(self, all_steps, signo);
           return caf::ok_atom::value;
-          log().info("job signalled job={} signal={} uid={}", st.info.job_id, signo, uid);
         }
-        log().info("job cancelled job={} uid={} state={}", st.info.job_id, uid,
-                   msg::to_string(st.info.state));
+        log().info("job cancel job={} uid={}", st.info.job_id, uid);
         terminate(self, msg::job_state::cancelled, "");
         return caf::ok_atom::value;
       },

@@ -71,8 +71,6 @@ void connect(daemon_self self) {
   auto& st = self->state;
   auto mm = self->system().middleman().actor_handle();
   self->request(mm, std::chrono::seconds{5}, caf::connect_atom::value, st.setup.controller_host,
-  SHOAL_DEBUG(init, "connecting node={} controller={}:{}", st.setup.status.node_name,
-              st.setup.controller_host, st.setup.controller_port);
                 st.setup.controller_port)
       .then(
           [self](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
@@ -96,7 +94,7 @@ void connect(daemon_self self) {
 void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::actor& job) {
   auto& st = self->state;
   auto key = std::make_pair(req.job_id, req.step_id);
-  log().info("step launch job={} step={} node={} ranks={}", req.job_id, step_label(req.step_id),
+  log().info("step launch job={} step={} node={} ranks={}", req.job_id, req.step_id,
              st.setup.status.node_name, req.ranks.size());
   auto shepherd = spawn_shepherd(self->system(), std::move(req), std::move(sink), std::move(job),
                                  st.setup.status.node_name, st.setup.spool_dir);
@@ -137,7 +135,6 @@ caf::behavior node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
         if (gen != st.beat_gen || !st.controller) return;
         self->send(st.controller, msg::heartbeat_atom_v, st.setup.status);
         self->delayed_send(self, std::chrono::milliseconds{st.setup.heartbeat_interval_ms},
-        SHOAL_DEBUG(heartbeat, "heartbeat sent node={}", st.setup.status.node_name);
                            msg::heartbeat_atom_v, gen);
       },
       [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink, caf::actor& job) {

@@ -89,14 +89,7 @@ void run_pass(scheduler_self self) {
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
                                                                   started_at)
                 .count();
-  if (st.cycle) {
-    auto seconds = static_cast<double>(us) / 1e6;
-    st.cycle->observe(seconds);
-    st.last_cycle->set(seconds);
-    st.max_cycle->raise_to(seconds);
-    st.queue_length->set(static_cast<double>(jobs_seen));
-  }
-  SHOAL_DEBUG(select_type, "schedule pass started={} waiting={} us={}", result.started.size(),
+  log().debug("schedule pass started={} waiting={} us={}", result.started.size(),
               result.waiting.size(), us);
 }
 

@@ -33,15 +33,11 @@ int main(int argc, char** argv) {
   std::string log_file;
   std::string debug_level;
   app.add_option("-f,--config", conf_path,
-  unsigned verbose = 0;
                  "Cluster config file (default: $SHOAL_CONF, else /etc/shoal/shoal.conf)");
   app.add_flag("--check", check_only, "Validate the config file and exit (0 when valid)");
   app.add_option("-L,--logfile", log_file,
                  "Log to this file (default: SlurmctldLogFile, else stderr)");
-  app.add_option("--debug", debug_level,
-                 "Log level: quiet, fatal, error, info, verbose, debug, debug2..debug5 or 0-9 "
-                 "(default: SlurmctldDebug, else info)");
-  app.add_flag("-v,--verbose", verbose, "One level more verbose per -v (-vv: two)");
+  app.add_option("--debug", debug_level, "Log level (default: SlurmctldDebug, else info)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -51,11 +47,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   auto cfg = shoal::runtime::load_cluster_config(conf_path);
-  if (!debug_level.empty() && !shoal::runtime::parse_debug_level(debug_level)) {
-    std::fprintf(stderr, "shoalctld: error: --debug: unknown level '%s' (use %s)\n", debug_level.c_str(),
-                 shoal::runtime::debug_level_choices);
-    return 2;
-  }
   if (!cfg) {
     std::fprintf(stderr, "shoalctld: error: %s\n", shoal::describe(cfg.error()).c_str());
     return 1;
@@ -66,18 +57,13 @@ int main(int argc, char** argv) {
                 cfg->path.c_str(), cfg->nodes.size(), cfg->partitions.size());
     return 0;
   }
-  auto log_opt = shoal::runtime::controller_log_options(*cfg);
-  if (!debug_level.empty()) log_opt.level = debug_level;
-  if (!log_file.empty()) log_opt.file = log_file;
-  log_opt.more_verbose = verbose;
-  if (auto err = shoal::runtime::setup_logging(log_opt)) {
+  if (auto err = shoal::runtime::setup_logging("shoalctld",
+                                               debug_level.empty() ? cfg->ctld_debug : debug_level,
+                                               log_file.empty() ? cfg->ctld_log_file : log_file)) {
     std::fprintf(stderr, "shoalctld: error: %s\n", shoal::describe(err).c_str());
     return 1;
   }
   caf::actor_system_config sys_cfg;
-  shoal::actors::log().info("config loaded file={} nodes={} partitions={} warnings={}", cfg->path,
-                            cfg->nodes.size(), cfg->partitions.size(), cfg->warnings.size());
-  for (auto& w : cfg->warnings) shoal::actors::log().warn("config warning: {}", w);
   shoal::runtime::configure_actor_system(sys_cfg, 2);
   caf::actor_system sys{sys_cfg};
   auto [host, port] = shoal::runtime::controller_endpoint(*cfg);

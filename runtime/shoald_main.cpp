@@ -59,7 +59,6 @@ int main(int argc, char** argv) {
   std::string log_file;
   std::string debug_level;
   std::string spool_dir;
-  unsigned verbose = 0;
   app.add_option("-f,--config", conf_path,
                  "Cluster config file (default: $SHOAL_CONF, else /etc/shoal/shoal.conf)");
   app.add_option("-N,--node-name", node_name,
@@ -87,20 +86,13 @@ int main(int argc, char** argv) {
   auto known = std::any_of(cfg->nodes.begin(), cfg->nodes.end(),
                            [&](const auto& n) { return n.name == node_name; });
   if (!known) {
-  if (!debug_level.empty() && !shoal::runtime::parse_debug_level(debug_level)) {
-    std::fprintf(stderr, "shoald: error: --debug: unknown level '%s' (use %s)\n", debug_level.c_str(),
-                 shoal::runtime::debug_level_choices);
-    return 2;
-  }
     std::fprintf(stderr, "shoald: error: node '%s' is not in %s (use --node-name NAME)\n",
                  node_name.c_str(), cfg->path.c_str());
     return 1;
   }
-  auto log_opt = shoal::runtime::node_log_options(*cfg, node_name);
-  if (!debug_level.empty()) log_opt.level = debug_level;
-  if (!log_file.empty()) log_opt.file = log_file;
-  log_opt.more_verbose = verbose;
-  if (auto err = shoal::runtime::setup_logging(log_opt)) {
+  if (auto err = shoal::runtime::setup_logging("shoald(" + node_name + ")",
+                                               debug_level.empty() ? cfg->node_debug : debug_level,
+                                               log_file.empty() ? cfg->node_log_file : log_file)) {
     std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(err).c_str());
     return 1;
   }
@@ -114,9 +106,6 @@ int main(int argc, char** argv) {
   caf::actor_system sys{sys_cfg};
   shoal::actors::node_daemon_setup setup;
   std::tie(setup.controller_host, setup.controller_port) =
-  shoal::actors::log().info("config loaded file={} nodes={} partitions={} warnings={}", cfg->path,
-                            cfg->nodes.size(), cfg->partitions.size(), cfg->warnings.size());
-  for (auto& w : cfg->warnings) shoal::actors::log().warn("config warning: {}", w);
       shoal::runtime::controller_endpoint(*cfg);
   setup.heartbeat_interval_ms = cfg->heartbeat_interval_ms;
   setup.status = to_status(*facts, node_name);
