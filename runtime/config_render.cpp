@@ -79,22 +79,22 @@ std::string render_config(const cluster_config& cfg) {
   add("DebugFlags", render_debug_flags(cfg.debug_flags));
   add("HeartBeatInterval", cs::format_ms_as_seconds(cfg.heartbeat_interval_ms));
   add("KillWait", std::to_string(cfg.kill_wait_s));
-  add("MetricsPort", std::to_string(cfg.metrics_port));
   add("LogFileCount", std::to_string(cfg.log_file_count));
   add("LogFileMaxSize", std::to_string(cfg.log_file_max_size));
   add("LogTimeFormat", cfg.log_time_format);
+  add("MetricsPort", std::to_string(cfg.metrics_port));
   add("SelectType", cfg.select_type == topology::selection_policy::linear ? "select/linear"
                                                                           : "select/consecutive");
   add("SlurmctldDebug", cfg.ctld_debug);
   for (const auto& host : cfg.controller_hosts) add("SlurmctldHost", host);
   add("SlurmctldLogFile", cfg.ctld_log_file);
   add("SlurmctldPort", std::to_string(cfg.controller_port));
+  add("SlurmctldSyslogDebug", cfg.ctld_syslog_debug);
   add("SlurmdDebug", cfg.node_debug);
   add("SlurmdLogFile", cfg.node_log_file);
-  add("SlurmctldSyslogDebug", cfg.ctld_syslog_debug);
+  add("SlurmdSyslogDebug", cfg.node_syslog_debug);
   add("SlurmdTimeout", cs::format_ms_as_seconds(cfg.heartbeat_timeout_ms));
   add("StateSaveLocation", cfg.state_save_location);
-  add("SlurmdSyslogDebug", cfg.node_syslog_debug);
   add("SwitchType", cfg.switch_type);
   add("TmpFS", cfg.tmp_fs);
   size_t width = 0;
