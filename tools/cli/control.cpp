@@ -141,8 +141,8 @@ int update(session& s, const std::vector<std::string>& words) {
 /// `setdebug LEVEL`: checked here first, so a typo exits 2 without a cluster.
 int setdebug(const std::string& conf, const std::vector<std::string>& args) {
   if (args.size() != 1)
-    return fail("control", std::string{"setdebug needs one level ("} +
-                               runtime::debug_level_choices + ")",
+    return fail("control",
+                std::string{"setdebug needs one level ("} + runtime::debug_level_choices + ")",
                 exit_usage);
   auto level = runtime::parse_debug_level(args[0]);
   if (!level) return fail("control", describe(level.error()), exit_usage);

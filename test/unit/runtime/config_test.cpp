@@ -450,7 +450,8 @@ BOOST_AUTO_TEST_CASE(an_unknown_debug_flag_is_an_error_at_its_line) {
 }
 
 BOOST_AUTO_TEST_CASE(bad_logging_values_are_errors_at_their_line) {
-  BOOST_CHECK(starts_with(parse_error("SlurmctldDebug=loud\n"), "test.conf:1: invalid value 'loud'"));
+  BOOST_CHECK(
+      starts_with(parse_error("SlurmctldDebug=loud\n"), "test.conf:1: invalid value 'loud'"));
   BOOST_CHECK(starts_with(parse_error("\nSlurmdSyslogDebug=10\n"), "test.conf:2: invalid value"));
   BOOST_CHECK(starts_with(parse_error("LogFileMaxSize=12X\n"), "test.conf:1: invalid value"));
   BOOST_CHECK(starts_with(parse_error("LogFileCount=0\n"), "test.conf:1: invalid value"));
