@@ -6,6 +6,7 @@
 #include <caf/actor_system.hpp>
 
 #include "messages/types.hpp"
+#include "runtime/metrics/registry.hpp"
 
 namespace shoal::actors {
 
@@ -20,6 +21,7 @@ struct job_setup {
   caf::actor client;       ///< the waiting `shoal run`, or invalid for batch jobs
   caf::actor controller;
   caf::actor scheduler;
+  metrics::registry* meters = nullptr;  ///< where the job actor meters itself; null: nowhere
 };
 
 /// One job's lifecycle: PENDING -> RUNNING -> COMPLETING -> COMPLETED | FAILED | CANCELLED |

@@ -7,6 +7,7 @@
 #include <caf/actor_system.hpp>
 
 #include "messages/types.hpp"
+#include "runtime/metrics/registry.hpp"
 
 namespace shoal::actors {
 
@@ -14,8 +15,9 @@ struct node_daemon_setup {
   std::string controller_host;
   uint16_t controller_port = 0;
   int64_t heartbeat_interval_ms = 30000;
-  msg::machine_status status;  ///< what this node reports; status.node_name is who we are
-  std::string spool_dir;       ///< where batch scripts are written
+  msg::machine_status status;           ///< what this node reports; status.node_name is who we are
+  std::string spool_dir;                ///< where batch scripts are written
+  metrics::registry* meters = nullptr;  ///< the daemon and its shepherds meter themselves here
 };
 
 /// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects

@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include "actors/log.hpp"
+#include "actors/metering.hpp"
 #include "actors/scheduling.hpp"
 #include "messages/type_ids.hpp"
 #include "topology/hostlist.hpp"
@@ -34,6 +35,11 @@ struct scheduler_state {
   std::map<uint64_t, queued_job> queue;
   std::unordered_map<uint64_t, std::vector<size_t>> running;
   bool pass_requested = false;
+  /// Null when not metered.
+  metrics::histogram* cycle = nullptr;
+  metrics::gauge* last_cycle = nullptr;
+  metrics::gauge* max_cycle = nullptr;
+  metrics::gauge* queue_length = nullptr;
 };
 
 using scheduler_self = caf::stateful_actor<scheduler_state>*;
@@ -65,6 +71,7 @@ void run_pass(scheduler_self self) {
   std::vector<pending_job> jobs;
   jobs.reserve(st.queue.size());
   for (auto& [id, q] : st.queue) jobs.push_back(q.pass_view);
+  auto jobs_seen = jobs.size();
   auto started_at = std::chrono::steady_clock::now();
   auto result = schedule_pass(std::move(jobs), free_nodes, st.partitions, st.weights, st.policy);
   for (auto& p : result.started) {
@@ -76,6 +83,8 @@ void run_pass(scheduler_self self) {
       names.push_back(st.node_names[n]);
       actors.push_back(st.node_actors[n]);
     }
+    SHOAL_DEBUG(select_type, "job selected job={} nodes={}", p.job,
+                topology::compress_hostlist(names));
     self->send(it->second.actor, msg::start_atom_v, std::move(names), std::move(actors));
     st.running[p.job] = std::move(p.nodes);
     st.queue.erase(it);
@@ -89,13 +98,32 @@ void run_pass(scheduler_self self) {
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
                                                                   started_at)
                 .count();
-  log().debug("schedule pass started={} waiting={} us={}", result.started.size(),
+  if (st.cycle) {
+    auto seconds = static_cast<double>(us) / 1e6;
+    st.cycle->observe(seconds);
+    st.last_cycle->set(seconds);
+    st.max_cycle->raise_to(seconds);
+    st.queue_length->set(static_cast<double>(jobs_seen));
+  }
+  SHOAL_DEBUG(select_type, "schedule pass started={} waiting={} us={}", result.started.size(),
               result.waiting.size(), us);
 }
 
 caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_config& cfg,
-                                 std::vector<caf::actor> node_actors) {
+                                 std::vector<caf::actor> node_actors, metrics::registry* meters) {
   auto& st = self->state;
+  actor_probe probe{self, meters, "scheduler"};
+  if (meters) {
+    st.cycle = &meters->histogram_of("shoal_scheduler_cycle_seconds",
+                                     "Time of each scheduling pass (sdiag's main schedule "
+                                     "cycles).");
+    st.last_cycle = &meters->gauge_of("shoal_scheduler_last_cycle_seconds",
+                                      "Time of the latest scheduling pass.");
+    st.max_cycle = &meters->gauge_of("shoal_scheduler_max_cycle_seconds",
+                                     "Longest scheduling pass since start or diag reset.");
+    st.queue_length = &meters->gauge_of("shoal_scheduler_queue_jobs",
+                                        "Pending jobs the latest scheduling pass considered.");
+  }
   st.policy = cfg.select_type;
   st.node_actors = std::move(node_actors);
   for (auto& n : cfg.nodes) {
@@ -113,51 +141,55 @@ caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_con
     st.partitions.push_back(std::move(slot));
   }
   return {
-      [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req, int64_t priority,
-             caf::actor& job) {
-        auto& st = self->state;
-        queued_job q;
-        q.actor = std::move(job);
-        q.pass_view.id = id;
-        q.pass_view.priority = priority;
-        q.pass_view.nodes = req.min_nodes;
-        q.pass_view.partition = st.partition_index.at(req.partition);
-        q.pass_view.required = indices_of(self, req.nodelist);
-        q.pass_view.excluded = indices_of(self, req.exclude);
-        st.queue.emplace(id, std::move(q));
-        request_pass(self);
-      },
-      [self](msg::cancel_atom, uint64_t id) {
-        self->state.queue.erase(id);
-        request_pass(self);
-      },
-      [self](msg::release_atom, uint64_t id) {
-        auto& st = self->state;
-        auto it = st.running.find(id);
-        if (it == st.running.end()) return;
-        for (auto n : it->second)
-          if (st.allocated_to[n] == id) st.allocated_to[n] = 0;
-        st.running.erase(it);
-        request_pass(self);
-      },
-      [self](msg::view_atom, const msg::node_info& info) {
-        auto& st = self->state;
-        auto it = st.node_index.find(info.name);
-        if (it == st.node_index.end()) return;
-        bool idle = info.state == msg::node_state::idle;
-        if (st.idle[it->second] == idle) return;
-        st.idle[it->second] = idle;
-        if (idle) request_pass(self);
-      },
-      [self](msg::schedule_atom) { run_pass(self); },
+      probe.metered("enqueue",
+                    [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req,
+                           int64_t priority, caf::actor& job) {
+                      auto& st = self->state;
+                      queued_job q;
+                      q.actor = std::move(job);
+                      q.pass_view.id = id;
+                      q.pass_view.priority = priority;
+                      q.pass_view.nodes = req.min_nodes;
+                      q.pass_view.partition = st.partition_index.at(req.partition);
+                      q.pass_view.required = indices_of(self, req.nodelist);
+                      q.pass_view.excluded = indices_of(self, req.exclude);
+                      st.queue.emplace(id, std::move(q));
+                      request_pass(self);
+                    }),
+      probe.metered("cancel",
+                    [self](msg::cancel_atom, uint64_t id) {
+                      self->state.queue.erase(id);
+                      request_pass(self);
+                    }),
+      probe.metered("release",
+                    [self](msg::release_atom, uint64_t id) {
+                      auto& st = self->state;
+                      auto it = st.running.find(id);
+                      if (it == st.running.end()) return;
+                      for (auto n : it->second)
+                        if (st.allocated_to[n] == id) st.allocated_to[n] = 0;
+                      st.running.erase(it);
+                      request_pass(self);
+                    }),
+      probe.metered("view_node",
+                    [self](msg::view_atom, const msg::node_info& info) {
+                      auto& st = self->state;
+                      auto it = st.node_index.find(info.name);
+                      if (it == st.node_index.end()) return;
+                      bool idle = info.state == msg::node_state::idle;
+                      if (st.idle[it->second] == idle) return;
+                      st.idle[it->second] = idle;
+                      if (idle) request_pass(self);
+                    }),
+      probe.metered("schedule", [self](msg::schedule_atom) { run_pass(self); }),
   };
 }
 
 }  // namespace
 
 caf::actor spawn_scheduler(caf::actor_system& sys, const runtime::cluster_config& cfg,
-                           std::vector<caf::actor> node_actors) {
-  return sys.spawn(scheduler_behavior, cfg, std::move(node_actors));
+                           std::vector<caf::actor> node_actors, metrics::registry* meters) {
+  return sys.spawn(scheduler_behavior, cfg, std::move(node_actors), meters);
 }
 
 }  // namespace shoal::actors

@@ -6,6 +6,7 @@
 #include <caf/actor_system.hpp>
 
 #include "runtime/config.hpp"
+#include "runtime/metrics/registry.hpp"
 
 namespace shoal::actors {
 
@@ -20,7 +21,9 @@ namespace shoal::actors {
 /// A pass runs once per burst of events. For each job it starts, it sends the job actor
 /// (start_atom, vector<string> node names, vector<actor> node actors); for each job that keeps
 /// waiting with a new reason, (view_atom, string reason).
+/// Each pass's time goes to shoal_scheduler_cycle_seconds (and the last/max gauges), the queue
+/// length it saw to shoal_scheduler_queue_jobs, in `meters` (null: not metered).
 caf::actor spawn_scheduler(caf::actor_system& sys, const runtime::cluster_config& cfg,
-                           std::vector<caf::actor> node_actors);
+                           std::vector<caf::actor> node_actors, metrics::registry* meters);
 
 }  // namespace shoal::actors

@@ -17,6 +17,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/metering.hpp"
 #include "actors/task_launch.hpp"
 #include "messages/type_ids.hpp"
 
@@ -60,8 +61,11 @@ class shepherd {
  public:
   shepherd(caf::blocking_actor* self, msg::launch_request req, caf::actor sink, caf::actor job,
            std::string node_name, std::string spool_dir, std::string shoal_conf,
-           std::string own_path)
+           std::string own_path, metrics::registry* meters)
       : self_(self),
+        probe_(self, meters, "shepherd"),
+        signal_meter_(probe_.meter("signal")),
+        exit_meter_(probe_.meter("exit")),
         req_(std::move(req)),
         sink_(std::move(sink)),
         job_(std::move(job)),
@@ -404,20 +408,22 @@ class shepherd {
   void check_mailbox() {
     bool more = true;
     while (more) {
-      self_->receive([this](msg::signal_atom, int32_t signo) { on_signal(signo); },
-                     [this](caf::exit_msg& em) {
-                       // Shutdown of whoever we are linked to: the tasks must not outlive it.
-                       if (em.reason) {
-                         aborted_ = true;
-                         signal_tasks(SIGKILL);
-                       }
-                     },
-                     // Unknown messages are dropped, so they never pile up in the mailbox. An empty
-                     // result sends no reply to an asynchronous message.
-                     caf::others >> [](caf::message_view&) -> caf::result<caf::message> {
-                       return caf::message{};
-                     },
-                     caf::after(std::chrono::seconds(0)) >> [&more] { more = false; });
+      self_->receive(
+          probe_.metered(signal_meter_,
+                         [this](msg::signal_atom, int32_t signo) { on_signal(signo); }),
+          probe_.metered(exit_meter_,
+                         [this](caf::exit_msg& em) {
+                           // Shutdown of whoever we are linked to: the tasks must not outlive it.
+                           if (em.reason) {
+                             aborted_ = true;
+                             signal_tasks(SIGKILL);
+                           }
+                         }),
+          // Unknown messages are dropped, so they never pile up in the mailbox. An empty
+          // result sends no reply to an asynchronous message.
+          caf::others >>
+              [](caf::message_view&) -> caf::result<caf::message> { return caf::message{}; },
+          caf::after(std::chrono::seconds(0)) >> [&more] { more = false; });
     }
   }
 
@@ -460,6 +466,9 @@ class shepherd {
   // -- member variables -------------------------------------------------------
 
   caf::blocking_actor* self_;
+  actor_probe<caf::blocking_actor> probe_;
+  handler_meter signal_meter_;
+  handler_meter exit_meter_;
   msg::launch_request req_;
   caf::actor sink_;
   caf::actor job_;
@@ -480,7 +489,7 @@ class shepherd {
 
 void shepherd_main(caf::blocking_actor* self, msg::launch_request req, caf::actor sink,
                    caf::actor job, std::string node_name, std::string spool_dir,
-                   std::string shoal_conf, std::string own_path) {
+                   std::string shoal_conf, std::string own_path, metrics::registry* meters) {
   shepherd s{self,
              std::move(req),
              std::move(sink),
@@ -488,7 +497,8 @@ void shepherd_main(caf::blocking_actor* self, msg::launch_request req, caf::acto
              std::move(node_name),
              std::move(spool_dir),
              std::move(shoal_conf),
-             std::move(own_path)};
+             std::move(own_path),
+             meters};
   s.run();
 }
 
@@ -500,11 +510,12 @@ std::string env_or_empty(const char* name) {
 }  // namespace
 
 caf::actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
-                          caf::actor job, std::string node_name, std::string spool_dir) {
+                          caf::actor job, std::string node_name, std::string spool_dir,
+                          metrics::registry* meters) {
   // Read our own environment here, once, rather than from the shepherd thread.
   return sys.spawn<caf::detached>(shepherd_main, std::move(req), std::move(sink), std::move(job),
                                   std::move(node_name), std::move(spool_dir),
-                                  env_or_empty("SHOAL_CONF"), env_or_empty("PATH"));
+                                  env_or_empty("SHOAL_CONF"), env_or_empty("PATH"), meters);
 }
 
 }  // namespace shoal::actors

@@ -239,6 +239,22 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
     cfg_.metrics_port = static_cast<uint16_t>(*port);
     return {};
   }
+  if (k == "nodemetricsport") {
+    auto port = cs::parse_unsigned(v, 65535);
+    if (!port) return bad_value(at, p, p.key, "a port 1-65535, or 0 for none");
+    cfg_.node_metrics_port = static_cast<uint16_t>(*port);
+    return {};
+  }
+  if (k == "collectmetrics") {
+    auto yes = cs::to_lower(v);
+    if (yes == "yes" || yes == "true" || yes == "1")
+      cfg_.collect_metrics = true;
+    else if (yes == "no" || yes == "false" || yes == "0")
+      cfg_.collect_metrics = false;
+    else
+      return bad_value(at, p, p.key, "YES or NO");
+    return {};
+  }
   if (k == "heartbeatinterval" || k == "slurmdtimeout" || k == "heartbeattimeout") {
     auto ms = parse_seconds_as_ms(v);
     if (!ms) return bad_value(at, p, p.key, "seconds, such as 30 or 0.5");

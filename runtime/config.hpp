@@ -77,7 +77,11 @@ struct cluster_config {
   topology::selection_policy select_type = topology::selection_policy::consecutive;  ///< SelectType=
   std::string switch_type = "switch/none";   ///< SwitchType=, as written; the runtime builds the
                                              ///< matching interconnect::switch_manager
-  uint16_t metrics_port = 0;                 ///< MetricsPort=; 0 = off
+  uint16_t metrics_port = 6920;              ///< MetricsPort=: shoalctld's /metrics; 0 = off
+  uint16_t node_metrics_port = 6921;         ///< NodeMetricsPort=: each shoald's; 0 = off
+                                             ///< (shoald --metrics-port overrides)
+  bool collect_metrics = true;               ///< CollectMetrics=NO: actors meter nothing and
+                                             ///< no endpoint runs (for overhead benchmarks)
   std::string node_spec_conf;                ///< NodeSpecConf= (seed), as resolved
   std::string partition_conf;                ///< PartitionConf= (seed), as resolved; "" if absent
   std::vector<node_config> nodes;            ///< in config order, names unique

@@ -75,6 +75,7 @@ std::string render_config(const cluster_config& cfg) {
   };
   // Alphabetical, as `scontrol show config` prints them.
   add("ClusterName", cfg.cluster_name);
+  add("CollectMetrics", cfg.collect_metrics ? "YES" : "NO");
   add("CollectorNodes", topology::compress_hostlist(cfg.collector_nodes));
   add("DebugFlags", render_debug_flags(cfg.debug_flags));
   add("HeartBeatInterval", cs::format_ms_as_seconds(cfg.heartbeat_interval_ms));
@@ -83,6 +84,7 @@ std::string render_config(const cluster_config& cfg) {
   add("LogFileMaxSize", std::to_string(cfg.log_file_max_size));
   add("LogTimeFormat", cfg.log_time_format);
   add("MetricsPort", std::to_string(cfg.metrics_port));
+  add("NodeMetricsPort", std::to_string(cfg.node_metrics_port));
   add("SelectType", cfg.select_type == topology::selection_policy::linear ? "select/linear"
                                                                           : "select/consecutive");
   add("SlurmctldDebug", cfg.ctld_debug);
