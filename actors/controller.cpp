@@ -4,15 +4,18 @@
 
 #include <deque>
 #include <map>
+#include <sstream>
 #include <unordered_map>
 
 #include <caf/all.hpp>
 
+#include "actors/cluster_meters.hpp"
 #include "actors/job.hpp"
 #include "actors/job_ref.hpp"
 #include "actors/policy/array_spec.hpp"
 #include "actors/policy/dependency.hpp"
 #include "actors/log.hpp"
+#include "actors/metering.hpp"
 #include "actors/node.hpp"
 #include "actors/partition.hpp"
 #include "actors/scheduler.hpp"
@@ -26,6 +29,9 @@
 namespace shoal::actors {
 
 namespace {
+
+constexpr const char* diag_reset_help =
+    "When `shoal diag --reset` last zeroed the statistics (Unix seconds; the start at first).";
 
 /// Finished jobs stay visible this long (Slurm's MinJobAge default).
 constexpr int64_t min_job_age_s = 300;
@@ -62,6 +68,8 @@ struct controller_state {
   /// its job back instead of a second one. Oldest first, for pruning.
   std::unordered_map<std::string, uint64_t> tokens;
   std::deque<std::pair<int64_t, std::string>> token_order;
+  metrics::registry* meters = nullptr;    ///< null: CollectMetrics=NO
+  std::optional<cluster_meters> cluster;  ///< set with `meters`
 };
 
 using controller_self = caf::stateful_actor<controller_state>*;
@@ -70,9 +78,10 @@ void purge_old_jobs(controller_self self) {
   auto cutoff = unix_now() - min_job_age_s;
   auto& view = self->state.job_view;
   for (auto it = view.begin(); it != view.end();) {
-    if (msg::is_finished(it->second.state) && it->second.end_time < cutoff)
+    if (msg::is_finished(it->second.state) && it->second.end_time < cutoff) {
+      if (self->state.cluster) self->state.cluster->job_forgotten(it->second.state);
       it = view.erase(it);
-    else
+    } else
       ++it;
   }
   // An array is forgotten once nothing of it pends or runs and its line has gone.
@@ -150,7 +159,10 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req, ca
   setup.id = id;
   setup.req = std::move(req);
   setup.priority = job_priority(setup.req);
+  SHOAL_DEBUG(priority, "job priority job={} priority={} partition={}", setup.id, setup.priority,
+              setup.req.partition);
   setup.kill_wait_s = st.cfg.kill_wait_s;
+  setup.meters = st.meters;
   setup.admin_uid = st.admin_uid;
   setup.client = std::move(client);
   setup.controller = self;
@@ -186,6 +198,7 @@ msg::job_info submit_array(controller_self self, msg::job_request req) {
   self->send(st.scheduler, msg::enqueue_atom_v, id, req, arr.task_template.priority,
              caf::actor{self});
   st.arrays.emplace(id, std::move(arr));
+  if (st.cluster) st.cluster->job_submitted();
   msg::job_info reply;
   reply.job_id = id;
   reply.array_job_id = id;
@@ -236,6 +249,7 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   auto job = spawn_job(self->system(), std::move(setup));
   st.jobs.emplace(id, job);
   if (!token.empty()) remember_token(self, token, id);
+  if (st.cluster) st.cluster->job_submitted();
   msg::job_info info;
   info.job_id = id;
   info.state = msg::job_state::pending;
@@ -433,158 +447,311 @@ caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_upd
   return rp;
 }
 
-caf::behavior controller_behavior(controller_self self, runtime::cluster_config cfg) {
+/// `shoal control setdebug`: the new level's name, or errc::invalid_request naming the levels.
+caf::result<std::string> on_setdebug(const std::string& text, const std::string& user) {
+  auto level = runtime::parse_debug_level(text);
+  if (!level) return make_error(errc::invalid_request, describe(level.error()));
+  auto before = log_level();
+  // Written while the more verbose of the two levels is in force, so it shows in either case.
+  auto note = [&] {
+    log().info("debug level changed from={} to={} user={}", runtime::to_string(before),
+               runtime::to_string(*level), user);
+  };
+  if (*level < before) note();
+  set_log_level(*level);
+  if (*level >= before) note();
+  return std::string{runtime::to_string(*level)};
+}
+
+/// `shoal control setdebugflags +Flag -Flag`: the flags now on ("" for none), or
+/// errc::invalid_request.
+caf::result<std::string> on_setdebugflags(const std::string& changes, const std::string& user) {
+  std::vector<std::string> words;
+  std::istringstream in{changes};
+  for (std::string w; in >> w;) words.push_back(w);
+  auto flags = runtime::change_debug_flags(debug_flags(), words);
+  if (!flags) return std::move(flags.error());
+  auto before = runtime::render_debug_flags(debug_flags());
+  set_debug_flags(*flags);
+  auto now = runtime::render_debug_flags(*flags);
+  log().info("debug flags changed from=\"{}\" to=\"{}\" user={}", before, now, user);
+  return now;
+}
+
+/// How RPCs that carry only a uid are attributed: "uid:N" (no user-database lookup in a handler).
+std::string uid_label(uint32_t uid) {
+  return "uid:" + std::to_string(uid);
+}
+
+/// `shoal diag --reset` (sdiag -r): zeroes the RPC, scheduler and job-count statistics.
+caf::result<caf::ok_atom> reset_diag(controller_self self, uint32_t uid) {
+  auto& st = self->state;
+  if (uid != 0 && uid != st.admin_uid)
+    return make_error(errc::permission_denied,
+                      "only root or the controller's user may reset the statistics");
+  if (!st.meters) return make_error(errc::invalid_request, "metrics are off (CollectMetrics=NO)");
+  for (auto prefix : diag_reset_prefixes) st.meters->reset(prefix);
+  st.meters->gauge_of("shoal_diag_reset_time_seconds", diag_reset_help)
+      .set(static_cast<double>(unix_now()));
+  log().info("diag statistics reset uid={}", uid);
+  return caf::ok_atom::value;
+}
+
+caf::behavior controller_behavior(controller_self self, runtime::cluster_config cfg,
+                                  metrics::registry* meters) {
   auto& st = self->state;
   st.cfg = std::move(cfg);
+  st.meters = meters;
+  if (meters) {
+    st.cluster.emplace(*meters);
+    meters->gauge_of("shoal_diag_reset_time_seconds", diag_reset_help)
+        .set(static_cast<double>(unix_now()));
+  }
+  actor_probe probe{self, meters, "controller"};
   st.admin_uid = static_cast<uint32_t>(::getuid());
   std::vector<caf::actor> ordered_nodes;
   for (auto& n : st.cfg.nodes) {
-    auto node = spawn_node(self->system(), n, self, st.cfg.heartbeat_timeout_ms);
+    auto node = spawn_node(self->system(), n, self, st.cfg.heartbeat_timeout_ms,
+                           st.cfg.heartbeat_interval_ms, meters);
     self->link_to(node);
     st.nodes.emplace(n.name, node);
     ordered_nodes.push_back(node);
   }
   for (auto& p : st.cfg.partitions) {
-    auto part = spawn_partition(self->system(), p, self);
+    auto part = spawn_partition(self->system(), p, self, meters);
     self->link_to(part);
     st.partitions.push_back(part);
   }
   st.topology = spawn_topology(self->system(), st.cfg, self);
   self->link_to(st.topology);
   st.scheduler = spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes),
-                                 caf::actor{self}, st.topology);
+                                 caf::actor{self}, st.topology, meters);
   self->link_to(st.scheduler);
   log().info("controller up cluster={} nodes={} partitions={}", st.cfg.cluster_name,
              st.cfg.nodes.size(), st.cfg.partitions.size());
+  SHOAL_DEBUG(init,
+              "controller settings heartbeat_interval_ms={} heartbeat_timeout_ms={} "
+              "kill_wait_s={} debug_flags={}",
+              st.cfg.heartbeat_interval_ms, st.cfg.heartbeat_timeout_ms, st.cfg.kill_wait_s,
+              runtime::render_debug_flags(debug_flags()));
   return {
-      [self](msg::register_atom, msg::machine_status& rep,
-             caf::actor& daemon) -> caf::result<caf::message> {
-        auto it = self->state.nodes.find(rep.node_name);
-        if (it == self->state.nodes.end()) {
-          log().warn("registration refused node={} host={}", rep.node_name, rep.hostname);
-          return make_error(errc::unknown_node, "node '" + rep.node_name +
-                                                    "' is not in the controller's configuration");
-        }
-        return self->delegate(it->second, msg::register_atom_v, std::move(rep), std::move(daemon));
-      },
-      [self](msg::heartbeat_atom, msg::machine_status& rep) {
-        auto it = self->state.nodes.find(rep.node_name);
-        if (it != self->state.nodes.end())
-          self->send(it->second, msg::heartbeat_atom_v, std::move(rep));
-      },
-      [self](msg::view_atom, msg::node_info& info) {
-        auto& st = self->state;
-        self->send(st.topology, msg::view_atom_v, info);
-        st.node_view[info.name] = std::move(info);
-      },
-      [self](msg::view_atom, msg::partition_info& info) {
-        self->state.partition_view[info.name] = std::move(info);
-      },
-      [self](msg::view_atom, msg::job_info& info) {
-        auto& st = self->state;
-        auto box = st.box_nodelists.find(info.job_id);
-        if (box != st.box_nodelists.end()) {
-          if (!info.nodelist.empty()) info.nodelist = box->second;
-          // A requeued job (nodelist cleared) gets a new placement, and so a new box.
-          if (info.nodelist.empty() || msg::is_finished(info.state)) st.box_nodelists.erase(box);
-        }
-        if (msg::is_finished(info.state)) {
-          st.jobs.erase(info.job_id);
-          if (info.array_job_id != 0) {
-            auto arr = st.arrays.find(info.array_job_id);
-            if (arr != st.arrays.end())
-              arr->second.running.erase(static_cast<uint32_t>(info.array_task_id));
-          }
-        }
-        st.job_view[info.job_id] = std::move(info);
-      },
-      [self](msg::view_atom, uint64_t array_id, const std::string& reason,
-             const std::string& folded) { on_array_view(self, array_id, reason, folded); },
-      [self](msg::arraytask_atom, uint64_t array_id, uint32_t index, uint64_t task_id,
-             std::vector<std::string>& names, std::vector<caf::actor>& actors,
-             std::vector<uint32_t>& cpus) {
-        start_array_task(self, array_id, index, task_id, names, actors, cpus);
-      },
-      [self](msg::jobctl_atom, const msg::job_control& ctl) { return job_control(self, ctl); },
-      [self](msg::pending_atom) -> caf::result<caf::message> {
-        return self->delegate(self->state.scheduler, msg::pending_atom_v);
-      },
-      [self](msg::boxlist_atom, uint64_t job, std::string& nodelist) {
-        auto& st = self->state;
-        auto view = st.job_view.find(job);
-        if (view != st.job_view.end() && !view->second.nodelist.empty())
-          view->second.nodelist = nodelist;
-        st.box_nodelists[job] = std::move(nodelist);
-      },
-      [self](msg::map_atom) -> caf::result<caf::message> {
-        return self->delegate(self->state.topology, msg::map_atom_v);
-      },
-      [self](msg::nodedown_atom, const std::string& node, uint64_t job) {
-        auto it = self->state.jobs.find(job);
-        if (it != self->state.jobs.end()) self->send(it->second, msg::nodedown_atom_v, node);
-      },
-      [self](msg::submit_atom, msg::job_request& req,
-             caf::actor& client) -> caf::result<msg::job_info> {
-        if (req.job_id == 0) return submit_job(self, req, client);
-        auto it = self->state.jobs.find(req.job_id);
-        if (it == self->state.jobs.end())
-          return make_error(errc::unknown_job, "job " + std::to_string(req.job_id) +
-                                                   " is not running (steps need a running job)");
-        auto rp = self->make_response_promise<msg::job_info>();
-        auto job_id = req.job_id;
-        self->request(it->second, std::chrono::seconds{30}, msg::step_atom_v, std::move(req),
-                      client)
-            .then(
-                [rp, job_id](msg::job_event& ev) mutable {
-                  msg::job_info info;
-                  info.job_id = job_id;
-                  info.state = ev.state;
-                  info.step_count = ev.step_id;
-                  info.nodelist = ev.nodelist;
-                  info.node_count = ev.node_count;
-                  rp.deliver(std::move(info));
-                },
-                [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
-        return rp;
-      },
-      [self](msg::jobs_atom) { return list_jobs(self, true); },
-      [self](msg::jobs_atom, bool include_finished) { return list_jobs(self, include_finished); },
-      [self](msg::jobs_atom, uint64_t id) -> caf::result<msg::job_info> {
-        auto it = self->state.job_view.find(id);
-        if (it == self->state.job_view.end())
-          return make_error(errc::unknown_job, "invalid job id " + std::to_string(id));
-        return it->second;
-      },
-      [self](msg::nodes_atom) {
-        std::vector<msg::node_info> out;
-        for (auto& n : self->state.cfg.nodes) out.push_back(self->state.node_view[n.name]);
-        return out;
-      },
-      [self](msg::parts_atom) {
-        std::vector<msg::partition_info> out;
-        for (auto& p : self->state.cfg.partitions)
-          out.push_back(self->state.partition_view[p.name]);
-        return out;
-      },
-      [self](msg::config_atom) { return runtime::render_config(self->state.cfg); },
-      [self](msg::cancel_atom, const std::string& job, int32_t signo,
-             uint32_t uid) -> caf::result<caf::message> { return cancel(self, job, signo, uid); },
-      [self](msg::cancel_atom, uint64_t id, int32_t signo,
-             uint32_t uid) -> caf::result<caf::message> {
-        return cancel(self, std::to_string(id), signo, uid);
-      },
-      [self](msg::signal_atom, uint64_t id, int32_t signo) {
-        auto it = self->state.jobs.find(id);
-        if (it != self->state.jobs.end()) self->send(it->second, msg::signal_atom_v, signo);
-      },
-      [self](msg::nodeupd_atom, const msg::node_update& up) { return update_nodes(self, up); },
+      probe.rpc("register",
+                [self](msg::register_atom, msg::machine_status& rep,
+                       caf::actor& daemon) -> caf::result<caf::message> {
+                  SHOAL_DEBUG(init, "registration node={} host={} pid={} cpus={}", rep.node_name,
+                              rep.hostname, rep.daemon_pid, rep.cpus);
+                  auto it = self->state.nodes.find(rep.node_name);
+                  if (it == self->state.nodes.end()) {
+                    log().warn("registration refused node={} host={}", rep.node_name, rep.hostname);
+                    return make_error(
+                        errc::unknown_node,
+                        "node '" + rep.node_name + "' is not in the controller's configuration");
+                  }
+                  return self->delegate(it->second, msg::register_atom_v, std::move(rep),
+                                        std::move(daemon));
+                }),
+      probe.rpc("heartbeat",
+                [self](msg::heartbeat_atom, msg::machine_status& rep) {
+                  auto it = self->state.nodes.find(rep.node_name);
+                  if (it != self->state.nodes.end())
+                    self->send(it->second, msg::heartbeat_atom_v, std::move(rep));
+                }),
+      probe.metered("view_node",
+                    [self](msg::view_atom, msg::node_info& info) {
+                      auto& st = self->state;
+                      self->send(st.topology, msg::view_atom_v, info);
+                      auto known = st.node_view.find(info.name);
+                      if (st.cluster)
+                        st.cluster->node_changed(
+                            known != st.node_view.end()
+                                ? std::optional<msg::node_state>{known->second.state}
+                                : std::nullopt,
+                            info.state);
+                      st.node_view[info.name] = std::move(info);
+                    }),
+      probe.metered("view_partition",
+                    [self](msg::view_atom, msg::partition_info& info) {
+                      self->state.partition_view[info.name] = std::move(info);
+                    }),
+      probe.metered("view_job",
+                    [self](msg::view_atom, msg::job_info& info) {
+                      auto& st = self->state;
+                      auto box = st.box_nodelists.find(info.job_id);
+                      if (box != st.box_nodelists.end()) {
+                        if (!info.nodelist.empty()) info.nodelist = box->second;
+                        // A requeued job (nodelist cleared) gets a new placement and box.
+                        if (info.nodelist.empty() || msg::is_finished(info.state))
+                          st.box_nodelists.erase(box);
+                      }
+                      if (msg::is_finished(info.state)) {
+                        st.jobs.erase(info.job_id);
+                        if (info.array_job_id != 0) {
+                          auto arr = st.arrays.find(info.array_job_id);
+                          if (arr != st.arrays.end())
+                            arr->second.running.erase(static_cast<uint32_t>(info.array_task_id));
+                        }
+                      }
+                      auto known = st.job_view.find(info.job_id);
+                      if (st.cluster)
+                        st.cluster->job_changed(
+                            known != st.job_view.end()
+                                ? std::optional<msg::job_state>{known->second.state}
+                                : std::nullopt,
+                            info.state);
+                      st.job_view[info.job_id] = std::move(info);
+                    }),
+      probe.metered("view_array",
+                    [self](msg::view_atom, uint64_t array_id, const std::string& reason,
+                           const std::string& folded) {
+                      on_array_view(self, array_id, reason, folded);
+                    }),
+      probe.metered("arraytask",
+                    [self](msg::arraytask_atom, uint64_t array_id, uint32_t index,
+                           uint64_t task_id, std::vector<std::string>& names,
+                           std::vector<caf::actor>& actors, std::vector<uint32_t>& cpus) {
+                      start_array_task(self, array_id, index, task_id, names, actors, cpus);
+                    }),
+      probe.metered("boxlist",
+                    [self](msg::boxlist_atom, uint64_t job, std::string& nodelist) {
+                      auto& st = self->state;
+                      auto view = st.job_view.find(job);
+                      if (view != st.job_view.end() && !view->second.nodelist.empty())
+                        view->second.nodelist = nodelist;
+                      st.box_nodelists[job] = std::move(nodelist);
+                    }),
+      probe.rpc("jobctl",
+                [self, probe](msg::jobctl_atom, const msg::job_control& ctl) {
+                  probe.attribute_to(uid_label(ctl.uid));
+                  return job_control(self, ctl);
+                }),
+      probe.rpc("pending",
+                [self](msg::pending_atom) -> caf::result<caf::message> {
+                  return self->delegate(self->state.scheduler, msg::pending_atom_v);
+                }),
+      probe.rpc("map",
+                [self](msg::map_atom) -> caf::result<caf::message> {
+                  return self->delegate(self->state.topology, msg::map_atom_v);
+                }),
+      probe.metered("nodedown",
+                    [self](msg::nodedown_atom, const std::string& node, uint64_t job) {
+                      auto it = self->state.jobs.find(job);
+                      if (it != self->state.jobs.end())
+                        self->send(it->second, msg::nodedown_atom_v, node);
+                    }),
+      probe.rpc("submit",
+                [self, probe](msg::submit_atom, msg::job_request& req,
+                              caf::actor& client) -> caf::result<msg::job_info> {
+                  probe.attribute_to(req.user);
+                  SHOAL_DEBUG(msg, "rpc submit user={} uid={} job={} batch={}", req.user, req.uid,
+                              req.job_id, req.batch);
+                  if (req.job_id == 0) return submit_job(self, req, client);
+                  auto it = self->state.jobs.find(req.job_id);
+                  if (it == self->state.jobs.end())
+                    return make_error(errc::unknown_job,
+                                      "job " + std::to_string(req.job_id) +
+                                          " is not running (steps need a running job)");
+                  auto rp = self->make_response_promise<msg::job_info>();
+                  auto job_id = req.job_id;
+                  self->request(it->second, std::chrono::seconds{30}, msg::step_atom_v,
+                                std::move(req), client)
+                      .then(
+                          [rp, job_id](msg::job_event& ev) mutable {
+                            msg::job_info info;
+                            info.job_id = job_id;
+                            info.state = ev.state;
+                            info.step_count = ev.step_id;
+                            info.nodelist = ev.nodelist;
+                            info.node_count = ev.node_count;
+                            rp.deliver(std::move(info));
+                          },
+                          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+                  return rp;
+                }),
+      probe.rpc("jobs",
+                [self](msg::jobs_atom) {
+                  SHOAL_DEBUG(msg, "rpc jobs finished=true");
+                  return list_jobs(self, true);
+                }),
+      probe.rpc("jobs",
+                [self](msg::jobs_atom, bool include_finished) {
+                  return list_jobs(self, include_finished);
+                }),
+      probe.rpc("job",
+                [self](msg::jobs_atom, uint64_t id) -> caf::result<msg::job_info> {
+                  auto it = self->state.job_view.find(id);
+                  if (it == self->state.job_view.end())
+                    return make_error(errc::unknown_job, "invalid job id " + std::to_string(id));
+                  return it->second;
+                }),
+      probe.rpc("nodes",
+                [self](msg::nodes_atom) {
+                  std::vector<msg::node_info> out;
+                  // find, not operator[]: a node not heard of yet must not get a view
+                  // (cluster_meters counts each view's first appearance).
+                  auto& view = self->state.node_view;
+                  for (auto& n : self->state.cfg.nodes) {
+                    auto it = view.find(n.name);
+                    out.push_back(it != view.end() ? it->second : msg::node_info{});
+                  }
+                  return out;
+                }),
+      probe.rpc("parts",
+                [self](msg::parts_atom) {
+                  std::vector<msg::partition_info> out;
+                  for (auto& p : self->state.cfg.partitions)
+                    out.push_back(self->state.partition_view[p.name]);
+                  return out;
+                }),
+      probe.rpc("config",
+                [self](msg::config_atom) { return runtime::render_config(self->state.cfg); }),
+      probe.rpc("cancel",
+                [self, probe](msg::cancel_atom, const std::string& job, int32_t signo,
+                              uint32_t uid) -> caf::result<caf::message> {
+                  probe.attribute_to(uid_label(uid));
+                  SHOAL_DEBUG(msg, "rpc cancel job={} signal={} uid={}", job, signo, uid);
+                  return cancel(self, job, signo, uid);
+                }),
+      probe.rpc("cancel",
+                [self, probe](msg::cancel_atom, uint64_t id, int32_t signo,
+                              uint32_t uid) -> caf::result<caf::message> {
+                  probe.attribute_to(uid_label(uid));
+                  return cancel(self, std::to_string(id), signo, uid);
+                }),
+      probe.rpc("signal",
+                [self](msg::signal_atom, uint64_t id, int32_t signo) {
+                  auto it = self->state.jobs.find(id);
+                  if (it != self->state.jobs.end())
+                    self->send(it->second, msg::signal_atom_v, signo);
+                }),
+      probe.rpc("nodeupd",
+                [self, probe](msg::nodeupd_atom, const msg::node_update& up) {
+                  probe.attribute_to(up.user);
+                  SHOAL_DEBUG(msg, "rpc update nodes={} state={} user={}", up.nodes, up.state,
+                              up.user);
+                  return update_nodes(self, up);
+                }),
+      probe.rpc("setdebug",
+                [probe](msg::setdebug_atom, const std::string& level,
+                        const std::string& user) -> caf::result<std::string> {
+                  probe.attribute_to(user);
+                  return on_setdebug(level, user);
+                }),
+      probe.rpc("dbgflags",
+                [probe](msg::dbgflags_atom, const std::string& changes,
+                        const std::string& user) -> caf::result<std::string> {
+                  probe.attribute_to(user);
+                  return on_setdebugflags(changes, user);
+                }),
+      probe.rpc("diagreset",
+                [self](msg::diagreset_atom, uint32_t uid) { return reset_diag(self, uid); }),
   };
 }
 
 }  // namespace
 
-caf::actor spawn_controller(caf::actor_system& sys, runtime::cluster_config cfg) {
-  return sys.spawn(controller_behavior, std::move(cfg));
+caf::actor spawn_controller(caf::actor_system& sys, runtime::cluster_config cfg,
+                            metrics::registry* meters) {
+  return sys.spawn(controller_behavior, std::move(cfg), meters);
 }
 
 }  // namespace shoal::actors

@@ -7,6 +7,7 @@
 
 #include "interconnect/switch_manager.hpp"
 #include "runtime/config.hpp"
+#include "runtime/metrics/registry.hpp"
 
 namespace shoal::actors {
 
@@ -29,7 +30,12 @@ namespace shoal::actors {
 /// - (signal_atom, uint64 id, int32 signo): Ctrl-C forwarded by `shoal run`
 /// - (map_atom) -> topology_view: the topology actor's allocation map (`shoal map`)
 /// - (nodeupd_atom, node_update) -> ok_atom
+/// - (diagreset_atom, uint32 uid) -> ok_atom: `shoal diag --reset` (root or the controller's
+///   user only): zeroes the RPC, scheduler-cycle and job-count metrics (diag_reset_prefixes)
 /// A bad request is answered with an error; it never takes the controller down.
-caf::actor spawn_controller(caf::actor_system& sys, runtime::cluster_config cfg);
+/// Its actors meter themselves into `meters` (see metering.hpp and docs/metrics.md); null meters
+/// nothing (CollectMetrics=NO). The registry must outlive the actors.
+caf::actor spawn_controller(caf::actor_system& sys, runtime::cluster_config cfg,
+                            metrics::registry* meters = nullptr);
 
 }  // namespace shoal::actors

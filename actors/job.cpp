@@ -7,6 +7,7 @@
 #include <caf/all.hpp>
 
 #include "actors/log.hpp"
+#include "actors/metering.hpp"
 #include "actors/scheduling.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
@@ -65,16 +66,32 @@ void tell(job_self self, const caf::actor& to, std::string kind, std::string tex
   self->send(to, std::move(ev));
 }
 
-void set_state(job_self self, msg::job_state next, std::string reason = "") {
-  auto& info = self->state.info;
-  if (info.state != next)
+/// One info line per job state change, worded for the events operators look for.
+void log_state_change(const msg::job_info& info, msg::job_state next, const std::string& reason) {
+  if (next == msg::job_state::running)
+    log().info("job started job={} nodes={} node_count={}", info.job_id, info.nodelist,
+               info.node_count);
+  else if (msg::is_finished(next))
+    log().info("job ended job={} state={} exit_code={} nodes={} reason=\"{}\"", info.job_id,
+               msg::to_string(next), info.exit_code, info.nodelist, reason);
+  else if (next == msg::job_state::pending && info.state != msg::job_state::pending)
+    log().info("job requeued job={} reason=\"{}\" requeue_count={}", info.job_id, reason,
+               info.requeue_count);
+  else
     log().info("job state job={} from={} to={} nodes={} reason=\"{}\"", info.job_id,
                msg::to_string(info.state), msg::to_string(next), info.nodelist, reason);
+}
+
+void set_state(job_self self, msg::job_state next, std::string reason = "") {
+  auto& info = self->state.info;
+  if (info.state != next) log_state_change(info, next, reason);
   info.state = next;
   info.reason = std::move(reason);
 }
 
 void signal_steps(job_self self, uint32_t step, int32_t signo) {
+  SHOAL_DEBUG(agent, "signal request job={} step={} signal={} nodes={}", self->state.info.job_id,
+              step_label(step), signo, self->state.info.nodelist);
   for (auto& node : self->state.node_actors)
     self->send(node, msg::signal_atom_v, self->state.info.job_id, step, signo);
 }
@@ -97,6 +114,8 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     run.waiting.insert(st.nodes[nodes[k]]);
   }
   auto launched = run.nodes;
+  SHOAL_DEBUG(steps, "step launch job={} step={} nodes={} tasks={}", st.info.job_id,
+              step_label(step_id), step_nodelist, ntasks);
   if (client && client != st.setup.client) self->monitor(client);
   st.steps.emplace(step_id, std::move(run));
   for (size_t k = 0; k < launched.size(); ++k) {
@@ -124,6 +143,8 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     lr.job_name = st.info.name;
     lr.partition = st.info.partition;
     lr.job_node_count = static_cast<uint32_t>(st.nodes.size());
+    SHOAL_DEBUG(agent, "launch request job={} step={} node={}", st.info.job_id, step_label(step_id),
+                st.nodes[launched[k]]);
     self->send(st.node_actors[launched[k]], msg::launch_atom_v, std::move(lr), client,
                caf::actor{self});
   }
@@ -170,6 +191,8 @@ void step_done(job_self self, uint32_t step_id) {
   auto it = st.steps.find(step_id);
   auto run = std::move(it->second);
   st.steps.erase(it);
+  SHOAL_DEBUG(trace_jobs, "step done job={} step={} exit_code={} error=\"{}\"", st.info.job_id,
+              step_label(step_id), run.exit_code, run.error);
   if (step_id == st.main_step) {
     st.info.exit_code = run.exit_code;
     if (!run.error.empty() && st.info.reason.empty()) st.info.reason = run.error;
@@ -241,6 +264,8 @@ void on_step_exit(job_self self, const msg::step_exit& ex) {
   auto& run = it->second;
   for (auto& t : ex.tasks) run.exit_code = std::max(run.exit_code, msg::shell_exit_code(t));
   if (!ex.launch_error.empty() && run.error.empty()) run.error = ex.launch_error;
+  SHOAL_DEBUG(steps, "step exit job={} step={} node={} tasks={} error=\"{}\"", ex.job_id,
+              step_label(ex.step_id), ex.node_name, ex.tasks.size(), ex.launch_error);
   if (run.waiting.empty()) step_done(self, ex.step_id);
 }
 
@@ -384,6 +409,7 @@ caf::result<caf::ok_atom> on_requeue(job_self self, const std::string& op, uint3
 }
 
 caf::behavior job_behavior(job_self self, job_setup setup) {
+  actor_probe probe{self, setup.meters, "job"};
   auto& st = self->state;
   auto& info = st.info;
   info = initial_job_info(setup);
@@ -401,62 +427,79 @@ caf::behavior job_behavior(job_self self, job_setup setup) {
                st.setup.priority, caf::actor{self});
   }
   return {
-      [self](msg::start_atom, std::vector<std::string>& names, std::vector<caf::actor>& actors,
-             std::vector<uint32_t>& cpus) {
-        on_start(self, std::move(names), std::move(actors), std::move(cpus));
-      },
-      [self](msg::jobctl_atom, const std::string& op, uint32_t uid) {
-        return on_requeue(self, op, uid);
-      },
-      [self](msg::view_atom, const std::string& reason) {
-        auto& st = self->state;
-        if (st.info.state != msg::job_state::pending || st.info.reason == reason) return;
-        st.info.reason = reason;
-        publish(self);
-        if (!st.told_queued && (reason == "Resources" || reason == "Priority")) {
-          st.told_queued = true;
-          tell(self, st.setup.client, "queued", reason);
-        }
-      },
-      [self](const msg::step_exit& ex) { on_step_exit(self, ex); },
-      [self](msg::step_atom, msg::job_request& req, caf::actor& client) {
-        return on_step_request(self, req, client);
-      },
-      [self](msg::cancel_atom, int32_t signo, uint32_t uid) -> caf::result<caf::ok_atom> {
-        auto& st = self->state;
-        if (uid != 0 && uid != st.info.uid && uid != st.setup.admin_uid)
-          return make_error(errc::permission_denied,
-                            "job " + std::to_string(st.info.job_id) + " belongs to " +
-                                st.info.user + "; only its owner or an admin may cancel it");
-        if (signo != 0) {
-          if (st.info.state != msg::job_state::running)
-            return make_error(errc::invalid_request,
-                              "job " + std::to_string(st.info.job_id) + " is not running");
-          signal_steps(self, all_steps, signo);
-          return caf::ok_atom::value;
-        }
-        log().info("job cancel job={} uid={}", st.info.job_id, uid);
-        terminate(self, msg::job_state::cancelled, "");
-        return caf::ok_atom::value;
-      },
-      [self](msg::signal_atom, int32_t signo) {
-        if (self->state.info.state == msg::job_state::running) signal_steps(self, all_steps, signo);
-      },
-      [self](msg::tlimit_atom, uint64_t gen) {
-        auto& st = self->state;
-        if (gen != st.timer_gen || st.info.state != msg::job_state::running) return;
-        log().info("job time limit job={} limit={}", st.info.job_id,
-                   runtime::format_duration(st.info.time_limit_s));
-        tell(self, st.setup.client, "message",
-             "*** JOB " + std::to_string(st.info.job_id) + " CANCELLED DUE TO TIME LIMIT ***");
-        terminate(self, msg::job_state::timeout, "TimeLimit");
-      },
-      [self](msg::escalate_atom, uint64_t gen) {
-        if (gen == self->state.timer_gen && !self->state.steps.empty())
-          signal_steps(self, all_steps, SIGKILL);
-      },
-      [self](msg::nodedown_atom, const std::string& node) { on_node_down(self, node); },
-      [self](msg::jobs_atom) { return self->state.info; },
+      probe.metered("start",
+                    [self](msg::start_atom, std::vector<std::string>& names,
+                           std::vector<caf::actor>& actors, std::vector<uint32_t>& cpus) {
+                      on_start(self, std::move(names), std::move(actors), std::move(cpus));
+                    }),
+      probe.metered("requeue",
+                    [self](msg::jobctl_atom, const std::string& op, uint32_t uid) {
+                      return on_requeue(self, op, uid);
+                    }),
+      probe.metered("view",
+                    [self](msg::view_atom, const std::string& reason) {
+                      auto& st = self->state;
+                      if (st.info.state != msg::job_state::pending || st.info.reason == reason)
+                        return;
+                      st.info.reason = reason;
+                      SHOAL_DEBUG(trace_jobs, "job pending job={} reason={}", st.info.job_id,
+                                  reason);
+                      publish(self);
+                      if (!st.told_queued && (reason == "Resources" || reason == "Priority")) {
+                        st.told_queued = true;
+                        tell(self, st.setup.client, "queued", reason);
+                      }
+                    }),
+      probe.metered("step_exit", [self](const msg::step_exit& ex) { on_step_exit(self, ex); }),
+      probe.metered("step",
+                    [self](msg::step_atom, msg::job_request& req, caf::actor& client) {
+                      return on_step_request(self, req, client);
+                    }),
+      probe.metered(
+          "cancel",
+          [self](msg::cancel_atom, int32_t signo, uint32_t uid) -> caf::result<caf::ok_atom> {
+            auto& st = self->state;
+            if (uid != 0 && uid != st.info.uid && uid != st.setup.admin_uid)
+              return make_error(errc::permission_denied,
+                                "job " + std::to_string(st.info.job_id) + " belongs to " +
+                                    st.info.user + "; only its owner or an admin may cancel it");
+            if (signo != 0) {
+              if (st.info.state != msg::job_state::running)
+                return make_error(errc::invalid_request,
+                                  "job " + std::to_string(st.info.job_id) + " is not running");
+              log().info("job signalled job={} signal={} uid={}", st.info.job_id, signo, uid);
+              signal_steps(self, all_steps, signo);
+              return caf::ok_atom::value;
+            }
+            log().info("job cancelled job={} uid={} state={}", st.info.job_id, uid,
+                       msg::to_string(st.info.state));
+            terminate(self, msg::job_state::cancelled, "");
+            return caf::ok_atom::value;
+          }),
+      probe.metered("signal",
+                    [self](msg::signal_atom, int32_t signo) {
+                      if (self->state.info.state == msg::job_state::running)
+                        signal_steps(self, all_steps, signo);
+                    }),
+      probe.metered("tlimit",
+                    [self](msg::tlimit_atom, uint64_t gen) {
+                      auto& st = self->state;
+                      if (gen != st.timer_gen || st.info.state != msg::job_state::running) return;
+                      log().info("job time limit job={} limit={}", st.info.job_id,
+                                 runtime::format_duration(st.info.time_limit_s));
+                      tell(self, st.setup.client, "message",
+                           "*** JOB " + std::to_string(st.info.job_id) +
+                               " CANCELLED DUE TO TIME LIMIT ***");
+                      terminate(self, msg::job_state::timeout, "TimeLimit");
+                    }),
+      probe.metered("escalate",
+                    [self](msg::escalate_atom, uint64_t gen) {
+                      if (gen == self->state.timer_gen && !self->state.steps.empty())
+                        signal_steps(self, all_steps, SIGKILL);
+                    }),
+      probe.metered("nodedown", [self](msg::nodedown_atom,
+                                       const std::string& node) { on_node_down(self, node); }),
+      probe.metered("jobs", [self](msg::jobs_atom) { return self->state.info; }),
   };
 }
 

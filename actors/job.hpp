@@ -8,6 +8,7 @@
 #include <caf/actor_system.hpp>
 
 #include "messages/types.hpp"
+#include "runtime/metrics/registry.hpp"
 
 namespace shoal::actors {
 
@@ -31,6 +32,7 @@ struct job_setup {
   std::vector<uint32_t> start_cpus;
   /// SelectType=select/cons_tres: nodes are shared, so the job's CPUs on each node count.
   bool shared_nodes = false;
+  metrics::registry* meters = nullptr;  ///< where the job actor meters itself; null: nowhere
 };
 
 /// One job's lifecycle: PENDING -> RUNNING -> COMPLETING -> COMPLETED | FAILED | CANCELLED |

@@ -7,6 +7,7 @@
 #include <caf/all.hpp>
 
 #include "actors/log.hpp"
+#include "actors/metering.hpp"
 #include "actors/node_health.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
@@ -25,6 +26,8 @@ struct node_state_t {
   std::set<uint64_t> completing;
   uint64_t check_gen = 0;  ///< generation of the live silence timer
   std::chrono::steady_clock::time_point last_heard;
+  std::chrono::milliseconds interval{30000};    ///< HeartBeatInterval
+  metrics::histogram* heartbeat_lag = nullptr;  ///< null when not metered
 };
 
 using node_self = caf::stateful_actor<node_state_t>*;
@@ -147,9 +150,30 @@ caf::result<caf::ok_atom> on_update(node_self self, const msg::node_update& up) 
 
 }  // namespace
 
-caf::behavior node_behavior(node_self self, runtime::node_config cfg, caf::actor controller,
-                            int64_t heartbeat_timeout_ms) {
+/// How late a heartbeat came: the time since the previous report beyond HeartBeatInterval.
+void meter_heartbeat(node_self self) {
   auto& st = self->state;
+  if (!st.heartbeat_lag) return;
+  auto gap = std::chrono::steady_clock::now() - st.last_heard;
+  std::chrono::duration<double> late = gap - st.interval;
+  st.heartbeat_lag->observe(std::max(0.0, late.count()));
+}
+
+caf::behavior node_behavior(node_self self, runtime::node_config cfg, caf::actor controller,
+                            int64_t heartbeat_timeout_ms, int64_t heartbeat_interval_ms,
+                            metrics::registry* meters) {
+  auto& st = self->state;
+  actor_probe probe{self, meters, "node"};
+  st.interval = std::chrono::milliseconds{heartbeat_interval_ms};
+  // Today the controller collects every heartbeat itself; with collector fan-in (seed 000's
+  // MSM) each collector gets its own series.
+  if (meters)
+    st.heartbeat_lag = &meters
+                            ->histograms("shoal_heartbeat_lag_seconds",
+                                         "How late heartbeats arrive: time since the node's "
+                                         "previous report beyond HeartBeatInterval, by collector.",
+                                         {"collector"}, metrics::lag_buckets())
+                            .with({"shoalctld"});
   st.controller = std::move(controller);
   st.timeout = std::chrono::milliseconds{heartbeat_timeout_ms};
   st.info.name = cfg.name;
@@ -181,66 +205,82 @@ caf::behavior node_behavior(node_self self, runtime::node_config cfg, caf::actor
     }
   });
   return {
-      [self](msg::register_atom, const msg::machine_status& rep,
-             const caf::actor& daemon) -> caf::result<caf::ok_atom> {
-        auto& st = self->state;
-        if (st.daemon && st.daemon != daemon) self->demonitor(st.daemon);
-        st.daemon = daemon;
-        self->monitor(daemon);
-        log().info("node registered node={} host={} cpus={} mem_mb={} os={}", st.info.name,
-                   rep.hostname, rep.cpus, rep.real_memory_mb, rep.os);
-        on_alive(self, rep);
-        return caf::ok_atom::value;
-      },
-      [self](msg::heartbeat_atom, const msg::machine_status& rep) {
-        if (!self->state.daemon) return;  // a late beat from a daemon we already lost
-        on_alive(self, rep);
-      },
-      [self](msg::check_atom, uint64_t gen) {
-        auto& st = self->state;
-        if (gen != st.check_gen || st.flags.life == liveness::down) return;
-        log().warn("node not responding node={} timeout_ms={}", st.info.name, st.timeout.count());
-        go_down(self, "Not responding", false, "shoal");
-      },
-      [self](msg::start_atom, uint64_t job, uint32_t cpus) {
-        self->state.jobs[job] = cpus;
-        publish(self);
-      },
-      [self](msg::done_atom, uint64_t job) {
-        if (self->state.jobs.count(job) == 0) return;
-        self->state.completing.insert(job);
-        publish(self);
-      },
-      [self](msg::release_atom, uint64_t job) {
-        self->state.jobs.erase(job);
-        self->state.completing.erase(job);
-        publish(self);
-      },
-      [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink, caf::actor& job) {
-        auto& st = self->state;
-        if (!st.daemon) {
-          msg::step_exit ex;
-          ex.job_id = req.job_id;
-          ex.step_id = req.step_id;
-          ex.node_name = st.info.name;
-          ex.launch_error = "node " + st.info.name + " has no connected shoald";
-          for (auto r : req.ranks) ex.tasks.push_back({r, 1, 0});
-          self->send(job, std::move(ex));
-          return;
-        }
-        self->send(st.daemon, msg::launch_atom_v, std::move(req), std::move(sink), std::move(job));
-      },
-      [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
-        if (self->state.daemon)
-          self->send(self->state.daemon, msg::signal_atom_v, job, step, signo);
-      },
-      [self](msg::nodeupd_atom, const msg::node_update& up) { return on_update(self, up); },
+      probe.metered("register",
+                    [self](msg::register_atom, const msg::machine_status& rep,
+                           const caf::actor& daemon) -> caf::result<caf::ok_atom> {
+                      auto& st = self->state;
+                      if (st.daemon && st.daemon != daemon) self->demonitor(st.daemon);
+                      st.daemon = daemon;
+                      self->monitor(daemon);
+                      log().info("node registered node={} host={} cpus={} mem_mb={} os={}",
+                                 st.info.name, rep.hostname, rep.cpus, rep.real_memory_mb, rep.os);
+                      on_alive(self, rep);
+                      return caf::ok_atom::value;
+                    }),
+      probe.metered("heartbeat",
+                    [self](msg::heartbeat_atom, const msg::machine_status& rep) {
+                      if (!self->state.daemon) return;  // a late beat from a daemon we already lost
+                      SHOAL_DEBUG(heartbeat, "heartbeat node={}", rep.node_name);
+                      meter_heartbeat(self);
+                      on_alive(self, rep);
+                    }),
+      probe.metered("check",
+                    [self](msg::check_atom, uint64_t gen) {
+                      auto& st = self->state;
+                      if (gen != st.check_gen || st.flags.life == liveness::down) return;
+                      log().warn("node not responding node={} timeout_ms={}", st.info.name,
+                                 st.timeout.count());
+                      go_down(self, "Not responding", false, "shoal");
+                    }),
+      probe.metered("start",
+                    [self](msg::start_atom, uint64_t job, uint32_t cpus) {
+                      self->state.jobs[job] = cpus;
+                      publish(self);
+                    }),
+      probe.metered("done",
+                    [self](msg::done_atom, uint64_t job) {
+                      if (self->state.jobs.count(job) == 0) return;
+                      self->state.completing.insert(job);
+                      publish(self);
+                    }),
+      probe.metered("release",
+                    [self](msg::release_atom, uint64_t job) {
+                      self->state.jobs.erase(job);
+                      self->state.completing.erase(job);
+                      publish(self);
+                    }),
+      probe.metered(
+          "launch",
+          [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink, caf::actor& job) {
+            auto& st = self->state;
+            if (!st.daemon) {
+              msg::step_exit ex;
+              ex.job_id = req.job_id;
+              ex.step_id = req.step_id;
+              ex.node_name = st.info.name;
+              ex.launch_error = "node " + st.info.name + " has no connected shoald";
+              for (auto r : req.ranks) ex.tasks.push_back({r, 1, 0});
+              self->send(job, std::move(ex));
+              return;
+            }
+            self->send(st.daemon, msg::launch_atom_v, std::move(req), std::move(sink),
+                       std::move(job));
+          }),
+      probe.metered("signal",
+                    [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
+                      if (self->state.daemon)
+                        self->send(self->state.daemon, msg::signal_atom_v, job, step, signo);
+                    }),
+      probe.metered("nodeupd", [self](msg::nodeupd_atom,
+                                      const msg::node_update& up) { return on_update(self, up); }),
   };
 }
 
 caf::actor spawn_node(caf::actor_system& sys, runtime::node_config cfg, caf::actor controller,
-                      int64_t heartbeat_timeout_ms) {
-  return sys.spawn(node_behavior, std::move(cfg), std::move(controller), heartbeat_timeout_ms);
+                      int64_t heartbeat_timeout_ms, int64_t heartbeat_interval_ms,
+                      metrics::registry* meters) {
+  return sys.spawn(node_behavior, std::move(cfg), std::move(controller), heartbeat_timeout_ms,
+                   heartbeat_interval_ms, meters);
 }
 
 }  // namespace shoal::actors

@@ -4,6 +4,7 @@
 #include <caf/actor_system.hpp>
 
 #include "runtime/config.hpp"
+#include "runtime/metrics/registry.hpp"
 
 namespace shoal::actors {
 
@@ -21,7 +22,10 @@ namespace shoal::actors {
 /// - (nodeupd_atom, node_update) -> ok_atom | error: `shoal control update`.
 /// Sends (view_atom, node_info) to `controller` whenever anything users see changes, and
 /// (nodedown_atom, string node, uint64 job) for each job on it when it goes DOWN.
+/// Each heartbeat later than `heartbeat_interval_ms` after the previous one adds its lateness to
+/// shoal_heartbeat_lag_seconds{collector="shoalctld"} in `meters` (null: not metered).
 caf::actor spawn_node(caf::actor_system& sys, runtime::node_config cfg, caf::actor controller,
-                      int64_t heartbeat_timeout_ms);
+                      int64_t heartbeat_timeout_ms, int64_t heartbeat_interval_ms,
+                      metrics::registry* meters);
 
 }  // namespace shoal::actors

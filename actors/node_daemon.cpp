@@ -7,6 +7,7 @@
 #include <caf/io/all.hpp>
 
 #include "actors/log.hpp"
+#include "actors/metering.hpp"
 #include "actors/shepherd.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
@@ -70,6 +71,8 @@ void register_with(daemon_self self, caf::actor ctl) {
 void connect(daemon_self self) {
   auto& st = self->state;
   auto mm = self->system().middleman().actor_handle();
+  SHOAL_DEBUG(init, "connecting node={} controller={}:{}", st.setup.status.node_name,
+              st.setup.controller_host, st.setup.controller_port);
   self->request(mm, std::chrono::seconds{5}, caf::connect_atom::value, st.setup.controller_host,
                 st.setup.controller_port)
       .then(
@@ -94,10 +97,11 @@ void connect(daemon_self self) {
 void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::actor& job) {
   auto& st = self->state;
   auto key = std::make_pair(req.job_id, req.step_id);
-  log().info("step launch job={} step={} node={} ranks={}", req.job_id, req.step_id,
+  log().info("step launch job={} step={} node={} ranks={}", req.job_id, step_label(req.step_id),
              st.setup.status.node_name, req.ranks.size());
   auto shepherd = spawn_shepherd(self->system(), std::move(req), std::move(sink), std::move(job),
-                                 st.setup.status.node_name, st.setup.spool_dir, st.setup.cores);
+                                 st.setup.status.node_name, st.setup.spool_dir, st.setup.cores,
+                                 st.setup.meters);
   self->monitor(shepherd);
   st.shepherds[key] = shepherd;
 }
@@ -109,6 +113,7 @@ void forward_signal(daemon_self self, uint64_t job, uint32_t step, int32_t signo
 }
 
 caf::behavior node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
+  actor_probe probe{self, setup.meters, "node_daemon"};
   self->state.setup = std::move(setup);
   self->set_down_handler([self](const caf::down_msg& dm) {
     auto& st = self->state;
@@ -129,20 +134,25 @@ caf::behavior node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
   });
   connect(self);
   return {
-      [self](caf::connect_atom) { connect(self); },
-      [self](msg::heartbeat_atom, uint64_t gen) {
-        auto& st = self->state;
-        if (gen != st.beat_gen || !st.controller) return;
-        self->send(st.controller, msg::heartbeat_atom_v, st.setup.status);
-        self->delayed_send(self, std::chrono::milliseconds{st.setup.heartbeat_interval_ms},
-                           msg::heartbeat_atom_v, gen);
-      },
-      [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink, caf::actor& job) {
-        launch(self, req, sink, job);
-      },
-      [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
-        forward_signal(self, job, step, signo);
-      },
+      probe.metered("connect", [self](caf::connect_atom) { connect(self); }),
+      probe.metered("heartbeat",
+                    [self](msg::heartbeat_atom, uint64_t gen) {
+                      auto& st = self->state;
+                      if (gen != st.beat_gen || !st.controller) return;
+                      SHOAL_DEBUG(heartbeat, "heartbeat sent node={}", st.setup.status.node_name);
+                      self->send(st.controller, msg::heartbeat_atom_v, st.setup.status);
+                      self->delayed_send(self,
+                                         std::chrono::milliseconds{st.setup.heartbeat_interval_ms},
+                                         msg::heartbeat_atom_v, gen);
+                    }),
+      probe.metered("launch", [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink,
+                                     caf::actor& job) { launch(self, req, sink, job); }),
+      probe.metered("signal",
+                    [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
+                      SHOAL_DEBUG(steps, "step signal job={} step={} signal={} node={}", job,
+                                  step_label(step), signo, self->state.setup.status.node_name);
+                      forward_signal(self, job, step, signo);
+                    }),
   };
 }
 

@@ -2,6 +2,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/metering.hpp"
 #include "messages/type_ids.hpp"
 
 namespace shoal::actors {
@@ -27,20 +28,21 @@ struct partition_state {
 };
 
 caf::behavior partition_behavior(caf::stateful_actor<partition_state>* self,
-                                 const runtime::partition_config& cfg,
-                                 const caf::actor& controller) {
+                                 const runtime::partition_config& cfg, const caf::actor& controller,
+                                 metrics::registry* meters) {
+  actor_probe probe{self, meters, "partition"};
   self->state.info = partition_view(cfg);
   self->send(controller, msg::view_atom_v, self->state.info);
   return {
-      [self](msg::parts_atom) { return self->state.info; },
+      probe.metered("parts", [self](msg::parts_atom) { return self->state.info; }),
   };
 }
 
 }  // namespace
 
 caf::actor spawn_partition(caf::actor_system& sys, runtime::partition_config cfg,
-                           caf::actor controller) {
-  return sys.spawn(partition_behavior, std::move(cfg), std::move(controller));
+                           caf::actor controller, metrics::registry* meters) {
+  return sys.spawn(partition_behavior, std::move(cfg), std::move(controller), meters);
 }
 
 }  // namespace shoal::actors

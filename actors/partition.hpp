@@ -5,6 +5,7 @@
 
 #include "messages/types.hpp"
 #include "runtime/config.hpp"
+#include "runtime/metrics/registry.hpp"
 
 namespace shoal::actors {
 
@@ -14,7 +15,8 @@ msg::partition_info partition_view(const runtime::partition_config& cfg);
 /// One partition: owns its limits and state, and publishes (view_atom, partition_info) to
 /// `controller` when it starts and whenever it changes.
 /// Messages: (parts_atom) -> partition_info.
+/// Metered into `meters` (null: not metered).
 caf::actor spawn_partition(caf::actor_system& sys, runtime::partition_config cfg,
-                           caf::actor controller);
+                           caf::actor controller, metrics::registry* meters);
 
 }  // namespace shoal::actors

@@ -6,6 +6,7 @@
 
 #include "actors/job_queue.hpp"
 #include "actors/log.hpp"
+#include "actors/metering.hpp"
 #include "actors/topology_actor.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
@@ -35,6 +36,11 @@ struct scheduler_state {
   caf::actor topology;
   bool pass_in_flight = false;  ///< a pass is with the topology actor; another waits for it
   bool pass_again = false;
+  /// Null when not metered.
+  metrics::histogram* cycle = nullptr;
+  metrics::gauge* last_cycle = nullptr;
+  metrics::gauge* max_cycle = nullptr;
+  metrics::gauge* queue_length = nullptr;
   std::unordered_map<uint64_t, caf::actor> job_actors;  ///< pending jobs; arrays: the controller
   caf::actor controller;
   std::unordered_map<uint64_t, std::string> told_folded;  ///< arrays: pending tasks last told
@@ -97,6 +103,8 @@ void start_job(scheduler_self self, const policy::start_decision& d, int64_t now
     actors.push_back(st.node_actors[share.node]);
     cpus.push_back(share.cpus);
   }
+  SHOAL_DEBUG(select_type, "job selected job={} nodes={}", job_id,
+              topology::compress_hostlist(names));
   if (array) {
     self->send(st.controller, msg::arraytask_atom_v, d.job, index, job_id, std::move(names),
                std::move(actors), std::move(cpus));
@@ -176,7 +184,15 @@ void run_pass(scheduler_self self) {
             auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                           std::chrono::steady_clock::now() - started_at)
                           .count();
-            log().debug("schedule pass candidates={} started={} waiting={} tested={} us={}",
+            if (st.cycle) {
+              auto seconds = static_cast<double>(us) / 1e6;
+              st.cycle->observe(seconds);
+              st.last_cycle->set(seconds);
+              st.max_cycle->raise_to(seconds);
+              st.queue_length->set(static_cast<double>(candidates));
+            }
+            SHOAL_DEBUG(select_type,
+                        "schedule pass candidates={} started={} waiting={} tested={} us={}",
                         candidates, reply.result.started.size(), reply.result.waiting.size(),
                         reply.result.tested, us);
             if (std::exchange(st.pass_again, false)) request_pass(self);
@@ -308,15 +324,27 @@ void configure(scheduler_self self, const runtime::cluster_config& cfg) {
 
 caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_config& cfg,
                                  std::vector<caf::actor> node_actors, caf::actor controller,
-                                 caf::actor topology) {
+                                 caf::actor topology, metrics::registry* meters) {
   auto& st = self->state;
+  actor_probe probe{self, meters, "scheduler"};
+  if (meters) {
+    st.cycle = &meters->histogram_of("shoal_scheduler_cycle_seconds",
+                                     "Time of each scheduling pass, placement included (sdiag's "
+                                     "main schedule cycles).");
+    st.last_cycle = &meters->gauge_of("shoal_scheduler_last_cycle_seconds",
+                                      "Time of the latest scheduling pass.");
+    st.max_cycle = &meters->gauge_of("shoal_scheduler_max_cycle_seconds",
+                                     "Longest scheduling pass since start or diag reset.");
+    st.queue_length = &meters->gauge_of("shoal_scheduler_queue_jobs",
+                                        "Pending jobs the latest scheduling pass offered.");
+  }
   st.node_actors = std::move(node_actors);
   st.controller = std::move(controller);
   st.topology = std::move(topology);
   configure(self, cfg);
   self->send(st.topology, msg::watch_atom_v, caf::actor{self});
   return {
-      [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req, int64_t,
+      probe.metered("enqueue", [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req, int64_t,
              caf::actor& job) {
         auto& st = self->state;
         auto q = to_queued(self, id, req);
@@ -327,43 +355,43 @@ caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_con
           st.tick_armed = true;
           self->delayed_send(self, periodic_pass, msg::check_atom_v);
         }
-      },
-      [self](msg::cancel_atom, uint64_t id) {
+      }),
+      probe.metered("cancel", [self](msg::cancel_atom, uint64_t id) {
         self->state.queue.cancel(id, 0, UINT32_MAX, unix_now());
         self->state.job_actors.erase(id);
         request_pass(self);
-      },
-      [self](msg::cancel_atom, uint64_t id, uint32_t lo, uint32_t hi) -> uint64_t {
+      }),
+      probe.metered("cancel_tasks", [self](msg::cancel_atom, uint64_t id, uint32_t lo, uint32_t hi) -> uint64_t {
         auto& st = self->state;
         auto removed = st.queue.cancel(id, lo, hi, unix_now());
         if (auto* q = st.queue.find(id)) tell_reason(self, *q, q->reason);
         else if (removed > 0) self->send(st.controller, msg::view_atom_v, id, "", std::string{});
         request_pass(self);
         return removed;
-      },
-      [self](msg::release_atom, uint64_t id) {
+      }),
+      probe.metered("release", [self](msg::release_atom, uint64_t id) {
         self->state.queue.release(id);
         self->send(self->state.topology, msg::release_atom_v, id);
         request_pass(self);
-      },
-      [self](msg::ended_atom, uint64_t id, bool ok, int64_t started) {
+      }),
+      probe.metered("ended", [self](msg::ended_atom, uint64_t id, bool ok, int64_t started) {
         self->state.queue.ended(id, ok, started, unix_now());
         self->send(self->state.topology, msg::release_atom_v, id);
         request_pass(self);
-      },
-      [self](msg::freed_atom) { request_pass(self); },
-      [self](msg::jobctl_atom, const std::string& op, uint64_t id, uint32_t uid, bool admin) {
+      }),
+      probe.metered("freed", [self](msg::freed_atom) { request_pass(self); }),
+      probe.metered("jobctl", [self](msg::jobctl_atom, const std::string& op, uint64_t id, uint32_t uid, bool admin) {
         return job_command(self, op, id, uid, admin);
-      },
-      [self](msg::pending_atom) { return pending_details(self); },
-      [self](msg::schedule_atom) { run_pass(self); },
-      [self](msg::check_atom) {
+      }),
+      probe.metered("pending", [self](msg::pending_atom) { return pending_details(self); }),
+      probe.metered("schedule", [self](msg::schedule_atom) { run_pass(self); }),
+      probe.metered("tick", [self](msg::check_atom) {
         auto& st = self->state;
         st.tick_armed = !st.queue.queue().empty();
         if (!st.tick_armed) return;
         request_pass(self);
         self->delayed_send(self, periodic_pass, msg::check_atom_v);
-      },
+      }),
   };
 }
 
@@ -371,9 +399,9 @@ caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_con
 
 caf::actor spawn_scheduler(caf::actor_system& sys, const runtime::cluster_config& cfg,
                            std::vector<caf::actor> node_actors, caf::actor controller,
-                           caf::actor topology) {
+                           caf::actor topology, metrics::registry* meters) {
   return sys.spawn(scheduler_behavior, cfg, std::move(node_actors), std::move(controller),
-                   std::move(topology));
+                   std::move(topology), meters);
 }
 
 }  // namespace shoal::actors

@@ -6,6 +6,7 @@
 #include <caf/actor_system.hpp>
 
 #include "runtime/config.hpp"
+#include "runtime/metrics/registry.hpp"
 
 namespace shoal::actors {
 
@@ -32,8 +33,10 @@ namespace shoal::actors {
 /// controller (arraytask_atom, uint64 array, uint32 index, uint64 task job id, nodes, node
 /// actors, cpus) to start an array task and (view_atom, uint64 array, string reason, string
 /// folded pending tasks) when an array's pending line changes ("" folded: none left).
+/// Each pass's time goes to shoal_scheduler_cycle_seconds (and the last/max gauges), the queue
+/// length it saw to shoal_scheduler_queue_jobs, in `meters` (null: not metered).
 caf::actor spawn_scheduler(caf::actor_system& sys, const runtime::cluster_config& cfg,
                            std::vector<caf::actor> node_actors, caf::actor controller,
-                           caf::actor topology);
+                           caf::actor topology, metrics::registry* meters);
 
 }  // namespace shoal::actors

@@ -17,6 +17,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/metering.hpp"
 #include "actors/task_launch.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
@@ -61,8 +62,12 @@ class shepherd {
  public:
   shepherd(caf::blocking_actor* self, msg::launch_request req, caf::actor sink, caf::actor job,
            std::string node_name, std::string spool_dir, std::string shoal_conf,
-           std::string own_path, std::vector<topology::core_info> cores)
+           std::string own_path, std::vector<topology::core_info> cores,
+           metrics::registry* meters)
       : self_(self),
+        probe_(self, meters, "shepherd"),
+        signal_meter_(probe_.meter("signal")),
+        exit_meter_(probe_.meter("exit")),
         req_(std::move(req)),
         sink_(std::move(sink)),
         job_(std::move(job)),
@@ -439,20 +444,22 @@ class shepherd {
   void check_mailbox() {
     bool more = true;
     while (more) {
-      self_->receive([this](msg::signal_atom, int32_t signo) { on_signal(signo); },
-                     [this](caf::exit_msg& em) {
-                       // Shutdown of whoever we are linked to: the tasks must not outlive it.
-                       if (em.reason) {
-                         aborted_ = true;
-                         signal_tasks(SIGKILL);
-                       }
-                     },
-                     // Unknown messages are dropped, so they never pile up in the mailbox. An empty
-                     // result sends no reply to an asynchronous message.
-                     caf::others >> [](caf::message_view&) -> caf::result<caf::message> {
-                       return caf::message{};
-                     },
-                     caf::after(std::chrono::seconds(0)) >> [&more] { more = false; });
+      self_->receive(
+          probe_.metered(signal_meter_,
+                         [this](msg::signal_atom, int32_t signo) { on_signal(signo); }),
+          probe_.metered(exit_meter_,
+                         [this](caf::exit_msg& em) {
+                           // Shutdown of whoever we are linked to: the tasks must not outlive it.
+                           if (em.reason) {
+                             aborted_ = true;
+                             signal_tasks(SIGKILL);
+                           }
+                         }),
+          // Unknown messages are dropped, so they never pile up in the mailbox. An empty
+          // result sends no reply to an asynchronous message.
+          caf::others >>
+              [](caf::message_view&) -> caf::result<caf::message> { return caf::message{}; },
+          caf::after(std::chrono::seconds(0)) >> [&more] { more = false; });
     }
   }
 
@@ -495,6 +502,9 @@ class shepherd {
   // -- member variables -------------------------------------------------------
 
   caf::blocking_actor* self_;
+  actor_probe<caf::blocking_actor> probe_;
+  handler_meter signal_meter_;
+  handler_meter exit_meter_;
   msg::launch_request req_;
   caf::actor sink_;
   caf::actor job_;
@@ -522,7 +532,7 @@ class shepherd {
 void shepherd_main(caf::blocking_actor* self, msg::launch_request req, caf::actor sink,
                    caf::actor job, std::string node_name, std::string spool_dir,
                    std::string shoal_conf, std::string own_path,
-                   std::vector<topology::core_info> cores) {
+                   std::vector<topology::core_info> cores, metrics::registry* meters) {
   shepherd s{self,
              std::move(req),
              std::move(sink),
@@ -531,7 +541,7 @@ void shepherd_main(caf::blocking_actor* self, msg::launch_request req, caf::acto
              std::move(spool_dir),
              std::move(shoal_conf),
              std::move(own_path),
-             std::move(cores)};
+             std::move(cores), meters};
   s.run();
 }
 
@@ -544,11 +554,12 @@ std::string env_or_empty(const char* name) {
 
 caf::actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
                           caf::actor job, std::string node_name, std::string spool_dir,
-                          std::vector<topology::core_info> cores) {
+                          std::vector<topology::core_info> cores,
+                          metrics::registry* meters) {
   // Read our own environment here, once, rather than from the shepherd thread.
   return sys.spawn<caf::detached>(
       shepherd_main, std::move(req), std::move(sink), std::move(job), std::move(node_name),
-      std::move(spool_dir), env_or_empty("SHOAL_CONF"), env_or_empty("PATH"), std::move(cores));
+      std::move(spool_dir), env_or_empty("SHOAL_CONF"), env_or_empty("PATH"), std::move(cores), meters);
 }
 
 }  // namespace shoal::actors

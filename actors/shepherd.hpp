@@ -8,6 +8,7 @@
 
 #include "messages/types.hpp"
 #include "topology/machine_probe.hpp"
+#include "runtime/metrics/registry.hpp"
 
 namespace shoal::actors {
 
@@ -68,8 +69,10 @@ namespace shoal::actors {
 ///   by the job's user when shoald switches users, and is removed when the step ends. An empty
 ///   `req.stdout_path` means "shoal-<job_id>.out" in the working directory.
 /// - `spawn_shepherd` itself reads SHOAL_CONF and PATH from shoald's environment, once.
+/// - It meters itself into `meters` as actor type "shepherd" (null: not metered).
 caf::actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
                           caf::actor job, std::string node_name, std::string spool_dir,
-                          std::vector<topology::core_info> cores = {});
+                          std::vector<topology::core_info> cores = {},
+                          metrics::registry* meters = nullptr);
 
 }  // namespace shoal::actors

@@ -17,6 +17,7 @@
 #include <caf/io/all.hpp>
 
 #include "bench/latency.hpp"
+#include "bench/overhead.hpp"
 #include "bench/support.hpp"
 #include "bench/throughput.hpp"
 #include "messages/errc.hpp"
@@ -51,7 +52,31 @@ struct options {
   unsigned poll_ms = 20;
   std::string only = "all";
   std::string attach;
+  unsigned overhead_rounds = 3;
 };
+
+/// The metrics-overhead aim (issue 4): metering costs under 5% of the throughput figure.
+constexpr double overhead_target_pct = 5;
+
+void print_overhead(const bench::overhead_result& r, size_t jobs, unsigned rounds) {
+  auto list = [](const std::vector<double>& v) {
+    std::string s;
+    for (auto x : v) s += (s.empty() ? "" : " ") + std::to_string(static_cast<int>(x + 0.5));
+    return s;
+  };
+  std::printf(
+      "overhead    metrics on vs off (CollectMetrics=NO): actor-API bursts of %zu jobs, "
+      "%u rounds alternating, two identical clusters\n",
+      jobs, rounds);
+  std::printf("            metrics on : median %7.1f jobs/s end to end  (rounds: %s)\n",
+              r.on_median, list(r.on_rates).c_str());
+  std::printf("            metrics off: median %7.1f jobs/s end to end  (rounds: %s)\n",
+              r.off_median, list(r.off_rates).c_str());
+  std::printf("            overhead %.1f%% of throughput; target < %.0f%%: %s\n", r.overhead_pct,
+              overhead_target_pct, r.overhead_pct < overhead_target_pct ? "MET" : "MISSED");
+  for (auto& f : r.failures) std::printf("            FAILED %s\n", f.c_str());
+  std::fflush(stdout);
+}
 
 void print_latency(const bench::latency_result& r, const char* target_note) {
   auto& s = r.stats;
@@ -151,6 +176,9 @@ int run(const options& opt, const std::string& cmdline) {
     }
   }
   runtime::local_cluster cluster;
+  // Figure (c)'s twin: the same cluster with metering off.
+  runtime::local_cluster unmetered;
+  bool overhead = opt.attach.empty() && (opt.only == "all" || opt.only == "overhead");
   auto conf_path = opt.attach;
   if (conf_path.empty()) {
     // Fork the daemons before any thread exists (local_cluster's contract).
@@ -160,6 +188,18 @@ int run(const options& opt, const std::string& cmdline) {
       return 1;
     }
     conf_path = cluster.config_path();
+    if (overhead) {
+      if (auto err = unmetered.launch(opt.nodes, "CollectMetrics=NO\n")) {
+        std::fprintf(stderr, "shoal_bench: error: %s\n", describe(err).c_str());
+        unmetered.tear_down(true);
+        return 1;
+      }
+      if (auto err = unmetered.wait_until_ready(60)) {
+        std::fprintf(stderr, "shoal_bench: error: %s\n", describe(err).c_str());
+        unmetered.tear_down(true);
+        return 1;
+      }
+    }
   }
   ::setenv("SHOAL_CONF", conf_path.c_str(), 1);
   if (!opt.attach.empty()) {
@@ -229,6 +269,23 @@ int run(const options& opt, const std::string& cmdline) {
       print_burst(r, opt.poll_ms);
       valid = valid && burst_valid(r);
     }
+    // (c) Metrics overhead.
+    if (overhead) {
+      auto off_conf = runtime::load_cluster_config(unmetered.config_path());
+      caf::expected<caf::actor> off_ctl = off_conf ? runtime::connect_controller(sys, *off_conf)
+                                                   : caf::expected<caf::actor>{off_conf.error()};
+      if (!off_ctl) {
+        std::fprintf(stderr, "shoal_bench: error: %s\n", describe(off_ctl.error()).c_str());
+        valid = false;
+      } else {
+        bench::cluster_access off_access = access;
+        off_access.controller = *off_ctl;
+        auto r = bench::measure_overhead(access, off_access, opt.jobs, opt.overhead_rounds, work,
+                                         deadline);
+        print_overhead(r, opt.jobs, opt.overhead_rounds);
+        valid = valid && r.valid;
+      }
+    }
   }
   if (opt.attach.empty()) print_memory(cluster.daemon_pids());
   if (opt.keep)
@@ -237,6 +294,7 @@ int run(const options& opt, const std::string& cmdline) {
   else
     bench::remove_tree(work);
   cluster.tear_down(opt.keep);
+  unmetered.tear_down(opt.keep);
   if (!valid)
     std::printf("# INVALID RUN: a CLI run or a job failed, or jobs did not finish (see above)\n");
   std::fflush(stdout);
@@ -263,8 +321,12 @@ int main(int argc, char** argv) {
                  "Queue poll interval during a burst, in ms (default 20; sets the resolution of "
                  "the end-to-end time and the watching load on the controller)")
       ->check(CLI::Range(1u, 10000u));
-  app.add_option("--only", opt.only, "Run one figure only: latency, cli or api (default all)")
-      ->check(CLI::IsMember({"all", "latency", "cli", "api"}));
+  app.add_option("--only", opt.only,
+                 "Run one figure only: latency, cli, api or overhead (default all)")
+      ->check(CLI::IsMember({"all", "latency", "cli", "api", "overhead"}));
+  app.add_option("--overhead-rounds", opt.overhead_rounds,
+                 "Metrics on/off burst pairs for the overhead figure (default 3)")
+      ->check(CLI::Range(1u, 100u));
   app.add_option("--attach", opt.attach,
                  "Measure the running cluster of this config file instead of starting one "
                  "(e.g. to profile its daemons; --nodes is then ignored)");
@@ -273,6 +335,7 @@ int main(int argc, char** argv) {
   if (opt.quick) {
     if (app.count("--runs") == 0) opt.runs = 5;
     if (app.count("--jobs") == 0) opt.jobs = 50;
+    if (app.count("--overhead-rounds") == 0) opt.overhead_rounds = 1;
     // Parallel CLI submitters hit a rare lost reply in CAF 0.17's connection handling (about one
     // submission in 1,000-2,000; see docs/benchmarks.md); the CI smoke run must not be flaky.
     if (app.count("--submitters") == 0) opt.submitters = 1;

@@ -36,10 +36,6 @@ constexpr std::string_view compat_keys[] = {
     "slurmdport",
 };
 
-constexpr std::string_view debug_levels[] = {
-    "quiet", "fatal", "error", "info", "verbose", "debug", "debug2", "debug3", "debug4", "debug5",
-};
-
 /// NodeName State= values: Slurm's, plus IDLE and the seed's DRAINING/DRAINED (stored as DRAIN).
 constexpr std::string_view node_states[] = {
     "UNKNOWN", "IDLE", "DOWN", "DRAIN", "FAIL", "FAILING", "FUTURE", "CLOUD",
@@ -299,6 +295,22 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
     cfg_.metrics_port = static_cast<uint16_t>(*port);
     return {};
   }
+  if (k == "nodemetricsport") {
+    auto port = cs::parse_unsigned(v, 65535);
+    if (!port) return bad_value(at, p, p.key, "a port 1-65535, or 0 for none");
+    cfg_.node_metrics_port = static_cast<uint16_t>(*port);
+    return {};
+  }
+  if (k == "collectmetrics") {
+    auto yes = cs::to_lower(v);
+    if (yes == "yes" || yes == "true" || yes == "1")
+      cfg_.collect_metrics = true;
+    else if (yes == "no" || yes == "false" || yes == "0")
+      cfg_.collect_metrics = false;
+    else
+      return bad_value(at, p, p.key, "YES or NO");
+    return {};
+  }
   if (k == "heartbeatinterval" || k == "slurmdtimeout" || k == "heartbeattimeout") {
     auto ms = parse_seconds_as_ms(v);
     if (!ms) return bad_value(at, p, p.key, "seconds, such as 30 or 0.5");
@@ -331,29 +343,42 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
     cfg_.node_log_file = v;
     return {};
   }
-  if (k == "slurmctlddebug" || k == "slurmddebug") {
+  if (k == "slurmctlddebug" || k == "slurmddebug" || k == "slurmctldsyslogdebug" ||
+      k == "slurmdsyslogdebug") {
+    bool syslog = k == "slurmctldsyslogdebug" || k == "slurmdsyslogdebug";
+    if (!(syslog && v.empty()) && !parse_debug_level(v))
+      return bad_value(at, p, p.key, debug_level_choices);
     auto level = cs::to_lower(v);
-    bool number = level.size() == 1 && level[0] >= '0' && level[0] <= '9';
-    if (!number && !contains(debug_levels, level))
-      return bad_value(at, p, p.key,
-                       "quiet, fatal, error, info, verbose, debug, debug2 to debug5, or 0-9");
-    (k == "slurmctlddebug" ? cfg_.ctld_debug : cfg_.node_debug) = level;
+    if (k == "slurmctlddebug")
+      cfg_.ctld_debug = level;
+    else if (k == "slurmddebug")
+      cfg_.node_debug = level;
+    else  // empty: no syslog
+      (k == "slurmctldsyslogdebug" ? cfg_.ctld_syslog_debug : cfg_.node_syslog_debug) = level;
     return {};
   }
   if (k == "debugflags" || k == "machstatusdebug") {
-    std::vector<std::string> flags;
-    size_t pos = 0;
-    while (pos <= v.size()) {
-      auto comma = std::min(v.find(',', pos), v.size());
-      auto flag = cs::to_lower(std::string_view{v}.substr(pos, comma - pos));
-      for (char c : flag)
-        if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-')
-          return bad_value(at, p, p.key, "flag names separated by commas, such as init,msg");
-      if (!flag.empty() && std::find(flags.begin(), flags.end(), flag) == flags.end())
-        flags.push_back(flag);
-      pos = comma + 1;
-    }
-    cfg_.debug_flags = std::move(flags);
+    auto flags = parse_debug_flags(v);
+    if (!flags) return fail(at, p.key + ": " + describe(flags.error()));
+    cfg_.debug_flags = *flags;
+    return {};
+  }
+  if (k == "logtimeformat") {
+    auto pattern = log_line_pattern(v);
+    if (!pattern) return fail(at, describe(pattern.error()));
+    cfg_.log_time_format = v;
+    return {};
+  }
+  if (k == "logfilemaxsize") {
+    auto size = parse_byte_size(v);
+    if (!size) return bad_value(at, p, p.key, "bytes such as 1048576, 512K, 100M, or 0 for none");
+    cfg_.log_file_max_size = *size;
+    return {};
+  }
+  if (k == "logfilecount") {
+    auto count = cs::parse_unsigned(v, 1000);
+    if (!count || *count == 0) return bad_value(at, p, p.key, "a number of files from 1 to 1000");
+    cfg_.log_file_count = static_cast<uint32_t>(*count);
     return {};
   }
   if (k == "selecttype") {

@@ -8,6 +8,7 @@
 #include <caf/expected.hpp>
 
 #include "runtime/scheduler_settings.hpp"
+#include "runtime/log_settings.hpp"
 #include "topology/node_selection.hpp"
 
 namespace shoal::runtime {
@@ -73,12 +74,17 @@ struct cluster_config {
   int64_t heartbeat_timeout_ms = 300000;      ///< SlurmdTimeout= / HeartBeatTimeout=
   int64_t kill_wait_s = 30;                   ///< KillWait=
   std::string state_save_location = "/var/spool/shoal";  ///< StateSaveLocation=
-  std::string tmp_fs = "/tmp";                           ///< TmpFS=
-  std::string ctld_log_file;                             ///< SlurmctldLogFile=; empty: stderr
-  std::string node_log_file;                             ///< SlurmdLogFile=; empty: stderr
-  std::string ctld_debug = "info";       ///< SlurmctldDebug= (level name or 0-9 number)
-  std::string node_debug = "info";       ///< SlurmdDebug=
-  std::vector<std::string> debug_flags;  ///< DebugFlags= / MachStatusDebug=, lower case
+  std::string tmp_fs = "/tmp";               ///< TmpFS=
+  std::string ctld_log_file;                 ///< SlurmctldLogFile=; empty: stderr
+  std::string node_log_file;                 ///< SlurmdLogFile=; empty: stderr
+  std::string ctld_debug = "info";           ///< SlurmctldDebug= (level name or 0-9 number)
+  std::string node_debug = "info";           ///< SlurmdDebug=
+  std::string ctld_syslog_debug;             ///< SlurmctldSyslogDebug=; empty: no syslog
+  std::string node_syslog_debug;             ///< SlurmdSyslogDebug=; empty: no syslog
+  debug_flag_set debug_flags = 0;            ///< DebugFlags= / MachStatusDebug= (log_settings.hpp)
+  std::string log_time_format = "iso8601_ms";  ///< LogTimeFormat=
+  uint64_t log_file_max_size = 0;            ///< LogFileMaxSize= bytes; 0: no size rotation
+  uint32_t log_file_count = 5;               ///< LogFileCount=: rotated files kept (shoal keys)
   topology::selection_policy select_type =
       topology::selection_policy::consecutive;  ///< SelectType=
                                                 ///< for 1-D clusters (unused when torus3d)
@@ -87,7 +93,11 @@ struct cluster_config {
   torus_grid torus;
   std::string switch_type = "switch/none";   ///< SwitchType=, as written; the runtime builds the
                                              ///< matching interconnect::switch_manager
-  uint16_t metrics_port = 0;                 ///< MetricsPort=; 0 = off
+  uint16_t metrics_port = 6920;              ///< MetricsPort=: shoalctld's /metrics; 0 = off
+  uint16_t node_metrics_port = 6921;         ///< NodeMetricsPort=: each shoald's; 0 = off
+                                             ///< (shoald --metrics-port overrides)
+  bool collect_metrics = true;               ///< CollectMetrics=NO: actors meter nothing and
+                                             ///< no endpoint runs (for overhead benchmarks)
   scheduler_settings scheduling;             ///< SchedulerType=, Priority*=, MaxArraySize=, ...
   std::string node_spec_conf;                ///< NodeSpecConf= (seed), as resolved
   std::string partition_conf;                ///< PartitionConf= (seed), as resolved; "" if absent

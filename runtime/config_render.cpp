@@ -16,15 +16,6 @@ namespace {
 
 namespace cs = config_syntax;
 
-std::string join(const std::vector<std::string>& items, const char* sep) {
-  std::string out;
-  for (const auto& item : items) {
-    if (!out.empty()) out += sep;
-    out += item;
-  }
-  return out;
-}
-
 /// True when two nodes can share one NodeName= line: everything but the name matches, and the
 /// address is either the name for both or the same for both.
 bool same_settings(const node_config& a, const node_config& b) {
@@ -86,11 +77,16 @@ std::string render_config(const cluster_config& cfg) {
   };
   // Alphabetical, as `scontrol show config` prints them.
   add("ClusterName", cfg.cluster_name);
+  add("CollectMetrics", cfg.collect_metrics ? "YES" : "NO");
   add("CollectorNodes", topology::compress_hostlist(cfg.collector_nodes));
-  add("DebugFlags", join(cfg.debug_flags, ","));
+  add("DebugFlags", render_debug_flags(cfg.debug_flags));
   add("HeartBeatInterval", cs::format_ms_as_seconds(cfg.heartbeat_interval_ms));
   add("KillWait", std::to_string(cfg.kill_wait_s));
+  add("LogFileCount", std::to_string(cfg.log_file_count));
+  add("LogFileMaxSize", std::to_string(cfg.log_file_max_size));
+  add("LogTimeFormat", cfg.log_time_format);
   add("MetricsPort", std::to_string(cfg.metrics_port));
+  add("NodeMetricsPort", std::to_string(cfg.node_metrics_port));
   add("SelectType", cfg.torus3d                                             ? "select/torus3d"
                     : cfg.scheduling.consumable                               ? "select/cons_tres"
                     : cfg.select_type == topology::selection_policy::linear ? "select/linear"
@@ -105,8 +101,10 @@ std::string render_config(const cluster_config& cfg) {
   for (const auto& host : cfg.controller_hosts) add("SlurmctldHost", host);
   add("SlurmctldLogFile", cfg.ctld_log_file);
   add("SlurmctldPort", std::to_string(cfg.controller_port));
+  add("SlurmctldSyslogDebug", cfg.ctld_syslog_debug);
   add("SlurmdDebug", cfg.node_debug);
   add("SlurmdLogFile", cfg.node_log_file);
+  add("SlurmdSyslogDebug", cfg.node_syslog_debug);
   add("SlurmdTimeout", cs::format_ms_as_seconds(cfg.heartbeat_timeout_ms));
   add("StateSaveLocation", cfg.state_save_location);
   add("SwitchType", cfg.switch_type);

@@ -13,6 +13,7 @@
 #include "messages/errc.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/logging.hpp"
+#include "runtime/bootstrap/metrics_server.hpp"
 #include "runtime/bootstrap/shutdown.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 
@@ -32,18 +33,27 @@ int main(int argc, char** argv) {
   bool check_only = false;
   std::string log_file;
   std::string debug_level;
+  unsigned verbose = 0;
   app.add_option("-f,--config", conf_path,
                  "Cluster config file (default: $SHOAL_CONF, else /etc/shoal/shoal.conf)");
   app.add_flag("--check", check_only, "Validate the config file and exit (0 when valid)");
   app.add_option("-L,--logfile", log_file,
                  "Log to this file (default: SlurmctldLogFile, else stderr)");
-  app.add_option("--debug", debug_level, "Log level (default: SlurmctldDebug, else info)");
+  app.add_option("--debug", debug_level,
+                 "Log level: quiet, fatal, error, info, verbose, debug, debug2..debug5 or 0-9 "
+                 "(default: SlurmctldDebug, else info)");
+  app.add_flag("-v,--verbose", verbose, "One level more verbose per -v (-vv: two)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "shoalctld: error: %s\nTry 'shoalctld --help'.\n", e.what());
+    return 2;
+  }
+  if (!debug_level.empty() && !shoal::runtime::parse_debug_level(debug_level)) {
+    std::fprintf(stderr, "shoalctld: error: --debug: unknown level '%s' (use %s)\n",
+                 debug_level.c_str(), shoal::runtime::debug_level_choices);
     return 2;
   }
   auto cfg = shoal::runtime::load_cluster_config(conf_path);
@@ -57,17 +67,38 @@ int main(int argc, char** argv) {
                 cfg->path.c_str(), cfg->nodes.size(), cfg->partitions.size());
     return 0;
   }
-  if (auto err = shoal::runtime::setup_logging("shoalctld",
-                                               debug_level.empty() ? cfg->ctld_debug : debug_level,
-                                               log_file.empty() ? cfg->ctld_log_file : log_file)) {
+  auto log_opt = shoal::runtime::controller_log_options(*cfg);
+  if (!debug_level.empty()) log_opt.level = debug_level;
+  if (!log_file.empty()) log_opt.file = log_file;
+  log_opt.more_verbose = verbose;
+  if (auto err = shoal::runtime::setup_logging(log_opt)) {
     std::fprintf(stderr, "shoalctld: error: %s\n", shoal::describe(err).c_str());
     return 1;
   }
+  shoal::actors::log().info("config loaded file={} nodes={} partitions={} warnings={}", cfg->path,
+                            cfg->nodes.size(), cfg->partitions.size(), cfg->warnings.size());
+  for (auto& w : cfg->warnings) shoal::actors::log().warn("config warning: {}", w);
   caf::actor_system_config sys_cfg;
   shoal::runtime::configure_actor_system(sys_cfg, 2);
   caf::actor_system sys{sys_cfg};
   auto [host, port] = shoal::runtime::controller_endpoint(*cfg);
-  auto controller = shoal::actors::spawn_controller(sys, *cfg);
+  // Declared before the controller: its actors write to the registry until the process exits.
+  std::unique_ptr<shoal::metrics::registry> meters;
+  std::unique_ptr<shoal::runtime::metrics_server> endpoint;
+  if (cfg->collect_metrics) {
+    meters = std::make_unique<shoal::metrics::registry>();
+    shoal::runtime::record_process_start(*meters, SHOAL_VERSION);
+  }
+  auto controller = shoal::actors::spawn_controller(sys, *cfg, meters.get());
+  if (meters && cfg->metrics_port != 0) {
+    endpoint = std::make_unique<shoal::runtime::metrics_server>(*meters);
+    auto address = shoal::runtime::metrics_bind_address(*cfg);
+    if (auto err = endpoint->start(address, cfg->metrics_port))
+      shoal::actors::log().error("metrics endpoint not started: {}", shoal::describe(err));
+    else
+      shoal::actors::log().info("metrics endpoint url=http://{}:{}/metrics", address,
+                                cfg->metrics_port);
+  }
   auto published = sys.middleman().publish(controller, port, bind_address(host), true);
   if (!published) {
     shoal::actors::log().error("cannot listen port={}: {}", port, sys.render(published.error()));

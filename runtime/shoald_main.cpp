@@ -17,6 +17,7 @@
 #include "messages/errc.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/logging.hpp"
+#include "runtime/bootstrap/metrics_server.hpp"
 #include "runtime/bootstrap/shutdown.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 #include "topology/hostlist.hpp"
@@ -60,6 +61,7 @@ int main(int argc, char** argv) {
   std::string node_name;
   std::string log_file;
   std::string debug_level;
+  unsigned verbose = 0;
   std::string spool_dir;
   app.add_option("-f,--config", conf_path,
                  "Cluster config file (default: $SHOAL_CONF, else /etc/shoal/shoal.conf)");
@@ -67,8 +69,17 @@ int main(int argc, char** argv) {
                  "Node this daemon speaks for (default: the short hostname); lets several "
                  "daemons share one host");
   app.add_option("-L,--logfile", log_file,
-                 "Log to this file (default: SlurmdLogFile, else stderr)");
-  app.add_option("--debug", debug_level, "Log level (default: SlurmdDebug, else info)");
+                 "Log to this file; %h is the host name, %n the node name (default: "
+                 "SlurmdLogFile, else stderr)");
+  app.add_option("--debug", debug_level,
+                 "Log level: quiet, fatal, error, info, verbose, debug, debug2..debug5 or 0-9 "
+                 "(default: SlurmdDebug, else info)");
+  app.add_flag("-v,--verbose", verbose, "One level more verbose per -v (-vv: two)");
+  int metrics_port = -1;
+  app.add_option("--metrics-port", metrics_port,
+                 "Serve /metrics on this port, 0 for none (default: NodeMetricsPort); gives each "
+                 "of several daemons on one host its own")
+      ->check(CLI::Range(0, 65535));
   app.add_option("--spool", spool_dir,
                  "Directory for batch scripts (default: TmpFS/shoald-NODE; with --nodes, a "
                  "subdirectory per node)");
@@ -84,6 +95,11 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "shoald: error: %s\nTry 'shoald --help'.\n", e.what());
+    return 2;
+  }
+  if (!debug_level.empty() && !shoal::runtime::parse_debug_level(debug_level)) {
+    std::fprintf(stderr, "shoald: error: --debug: unknown level '%s' (use %s)\n",
+                 debug_level.c_str(), shoal::runtime::debug_level_choices);
     return 2;
   }
   auto cfg = shoal::runtime::load_cluster_config(conf_path);
@@ -116,20 +132,48 @@ int main(int argc, char** argv) {
     }
   }
   auto log_name = served.size() == 1 ? node_name : shoal::topology::compress_hostlist(served);
-  if (auto err = shoal::runtime::setup_logging("shoald(" + log_name + ")",
-                                               debug_level.empty() ? cfg->node_debug : debug_level,
-                                               log_file.empty() ? cfg->node_log_file : log_file)) {
+  auto log_opt = shoal::runtime::node_log_options(*cfg, log_name);
+  if (!debug_level.empty()) log_opt.level = debug_level;
+  if (!log_file.empty()) log_opt.file = log_file;
+  log_opt.more_verbose = verbose;
+  if (auto err = shoal::runtime::setup_logging(log_opt)) {
     std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(err).c_str());
     return 1;
   }
+  shoal::actors::log().info("config loaded file={} nodes={} partitions={} warnings={}", cfg->path,
+                            cfg->nodes.size(), cfg->partitions.size(), cfg->warnings.size());
+  for (auto& w : cfg->warnings) shoal::actors::log().warn("config warning: {}", w);
   auto facts = shoal::topology::probe_machine(cfg->tmp_fs);
   if (!facts) {
     std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(facts.error()).c_str());
     return 1;
   }
+  SHOAL_DEBUG(init,
+              "machine probed node={} host={} os={} cpus={} sockets={} cores={} threads={} "
+              "mem_mb={} tmp_mb={}",
+              node_name, facts->hostname, facts->os, facts->cpus, facts->sockets,
+              facts->cores_per_socket, facts->threads_per_core, facts->real_memory_mb,
+              facts->tmp_disk_mb);
   caf::actor_system_config sys_cfg;
   shoal::runtime::configure_actor_system(sys_cfg, 2);
   caf::actor_system sys{sys_cfg};
+  std::unique_ptr<shoal::metrics::registry> meters;
+  std::unique_ptr<shoal::runtime::metrics_server> endpoint;
+  if (cfg->collect_metrics) {
+    meters = std::make_unique<shoal::metrics::registry>();
+    shoal::runtime::record_process_start(*meters, SHOAL_VERSION);
+  }
+  auto port = metrics_port >= 0 ? static_cast<uint16_t>(metrics_port) : cfg->node_metrics_port;
+  if (meters && port != 0) {
+    endpoint = std::make_unique<shoal::runtime::metrics_server>(*meters);
+    auto address = shoal::runtime::metrics_bind_address(*cfg);
+    if (auto err = endpoint->start(address, port))
+      shoal::actors::log().error("metrics endpoint not started node={}: {}", log_name,
+                                 shoal::describe(err));
+    else
+      shoal::actors::log().info("metrics endpoint node={} url=http://{}:{}/metrics", log_name,
+                                address, port);
+  }
   std::vector<caf::actor> daemons;
   for (auto& name : served) {
     shoal::actors::node_daemon_setup setup;
@@ -138,6 +182,7 @@ int main(int argc, char** argv) {
     setup.heartbeat_interval_ms = cfg->heartbeat_interval_ms;
     setup.status = to_status(*facts, name);
     setup.cores = facts->cores;
+    setup.meters = meters.get();
     // Several nodes on one host each get their own spool directory (batch scripts by job id
     // would not collide, but a per-node directory keeps a node's files together).
     setup.spool_dir = spool_dir.empty()    ? cfg->tmp_fs + "/shoald-" + name

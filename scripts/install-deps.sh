@@ -11,6 +11,7 @@ packages=(
   libboost-test-dev                    # tests
   libcli11-dev nlohmann-json3-dev      # CLI parsing, JSON output
   libbenchmark-dev                     # micro-benchmarks
+  libcpp-httplib-dev                   # the Prometheus /metrics endpoint
 )
 
 missing=()

@@ -74,10 +74,21 @@ caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config
   if (!port) return std::move(port.error());
   port_ = *port;
   config_path_ = dir_ + "/shoal.conf";
+  // Each daemon's /metrics on a port of its own, so clusters and daemons can share the host.
+  auto ctld_metrics = free_loopback_port();
+  if (!ctld_metrics) return std::move(ctld_metrics.error());
+  metrics_port_ = *ctld_metrics;
+  node_metrics_ports_.clear();
+  for (unsigned i = 1; i <= nodes; ++i) {
+    auto p = free_loopback_port();
+    if (!p) return std::move(p.error());
+    node_metrics_ports_.push_back(*p);
+  }
   {
     std::ofstream out{config_path_};
     out << runtime::default_config_text(nodes, port_);
-    out << "StateSaveLocation=" << dir_ << "/state\nTmpFS=" << dir_ << "\n" << extra_config;
+    out << "StateSaveLocation=" << dir_ << "/state\nTmpFS=" << dir_ << "\n";
+    out << "MetricsPort=" << metrics_port_ << "\n" << extra_config;
     if (!out) return make_error(errc::system_error, "cannot write " + config_path_);
   }
   auto ctld =
@@ -85,7 +96,8 @@ caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config
   if (!ctld) return std::move(ctld.error());
   for (unsigned i = 1; i <= nodes; ++i) {
     auto name = "node" + std::to_string(i);
-    auto node = spawn_daemon({sibling_binary("shoald"), "-f", config_path_, "--node-name", name},
+    auto node = spawn_daemon({sibling_binary("shoald"), "-f", config_path_, "--node-name", name,
+                              "--metrics-port", std::to_string(node_metrics_ports_[i - 1])},
                              dir_ + "/shoald-" + name + ".log");
     if (!node) return std::move(node.error());
   }

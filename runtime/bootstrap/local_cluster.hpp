@@ -50,6 +50,10 @@ class local_cluster {
   const std::string& config_path() const { return config_path_; }
   const std::string& directory() const { return dir_; }
   uint16_t port() const { return port_; }
+  /// shoalctld's /metrics port (MetricsPort in the written config; extra_config may override).
+  uint16_t metrics_port() const { return metrics_port_; }
+  /// Each shoald's /metrics port (--metrics-port), node1 first.
+  const std::vector<uint16_t>& node_metrics_ports() const { return node_metrics_ports_; }
 
  private:
   caf::expected<pid_t> spawn_daemon(const std::vector<std::string>& argv, const std::string& log);
@@ -57,6 +61,8 @@ class local_cluster {
   std::string dir_;
   std::string config_path_;
   uint16_t port_ = 0;
+  uint16_t metrics_port_ = 0;
+  std::vector<uint16_t> node_metrics_ports_;
   unsigned nodes_ = 0;
   std::vector<pid_t> pids_;
 };

@@ -19,5 +19,7 @@ command_runner add_cancel_command(CLI::App& app, const std::string& conf);
 command_runner add_control_command(CLI::App& app, const std::string& conf);
 command_runner add_map_command(CLI::App& app, const std::string& conf);
 command_runner add_start_command(CLI::App& app);
+command_runner add_top_command(CLI::App& app, const std::string& conf);
+command_runner add_diag_command(CLI::App& app, const std::string& conf);
 
 }  // namespace shoal::cli

@@ -1,6 +1,6 @@
 // `shoal control`: scontrol. show node|partition|job|config|hostnames|hostlist|hostlistsorted,
-// update NodeName=... State=... Reason=..., and the job commands hold, uhold, release, requeue,
-// top.
+// update NodeName=... State=... Reason=..., setdebug LEVEL, setdebugflags +FLAG -FLAG, and the
+// job commands hold, uhold, release, requeue, top.
 
 #include <strings.h>
 
@@ -9,6 +9,7 @@
 #include <map>
 
 #include "messages/type_ids.hpp"
+#include "runtime/log_settings.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/format/listing.hpp"
@@ -184,6 +185,37 @@ bool is_job_command(const std::string& word) {
   return false;
 }
 
+/// `setdebug LEVEL`: checked here first, so a typo exits 2 without a cluster.
+int setdebug(const std::string& conf, const std::vector<std::string>& args) {
+  if (args.size() != 1)
+    return fail("control",
+                std::string{"setdebug needs one level ("} + runtime::debug_level_choices + ")",
+                exit_usage);
+  auto level = runtime::parse_debug_level(args[0]);
+  if (!level) return fail("control", describe(level.error()), exit_usage);
+  int code = 0;
+  auto s = open_session("control", conf, code);
+  if (!s) return code;
+  auto set = ask<std::string>(*s, msg::setdebug_atom_v, std::string{runtime::to_string(*level)},
+                              current_user().name);
+  if (!set) return fail("control", describe(set.error()));
+  return 0;
+}
+
+/// `setdebugflags +Flag -Flag ...`: checked here first, as setdebug.
+int setdebugflags(const std::string& conf, const std::vector<std::string>& args) {
+  auto checked = runtime::change_debug_flags(0, args);
+  if (!checked) return fail("control", describe(checked.error()), exit_usage);
+  std::string changes;
+  for (auto& a : args) changes += (changes.empty() ? "" : " ") + a;
+  int code = 0;
+  auto s = open_session("control", conf, code);
+  if (!s) return code;
+  auto now = ask<std::string>(*s, msg::dbgflags_atom_v, changes, current_user().name);
+  if (!now) return fail("control", describe(now.error()));
+  return 0;
+}
+
 }  // namespace
 
 command_runner add_control_command(CLI::App& app, const std::string& conf) {
@@ -194,16 +226,27 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
   cmd->add_option("words", *words,
                   "show node|partition|job|config [NAME] | show hostnames|hostlist|"
                   "hostlistsorted EXPR | update NodeName=X State=drain|resume|down|idle "
-                  "Reason=\"...\" | hold|uhold|release|requeue|top JOB_LIST")
+                  "Reason=\"...\" | setdebug LEVEL | setdebugflags +FLAG|-FLAG ... | "
+                  "hold|uhold|release|requeue|top JOB_LIST")
       ->required();
   cmd->footer(
       "Examples:\n  shoal control show node node1\n  shoal control show job 12\n"
       "  shoal control update nodename=node[1-2] state=drain reason=\"disk swap\"\n"
       "  shoal control show hostnames 'lx[01-03]'\n"
       "  shoal control hold 12,13_4       (release with: shoal control release 12,13_4)\n"
-      "  shoal control top 15             (first among your own pending jobs)");
-  return [json, words, &conf]() -> int {
+      "  shoal control top 15             (first among your own pending jobs)\n"
+      "  shoal control setdebug debug     (shoalctld's level until restart; levels: quiet, "
+      "fatal,\n      error, info, verbose, debug, debug2..debug5 or 0-9)\n"
+      "  shoal control setdebugflags +Steps -Msg   (flags: " +
+      runtime::debug_flag_choices() + ")");
+  cmd->allow_extras();
+  return [json, words, cmd, &conf]() -> int {
     auto& w = *words;
+    // "-Flag" words of setdebugflags look like options to CLI11: they arrive as extras, after
+    // the positional words (so removals apply after additions). Anywhere else they are errors.
+    auto extras = cmd->remaining();
+    if (!extras.empty() && !is(w[0], "setdebugflags"))
+      return fail("control", "unexpected argument '" + extras.front() + "'", exit_usage);
     if (is(w[0], "show")) {
       if (w.size() < 2)
         return fail("control", "show what? (node, partition, job, config)", exit_usage);
@@ -224,6 +267,12 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       if (!s) return code;
       return update(*s, {w.begin() + 1, w.end()});
     }
+    if (is(w[0], "setdebug")) return setdebug(conf, {w.begin() + 1, w.end()});
+    if (is(w[0], "setdebugflags")) {
+      std::vector<std::string> changes{w.begin() + 1, w.end()};
+      changes.insert(changes.end(), extras.begin(), extras.end());
+      return setdebugflags(conf, changes);
+    }
     if (is_job_command(w[0])) {
       if (w.size() < 2) return fail("control", w[0] + " needs a job list", exit_usage);
       int code = 0;
@@ -233,7 +282,8 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
     }
     return fail("control",
                 "unknown command '" + w[0] +
-                    "' (use show, update, hold, uhold, release, requeue or top)",
+                    "' (use show, update, setdebug, setdebugflags, hold, uhold, release, "
+                    "requeue or top)",
                 exit_usage);
   };
 }

@@ -26,6 +26,8 @@ int main(int argc, char** argv) {
       {"control", shoal::cli::add_control_command(app, conf)},
       {"map", shoal::cli::add_map_command(app, conf)},
       {"start", shoal::cli::add_start_command(app)},
+      {"top", shoal::cli::add_top_command(app, conf)},
+      {"diag", shoal::cli::add_diag_command(app, conf)},
   };
   try {
     app.parse(argc, argv);

@@ -107,6 +107,12 @@ command_runner add_start_command(CLI::App& app) {
           "then try: shoal info; shoal run -N%u -l hostname\nPress Ctrl-C to stop it.\n",
           *size, torus->empty() ? "" : (" (" + *torus + " torus)").c_str(), cluster.port(),
           cluster.directory().c_str(), cluster.config_path().c_str(), *size);
+      std::printf("Metrics (Prometheus text): shoalctld http://127.0.0.1:%u/metrics",
+                  cluster.metrics_port());
+      auto& node_ports = cluster.node_metrics_ports();
+      for (size_t i = 0; i < node_ports.size(); ++i)
+        std::printf("%s node%zu :%u", i == 0 ? "; shoald" : ",", i + 1, node_ports[i]);
+      std::printf("\nWatch it with: shoal top; shoal diag\n");
       std::fflush(stdout);
       int signo = 0;
       sigwait(&set, &signo);

@@ -147,7 +147,7 @@ BOOST_AUTO_TEST_CASE(seed_sample_slurmconf_and_nodespecconf_load_unchanged) {
   BOOST_CHECK(cfg->collector_nodes == (strings{"lx01", "lx02"}));
   BOOST_CHECK_EQUAL(cfg->heartbeat_interval_ms, 300'000);
   BOOST_CHECK_EQUAL(cfg->heartbeat_timeout_ms, 600'000);
-  BOOST_CHECK(cfg->debug_flags == (strings{"init", "msg"}));
+  BOOST_CHECK_EQUAL(cfg->debug_flags, bit_of(debug_flag::init) | bit_of(debug_flag::msg));
   BOOST_CHECK_EQUAL(cfg->node_spec_conf, data_dir + "/seed/NodeSpecConf");
   BOOST_CHECK_EQUAL(cfg->partition_conf, "");
 
@@ -341,7 +341,7 @@ BOOST_AUTO_TEST_CASE(every_error_names_file_and_line) {
       {"KillWait=1.5\n", "test.conf:1: ", "invalid value '1.5' for KillWait"},
       {"SlurmctldDebug=loud\n", "test.conf:1: ", "invalid value 'loud' for SlurmctldDebug"},
       {"SlurmdDebug=10\n", "test.conf:1: ", "invalid value '10' for SlurmdDebug"},
-      {"DebugFlags=init;msg\n", "test.conf:1: ", "for DebugFlags"},
+      {"DebugFlags=init;msg\n", "test.conf:1: ", "DebugFlags: unknown debug flag 'init;msg'"},
       {"SelectType=select/other\n", "test.conf:1: ",
        "'select/other' is not supported (supported: select/linear, select/consecutive, "
        "select/cons_tres, select/torus3d)"},
@@ -442,10 +442,41 @@ BOOST_AUTO_TEST_CASE(debug_levels_are_lower_cased_and_numbers_accepted) {
   BOOST_CHECK_EQUAL(cfg.node_debug, "7");
 }
 
-BOOST_AUTO_TEST_CASE(debug_flags_are_a_lower_cased_comma_list) {
-  BOOST_CHECK(parse_ok("MachStatusDebug=init,msg\n").debug_flags == (strings{"init", "msg"}));
-  BOOST_CHECK(parse_ok("DebugFlags=Sched,NODE,,sched\n").debug_flags == (strings{"sched", "node"}));
-  BOOST_CHECK(parse_ok("DebugFlags=\n").debug_flags.empty());
+BOOST_AUTO_TEST_CASE(debug_flags_take_slurm_and_seed_names_in_any_case) {
+  auto init_msg = bit_of(debug_flag::init) | bit_of(debug_flag::msg);
+  BOOST_CHECK_EQUAL(parse_ok("MachStatusDebug=init,msg\n").debug_flags, init_msg);
+  BOOST_CHECK_EQUAL(parse_ok("DebugFlags=Steps,PROTOCOL,,steps\n").debug_flags,
+                    bit_of(debug_flag::steps) | bit_of(debug_flag::msg));
+  BOOST_CHECK_EQUAL(parse_ok("DebugFlags=\n").debug_flags, 0u);
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_debug_flag_is_an_error_at_its_line) {
+  auto text = parse_error("ClusterName=x\nDebugFlags=Steps,Bogus\n");
+  BOOST_CHECK_MESSAGE(starts_with(text, "test.conf:2: DebugFlags: unknown debug flag 'Bogus'"),
+                      text);
+  BOOST_CHECK_MESSAGE(contains(text, "SelectType"), text);
+}
+
+BOOST_AUTO_TEST_CASE(bad_logging_values_are_errors_at_their_line) {
+  BOOST_CHECK(
+      starts_with(parse_error("SlurmctldDebug=loud\n"), "test.conf:1: invalid value 'loud'"));
+  BOOST_CHECK(starts_with(parse_error("\nSlurmdSyslogDebug=10\n"), "test.conf:2: invalid value"));
+  BOOST_CHECK(starts_with(parse_error("LogFileMaxSize=12X\n"), "test.conf:1: invalid value"));
+  BOOST_CHECK(starts_with(parse_error("LogFileCount=0\n"), "test.conf:1: invalid value"));
+  BOOST_CHECK(starts_with(parse_error("LogTimeFormat=iso8601,short\n"),
+                          "test.conf:1: invalid LogTimeFormat"));
+}
+
+BOOST_AUTO_TEST_CASE(logging_keys_are_read) {
+  auto cfg = parse_ok(
+      "SlurmctldSyslogDebug=Error\nSlurmdSyslogDebug=2\nLogFileMaxSize=10M\nLogFileCount=3\n"
+      "LogTimeFormat=rfc5424_ms,thread_id\n");
+  BOOST_CHECK_EQUAL(cfg.ctld_syslog_debug, "error");
+  BOOST_CHECK_EQUAL(cfg.node_syslog_debug, "2");
+  BOOST_CHECK_EQUAL(cfg.log_file_max_size, 10u << 20);
+  BOOST_CHECK_EQUAL(cfg.log_file_count, 3u);
+  BOOST_CHECK_EQUAL(cfg.log_time_format, "rfc5424_ms,thread_id");
+  BOOST_CHECK(parse_ok("").ctld_syslog_debug.empty());
 }
 
 BOOST_AUTO_TEST_CASE(select_type_names_the_selection_policy) {

@@ -1,0 +1,48 @@
+#include "runtime/bootstrap/metrics_server.hpp"
+
+#include <ctime>
+
+#include <httplib.h>
+
+#include "messages/errc.hpp"
+#include "runtime/bootstrap/controller_client.hpp"
+
+namespace shoal::runtime {
+
+metrics_server::metrics_server(const metrics::registry& reg) : reg_(reg) {}
+
+metrics_server::~metrics_server() {
+  if (server_) server_->stop();
+  if (thread_.joinable()) thread_.join();
+}
+
+caf::error metrics_server::start(const std::string& address, uint16_t port) {
+  server_ = std::make_unique<httplib::Server>();
+  server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(reg_.render(), metrics::text_content_type);
+  });
+  server_->Get("/", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("shoal metrics: see /metrics\n", "text/plain");
+  });
+  if (!server_->bind_to_port(address.c_str(), port))
+    return make_error(errc::system_error,
+                      "cannot listen on " + address + ":" + std::to_string(port) +
+                          " for metrics (port in use? set MetricsPort/NodeMetricsPort, or 0)");
+  thread_ = std::thread{[this] { server_->listen_after_bind(); }};
+  return caf::none;
+}
+
+std::string metrics_bind_address(const cluster_config& cfg) {
+  auto host = controller_endpoint(cfg).first;
+  return host == "127.0.0.1" || host == "localhost" ? "127.0.0.1" : "0.0.0.0";
+}
+
+void record_process_start(metrics::registry& reg, const std::string& version) {
+  reg.gauge_of("shoal_start_time_seconds", "When this daemon started (Unix seconds).")
+      .set(static_cast<double>(std::time(nullptr)));
+  reg.gauges("shoal_build_info", "Always 1; the labels say which shoal runs.", {"version"})
+      .with({version})
+      .set(1);
+}
+
+}  // namespace shoal::runtime

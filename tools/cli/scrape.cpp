@@ -1,0 +1,47 @@
+#include "tools/cli/scrape.hpp"
+
+#include <httplib.h>
+
+#include "messages/errc.hpp"
+#include "runtime/bootstrap/controller_client.hpp"
+
+namespace shoal::cli {
+
+caf::expected<std::string> controller_metrics_url(const runtime::cluster_config& cfg) {
+  if (!cfg.collect_metrics)
+    return make_error(errc::invalid_request,
+                      "the cluster runs with CollectMetrics=NO: there are no metrics to read");
+  if (cfg.metrics_port == 0)
+    return make_error(errc::invalid_request,
+                      "MetricsPort=0: shoalctld serves no metrics (set MetricsPort, or give "
+                      "--url)");
+  auto host = runtime::controller_endpoint(cfg).first;
+  return "http://" + host + ":" + std::to_string(cfg.metrics_port) + "/metrics";
+}
+
+caf::expected<metrics::exposition> scrape(const std::string& url) {
+  std::string rest = url;
+  auto scheme = rest.find("://");
+  if (scheme != std::string::npos) rest = rest.substr(scheme + 3);
+  auto slash = rest.find('/');
+  auto host_port = rest.substr(0, slash);
+  auto path = slash == std::string::npos ? std::string{"/metrics"} : rest.substr(slash);
+  httplib::Client client{"http://" + host_port};
+  client.set_connection_timeout(5);
+  client.set_read_timeout(10);
+  auto res = client.Get(path.c_str());
+  if (!res)
+    return make_error(errc::unreachable, "cannot read " + url + " (" +
+                                             httplib::to_string(res.error()) +
+                                             "); is the daemon running with metrics on?");
+  if (res->status != 200)
+    return make_error(errc::unreachable,
+                      "cannot read " + url + ": HTTP status " + std::to_string(res->status));
+  auto parsed = metrics::parse_text(res->body);
+  if (!parsed)
+    return make_error(errc::malformed_message,
+                      url + ": not Prometheus text: " + describe(parsed.error()));
+  return parsed;
+}
+
+}  // namespace shoal::cli
