@@ -12,12 +12,12 @@
 #include "actors/cluster_meters.hpp"
 #include "actors/job.hpp"
 #include "actors/job_ref.hpp"
-#include "actors/policy/array_spec.hpp"
-#include "actors/policy/dependency.hpp"
 #include "actors/log.hpp"
 #include "actors/metering.hpp"
 #include "actors/node.hpp"
 #include "actors/partition.hpp"
+#include "actors/policy/array_spec.hpp"
+#include "actors/policy/dependency.hpp"
 #include "actors/scheduler.hpp"
 #include "actors/submission.hpp"
 #include "actors/topology_actor.hpp"
@@ -343,8 +343,8 @@ caf::result<caf::message> cancel(controller_self self, const std::string& text, 
   }
   auto& arr = it->second;
   if (!may_act_on(self, arr.task_template.req.uid, uid))
-    return make_error(errc::permission_denied, "job " + std::to_string(ref->id) +
-                                                   " belongs to " + arr.task_template.req.user +
+    return make_error(errc::permission_denied, "job " + std::to_string(ref->id) + " belongs to " +
+                                                   arr.task_template.req.user +
                                                    "; only its owner or an admin may cancel it");
   for (auto& [index, task] : arr.running) {
     if (!names_task(*ref, index)) continue;
@@ -396,8 +396,8 @@ caf::result<caf::ok_atom> job_control(controller_self self, const msg::job_contr
     }
     auto job = st.jobs.find(ref->id);
     if (job == st.jobs.end())
-      return make_error(errc::unknown_job, "Invalid job id specified: " + text +
-                                               " (not pending or running)");
+      return make_error(errc::unknown_job,
+                        "Invalid job id specified: " + text + " (not pending or running)");
     requests.emplace_back(job->second, caf::make_message(msg::jobctl_atom_v, ctl.op, ctl.uid));
   }
   if (requests.empty()) return caf::ok_atom::value;
@@ -524,8 +524,8 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
   }
   st.topology = spawn_topology(self->system(), st.cfg, self);
   self->link_to(st.topology);
-  st.scheduler = spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes),
-                                 caf::actor{self}, st.topology, meters);
+  st.scheduler = spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes), caf::actor{self},
+                                 st.topology, meters);
   self->link_to(st.scheduler);
   log().info("controller up cluster={} nodes={} partitions={}", st.cfg.cluster_name,
              st.cfg.nodes.size(), st.cfg.partitions.size());
@@ -600,15 +600,14 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
                             info.state);
                       st.job_view[info.job_id] = std::move(info);
                     }),
-      probe.metered("view_array",
-                    [self](msg::view_atom, uint64_t array_id, const std::string& reason,
-                           const std::string& folded) {
-                      on_array_view(self, array_id, reason, folded);
-                    }),
+      probe.metered(
+          "view_array",
+          [self](msg::view_atom, uint64_t array_id, const std::string& reason,
+                 const std::string& folded) { on_array_view(self, array_id, reason, folded); }),
       probe.metered("arraytask",
-                    [self](msg::arraytask_atom, uint64_t array_id, uint32_t index,
-                           uint64_t task_id, std::vector<std::string>& names,
-                           std::vector<caf::actor>& actors, std::vector<uint32_t>& cpus) {
+                    [self](msg::arraytask_atom, uint64_t array_id, uint32_t index, uint64_t task_id,
+                           std::vector<std::string>& names, std::vector<caf::actor>& actors,
+                           std::vector<uint32_t>& cpus) {
                       start_array_task(self, array_id, index, task_id, names, actors, cpus);
                     }),
       probe.metered("boxlist",

@@ -384,13 +384,13 @@ caf::result<caf::ok_atom> on_requeue(job_self self, const std::string& op, uint3
   auto& st = self->state;
   if (op != "requeue") return make_error(errc::invalid_request, "unknown job command '" + op + "'");
   if (uid != 0 && uid != st.info.uid && uid != st.setup.admin_uid)
-    return make_error(errc::permission_denied,
-                      "Access/permission denied: job " + std::to_string(st.info.job_id) +
-                          " belongs to " + st.info.user);
+    return make_error(errc::permission_denied, "Access/permission denied: job " +
+                                                   std::to_string(st.info.job_id) + " belongs to " +
+                                                   st.info.user);
   if (!st.setup.req.batch)
-    return make_error(errc::invalid_request,
-                      "only batch jobs can be requeued (job " + std::to_string(st.info.job_id) +
-                          " is an interactive `shoal run`)");
+    return make_error(errc::invalid_request, "only batch jobs can be requeued (job " +
+                                                 std::to_string(st.info.job_id) +
+                                                 " is an interactive `shoal run`)");
   if (st.info.state == msg::job_state::pending) return caf::ok_atom::value;  // already queued
   if (st.info.state != msg::job_state::running || st.ending)
     return make_error(errc::invalid_request, std::string{"Job is not running (it is "} +
@@ -432,10 +432,8 @@ caf::behavior job_behavior(job_self self, job_setup setup) {
                            std::vector<caf::actor>& actors, std::vector<uint32_t>& cpus) {
                       on_start(self, std::move(names), std::move(actors), std::move(cpus));
                     }),
-      probe.metered("requeue",
-                    [self](msg::jobctl_atom, const std::string& op, uint32_t uid) {
-                      return on_requeue(self, op, uid);
-                    }),
+      probe.metered("requeue", [self](msg::jobctl_atom, const std::string& op,
+                                      uint32_t uid) { return on_requeue(self, op, uid); }),
       probe.metered("view",
                     [self](msg::view_atom, const std::string& reason) {
                       auto& st = self->state;

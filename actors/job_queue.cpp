@@ -24,8 +24,7 @@ bool has_singleton(const queued_job& q) {
 }  // namespace
 
 job_queue::job_queue(policy::priority_config priority, bool multifactor)
-    : priority_(priority), multifactor_(multifactor) {
-}
+    : priority_(priority), multifactor_(multifactor) {}
 
 void job_queue::enqueue(queued_job job) {
   auto id = job.id;
@@ -38,7 +37,7 @@ void job_queue::add_array(uint64_t id, std::vector<policy::index_range> spec,
   for (auto& r : spec) rec.task_count += r.count();
   rec.spec = std::move(spec);
   arrays_[id] = std::move(rec);
-  (void) max_running;
+  (void)max_running;
 }
 
 uint64_t job_queue::cancel(uint64_t id, uint32_t lo, uint32_t hi, int64_t now) {
@@ -112,7 +111,8 @@ policy::job_outcome job_queue::outcome(uint64_t job, std::optional<uint32_t> tas
     o.known = true;
     auto pending = queue_.find(job);
     if (!task) {
-      o.pending = pending == queue_.end() ? 0 : static_cast<uint32_t>(pending->second.pending.count());
+      o.pending =
+          pending == queue_.end() ? 0 : static_cast<uint32_t>(pending->second.pending.count());
       o.running = arr->second.running;
       o.succeeded = arr->second.succeeded;
       o.failed = arr->second.failed;

@@ -8,8 +8,8 @@
 #include <caf/actor_system.hpp>
 
 #include "messages/types.hpp"
-#include "topology/machine_probe.hpp"
 #include "runtime/metrics/registry.hpp"
+#include "topology/machine_probe.hpp"
 
 namespace shoal::actors {
 
@@ -20,7 +20,7 @@ struct node_daemon_setup {
   msg::machine_status status;  ///< what this node reports; status.node_name is who we are
   std::string spool_dir;       ///< where batch scripts are written
   std::vector<topology::core_info> cores;  ///< the probe's core table, for --cpu-bind
-  metrics::registry* meters = nullptr;  ///< the daemon and its shepherds meter themselves here
+  metrics::registry* meters = nullptr;     ///< the daemon and its shepherds meter themselves here
 };
 
 /// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects

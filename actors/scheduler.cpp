@@ -265,11 +265,16 @@ caf::result<caf::ok_atom> job_command(scheduler_self self, const std::string& op
     return make_error(errc::permission_denied, "Access/permission denied: job " +
                                                    std::to_string(id) + " belongs to " + q->user);
   std::string err;
-  if (op == "hold") err = queue.hold(id, admin ? hold_kind::admin : hold_kind::user);
-  else if (op == "uhold") err = queue.hold(id, hold_kind::user);
-  else if (op == "release") err = queue.release(id, admin);
-  else if (op == "top") err = queue.top(id);
-  else return make_error(errc::invalid_request, "unknown job command '" + op + "'");
+  if (op == "hold")
+    err = queue.hold(id, admin ? hold_kind::admin : hold_kind::user);
+  else if (op == "uhold")
+    err = queue.hold(id, hold_kind::user);
+  else if (op == "release")
+    err = queue.release(id, admin);
+  else if (op == "top")
+    err = queue.top(id);
+  else
+    return make_error(errc::invalid_request, "unknown job command '" + op + "'");
   if (!err.empty()) return make_error(errc::invalid_request, err);
   log().info("job {} job={} uid={}", op, id, uid);
   request_pass(self);
@@ -344,54 +349,62 @@ caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_con
   configure(self, cfg);
   self->send(st.topology, msg::watch_atom_v, caf::actor{self});
   return {
-      probe.metered("enqueue", [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req, int64_t,
-             caf::actor& job) {
-        auto& st = self->state;
-        auto q = to_queued(self, id, req);
-        if (!q.is_array) st.job_actors[id] = std::move(job);
-        st.queue.enqueue(std::move(q));
-        request_pass(self);
-        if (!st.tick_armed) {
-          st.tick_armed = true;
-          self->delayed_send(self, periodic_pass, msg::check_atom_v);
-        }
-      }),
-      probe.metered("cancel", [self](msg::cancel_atom, uint64_t id) {
-        self->state.queue.cancel(id, 0, UINT32_MAX, unix_now());
-        self->state.job_actors.erase(id);
-        request_pass(self);
-      }),
-      probe.metered("cancel_tasks", [self](msg::cancel_atom, uint64_t id, uint32_t lo, uint32_t hi) -> uint64_t {
-        auto& st = self->state;
-        auto removed = st.queue.cancel(id, lo, hi, unix_now());
-        if (auto* q = st.queue.find(id)) tell_reason(self, *q, q->reason);
-        else if (removed > 0) self->send(st.controller, msg::view_atom_v, id, "", std::string{});
-        request_pass(self);
-        return removed;
-      }),
-      probe.metered("release", [self](msg::release_atom, uint64_t id) {
-        self->state.queue.release(id);
-        self->send(self->state.topology, msg::release_atom_v, id);
-        request_pass(self);
-      }),
-      probe.metered("ended", [self](msg::ended_atom, uint64_t id, bool ok, int64_t started) {
-        self->state.queue.ended(id, ok, started, unix_now());
-        self->send(self->state.topology, msg::release_atom_v, id);
-        request_pass(self);
-      }),
+      probe.metered("enqueue",
+                    [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req, int64_t,
+                           caf::actor& job) {
+                      auto& st = self->state;
+                      auto q = to_queued(self, id, req);
+                      if (!q.is_array) st.job_actors[id] = std::move(job);
+                      st.queue.enqueue(std::move(q));
+                      request_pass(self);
+                      if (!st.tick_armed) {
+                        st.tick_armed = true;
+                        self->delayed_send(self, periodic_pass, msg::check_atom_v);
+                      }
+                    }),
+      probe.metered("cancel",
+                    [self](msg::cancel_atom, uint64_t id) {
+                      self->state.queue.cancel(id, 0, UINT32_MAX, unix_now());
+                      self->state.job_actors.erase(id);
+                      request_pass(self);
+                    }),
+      probe.metered("cancel_tasks",
+                    [self](msg::cancel_atom, uint64_t id, uint32_t lo, uint32_t hi) -> uint64_t {
+                      auto& st = self->state;
+                      auto removed = st.queue.cancel(id, lo, hi, unix_now());
+                      if (auto* q = st.queue.find(id))
+                        tell_reason(self, *q, q->reason);
+                      else if (removed > 0)
+                        self->send(st.controller, msg::view_atom_v, id, "", std::string{});
+                      request_pass(self);
+                      return removed;
+                    }),
+      probe.metered("release",
+                    [self](msg::release_atom, uint64_t id) {
+                      self->state.queue.release(id);
+                      self->send(self->state.topology, msg::release_atom_v, id);
+                      request_pass(self);
+                    }),
+      probe.metered("ended",
+                    [self](msg::ended_atom, uint64_t id, bool ok, int64_t started) {
+                      self->state.queue.ended(id, ok, started, unix_now());
+                      self->send(self->state.topology, msg::release_atom_v, id);
+                      request_pass(self);
+                    }),
       probe.metered("freed", [self](msg::freed_atom) { request_pass(self); }),
-      probe.metered("jobctl", [self](msg::jobctl_atom, const std::string& op, uint64_t id, uint32_t uid, bool admin) {
-        return job_command(self, op, id, uid, admin);
-      }),
+      probe.metered("jobctl",
+                    [self](msg::jobctl_atom, const std::string& op, uint64_t id, uint32_t uid,
+                           bool admin) { return job_command(self, op, id, uid, admin); }),
       probe.metered("pending", [self](msg::pending_atom) { return pending_details(self); }),
       probe.metered("schedule", [self](msg::schedule_atom) { run_pass(self); }),
-      probe.metered("tick", [self](msg::check_atom) {
-        auto& st = self->state;
-        st.tick_armed = !st.queue.queue().empty();
-        if (!st.tick_armed) return;
-        request_pass(self);
-        self->delayed_send(self, periodic_pass, msg::check_atom_v);
-      }),
+      probe.metered("tick",
+                    [self](msg::check_atom) {
+                      auto& st = self->state;
+                      st.tick_armed = !st.queue.queue().empty();
+                      if (!st.tick_armed) return;
+                      request_pass(self);
+                      self->delayed_send(self, periodic_pass, msg::check_atom_v);
+                    }),
   };
 }
 

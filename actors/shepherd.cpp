@@ -62,8 +62,7 @@ class shepherd {
  public:
   shepherd(caf::blocking_actor* self, msg::launch_request req, caf::actor sink, caf::actor job,
            std::string node_name, std::string spool_dir, std::string shoal_conf,
-           std::string own_path, std::vector<topology::core_info> cores,
-           metrics::registry* meters)
+           std::string own_path, std::vector<topology::core_info> cores, metrics::registry* meters)
       : self_(self),
         probe_(self, meters, "shepherd"),
         signal_meter_(probe_.meter("signal")),
@@ -541,7 +540,8 @@ void shepherd_main(caf::blocking_actor* self, msg::launch_request req, caf::acto
              std::move(spool_dir),
              std::move(shoal_conf),
              std::move(own_path),
-             std::move(cores), meters};
+             std::move(cores),
+             meters};
   s.run();
 }
 
@@ -554,12 +554,12 @@ std::string env_or_empty(const char* name) {
 
 caf::actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
                           caf::actor job, std::string node_name, std::string spool_dir,
-                          std::vector<topology::core_info> cores,
-                          metrics::registry* meters) {
+                          std::vector<topology::core_info> cores, metrics::registry* meters) {
   // Read our own environment here, once, rather than from the shepherd thread.
-  return sys.spawn<caf::detached>(
-      shepherd_main, std::move(req), std::move(sink), std::move(job), std::move(node_name),
-      std::move(spool_dir), env_or_empty("SHOAL_CONF"), env_or_empty("PATH"), std::move(cores), meters);
+  return sys.spawn<caf::detached>(shepherd_main, std::move(req), std::move(sink), std::move(job),
+                                  std::move(node_name), std::move(spool_dir),
+                                  env_or_empty("SHOAL_CONF"), env_or_empty("PATH"),
+                                  std::move(cores), meters);
 }
 
 }  // namespace shoal::actors

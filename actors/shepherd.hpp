@@ -7,8 +7,8 @@
 #include <caf/actor_system.hpp>
 
 #include "messages/types.hpp"
-#include "topology/machine_probe.hpp"
 #include "runtime/metrics/registry.hpp"
+#include "topology/machine_probe.hpp"
 
 namespace shoal::actors {
 

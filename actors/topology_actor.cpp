@@ -157,8 +157,8 @@ placement_reply place(topology_self self, const placement_request& req) {
   std::map<uint64_t, holding> running;
   for (auto& r : req.running) {
     auto known = st.running.find(r.id);
-    running[r.id] = known != st.running.end() ? std::move(known->second)
-                                              : hold_of(self, r.alloc, std::nullopt);
+    running[r.id] =
+        known != st.running.end() ? std::move(known->second) : hold_of(self, r.alloc, std::nullopt);
   }
   std::unordered_map<uint64_t, const policy::pending_job*> by_id;
   for (auto& c : req.candidates) by_id.emplace(c.id, &c);
@@ -245,7 +245,7 @@ void configure(topology_self self, const runtime::cluster_config& cfg) {
                         : cfg.select_type == topology::selection_policy::linear
                             ? policy::select_type::linear
                             : policy::select_type::consecutive;
-  st.select_name = s.consumable ? "select/cons_tres"
+  st.select_name = s.consumable                                            ? "select/cons_tres"
                    : cfg.select_type == topology::selection_policy::linear ? "select/linear"
                                                                            : "select/consecutive";
   if (!cfg.torus3d) return;

@@ -10,7 +10,7 @@ namespace {
 
 constexpr node_state all_node_states[] = {
     node_state::unknown, node_state::idle,     node_state::allocated, node_state::completing,
-    node_state::down,    node_state::draining, node_state::drained, node_state::mixed};
+    node_state::down,    node_state::draining, node_state::drained,   node_state::mixed};
 constexpr job_state all_job_states[] = {
     job_state::pending,    job_state::configuring, job_state::running,
     job_state::completing, job_state::completed,   job_state::failed,

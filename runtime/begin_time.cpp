@@ -85,12 +85,18 @@ caf::expected<int64_t> relative(std::string_view text, std::string_view rest, in
   auto is = [&](std::string_view full) {
     return !unit.empty() && full.substr(0, unit.size()) == unit;
   };
-  if (unit.empty() || is("seconds")) scale = 1;
-  else if (is("minutes")) scale = 60;
-  else if (is("hours")) scale = 3'600;
-  else if (is("days")) scale = day_s;
-  else if (is("weeks")) scale = 7 * day_s;
-  else return invalid(text);
+  if (unit.empty() || is("seconds"))
+    scale = 1;
+  else if (is("minutes"))
+    scale = 60;
+  else if (is("hours"))
+    scale = 3'600;
+  else if (is("days"))
+    scale = day_s;
+  else if (is("weeks"))
+    scale = 7 * day_s;
+  else
+    return invalid(text);
   return now + sign * count * scale;
 }
 

@@ -30,10 +30,9 @@ constexpr uint64_t max_seed_partition = 31;
 
 /// Keys of Slurm's slurm.conf that shoal reads without acting on them.
 constexpr std::string_view compat_keys[] = {
-    "authtype",         "slurmuser",       "proctracktype", "taskplugin",
-    "mpidefault",       "returntoservice", "slurmdspooldir",
-    "slurmctldpidfile", "slurmdpidfile",   "jobcomptype",   "accountingstoragetype",
-    "slurmdport",
+    "authtype",      "slurmuser",       "proctracktype",         "taskplugin",
+    "mpidefault",    "returntoservice", "slurmdspooldir",        "slurmctldpidfile",
+    "slurmdpidfile", "jobcomptype",     "accountingstoragetype", "slurmdport",
 };
 
 /// NodeName State= values: Slurm's, plus IDLE and the seed's DRAINING/DRAINED (stored as DRAIN).

@@ -7,8 +7,8 @@
 
 #include <caf/expected.hpp>
 
-#include "runtime/scheduler_settings.hpp"
 #include "runtime/log_settings.hpp"
+#include "runtime/scheduler_settings.hpp"
 #include "topology/node_selection.hpp"
 
 namespace shoal::runtime {
@@ -74,17 +74,17 @@ struct cluster_config {
   int64_t heartbeat_timeout_ms = 300000;      ///< SlurmdTimeout= / HeartBeatTimeout=
   int64_t kill_wait_s = 30;                   ///< KillWait=
   std::string state_save_location = "/var/spool/shoal";  ///< StateSaveLocation=
-  std::string tmp_fs = "/tmp";               ///< TmpFS=
-  std::string ctld_log_file;                 ///< SlurmctldLogFile=; empty: stderr
-  std::string node_log_file;                 ///< SlurmdLogFile=; empty: stderr
-  std::string ctld_debug = "info";           ///< SlurmctldDebug= (level name or 0-9 number)
-  std::string node_debug = "info";           ///< SlurmdDebug=
-  std::string ctld_syslog_debug;             ///< SlurmctldSyslogDebug=; empty: no syslog
-  std::string node_syslog_debug;             ///< SlurmdSyslogDebug=; empty: no syslog
-  debug_flag_set debug_flags = 0;            ///< DebugFlags= / MachStatusDebug= (log_settings.hpp)
+  std::string tmp_fs = "/tmp";                           ///< TmpFS=
+  std::string ctld_log_file;                             ///< SlurmctldLogFile=; empty: stderr
+  std::string node_log_file;                             ///< SlurmdLogFile=; empty: stderr
+  std::string ctld_debug = "info";  ///< SlurmctldDebug= (level name or 0-9 number)
+  std::string node_debug = "info";  ///< SlurmdDebug=
+  std::string ctld_syslog_debug;    ///< SlurmctldSyslogDebug=; empty: no syslog
+  std::string node_syslog_debug;    ///< SlurmdSyslogDebug=; empty: no syslog
+  debug_flag_set debug_flags = 0;   ///< DebugFlags= / MachStatusDebug= (log_settings.hpp)
   std::string log_time_format = "iso8601_ms";  ///< LogTimeFormat=
-  uint64_t log_file_max_size = 0;            ///< LogFileMaxSize= bytes; 0: no size rotation
-  uint32_t log_file_count = 5;               ///< LogFileCount=: rotated files kept (shoal keys)
+  uint64_t log_file_max_size = 0;              ///< LogFileMaxSize= bytes; 0: no size rotation
+  uint32_t log_file_count = 5;                 ///< LogFileCount=: rotated files kept (shoal keys)
   topology::selection_policy select_type =
       topology::selection_policy::consecutive;  ///< SelectType=
                                                 ///< for 1-D clusters (unused when torus3d)

@@ -88,7 +88,7 @@ std::string render_config(const cluster_config& cfg) {
   add("MetricsPort", std::to_string(cfg.metrics_port));
   add("NodeMetricsPort", std::to_string(cfg.node_metrics_port));
   add("SelectType", cfg.torus3d                                             ? "select/torus3d"
-                    : cfg.scheduling.consumable                               ? "select/cons_tres"
+                    : cfg.scheduling.consumable                             ? "select/cons_tres"
                     : cfg.select_type == topology::selection_policy::linear ? "select/linear"
                                                                             : "select/consecutive");
   // A value holding '=' is quoted, or the parser would read `Key = a=b` as an empty Key.

@@ -13,9 +13,12 @@ constexpr uint64_t max_u32 = 0xffff'ffffu;
 
 bool parse_yes_no(const std::string& value, bool& out) {
   auto v = cs::to_lower(value);
-  if (v == "yes" || v == "true" || v == "1") out = true;
-  else if (v == "no" || v == "false" || v == "0") out = false;
-  else return false;
+  if (v == "yes" || v == "true" || v == "1")
+    out = true;
+  else if (v == "no" || v == "false" || v == "0")
+    out = false;
+  else
+    return false;
   return true;
 }
 
@@ -69,21 +72,29 @@ bool apply_scheduler_key(scheduler_settings& s, const std::string& k, const std:
   auto v = cs::to_lower(value);
   auto weight = [&](uint32_t& out) {
     auto n = cs::parse_unsigned(value, max_u32);
-    if (!n) error = "expected a non-negative integer";
-    else out = static_cast<uint32_t>(*n);
+    if (!n)
+      error = "expected a non-negative integer";
+    else
+      out = static_cast<uint32_t>(*n);
     return true;
   };
   if (k == "schedulertype") {
-    if (v == "sched/backfill") s.backfill = true;
-    else if (v == "sched/builtin") s.backfill = false;
-    else error = "'" + value + "' is not supported (use sched/backfill or sched/builtin)";
+    if (v == "sched/backfill")
+      s.backfill = true;
+    else if (v == "sched/builtin")
+      s.backfill = false;
+    else
+      error = "'" + value + "' is not supported (use sched/backfill or sched/builtin)";
     return true;
   }
   if (k == "schedulerparameters") return apply_scheduler_parameters(s, value, error);
   if (k == "prioritytype") {
-    if (v == "priority/multifactor") s.multifactor = true;
-    else if (v == "priority/basic") s.multifactor = false;
-    else error = "'" + value + "' is not supported (use priority/multifactor or priority/basic)";
+    if (v == "priority/multifactor")
+      s.multifactor = true;
+    else if (v == "priority/basic")
+      s.multifactor = false;
+    else
+      error = "'" + value + "' is not supported (use priority/multifactor or priority/basic)";
     return true;
   }
   if (k == "priorityweightage") return weight(s.weight_age);
@@ -91,8 +102,10 @@ bool apply_scheduler_key(scheduler_settings& s, const std::string& k, const std:
   if (k == "priorityweightpartition") return weight(s.weight_partition);
   if (k == "prioritymaxage") {
     auto seconds = parse_time_limit(value);
-    if (!seconds || *seconds <= 0) error = "expected a time such as 7-0 or 14-0";
-    else s.priority_max_age_s = *seconds;
+    if (!seconds || *seconds <= 0)
+      error = "expected a time such as 7-0 or 14-0";
+    else
+      s.priority_max_age_s = *seconds;
     return true;
   }
   if (k == "priorityfavorsmall") {
@@ -101,8 +114,10 @@ bool apply_scheduler_key(scheduler_settings& s, const std::string& k, const std:
   }
   if (k == "maxarraysize") {
     auto n = cs::parse_unsigned(value, 4'000'001);
-    if (!n || *n == 0) error = "expected a number from 1 to 4000001";
-    else s.max_array_size = static_cast<uint32_t>(*n);
+    if (!n || *n == 0)
+      error = "expected a number from 1 to 4000001";
+    else
+      s.max_array_size = static_cast<uint32_t>(*n);
     return true;
   }
   return false;

@@ -29,9 +29,8 @@ std::vector<nlohmann::json> tasks_of(cluster_fixture& c, uint64_t array_id) {
 bool all_finished_ok(cluster_fixture& c, uint64_t array_id, size_t count) {
   auto tasks = tasks_of(c, array_id);
   if (tasks.size() != count) return false;
-  return std::all_of(tasks.begin(), tasks.end(), [](const nlohmann::json& t) {
-    return t.value("state", "") == "COMPLETED";
-  });
+  return std::all_of(tasks.begin(), tasks.end(),
+                     [](const nlohmann::json& t) { return t.value("state", "") == "COMPLETED"; });
 }
 
 /// The first queue line whose JOBID column starts with `prefix`, or "".
@@ -87,8 +86,8 @@ BOOST_AUTO_TEST_CASE(a_percent_cap_keeps_tasks_from_overlapping) {
   // Two free nodes, but %1: each task logs when it starts and ends; no two intervals overlap.
   auto log = scratch.file("spans.txt");
   auto id = submit_script("capped.sh",
-                          "#!/bin/sh\necho \"start $SHOAL_ARRAY_TASK_ID $(date +%s%N)\" >> " +
-                              log + "\nsleep 0.3\necho \"end $SHOAL_ARRAY_TASK_ID $(date +%s%N)\" >> " +
+                          "#!/bin/sh\necho \"start $SHOAL_ARRAY_TASK_ID $(date +%s%N)\" >> " + log +
+                              "\nsleep 0.3\necho \"end $SHOAL_ARRAY_TASK_ID $(date +%s%N)\" >> " +
                               log + "\n",
                           {"--array=0-3%1"});
   BOOST_REQUIRE(id != 0);
@@ -149,8 +148,8 @@ BOOST_AUTO_TEST_CASE(a_failed_target_makes_afterok_never_satisfiable_and_afterno
                               {"-d", "afterok:" + b, "--kill-on-invalid-dep=yes"});
   BOOST_REQUIRE(ok_dep != 0 && notok_dep != 0 && killed != 0);
   BOOST_CHECK(wait_job_state(notok_dep, "COMPLETED"));
-  BOOST_CHECK(wait_until(
-      [&] { return reason_of(*this, ok_dep) == "DependencyNeverSatisfied"; }, 20s));
+  BOOST_CHECK(
+      wait_until([&] { return reason_of(*this, ok_dep) == "DependencyNeverSatisfied"; }, 20s));
   BOOST_CHECK(wait_job_state(killed, "CANCELLED"));
   BOOST_CHECK_EQUAL(job_state(ok_dep), "PENDING");
 }
@@ -230,10 +229,11 @@ BOOST_AUTO_TEST_CASE(top_moves_a_job_ahead_of_its_owners_other_jobs) {
 
 BOOST_AUTO_TEST_CASE(requeue_puts_a_running_batch_job_back_in_the_queue) {
   auto marker = scratch.file("ran-once");
-  auto id = submit_script("again.sh", "#!/bin/sh\nif [ -e " + marker + " ]; then exit 0; fi\ntouch " +
-                                          marker + "\nsleep 60\n");
+  auto id = submit_script("again.sh", "#!/bin/sh\nif [ -e " + marker +
+                                          " ]; then exit 0; fi\ntouch " + marker + "\nsleep 60\n");
   BOOST_REQUIRE(id != 0);
-  BOOST_REQUIRE(wait_until([&] { return job_state(id) == "RUNNING" && std::filesystem::exists(marker); }, 20s));
+  BOOST_REQUIRE(wait_until(
+      [&] { return job_state(id) == "RUNNING" && std::filesystem::exists(marker); }, 20s));
   auto r = run_cli({"control", "requeue", std::to_string(id)});
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
   BOOST_REQUIRE(wait_job_state(id, "COMPLETED", 40s));

@@ -5,9 +5,9 @@
 #include <cctype>
 #include <chrono>
 #include <climits>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <random>
 
 #include "messages/errc.hpp"

@@ -68,10 +68,7 @@ bool job_id_matches(const msg::job_info& j, const std::vector<std::string>& valu
 std::vector<field<msg::job_info>> job_fields(int64_t now) {
   using J = msg::job_info;
   std::vector<field<J>> f;
-  f.push_back({"JobId",
-               "JOBID",
-               true,
-               job_id_text,
+  f.push_back({"JobId", "JOBID", true, job_id_text,
                [](const J& j) {
                  // Array lines sort by their array, then task.
                  return j.array_job_id == 0
@@ -80,12 +77,15 @@ std::vector<field<msg::job_info>> job_fields(int64_t now) {
                                   (static_cast<double>(j.array_task_id) + 1.0) / 1e7;
                },
                job_id_matches});
-  f.push_back({"ArrayJobId",
-               "ARRAY_JOB_ID",
-               true,
-               [](const J& j) { return std::to_string(j.array_job_id != 0 ? j.array_job_id : j.job_id); },
-               [](const J& j) { return static_cast<double>(j.array_job_id != 0 ? j.array_job_id : j.job_id); },
-               {}});
+  f.push_back(
+      {"ArrayJobId",
+       "ARRAY_JOB_ID",
+       true,
+       [](const J& j) { return std::to_string(j.array_job_id != 0 ? j.array_job_id : j.job_id); },
+       [](const J& j) {
+         return static_cast<double>(j.array_job_id != 0 ? j.array_job_id : j.job_id);
+       },
+       {}});
   f.push_back({"ArrayTaskId",
                "ARRAY_TASK_ID",
                false,
@@ -95,9 +95,13 @@ std::vector<field<msg::job_info>> job_fields(int64_t now) {
                },
                {},
                {}});
-  f.push_back({"Dependency", "DEPENDENCY", false,
-               [](const J& j) { return j.dependency.empty() ? std::string{"(null)"} : j.dependency; },
-               {}, {}});
+  f.push_back(
+      {"Dependency",
+       "DEPENDENCY",
+       false,
+       [](const J& j) { return j.dependency.empty() ? std::string{"(null)"} : j.dependency; },
+       {},
+       {}});
   f.push_back({"Partition", "PARTITION", false, [](const J& j) { return j.partition; }, {}, {}});
   f.push_back({"Name", "NAME", false, [](const J& j) { return j.name; }, {}, {}});
   f.push_back({"User", "USER", false, [](const J& j) { return j.user; }, {}, {}});

@@ -86,8 +86,8 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
   std::vector<std::string> id_line = {kv_num("JobId", j.job_id)};
   if (j.array_job_id != 0) {
     id_line.push_back(kv_num("ArrayJobId", j.array_job_id));
-    id_line.push_back(kv("ArrayTaskId", j.array_task_id >= 0 ? std::to_string(j.array_task_id)
-                                                             : j.array_tasks));
+    id_line.push_back(
+        kv("ArrayTaskId", j.array_task_id >= 0 ? std::to_string(j.array_task_id) : j.array_tasks));
   }
   id_line.push_back(kv("JobName", j.name));
   auto priority = pending != nullptr ? pending->priority : j.priority;

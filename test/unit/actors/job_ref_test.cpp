@@ -29,9 +29,11 @@ BOOST_AUTO_TEST_CASE(an_underscore_names_one_task_or_a_bracketed_list) {
 }
 
 BOOST_AUTO_TEST_CASE(malformed_references_are_errors) {
-  for (auto bad : {"", "0", "x", "12_", "12_x", "12_[", "12_[3-1]", "12_[1-2", "12_1-2",
-                   "12_[1,]", "12__1", "12 ", "99999999999999999999999", "12_4294967296"}) {
-    BOOST_TEST_CONTEXT(bad) { BOOST_TEST(!parse_job_ref(bad)); }
+  for (auto bad : {"", "0", "x", "12_", "12_x", "12_[", "12_[3-1]", "12_[1-2", "12_1-2", "12_[1,]",
+                   "12__1", "12 ", "99999999999999999999999", "12_4294967296"}) {
+    BOOST_TEST_CONTEXT(bad) {
+      BOOST_TEST(!parse_job_ref(bad));
+    }
   }
 }
 

@@ -265,11 +265,13 @@ BOOST_AUTO_TEST_CASE(unknown_fields_are_rejected_with_the_known_names) {
   BOOST_TEST(r.error().category() == error_category);
   BOOST_TEST(int{r.error().code()} == static_cast<int>(errc::invalid_request));
   auto text = describe(r.error());
-  BOOST_TEST(text.rfind("unknown field 'Colour' (known: JobId, ArrayJobId, ArrayTaskId, Dependency, Partition, "
-                        "Name, User, State, ST, "
-                        "Time, TimeLimit, Nodes, NodeList, Reason, SubmitTime,",
-                        0) == 0u,
-             text);
+  BOOST_TEST(
+      text.rfind(
+          "unknown field 'Colour' (known: JobId, ArrayJobId, ArrayTaskId, Dependency, Partition, "
+          "Name, User, State, ST, "
+          "Time, TimeLimit, Nodes, NodeList, Reason, SubmitTime,",
+          0) == 0u,
+      text);
   opt.format.clear();
   opt.sort = "-Shoe";
   BOOST_TEST(describe(cli::render_jobs(jobs, opt, now).error()).rfind("unknown field 'Shoe'", 0) ==

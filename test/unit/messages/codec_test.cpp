@@ -58,8 +58,7 @@ SHOAL_TRAITS(topology_view, TopologyView)
 using codec_types =
     std::tuple<msg::machine_status, msg::node_info, msg::partition_info, msg::job_request,
                msg::job_info, msg::launch_request, msg::task_output, msg::step_exit, msg::job_event,
-               msg::node_update, msg::topology_view,
-               msg::pending_detail, msg::job_control>;
+               msg::node_update, msg::topology_view, msg::pending_detail, msg::job_control>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {

@@ -2,8 +2,8 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "runtime/begin_time.hpp"
 #include "messages/errc.hpp"
+#include "runtime/begin_time.hpp"
 #include "runtime/memory_size.hpp"
 
 using shoal::runtime::parse_begin_time;
@@ -91,9 +91,11 @@ BOOST_AUTO_TEST_CASE(dates_in_every_slurm_form_parse) {
 }
 
 BOOST_AUTO_TEST_CASE(malformed_times_are_errors) {
-  for (auto bad : {"", "later", "now+", "now+5parsecs", "25:00", "13:00 PM", "2026-13-01",
-                   "12/40", "1/2/3/4", "2026-12-24T", "now*2"}) {
-    BOOST_TEST_CONTEXT(bad) { BOOST_TEST(!parse_begin_time(bad, reference_now())); }
+  for (auto bad : {"", "later", "now+", "now+5parsecs", "25:00", "13:00 PM", "2026-13-01", "12/40",
+                   "1/2/3/4", "2026-12-24T", "now*2"}) {
+    BOOST_TEST_CONTEXT(bad) {
+      BOOST_TEST(!parse_begin_time(bad, reference_now()));
+    }
   }
 }
 
