@@ -1,0 +1,62 @@
+// SelectType=select/cons_tres: jobs share a node by CPUs; the node shows MIXED while partly
+// held and never takes more jobs than it has CPUs for.
+
+#include <boost/test/unit_test.hpp>
+
+#include <thread>
+
+#include "test/integration/harness.hpp"
+
+using namespace shoal::test;
+
+namespace {
+
+struct one_shared_node : cluster_fixture {
+  one_shared_node() : cluster_fixture(1, "SelectType=select/cons_tres\n") {}
+};
+
+unsigned reported_cpus(cluster_fixture& c) {
+  auto n = c.node("node1");
+  return n.is_object() ? n.value("cpus", 0u) : 0u;
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(shared_nodes, one_shared_node)
+
+BOOST_AUTO_TEST_CASE(one_cpu_jobs_share_a_node_until_its_cpus_are_used) {
+  auto cpus = reported_cpus(*this);
+  if (cpus < 2) {
+    BOOST_TEST_MESSAGE("skipped: node1 has " << cpus << " CPU, sharing needs 2");
+    return;
+  }
+  std::vector<uint64_t> jobs;
+  auto first = submit_script("a.sh", "#!/bin/sh\nsleep 60\n", {"-n1"});
+  BOOST_REQUIRE(first != 0);
+  BOOST_REQUIRE(wait_job_state(first, "RUNNING"));
+  BOOST_CHECK(wait_node_state("node1", "MIXED"));
+  jobs.push_back(first);
+  // Fill the rest of the node's CPUs with one-CPU jobs: all run at once.
+  for (unsigned i = 1; i < cpus; ++i) {
+    auto id = submit_script("b.sh", "#!/bin/sh\nsleep 60\n", {"-n1"});
+    BOOST_REQUIRE(id != 0);
+    BOOST_CHECK(wait_job_state(id, "RUNNING"));
+    jobs.push_back(id);
+  }
+  BOOST_CHECK(wait_node_state("node1", "ALLOCATED"));
+  // One more does not fit: it waits for resources.
+  auto extra = submit_script("c.sh", "#!/bin/sh\ntrue\n", {"-n1"});
+  BOOST_REQUIRE(extra != 0);
+  BOOST_CHECK(wait_until([&] { return job(extra).value("reason", "") == "Resources"; }, 10s));
+  BOOST_CHECK_EQUAL(job_state(extra), "PENDING");
+  // An --exclusive job waits for the whole node.
+  auto whole = submit_script("d.sh", "#!/bin/sh\ntrue\n", {"-n1", "--exclusive"});
+  BOOST_REQUIRE(whole != 0);
+  run_cli({"cancel", std::to_string(first)});
+  BOOST_CHECK(wait_job_state(extra, "COMPLETED"));
+  BOOST_CHECK_EQUAL(job_state(whole), "PENDING");
+  for (auto id : jobs) run_cli({"cancel", std::to_string(id)});
+  BOOST_CHECK(wait_job_state(whole, "COMPLETED"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
