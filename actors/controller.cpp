@@ -522,7 +522,7 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
     self->link_to(part);
     st.partitions.push_back(part);
   }
-  st.topology = spawn_topology(self->system(), st.cfg, self);
+  st.topology = spawn_topology(self->system(), st.cfg, self, meters);
   self->link_to(st.topology);
   st.scheduler = spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes), caf::actor{self},
                                  st.topology, meters);

@@ -9,6 +9,7 @@
 #include <caf/all.hpp>
 
 #include "actors/log.hpp"
+#include "actors/metering.hpp"
 #include "messages/type_ids.hpp"
 #include "topology/hostlist.hpp"
 #include "topology/torus.hpp"
@@ -267,47 +268,55 @@ void configure(topology_self self, const runtime::cluster_config& cfg) {
 }
 
 caf::behavior topology_behavior(topology_self self, const runtime::cluster_config& cfg,
-                                caf::actor controller) {
+                                caf::actor controller, metrics::registry* meters) {
+  actor_probe probe{self, meters, "topology"};
   self->state.controller = std::move(controller);
   configure(self, cfg);
   return {
-      [self](msg::view_atom, const msg::node_info& info) {
-        auto& st = self->state;
-        auto it = st.index.find(info.name);
-        if (it == st.index.end()) return;
-        auto i = it->second;
-        // Reported CPUs and memory fill in what the config left at 0.
-        if (info.cpus > 0) st.capacity[i].cpus = info.cpus;
-        if (info.real_memory_mb > 0) st.capacity[i].memory_mb = info.real_memory_mb;
-        bool was_idle = st.states[i] == msg::node_state::idle;
-        st.states[i] = info.state;
-        if (!was_idle && info.state == msg::node_state::idle && st.watcher)
-          self->send(st.watcher, msg::freed_atom_v);
-      },
-      [self](msg::watch_atom, caf::actor& watcher) { self->state.watcher = std::move(watcher); },
-      [self](msg::place_atom, const placement_request& req) -> placement_reply {
-        auto started_at = std::chrono::steady_clock::now();
-        auto reply = place(self, req);
-        for (auto& [job, nodelist] : reply.box_nodelists)
-          self->send(self->state.controller, msg::boxlist_atom_v, job, nodelist);
-        auto us = std::chrono::duration_cast<std::chrono::microseconds>(
-                      std::chrono::steady_clock::now() - started_at)
-                      .count();
-        log().debug("placement pass candidates={} running={} started={} tested={} us={}",
-                    req.candidates.size(), req.running.size(), reply.result.started.size(),
-                    reply.result.tested, us);
-        return reply;
-      },
-      [self](msg::release_atom, uint64_t job) { self->state.running.erase(job); },
-      [self](msg::map_atom) { return map_view(self); },
+      probe.metered("view_node",
+                    [self](msg::view_atom, const msg::node_info& info) {
+                      auto& st = self->state;
+                      auto it = st.index.find(info.name);
+                      if (it == st.index.end()) return;
+                      auto i = it->second;
+                      // Reported CPUs and memory fill in what the config left at 0.
+                      if (info.cpus > 0) st.capacity[i].cpus = info.cpus;
+                      if (info.real_memory_mb > 0) st.capacity[i].memory_mb = info.real_memory_mb;
+                      bool was_idle = st.states[i] == msg::node_state::idle;
+                      st.states[i] = info.state;
+                      if (!was_idle && info.state == msg::node_state::idle && st.watcher)
+                        self->send(st.watcher, msg::freed_atom_v);
+                    }),
+      probe.metered("watch",
+                    [self](msg::watch_atom, caf::actor& watcher) {
+                      self->state.watcher = std::move(watcher);
+                    }),
+      probe.metered("place",
+                    [self](msg::place_atom, const placement_request& req) -> placement_reply {
+                      auto started_at = std::chrono::steady_clock::now();
+                      auto reply = place(self, req);
+                      for (auto& [job, nodelist] : reply.box_nodelists)
+                        self->send(self->state.controller, msg::boxlist_atom_v, job, nodelist);
+                      auto us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                    std::chrono::steady_clock::now() - started_at)
+                                    .count();
+                      log().debug(
+                          "placement pass candidates={} running={} started={} tested={} us={}",
+                          req.candidates.size(), req.running.size(), reply.result.started.size(),
+                          reply.result.tested, us);
+                      return reply;
+                    }),
+      probe.metered("release",
+                    [self](msg::release_atom, uint64_t job) { self->state.running.erase(job); }),
+      probe.metered("map", [self](msg::map_atom) { return map_view(self); }),
   };
 }
 
 }  // namespace
 
 caf::actor spawn_topology(caf::actor_system& sys, const runtime::cluster_config& cfg,
-                          caf::actor controller) {
-  return sys.spawn(topology_behavior, cfg, std::move(controller));
+                          caf::actor controller, metrics::registry* meters) {
+  return sys.spawn(topology_behavior, cfg, std::move(controller), meters);
 }
 
 }  // namespace shoal::actors

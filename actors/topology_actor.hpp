@@ -13,6 +13,7 @@
 #include "actors/policy/scheduling_pass.hpp"
 #include "messages/types.hpp"
 #include "runtime/config.hpp"
+#include "runtime/metrics/registry.hpp"
 #include "topology/torus.hpp"
 
 namespace shoal::actors {
@@ -47,7 +48,7 @@ struct placement_reply {
 /// Sends the controller (boxlist_atom, uint64 job, string nodelist) for each torus job it
 /// places, so listings show the box form.
 caf::actor spawn_topology(caf::actor_system& sys, const runtime::cluster_config& cfg,
-                          caf::actor controller);
+                          caf::actor controller, metrics::registry* meters = nullptr);
 
 /// The torus request a job's shape and node count make (pure). Geometry, rotate and connection
 /// type are taken as given (resolve_submission validated them); conn_type "" is torus.
