@@ -240,4 +240,17 @@ throughput_result run_api_burst(const cluster_access& access, size_t jobs, const
   });
 }
 
+throughput_result run_array_burst(const cluster_access& access, size_t jobs, const std::string& dir,
+                                  std::chrono::seconds deadline) {
+  auto label = std::string{"one job array (--array=1-"} + std::to_string(jobs) + ", actor API)";
+  auto req = batch_request(dir);
+  req.workload.array = "1-" + std::to_string(jobs);
+  return run_burst(access, label, jobs, dir, deadline, [&](submit_progress& progress) {
+    caf::scoped_actor self{*access.sys};
+    self->request(access.controller, request_timeout, msg::submit_atom_v, req, caf::actor{})
+        .receive([&](const msg::job_info&) { progress.accepted = jobs; },
+                 [&](caf::error& err) { progress.fail("submit_atom: " + describe(err)); });
+  });
+}
+
 }  // namespace shoal::bench

@@ -53,4 +53,10 @@ throughput_result run_cli_burst(const cluster_access& access, size_t jobs, unsig
 throughput_result run_api_burst(const cluster_access& access, size_t jobs, const std::string& dir,
                                 std::chrono::seconds deadline);
 
+/// Submits one job array of `jobs` tasks (`--array=1-N`, the same script) through the actor API
+/// and watches every task as run_cli_burst does: the figure to set beside run_api_burst's
+/// separate submissions.
+throughput_result run_array_burst(const cluster_access& access, size_t jobs, const std::string& dir,
+                                  std::chrono::seconds deadline);
+
 }  // namespace shoal::bench
