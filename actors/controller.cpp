@@ -368,6 +368,28 @@ caf::result<caf::message> cancel(controller_self self, const std::string& text, 
   return caf::make_message(caf::ok_atom::value);
 }
 
+/// Sends every request and answers ok once all answered ok, or the first error.
+caf::result<caf::ok_atom> all_ok(controller_self self,
+                                 std::vector<std::pair<caf::actor, caf::message>> requests) {
+  auto rp = self->make_response_promise<caf::ok_atom>();
+  auto remaining = std::make_shared<size_t>(requests.size());
+  auto failed = std::make_shared<bool>(false);
+  for (auto& [to, m] : requests) {
+    self->request(to, std::chrono::seconds{10}, std::move(m))
+        .then(
+            [rp, remaining, failed](caf::ok_atom) mutable {
+              if (--*remaining == 0 && !*failed) rp.deliver(caf::ok_atom::value);
+            },
+            [rp, failed](caf::error& err) mutable {
+              if (!*failed) {
+                *failed = true;
+                rp.deliver(std::move(err));
+              }
+            });
+  }
+  return rp;
+}
+
 /// hold, uhold, release, top (the scheduler's) and requeue (running jobs'), on each job named;
 /// one reply for all, the first error if any.
 caf::result<caf::ok_atom> job_control(controller_self self, const msg::job_control& ctl) {
@@ -401,23 +423,7 @@ caf::result<caf::ok_atom> job_control(controller_self self, const msg::job_contr
     requests.emplace_back(job->second, caf::make_message(msg::jobctl_atom_v, ctl.op, ctl.uid));
   }
   if (requests.empty()) return caf::ok_atom::value;
-  auto rp = self->make_response_promise<caf::ok_atom>();
-  auto remaining = std::make_shared<size_t>(requests.size());
-  auto failed = std::make_shared<bool>(false);
-  for (auto& [to, m] : requests) {
-    self->request(to, std::chrono::seconds{10}, std::move(m))
-        .then(
-            [rp, remaining, failed](caf::ok_atom) mutable {
-              if (--*remaining == 0 && !*failed) rp.deliver(caf::ok_atom::value);
-            },
-            [rp, failed](caf::error& err) mutable {
-              if (!*failed) {
-                *failed = true;
-                rp.deliver(std::move(err));
-              }
-            });
-  }
-  return rp;
+  return all_ok(self, std::move(requests));
 }
 
 caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_update& up) {
@@ -428,23 +434,10 @@ caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_upd
   for (auto& n : *names)
     if (st.nodes.count(n) == 0)
       return make_error(errc::unknown_node, "invalid node name '" + n + "'");
-  auto rp = self->make_response_promise<caf::ok_atom>();
-  auto remaining = std::make_shared<size_t>(names->size());
-  auto failed = std::make_shared<bool>(false);
-  for (auto& n : *names) {
-    self->request(st.nodes[n], std::chrono::seconds{10}, msg::nodeupd_atom_v, up)
-        .then(
-            [rp, remaining, failed](caf::ok_atom) mutable {
-              if (--*remaining == 0 && !*failed) rp.deliver(caf::ok_atom::value);
-            },
-            [rp, failed](caf::error& err) mutable {
-              if (!*failed) {
-                *failed = true;
-                rp.deliver(std::move(err));
-              }
-            });
-  }
-  return rp;
+  std::vector<std::pair<caf::actor, caf::message>> requests;
+  for (auto& n : *names)
+    requests.emplace_back(st.nodes[n], caf::make_message(msg::nodeupd_atom_v, up));
+  return all_ok(self, std::move(requests));
 }
 
 /// `shoal control setdebug`: the new level's name, or errc::invalid_request naming the levels.

@@ -65,9 +65,8 @@ local_cluster::~local_cluster() {
   tear_down(false);
 }
 
-caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config) {
-  nodes_ = nodes;
-  auto dir = make_temp_dir("shoal-local");
+caf::error local_cluster::prepare(const char* dir_prefix, unsigned daemons) {
+  auto dir = make_temp_dir(dir_prefix);
   if (!dir) return std::move(dir.error());
   dir_ = std::move(*dir);
   auto port = free_loopback_port();
@@ -79,11 +78,17 @@ caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config
   if (!ctld_metrics) return std::move(ctld_metrics.error());
   metrics_port_ = *ctld_metrics;
   node_metrics_ports_.clear();
-  for (unsigned i = 1; i <= nodes; ++i) {
+  for (unsigned i = 0; i < daemons; ++i) {
     auto p = free_loopback_port();
     if (!p) return std::move(p.error());
     node_metrics_ports_.push_back(*p);
   }
+  return caf::none;
+}
+
+caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config) {
+  nodes_ = nodes;
+  if (auto err = prepare("shoal-local", nodes)) return err;
   {
     std::ofstream out{config_path_};
     out << runtime::default_config_text(nodes, port_);
@@ -111,17 +116,12 @@ caf::error local_cluster::launch_torus(const std::array<int, 3>& dims, unsigned 
       return make_error(errc::invalid_request, "each torus dimension must be 1 to 36");
   nodes_ = static_cast<unsigned>(dims[0] * dims[1] * dims[2]);
   front_ends = std::max(1u, std::min(front_ends, nodes_));
-  auto dir = make_temp_dir("shoal-torus");
-  if (!dir) return std::move(dir.error());
-  dir_ = std::move(*dir);
-  auto port = free_loopback_port();
-  if (!port) return std::move(port.error());
-  port_ = *port;
-  config_path_ = dir_ + "/shoal.conf";
+  if (auto err = prepare("shoal-torus", front_ends)) return err;
   {
     std::ofstream out{config_path_};
     out << runtime::torus_config_text(dims, port_);
-    out << "StateSaveLocation=" << dir_ << "/state\nTmpFS=" << dir_ << "\n" << extra_config;
+    out << "StateSaveLocation=" << dir_ << "/state\nTmpFS=" << dir_ << "\n";
+    out << "MetricsPort=" << metrics_port_ << "\n" << extra_config;
     if (!out) return make_error(errc::system_error, "cannot write " + config_path_);
   }
   auto ctld =
@@ -135,7 +135,8 @@ caf::error local_cluster::launch_torus(const std::array<int, 3>& dims, unsigned 
     std::vector<std::string> served(names.begin() + f * names.size() / front_ends,
                                     names.begin() + (f + 1) * names.size() / front_ends);
     auto expr = topology::compress_hostlist(served);
-    auto fe = spawn_daemon({sibling_binary("shoald"), "-f", config_path_, "--nodes", expr},
+    auto fe = spawn_daemon({sibling_binary("shoald"), "-f", config_path_, "--nodes", expr,
+                            "--metrics-port", std::to_string(node_metrics_ports_[f])},
                            dir_ + "/shoald-fe" + std::to_string(f) + ".log");
     if (!fe) return std::move(fe.error());
   }

@@ -56,6 +56,9 @@ class local_cluster {
   const std::vector<uint16_t>& node_metrics_ports() const { return node_metrics_ports_; }
 
  private:
+  /// A private directory, the controller's port, the config path and a /metrics port for the
+  /// controller and each of `daemons` shoald processes.
+  caf::error prepare(const char* dir_prefix, unsigned daemons);
   caf::expected<pid_t> spawn_daemon(const std::vector<std::string>& argv, const std::string& log);
 
   std::string dir_;
