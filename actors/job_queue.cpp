@@ -31,13 +31,11 @@ void job_queue::enqueue(queued_job job) {
   queue_.insert_or_assign(id, std::move(job));
 }
 
-void job_queue::add_array(uint64_t id, std::vector<policy::index_range> spec,
-                          uint32_t max_running) {
+void job_queue::add_array(uint64_t id, std::vector<policy::index_range> spec) {
   array_record rec;
   for (auto& r : spec) rec.task_count += r.count();
   rec.spec = std::move(spec);
   arrays_[id] = std::move(rec);
-  (void)max_running;
 }
 
 uint64_t job_queue::cancel(uint64_t id, uint32_t lo, uint32_t hi, int64_t now) {

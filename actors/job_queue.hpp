@@ -89,7 +89,7 @@ class job_queue {
 
   void enqueue(queued_job job);
   /// Registers an array's indices; its queued_job must also be enqueued (is_array).
-  void add_array(uint64_t id, std::vector<policy::index_range> spec, uint32_t max_running);
+  void add_array(uint64_t id, std::vector<policy::index_range> spec);
 
   /// Removes a pending job or, for an array, the pending tasks in [lo, hi] (all by default).
   /// Returns how many jobs or tasks were removed.

@@ -249,7 +249,7 @@ queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_request& r
     if (spec) {  // the controller validated it
       q.is_array = true;
       q.max_running = spec->max_running;
-      st.queue.add_array(id, spec->indices.runs(), spec->max_running);
+      st.queue.add_array(id, spec->indices.runs());
       q.pending = std::move(spec->indices);
     }
   }
