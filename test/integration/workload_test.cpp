@@ -116,11 +116,14 @@ BOOST_AUTO_TEST_CASE(pending_tasks_fold_into_one_line_and_cancel_by_task_range_o
 
 BOOST_AUTO_TEST_CASE(a_bad_array_spec_is_refused_with_the_reason) {
   write_file(scratch.file("t.sh"), "#!/bin/sh\ntrue\n", true);
+  // Bad syntax is a usage error, said by the CLI.
   auto r = run_cli({"batch", "--array=5-1", "t.sh"});
-  BOOST_CHECK_NE(r.exit_code, 0);
+  BOOST_CHECK_EQUAL(r.exit_code, 2);
+  BOOST_CHECK_MESSAGE(r.err.find("--array: column") != std::string::npos, r.err);
+  // Past MaxArraySize (1001 by default) is the controller's refusal.
+  r = run_cli({"batch", "--array=1-2000", "t.sh"});
+  BOOST_CHECK_EQUAL(r.exit_code, 1);
   BOOST_CHECK_MESSAGE(r.err.find("Invalid job array specification") != std::string::npos, r.err);
-  r = run_cli({"batch", "--array=1-2000", "t.sh"});  // MaxArraySize is 1001
-  BOOST_CHECK_NE(r.exit_code, 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -185,7 +188,7 @@ BOOST_AUTO_TEST_CASE(singleton_jobs_of_one_name_never_overlap) {
 BOOST_AUTO_TEST_CASE(malformed_or_unknown_dependencies_are_refused) {
   write_file(scratch.file("t.sh"), "#!/bin/sh\ntrue\n", true);
   auto r = run_cli({"batch", "-d", "afterok:1,afterany:2?afterok:3", "t.sh"});
-  BOOST_CHECK_NE(r.exit_code, 0);
+  BOOST_CHECK_EQUAL(r.exit_code, 2);
   BOOST_CHECK_MESSAGE(r.err.find("mixed") != std::string::npos, r.err);
   r = run_cli({"batch", "-d", "afterok:987654", "t.sh"});
   BOOST_CHECK_NE(r.exit_code, 0);

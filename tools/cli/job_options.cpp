@@ -10,6 +10,8 @@
 #include <ctime>
 #include <random>
 
+#include "actors/policy/array_spec.hpp"
+#include "actors/policy/dependency.hpp"
 #include "messages/errc.hpp"
 #include "runtime/begin_time.hpp"
 #include "runtime/duration.hpp"
@@ -194,6 +196,16 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
   for (char** e = environ; *e != nullptr; ++e) req.env.emplace_back(*e);
   req.submit_token = submission_token();
   auto& w = req.workload;
+  // Syntax is checked here so a typo is a usage error; the controller checks the limits
+  // (MaxArraySize) and that dependency targets exist.
+  if (!o.array.empty()) {
+    auto spec = policy::parse_array_spec(o.array, UINT32_MAX);
+    if (!spec) return std::move(spec.error());
+  }
+  if (!o.dependency.empty()) {
+    auto dep = policy::parse_dependency(o.dependency);
+    if (!dep) return std::move(dep.error());
+  }
   w.array = o.array;
   w.dependency = o.dependency;
   w.kill_on_invalid_dep = o.kill_on_invalid_dep == "yes";
