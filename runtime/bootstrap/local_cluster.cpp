@@ -86,12 +86,11 @@ caf::error local_cluster::prepare(const char* dir_prefix, unsigned daemons) {
   return caf::none;
 }
 
-caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config) {
-  nodes_ = nodes;
-  if (auto err = prepare("shoal-local", nodes)) return err;
+caf::error local_cluster::start_controller(const std::string& base_config,
+                                           const std::string& extra_config) {
   {
     std::ofstream out{config_path_};
-    out << runtime::default_config_text(nodes, port_);
+    out << base_config;
     out << "StateSaveLocation=" << dir_ << "/state\nTmpFS=" << dir_ << "\n";
     out << "MetricsPort=" << metrics_port_ << "\n" << extra_config;
     if (!out) return make_error(errc::system_error, "cannot write " + config_path_);
@@ -99,6 +98,14 @@ caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config
   auto ctld =
       spawn_daemon({sibling_binary("shoalctld"), "-f", config_path_}, dir_ + "/shoalctld.log");
   if (!ctld) return std::move(ctld.error());
+  return caf::none;
+}
+
+caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config) {
+  nodes_ = nodes;
+  if (auto err = prepare("shoal-local", nodes)) return err;
+  if (auto err = start_controller(runtime::default_config_text(nodes, port_), extra_config))
+    return err;
   for (unsigned i = 1; i <= nodes; ++i) {
     auto name = "node" + std::to_string(i);
     auto node = spawn_daemon({sibling_binary("shoald"), "-f", config_path_, "--node-name", name,
@@ -117,16 +124,8 @@ caf::error local_cluster::launch_torus(const std::array<int, 3>& dims, unsigned 
   nodes_ = static_cast<unsigned>(dims[0] * dims[1] * dims[2]);
   front_ends = std::max(1u, std::min(front_ends, nodes_));
   if (auto err = prepare("shoal-torus", front_ends)) return err;
-  {
-    std::ofstream out{config_path_};
-    out << runtime::torus_config_text(dims, port_);
-    out << "StateSaveLocation=" << dir_ << "/state\nTmpFS=" << dir_ << "\n";
-    out << "MetricsPort=" << metrics_port_ << "\n" << extra_config;
-    if (!out) return make_error(errc::system_error, "cannot write " + config_path_);
-  }
-  auto ctld =
-      spawn_daemon({sibling_binary("shoalctld"), "-f", config_path_}, dir_ + "/shoalctld.log");
-  if (!ctld) return std::move(ctld.error());
+  if (auto err = start_controller(runtime::torus_config_text(dims, port_), extra_config))
+    return err;
   std::vector<std::string> names;
   for (int x = 0; x < dims[0]; ++x)
     for (int y = 0; y < dims[1]; ++y)

@@ -59,6 +59,9 @@ class local_cluster {
   /// A private directory, the controller's port, the config path and a /metrics port for the
   /// controller and each of `daemons` shoald processes.
   caf::error prepare(const char* dir_prefix, unsigned daemons);
+  /// Writes the config (`base_config`, this cluster's paths and ports, `extra_config`) and starts
+  /// shoalctld on it.
+  caf::error start_controller(const std::string& base_config, const std::string& extra_config);
   caf::expected<pid_t> spawn_daemon(const std::vector<std::string>& argv, const std::string& log);
 
   std::string dir_;
