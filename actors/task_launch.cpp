@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -60,7 +61,7 @@ std::vector<char*> c_strings(const std::vector<std::string>& xs) {
   ::_exit(exit_code_for(launch_failure{stage, err}));
 }
 
-/// Everything the child reads, as raw pointers into memory prepared before fork.
+/// Everything the child reads, as raw pointers into memory prepared before clone.
 struct child_plan {
   const task_spec* spec;
   pid_t parent_pid;
@@ -133,17 +134,21 @@ void child_close_from(int first, int last, long max_fd) {
   const task_spec& spec = *p.spec;
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  // The parent thread may have gone between fork and prctl: then nobody would kill us later.
+  // The parent thread may have gone before prctl: then nobody would kill us later.
   if (::getppid() != p.parent_pid) child_fail(p.status_fd, launch_stage::parent, ESRCH);
-  ::sigprocmask(SIG_SETMASK, &p.empty_mask, nullptr);
+  // Handlers first, then the mask: until both are reset no handler of the daemon may run here,
+  // on memory the daemon still uses (the parent blocked every signal before clone).
   for (int sig = 1; sig < NSIG; ++sig) {
     if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &p.default_action, nullptr);
   }
+  ::sigprocmask(SIG_SETMASK, &p.empty_mask, nullptr);
   if (spec.switch_user) {
-    if (::setgroups(spec.groups.size(), spec.groups.data()) != 0)
+    // Raw system calls: glibc's wrappers would ask every thread of the daemon, whose memory we
+    // share, to switch too.
+    if (::syscall(SYS_setgroups, spec.groups.size(), spec.groups.data()) != 0)
       child_fail(p.status_fd, launch_stage::setgroups, errno);
-    if (::setgid(spec.gid) != 0) child_fail(p.status_fd, launch_stage::setgid, errno);
-    if (::setuid(spec.uid) != 0) child_fail(p.status_fd, launch_stage::setuid, errno);
+    if (::syscall(SYS_setgid, spec.gid) != 0) child_fail(p.status_fd, launch_stage::setgid, errno);
+    if (::syscall(SYS_setuid, spec.uid) != 0) child_fail(p.status_fd, launch_stage::setuid, errno);
   }
   int cwd_error = ENOENT;
   bool have_cwd = false;
@@ -198,6 +203,30 @@ void child_close_from(int first, int last, long max_fd) {
     ::execve("/bin/sh", p.sh_argv, p.envp);
   }
   child_fail(p.status_fd, launch_stage::exec, err);
+}
+
+int child_entry(void* plan) {
+  run_child(*static_cast<const child_plan*>(plan));
+}
+
+/// Starts `plan` in a child that shares our memory until it execs or exits (the calling thread
+/// waits meanwhile), as posix_spawn does: fork would copy the page tables of this multi-threaded
+/// daemon for every task, only for exec to throw them away. Returns the pid, or -errno.
+pid_t clone_child(child_plan& plan) {
+  constexpr size_t stack_size = 64 * 1024;
+  void* stack = ::mmap(nullptr, stack_size, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) return -errno;
+  sigset_t all;
+  sigset_t old;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &old);
+  pid_t pid = ::clone(child_entry, static_cast<char*>(stack) + stack_size,
+                      CLONE_VM | CLONE_VFORK | SIGCHLD, &plan);
+  int err = errno;
+  ::pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  ::munmap(stack, stack_size);
+  return pid < 0 ? -err : pid;
 }
 
 }  // namespace
@@ -338,7 +367,7 @@ std::string describe(const launch_failure& f, const task_spec& spec, const std::
       what = "pipe()";
       break;
     case launch_stage::fork:
-      what = "fork()";
+      what = "clone()";
       break;
     case launch_stage::setgroups:
       what = "setgroups(" + std::to_string(spec.gid) + ")";
@@ -403,7 +432,7 @@ launch_failure spawn_task(const task_spec& spec, spawned_task& out) {
       return {launch_stage::pipe, err};
     }
   }
-  // Everything the child touches is allocated now: after fork only async-signal-safe calls.
+  // Everything the child touches is allocated now: after clone only async-signal-safe calls.
   auto argv = c_strings(spec.argv);
   auto envp = c_strings(spec.env);
   std::vector<char*> sh_argv;
@@ -445,14 +474,12 @@ launch_failure spawn_task(const task_spec& spec, spawned_task& out) {
     for (auto cpu : spec.cpus) CPU_SET_S(cpu, plan.cpuset_size, cpuset.get());
     plan.cpuset = cpuset.get();
   }
-  pid_t pid = ::fork();
+  pid_t pid = clone_child(plan);
   if (pid < 0) {
-    int err = errno;
     close_all();
-    return {launch_stage::fork, err};
+    return {launch_stage::fork, -pid};
   }
-  if (pid == 0) run_child(plan);
-  // Also from the parent: a signal sent right after fork must reach the child's own group.
+  // Also from the parent: a signal sent right after clone must reach the child's own group.
   ::setpgid(pid, pid);
   close_fd(status[1]);
   close_fd(outp[1]);

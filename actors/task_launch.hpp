@@ -66,7 +66,7 @@ resolved_program resolve_program(const std::string& name, const std::string& pat
 enum class launch_stage : int32_t {
   none = 0,
   pipe = 1,       ///< creating pipes in the parent
-  fork = 2,       ///< fork() in the parent
+  fork = 2,       ///< clone() in the parent
   setgroups = 3,  ///< dropping supplementary groups
   setgid = 4,
   setuid = 5,
@@ -90,7 +90,7 @@ struct launch_failure {
 /// status Slurm's task gets when task/affinity fails), 127 otherwise.
 int32_t exit_code_for(const launch_failure& f);
 
-/// Everything a child needs. Built before fork: the child only reads it.
+/// Everything a child needs. Built before clone: the child only reads it.
 struct task_spec {
   /// Path handed to execve: resolved already, or containing a '/'.
   std::string exec_path;
