@@ -100,8 +100,7 @@ void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::a
   log().info("step launch job={} step={} node={} ranks={}", req.job_id, step_label(req.step_id),
              st.setup.status.node_name, req.ranks.size());
   auto shepherd = spawn_shepherd(self->system(), std::move(req), std::move(sink), std::move(job),
-                                 st.setup.status.node_name, st.setup.spool_dir, st.setup.cores,
-                                 st.setup.meters);
+                                 st.setup.status.node_name, st.setup.cores, st.setup.meters);
   self->monitor(shepherd);
   st.shepherds[key] = shepherd;
 }

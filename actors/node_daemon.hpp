@@ -18,7 +18,6 @@ struct node_daemon_setup {
   uint16_t controller_port = 0;
   int64_t heartbeat_interval_ms = 30000;
   msg::machine_status status;  ///< what this node reports; status.node_name is who we are
-  std::string spool_dir;       ///< where batch scripts are written
   std::vector<topology::core_info> cores;  ///< the probe's core table, for --cpu-bind
   metrics::registry* meters = nullptr;     ///< the daemon and its shepherds meter themselves here
 };

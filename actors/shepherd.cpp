@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -61,8 +62,8 @@ struct task_state {
 class shepherd {
  public:
   shepherd(caf::blocking_actor* self, msg::launch_request req, caf::actor sink, caf::actor job,
-           std::string node_name, std::string spool_dir, std::string shoal_conf,
-           std::string own_path, std::vector<topology::core_info> cores, metrics::registry* meters)
+           std::string node_name, std::string shoal_conf, std::string own_path,
+           std::vector<topology::core_info> cores, metrics::registry* meters)
       : self_(self),
         probe_(self, meters, "shepherd"),
         signal_meter_(probe_.meter("signal")),
@@ -71,7 +72,6 @@ class shepherd {
         sink_(std::move(sink)),
         job_(std::move(job)),
         node_name_(std::move(node_name)),
-        spool_dir_(std::move(spool_dir)),
         shoal_conf_(std::move(shoal_conf)),
         own_path_(std::move(own_path)),
         cores_(std::move(cores)) {
@@ -94,38 +94,40 @@ class shepherd {
  private:
   // -- launching --------------------------------------------------------------
 
-  /// Writes the batch script to the spool directory. Returns false and records the error when
-  /// that fails.
+  /// Puts the batch script in a sealed in-memory file: nothing on disk to clean up after a
+  /// crash, no ETXTBSY race with other threads' children, and the job cannot rewrite its own
+  /// script. Returns false and records the error when that fails.
   bool write_script() {
-    if (int err = make_dirs(spool_dir_); err != 0) {
-      fail_unstarted(0, "mkdir(" + spool_dir_ + "): " + errno_text(err), 127);
-      return false;
-    }
-    script_path_ = spool_dir_ + "/job" + std::to_string(req_.job_id) + ".script";
-    int fd = ::open(script_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
-    auto fail = [&](int err) {
-      if (fd >= 0) ::close(fd);
-      fail_unstarted(0, "write(" + script_path_ + "): " + errno_text(err), 127);
-      ::unlink(script_path_.c_str());
-      script_path_.clear();
+    auto fail = [&](const char* call, int err) {
+      close_fd(script_fd_);
+      fail_unstarted(0, std::string{call} + "(batch script): " + errno_text(err), 127);
       return false;
     };
-    if (fd < 0) return fail(errno);
-    if (::fchmod(fd, 0700) != 0) return fail(errno);
-    if (switch_user() && ::fchown(fd, req_.uid, req_.gid) != 0) return fail(errno);
+    auto name = "shoal-job" + std::to_string(req_.job_id) + "-script";
+    script_fd_ = ::memfd_create(name.c_str(), MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (script_fd_ < 0) return fail("memfd_create", errno);
+    // Below 3 the child's dup2 onto stdin/stdout/stderr would clobber it.
+    if (script_fd_ < 3) {
+      int moved = ::fcntl(script_fd_, F_DUPFD_CLOEXEC, 3);
+      if (moved < 0) return fail("fcntl", errno);
+      ::close(script_fd_);
+      script_fd_ = moved;
+    }
+    if (::fchmod(script_fd_, 0700) != 0) return fail("fchmod", errno);
+    if (switch_user() && ::fchown(script_fd_, req_.uid, req_.gid) != 0)
+      return fail("fchown", errno);
     const char* data = req_.script.data();
     size_t left = req_.script.size();
     while (left > 0) {
-      auto n = ::write(fd, data, left);
+      auto n = ::write(script_fd_, data, left);
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return fail(errno);
+      if (n < 0) return fail("write", errno);
       data += n;
       left -= static_cast<size_t>(n);
     }
-    if (::close(fd) != 0) {
-      fd = -1;
-      return fail(errno);
-    }
+    if (::fcntl(script_fd_, F_ADD_SEALS,
+                F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
+      return fail("fcntl(F_ADD_SEALS)", errno);
     return true;
   }
 
@@ -171,11 +173,15 @@ class shepherd {
       spec.groups = groups_;
     }
     if (req_.batch) {
+      // As execvp: a script without a #! line runs under /bin/sh.
       bool shebang = req_.script.compare(0, 2, "#!") == 0;
+      auto script_path = "/dev/fd/" + std::to_string(script_fd_);
       if (!shebang) spec.argv.push_back("/bin/sh");
-      spec.argv.push_back(script_path_);
+      spec.argv.push_back(script_path);
       spec.argv.insert(spec.argv.end(), req_.argv.begin(), req_.argv.end());
       spec.exec_path = spec.argv.front();
+      spec.script_fd = script_fd_;
+      spec.exec_script_fd = shebang;
       spec.capture_output = false;
       spec.stdout_path = req_.stdout_path.empty() ? "shoal-" + std::to_string(req_.job_id) + ".out"
                                                   : req_.stdout_path;
@@ -289,7 +295,10 @@ class shepherd {
   }
 
   std::string program_name() const {
-    return req_.batch ? script_path_ : req_.argv.empty() ? std::string{} : req_.argv.front();
+    if (!req_.batch) return req_.argv.empty() ? std::string{} : req_.argv.front();
+    // A script that cannot start almost always names a missing interpreter: show its line.
+    if (req_.script.compare(0, 2, "#!") != 0) return "batch script";
+    return "batch script " + req_.script.substr(0, req_.script.find('\n'));
   }
 
   // -- watching ---------------------------------------------------------------
@@ -487,7 +496,7 @@ class shepherd {
       // process with that pid is therefore a stranger whose group we must not touch.
       if (t.pid > 0 && ::kill(t.pid, 0) != 0 && errno == ESRCH) ::killpg(t.pid, SIGKILL);
     }
-    if (!script_path_.empty()) ::unlink(script_path_.c_str());
+    close_fd(script_fd_);
     msg::step_exit done;
     done.job_id = req_.job_id;
     done.step_id = req_.step_id;
@@ -508,7 +517,6 @@ class shepherd {
   caf::actor sink_;
   caf::actor job_;
   std::string node_name_;
-  std::string spool_dir_;
   std::string shoal_conf_;
   std::string own_path_;
   std::vector<topology::core_info> cores_;
@@ -520,7 +528,7 @@ class shepherd {
   std::vector<task_state> tasks_;
   std::vector<gid_t> groups_;
   std::string program_path_;
-  std::string script_path_;
+  int script_fd_ = -1;  ///< the batch script, in memory
   std::string launch_error_;
   bool launching_ = true;
   bool aborted_ = false;
@@ -529,15 +537,14 @@ class shepherd {
 };
 
 void shepherd_main(caf::blocking_actor* self, msg::launch_request req, caf::actor sink,
-                   caf::actor job, std::string node_name, std::string spool_dir,
-                   std::string shoal_conf, std::string own_path,
-                   std::vector<topology::core_info> cores, metrics::registry* meters) {
+                   caf::actor job, std::string node_name, std::string shoal_conf,
+                   std::string own_path, std::vector<topology::core_info> cores,
+                   metrics::registry* meters) {
   shepherd s{self,
              std::move(req),
              std::move(sink),
              std::move(job),
              std::move(node_name),
-             std::move(spool_dir),
              std::move(shoal_conf),
              std::move(own_path),
              std::move(cores),
@@ -553,13 +560,12 @@ std::string env_or_empty(const char* name) {
 }  // namespace
 
 caf::actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
-                          caf::actor job, std::string node_name, std::string spool_dir,
+                          caf::actor job, std::string node_name,
                           std::vector<topology::core_info> cores, metrics::registry* meters) {
   // Read our own environment here, once, rather than from the shepherd thread.
   return sys.spawn<caf::detached>(shepherd_main, std::move(req), std::move(sink), std::move(job),
-                                  std::move(node_name), std::move(spool_dir),
-                                  env_or_empty("SHOAL_CONF"), env_or_empty("PATH"),
-                                  std::move(cores), meters);
+                                  std::move(node_name), env_or_empty("SHOAL_CONF"),
+                                  env_or_empty("PATH"), std::move(cores), meters);
 }
 
 }  // namespace shoal::actors

@@ -36,9 +36,10 @@ namespace shoal::actors {
 /// launch failure ("sched_setaffinity(CPUs 2-3): Invalid argument", exit code 1), since Slurm's
 /// task exits 1 when task/affinity cannot bind it.
 ///
-/// Batch (`req.batch`): one task (rank 0) runs `req.script` written to a private file (mode 0700)
-/// under `spool_dir`, stdout to `req.stdout_path` and stderr to `req.stderr_path` (or stdout's
-/// file when empty), both opened O_APPEND|O_CREAT as the job's user.
+/// Batch (`req.batch`): one task (rank 0) runs `req.script`, held in a sealed in-memory file
+/// (memfd, mode 0700) that the task reads as /dev/fd/N (its $0), stdout to `req.stdout_path` and
+/// stderr to `req.stderr_path` (or stdout's file when empty), both opened O_APPEND|O_CREAT as the
+/// job's user.
 ///
 /// Otherwise output is sent as it arrives, in chunks of whole lines where possible (at most
 /// 64 KiB), as `msg::task_output` to `sink` (skipped when `sink` is invalid).
@@ -54,7 +55,7 @@ namespace shoal::actors {
 /// of any task fails, the tasks already started are killed and step_exit carries `launch_error`
 /// (e.g. "execvp(foo): No such file or directory") with exit code 127 for ranks that never
 /// started, or 126 when not executable. Failures before exec are reported alike, with 127:
-/// "open(PATH): ..." for a batch output file, "setuid(UID): ...", "write(SCRIPT): ...".
+/// "open(PATH): ..." for a batch output file, "setuid(UID): ...", "write(batch script): ...".
 ///
 /// Details:
 /// - Program lookup uses PATH from `req.env`, else shoald's own PATH. A name containing '/' is
@@ -65,13 +66,13 @@ namespace shoal::actors {
 /// - Once the last task exited, output still arriving from its descendants is read for at most
 ///   200 ms more; then whatever is left in the tasks' process groups gets SIGKILL.
 /// - PR_SET_PDEATHSIG is bound to the shepherd's own thread: if it dies, its tasks die.
-/// - Batch: the spool directory is created with mode 0755 (mkdir -p); the script file is owned
-///   by the job's user when shoald switches users, and is removed when the step ends. An empty
-///   `req.stdout_path` means "shoal-<job_id>.out" in the working directory.
+/// - Batch: the script's memfd is owned by the job's user when shoald switches users; it stays
+///   open in the task (the interpreter reads it through /dev/fd/N) and nothing is written to
+///   disk. An empty `req.stdout_path` means "shoal-<job_id>.out" in the working directory.
 /// - `spawn_shepherd` itself reads SHOAL_CONF and PATH from shoald's environment, once.
 /// - It meters itself into `meters` as actor type "shepherd" (null: not metered).
 caf::actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
-                          caf::actor job, std::string node_name, std::string spool_dir,
+                          caf::actor job, std::string node_name,
                           std::vector<topology::core_info> cores = {},
                           metrics::registry* meters = nullptr);
 

@@ -130,6 +130,16 @@ void child_close_from(int first, int last, long max_fd) {
   for (long fd = first; fd <= stop; ++fd) ::close(static_cast<int>(fd));
 }
 
+/// Closes every descriptor from 3 up except `keep` and `also_keep` (-1: none).
+void child_close_all_but(int keep, int also_keep, long max_fd) {
+  int low = also_keep >= 0 && also_keep < keep ? also_keep : keep;
+  int high = also_keep > keep ? also_keep : keep;
+  constexpr int last = static_cast<int>(~0u >> 1);
+  child_close_from(3, low - 1, max_fd);
+  if (high != low) child_close_from(low + 1, high - 1, max_fd);
+  child_close_from(high + 1, last, max_fd);
+}
+
 [[noreturn]] void run_child(const child_plan& p) {
   const task_spec& spec = *p.spec;
   ::setpgid(0, 0);
@@ -185,12 +195,15 @@ void child_close_from(int first, int last, long max_fd) {
     child_fail(p.status_fd, launch_stage::affinity, err);
   }
   if (spec.report_binding) child_report_binding(spec, false);
+  if (spec.script_fd >= 0) child_dup(p, spec.script_fd, spec.script_fd);
   // Everything else (CAF sockets, other steps' pipes) must not leak into the job. The status
   // pipe stays: it is O_CLOEXEC, so a successful exec closes it and the parent reads EOF.
-  child_close_from(3, p.status_fd - 1, p.max_fd);
-  child_close_from(p.status_fd + 1, ~0u >> 1, p.max_fd);
+  child_close_all_but(p.status_fd, spec.script_fd, p.max_fd);
   for (int attempt = 0;; ++attempt) {
-    ::execve(p.exec_path, p.argv, p.envp);
+    if (spec.exec_script_fd)
+      ::syscall(SYS_execveat, spec.script_fd, "", p.argv, p.envp, AT_EMPTY_PATH);
+    else
+      ::execve(p.exec_path, p.argv, p.envp);
     // A batch script just written may still be open for writing in a child another thread
     // forked meanwhile: wait for that child's exec to close it.
     if (errno != ETXTBSY || attempt >= 200) break;

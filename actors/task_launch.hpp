@@ -112,6 +112,11 @@ struct task_spec {
   /// CPUs (OS numbers) the child binds itself to with sched_setaffinity, after its standard
   /// descriptors are in place and just before exec; empty: keep the inherited affinity.
   topology::cpu_list cpus;
+  /// A batch script held in memory (memfd_create): it stays open in the task, without
+  /// O_CLOEXEC, so that its interpreter can read it as /dev/fd/N. With `exec_script_fd` the
+  /// script itself is executed (execveat: the kernel reads its #! line) instead of `exec_path`.
+  int script_fd = -1;
+  bool exec_script_fd = false;
   /// With --cpu-bind=verbose: the child writes `bind_report.head`, its PID and
   /// `bind_report.tail` (`failed_tail` when binding failed) to its stderr before exec.
   bool report_binding = false;

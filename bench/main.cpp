@@ -6,11 +6,17 @@
 // The exit code says whether the measurement is valid (cluster up, every CLI run and every job
 // succeeded), never whether a target was met.
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <thread>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <caf/all.hpp>
@@ -153,6 +159,64 @@ long proc_status_kib(pid_t pid, const char* key) {
   return 0;
 }
 
+/// CPU seconds a process used itself (utime + stime) and those of its reaped children (cutime +
+/// cstime), from /proc/PID/stat; zeros when unreadable.
+struct cpu_seconds {
+  double self = 0;
+  double children = 0;
+};
+
+cpu_seconds proc_cpu(pid_t pid) {
+  std::ifstream in{"/proc/" + std::to_string(pid) + "/stat"};
+  std::string text;
+  std::getline(in, text);
+  // The command name may hold spaces: fields are counted after its closing parenthesis.
+  auto close = text.rfind(')');
+  if (close == std::string::npos) return {};
+  std::istringstream fields{text.substr(close + 2)};
+  std::vector<double> f;
+  for (std::string field; fields >> field && f.size() < 15;)
+    f.push_back(std::strtod(field.c_str(), nullptr));
+  if (f.size() < 15) return {};
+  // Fields 14-17 of stat(5); the state (field 3) is f[0].
+  double tick = static_cast<double>(::sysconf(_SC_CLK_TCK));
+  return {(f[11] + f[12]) / tick, (f[13] + f[14]) / tick};
+}
+
+/// CPU the daemons spent over one burst, per job: the controller, the node daemons, and the
+/// tasks they ran (reaped children of the node daemons).
+class cpu_meter {
+ public:
+  explicit cpu_meter(std::vector<pid_t> pids) : pids_(std::move(pids)), start_(sample()) {}
+
+  void print(size_t jobs) const {
+    if (pids_.empty() || jobs == 0) return;
+    auto now = sample();
+    double nodes = 0;
+    double tasks = 0;
+    for (size_t i = 1; i < pids_.size(); ++i) {
+      nodes += now[i].self - start_[i].self;
+      tasks += now[i].children - start_[i].children;
+    }
+    auto per_job_ms = [&](double s) { return 1000.0 * s / static_cast<double>(jobs); };
+    std::printf(
+        "            CPU per job: shoalctld %.3f ms, shoald (all %zu) %.3f ms, the tasks "
+        "themselves %.3f ms\n",
+        per_job_ms(now[0].self - start_[0].self), pids_.size() - 1, per_job_ms(nodes),
+        per_job_ms(tasks));
+  }
+
+ private:
+  std::vector<cpu_seconds> sample() const {
+    std::vector<cpu_seconds> out;
+    for (auto pid : pids_) out.push_back(proc_cpu(pid));
+    return out;
+  }
+
+  std::vector<pid_t> pids_;
+  std::vector<cpu_seconds> start_;
+};
+
 /// Resident memory of the daemons after everything above ran: now and at the peak.
 void print_memory(const std::vector<pid_t>& pids) {
   for (size_t i = 0; i < pids.size(); ++i) {
@@ -184,14 +248,17 @@ int run(const options& opt, const std::string& cmdline) {
   auto conf_path = opt.attach;
   if (conf_path.empty()) {
     // Fork the daemons before any thread exists (local_cluster's contract).
-    if (auto err = cluster.launch(opt.nodes)) {
+    // Slurm's default MaxArraySize (1001) would refuse a larger --array burst.
+    auto array_limit =
+        "MaxArraySize=" + std::to_string(std::max<size_t>(1001, opt.jobs + 1)) + "\n";
+    if (auto err = cluster.launch(opt.nodes, array_limit)) {
       std::fprintf(stderr, "shoal_bench: error: %s\n", describe(err).c_str());
       cluster.tear_down(true);
       return 1;
     }
     conf_path = cluster.config_path();
     if (overhead) {
-      if (auto err = unmetered.launch(opt.nodes, "CollectMetrics=NO\n")) {
+      if (auto err = unmetered.launch(opt.nodes, array_limit + "CollectMetrics=NO\n")) {
         std::fprintf(stderr, "shoal_bench: error: %s\n", describe(err).c_str());
         unmetered.tear_down(true);
         return 1;
@@ -267,10 +334,12 @@ int run(const options& opt, const std::string& cmdline) {
       if (opt.only != "all" && opt.only != phases[phase]) continue;
       auto dir = work + "/" + phases[phase];
       std::filesystem::create_directory(dir);
+      cpu_meter cpu{opt.attach.empty() ? cluster.daemon_pids() : std::vector<pid_t>{}};
       auto r = phase == 0   ? bench::run_cli_burst(access, opt.jobs, opt.submitters, dir, deadline)
                : phase == 1 ? bench::run_api_burst(access, opt.jobs, dir, deadline)
                             : bench::run_array_burst(access, opt.jobs, dir, deadline);
       print_burst(r, opt.poll_ms, phase == 2 ? array_target_per_s : throughput_target_per_s);
+      cpu.print(r.accepted);
       valid = valid && burst_valid(r);
     }
     // (c) Metrics overhead.

@@ -62,7 +62,6 @@ int main(int argc, char** argv) {
   std::string log_file;
   std::string debug_level;
   unsigned verbose = 0;
-  std::string spool_dir;
   app.add_option("-f,--config", conf_path,
                  "Cluster config file (default: $SHOAL_CONF, else /etc/shoal/shoal.conf)");
   app.add_option("-N,--node-name", node_name,
@@ -80,9 +79,6 @@ int main(int argc, char** argv) {
                  "Serve /metrics on this port, 0 for none (default: NodeMetricsPort); gives each "
                  "of several daemons on one host its own")
       ->check(CLI::Range(0, 65535));
-  app.add_option("--spool", spool_dir,
-                 "Directory for batch scripts (default: TmpFS/shoald-NODE; with --nodes, a "
-                 "subdirectory per node)");
   std::string frontend_nodes;
   app.add_option("--nodes", frontend_nodes,
                  "Front-end mode: speak for every node of this hostlist (e.g. bgl[000x733]) from "
@@ -183,11 +179,6 @@ int main(int argc, char** argv) {
     setup.status = to_status(*facts, name);
     setup.cores = facts->cores;
     setup.meters = meters.get();
-    // Several nodes on one host each get their own spool directory (batch scripts by job id
-    // would not collide, but a per-node directory keeps a node's files together).
-    setup.spool_dir = spool_dir.empty()    ? cfg->tmp_fs + "/shoald-" + name
-                      : served.size() == 1 ? spool_dir
-                                           : spool_dir + "/" + name;
     shoal::actors::log().info("shoald starting node={} cpus={} mem_mb={} controller={}:{}", name,
                               facts->cpus, facts->real_memory_mb, setup.controller_host,
                               setup.controller_port);

@@ -93,8 +93,7 @@ struct fixture {
   }
 
   caf::actor spawn(msg::launch_request req) {
-    return actors::spawn_shepherd(sys, std::move(req), caf::actor{sink}, caf::actor{job}, "n2",
-                                  (tmp / "spool").string());
+    return actors::spawn_shepherd(sys, std::move(req), caf::actor{sink}, caf::actor{job}, "n2");
   }
 
   /// Waits for the step's end at the sink and the job, then for the shepherd to quit.
@@ -313,9 +312,40 @@ BOOST_AUTO_TEST_CASE(batch_step_writes_its_output_file_and_sends_no_output) {
   BOOST_TEST(r.exit.tasks[0].rank == 0u);
   BOOST_TEST(r.exit.tasks[0].exit_code == 5);
   BOOST_TEST(read_file(tmp / "job.out") == "out 42 batch first second\nerr\n");
-  BOOST_TEST(fs::is_directory(tmp / "spool"));
-  BOOST_TEST(!fs::exists(tmp / "spool" / "job42.script"));
   BOOST_REQUIRE(r.job_got_exit);
+}
+
+BOOST_AUTO_TEST_CASE(batch_script_lives_in_memory_and_cannot_rewrite_itself) {
+  auto req = request({});
+  req.step_id = msg::batch_step_id;
+  req.batch = true;
+  // $0 is /dev/fd/N; appending to it must fail since the memfd is sealed.
+  req.script =
+      "#!/bin/sh\ncase \"$0\" in /dev/fd/*) echo in-memory;; esac\n"
+      "if echo x >> \"$0\" 2>/dev/null; then echo writable; else echo sealed; fi\n";
+  req.stdout_path = (tmp / "job.out").string();
+  auto r = run(req);
+  BOOST_REQUIRE(r.got_exit);
+  BOOST_TEST(r.exit.launch_error == "");
+  BOOST_TEST(r.exit.tasks[0].exit_code == 0);
+  BOOST_TEST(read_file(tmp / "job.out") == "in-memory\nsealed\n");
+  // Nothing but the output file was written.
+  size_t files = 0;
+  for (auto& entry : fs::recursive_directory_iterator{tmp}) files += entry.is_regular_file();
+  BOOST_TEST(files == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(batch_script_with_a_missing_interpreter_names_it) {
+  auto req = request({});
+  req.step_id = msg::batch_step_id;
+  req.batch = true;
+  req.script = "#!/no/such/interpreter -x\necho hi\n";
+  req.stdout_path = (tmp / "job.out").string();
+  auto r = run(req);
+  BOOST_REQUIRE(r.got_exit);
+  BOOST_TEST(r.exit.launch_error ==
+             "execvp(batch script #!/no/such/interpreter -x): No such file or directory");
+  BOOST_TEST(r.exit.tasks[0].exit_code == 127);
 }
 
 BOOST_AUTO_TEST_CASE(batch_script_without_shebang_runs_under_sh_with_separate_stderr) {
@@ -343,7 +373,6 @@ BOOST_AUTO_TEST_CASE(batch_output_file_that_cannot_be_opened_is_a_launch_error) 
   BOOST_REQUIRE(r.got_exit);
   BOOST_TEST(r.exit.launch_error == "open(" + req.stdout_path + "): No such file or directory");
   BOOST_TEST(r.exit.tasks[0].exit_code == 127);
-  BOOST_TEST(!fs::exists(tmp / "spool" / "job42.script"));
 }
 
 BOOST_AUTO_TEST_CASE(environment_has_shoal_variables_and_the_callers) {
@@ -476,7 +505,7 @@ BOOST_AUTO_TEST_CASE(batch_runs_as_the_requested_user_when_root) {
 
 BOOST_AUTO_TEST_CASE(without_a_sink_only_the_job_hears_of_the_end) {
   auto shepherd = actors::spawn_shepherd(sys, request({"sh", "-c", "echo x; exit 2"}), caf::actor{},
-                                         caf::actor{job}, "n2", tmp.string());
+                                         caf::actor{job}, "n2");
   job->monitor(shepherd);
   bool got_exit = false;
   job->receive(
@@ -493,8 +522,8 @@ BOOST_AUTO_TEST_CASE(without_a_sink_only_the_job_hears_of_the_end) {
 }
 
 BOOST_AUTO_TEST_CASE(a_sink_that_is_also_the_job_gets_one_step_exit) {
-  auto shepherd = actors::spawn_shepherd(sys, request({"true"}), caf::actor{sink}, caf::actor{sink},
-                                         "n2", tmp.string());
+  auto shepherd =
+      actors::spawn_shepherd(sys, request({"true"}), caf::actor{sink}, caf::actor{sink}, "n2");
   sink->monitor(shepherd);
   int exits = 0;
   bool down = false;
@@ -516,8 +545,8 @@ BOOST_AUTO_TEST_CASE(cpu_bind_binds_each_task_and_reports_it_verbosely) {
   BOOST_REQUIRE(spec);
   auto plan = topology::plan_cpu_binding(facts->cores, 2, 1, *spec);
   BOOST_REQUIRE(plan);
-  auto shepherd = actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2",
-                                         (tmp / "spool").string(), facts->cores);
+  auto shepherd =
+      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2", facts->cores);
   auto r = finish(shepherd);
   BOOST_REQUIRE(r.got_exit);
   BOOST_TEST(r.exit.launch_error == "");
@@ -544,8 +573,8 @@ BOOST_AUTO_TEST_CASE(a_cpu_bind_the_node_cannot_honour_starts_no_task) {
   auto marker = tmp / "started";
   auto req = request({"touch", marker.string()}, {0, 1});
   req.cpu_bind = "quiet,map_cpu:4095";
-  auto shepherd = actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2",
-                                         (tmp / "spool").string(), facts->cores);
+  auto shepherd =
+      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2", facts->cores);
   auto r = finish(shepherd);
   BOOST_REQUIRE(r.got_exit);
   BOOST_TEST(r.exit.launch_error.find("--cpu-bind=map_cpu: CPU 4095 is not one of this "
@@ -568,7 +597,7 @@ BOOST_AUTO_TEST_CASE(a_cpu_the_kernel_refuses_fails_the_launch_with_code_1) {
   auto req = request({"true"});
   req.cpu_bind = "verbose,cores";
   auto shepherd = actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2",
-                                         (tmp / "spool").string(), {ghost});
+                                         std::vector<topology::core_info>{ghost});
   auto r = finish(shepherd);
   BOOST_REQUIRE(r.got_exit);
   BOOST_TEST(r.exit.launch_error == "sched_setaffinity(CPUs 4000): Invalid argument");
