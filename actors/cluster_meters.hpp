@@ -25,7 +25,7 @@ class cluster_meters {
 
  private:
   static constexpr size_t node_states = 7;
-  static constexpr size_t job_states = 9;
+  static constexpr size_t job_states = msg::job_state_count;
   std::array<metrics::gauge*, node_states> nodes_{};
   std::array<metrics::gauge*, job_states> jobs_{};
   std::array<metrics::counter*, job_states> finished_{};

@@ -25,7 +25,8 @@ struct step_run {
   std::set<std::string> waiting;  ///< nodes whose tasks have not reported yet
   int32_t exit_code = 0;          ///< highest task exit code so far
   caf::actor client;
-  std::string error;  ///< first launch error
+  std::string error;           ///< first launch error
+  bool out_of_memory = false;  ///< a node killed its tasks for exceeding the memory limit
 };
 
 struct job_state_t {
@@ -97,6 +98,16 @@ void signal_steps(job_self self, uint32_t step, int32_t signo) {
 }
 
 /// Starts one step on the given nodes of the allocation (indices into st.nodes).
+/// The job's memory on its `node`-th node, as the node daemon enforces it: --mem, or
+/// --mem-per-cpu times the CPUs held there; 0 when the job asked for no memory.
+uint64_t memory_on(const job_state_t& st, size_t node) {
+  auto& work = st.setup.req.workload;
+  if (work.mem_per_node_mb > 0) return work.mem_per_node_mb;
+  if (work.mem_per_cpu_mb > 0 && node < st.node_cpus.size())
+    return work.mem_per_cpu_mb * st.node_cpus[node];
+  return 0;
+}
+
 void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
                  const msg::job_request& req, caf::actor client) {
   auto& st = self->state;
@@ -143,6 +154,7 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     lr.job_name = st.info.name;
     lr.partition = st.info.partition;
     lr.job_node_count = static_cast<uint32_t>(st.nodes.size());
+    lr.mem_limit_mb = memory_on(st, launched[k]);
     SHOAL_DEBUG(agent, "launch request job={} step={} node={}", st.info.job_id, step_label(step_id),
                 st.nodes[launched[k]]);
     self->send(st.node_actors[launched[k]], msg::launch_atom_v, std::move(lr), client,
@@ -196,6 +208,7 @@ void step_done(job_self self, uint32_t step_id) {
   if (step_id == st.main_step) {
     st.info.exit_code = run.exit_code;
     if (!run.error.empty() && st.info.reason.empty()) st.info.reason = run.error;
+    if (run.out_of_memory && !st.ending) st.ending = msg::job_state::out_of_memory;
     return finish(self);
   }
   tell(self, run.client, "ended", run.error, run.exit_code, step_id,
@@ -264,6 +277,10 @@ void on_step_exit(job_self self, const msg::step_exit& ex) {
   auto& run = it->second;
   for (auto& t : ex.tasks) run.exit_code = std::max(run.exit_code, msg::shell_exit_code(t));
   if (!ex.launch_error.empty() && run.error.empty()) run.error = ex.launch_error;
+  if (ex.out_of_memory) {
+    run.out_of_memory = true;
+    if (run.error.empty()) run.error = "OutOfMemory: over the memory limit on " + ex.node_name;
+  }
   SHOAL_DEBUG(steps, "step exit job={} step={} node={} tasks={} error=\"{}\"", ex.job_id,
               step_label(ex.step_id), ex.node_name, ex.tasks.size(), ex.launch_error);
   if (run.waiting.empty()) step_done(self, ex.step_id);

@@ -9,6 +9,7 @@
 #include "actors/log.hpp"
 #include "actors/metering.hpp"
 #include "actors/node_health.hpp"
+#include "actors/policy/cpu_ids.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 
@@ -23,6 +24,9 @@ struct node_state_t {
   node_flags flags;
   msg::node_info info;
   std::map<uint64_t, uint32_t> jobs;  ///< job -> CPUs it holds here (0: the whole node)
+  /// Which CPUs the jobs sharing this node hold, so that its daemon confines their tasks.
+  policy::cpu_occupancy occupancy;
+  std::map<uint64_t, std::vector<uint32_t>> cpu_ids;  ///< job -> its CPUs (shared jobs only)
   std::set<uint64_t> completing;
   uint64_t check_gen = 0;  ///< generation of the live silence timer
   std::chrono::steady_clock::time_point last_heard;
@@ -234,7 +238,13 @@ caf::behavior node_behavior(node_self self, runtime::node_config cfg, caf::actor
                     }),
       probe.metered("start",
                     [self](msg::start_atom, uint64_t job, uint32_t cpus) {
-                      self->state.jobs[job] = cpus;
+                      auto& st = self->state;
+                      st.jobs[job] = cpus;
+                      if (st.occupancy.size() != st.info.cpus) st.occupancy.resize(st.info.cpus);
+                      if (cpus > 0 && st.cpu_ids.count(job) == 0) {
+                        auto ids = st.occupancy.take(cpus);
+                        if (!ids.empty()) st.cpu_ids.emplace(job, std::move(ids));
+                      }
                       publish(self);
                     }),
       probe.metered("done",
@@ -245,6 +255,11 @@ caf::behavior node_behavior(node_self self, runtime::node_config cfg, caf::actor
                     }),
       probe.metered("release",
                     [self](msg::release_atom, uint64_t job) {
+                      auto& st = self->state;
+                      if (auto held = st.cpu_ids.find(job); held != st.cpu_ids.end()) {
+                        st.occupancy.give_back(held->second);
+                        st.cpu_ids.erase(held);
+                      }
                       self->state.jobs.erase(job);
                       self->state.completing.erase(job);
                       publish(self);
@@ -263,6 +278,8 @@ caf::behavior node_behavior(node_self self, runtime::node_config cfg, caf::actor
               self->send(job, std::move(ex));
               return;
             }
+            if (auto held = st.cpu_ids.find(req.job_id); held != st.cpu_ids.end())
+              req.job_cpus = held->second;
             self->send(st.daemon, msg::launch_atom_v, std::move(req), std::move(sink),
                        std::move(job));
           }),

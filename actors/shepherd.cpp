@@ -18,6 +18,8 @@
 
 #include <caf/all.hpp>
 
+#include "actors/log.hpp"
+#include "actors/memory_guard.hpp"
 #include "actors/metering.hpp"
 #include "actors/task_launch.hpp"
 #include "messages/errc.hpp"
@@ -86,6 +88,7 @@ class shepherd {
   }
 
   void run() {
+    confine_to_job_cpus();
     launch_all();
     watch();
     finish();
@@ -93,6 +96,38 @@ class shepherd {
 
  private:
   // -- launching --------------------------------------------------------------
+
+  /// On a shared node the job holds some of the node's CPUs (numbered as the node counts them:
+  /// its cores in order, each core's hardware threads in order). Its tasks run on those only,
+  /// and --cpu-bind plans within them, as with Slurm's task/affinity.
+  void confine_to_job_cpus() {
+    if (req_.job_cpus.empty()) return;
+    std::vector<uint32_t> pus;
+    for (auto& core : cores_) pus.insert(pus.end(), core.pus.begin(), core.pus.end());
+    for (auto cpu : req_.job_cpus) {
+      if (cpu >= pus.size()) {
+        // A node configured with more CPUs than this host has (front-end mode, CPUs= in the
+        // config): there is nothing real to confine to.
+        log().warn("job cpus not confined job={} node={} cpu={} host_cpus={}", req_.job_id,
+                   node_name_, cpu, pus.size());
+        job_pus_.clear();
+        return;
+      }
+      job_pus_.push_back(pus[cpu]);
+    }
+    std::sort(job_pus_.begin(), job_pus_.end());
+    std::vector<topology::core_info> mine;
+    for (auto core : cores_) {
+      auto& p = core.pus;
+      p.erase(std::remove_if(p.begin(), p.end(),
+                             [&](uint32_t pu) {
+                               return !std::binary_search(job_pus_.begin(), job_pus_.end(), pu);
+                             }),
+              p.end());
+      if (!p.empty()) mine.push_back(std::move(core));
+    }
+    cores_ = std::move(mine);
+  }
 
   /// Puts the batch script in a sealed in-memory file: nothing on disk to clean up after a
   /// crash, no ETXTBSY race with other threads' children, and the job cannot rewrite its own
@@ -162,6 +197,9 @@ class shepherd {
         spec.bind_report = topology::make_verbose_bind_line(bind_spec_, node_name_, rank, local_id,
                                                             spec.cpus, inherited_cpus_);
     }
+    if (spec.cpus.empty()) spec.cpus = job_pus_;
+    spec.cgroup_procs_fd = memory_.procs_fd();
+    spec.cgroup_dir = memory_.cgroup_dir();
     if (!req_.cwd.empty()) spec.cwd_candidates.push_back(req_.cwd);
     if (auto home = find_env(spec.env, "HOME"); home != nullptr && home->size() > 5)
       spec.cwd_candidates.push_back(home->substr(5));
@@ -249,6 +287,7 @@ class shepherd {
       program_path_ = prog.path;
     }
     if (switch_user()) groups_ = supplementary_groups();
+    limit_memory();
     for (size_t i = 0; i < tasks_.size(); ++i) {
       if (aborted_) {
         // Shut down before this rank started: report it as killed.
@@ -309,6 +348,7 @@ class shepherd {
     clock_type::time_point drain_deadline;
     for (;;) {
       reap();
+      check_memory();
       bool any_running =
           std::any_of(tasks_.begin(), tasks_.end(), [](const task_state& t) { return t.running; });
       auto now = clock_type::now();
@@ -333,6 +373,36 @@ class shepherd {
         close_fd(s->fd);
       }
     }
+  }
+
+  /// The step's memory limit (0: none): a cgroup where the host lets us make one, else sampling.
+  void limit_memory() {
+    if (req_.mem_limit_mb == 0) return;
+    static const memory_cgroup_root root = find_memory_cgroup_root();
+    auto name =
+        "shoal_" + node_name_ + "_job" + std::to_string(req_.job_id) + "_" +
+        (req_.step_id == msg::batch_step_id ? std::string{"batch"} : std::to_string(req_.step_id));
+    memory_ = memory_guard{root, name, req_.mem_limit_mb};
+    if (!memory_.problem().empty())
+      log().warn("memory limit by sampling job={} node={} reason=\"{}\"", req_.job_id, node_name_,
+                 memory_.problem());
+    next_memory_check_ = clock_type::now();
+  }
+
+  /// Ends the step once it went over its memory limit; sampled at most every half second.
+  void check_memory() {
+    if (memory_.how() == memory_enforcement::none || out_of_memory_) return;
+    auto now = clock_type::now();
+    if (now < next_memory_check_) return;
+    next_memory_check_ = now + memory_guard::sample_every;
+    std::vector<pid_t> groups;
+    for (auto& t : tasks_)
+      if (t.pid > 0) groups.push_back(t.pid);
+    if (!memory_.exceeded(groups)) return;
+    out_of_memory_ = true;
+    log().info("step over its memory limit job={} node={} limit_mb={} how={}", req_.job_id,
+               node_name_, req_.mem_limit_mb, to_string(memory_.how()));
+    signal_tasks(SIGKILL);
   }
 
   bool any_open() const {
@@ -502,6 +572,9 @@ class shepherd {
     done.step_id = req_.step_id;
     done.node_name = node_name_;
     done.launch_error = launch_error_;
+    // The kernel's OOM killer may have struck between two checks, or after the last one.
+    done.out_of_memory = out_of_memory_ || memory_.exceeded({});
+    memory_ = memory_guard{};
     for (auto& t : tasks_) done.tasks.push_back(t.exit);
     if (sink_) self_->send(sink_, done);
     if (job_ && job_ != sink_) self_->send(job_, std::move(done));
@@ -528,7 +601,11 @@ class shepherd {
   std::vector<task_state> tasks_;
   std::vector<gid_t> groups_;
   std::string program_path_;
-  int script_fd_ = -1;  ///< the batch script, in memory
+  int script_fd_ = -1;             ///< the batch script, in memory
+  std::vector<uint32_t> job_pus_;  ///< the host CPUs the job holds here; empty: all
+  memory_guard memory_;
+  bool out_of_memory_ = false;
+  clock_type::time_point next_memory_check_;
   std::string launch_error_;
   bool launching_ = true;
   bool aborted_ = false;

@@ -152,6 +152,9 @@ void child_close_all_but(int keep, int also_keep, long max_fd) {
     if (sig != SIGKILL && sig != SIGSTOP) ::sigaction(sig, &p.default_action, nullptr);
   }
   ::sigprocmask(SIG_SETMASK, &p.empty_mask, nullptr);
+  // "0" is the writer itself, in cgroup v1 and v2 alike.
+  if (spec.cgroup_procs_fd >= 0 && ::write(spec.cgroup_procs_fd, "0", 1) != 1)
+    child_fail(p.status_fd, launch_stage::cgroup, errno);
   if (spec.switch_user) {
     // Raw system calls: glibc's wrappers would ask every thread of the daemon, whose memory we
     // share, to switch too.
@@ -412,6 +415,9 @@ std::string describe(const launch_failure& f, const task_spec& spec, const std::
       break;
     case launch_stage::affinity:
       what = "sched_setaffinity(CPUs " + topology::cpu_range_list(spec.cpus) + ")";
+      break;
+    case launch_stage::cgroup:
+      what = "write(" + spec.cgroup_dir + "/cgroup.procs)";
       break;
   }
   return what + ": " + errno_text(f.error);

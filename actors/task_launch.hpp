@@ -77,6 +77,7 @@ enum class launch_stage : int32_t {
   exec = 10,      ///< execve itself
   parent = 11,    ///< the parent died before the child could arm PR_SET_PDEATHSIG
   affinity = 12,  ///< sched_setaffinity refused the task's CPUs
+  cgroup = 13,    ///< joining the step's memory cgroup
 };
 
 /// A launch failure: the stage and its errno.
@@ -117,6 +118,10 @@ struct task_spec {
   /// script itself is executed (execveat: the kernel reads its #! line) instead of `exec_path`.
   int script_fd = -1;
   bool exec_script_fd = false;
+  /// The step's memory cgroup: its cgroup.procs, open for writing (the child joins it before
+  /// anything else, while still root), and its directory for messages. -1: none.
+  int cgroup_procs_fd = -1;
+  std::string cgroup_dir;
   /// With --cpu-bind=verbose: the child writes `bind_report.head`, its PID and
   /// `bind_report.tail` (`failed_tail` when binding failed) to its stderr before exec.
   bool report_binding = false;

@@ -364,6 +364,9 @@ void fill(wire::LaunchRequest::Builder b, const launch_request& x) {
   b.setPartition(x.partition);
   b.setJobNodeCount(x.job_node_count);
   b.setCpuBind(x.cpu_bind);
+  auto cpus = b.initJobCpus(x.job_cpus.size());
+  for (unsigned i = 0; i < x.job_cpus.size(); ++i) cpus.set(i, x.job_cpus[i]);
+  b.setMemLimitMb(x.mem_limit_mb);
 }
 
 void read(wire::LaunchRequest::Reader r, launch_request& x) {
@@ -392,6 +395,8 @@ void read(wire::LaunchRequest::Reader r, launch_request& x) {
   x.partition = str(r.getPartition());
   x.job_node_count = r.getJobNodeCount();
   x.cpu_bind = str(r.getCpuBind());
+  for (auto cpu : r.getJobCpus()) x.job_cpus.push_back(cpu);
+  x.mem_limit_mb = r.getMemLimitMb();
 }
 
 void fill(wire::TaskOutput::Builder b, const task_output& x) {
@@ -424,6 +429,7 @@ void fill(wire::StepExit::Builder b, const step_exit& x) {
     tasks[i].setSignal(x.tasks[i].signal);
   }
   b.setLaunchError(x.launch_error);
+  b.setOutOfMemory(x.out_of_memory);
 }
 
 void read(wire::StepExit::Reader r, step_exit& x) {
@@ -432,6 +438,7 @@ void read(wire::StepExit::Reader r, step_exit& x) {
   x.node_name = str(r.getNodeName());
   for (auto t : r.getTasks()) x.tasks.push_back({t.getRank(), t.getExitCode(), t.getSignal()});
   x.launch_error = str(r.getLaunchError());
+  x.out_of_memory = r.getOutOfMemory();
 }
 
 void fill(wire::JobEvent::Builder b, const job_event& x) {

@@ -183,6 +183,8 @@ struct LaunchRequest {
   partition @21 :Text;
   jobNodeCount @22 :UInt32;
   cpuBind @23 :Text;         # --cpu-bind in canonical form; empty: leave affinity alone
+  jobCpus @24 :List(UInt32); # the node's CPUs (0..CPUs-1) the job holds; empty: the whole node
+  memLimitMb @25 :UInt64;    # the job's memory on this node; 0: no limit
 }
 
 struct TaskOutput {
@@ -206,6 +208,7 @@ struct StepExit {
   nodeName @2 :Text;
   tasks @3 :List(TaskExit);
   launchError @4 :Text;      # non-empty when the tasks could not be started
+  outOfMemory @5 :Bool;      # killed for using more than its memory limit
 }
 
 struct JobEvent {

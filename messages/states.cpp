@@ -14,7 +14,8 @@ constexpr node_state all_node_states[] = {
 constexpr job_state all_job_states[] = {
     job_state::pending,    job_state::configuring, job_state::running,
     job_state::completing, job_state::completed,   job_state::failed,
-    job_state::cancelled,  job_state::timeout,     job_state::node_fail};
+    job_state::cancelled,  job_state::timeout,     job_state::node_fail,
+    job_state::out_of_memory};
 
 bool equal_nocase(std::string_view a, const char* b) {
   return a.size() == std::char_traits<char>::length(b) && strncasecmp(a.data(), b, a.size()) == 0;
@@ -86,6 +87,8 @@ const char* to_string(job_state s) {
       return "TIMEOUT";
     case job_state::node_fail:
       return "NODE_FAIL";
+    case job_state::out_of_memory:
+      return "OUT_OF_MEMORY";
   }
   return "PENDING";
 }
@@ -110,6 +113,8 @@ const char* short_code(job_state s) {
       return "TO";
     case job_state::node_fail:
       return "NF";
+    case job_state::out_of_memory:
+      return "OOM";
   }
   return "PD";
 }
@@ -133,6 +138,7 @@ bool is_finished(job_state s) {
     case job_state::cancelled:
     case job_state::timeout:
     case job_state::node_fail:
+    case job_state::out_of_memory:
       return true;
     default:
       return false;

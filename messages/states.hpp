@@ -1,5 +1,6 @@
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -29,13 +30,17 @@ enum class job_state : uint8_t {
   cancelled,
   timeout,
   node_fail,
+  out_of_memory,  ///< keep last: job_state_count follows it
 };
+
+/// How many job states there are (for tables indexed by state).
+constexpr size_t job_state_count = static_cast<size_t>(job_state::out_of_memory) + 1;
 
 /// "IDLE", "DRAINED", ...
 const char* to_string(node_state s);
 /// "PENDING", "NODE_FAIL", ...
 const char* to_string(job_state s);
-/// Slurm's short codes for squeue's ST column: PD CF R CG CD F CA TO NF.
+/// Slurm's short codes for squeue's ST column: PD CF R CG CD F CA TO NF OOM.
 const char* short_code(job_state s);
 /// Slurm's short node state as sinfo prints it: idle alloc comp down drng drain unk.
 const char* short_name(node_state s);

@@ -193,6 +193,11 @@ struct launch_request {
   std::string partition;
   uint32_t job_node_count = 0;
   std::string cpu_bind;
+  /// The node's CPUs (numbered 0..CPUs-1 as the node counts them) the job holds on a shared
+  /// node; the node daemon confines the job's tasks to them. Empty: the whole node.
+  std::vector<uint32_t> job_cpus;
+  /// The job's memory on this node (--mem, or --mem-per-cpu times its CPUs here); 0: no limit.
+  uint64_t mem_limit_mb = 0;
 };
 
 enum class stream_kind : uint8_t { out = 1, err = 2 };
@@ -223,6 +228,8 @@ struct step_exit {
   std::string node_name;
   std::vector<task_exit> tasks;
   std::string launch_error;
+  /// The step was killed for using more memory than mem_limit_mb (the job ends OUT_OF_MEMORY).
+  bool out_of_memory = false;
 };
 
 struct job_event {

@@ -59,4 +59,44 @@ BOOST_AUTO_TEST_CASE(one_cpu_jobs_share_a_node_until_its_cpus_are_used) {
   BOOST_CHECK(wait_job_state(whole, "COMPLETED"));
 }
 
+BOOST_AUTO_TEST_CASE(tasks_run_only_on_the_cpus_their_job_holds) {
+  auto cpus = reported_cpus(*this);
+  if (cpus < 2 || std::thread::hardware_concurrency() < 2) {
+    BOOST_TEST_MESSAGE("skipped: confinement needs 2 CPUs on node1 and on this host");
+    return;
+  }
+  const std::string script =
+      "#!/bin/sh\ngrep Cpus_allowed_list /proc/self/status | cut -f2 > cpus.$SHOAL_JOB_ID\n"
+      "sleep 60\n";
+  auto a = submit_script("a.sh", script, {"-n1"});
+  auto b = submit_script("b.sh", script, {"-n1"});
+  BOOST_REQUIRE(a != 0);
+  BOOST_REQUIRE(b != 0);
+  auto listed = [&](uint64_t id) {
+    return read_file(scratch.path() + "/cpus." + std::to_string(id));
+  };
+  BOOST_REQUIRE(wait_until([&] { return !listed(a).empty() && !listed(b).empty(); }, 30s));
+  // One CPU each (a single number, no range or list), and not the same one.
+  for (auto id : {a, b}) {
+    auto text = listed(id);
+    BOOST_TEST(text.find_first_not_of("0123456789\n") == std::string::npos, text);
+  }
+  BOOST_TEST(listed(a) != listed(b));
+  run_cli({"cancel", std::to_string(a), std::to_string(b)});
+}
+
+BOOST_AUTO_TEST_CASE(a_job_over_its_memory_limit_ends_out_of_memory) {
+  // The shell holds ~100 MB in a variable, then waits: over --mem=20M.
+  auto hog = submit_script(
+      "hog.sh", "#!/bin/sh\nx=$(head -c 100000000 /dev/zero | tr '\\0' a)\nsleep 60\n",
+      {"--mem=20M"});
+  auto modest = submit_script("modest.sh", "#!/bin/sh\necho fine\n", {"--mem=20M"});
+  BOOST_REQUIRE(hog != 0);
+  BOOST_REQUIRE(modest != 0);
+  BOOST_CHECK(wait_job_state(hog, "OUT_OF_MEMORY", 60s));
+  BOOST_CHECK(wait_job_state(modest, "COMPLETED"));
+  auto shown = run_cli({"queue", "-t", "all", "-j", std::to_string(hog)});
+  BOOST_TEST(shown.out.find("OOM") != std::string::npos, shown.out);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -737,3 +737,80 @@ BOOST_AUTO_TEST_CASE(make_dirs_creates_missing_parents) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(job_confinement)
+
+/// The host CPU the node calls `cpu` (its cores in order, each core's threads in order).
+uint32_t host_pu(const std::vector<topology::core_info>& cores, uint32_t cpu) {
+  std::vector<uint32_t> pus;
+  for (auto& core : cores) pus.insert(pus.end(), core.pus.begin(), core.pus.end());
+  return pus.at(cpu);
+}
+
+BOOST_FIXTURE_TEST_CASE(tasks_run_only_on_the_cpus_their_job_holds, fixture) {
+  auto facts = topology::probe_machine();
+  BOOST_REQUIRE(facts);
+  auto last = facts->cpus - 1;
+  auto req = request({"sh", "-c", "grep Cpus_allowed_list /proc/self/status"}, {0, 1});
+  req.job_cpus = {last};
+  auto r = finish(
+      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2", facts->cores));
+  BOOST_REQUIRE(r.got_exit);
+  BOOST_TEST(r.exit.launch_error == "");
+  auto want = "Cpus_allowed_list:\t" + std::to_string(host_pu(facts->cores, last)) + "\n";
+  for (int32_t rank = 0; rank < 2; ++rank) BOOST_TEST(r.text(rank) == want);
+}
+
+BOOST_FIXTURE_TEST_CASE(cpu_bind_plans_within_the_jobs_cpus, fixture) {
+  auto facts = topology::probe_machine();
+  BOOST_REQUIRE(facts);
+  auto last = facts->cpus - 1;
+  auto req = request({"sh", "-c", "grep Cpus_allowed_list /proc/self/status"});
+  req.job_cpus = {last};
+  req.cpu_bind = "quiet,cores";
+  auto r = finish(
+      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2", facts->cores));
+  BOOST_REQUIRE(r.got_exit);
+  BOOST_TEST(r.exit.launch_error == "");
+  BOOST_TEST(r.text(0) ==
+             "Cpus_allowed_list:\t" + std::to_string(host_pu(facts->cores, last)) + "\n");
+}
+
+BOOST_FIXTURE_TEST_CASE(cpus_beyond_the_host_leave_tasks_unconfined, fixture) {
+  auto facts = topology::probe_machine();
+  BOOST_REQUIRE(facts);
+  auto req = request({"sh", "-c", "grep Cpus_allowed_list /proc/self/status"});
+  req.job_cpus = {0, facts->cpus + 7};
+  auto r = finish(
+      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2", facts->cores));
+  BOOST_REQUIRE(r.got_exit);
+  BOOST_TEST(r.exit.launch_error == "");
+  BOOST_TEST(r.text(0) ==
+             "Cpus_allowed_list:\t" + topology::cpu_range_list(actors::current_affinity()) + "\n");
+}
+
+BOOST_FIXTURE_TEST_CASE(a_step_over_its_memory_limit_is_killed_and_says_so, fixture) {
+  // The shell holds ~100 MB in a variable, then waits: killed by the kernel inside a memory
+  // cgroup, or by the shepherd's sampling where there is none.
+  auto req = request(
+      {"sh", "-c", "x=$(head -c 100000000 /dev/zero | tr '\\0' a); sleep 30; echo survived"});
+  req.mem_limit_mb = 20;
+  auto r = run(req);
+  BOOST_REQUIRE(r.got_exit);
+  BOOST_TEST(r.exit.out_of_memory);
+  BOOST_TEST(r.text(0).find("survived") == std::string::npos);
+  BOOST_REQUIRE(r.exit.tasks.size() == 1u);
+  BOOST_TEST(msg::shell_exit_code(r.exit.tasks[0]) != 0);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_step_within_its_memory_limit_runs_as_usual, fixture) {
+  auto req = request({"sh", "-c", "x=$(head -c 1000000 /dev/zero | tr '\\0' a); echo fine"});
+  req.mem_limit_mb = 200;
+  auto r = run(req);
+  BOOST_REQUIRE(r.got_exit);
+  BOOST_TEST(!r.exit.out_of_memory);
+  BOOST_TEST(r.text(0) == "fine\n");
+  BOOST_TEST(r.exit.tasks[0].exit_code == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

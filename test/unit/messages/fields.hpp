@@ -233,6 +233,8 @@ void fields(const msg::launch_request& a, const msg::launch_request& b, F&& f,
   SHOAL_FIELD(partition);
   SHOAL_FIELD(job_node_count);
   SHOAL_FIELD(cpu_bind);
+  SHOAL_FIELD(job_cpus);
+  SHOAL_FIELD(mem_limit_mb);
 }
 
 template <class F>
@@ -264,6 +266,7 @@ void fields(const msg::step_exit& a, const msg::step_exit& b, F&& f,
   for (size_t i = 0; i < a.tasks.size() && i < b.tasks.size(); ++i)
     fields(a.tasks[i], b.tasks[i], f, prefix + "tasks[" + std::to_string(i) + "].");
   SHOAL_FIELD(launch_error);
+  SHOAL_FIELD(out_of_memory);
 }
 
 template <class F>
@@ -527,6 +530,8 @@ inline msg::launch_request sample_launch_request() {
   x.partition = "batch";
   x.job_node_count = 4;
   x.cpu_bind = "quiet,cores";
+  x.job_cpus = {0, 3, 4294967295u};
+  x.mem_limit_mb = 1ull << 40;
   return x;
 }
 
@@ -548,6 +553,7 @@ inline msg::step_exit sample_step_exit() {
   x.node_name = "node2";
   x.tasks = {{0, 0, 9}, {1, 255, 0}, {4294967295u, -1, -2}};
   x.launch_error = "execve: No such file or directory";
+  x.out_of_memory = true;
   return x;
 }
 
