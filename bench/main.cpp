@@ -149,16 +149,6 @@ bool burst_valid(const bench::throughput_result& r) {
   return r.all_finished && r.submit_failures.empty() && r.accepted == r.jobs && completed == r.jobs;
 }
 
-/// "VmRSS" or "VmHWM" of a process from /proc, in KiB; 0 when unreadable.
-long proc_status_kib(pid_t pid, const char* key) {
-  std::ifstream in{"/proc/" + std::to_string(pid) + "/status"};
-  std::string line;
-  auto prefix = std::string{key} + ":";
-  while (std::getline(in, line))
-    if (line.rfind(prefix, 0) == 0) return std::strtol(line.c_str() + prefix.size(), nullptr, 10);
-  return 0;
-}
-
 /// CPU seconds a process used itself (utime + stime) and those of its reaped children (cutime +
 /// cstime), from /proc/PID/stat; zeros when unreadable.
 struct cpu_seconds {
@@ -217,13 +207,24 @@ class cpu_meter {
   std::vector<cpu_seconds> start_;
 };
 
+/// What a held array of N tasks costs the controller, per pending task.
+void print_pending_array(const bench::pending_array_memory& m) {
+  auto delta_kib = m.rss_after_kib - m.rss_before_kib;
+  std::printf(
+      "pending     one held --array=1-%zu: one request answered in %.3f s; shoalctld RSS "
+      "%+ld KiB = %.1f bytes per pending task\n",
+      m.tasks, m.submit_s, delta_kib,
+      m.tasks > 0 ? 1024.0 * static_cast<double>(delta_kib) / static_cast<double>(m.tasks) : 0.0);
+  if (!m.error.empty()) std::printf("            FAILED: %s\n", m.error.c_str());
+}
+
 /// Resident memory of the daemons after everything above ran: now and at the peak.
 void print_memory(const std::vector<pid_t>& pids) {
   for (size_t i = 0; i < pids.size(); ++i) {
     auto name = i == 0 ? std::string{"shoalctld"} : "shoald node" + std::to_string(i);
     std::printf("memory      %-18s RSS now %7.1f MiB  peak %7.1f MiB\n", name.c_str(),
-                proc_status_kib(pids[i], "VmRSS") / 1024.0,
-                proc_status_kib(pids[i], "VmHWM") / 1024.0);
+                bench::proc_status_kib(pids[i], "VmRSS") / 1024.0,
+                bench::proc_status_kib(pids[i], "VmHWM") / 1024.0);
   }
 }
 
@@ -334,6 +335,15 @@ int run(const options& opt, const std::string& cmdline) {
       if (opt.only != "all" && opt.only != phases[phase]) continue;
       auto dir = work + "/" + phases[phase];
       std::filesystem::create_directory(dir);
+      if (phase == 2 && opt.attach.empty()) {
+        // Its own directory: the burst below counts the jobs of `dir`.
+        auto held_dir = work + "/held";
+        std::filesystem::create_directory(held_dir);
+        auto m =
+            bench::measure_pending_array(access, opt.jobs, held_dir, cluster.daemon_pids().front());
+        print_pending_array(m);
+        valid = valid && m.error.empty();
+      }
       cpu_meter cpu{opt.attach.empty() ? cluster.daemon_pids() : std::vector<pid_t>{}};
       auto r = phase == 0   ? bench::run_cli_burst(access, opt.jobs, opt.submitters, dir, deadline)
                : phase == 1 ? bench::run_api_burst(access, opt.jobs, dir, deadline)

@@ -85,6 +85,15 @@ std::string describe_status(const process_run& r) {
   return text;
 }
 
+long proc_status_kib(pid_t pid, const char* key) {
+  std::ifstream in{"/proc/" + std::to_string(pid) + "/status"};
+  std::string line;
+  auto prefix = std::string{key} + ":";
+  while (std::getline(in, line))
+    if (line.rfind(prefix, 0) == 0) return std::strtol(line.c_str() + prefix.size(), nullptr, 10);
+  return 0;
+}
+
 std::string sibling_binary(const char* name) {
   std::error_code ec;
   auto self = fs::read_symlink("/proc/self/exe", ec);

@@ -240,6 +240,29 @@ throughput_result run_api_burst(const cluster_access& access, size_t jobs, const
   });
 }
 
+pending_array_memory measure_pending_array(const cluster_access& access, size_t tasks,
+                                           const std::string& dir, pid_t controller) {
+  pending_array_memory out;
+  out.tasks = tasks;
+  auto req = batch_request(dir);
+  req.workload.array = "1-" + std::to_string(tasks);
+  req.workload.hold = true;
+  caf::scoped_actor self{*access.sys};
+  out.rss_before_kib = proc_status_kib(controller, "VmRSS");
+  uint64_t array_id = 0;
+  auto start = clock_type::now();
+  self->request(access.controller, request_timeout, msg::submit_atom_v, req, caf::actor{})
+      .receive([&](const msg::job_info& info) { array_id = info.job_id; },
+               [&](caf::error& err) { out.error = "submit_atom: " + describe(err); });
+  out.submit_s = seconds_between(start, clock_type::now());
+  out.rss_after_kib = proc_status_kib(controller, "VmRSS");
+  if (array_id == 0) return out;
+  auto r = run_silent({access.shoal_path, "cancel", std::to_string(array_id)}, dir);
+  if (!succeeded(r))
+    out.error = "shoal cancel " + std::to_string(array_id) + ": " + describe_status(r);
+  return out;
+}
+
 throughput_result run_array_burst(const cluster_access& access, size_t jobs, const std::string& dir,
                                   std::chrono::seconds deadline) {
   auto label = std::string{"one job array (--array=1-"} + std::to_string(jobs) + ", actor API)";

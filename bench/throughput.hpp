@@ -53,6 +53,19 @@ throughput_result run_cli_burst(const cluster_access& access, size_t jobs, unsig
 throughput_result run_api_burst(const cluster_access& access, size_t jobs, const std::string& dir,
                                 std::chrono::seconds deadline);
 
+/// What one pending array costs the controller: its resident memory before and after a held
+/// `--array=1-N` (nothing starts) is accepted. The array is cancelled afterwards.
+struct pending_array_memory {
+  size_t tasks = 0;
+  long rss_before_kib = 0;
+  long rss_after_kib = 0;
+  double submit_s = 0;  ///< the one request, until its reply
+  std::string error;    ///< set when the submission or the cancel failed
+};
+
+pending_array_memory measure_pending_array(const cluster_access& access, size_t tasks,
+                                           const std::string& dir, pid_t controller);
+
 /// Submits one job array of `jobs` tasks (`--array=1-N`, the same script) through the actor API
 /// and watches every task as run_cli_burst does: the figure to set beside run_api_burst's
 /// separate submissions.
