@@ -1,5 +1,7 @@
 #include "actors/scheduler.hpp"
 
+#include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include <caf/all.hpp>
@@ -91,7 +93,9 @@ void tell_reason(scheduler_self self, queued_job& q, const std::string& reason) 
   if (it != st.job_actors.end()) self->send(it->second, msg::view_atom_v, reason);
 }
 
-void start_job(scheduler_self self, const policy::start_decision& d, int64_t now) {
+/// Starts what the pass decided; returns the id of the job that started (for an array, the
+/// task's).
+uint64_t start_job(scheduler_self self, const policy::start_decision& d, int64_t now) {
   auto& st = self->state;
   bool array = st.queue.is_array(d.job);
   auto [job_id, index] = st.queue.start(d, now);
@@ -114,12 +118,13 @@ void start_job(scheduler_self self, const policy::start_decision& d, int64_t now
       st.told_folded.erase(d.job);
       self->send(st.controller, msg::view_atom_v, d.job, std::string{}, std::string{});
     }
-    return;
+    return job_id;
   }
   auto it = st.job_actors.find(d.job);
-  if (it == st.job_actors.end()) return;
+  if (it == st.job_actors.end()) return 0;
   self->send(it->second, msg::start_atom_v, std::move(names), std::move(actors), std::move(cpus));
   st.job_actors.erase(it);
+  return d.job;
 }
 
 void arm_wakeup(scheduler_self self, int64_t at, int64_t now) {
@@ -130,19 +135,27 @@ void arm_wakeup(scheduler_self self, int64_t at, int64_t now) {
                      msg::schedule_atom_v);
 }
 
-void apply_pass(scheduler_self self, placement_reply& reply, int64_t now) {
+void apply_pass(scheduler_self self, placement_reply& reply, int64_t now,
+                const std::vector<uint64_t>& arrays) {
   auto& st = self->state;
   auto& result = reply.result;
+  // The task ids each array's starts got, in decision order (0: did not start), so that the
+  // topology actor's map follows every task.
+  std::map<uint64_t, std::vector<uint64_t>> array_tasks;
   for (auto& d : result.started) {
+    bool array = std::find(arrays.begin(), arrays.end(), d.job) != arrays.end();
     // The queue may have changed while the topology actor placed: a job cancelled meanwhile
     // does not start, and its nodes stay free.
     auto* q = st.queue.find(d.job);
-    if (q == nullptr || (q->is_array && q->pending.empty())) {
+    uint64_t started = 0;
+    if (q != nullptr && !(q->is_array && q->pending.empty())) started = start_job(self, d, now);
+    if (array)
+      array_tasks[d.job].push_back(started);
+    else if (started == 0)
       self->send(st.topology, msg::release_atom_v, d.job);
-      continue;
-    }
-    start_job(self, d, now);
   }
+  for (auto& [array, tasks] : array_tasks)
+    self->send(st.topology, msg::assign_atom_v, array, std::move(tasks));
   for (auto& p : result.planned)
     if (auto* q = st.queue.find(p.job)) q->expected_start = p.start;
   for (auto& w : result.waiting)
@@ -171,16 +184,19 @@ void run_pass(scheduler_self self) {
   if (plan.candidates.empty()) return;
   placement_request req;
   req.candidates = std::move(plan.candidates);
+  for (auto& c : req.candidates)
+    if (st.queue.is_array(c.id)) req.arrays.push_back(c.id);
+  auto arrays = req.arrays;
   req.running = running_jobs(self);
   req.now = now;
   auto candidates = req.candidates.size();
   st.pass_in_flight = true;
   self->request(st.topology, std::chrono::seconds{30}, msg::place_atom_v, std::move(req))
       .then(
-          [self, now, candidates, started_at](placement_reply& reply) {
+          [self, now, candidates, started_at, arrays](placement_reply& reply) {
             auto& st = self->state;
             st.pass_in_flight = false;
-            apply_pass(self, reply, now);
+            apply_pass(self, reply, now, arrays);
             auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                           std::chrono::steady_clock::now() - started_at)
                           .count();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <deque>
 #include <map>
 #include <optional>
 #include <unordered_map>
@@ -50,6 +51,8 @@ struct topology_state {
   policy::pass_config config;
   std::string select_name;
   std::map<uint64_t, holding> running;
+  /// Starts of job arrays in the last pass, in decision order, until their task ids arrive.
+  std::map<uint64_t, std::deque<holding>> array_starts;
   // -- torus3d only --
   bool torus = false;
   runtime::torus_grid grid;
@@ -163,11 +166,15 @@ placement_reply place(topology_self self, const placement_request& req) {
   }
   std::unordered_map<uint64_t, const policy::pending_job*> by_id;
   for (auto& c : req.candidates) by_id.emplace(c.id, &c);
+  st.array_starts.clear();
   for (auto& d : reply.result.started) {
     auto c = by_id.find(d.job);
     auto h = hold_of(self, d.alloc, c != by_id.end() ? c->second->request.torus : std::nullopt);
     if (st.torus) reply.box_nodelists[d.job] = h.nodelist;
-    running[d.job] = std::move(h);
+    if (std::find(req.arrays.begin(), req.arrays.end(), d.job) != req.arrays.end())
+      st.array_starts[d.job].push_back(std::move(h));
+    else
+      running[d.job] = std::move(h);
   }
   st.running = std::move(running);
   return reply;
@@ -308,6 +315,18 @@ caf::behavior topology_behavior(topology_self self, const runtime::cluster_confi
                     }),
       probe.metered("release",
                     [self](msg::release_atom, uint64_t job) { self->state.running.erase(job); }),
+      probe.metered("assign",
+                    [self](msg::assign_atom, uint64_t array, std::vector<uint64_t>& tasks) {
+                      auto& st = self->state;
+                      auto starts = st.array_starts.find(array);
+                      if (starts == st.array_starts.end()) return;
+                      for (auto task : tasks) {
+                        if (starts->second.empty()) break;
+                        if (task != 0) st.running[task] = std::move(starts->second.front());
+                        starts->second.pop_front();
+                      }
+                      st.array_starts.erase(starts);
+                    }),
       probe.metered("map", [self](msg::map_atom) { return map_view(self); }),
   };
 }

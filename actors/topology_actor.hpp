@@ -22,6 +22,9 @@ namespace shoal::actors {
 /// (the policy orders them), what runs now (allocations and expected ends), and the time.
 struct placement_request {
   std::vector<policy::pending_job> candidates;
+  /// The candidates that are job arrays: their starts get task ids from the scheduler
+  /// afterwards (assign_atom), so the map can follow each task.
+  std::vector<uint64_t> arrays;
   std::vector<policy::running_job> running;
   int64_t now = 0;
 };
@@ -44,6 +47,8 @@ struct placement_reply {
 /// - (watch_atom, actor): who to tell about freed nodes (the scheduler).
 /// - (place_atom, placement_request) -> placement_reply: one pass, one round trip.
 /// - (release_atom, uint64 job): the job's nodes are free again (kept for the map).
+/// - (assign_atom, uint64 array, vector<uint64> task ids): the task ids the array's starts of the
+///   last pass got, in the order of pass_result::started; 0: not started after all (free it).
 /// - (map_atom) -> topology_view: what `shoal map` draws.
 /// Sends the controller (boxlist_atom, uint64 job, string nodelist) for each torus job it
 /// places, so listings show the box form.

@@ -73,5 +73,6 @@ CAF_ADD_ATOM(shoal, shoal::msg, place_atom, "place")
 CAF_ADD_ATOM(shoal, shoal::msg, boxlist_atom, "boxlist")
 CAF_ADD_ATOM(shoal, shoal::msg, watch_atom, "watch")
 CAF_ADD_ATOM(shoal, shoal::msg, freed_atom, "freed")
+CAF_ADD_ATOM(shoal, shoal::msg, assign_atom, "assign")
 
 CAF_END_TYPE_ID_BLOCK(shoal)
