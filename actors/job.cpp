@@ -390,6 +390,7 @@ msg::job_info initial_job_info(const job_setup& setup) {
   info.dependency = req.workload.dependency;
   info.begin_time = req.workload.begin_time;
   info.mem_per_node_mb = req.workload.mem_per_node_mb;
+  info.over_subscribe = req.workload.exclusive ? "NO" : req.workload.oversubscribe ? "YES" : "OK";
   info.state = msg::job_state::pending;
   if (req.workload.hold) info.reason = "JobHeldUser";
   return info;

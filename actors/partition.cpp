@@ -17,6 +17,7 @@ msg::partition_info partition_view(const runtime::partition_config& cfg) {
   info.max_nodes = cfg.max_nodes;
   info.nodes = cfg.nodes;
   info.priority = cfg.priority;
+  info.over_subscribe = runtime::over_subscribe_text(cfg);
   return info;
 }
 

@@ -248,6 +248,9 @@ queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_request& r
   r.mem_per_node_mb = req.workload.mem_per_node_mb;
   r.mem_per_cpu_mb = req.workload.mem_per_cpu_mb;
   r.exclusive = req.workload.exclusive || !st.settings.consumable;
+  r.sharing = req.workload.exclusive       ? policy::share_request::exclusive
+              : req.workload.oversubscribe ? policy::share_request::oversubscribe
+                                           : policy::share_request::as_partition;
   r.required = indices_of(self, req.nodelist);
   r.excluded = indices_of(self, req.exclude);
   if (!st.settings.consumable) {

@@ -240,6 +240,8 @@ void configure(topology_self self, const runtime::cluster_config& cfg) {
     part.max_time = p.max_time_s > 0 ? p.max_time_s : 0;
     part.priority_tier = p.priority;
     part.exclusive = p.exclusive;
+    part.oversubscribe = p.oversubscribe;
+    part.force = p.force;
     st.partitions.push_back(std::move(part));
   }
   auto& pc = st.config;

@@ -150,6 +150,7 @@ void fill(wire::PartitionInfo::Builder b, const partition_info& x) {
   b.setMaxNodes(x.max_nodes);
   set_texts(b.initNodes(x.nodes.size()), x.nodes);
   b.setPriority(x.priority);
+  b.setOverSubscribe(x.over_subscribe);
 }
 
 void read(wire::PartitionInfo::Reader r, partition_info& x) {
@@ -161,6 +162,7 @@ void read(wire::PartitionInfo::Reader r, partition_info& x) {
   x.max_nodes = r.getMaxNodes();
   x.nodes = get_texts(r.getNodes());
   x.priority = r.getPriority();
+  x.over_subscribe = str(r.getOverSubscribe());
 }
 
 template <class Builder>
@@ -223,6 +225,7 @@ void fill(wire::JobRequest::Builder b, const job_request& x) {
   w.setMemPerNodeMb(x.workload.mem_per_node_mb);
   w.setMemPerCpuMb(x.workload.mem_per_cpu_mb);
   w.setExclusive(x.workload.exclusive);
+  w.setOversubscribe(x.workload.oversubscribe);
   fill(b.initShape(), x.shape);
   b.setCpuBind(x.cpu_bind);
 }
@@ -261,6 +264,7 @@ void read(wire::JobRequest::Reader r, job_request& x) {
   x.workload.mem_per_node_mb = w.getMemPerNodeMb();
   x.workload.mem_per_cpu_mb = w.getMemPerCpuMb();
   x.workload.exclusive = w.getExclusive();
+  x.workload.oversubscribe = w.getOversubscribe();
   read(r.getShape(), x.shape);
   x.cpu_bind = str(r.getCpuBind());
 }
@@ -299,6 +303,7 @@ void fill(wire::JobInfo::Builder b, const job_info& x) {
   b.setDependency(x.dependency);
   b.setBeginTime(x.begin_time);
   b.setMemPerNodeMb(x.mem_per_node_mb);
+  b.setOverSubscribe(x.over_subscribe);
 }
 
 void read(wire::JobInfo::Reader r, job_info& x) {
@@ -335,6 +340,7 @@ void read(wire::JobInfo::Reader r, job_info& x) {
   x.dependency = str(r.getDependency());
   x.begin_time = r.getBeginTime();
   x.mem_per_node_mb = r.getMemPerNodeMb();
+  x.over_subscribe = str(r.getOverSubscribe());
 }
 
 void fill(wire::LaunchRequest::Builder b, const launch_request& x) {

@@ -51,6 +51,7 @@ struct PartitionInfo {
   maxNodes @5 :UInt32;       # 0: unlimited
   nodes @6 :List(Text);      # in config order
   priority @7 :UInt32 = 1;   # PriorityTier
+  overSubscribe @8 :Text = "NO";  # NO, EXCLUSIVE, YES:N or FORCE:N
 }
 
 struct JobRequest {
@@ -101,6 +102,7 @@ struct JobWorkload {
   memPerNodeMb @5 :UInt64;   # --mem; 0: unspecified
   memPerCpuMb @6 :UInt64;    # --mem-per-cpu; 0: unspecified
   exclusive @7 :Bool;        # --exclusive: whole nodes even when they could be shared
+  oversubscribe @8 :Bool;    # -s: share CPUs (nodes) with other jobs where OverSubscribe allows
 }
 
 struct JobInfo {
@@ -137,6 +139,7 @@ struct JobInfo {
   dependency @30 :Text;      # what is still awaited, as submitted
   beginTime @31 :Int64;      # eligible from (Unix seconds); 0: at submission
   memPerNodeMb @32 :UInt64;  # memory per node the job holds or asks; 0: unspecified
+  overSubscribe @33 :Text = "OK";  # YES (-s), NO (--exclusive) or OK (as the partition says)
 }
 
 # What the scheduler knows of a pending job at its last pass (shoal queue --start/--priority).

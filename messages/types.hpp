@@ -60,6 +60,7 @@ struct partition_info {
   uint32_t max_nodes = 0;
   std::vector<std::string> nodes;
   uint32_t priority = 1;
+  std::string over_subscribe = "NO";  ///< NO, EXCLUSIVE, YES:N or FORCE:N, as scontrol prints
 };
 
 /// What a job asks beyond nodes and tasks: arrays, dependencies, begin time, hold, memory and
@@ -73,6 +74,7 @@ struct job_workload {
   uint64_t mem_per_node_mb = 0;
   uint64_t mem_per_cpu_mb = 0;
   bool exclusive = false;
+  bool oversubscribe = false;  ///< -s: may share CPUs (nodes) where the partition allows it
 };
 
 /// What a job asks of a 3-D torus (Blue Gene/L's srun options); empty on 1-D clusters.
@@ -147,6 +149,7 @@ struct job_info {
   std::string dependency;
   int64_t begin_time = 0;
   uint64_t mem_per_node_mb = 0;
+  std::string over_subscribe = "OK";  ///< scontrol's: YES (-s), NO (--exclusive), else OK
 };
 
 /// The scheduler's view of a pending job at its last pass.

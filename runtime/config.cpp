@@ -654,13 +654,21 @@ caf::error parser::apply_partition_key(partition_template& rec, const cs::pair& 
     if (!value) return bad_value(at, p, "PriorityJobFactor", "an integer from 0 to 65533");
     part.job_factor = static_cast<uint32_t>(*value);
   } else if (k == "oversubscribe" || k == "shared") {
-    auto mode = cs::to_upper(p.value.substr(0, p.value.find(':')));
-    if (mode == "EXCLUSIVE")
-      part.exclusive = true;
-    else if (mode == "NO" || mode == "YES" || mode == "FORCE")
-      part.exclusive = false;
-    else
-      return bad_value(at, p, "OverSubscribe", "EXCLUSIVE, NO, YES or FORCE");
+    auto colon = p.value.find(':');
+    auto mode = cs::to_upper(p.value.substr(0, colon));
+    bool counted = mode == "YES" || mode == "FORCE";
+    if ((mode != "EXCLUSIVE" && mode != "NO" && !counted) ||
+        (colon != std::string::npos && !counted))
+      return bad_value(at, p, "OverSubscribe", "EXCLUSIVE, NO, YES[:N] or FORCE[:N]");
+    part.exclusive = mode == "EXCLUSIVE";
+    part.force = mode == "FORCE";
+    part.oversubscribe = counted ? 4 : 1;  // Slurm's default count
+    if (colon != std::string::npos) {
+      auto count = cs::parse_unsigned(p.value.substr(colon + 1), 1024);
+      if (!count || *count == 0)
+        return bad_value(at, p, "OverSubscribe", mode + ":N with N from 1 to 1024");
+      part.oversubscribe = static_cast<uint32_t>(*count);
+    }
   } else if (k == "nodename" || k == "name" || k == "partitionname") {
     return fail(at, "'" + p.key + "' must be the first key on its line");
   } else {

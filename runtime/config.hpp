@@ -51,6 +51,10 @@ struct partition_config {
   uint32_t priority = 1;           ///< PriorityTier=
   uint32_t job_factor = 1;         ///< PriorityJobFactor=: the multifactor partition factor
   bool exclusive = false;          ///< OverSubscribe=EXCLUSIVE: jobs always get whole nodes
+  /// OverSubscribe=YES[:N] or FORCE[:N]: up to N sharing jobs per CPU (per node under a
+  /// whole-node SelectType); 1 = NO.
+  uint32_t oversubscribe = 1;
+  bool force = false;  ///< FORCE: every job shares; YES: only jobs submitted with -s
   std::string file;
   int line = 0;
 };
@@ -157,5 +161,8 @@ std::string base_partition_name(const std::string& prefix, int x, int y, int z);
 /// lines. Without the first line it parses back to an equivalent cluster: membership is written
 /// on the PartitionName= lines only, and NodeSpecConf/PartitionConf only as comments.
 std::string render_config(const cluster_config& cfg);
+
+/// A partition's OverSubscribe as scontrol prints it: NO, EXCLUSIVE, YES:N or FORCE:N.
+std::string over_subscribe_text(const partition_config& p);
 
 }  // namespace shoal::runtime

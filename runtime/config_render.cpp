@@ -64,11 +64,18 @@ std::string partition_line(const partition_config& p) {
   out += " MaxNodes=" + (p.max_nodes == 0 ? std::string{"UNLIMITED"} : std::to_string(p.max_nodes));
   out += " PriorityTier=" + std::to_string(p.priority);
   if (p.job_factor != 1) out += " PriorityJobFactor=" + std::to_string(p.job_factor);
-  if (p.exclusive) out += " OverSubscribe=EXCLUSIVE";
+  if (auto mode = over_subscribe_text(p); mode != "NO") out += " OverSubscribe=" + mode;
   return out;
 }
 
 }  // namespace
+
+std::string over_subscribe_text(const partition_config& p) {
+  if (p.exclusive) return "EXCLUSIVE";
+  if (p.force) return "FORCE:" + std::to_string(p.oversubscribe);
+  if (p.oversubscribe > 1) return "YES:" + std::to_string(p.oversubscribe);
+  return "NO";
+}
 
 std::string render_config(const cluster_config& cfg) {
   std::vector<std::pair<std::string, std::string>> keys;

@@ -6,23 +6,26 @@ namespace shoal::policy {
 
 availability_profile::availability_profile(const std::vector<node_capacity>& nodes,
                                            const std::vector<running_job>& running, int64_t now,
-                                           int64_t resolution)
-    : now_(now), resolution_(std::max<int64_t>(1, resolution)) {
+                                           int64_t resolution, uint32_t units_per_cpu, bool sharing)
+    : now_(now),
+      resolution_(std::max<int64_t>(1, resolution)),
+      units_per_cpu_(std::max<uint32_t>(1, units_per_cpu)),
+      sharing_(sharing) {
   const size_t n = nodes.size();
   cap_cpus_.resize(n);
   cap_memory_.resize(n);
   for (size_t i = 0; i < n; ++i) {
-    cap_cpus_[i] = nodes[i].usable ? nodes[i].cpus : 0;
+    cap_cpus_[i] = nodes[i].usable ? nodes[i].cpus * units_per_cpu_ : 0;
     cap_memory_[i] = nodes[i].usable ? nodes[i].memory_mb : 0;
   }
-  slot_data first{now, cap_cpus_, cap_memory_};
+  slot_data first{now, cap_cpus_, cap_memory_, {}, {}};
+  if (sharing_) {
+    first.shared.assign(n, 0);
+    first.sole.assign(n, 0);
+  }
   releases_.reserve(running.size());
   for (const auto& job : running) {
-    for (const auto& s : job.alloc) {
-      if (s.node >= n) continue;
-      first.cpus[s.node] -= std::min(first.cpus[s.node], s.cpus);
-      first.memory_mb[s.node] -= std::min(first.memory_mb[s.node], s.memory_mb);
-    }
+    apply(first, job.alloc, false);
     int64_t end = job.end <= now ? now + 1 : job.end;
     releases_.push_back({round_up(end), &job.alloc});
   }
@@ -38,23 +41,34 @@ int64_t availability_profile::next_change() const {
   return t;
 }
 
+void availability_profile::apply(slot_data& s, const allocation& alloc, bool give) const {
+  for (const auto& share : alloc) {
+    auto n = share.node;
+    if (n >= s.cpus.size()) continue;
+    uint32_t units = units_of(share, units_per_cpu_);
+    if (give) {
+      s.cpus[n] = std::min(cap_cpus_[n], s.cpus[n] + units);
+      s.memory_mb[n] = std::min(cap_memory_[n], s.memory_mb[n] + share.memory_mb);
+    } else {
+      s.cpus[n] -= std::min(s.cpus[n], units);
+      s.memory_mb[n] -= std::min(s.memory_mb[n], share.memory_mb);
+    }
+    if (!sharing_) continue;
+    auto& held = share.shared_by > 1 ? s.shared[n] : s.sole[n];
+    held = give ? held - std::min(held, units) : held + units;
+  }
+}
+
 bool availability_profile::build_next() {
   int64_t t = next_change();
   if (t >= forever) return false;
-  slot_data s{t, slots_.back().cpus, slots_.back().memory_mb};
-  auto give_back = [&](const allocation& alloc) {
-    for (const auto& share : alloc) {
-      if (share.node >= s.cpus.size()) continue;
-      s.cpus[share.node] = std::min(cap_cpus_[share.node], s.cpus[share.node] + share.cpus);
-      s.memory_mb[share.node] =
-          std::min(cap_memory_[share.node], s.memory_mb[share.node] + share.memory_mb);
-    }
-  };
+  const auto& last = slots_.back();
+  slot_data s{t, last.cpus, last.memory_mb, last.shared, last.sole};
   for (; next_release_ < releases_.size() && releases_[next_release_].first == t; ++next_release_)
-    give_back(*releases_[next_release_].second);
+    apply(s, *releases_[next_release_].second, true);
   size_t k = 0;
   for (; k < later_releases_.size() && later_releases_[k].first == t; ++k)
-    give_back(later_releases_[k].second);
+    apply(s, later_releases_[k].second, true);
   later_releases_.erase(later_releases_.begin(),
                         later_releases_.begin() + static_cast<std::ptrdiff_t>(k));
   slots_.push_back(std::move(s));
@@ -84,7 +98,8 @@ size_t availability_profile::split_at(int64_t t) {
   }
   size_t i = slot_of(t);
   if (slots_[i].start == t) return i;
-  slot_data copy{t, slots_[i].cpus, slots_[i].memory_mb};
+  const auto& from = slots_[i];
+  slot_data copy{t, from.cpus, from.memory_mb, from.shared, from.sole};
   slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(i + 1), std::move(copy));
   return i + 1;
 }
@@ -94,22 +109,36 @@ bool availability_profile::dips_within(size_t i, int64_t to) const {
   return it != dips_.end() && *it < to;
 }
 
-void availability_profile::window_min(size_t i, int64_t to, const std::vector<size_t>& nodes,
-                                      std::vector<uint32_t>& cpus,
-                                      std::vector<uint64_t>& memory_mb) const {
+free_view availability_profile::window_min(size_t i, int64_t to, const std::vector<size_t>& nodes,
+                                           window& out) const {
   const auto& base = slots_[i];
   for (auto n : nodes) {
-    cpus[n] = base.cpus[n];
-    memory_mb[n] = base.memory_mb[n];
+    out.cpus[n] = base.cpus[n];
+    out.memory_mb[n] = base.memory_mb[n];
+  }
+  if (sharing_) {
+    out.shared.resize(out.cpus.size());
+    out.sole.resize(out.cpus.size());
+    for (auto n : nodes) {
+      out.shared[n] = base.shared[n];
+      out.sole[n] = base.sole[n];
+    }
   }
   for (auto it = std::upper_bound(dips_.begin(), dips_.end(), base.start);
        it != dips_.end() && *it < to; ++it) {
     const auto& d = slots_[slot_of(*it)];
     for (auto n : nodes) {
-      cpus[n] = std::min(cpus[n], d.cpus[n]);
-      memory_mb[n] = std::min(memory_mb[n], d.memory_mb[n]);
+      out.cpus[n] = std::min(out.cpus[n], d.cpus[n]);
+      out.memory_mb[n] = std::min(out.memory_mb[n], d.memory_mb[n]);
+    }
+    if (!sharing_) continue;
+    for (auto n : nodes) {
+      out.shared[n] = std::max(out.shared[n], d.shared[n]);
+      out.sole[n] = std::max(out.sole[n], d.sole[n]);
     }
   }
+  return {out.cpus, out.memory_mb, units_per_cpu_, sharing_ ? &out.shared : nullptr,
+          sharing_ ? &out.sole : nullptr};
 }
 
 void availability_profile::consume(int64_t from, int64_t to, const allocation& alloc,
@@ -126,13 +155,7 @@ void availability_profile::consume(int64_t from, int64_t to, const allocation& a
                                [](int64_t v, const auto& r) { return v < r.first; });
     later_releases_.insert(at, {to, alloc});
   }
-  for (size_t i = first; i < last; ++i) {
-    auto& s = slots_[i];
-    for (const auto& share : alloc) {
-      s.cpus[share.node] -= std::min(s.cpus[share.node], share.cpus);
-      s.memory_mb[share.node] -= std::min(s.memory_mb[share.node], share.memory_mb);
-    }
-  }
+  for (size_t i = first; i < last; ++i) apply(slots_[i], alloc, false);
   if (reservation) {
     auto it = std::lower_bound(dips_.begin(), dips_.end(), from);
     if (it == dips_.end() || *it != from) dips_.insert(it, from);

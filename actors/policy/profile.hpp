@@ -33,14 +33,18 @@ struct running_job {
 /// ("dips") inside it, not at every slot. Slots are built lazily, only as far into the future
 /// as a question reaches: memory and time are O(slots used x nodes). Slot boundaries are rounded
 /// up to `resolution` seconds (bf_resolution) to bound the slot count.
+///
+/// CPUs are counted in units of 1/units_per_cpu CPU (see free_view). With `sharing`
+/// (OverSubscribe somewhere), each slot also keeps the units held by sharing jobs and by the
+/// others, so that a node holds one kind at a time; without it, it costs nothing.
 class availability_profile {
  public:
   /// Builds the profile at `now`. Jobs past their end are taken to end at the next resolution
   /// step. Unusable nodes have nothing free, ever. Keeps pointers into `running`, which must
   /// outlive the profile.
   availability_profile(const std::vector<node_capacity>& nodes,
-                       const std::vector<running_job>& running, int64_t now,
-                       int64_t resolution = 1);
+                       const std::vector<running_job>& running, int64_t now, int64_t resolution = 1,
+                       uint32_t units_per_cpu = 1, bool sharing = false);
 
   // -- observers --
 
@@ -48,13 +52,25 @@ class availability_profile {
   bool has_slot(size_t i);
   int64_t slot_start(size_t i) const { return slots_[i].start; }
   /// What is free in slot i.
-  free_view slot(size_t i) const { return {slots_[i].cpus, slots_[i].memory_mb}; }
+  free_view slot(size_t i) const {
+    const auto& s = slots_[i];
+    return {s.cpus, s.memory_mb, units_per_cpu_, sharing_ ? &s.shared : nullptr,
+            sharing_ ? &s.sole : nullptr};
+  }
+  uint32_t units_per_cpu() const { return units_per_cpu_; }
   /// Whether some reservation begins in (slot_start(i), to).
   bool dips_within(size_t i, int64_t to) const;
-  /// For each of `nodes`: the least free CPUs and memory over [slot_start(i), to), written into
-  /// `cpus` and `memory_mb` (indexed by node; other entries untouched).
-  void window_min(size_t i, int64_t to, const std::vector<size_t>& nodes,
-                  std::vector<uint32_t>& cpus, std::vector<uint64_t>& memory_mb) const;
+  /// Scratch vectors (indexed by node) that window_min fills.
+  struct window {
+    std::vector<uint32_t> cpus;
+    std::vector<uint64_t> memory_mb;
+    std::vector<uint32_t> shared;  ///< the most held by sharing jobs
+    std::vector<uint32_t> sole;    ///< the most held by the others
+  };
+  /// For each of `nodes`: the least free CPUs and memory over [slot_start(i), to) (and, with
+  /// sharing, the most held by each kind), written into `out` (other entries untouched).
+  /// Returns a view of `out`; `out` must have an entry per node.
+  free_view window_min(size_t i, int64_t to, const std::vector<size_t>& nodes, window& out) const;
   /// Rounds a time up to the resolution (relative to now).
   int64_t round_up(int64_t t) const;
 
@@ -69,7 +85,12 @@ class availability_profile {
     int64_t start;
     std::vector<uint32_t> cpus;
     std::vector<uint64_t> memory_mb;
+    std::vector<uint32_t> shared;  ///< with sharing_: units held by sharing jobs
+    std::vector<uint32_t> sole;    ///< with sharing_: units held by the others
   };
+
+  /// Takes `alloc` out of slot `s` (give = false) or gives it back.
+  void apply(slot_data& s, const allocation& alloc, bool give) const;
 
   /// The index of the slot starting exactly at `t`, splitting the slot containing it if needed.
   size_t split_at(int64_t t);
@@ -91,6 +112,8 @@ class availability_profile {
   std::vector<int64_t> dips_;  ///< reservation starts, ascending
   int64_t now_;
   int64_t resolution_;
+  uint32_t units_per_cpu_;
+  bool sharing_;
 };
 
 }  // namespace shoal::policy

@@ -27,9 +27,19 @@ std::optional<allocation> place_whole(const resource_request& req,
     if (req.mem_per_cpu_mb == 0) return by_cpu;
     return uint32_t(std::min<uint64_t>(by_cpu, nodes[n].memory_mb / (req.mem_per_cpu_mb * cpt)));
   };
+  // OverSubscribe: a sharing job takes 1/shared_by of each node's CPUs and memory, on nodes
+  // that hold only sharing jobs; any other job needs idle nodes.
+  const uint32_t sb = std::max<uint32_t>(1, req.shared_by);
+  auto free_enough = [&](size_t n) {
+    const auto& cap = nodes[n];
+    if (sb == 1) return idle(cap, free, n);
+    return kind_allows(free, n, true) &&
+           free.cpus[n] >= units_of({n, cap.cpus, 0, 0, sb}, free.units_per_cpu) &&
+           free.memory_mb[n] >= cap.memory_mb / sb;
+  };
   auto fits = [&](size_t n) {
     const auto& cap = nodes[n];
-    return cap.usable && idle(cap, free, n) && cap.cpus >= req.cpus_per_task &&
+    return cap.usable && free_enough(n) && cap.cpus >= req.cpus_per_task &&
            cap.memory_mb >= std::max(req.mem_per_node_mb, req.mem_per_cpu_mb * req.cpus_per_task);
   };
   std::vector<size_t> chosen;
@@ -79,7 +89,7 @@ std::optional<allocation> place_whole(const resource_request& req,
         uint32_t reserve_for_rest = uint32_t(all.size() - k - 1);
         uint32_t here = std::min(room, left > reserve_for_rest ? left - reserve_for_rest : 1);
         left -= std::min(left, here);
-        out.push_back({n, nodes[n].cpus, nodes[n].memory_mb, here});
+        out.push_back({n, nodes[n].cpus, nodes[n].memory_mb / sb, here, sb});
       }
       return out;
     }
@@ -95,10 +105,15 @@ std::optional<allocation> place_shared(const resource_request& req,
                                        const std::vector<node_capacity>& nodes, free_view free,
                                        const placement_options& options) {
   const uint32_t cpt = std::max<uint32_t>(1, req.cpus_per_task);
+  // OverSubscribe: a sharing job takes 1/shared_by of each of its CPUs, on nodes that hold only
+  // sharing jobs, and never holds one CPU twice.
+  const uint32_t sb = std::max<uint32_t>(1, req.shared_by);
+  const uint32_t task_units = units_of({0, cpt, 0, 0, sb}, free.units_per_cpu);
   // How many tasks node n can take now.
   auto room = [&](size_t n) -> uint32_t {
-    if (!nodes[n].usable) return 0;
-    uint32_t by_cpu = free.cpus[n] / cpt;
+    if (!nodes[n].usable || !kind_allows(free, n, sb > 1)) return 0;
+    uint32_t by_cpu = free.cpus[n] / task_units;
+    if (sb > 1) by_cpu = std::min(by_cpu, nodes[n].cpus / cpt);
     if (req.mem_per_node_mb > 0) return free.memory_mb[n] >= req.mem_per_node_mb ? by_cpu : 0;
     if (req.mem_per_cpu_mb > 0) {
       uint64_t by_mem = free.memory_mb[n] / (req.mem_per_cpu_mb * cpt);
@@ -160,7 +175,7 @@ std::optional<allocation> place_shared(const resource_request& req,
     uint32_t here = std::min(chosen[k].second, left - after);
     left -= here;
     uint32_t cpus = here * cpt;
-    out.push_back({chosen[k].first, cpus, memory_for(req, cpus), here});
+    out.push_back({chosen[k].first, cpus, memory_for(req, cpus), here, sb});
   }
   return out;
 }

@@ -23,6 +23,13 @@ struct node_capacity {
   bool usable = true;  ///< false when DOWN, DRAINED, or not responding
 };
 
+/// How a job takes part in a partition's OverSubscribe (sbatch -s/--oversubscribe, --exclusive).
+enum class share_request : uint8_t {
+  as_partition,   ///< neither: shares only under OverSubscribe=FORCE
+  oversubscribe,  ///< -s: shares under OverSubscribe=YES or FORCE
+  exclusive,      ///< --exclusive: never shares, whatever the partition says
+};
+
 /// What a job asks for (sbatch -N, -n, -c, --mem, --mem-per-cpu, --exclusive, -w, -x).
 struct resource_request {
   uint32_t min_nodes = 1;        ///< -N MIN
@@ -31,7 +38,13 @@ struct resource_request {
   uint32_t cpus_per_task = 1;    ///< -c
   uint64_t mem_per_node_mb = 0;  ///< --mem; 0 = not asked
   uint64_t mem_per_cpu_mb = 0;   ///< --mem-per-cpu; 0 = not asked (at most one of the two is set)
-  bool exclusive = false;        ///< --exclusive: whole nodes even under cons_tres
+  bool exclusive = false;        ///< whole nodes even under cons_tres (--exclusive, or
+                                 ///< a whole-node SelectType)
+  share_request sharing = share_request::as_partition;
+  /// Jobs that may hold each of its CPUs (its nodes, for whole-node jobs) at once, itself
+  /// included: the partition's OverSubscribe count when this job shares, else 1. The pass sets
+  /// it; the caller leaves it at 1.
+  uint32_t shared_by = 1;
   std::vector<size_t> required;  ///< -w, node indices
   std::vector<size_t> excluded;  ///< -x, node indices
   /// SelectType=select/torus3d: the job's prism request (--geometry, rotate, conn-type), for
@@ -47,16 +60,32 @@ struct node_share {
   uint32_t cpus = 0;
   uint64_t memory_mb = 0;
   uint32_t tasks = 0;  ///< tasks placed here (block distribution)
+  /// OverSubscribe: up to this many jobs hold these CPUs at once (1: this job alone).
+  uint32_t shared_by = 1;
 };
 
 /// A job's nodes, ascending by node index.
 using allocation = std::vector<node_share>;
 
-/// Free resources per node (index = node), as seen at some time.
+/// Free resources per node (index = node), as seen at some time. CPUs are counted in units of
+/// 1/units_per_cpu CPU so that a job sharing its CPUs with up to N jobs (OverSubscribe) takes
+/// 1/N of each; memory is never shared.
 struct free_view {
   const std::vector<uint32_t>& cpus;
   const std::vector<uint64_t>& memory_mb;
+  uint32_t units_per_cpu = 1;
+  /// Where jobs may share (else null): units held by sharing jobs and by the others. A node
+  /// holds one kind at a time, so CPUs are never both shared and someone's alone.
+  const std::vector<uint32_t>* shared_units = nullptr;
+  const std::vector<uint32_t>* sole_units = nullptr;
 };
+
+/// The CPU units a share takes out of its node (see free_view).
+inline uint32_t units_of(const node_share& share, uint32_t units_per_cpu) {
+  uint64_t total = uint64_t{share.cpus} * units_per_cpu;
+  uint32_t by = std::max<uint32_t>(1, share.shared_by);
+  return static_cast<uint32_t>((total + by - 1) / by);
+}
 
 /// Picks `count` nodes for `req` among `available` (positions in `members`, node indices); the
 /// hook where a topology-aware allocator (the 3-D torus) replaces topology::select_nodes for
@@ -73,11 +102,20 @@ struct placement_options {
   node_picker picker;
 };
 
+/// Whether node n can take a job that shares (`sharing`) or one that does not: a node holds
+/// one kind at a time (always true where nothing shares).
+inline bool kind_allows(free_view free, size_t n, bool sharing) {
+  if (free.shared_units == nullptr) return true;
+  return sharing ? (*free.sole_units)[n] == 0 : (*free.shared_units)[n] == 0;
+}
+
 /// Places `req` on `members` (a partition's nodes, config order) given what is free. Whole-node
 /// jobs (linear, consecutive, or --exclusive under cons_tres) need nodes with nothing allocated;
 /// they take at least min_nodes and more only while the CPUs fall short of tasks x cpus_per_task
 /// (up to max_nodes). cons_tres jobs take CPUs and memory: the fewest nodes in weight order that
 /// hold the tasks, at least min_nodes, one task per node at least, tasks filling nodes in order.
+/// A job with shared_by = N > 1 (OverSubscribe) takes 1/N of each CPU it holds (1/N of each
+/// whole node: CPUs and memory) on nodes holding only sharing jobs, and no CPU twice.
 /// Never allocates more than `free` shows. Returns nullopt when the job does not fit.
 std::optional<allocation> place(const resource_request& req, const std::vector<size_t>& members,
                                 const std::vector<node_capacity>& nodes, free_view free,
@@ -97,7 +135,8 @@ inline node_use usage_of(const node_capacity& cap, uint32_t cpus_allocated,
 
 /// Whether a node is idle in `free` (all CPUs and memory free): a whole-node job may take it.
 inline bool idle(const node_capacity& cap, free_view free, size_t n) {
-  return free.cpus[n] == cap.cpus && free.memory_mb[n] == cap.memory_mb;
+  return free.cpus[n] == uint64_t{cap.cpus} * free.units_per_cpu &&
+         free.memory_mb[n] == cap.memory_mb;
 }
 
 }  // namespace shoal::policy

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
 namespace shoal::policy {
 
@@ -17,23 +18,49 @@ struct job_shape {
   uint64_t mem_per_node;
   uint64_t mem_per_cpu;
   bool exclusive;
+  uint32_t shared_by;
   int64_t limit;
 
   bool at_least_as_hard_as(const job_shape& a) const {
     bool fewer_max = a.max_nodes == 0 || (max_nodes != 0 && max_nodes <= a.max_nodes);
     return min_nodes >= a.min_nodes && fewer_max && cpus >= a.cpus &&
            cpus_per_task >= a.cpus_per_task && mem_per_node >= a.mem_per_node &&
-           mem_per_cpu >= a.mem_per_cpu && (exclusive || !a.exclusive) && limit >= a.limit;
+           mem_per_cpu >= a.mem_per_cpu && (exclusive || !a.exclusive) &&
+           shared_by == a.shared_by && limit >= a.limit;
   }
 };
 
 constexpr size_t max_failed_shapes = 32;
 
+uint32_t gcd(uint32_t a, uint32_t b) {
+  while (b != 0) a = std::exchange(b, a % b);
+  return a;
+}
+
+/// CPU units per CPU for the pass (see free_view): a multiple of every partition's
+/// OverSubscribe count, so that N sharing jobs fill a CPU exactly; when the least common
+/// multiple gets too large, the largest count (other counts then round their share up).
+uint32_t units_per_cpu_for(const std::vector<partition_info>& partitions,
+                           const std::vector<node_capacity>& nodes) {
+  uint32_t most_cpus = 1;
+  for (const auto& n : nodes) most_cpus = std::max(most_cpus, n.cpus);
+  const uint64_t bound = std::min<uint64_t>(27'720, UINT32_MAX / most_cpus);
+  uint64_t lcm = 1;
+  uint32_t largest = 1;
+  for (const auto& p : partitions) {
+    uint32_t n = std::max<uint32_t>(1, p.oversubscribe);
+    largest = std::max(largest, n);
+    if (lcm <= bound) lcm = lcm / gcd(uint32_t(lcm), n) * n;
+  }
+  if (lcm <= bound) return uint32_t(lcm);
+  return uint32_t(std::min<uint64_t>(largest, bound));
+}
+
 struct partition_state {
-  uint64_t free_cpus = 0;  // now, over usable members
-  size_t idle_nodes = 0;   // now: members with nothing allocated
-  bool blocked = false;    // a job of this partition could not start
-  bool reserved = false;   // EASY: its reservation is made
+  uint64_t free_units = 0;  // CPUs free now over usable members, in units (free_view)
+  size_t idle_nodes = 0;    // now: members with nothing allocated
+  bool blocked = false;     // a job of this partition could not start
+  bool reserved = false;    // EASY: its reservation is made
   std::vector<job_shape> failed;
 };
 
@@ -47,9 +74,9 @@ class pass {
         nodes_(nodes),
         now_(now),
         config_(config),
-        profile_(nodes, running, now, config.backfill ? config.resolution : 1),
-        scratch_cpus_(nodes.size()),
-        scratch_mem_(nodes.size()),
+        units_(units_per_cpu_for(partitions, nodes)),
+        profile_(nodes, running, now, config.backfill ? config.resolution : 1, units_, units_ > 1),
+        scratch_{std::vector<uint32_t>(nodes.size()), std::vector<uint64_t>(nodes.size()), {}, {}},
         state_(partitions.size()),
         node_partitions_(nodes.size()) {
     auto free = profile_.slot(0);
@@ -57,7 +84,7 @@ class pass {
       for (auto n : partitions[p].nodes) {
         if (n >= nodes.size()) continue;
         node_partitions_[n].push_back(uint32_t(p));
-        state_[p].free_cpus += free.cpus[n];
+        state_[p].free_units += free.cpus[n];
         if (nodes[n].usable && idle(nodes[n], free, n)) ++state_[p].idle_nodes;
       }
     }
@@ -71,7 +98,7 @@ class pass {
       int64_t priority;
       uint64_t id;
       int64_t time_limit;
-      uint64_t total_cpus;
+      uint64_t total_units;  // CPUs in units (free_view)
       uint32_t index;
       uint32_t tier;
       uint32_t partition;
@@ -84,12 +111,15 @@ class pass {
     for (uint32_t i = 0; i < queue_.size(); ++i) {
       const auto& j = queue_[i];
       const auto& r = j.request;
-      bool exclusive_part = j.partition < partitions_.size() && partitions_[j.partition].exclusive;
-      order.push_back(
-          {j.priority, j.id, j.time_limit, r.total_cpus(), i, tier(j),
-           uint32_t(std::min<size_t>(j.partition, UINT32_MAX)), r.min_nodes,
-           r.required.empty() && r.excluded.empty() && j.task_count > 0,
-           config_.placement.select != select_type::cons_tres || r.exclusive || exclusive_part});
+      bool known_part = j.partition < partitions_.size();
+      bool exclusive_part = known_part && partitions_[j.partition].exclusive;
+      uint32_t sb = known_part ? shared_by(partitions_[j.partition], r.sharing) : 1;
+      bool whole =
+          config_.placement.select != select_type::cons_tres || r.exclusive || exclusive_part;
+      order.push_back({j.priority, j.id, j.time_limit, units_for(r.total_cpus(), sb), i, tier(j),
+                       uint32_t(std::min<size_t>(j.partition, UINT32_MAX)), r.min_nodes,
+                       r.required.empty() && r.excluded.empty() && j.task_count > 0,
+                       whole && sb == 1});
     }
     std::sort(order.begin(), order.end(), [](const key& x, const key& y) {
       if (x.tier != y.tier) return x.tier > y.tier;
@@ -105,7 +135,8 @@ class pass {
         const auto& ps = state_[k.partition];
         bool settled = !config_.backfill || (config_.mode == backfill_mode::easy && ps.reserved);
         bool in_limits = part.up && !(part.max_time > 0 && k.time_limit > part.max_time);
-        bool might_fit = ps.free_cpus >= k.total_cpus && (!k.whole || ps.idle_nodes >= k.min_nodes);
+        bool might_fit =
+            ps.free_units >= k.total_units && (!k.whole || ps.idle_nodes >= k.min_nodes);
         if (in_limits && ps.blocked && settled && (!config_.backfill || !might_fit)) {
           result_.waiting.push_back({k.id, "Priority"});
           continue;
@@ -124,6 +155,11 @@ class pass {
   }
 
  private:
+  /// CPU units a job of `cpus` CPUs shared by `sb` jobs needs at least.
+  uint64_t units_for(uint64_t cpus, uint32_t sb) const {
+    return (cpus * units_ + sb - 1) / std::max<uint32_t>(1, sb);
+  }
+
   uint32_t tier(const pending_job& j) const {
     return j.partition < partitions_.size() ? partitions_[j.partition].priority_tier : 0;
   }
@@ -152,11 +188,16 @@ class pass {
     }
     if (!config_.backfill && ps.blocked) return wait(job, "Priority");
 
-    // OverSubscribe=EXCLUSIVE: a copy with --exclusive set (rare; the common path copies nothing).
+    // OverSubscribe: a copy with --exclusive set (EXCLUSIVE) or its sharing count (YES, FORCE);
+    // the common path copies nothing.
     std::optional<resource_request> forced;
     if (part.exclusive && !job.request.exclusive) {
       forced = job.request;
       forced->exclusive = true;
+    }
+    if (auto sb = shared_by(part, job.request.sharing); sb != job.request.shared_by) {
+      if (!forced) forced = job.request;
+      forced->shared_by = sb;
     }
     const resource_request& req = forced ? *forced : job.request;
     bool counted = false;
@@ -196,11 +237,15 @@ class pass {
 
   bool required_free(const resource_request& req) const {
     auto free = profile_.slot(0);
-    for (auto r : req.required)
-      if (req.exclusive || config_.placement.select != select_type::cons_tres
-              ? !idle(nodes_[r], free, r)
-              : free.cpus[r] < req.cpus_per_task)
+    bool whole = req.exclusive || config_.placement.select != select_type::cons_tres;
+    uint32_t sb = std::max<uint32_t>(1, req.shared_by);
+    for (auto r : req.required) {
+      uint32_t cpus = whole ? nodes_[r].cpus : req.cpus_per_task;
+      if (whole && sb == 1 ? !idle(nodes_[r], free, r)
+                           : free.cpus[r] < units_of({r, cpus, 0, 0, sb}, units_) ||
+                                 !kind_allows(free, r, sb > 1))
         return false;
+    }
     return true;
   }
 
@@ -213,6 +258,7 @@ class pass {
             req.mem_per_node_mb,
             req.mem_per_cpu_mb,
             whole,
+            std::max<uint32_t>(1, req.shared_by),
             limit};
   }
 
@@ -221,9 +267,10 @@ class pass {
                                     bool& counted) {
     auto& ps = state_[p];
     bool whole = config_.placement.select != select_type::cons_tres || req.exclusive;
+    uint32_t sb = std::max<uint32_t>(1, req.shared_by);
     size_t want_nodes = std::max<size_t>(req.min_nodes, req.required.size());
-    if (ps.free_cpus < req.total_cpus()) return std::nullopt;
-    if (whole && ps.idle_nodes < want_nodes) return std::nullopt;
+    if (ps.free_units < units_for(req.total_cpus(), sb)) return std::nullopt;
+    if (whole && sb == 1 && ps.idle_nodes < want_nodes) return std::nullopt;
     bool plain = req.required.empty() && req.excluded.empty();
     auto shape = shape_of(req, limit);
     if (plain) {
@@ -237,13 +284,9 @@ class pass {
     }
     const auto& members = partitions_[p].nodes;
     int64_t end = later(now_, limit);
-    std::optional<allocation> alloc;
-    if (profile_.dips_within(0, end)) {
-      profile_.window_min(0, end, members, scratch_cpus_, scratch_mem_);
-      alloc = place(req, members, nodes_, {scratch_cpus_, scratch_mem_}, config_.placement);
-    } else {
-      alloc = place(req, members, nodes_, profile_.slot(0), config_.placement);
-    }
+    auto free = profile_.dips_within(0, end) ? profile_.window_min(0, end, members, scratch_)
+                                             : profile_.slot(0);
+    auto alloc = place(req, members, nodes_, free, config_.placement);
     if (!alloc && plain) {
       if (ps.failed.size() >= max_failed_shapes) ps.failed.erase(ps.failed.begin());
       ps.failed.push_back(shape);
@@ -259,13 +302,9 @@ class pass {
       int64_t t = profile_.slot_start(i);
       if (t > horizon) break;
       int64_t end = later(t, limit);
-      std::optional<allocation> alloc;
-      if (profile_.dips_within(i, end)) {
-        profile_.window_min(i, end, members, scratch_cpus_, scratch_mem_);
-        alloc = place(req, members, nodes_, {scratch_cpus_, scratch_mem_}, config_.placement);
-      } else {
-        alloc = place(req, members, nodes_, profile_.slot(i), config_.placement);
-      }
+      auto free = profile_.dips_within(i, end) ? profile_.window_min(i, end, members, scratch_)
+                                               : profile_.slot(i);
+      auto alloc = place(req, members, nodes_, free, config_.placement);
       if (alloc) return planned_start{0, t, std::move(*alloc)};
     }
     return std::nullopt;
@@ -296,7 +335,7 @@ class pass {
       bool was_idle = before[k].second;
       bool is_idle = nodes_[n].usable && idle(nodes_[n], free, n);
       for (auto p : node_partitions_[n]) {
-        state_[p].free_cpus -= std::min<uint64_t>(state_[p].free_cpus, used);
+        state_[p].free_units -= std::min<uint64_t>(state_[p].free_units, used);
         if (was_idle && !is_idle && state_[p].idle_nodes > 0) --state_[p].idle_nodes;
       }
     }
@@ -305,13 +344,13 @@ class pass {
   void recount() {
     auto free = profile_.slot(0);
     for (auto& ps : state_) {
-      ps.free_cpus = 0;
+      ps.free_units = 0;
       ps.idle_nodes = 0;
     }
     for (size_t p = 0; p < partitions_.size(); ++p) {
       for (auto n : partitions_[p].nodes) {
         if (n >= nodes_.size()) continue;
-        state_[p].free_cpus += free.cpus[n];
+        state_[p].free_units += free.cpus[n];
         if (nodes_[n].usable && idle(nodes_[n], free, n)) ++state_[p].idle_nodes;
       }
     }
@@ -322,15 +361,21 @@ class pass {
   const std::vector<node_capacity>& nodes_;
   int64_t now_;
   const pass_config& config_;
+  uint32_t units_;  ///< CPU units per CPU (free_view)
   availability_profile profile_;
-  std::vector<uint32_t> scratch_cpus_;
-  std::vector<uint64_t> scratch_mem_;
+  availability_profile::window scratch_;
   std::vector<partition_state> state_;
   std::vector<std::vector<uint32_t>> node_partitions_;
   pass_result result_;
 };
 
 }  // namespace
+
+uint32_t shared_by(const partition_info& part, share_request sharing) {
+  if (part.exclusive || part.oversubscribe <= 1 || sharing == share_request::exclusive) return 1;
+  if (part.force || sharing == share_request::oversubscribe) return part.oversubscribe;
+  return 1;
+}
 
 pass_result schedule(const std::vector<pending_job>& queue, const std::vector<running_job>& running,
                      const std::vector<partition_info>& partitions,

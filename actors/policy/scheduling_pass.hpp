@@ -16,7 +16,15 @@ struct partition_info {
   int64_t max_time = 0;        ///< MaxTime, seconds; 0 = UNLIMITED
   uint32_t priority_tier = 1;  ///< PriorityTier: higher tiers are scheduled first
   bool exclusive = false;      ///< OverSubscribe=EXCLUSIVE: every job gets whole nodes
+  /// OverSubscribe=YES:N or FORCE:N: up to N sharing jobs hold each CPU (each node, under a
+  /// whole-node SelectType) at once; 1 = NO. Memory is never shared.
+  uint32_t oversubscribe = 1;
+  bool force = false;  ///< FORCE: every job shares but --exclusive ones; YES: only -s ones
 };
+
+/// The jobs that may hold one CPU of partition `part` at once for a job asking `sharing`
+/// (Slurm's OverSubscribe table): 1 unless the partition allows it and the job shares.
+uint32_t shared_by(const partition_info& part, share_request sharing);
 
 /// A job (or the startable tasks of an array) that may start now: dependencies, --begin and
 /// holds are the caller's filter. For an array, `task_count` is how many tasks may start this

@@ -63,6 +63,9 @@ void add_job_options(CLI::App& app, job_options& o, bool batch) {
   app.add_option("--mem", o.mem, "Memory per node, MB or with K|M|G|T (shared nodes only)");
   app.add_option("--mem-per-cpu", o.mem_per_cpu, "Memory per allocated CPU, MB or with K|M|G|T");
   app.add_flag("--exclusive", o.exclusive, "Hold whole nodes even where nodes are shared");
+  app.add_flag("-s,--oversubscribe", o.oversubscribe,
+               "Share CPUs (whole nodes under select/linear) with other jobs where the "
+               "partition's OverSubscribe=YES allows it");
   app.add_option("-g,--geometry", o.geometry,
                  "3-D torus only: base partitions in X, Y and Z, as AxBxC (sets the node count)");
   app.add_flag("-R,--no-rotate", o.no_rotate,
@@ -211,11 +214,15 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
   w.kill_on_invalid_dep = o.kill_on_invalid_dep == "yes";
   w.hold = o.hold;
   w.exclusive = o.exclusive;
+  w.oversubscribe = o.oversubscribe;
   if (!o.begin.empty()) {
     auto at = runtime::parse_begin_time(o.begin, static_cast<int64_t>(std::time(nullptr)));
     if (!at) return std::move(at.error());
     w.begin_time = *at;
   }
+  if (o.exclusive && o.oversubscribe)
+    return make_error(errc::invalid_request,
+                      "--exclusive and --oversubscribe are mutually exclusive");
   if (!o.mem.empty() && !o.mem_per_cpu.empty())
     return make_error(errc::invalid_request, "--mem and --mem-per-cpu are mutually exclusive");
   if (!o.mem.empty()) {

@@ -35,6 +35,7 @@ struct job_options {
   std::string mem;
   std::string mem_per_cpu;
   bool exclusive = false;
+  bool oversubscribe = false;
   std::string cpu_bind;  ///< --cpu-bind as typed; build_request checks it
   // -- 3-D torus (Blue Gene/L's srun options) --
   std::string geometry;    ///< -g AxBxC

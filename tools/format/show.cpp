@@ -106,6 +106,7 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
       {kv("ReqNodeList", j.required_nodes), kv("ExcNodeList", j.exclude_nodes)},
       {kv_num("NumNodes", j.node_count), kv_num("NumTasks", j.ntasks),
        kv_num("CPUs/Task", j.cpus_per_task)},
+      {kv("OverSubscribe", j.over_subscribe)},
       {kv("Command", j.command)},
       {kv("WorkDir", j.work_dir)},
       {kv("StdOut", j.stdout_path)},
@@ -183,6 +184,7 @@ std::string show_partition(const msg::partition_info& p, const std::vector<msg::
       {kv("MaxNodes", p.max_nodes == 0 ? "UNLIMITED" : std::to_string(p.max_nodes)),
        kv("MaxTime", limit(p.max_time_s, "UNLIMITED")),
        kv("DefaultTime", limit(p.default_time_s, "NONE"))},
+      {kv("OverSubscribe", p.over_subscribe)},
       {kv("Nodes", topology::compress_hostlist_sorted(p.nodes))},
       {kv_num("TotalNodes", p.nodes.size()), kv_num("TotalCPUs", cpus),
        kv("NodeStates", state_counts)},
@@ -226,6 +228,7 @@ nlohmann::json to_json(const msg::job_info& j) {
       {"dependency", j.dependency},
       {"begin_time", j.begin_time},
       {"mem_per_node_mb", j.mem_per_node_mb},
+      {"over_subscribe", j.over_subscribe},
   };
 }
 
@@ -277,6 +280,7 @@ nlohmann::json to_json(const msg::partition_info& p) {
       {"max_nodes", p.max_nodes},
       {"nodes", p.nodes},
       {"priority", p.priority},
+      {"over_subscribe", p.over_subscribe},
   };
 }
 

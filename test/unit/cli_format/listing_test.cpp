@@ -309,7 +309,7 @@ BOOST_AUTO_TEST_CASE(job_json_has_every_field_and_honours_filters) {
         "work_dir",     "command",    "stdout_path",   "stderr_path",   "requeue_count", "priority",
         "step_count",   "requeue",    "exclude_nodes", "required_nodes"})
     BOOST_TEST(j.contains(key), key);
-  BOOST_TEST(j.size() == 33u);
+  BOOST_TEST(j.size() == 34u);
 }
 
 // -- sinfo --------------------------------------------------------------------

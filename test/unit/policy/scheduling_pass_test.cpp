@@ -191,6 +191,91 @@ BOOST_AUTO_TEST_CASE(exclusive_and_memory_keep_jobs_apart) {
   BOOST_TEST(x.started[0].alloc[0].cpus == 8u);
 }
 
+BOOST_AUTO_TEST_CASE(oversubscribe_follows_slurms_table) {
+  partition_info no, yes, force, excl;
+  yes.oversubscribe = 3;
+  force.oversubscribe = 2;
+  force.force = true;
+  excl.exclusive = true;
+  BOOST_TEST(shared_by(no, share_request::oversubscribe) == 1u);
+  BOOST_TEST(shared_by(yes, share_request::as_partition) == 1u);
+  BOOST_TEST(shared_by(yes, share_request::oversubscribe) == 3u);
+  BOOST_TEST(shared_by(yes, share_request::exclusive) == 1u);
+  BOOST_TEST(shared_by(force, share_request::as_partition) == 2u);
+  BOOST_TEST(shared_by(force, share_request::exclusive) == 1u);
+  BOOST_TEST(shared_by(excl, share_request::oversubscribe) == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(force_shares_whole_nodes_up_to_its_count) {
+  // select/linear, OverSubscribe=FORCE:2 on one node: two jobs hold it at once, a third waits,
+  // and an --exclusive job waits for the node to be idle.
+  auto nodes = uniform_nodes(1, 4, 4000);
+  std::vector<partition_info> parts{all_nodes(1)};
+  parts[0].oversubscribe = 2;
+  parts[0].force = true;
+  auto first = schedule({job(1, 10, 1), job(2, 9, 1), job(3, 8, 1)}, {}, parts, nodes, 0, easy());
+  BOOST_REQUIRE(first.started.size() == 2u);
+  for (const auto& d : first.started) {
+    BOOST_TEST(d.alloc[0].node == 0u);
+    BOOST_TEST(d.alloc[0].shared_by == 2u);
+    BOOST_TEST(d.alloc[0].cpus == 4u);
+    BOOST_TEST(d.alloc[0].memory_mb == 2000u);
+  }
+  BOOST_TEST(reason_of(first, 3) == "Resources");
+  std::vector<running_job> one{{1, first.started[0].alloc, 100}};
+  auto alone = job(4, 20, 1);
+  alone.request.sharing = share_request::exclusive;
+  auto second =
+      schedule({alone, job(5, 9, 1, 150), job(6, 8, 1, 100)}, one, parts, nodes, 0, easy());
+  BOOST_TEST(!started(second, 4));
+  BOOST_TEST(!started(second, 5));  // would delay the exclusive job's reservation at 100
+  BOOST_TEST(started(second, 6));   // shares the node until then
+  BOOST_REQUIRE(second.planned.size() == 1u);
+  BOOST_TEST(second.planned[0].start == 100);
+}
+
+BOOST_AUTO_TEST_CASE(yes_shares_cpus_only_among_jobs_that_ask) {
+  // cons_tres, OverSubscribe=YES:2, two 4-CPU nodes.
+  auto nodes = uniform_nodes(2, 4, 8000);
+  std::vector<partition_info> parts{all_nodes(2)};
+  parts[0].oversubscribe = 2;
+  auto config = easy();
+  config.placement.select = select_type::cons_tres;
+  auto sharing = [](uint64_t id, uint32_t tasks) {
+    auto j = job(id, 10 - int64_t(id), 1);
+    j.request.tasks = tasks;
+    j.request.max_nodes = 1;
+    j.request.sharing = share_request::oversubscribe;
+    return j;
+  };
+  auto plain = job(9, 1, 1);
+  plain.request.tasks = 2;
+  // Three sharing 3-CPU jobs: two fit on node 0 (6 of 8 shares), the third on node 1; then
+  // the plain job finds no node without sharing jobs.
+  auto r =
+      schedule({sharing(1, 3), sharing(2, 3), sharing(3, 3), plain}, {}, parts, nodes, 0, config);
+  BOOST_REQUIRE(r.started.size() == 3u);
+  BOOST_TEST(r.started[0].alloc[0].node == 0u);
+  BOOST_TEST(r.started[1].alloc[0].node == 0u);
+  BOOST_TEST(r.started[2].alloc[0].node == 1u);
+  for (const auto& d : r.started) {
+    BOOST_TEST(d.alloc[0].shared_by == 2u);
+    BOOST_TEST(d.alloc[0].cpus == 3u);
+  }
+  BOOST_TEST(reason_of(r, 9) == "Resources");
+  // A sharing job never holds one CPU twice: 5 tasks on a 4-CPU node need two nodes.
+  auto wide = sharing(1, 5);
+  wide.request.max_nodes = 1;
+  auto w = schedule({wide}, {}, parts, nodes, 0, config);
+  BOOST_TEST(!started(w, 1));
+  // A plain job first keeps its node to plain jobs: the sharing job goes to the other node.
+  plain.priority = 50;
+  auto p = schedule({plain, sharing(1, 1)}, {}, parts, nodes, 0, config);
+  BOOST_REQUIRE(p.started.size() == 2u);
+  BOOST_TEST(p.started[0].alloc[0].shared_by == 1u);
+  BOOST_TEST(p.started[1].alloc[0].node != p.started[0].alloc[0].node);
+}
+
 BOOST_AUTO_TEST_CASE(an_array_starts_as_many_tasks_as_fit) {
   auto nodes = uniform_nodes(3);
   std::vector<partition_info> parts{all_nodes(3)};

@@ -533,4 +533,76 @@ BOOST_AUTO_TEST_CASE(mixed_nodes_are_never_over_allocated) {
   BOOST_TEST(mixed_seen > 100);  // nodes really were shared
 }
 
+// (f) OverSubscribe=YES:N / FORCE:N: a CPU (a whole node under select/linear) is held by at
+// most N sharing jobs, never by a sharing and a non-sharing job at once, memory is never
+// shared, and no job holds a CPU twice.
+BOOST_AUTO_TEST_CASE(oversubscribed_cpus_hold_at_most_n_jobs_and_never_both_kinds) {
+  int oversubscribed_seen = 0;
+  for (uint32_t seed = base_seed; seed < base_seed + 200; ++seed) {
+    std::mt19937 rng(seed);
+    size_t n = 1 + rng() % 4;
+    auto s = cluster(n, 1 + rng() % 8, 1000 + rng() % 16000);
+    bool whole = rng() % 3 == 0;
+    if (!whole) s.config.placement.select = select_type::cons_tres;
+    auto& part = s.partitions[0];
+    part.oversubscribe = 2 + rng() % 3;
+    part.force = rng() % 2 == 0;
+    s.config.backfill = rng() % 4 != 0;
+    if (rng() % 2) s.config.mode = backfill_mode::conservative;
+    int jobs = 5 + int(rng() % 40);
+    for (int k = 0; k < jobs; ++k) {
+      sim::job j;
+      j.priority = int64_t(rng() % 10);
+      j.req.min_nodes = 1 + rng() % std::min<size_t>(n, 2);
+      j.req.tasks = j.req.min_nodes + (whole ? 0 : rng() % 6);
+      if (!whole) j.req.cpus_per_task = 1 + rng() % 2;
+      if (!whole) j.req.mem_per_cpu_mb = rng() % 500;
+      j.req.exclusive = whole || rng() % 8 == 0;
+      auto kind = rng() % 4;
+      j.req.sharing = kind == 0   ? share_request::exclusive
+                      : kind == 1 ? share_request::as_partition
+                                  : share_request::oversubscribe;
+      j.limit = 1 + rng() % 100;
+      j.runtime = 1 + rng() % j.limit;
+      s.add(j);
+    }
+    const uint32_t N = part.oversubscribe;
+    s.observer = [&](const pass_result& r, const std::vector<pending_job>& queue,
+                     const std::vector<running_job>& before) {
+      // Held CPUs in N-ths: a sharing share holds cpus, a sole one N x cpus.
+      std::vector<uint64_t> held(n), mem(n), cpus(n);
+      std::vector<bool> shared(n), sole(n);
+      auto add = [&](const allocation& a) {
+        for (const auto& sh : a) {
+          BOOST_TEST(sh.cpus <= s.nodes[sh.node].cpus);
+          BOOST_TEST((sh.shared_by == 1 || sh.shared_by == N));
+          held[sh.node] += sh.shared_by > 1 ? sh.cpus : uint64_t{N} * sh.cpus;
+          cpus[sh.node] += sh.cpus;
+          mem[sh.node] += sh.memory_mb;
+          (sh.shared_by > 1 ? shared : sole)[sh.node] = true;
+        }
+      };
+      for (const auto& b : before) add(b.alloc);
+      for (const auto& d : r.started) {
+        add(d.alloc);
+        const auto& q = *std::find_if(queue.begin(), queue.end(),
+                                      [&](const pending_job& x) { return x.id == d.job; });
+        uint32_t want = shared_by(part, q.request.sharing);
+        for (const auto& sh : d.alloc) BOOST_TEST(sh.shared_by == want);
+      }
+      for (size_t i = 0; i < n; ++i) {
+        BOOST_TEST_INFO("seed " << seed << " node " << i);
+        BOOST_TEST(held[i] <= uint64_t{N} * s.nodes[i].cpus);
+        BOOST_TEST_INFO("seed " << seed << " node " << i);
+        BOOST_TEST(mem[i] <= s.nodes[i].memory_mb);
+        BOOST_TEST_INFO("seed " << seed << " node " << i);
+        BOOST_TEST(!(shared[i] && sole[i]));
+        if (cpus[i] > s.nodes[i].cpus) ++oversubscribed_seen;
+      }
+    };
+    s.run_all();
+  }
+  BOOST_TEST(oversubscribed_seen > 100);  // CPUs really were held by several jobs
+}
+
 BOOST_AUTO_TEST_SUITE_END()

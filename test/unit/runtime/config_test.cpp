@@ -352,6 +352,10 @@ BOOST_AUTO_TEST_CASE(every_error_names_file_and_line) {
       {"MaxArraySize=0\n", "test.conf:1: ", "expected a number from 1 to 4000001"},
       {"NodeName=n1\nPartitionName=p Nodes=n1 OverSubscribe=SOMETIMES\n",
        "test.conf:2: ", "OverSubscribe"},
+      {"NodeName=n1\nPartitionName=p Nodes=n1 OverSubscribe=YES:0\n",
+       "test.conf:2: ", "YES:N with N from 1 to 1024"},
+      {"NodeName=n1\nPartitionName=p Nodes=n1 OverSubscribe=NO:2\n",
+       "test.conf:2: ", "EXCLUSIVE, NO, YES[:N] or FORCE[:N]"},
       {"SlurmctldHost=\n", "test.conf:1: ", "SlurmctldHost needs a host name"},
       {"SlurmctldHost=ctl(10.0.0.1\n", "test.conf:1: ", "for SlurmctldHost"},
       {"ClusterName=\n", "test.conf:1: ", "ClusterName needs a name"},
@@ -925,6 +929,21 @@ BOOST_AUTO_TEST_CASE(scheduler_priority_and_array_keys_are_read_and_rendered_bac
   BOOST_TEST(again.scheduling.consumable);
   BOOST_TEST(again.partitions[0].job_factor == 7u);
   BOOST_TEST(again.partitions[0].exclusive);
+  auto shares = parse_ok(
+      "NodeName=n[1-3]\nPartitionName=a Nodes=n1 OverSubscribe=YES\n"
+      "PartitionName=b Nodes=n2 Shared=force:2\nPartitionName=c Nodes=n3 OverSubscribe=NO\n");
+  BOOST_TEST(shares.partitions[0].oversubscribe == 4u);  // Slurm's default count
+  BOOST_TEST(!shares.partitions[0].force);
+  BOOST_TEST(shares.partitions[1].oversubscribe == 2u);
+  BOOST_TEST(shares.partitions[1].force);
+  BOOST_TEST(shares.partitions[2].oversubscribe == 1u);
+  BOOST_TEST(over_subscribe_text(shares.partitions[0]) == "YES:4");
+  BOOST_TEST(over_subscribe_text(shares.partitions[1]) == "FORCE:2");
+  BOOST_TEST(over_subscribe_text(shares.partitions[2]) == "NO");
+  auto shares_again = parse_ok(render_body(shares));
+  BOOST_TEST(shares_again.partitions[1].oversubscribe == 2u);
+  BOOST_TEST(shares_again.partitions[1].force);
+  BOOST_TEST(shares_again.partitions[0].oversubscribe == 4u);
   auto builtin = parse_ok("SchedulerType=sched/builtin\nPriorityType=priority/basic\n");
   BOOST_TEST(!builtin.scheduling.backfill);
   BOOST_TEST(!builtin.scheduling.multifactor);
