@@ -133,7 +133,7 @@ void print_burst(const bench::throughput_result& r, unsigned poll_ms, double tar
   std::printf("  (of %zu accepted; %zu not listed)\n", r.accepted,
               r.accepted > seen ? r.accepted - seen : 0);
   std::printf(
-      "            output files: %zu shoal-*.out   watch cost: %zu polls of %zu jobs, "
+      "            output files: %zu shoal-*.out   watch cost: %zu polls of up to %zu active jobs, "
       "every %u ms, median RTT %.2f ms, max %.2f ms\n",
       r.output_files, r.poll_rtt.count, r.jobs_in_view, poll_ms, r.poll_rtt.median_ms,
       r.poll_rtt.max_ms);

@@ -60,9 +60,12 @@ struct poll_view {
   bool ok = false;
 };
 
-poll_view poll_jobs(caf::scoped_actor& self, const caf::actor& ctl, const std::string& dir) {
+/// With `include_finished` false, only pending and running jobs (what `shoal queue` lists): the
+/// watch costs the controller little however many jobs have finished.
+poll_view poll_jobs(caf::scoped_actor& self, const caf::actor& ctl, const std::string& dir,
+                    bool include_finished) {
   poll_view out;
-  self->request(ctl, request_timeout, msg::jobs_atom_v)
+  self->request(ctl, request_timeout, msg::jobs_atom_v, include_finished)
       .receive(
           [&](std::vector<msg::job_info>& all) {
             out.ok = true;
@@ -94,9 +97,9 @@ std::string describe_problem(const msg::job_info& j) {
   return line;
 }
 
-/// Runs `submit` on its own thread, starting the clock just before, and polls the controller
-/// every `access.poll_every` until the submitter is done and every accepted job is finished (or the
-/// deadline).
+/// Runs `submit` on its own thread, starting the clock just before, and polls the controller's
+/// active jobs every `access.poll_every` until the submitter is done and none of the phase's jobs
+/// is pending or running any more (or the deadline); then lists them all once for their states.
 throughput_result run_burst(const cluster_access& access, std::string label, size_t jobs,
                             const std::string& dir, std::chrono::seconds deadline,
                             const std::function<void(submit_progress&)>& submit) {
@@ -107,6 +110,7 @@ throughput_result run_burst(const cluster_access& access, std::string label, siz
   caf::scoped_actor watcher{*access.sys};
   std::vector<double> rtts;
   poll_view last;
+  size_t most_listed = 0;
   auto start = clock_type::now();
   std::thread submitter{[&] {
     submit(progress);
@@ -120,25 +124,32 @@ throughput_result run_burst(const cluster_access& access, std::string label, siz
     std::this_thread::sleep_until(next_poll);
     bool submissions_over = progress.done.load();
     auto sent = clock_type::now();
-    auto view = poll_jobs(watcher, access.controller, dir);
+    auto view = poll_jobs(watcher, access.controller, dir, false);
     auto received = clock_type::now();
     if (!view.ok) {
       if (received > give_up) break;  // all_finished stays false
       continue;
     }
     rtts.push_back(std::chrono::duration<double, std::milli>(received - sent).count());
-    last = std::move(view);
-    size_t finished = 0;
-    for (auto& j : last.jobs) finished += msg::is_finished(j.state) ? 1 : 0;
-    // Every job of the phase counts, also one whose submitter failed after the controller had
-    // accepted it.
-    if (submissions_over && finished == last.jobs.size() && finished >= progress.accepted.load()) {
-      out.all_finished = true;
-      out.end_to_end_s = seconds_between(start, received);
-      break;
+    most_listed = std::max(most_listed, view.listed);
+    bool active = !view.jobs.empty();
+    if (submissions_over && !active) {
+      // Every job of the phase counts, also one whose submitter failed after the controller
+      // had accepted it.
+      auto all = poll_jobs(watcher, access.controller, dir, true);
+      size_t finished = 0;
+      for (auto& j : all.jobs) finished += msg::is_finished(j.state) ? 1 : 0;
+      if (all.ok) last = std::move(all);
+      if (all.ok && finished == last.jobs.size() && finished >= progress.accepted.load()) {
+        out.all_finished = true;
+        out.end_to_end_s = seconds_between(start, received);
+        break;
+      }
     }
     if (received > give_up) {
       out.end_to_end_s = seconds_between(start, received);
+      if (auto all = poll_jobs(watcher, access.controller, dir, true); all.ok)
+        last = std::move(all);
       break;
     }
   }
@@ -154,7 +165,7 @@ throughput_result run_burst(const cluster_access& access, std::string label, siz
   }
   out.output_files = count_output_files(dir);
   out.poll_rtt = summarize(std::move(rtts));
-  out.jobs_in_view = last.listed;
+  out.jobs_in_view = most_listed;
   return out;
 }
 

@@ -37,8 +37,8 @@ struct throughput_result {
   std::vector<std::string> problems;         ///< jobs that did not end COMPLETED (first 10)
   size_t output_files = 0;                   ///< shoal-*.out files the jobs left in the dir
   summary submit_latency;   ///< per `shoal batch` process (CLI burst only; zero for the API)
-  summary poll_rtt;         ///< round trip of each (jobs_atom) poll
-  size_t jobs_in_view = 0;  ///< jobs the controller listed at the last poll
+  summary poll_rtt;         ///< round trip of each poll of the active jobs
+  size_t jobs_in_view = 0;  ///< the most active jobs one poll listed
 };
 
 /// Submits `jobs` copies of `#!/bin/sh\ntrue` with the real CLI (`shoal batch job.sh`), from
