@@ -18,7 +18,11 @@ availability_profile::availability_profile(const std::vector<node_capacity>& nod
     cap_cpus_[i] = nodes[i].usable ? nodes[i].cpus * units_per_cpu_ : 0;
     cap_memory_[i] = nodes[i].usable ? nodes[i].memory_mb : 0;
   }
-  slot_data first{now, cap_cpus_, cap_memory_, {}, {}};
+  slot_data first{now, cap_cpus_, cap_memory_, {}, {}, 0, 0};
+  for (size_t i = 0; i < n; ++i) {
+    first.free_units += cap_cpus_[i];
+    if (cap_cpus_[i] > 0) ++first.idle_nodes;
+  }
   if (sharing_) {
     first.shared.assign(n, 0);
     first.sole.assign(n, 0);
@@ -46,6 +50,9 @@ void availability_profile::apply(slot_data& s, const allocation& alloc, bool giv
     auto n = share.node;
     if (n >= s.cpus.size()) continue;
     uint32_t units = units_of(share, units_per_cpu_);
+    bool was_idle =
+        cap_cpus_[n] > 0 && s.cpus[n] == cap_cpus_[n] && s.memory_mb[n] == cap_memory_[n];
+    s.free_units -= s.cpus[n];
     if (give) {
       s.cpus[n] = std::min(cap_cpus_[n], s.cpus[n] + units);
       s.memory_mb[n] = std::min(cap_memory_[n], s.memory_mb[n] + share.memory_mb);
@@ -53,6 +60,10 @@ void availability_profile::apply(slot_data& s, const allocation& alloc, bool giv
       s.cpus[n] -= std::min(s.cpus[n], units);
       s.memory_mb[n] -= std::min(s.memory_mb[n], share.memory_mb);
     }
+    s.free_units += s.cpus[n];
+    bool is_idle =
+        cap_cpus_[n] > 0 && s.cpus[n] == cap_cpus_[n] && s.memory_mb[n] == cap_memory_[n];
+    if (was_idle != is_idle) is_idle ? ++s.idle_nodes : --s.idle_nodes;
     if (!sharing_) continue;
     auto& held = share.shared_by > 1 ? s.shared[n] : s.sole[n];
     held = give ? held - std::min(held, units) : held + units;
@@ -63,7 +74,8 @@ bool availability_profile::build_next() {
   int64_t t = next_change();
   if (t >= forever) return false;
   const auto& last = slots_.back();
-  slot_data s{t, last.cpus, last.memory_mb, last.shared, last.sole};
+  slot_data s{t,         last.cpus,       last.memory_mb, last.shared,
+              last.sole, last.free_units, last.idle_nodes};
   for (; next_release_ < releases_.size() && releases_[next_release_].first == t; ++next_release_)
     apply(s, *releases_[next_release_].second, true);
   size_t k = 0;
@@ -99,14 +111,30 @@ size_t availability_profile::split_at(int64_t t) {
   size_t i = slot_of(t);
   if (slots_[i].start == t) return i;
   const auto& from = slots_[i];
-  slot_data copy{t, from.cpus, from.memory_mb, from.shared, from.sole};
+  slot_data copy{t,         from.cpus,       from.memory_mb, from.shared,
+                 from.sole, from.free_units, from.idle_nodes};
   slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(i + 1), std::move(copy));
+  for (auto& d : dips_)
+    if (d.slot > i) ++d.slot;
   return i + 1;
 }
 
 bool availability_profile::dips_within(size_t i, int64_t to) const {
-  auto it = std::upper_bound(dips_.begin(), dips_.end(), slots_[i].start);
-  return it != dips_.end() && *it < to;
+  auto it = std::upper_bound(dips_.begin(), dips_.end(), slots_[i].start,
+                             [](int64_t t, const dip& d) { return t < d.at; });
+  return it != dips_.end() && it->at < to;
+}
+
+availability_profile::bounds availability_profile::window_bounds(size_t i, int64_t to) const {
+  bounds out{slots_[i].free_units, slots_[i].idle_nodes};
+  for (auto it = std::upper_bound(dips_.begin(), dips_.end(), slots_[i].start,
+                                  [](int64_t t, const dip&d) { return t < d.at; });
+       it != dips_.end() && it->at < to; ++it) {
+    const auto& d = slots_[it->slot];
+    out.free_units = std::min(out.free_units, d.free_units);
+    out.idle_nodes = std::min(out.idle_nodes, d.idle_nodes);
+  }
+  return out;
 }
 
 free_view availability_profile::window_min(size_t i, int64_t to, const std::vector<size_t>& nodes,
@@ -124,15 +152,17 @@ free_view availability_profile::window_min(size_t i, int64_t to, const std::vect
       out.sole[n] = base.sole[n];
     }
   }
-  for (auto it = std::upper_bound(dips_.begin(), dips_.end(), base.start);
-       it != dips_.end() && *it < to; ++it) {
-    const auto& d = slots_[slot_of(*it)];
-    for (auto n : nodes) {
+  // Between dips resources only come back, so a node has its least free at the start or at a
+  // dip whose reservations hold it. (Entries of nodes outside `nodes` may be touched too; no
+  // one reads them.)
+  for (auto it = std::upper_bound(dips_.begin(), dips_.end(), base.start,
+                                  [](int64_t t, const dip&d) { return t < d.at; });
+       it != dips_.end() && it->at < to; ++it) {
+    const auto& d = slots_[it->slot];
+    for (auto n : it->nodes) {
       out.cpus[n] = std::min(out.cpus[n], d.cpus[n]);
       out.memory_mb[n] = std::min(out.memory_mb[n], d.memory_mb[n]);
-    }
-    if (!sharing_) continue;
-    for (auto n : nodes) {
+      if (!sharing_) continue;
       out.shared[n] = std::max(out.shared[n], d.shared[n]);
       out.sole[n] = std::max(out.sole[n], d.sole[n]);
     }
@@ -157,8 +187,10 @@ void availability_profile::consume(int64_t from, int64_t to, const allocation& a
   }
   for (size_t i = first; i < last; ++i) apply(slots_[i], alloc, false);
   if (reservation) {
-    auto it = std::lower_bound(dips_.begin(), dips_.end(), from);
-    if (it == dips_.end() || *it != from) dips_.insert(it, from);
+    auto it = std::lower_bound(dips_.begin(), dips_.end(), from,
+                               [](const dip& d, int64_t t) { return d.at < t; });
+    if (it == dips_.end() || it->at != from) it = dips_.insert(it, dip{from, first, {}});
+    for (const auto& share : alloc) it->nodes.push_back(share.node);
   }
 }
 

@@ -60,6 +60,14 @@ class availability_profile {
   uint32_t units_per_cpu() const { return units_per_cpu_; }
   /// Whether some reservation begins in (slot_start(i), to).
   bool dips_within(size_t i, int64_t to) const;
+  /// Upper bounds of the CPU units free and of the idle nodes, cluster-wide, over all of
+  /// [slot_start(i), to): a job needing more cannot fit there, so a search for its start can
+  /// skip the slot without looking at any node. O(dips in the window).
+  struct bounds {
+    uint64_t free_units;
+    uint32_t idle_nodes;
+  };
+  bounds window_bounds(size_t i, int64_t to) const;
   /// Scratch vectors (indexed by node) that window_min fills.
   struct window {
     std::vector<uint32_t> cpus;
@@ -87,6 +95,8 @@ class availability_profile {
     std::vector<uint64_t> memory_mb;
     std::vector<uint32_t> shared;  ///< with sharing_: units held by sharing jobs
     std::vector<uint32_t> sole;    ///< with sharing_: units held by the others
+    uint64_t free_units = 0;       ///< the sum of `cpus`
+    uint32_t idle_nodes = 0;       ///< usable nodes with all their CPUs and memory free
   };
 
   /// Takes `alloc` out of slot `s` (give = false) or gives it back.
@@ -109,7 +119,14 @@ class availability_profile {
   size_t next_release_ = 0;
   /// Releases of consumptions that end beyond the built slots, by time.
   std::vector<std::pair<int64_t, allocation>> later_releases_;
-  std::vector<int64_t> dips_;  ///< reservation starts, ascending
+  /// Reservation starts, ascending, and the nodes the reservations starting there hold: only
+  /// those can have less free at a dip than before it, so window_min visits only them.
+  struct dip {
+    int64_t at;
+    size_t slot;  ///< the slot starting at `at` (kept current as slots are inserted)
+    std::vector<size_t> nodes;
+  };
+  std::vector<dip> dips_;
   int64_t now_;
   int64_t resolution_;
   uint32_t units_per_cpu_;

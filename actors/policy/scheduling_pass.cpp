@@ -298,10 +298,18 @@ class pass {
   std::optional<planned_start> earliest_start(const resource_request& req,
                                               const std::vector<size_t>& members, int64_t limit) {
     int64_t horizon = config_.window > 0 ? later(now_, config_.window) : forever;
+    uint32_t sb = std::max<uint32_t>(1, req.shared_by);
+    bool needs_idle =
+        (config_.placement.select != select_type::cons_tres || req.exclusive) && sb == 1;
+    uint64_t need_units = units_for(req.total_cpus(), sb);
+    size_t want_nodes = std::max<size_t>(req.min_nodes, req.required.size());
     for (size_t i = 0; profile_.has_slot(i); ++i) {
       int64_t t = profile_.slot_start(i);
       if (t > horizon) break;
       int64_t end = later(t, limit);
+      // Not enough free in the whole cluster: no need to look at the nodes.
+      auto most = profile_.window_bounds(i, end);
+      if (most.free_units < need_units || (needs_idle && most.idle_nodes < want_nodes)) continue;
       auto free = profile_.dips_within(i, end) ? profile_.window_min(i, end, members, scratch_)
                                                : profile_.slot(i);
       auto alloc = place(req, members, nodes_, free, config_.placement);

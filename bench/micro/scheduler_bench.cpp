@@ -1,5 +1,6 @@
 // Scheduling cycle (pure pass) figures: one shoal::policy::schedule call over a large pending
-// queue and a busy cluster, EASY backfill on. Each repetition is one cycle (Iterations(1)), so
+// queue and a busy cluster, backfill on (EASY; conservative and OverSubscribe=FORCE:4 as
+// variants). Each repetition is one cycle (Iterations(1)), so
 // the median and p99 below are per-cycle figures. See docs/benchmarks.md.
 
 #include <benchmark/benchmark.h>
@@ -30,8 +31,10 @@ struct workload {
 /// 1,000 nodes of 32 CPUs in two overlapping partitions; running jobs fill `fill` percent of the
 /// nodes (97: a busy cluster; 50: a cluster draining, where hundreds of jobs start in one cycle)
 /// and end over the next day; pending jobs are mostly small (1-4 nodes), some large
-/// (up to 64 nodes), limits from 10 minutes to a day, priorities spread.
-workload make_workload(size_t pending, bool shared, size_t fill, uint32_t seed = 42) {
+/// (up to 64 nodes), limits from 10 minutes to a day, priorities spread. With `oversubscribe`
+/// N > 1, both partitions are OverSubscribe=FORCE:N and the running jobs share too.
+workload make_workload(size_t pending, bool shared, size_t fill, uint32_t oversubscribe = 1,
+                       uint32_t seed = 42) {
   std::mt19937 rng(seed);
   workload w;
   w.nodes.assign(node_count, node_capacity{cpus_per_node, memory_per_node, true});
@@ -43,6 +46,10 @@ workload make_workload(size_t pending, bool shared, size_t fill, uint32_t seed =
   }
   debug.max_time = 3600;
   debug.priority_tier = 1;
+  for (auto* p : {&batch, &debug}) {
+    p->oversubscribe = oversubscribe;
+    p->force = oversubscribe > 1;
+  }
   w.partitions = {batch, debug};
   auto limit = [&] { return int64_t(600 + rng() % (24 * 3600)); };
   // Running: whole-node jobs of 1-8 nodes (or shared jobs of 1-32 CPUs) up to ~97% full.
@@ -59,7 +66,7 @@ workload make_workload(size_t pending, bool shared, size_t fill, uint32_t seed =
         running_job s;
         s.id = id++;
         s.end = 1 + int64_t(rng() % (24 * 3600));
-        s.alloc.push_back({next, cpus, cpus * 2048ull, cpus});
+        s.alloc.push_back({next, cpus, cpus * 2048ull, cpus, oversubscribe});
         w.running.push_back(std::move(s));
         left -= cpus;
       }
@@ -68,7 +75,8 @@ workload make_workload(size_t pending, bool shared, size_t fill, uint32_t seed =
     }
     size_t n = std::min<size_t>(1 + rng() % 8, node_count - next);
     for (size_t k = 0; k < n; ++k)
-      r.alloc.push_back({next + k, cpus_per_node, memory_per_node, cpus_per_node});
+      r.alloc.push_back(
+          {next + k, cpus_per_node, memory_per_node / oversubscribe, cpus_per_node, oversubscribe});
     next += n;
     w.running.push_back(std::move(r));
   }
@@ -95,14 +103,14 @@ double percentile(std::vector<double> v, double q) {
 }
 
 /// Args: pending jobs, bf_max_job_test (0 = no bound), 1 = cons_tres (shared) else linear,
-/// percent of nodes busy.
+/// percent of nodes busy, 1 = conservative else EASY, OverSubscribe=FORCE:N (1 = NO).
 void backfill_cycle(benchmark::State& state) {
   auto pending = size_t(state.range(0));
   bool shared = state.range(2) == 1;
-  auto w = make_workload(pending, shared, size_t(state.range(3)));
+  auto w = make_workload(pending, shared, size_t(state.range(3)), uint32_t(state.range(5)));
   pass_config config;
   config.backfill = true;
-  config.mode = backfill_mode::easy;
+  config.mode = state.range(4) == 1 ? backfill_mode::conservative : backfill_mode::easy;
   config.max_job_test = size_t(state.range(1));
   config.placement.select = shared ? select_type::cons_tres : select_type::linear;
   pass_result last;
@@ -117,21 +125,26 @@ void backfill_cycle(benchmark::State& state) {
   state.counters["nproc"] = double(std::thread::hardware_concurrency());
 }
 
+void register_cycle(int64_t pending, int64_t bound, int64_t shared, int64_t fill,
+                    int64_t conservative, int64_t oversubscribe) {
+  benchmark::RegisterBenchmark("backfill_cycle", backfill_cycle)
+      ->Args({pending, bound, shared, fill, conservative, oversubscribe})
+      ->ArgNames({"pending", "max_job_test", "cons_tres", "busy_pct", "conservative", "force"})
+      ->Unit(benchmark::kMillisecond)
+      ->Iterations(1)
+      ->Repetitions(pending == 10'000 ? 30 : 10)
+      ->ComputeStatistics("p99", [](const std::vector<double>& v) { return percentile(v, 0.99); });
+}
+
 void register_cycles() {
   for (int64_t pending : {10'000, 100'000}) {
-    for (int64_t fill : {97, 50}) {
-      for (int64_t shared : {0, 1}) {
-        for (int64_t bound : {500, 0}) {
-          benchmark::RegisterBenchmark("backfill_cycle", backfill_cycle)
-              ->Args({pending, bound, shared, fill})
-              ->ArgNames({"pending", "max_job_test", "cons_tres", "busy_pct"})
-              ->Unit(benchmark::kMillisecond)
-              ->Iterations(1)
-              ->Repetitions(pending == 10'000 ? 30 : 10)
-              ->ComputeStatistics("p99",
-                                  [](const std::vector<double>& v) { return percentile(v, 0.99); });
-        }
-      }
+    for (int64_t fill : {97, 50})
+      for (int64_t shared : {0, 1})
+        for (int64_t bound : {500, 0}) register_cycle(pending, bound, shared, fill, 0, 1);
+    // The variants, on the busy cluster with Slurm's default test bound.
+    for (int64_t shared : {0, 1}) {
+      register_cycle(pending, 500, shared, 97, 1, 1);  // conservative backfill
+      register_cycle(pending, 500, shared, 97, 0, 4);  // OverSubscribe=FORCE:4
     }
   }
 }
