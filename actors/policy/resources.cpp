@@ -134,13 +134,26 @@ std::optional<allocation> place_shared(const resource_request& req,
   size_t need_nodes = std::max<size_t>(req.min_nodes, chosen.size());
   size_t limit = req.max_nodes > 0 ? std::max<size_t>(req.max_nodes, chosen.size()) : SIZE_MAX;
   if (chosen.size() < need_nodes || capacity < tasks) {
-    // Candidates in weight order (stable: config order among equals).
+    // Candidates in weight order (stable: config order among equals). Without weights the
+    // order is the members' own, so nodes are looked at only until the job fits.
     std::vector<std::pair<size_t, uint32_t>> cands;
-    for (auto n : members) {
-      if (listed(req.excluded, n) || listed(req.required, n)) continue;
-      auto k = room(n);
-      if (k > 0) cands.push_back({n, k});
-    }
+    size_t looked = 0;
+    auto look = [&](bool until_it_fits) {
+      size_t count = chosen.size() + cands.size();
+      uint64_t cap = capacity;
+      for (const auto& c : cands) cap += c.second;
+      for (; looked < members.size(); ++looked) {
+        if (until_it_fits && ((count >= need_nodes && cap >= tasks) || count >= limit)) break;
+        auto n = members[looked];
+        if (listed(req.excluded, n) || listed(req.required, n)) continue;
+        auto k = room(n);
+        if (k == 0) continue;
+        cands.push_back({n, k});
+        ++count;
+        cap += k;
+      }
+    };
+    look(options.weights.empty());
     if (!options.weights.empty())
       std::stable_sort(cands.begin(), cands.end(), [&](auto& a, auto& b) {
         return options.weights[a.first] < options.weights[b.first];
@@ -160,6 +173,7 @@ std::optional<allocation> place_shared(const resource_request& req,
     auto picked = take(cands);
     if (!picked && req.max_nodes > 0) {
       // Too many small pieces: retry with the roomiest nodes first.
+      look(false);
       std::stable_sort(cands.begin(), cands.end(),
                        [](auto& a, auto& b) { return a.second > b.second; });
       picked = take(cands);

@@ -1,6 +1,7 @@
 #include "actors/policy/scheduling_pass.hpp"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <utility>
 
@@ -31,6 +32,15 @@ struct job_shape {
 };
 
 constexpr size_t max_failed_shapes = 32;
+
+/// Equal weights order nodes as no weights do; without them, place() looks at nodes only until
+/// a job fits instead of ranking them all.
+placement_options without_uniform_weights(placement_options options) {
+  const auto& w = options.weights;
+  if (std::adjacent_find(w.begin(), w.end(), std::not_equal_to<>{}) == w.end())
+    options.weights = {};
+  return options;
+}
 
 uint32_t gcd(uint32_t a, uint32_t b) {
   while (b != 0) a = std::exchange(b, a % b);
@@ -75,6 +85,7 @@ class pass {
         now_(now),
         config_(config),
         units_(units_per_cpu_for(partitions, nodes)),
+        placement_(without_uniform_weights(config.placement)),
         profile_(nodes, running, now, config.backfill ? config.resolution : 1, units_, units_ > 1),
         scratch_{std::vector<uint32_t>(nodes.size()), std::vector<uint64_t>(nodes.size()), {}, {}},
         state_(partitions.size()),
@@ -286,7 +297,7 @@ class pass {
     int64_t end = later(now_, limit);
     auto free = profile_.dips_within(0, end) ? profile_.window_min(0, end, members, scratch_)
                                              : profile_.slot(0);
-    auto alloc = place(req, members, nodes_, free, config_.placement);
+    auto alloc = place(req, members, nodes_, free, placement_);
     if (!alloc && plain) {
       if (ps.failed.size() >= max_failed_shapes) ps.failed.erase(ps.failed.begin());
       ps.failed.push_back(shape);
@@ -312,7 +323,7 @@ class pass {
       if (most.free_units < need_units || (needs_idle && most.idle_nodes < want_nodes)) continue;
       auto free = profile_.dips_within(i, end) ? profile_.window_min(i, end, members, scratch_)
                                                : profile_.slot(i);
-      auto alloc = place(req, members, nodes_, free, config_.placement);
+      auto alloc = place(req, members, nodes_, free, placement_);
       if (alloc) return planned_start{0, t, std::move(*alloc)};
     }
     return std::nullopt;
@@ -370,6 +381,7 @@ class pass {
   int64_t now_;
   const pass_config& config_;
   uint32_t units_;  ///< CPU units per CPU (free_view)
+  placement_options placement_;
   availability_profile profile_;
   availability_profile::window scratch_;
   std::vector<partition_state> state_;
