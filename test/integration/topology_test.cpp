@@ -286,4 +286,20 @@ BOOST_AUTO_TEST_CASE(map_draws_the_node_line_and_a_geometry_is_refused) {
   run_cli({"cancel", std::to_string(id)});
 }
 
+BOOST_AUTO_TEST_CASE(map_holds_each_array_task_under_its_own_id) {
+  auto array = submit_script("a.sh", "#!/bin/sh\nsleep 60\n", {"--array=1-2"});
+  BOOST_REQUIRE(array != 0);
+  // Task ids follow the array id (array id + 1 + ordinal).
+  BOOST_REQUIRE(wait_job_state(array + 1, "RUNNING"));
+  BOOST_REQUIRE(wait_job_state(array + 2, "RUNNING"));
+  auto r = run_cli({"map", "--json"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  auto doc = parse_json(r.out);
+  std::vector<uint64_t> ids;
+  for (auto& j : doc["jobs"]) ids.push_back(j.value("job_id", uint64_t{0}));
+  std::sort(ids.begin(), ids.end());
+  BOOST_CHECK((ids == std::vector<uint64_t>{array + 1, array + 2}));
+  run_cli({"cancel", std::to_string(array)});
+}
+
 BOOST_AUTO_TEST_SUITE_END()
