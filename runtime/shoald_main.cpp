@@ -185,12 +185,14 @@ int main(int argc, char** argv) {
     daemons.push_back(shoal::actors::spawn_node_daemon(sys, std::move(setup)));
   }
   // One node: its daemon is the main actor. A front end: a supervisor linked to every node
-  // daemon, so one refused registration ends the process and a shutdown ends them all.
-  auto daemon =
-      daemons.size() == 1 ? daemons.front() : sys.spawn([daemons](caf::event_based_actor* self) {
-        for (auto& d : daemons) self->link_to(d);
-        return caf::behavior{[](caf::ok_atom) {}};
-      });
+  // daemon, so one refused registration ends the process and a shutdown ends them all. (The
+  // daemons go in as a spawn argument, not a capture: CAF 0.17 dereferences a null argument
+  // tuple for actors spawned without arguments, which UBSan rightly reports.)
+  auto supervise = [](caf::event_based_actor* self, const std::vector<caf::actor>& linked) {
+    for (auto& d : linked) self->link_to(d);
+    return caf::behavior{[](caf::ok_atom) {}};
+  };
+  auto daemon = daemons.size() == 1 ? daemons.front() : sys.spawn(supervise, daemons);
   int code = shoal::runtime::run_until_shutdown(sys, daemon);
   shoal::actors::log().info("shoald stopped node={} code={}", log_name, code);
   spdlog::shutdown();
