@@ -656,9 +656,9 @@ caf::error parser::apply_partition_key(partition_template& rec, const cs::pair& 
   } else if (k == "oversubscribe" || k == "shared") {
     auto colon = p.value.find(':');
     auto mode = cs::to_upper(p.value.substr(0, colon));
-    bool counted = mode == "YES" || mode == "FORCE";
-    if ((mode != "EXCLUSIVE" && mode != "NO" && !counted) ||
-        (colon != std::string::npos && !counted))
+    bool counted = mode == "YES" || mode == "FORCE";  // the modes that take ":N"
+    bool known = counted || mode == "EXCLUSIVE" || mode == "NO";
+    if (!known || (colon != std::string::npos && !counted))
       return bad_value(at, p, "OverSubscribe", "EXCLUSIVE, NO, YES[:N] or FORCE[:N]");
     part.exclusive = mode == "EXCLUSIVE";
     part.force = mode == "FORCE";

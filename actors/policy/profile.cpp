@@ -119,17 +119,20 @@ size_t availability_profile::split_at(int64_t t) {
   return i + 1;
 }
 
+std::vector<availability_profile::dip>::const_iterator availability_profile::first_dip_after(
+    int64_t t) const {
+  return std::upper_bound(dips_.begin(), dips_.end(), t,
+                          [](int64_t v, const dip& d) { return v < d.at; });
+}
+
 bool availability_profile::dips_within(size_t i, int64_t to) const {
-  auto it = std::upper_bound(dips_.begin(), dips_.end(), slots_[i].start,
-                             [](int64_t t, const dip& d) { return t < d.at; });
+  auto it = first_dip_after(slots_[i].start);
   return it != dips_.end() && it->at < to;
 }
 
 availability_profile::bounds availability_profile::window_bounds(size_t i, int64_t to) const {
   bounds out{slots_[i].free_units, slots_[i].idle_nodes};
-  for (auto it = std::upper_bound(dips_.begin(), dips_.end(), slots_[i].start,
-                                  [](int64_t t, const dip&d) { return t < d.at; });
-       it != dips_.end() && it->at < to; ++it) {
+  for (auto it = first_dip_after(slots_[i].start); it != dips_.end() && it->at < to; ++it) {
     const auto& d = slots_[it->slot];
     out.free_units = std::min(out.free_units, d.free_units);
     out.idle_nodes = std::min(out.idle_nodes, d.idle_nodes);
@@ -155,9 +158,7 @@ free_view availability_profile::window_min(size_t i, int64_t to, const std::vect
   // Between dips resources only come back, so a node has its least free at the start or at a
   // dip whose reservations hold it. (Entries of nodes outside `nodes` may be touched too; no
   // one reads them.)
-  for (auto it = std::upper_bound(dips_.begin(), dips_.end(), base.start,
-                                  [](int64_t t, const dip&d) { return t < d.at; });
-       it != dips_.end() && it->at < to; ++it) {
+  for (auto it = first_dip_after(base.start); it != dips_.end() && it->at < to; ++it) {
     const auto& d = slots_[it->slot];
     for (auto n : it->nodes) {
       out.cpus[n] = std::min(out.cpus[n], d.cpus[n]);

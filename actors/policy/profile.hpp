@@ -127,6 +127,8 @@ class availability_profile {
     std::vector<size_t> nodes;
   };
   std::vector<dip> dips_;
+  /// The first dip after time `t`.
+  std::vector<dip>::const_iterator first_dip_after(int64_t t) const;
   int64_t now_;
   int64_t resolution_;
   uint32_t units_per_cpu_;

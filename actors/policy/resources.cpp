@@ -29,12 +29,12 @@ std::optional<allocation> place_whole(const resource_request& req,
   };
   // OverSubscribe: a sharing job takes 1/shared_by of each node's CPUs and memory, on nodes
   // that hold only sharing jobs; any other job needs idle nodes.
-  const uint32_t sb = std::max<uint32_t>(1, req.shared_by);
+  const uint32_t sb = share_count(req);
   auto free_enough = [&](size_t n) {
     const auto& cap = nodes[n];
     if (sb == 1) return idle(cap, free, n);
     return kind_allows(free, n, true) &&
-           free.cpus[n] >= units_of({n, cap.cpus, 0, 0, sb}, free.units_per_cpu) &&
+           free.cpus[n] >= cpu_units(cap.cpus, sb, free.units_per_cpu) &&
            free.memory_mb[n] >= cap.memory_mb / sb;
   };
   auto fits = [&](size_t n) {
@@ -107,8 +107,8 @@ std::optional<allocation> place_shared(const resource_request& req,
   const uint32_t cpt = std::max<uint32_t>(1, req.cpus_per_task);
   // OverSubscribe: a sharing job takes 1/shared_by of each of its CPUs, on nodes that hold only
   // sharing jobs, and never holds one CPU twice.
-  const uint32_t sb = std::max<uint32_t>(1, req.shared_by);
-  const uint32_t task_units = units_of({0, cpt, 0, 0, sb}, free.units_per_cpu);
+  const uint32_t sb = share_count(req);
+  const auto task_units = static_cast<uint32_t>(cpu_units(cpt, sb, free.units_per_cpu));
   // How many tasks node n can take now.
   auto room = [&](size_t n) -> uint32_t {
     if (!nodes[n].usable || !kind_allows(free, n, sb > 1)) return 0;
@@ -199,7 +199,7 @@ std::optional<allocation> place_shared(const resource_request& req,
 std::optional<allocation> place(const resource_request& req, const std::vector<size_t>& members,
                                 const std::vector<node_capacity>& nodes, free_view free,
                                 const placement_options& options) {
-  if (options.select != select_type::cons_tres || req.exclusive)
+  if (takes_whole_nodes(req, options.select))
     return place_whole(req, members, nodes, free, options);
   return place_shared(req, members, nodes, free, options);
 }

@@ -80,11 +80,26 @@ struct free_view {
   const std::vector<uint32_t>* sole_units = nullptr;
 };
 
-/// The CPU units a share takes out of its node (see free_view).
+/// The CPU units (see free_view) that `cpus` CPUs held together with up to `shared_by` jobs
+/// take, rounded up.
+inline uint64_t cpu_units(uint64_t cpus, uint32_t shared_by, uint32_t units_per_cpu) {
+  uint32_t by = std::max<uint32_t>(1, shared_by);
+  return (cpus * units_per_cpu + by - 1) / by;
+}
+
+/// The CPU units a share takes out of its node.
 inline uint32_t units_of(const node_share& share, uint32_t units_per_cpu) {
-  uint64_t total = uint64_t{share.cpus} * units_per_cpu;
-  uint32_t by = std::max<uint32_t>(1, share.shared_by);
-  return static_cast<uint32_t>((total + by - 1) / by);
+  return static_cast<uint32_t>(cpu_units(share.cpus, share.shared_by, units_per_cpu));
+}
+
+/// How many jobs may hold each of the request's CPUs at once, itself included (1: none else).
+inline uint32_t share_count(const resource_request& req) {
+  return std::max<uint32_t>(1, req.shared_by);
+}
+
+/// Whether `req` takes whole nodes under `select` (a whole-node SelectType, or --exclusive).
+inline bool takes_whole_nodes(const resource_request& req, select_type select) {
+  return select != select_type::cons_tres || req.exclusive;
 }
 
 /// Picks `count` nodes for `req` among `available` (positions in `members`, node indices); the

@@ -125,10 +125,9 @@ class pass {
       bool known_part = j.partition < partitions_.size();
       bool exclusive_part = known_part && partitions_[j.partition].exclusive;
       uint32_t sb = known_part ? shared_by(partitions_[j.partition], r.sharing) : 1;
-      bool whole =
-          config_.placement.select != select_type::cons_tres || r.exclusive || exclusive_part;
-      order.push_back({j.priority, j.id, j.time_limit, units_for(r.total_cpus(), sb), i, tier(j),
-                       uint32_t(std::min<size_t>(j.partition, UINT32_MAX)), r.min_nodes,
+      bool whole = takes_whole_nodes(r, config_.placement.select) || exclusive_part;
+      order.push_back({j.priority, j.id, j.time_limit, cpu_units(r.total_cpus(), sb, units_), i,
+                       tier(j), uint32_t(std::min<size_t>(j.partition, UINT32_MAX)), r.min_nodes,
                        r.required.empty() && r.excluded.empty() && j.task_count > 0,
                        whole && sb == 1});
     }
@@ -166,11 +165,6 @@ class pass {
   }
 
  private:
-  /// CPU units a job of `cpus` CPUs shared by `sb` jobs needs at least.
-  uint64_t units_for(uint64_t cpus, uint32_t sb) const {
-    return (cpus * units_ + sb - 1) / std::max<uint32_t>(1, sb);
-  }
-
   uint32_t tier(const pending_job& j) const {
     return j.partition < partitions_.size() ? partitions_[j.partition].priority_tier : 0;
   }
@@ -248,20 +242,20 @@ class pass {
 
   bool required_free(const resource_request& req) const {
     auto free = profile_.slot(0);
-    bool whole = req.exclusive || config_.placement.select != select_type::cons_tres;
-    uint32_t sb = std::max<uint32_t>(1, req.shared_by);
+    bool whole = takes_whole_nodes(req, config_.placement.select);
+    uint32_t sb = share_count(req);
     for (auto r : req.required) {
       uint32_t cpus = whole ? nodes_[r].cpus : req.cpus_per_task;
-      if (whole && sb == 1 ? !idle(nodes_[r], free, r)
-                           : free.cpus[r] < units_of({r, cpus, 0, 0, sb}, units_) ||
-                                 !kind_allows(free, r, sb > 1))
+      if (whole && sb == 1
+              ? !idle(nodes_[r], free, r)
+              : free.cpus[r] < cpu_units(cpus, sb, units_) || !kind_allows(free, r, sb > 1))
         return false;
     }
     return true;
   }
 
   job_shape shape_of(const resource_request& req, int64_t limit) const {
-    bool whole = config_.placement.select != select_type::cons_tres || req.exclusive;
+    bool whole = takes_whole_nodes(req, config_.placement.select);
     return {req.min_nodes,
             req.max_nodes,
             req.total_cpus(),
@@ -269,7 +263,7 @@ class pass {
             req.mem_per_node_mb,
             req.mem_per_cpu_mb,
             whole,
-            std::max<uint32_t>(1, req.shared_by),
+            share_count(req),
             limit};
   }
 
@@ -277,10 +271,10 @@ class pass {
   std::optional<allocation> try_now(const resource_request& req, size_t p, int64_t limit,
                                     bool& counted) {
     auto& ps = state_[p];
-    bool whole = config_.placement.select != select_type::cons_tres || req.exclusive;
-    uint32_t sb = std::max<uint32_t>(1, req.shared_by);
+    bool whole = takes_whole_nodes(req, config_.placement.select);
+    uint32_t sb = share_count(req);
     size_t want_nodes = std::max<size_t>(req.min_nodes, req.required.size());
-    if (ps.free_units < units_for(req.total_cpus(), sb)) return std::nullopt;
+    if (ps.free_units < cpu_units(req.total_cpus(), sb, units_)) return std::nullopt;
     if (whole && sb == 1 && ps.idle_nodes < want_nodes) return std::nullopt;
     bool plain = req.required.empty() && req.excluded.empty();
     auto shape = shape_of(req, limit);
@@ -309,10 +303,9 @@ class pass {
   std::optional<planned_start> earliest_start(const resource_request& req,
                                               const std::vector<size_t>& members, int64_t limit) {
     int64_t horizon = config_.window > 0 ? later(now_, config_.window) : forever;
-    uint32_t sb = std::max<uint32_t>(1, req.shared_by);
-    bool needs_idle =
-        (config_.placement.select != select_type::cons_tres || req.exclusive) && sb == 1;
-    uint64_t need_units = units_for(req.total_cpus(), sb);
+    uint32_t sb = share_count(req);
+    bool needs_idle = takes_whole_nodes(req, config_.placement.select) && sb == 1;
+    uint64_t need_units = cpu_units(req.total_cpus(), sb, units_);
     size_t want_nodes = std::max<size_t>(req.min_nodes, req.required.size());
     for (size_t i = 0; profile_.has_slot(i); ++i) {
       int64_t t = profile_.slot_start(i);
