@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "messages/states.hpp"
-#include "runtime/metrics/registry.hpp"
+#include "metrics/registry.hpp"
 
 namespace shoal::actors {
 

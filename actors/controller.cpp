@@ -12,18 +12,19 @@
 #include "actors/cluster_meters.hpp"
 #include "actors/job.hpp"
 #include "actors/job_ref.hpp"
-#include "actors/log.hpp"
+#include "actors/clock.hpp"
+#include "config/log.hpp"
 #include "actors/metering.hpp"
 #include "actors/node.hpp"
 #include "actors/partition.hpp"
-#include "actors/policy/array_spec.hpp"
-#include "actors/policy/dependency.hpp"
+#include "policy/array_spec.hpp"
+#include "policy/dependency.hpp"
 #include "actors/scheduler.hpp"
 #include "actors/submission.hpp"
 #include "actors/topology_actor.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
-#include "runtime/duration.hpp"
+#include "config/duration.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {
@@ -49,7 +50,7 @@ struct array_entry {
 
 struct controller_state {
   static inline const char* name = "controller";
-  runtime::cluster_config cfg;
+  config::cluster_config cfg;
   std::unordered_map<std::string, caf::actor> nodes;
   std::map<std::string, msg::node_info> node_view;
   std::vector<caf::actor> partitions;
@@ -193,7 +194,7 @@ msg::job_info submit_array(controller_self self, msg::job_request req) {
   info.array_tasks = policy::folded_tasks(spec->indices, spec->max_running);
   if (req.workload.hold) info.reason = "JobHeldUser";
   st.job_view[id] = info;
-  log().info("job submit array job={} user={} partition={} tasks={} spec={}", id, req.user,
+  config::log().info("job submit array job={} user={} partition={} tasks={} spec={}", id, req.user,
              req.partition, arr.task_count, req.workload.array);
   self->send(st.scheduler, msg::enqueue_atom_v, id, req, arr.task_template.priority,
              caf::actor{self});
@@ -212,7 +213,7 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   if (!req.submit_token.empty()) {
     auto known = st.tokens.find(req.submit_token);
     if (known != st.tokens.end()) {
-      log().info("job submit retried job={} user={}", known->second, req.user);
+      config::log().info("job submit retried job={} user={}", known->second, req.user);
       msg::job_info info;
       info.job_id = known->second;
       auto view = st.job_view.find(known->second);
@@ -225,7 +226,7 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
     if (auto err = check_workload(self, *resolved)) resolved = std::move(err);
   }
   if (!resolved) {
-    log().info("job rejected user={} reason=\"{}\"", req.user, describe(resolved.error()));
+    config::log().info("job rejected user={} reason=\"{}\"", req.user, describe(resolved.error()));
     return std::move(resolved.error());
   }
   auto token = resolved->submit_token;
@@ -241,7 +242,7 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
     if (!setup.req.stderr_path.empty())
       setup.req.stderr_path = expand_output_path(setup.req.stderr_path, setup.id, setup.req);
   }
-  log().info("job submit job={} user={} partition={} nodes={} tasks={} batch={}", id,
+  config::log().info("job submit job={} user={} partition={} nodes={} tasks={} batch={}", id,
              setup.req.user, setup.req.partition, setup.req.min_nodes, setup.req.ntasks,
              setup.req.batch);
   // Not linked: unlinking is linear in the links held, paid at every job's end, and shoalctld
@@ -352,7 +353,7 @@ caf::result<caf::message> cancel(controller_self self, const std::string& text, 
     if (job != st.jobs.end()) caf::anon_send(job->second, msg::cancel_atom_v, signo, uid);
   }
   if (signo != 0) return caf::make_message(caf::ok_atom::value);
-  log().info("job cancel array job={} tasks={} uid={}", ref->id, text, uid);
+  config::log().info("job cancel array job={} tasks={} uid={}", ref->id, text, uid);
   if (ref->whole) {
     caf::anon_send(st.scheduler, msg::cancel_atom_v, ref->id, uint32_t{0}, UINT32_MAX);
     auto v = st.job_view.find(ref->id);
@@ -442,18 +443,18 @@ caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_upd
 
 /// `shoal control setdebug`: the new level's name, or errc::invalid_request naming the levels.
 caf::result<std::string> on_setdebug(const std::string& text, const std::string& user) {
-  auto level = runtime::parse_debug_level(text);
+  auto level = config::parse_debug_level(text);
   if (!level) return make_error(errc::invalid_request, describe(level.error()));
   auto before = log_level();
   // Written while the more verbose of the two levels is in force, so it shows in either case.
   auto note = [&] {
-    log().info("debug level changed from={} to={} user={}", runtime::to_string(before),
-               runtime::to_string(*level), user);
+    config::log().info("debug level changed from={} to={} user={}", config::to_string(before),
+               config::to_string(*level), user);
   };
   if (*level < before) note();
   set_log_level(*level);
   if (*level >= before) note();
-  return std::string{runtime::to_string(*level)};
+  return std::string{config::to_string(*level)};
 }
 
 /// `shoal control setdebugflags +Flag -Flag`: the flags now on ("" for none), or
@@ -462,12 +463,12 @@ caf::result<std::string> on_setdebugflags(const std::string& changes, const std:
   std::vector<std::string> words;
   std::istringstream in{changes};
   for (std::string w; in >> w;) words.push_back(w);
-  auto flags = runtime::change_debug_flags(debug_flags(), words);
+  auto flags = config::change_debug_flags(debug_flags(), words);
   if (!flags) return std::move(flags.error());
-  auto before = runtime::render_debug_flags(debug_flags());
+  auto before = config::render_debug_flags(debug_flags());
   set_debug_flags(*flags);
-  auto now = runtime::render_debug_flags(*flags);
-  log().info("debug flags changed from=\"{}\" to=\"{}\" user={}", before, now, user);
+  auto now = config::render_debug_flags(*flags);
+  config::log().info("debug flags changed from=\"{}\" to=\"{}\" user={}", before, now, user);
   return now;
 }
 
@@ -486,11 +487,11 @@ caf::result<caf::ok_atom> reset_diag(controller_self self, uint32_t uid) {
   for (auto prefix : diag_reset_prefixes) st.meters->reset(prefix);
   st.meters->gauge_of("shoal_diag_reset_time_seconds", diag_reset_help)
       .set(static_cast<double>(unix_now()));
-  log().info("diag statistics reset uid={}", uid);
+  config::log().info("diag statistics reset uid={}", uid);
   return caf::ok_atom::value;
 }
 
-caf::behavior controller_behavior(controller_self self, runtime::cluster_config cfg,
+caf::behavior controller_behavior(controller_self self, config::cluster_config cfg,
                                   metrics::registry* meters) {
   auto& st = self->state;
   st.cfg = std::move(cfg);
@@ -520,13 +521,13 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
   st.scheduler = spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes), caf::actor{self},
                                  st.topology, meters);
   self->link_to(st.scheduler);
-  log().info("controller up cluster={} nodes={} partitions={}", st.cfg.cluster_name,
+  config::log().info("controller up cluster={} nodes={} partitions={}", st.cfg.cluster_name,
              st.cfg.nodes.size(), st.cfg.partitions.size());
   SHOAL_DEBUG(init,
               "controller settings heartbeat_interval_ms={} heartbeat_timeout_ms={} "
               "kill_wait_s={} debug_flags={}",
               st.cfg.heartbeat_interval_ms, st.cfg.heartbeat_timeout_ms, st.cfg.kill_wait_s,
-              runtime::render_debug_flags(debug_flags()));
+              config::render_debug_flags(debug_flags()));
   return {
       probe.rpc("register",
                 [self](msg::register_atom, msg::machine_status& rep,
@@ -535,7 +536,7 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
                               rep.hostname, rep.daemon_pid, rep.cpus);
                   auto it = self->state.nodes.find(rep.node_name);
                   if (it == self->state.nodes.end()) {
-                    log().warn("registration refused node={} host={}", rep.node_name, rep.hostname);
+                    config::log().warn("registration refused node={} host={}", rep.node_name, rep.hostname);
                     return make_error(
                         errc::unknown_node,
                         "node '" + rep.node_name + "' is not in the controller's configuration");
@@ -695,7 +696,7 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
                   return out;
                 }),
       probe.rpc("config",
-                [self](msg::config_atom) { return runtime::render_config(self->state.cfg); }),
+                [self](msg::config_atom) { return config::render_config(self->state.cfg); }),
       probe.rpc("cancel",
                 [self, probe](msg::cancel_atom, const std::string& job, int32_t signo,
                               uint32_t uid) -> caf::result<caf::message> {
@@ -741,7 +742,7 @@ caf::behavior controller_behavior(controller_self self, runtime::cluster_config 
 
 }  // namespace
 
-caf::actor spawn_controller(caf::actor_system& sys, runtime::cluster_config cfg,
+caf::actor spawn_controller(caf::actor_system& sys, config::cluster_config cfg,
                             metrics::registry* meters) {
   return sys.spawn(controller_behavior, std::move(cfg), meters);
 }

@@ -6,8 +6,8 @@
 #include <caf/actor_system.hpp>
 
 #include "interconnect/switch_manager.hpp"
-#include "runtime/config.hpp"
-#include "runtime/metrics/registry.hpp"
+#include "config/config.hpp"
+#include "metrics/registry.hpp"
 
 namespace shoal::actors {
 
@@ -35,7 +35,7 @@ namespace shoal::actors {
 /// A bad request is answered with an error; it never takes the controller down.
 /// Its actors meter themselves into `meters` (see metering.hpp and docs/metrics.md); null meters
 /// nothing (CollectMetrics=NO). The registry must outlive the actors.
-caf::actor spawn_controller(caf::actor_system& sys, runtime::cluster_config cfg,
+caf::actor spawn_controller(caf::actor_system& sys, config::cluster_config cfg,
                             metrics::registry* meters = nullptr);
 
 }  // namespace shoal::actors

@@ -6,12 +6,13 @@
 
 #include <caf/all.hpp>
 
-#include "actors/log.hpp"
+#include "actors/clock.hpp"
+#include "config/log.hpp"
 #include "actors/metering.hpp"
 #include "actors/scheduling.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
-#include "runtime/duration.hpp"
+#include "config/duration.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {
@@ -70,16 +71,16 @@ void tell(job_self self, const caf::actor& to, std::string kind, std::string tex
 /// One info line per job state change, worded for the events operators look for.
 void log_state_change(const msg::job_info& info, msg::job_state next, const std::string& reason) {
   if (next == msg::job_state::running)
-    log().info("job started job={} nodes={} node_count={}", info.job_id, info.nodelist,
+    config::log().info("job started job={} nodes={} node_count={}", info.job_id, info.nodelist,
                info.node_count);
   else if (msg::is_finished(next))
-    log().info("job ended job={} state={} exit_code={} nodes={} reason=\"{}\"", info.job_id,
+    config::log().info("job ended job={} state={} exit_code={} nodes={} reason=\"{}\"", info.job_id,
                msg::to_string(next), info.exit_code, info.nodelist, reason);
   else if (next == msg::job_state::pending && info.state != msg::job_state::pending)
-    log().info("job requeued job={} reason=\"{}\" requeue_count={}", info.job_id, reason,
+    config::log().info("job requeued job={} reason=\"{}\" requeue_count={}", info.job_id, reason,
                info.requeue_count);
   else
-    log().info("job state job={} from={} to={} nodes={} reason=\"{}\"", info.job_id,
+    config::log().info("job state job={} from={} to={} nodes={} reason=\"{}\"", info.job_id,
                msg::to_string(info.state), msg::to_string(next), info.nodelist, reason);
 }
 
@@ -92,7 +93,7 @@ void set_state(job_self self, msg::job_state next, std::string reason = "") {
 
 void signal_steps(job_self self, uint32_t step, int32_t signo) {
   SHOAL_DEBUG(agent, "signal request job={} step={} signal={} nodes={}", self->state.info.job_id,
-              step_label(step), signo, self->state.info.nodelist);
+              msg::step_label(step), signo, self->state.info.nodelist);
   for (auto& node : self->state.node_actors)
     self->send(node, msg::signal_atom_v, self->state.info.job_id, step, signo);
 }
@@ -126,7 +127,7 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
   }
   auto launched = run.nodes;
   SHOAL_DEBUG(steps, "step launch job={} step={} nodes={} tasks={}", st.info.job_id,
-              step_label(step_id), step_nodelist, ntasks);
+              msg::step_label(step_id), step_nodelist, ntasks);
   if (client && client != st.setup.client) self->monitor(client);
   st.steps.emplace(step_id, std::move(run));
   for (size_t k = 0; k < launched.size(); ++k) {
@@ -155,7 +156,7 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     lr.partition = st.info.partition;
     lr.job_node_count = static_cast<uint32_t>(st.nodes.size());
     lr.mem_limit_mb = memory_on(st, launched[k]);
-    SHOAL_DEBUG(agent, "launch request job={} step={} node={}", st.info.job_id, step_label(step_id),
+    SHOAL_DEBUG(agent, "launch request job={} step={} node={}", st.info.job_id, msg::step_label(step_id),
                 st.nodes[launched[k]]);
     self->send(st.node_actors[launched[k]], msg::launch_atom_v, std::move(lr), client,
                caf::actor{self});
@@ -204,7 +205,7 @@ void step_done(job_self self, uint32_t step_id) {
   auto run = std::move(it->second);
   st.steps.erase(it);
   SHOAL_DEBUG(trace_jobs, "step done job={} step={} exit_code={} error=\"{}\"", st.info.job_id,
-              step_label(step_id), run.exit_code, run.error);
+              msg::step_label(step_id), run.exit_code, run.error);
   if (step_id == st.main_step) {
     st.info.exit_code = run.exit_code;
     if (!run.error.empty() && st.info.reason.empty()) st.info.reason = run.error;
@@ -282,7 +283,7 @@ void on_step_exit(job_self self, const msg::step_exit& ex) {
     if (run.error.empty()) run.error = "OutOfMemory: over the memory limit on " + ex.node_name;
   }
   SHOAL_DEBUG(steps, "step exit job={} step={} node={} tasks={} error=\"{}\"", ex.job_id,
-              step_label(ex.step_id), ex.node_name, ex.tasks.size(), ex.launch_error);
+              msg::step_label(ex.step_id), ex.node_name, ex.tasks.size(), ex.launch_error);
   if (run.waiting.empty()) step_done(self, ex.step_id);
 }
 
@@ -290,7 +291,7 @@ void on_node_down(job_self self, const std::string& node) {
   auto& st = self->state;
   if (std::find(st.nodes.begin(), st.nodes.end(), node) == st.nodes.end()) return;
   if (msg::is_finished(st.info.state) || st.info.state == msg::job_state::pending) return;
-  log().warn("job node failed job={} node={} requeue={}", st.info.job_id, node,
+  config::log().warn("job node failed job={} node={} requeue={}", st.info.job_id, node,
              st.setup.req.requeue);
   if (!st.ending) {
     if (st.setup.req.requeue) {
@@ -346,7 +347,7 @@ void on_client_down(job_self self, const caf::actor_addr& who) {
   auto& st = self->state;
   if (who == st.setup.client.address()) {
     if (msg::is_finished(st.info.state) || st.ending) return;
-    log().info("job client gone job={}", st.info.job_id);
+    config::log().info("job client gone job={}", st.info.job_id);
     st.setup.client = nullptr;
     terminate(self, msg::job_state::cancelled, "ClientGone");
     return;
@@ -413,7 +414,7 @@ caf::result<caf::ok_atom> on_requeue(job_self self, const std::string& op, uint3
   if (st.info.state != msg::job_state::running || st.ending)
     return make_error(errc::invalid_request, std::string{"Job is not running (it is "} +
                                                  msg::to_string(st.info.state) + ")");
-  log().info("job requeue job={} uid={}", st.info.job_id, uid);
+  config::log().info("job requeue job={} uid={}", st.info.job_id, uid);
   st.requeue_after_kill = true;
   st.requeue_reason = "Requeued";
   st.ending = msg::job_state::cancelled;
@@ -483,11 +484,11 @@ caf::behavior job_behavior(job_self self, job_setup setup) {
               if (st.info.state != msg::job_state::running)
                 return make_error(errc::invalid_request,
                                   "job " + std::to_string(st.info.job_id) + " is not running");
-              log().info("job signalled job={} signal={} uid={}", st.info.job_id, signo, uid);
+              config::log().info("job signalled job={} signal={} uid={}", st.info.job_id, signo, uid);
               signal_steps(self, all_steps, signo);
               return caf::ok_atom::value;
             }
-            log().info("job cancelled job={} uid={} state={}", st.info.job_id, uid,
+            config::log().info("job cancelled job={} uid={} state={}", st.info.job_id, uid,
                        msg::to_string(st.info.state));
             terminate(self, msg::job_state::cancelled, "");
             return caf::ok_atom::value;
@@ -501,8 +502,8 @@ caf::behavior job_behavior(job_self self, job_setup setup) {
                     [self](msg::tlimit_atom, uint64_t gen) {
                       auto& st = self->state;
                       if (gen != st.timer_gen || st.info.state != msg::job_state::running) return;
-                      log().info("job time limit job={} limit={}", st.info.job_id,
-                                 runtime::format_duration(st.info.time_limit_s));
+                      config::log().info("job time limit job={} limit={}", st.info.job_id,
+                                 config::format_duration(st.info.time_limit_s));
                       tell(self, st.setup.client, "message",
                            "*** JOB " + std::to_string(st.info.job_id) +
                                " CANCELLED DUE TO TIME LIMIT ***");

@@ -21,7 +21,7 @@
 
 #include <caf/abstract_actor.hpp>
 
-#include "runtime/metrics/registry.hpp"
+#include "metrics/registry.hpp"
 
 namespace shoal::actors {
 

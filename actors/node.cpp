@@ -6,10 +6,11 @@
 
 #include <caf/all.hpp>
 
-#include "actors/log.hpp"
+#include "actors/clock.hpp"
+#include "config/log.hpp"
 #include "actors/metering.hpp"
 #include "actors/node_health.hpp"
-#include "actors/policy/cpu_ids.hpp"
+#include "policy/cpu_ids.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 
@@ -17,7 +18,7 @@ namespace shoal::actors {
 
 struct node_state_t {
   static inline const char* name = "node";
-  runtime::node_config cfg;
+  config::node_config cfg;
   caf::actor controller;
   caf::actor daemon;
   std::chrono::milliseconds timeout{300000};
@@ -54,7 +55,7 @@ void publish(node_self self) {
   st.flags.completing = st.completing.size();
   auto next = derive_node_state(st.flags);
   if (next != st.info.state) {
-    log().info("node state node={} from={} to={} reason=\"{}\"", st.info.name,
+    config::log().info("node state node={} from={} to={} reason=\"{}\"", st.info.name,
                msg::to_string(st.info.state), msg::to_string(next), st.info.reason);
     st.info.state = next;
     st.info.state_since = unix_now();
@@ -110,7 +111,7 @@ void on_alive(node_self self, const msg::machine_status& rep) {
   }
   auto shortfall = shortfall_reason(st.cfg, rep);
   if (!shortfall.empty() && !st.flags.drain) {
-    log().warn("node low resources node={} reason=\"{}\"", st.info.name, shortfall);
+    config::log().warn("node low resources node={} reason=\"{}\"", st.info.name, shortfall);
     st.flags.drain = true;
     set_reason(self, shortfall, "shoal");
   }
@@ -146,7 +147,7 @@ caf::result<caf::ok_atom> on_update(node_self self, const msg::node_update& up) 
   } else if (!up.reason.empty()) {
     set_reason(self, up.reason, up.user);
   }
-  log().info("node update node={} state={} reason=\"{}\" user={}", st.info.name, wanted, up.reason,
+  config::log().info("node update node={} state={} reason=\"{}\" user={}", st.info.name, wanted, up.reason,
              up.user);
   publish(self);
   return caf::ok_atom::value;
@@ -163,7 +164,7 @@ void meter_heartbeat(node_self self) {
   st.heartbeat_lag->observe(std::max(0.0, late.count()));
 }
 
-caf::behavior node_behavior(node_self self, runtime::node_config cfg, caf::actor controller,
+caf::behavior node_behavior(node_self self, config::node_config cfg, caf::actor controller,
                             int64_t heartbeat_timeout_ms, int64_t heartbeat_interval_ms,
                             metrics::registry* meters) {
   auto& st = self->state;
@@ -204,7 +205,7 @@ caf::behavior node_behavior(node_self self, runtime::node_config cfg, caf::actor
   publish(self);
   self->set_down_handler([self](const caf::down_msg& dm) {
     if (dm.source == self->state.daemon.address()) {
-      log().warn("node daemon disconnected node={}", self->state.info.name);
+      config::log().warn("node daemon disconnected node={}", self->state.info.name);
       self->state.daemon = nullptr;
     }
   });
@@ -216,7 +217,7 @@ caf::behavior node_behavior(node_self self, runtime::node_config cfg, caf::actor
                       if (st.daemon && st.daemon != daemon) self->demonitor(st.daemon);
                       st.daemon = daemon;
                       self->monitor(daemon);
-                      log().info("node registered node={} host={} cpus={} mem_mb={} os={}",
+                      config::log().info("node registered node={} host={} cpus={} mem_mb={} os={}",
                                  st.info.name, rep.hostname, rep.cpus, rep.real_memory_mb, rep.os);
                       on_alive(self, rep);
                       return caf::ok_atom::value;
@@ -232,7 +233,7 @@ caf::behavior node_behavior(node_self self, runtime::node_config cfg, caf::actor
                     [self](msg::check_atom, uint64_t gen) {
                       auto& st = self->state;
                       if (gen != st.check_gen || st.flags.life == liveness::down) return;
-                      log().warn("node not responding node={} timeout_ms={}", st.info.name,
+                      config::log().warn("node not responding node={} timeout_ms={}", st.info.name,
                                  st.timeout.count());
                       go_down(self, "Not responding", false, "shoal");
                     }),
@@ -293,7 +294,7 @@ caf::behavior node_behavior(node_self self, runtime::node_config cfg, caf::actor
   };
 }
 
-caf::actor spawn_node(caf::actor_system& sys, runtime::node_config cfg, caf::actor controller,
+caf::actor spawn_node(caf::actor_system& sys, config::node_config cfg, caf::actor controller,
                       int64_t heartbeat_timeout_ms, int64_t heartbeat_interval_ms,
                       metrics::registry* meters) {
   return sys.spawn(node_behavior, std::move(cfg), std::move(controller), heartbeat_timeout_ms,

@@ -3,8 +3,8 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
-#include "runtime/config.hpp"
-#include "runtime/metrics/registry.hpp"
+#include "config/config.hpp"
+#include "metrics/registry.hpp"
 
 namespace shoal::actors {
 
@@ -24,7 +24,7 @@ namespace shoal::actors {
 /// (nodedown_atom, string node, uint64 job) for each job on it when it goes DOWN.
 /// Each heartbeat later than `heartbeat_interval_ms` after the previous one adds its lateness to
 /// shoal_heartbeat_lag_seconds{collector="shoalctld"} in `meters` (null: not metered).
-caf::actor spawn_node(caf::actor_system& sys, runtime::node_config cfg, caf::actor controller,
+caf::actor spawn_node(caf::actor_system& sys, config::node_config cfg, caf::actor controller,
                       int64_t heartbeat_timeout_ms, int64_t heartbeat_interval_ms,
                       metrics::registry* meters);
 

@@ -6,7 +6,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/log.hpp"
+#include "config/log.hpp"
 #include "actors/metering.hpp"
 #include "actors/shepherd.hpp"
 #include "messages/errc.hpp"
@@ -47,7 +47,7 @@ void register_with(daemon_self self, caf::actor ctl) {
       .then(
           [self, ctl](caf::ok_atom) {
             auto& st = self->state;
-            log().info("registered node={} controller={}:{}", st.setup.status.node_name,
+            config::log().info("registered node={} controller={}:{}", st.setup.status.node_name,
                        st.setup.controller_host, st.setup.controller_port);
             st.controller = ctl;
             st.registered = true;
@@ -57,12 +57,12 @@ void register_with(daemon_self self, caf::actor ctl) {
           [self](caf::error& err) {
             if (err.category() == error_category &&
                 static_cast<errc>(err.code()) == errc::unknown_node) {
-              log().error("controller refused registration node={}: {}",
+              config::log().error("controller refused registration node={}: {}",
                           self->state.setup.status.node_name, describe(err));
               self->quit(std::move(err));
               return;
             }
-            log().warn("registration failed node={}: {}; retrying",
+            config::log().warn("registration failed node={}: {}; retrying",
                        self->state.setup.status.node_name, describe(err));
             retry_later(self);
           });
@@ -85,7 +85,7 @@ void connect(daemon_self self) {
           [self](caf::error& err) {
             auto& st = self->state;
             if (!st.warned_unreachable) {
-              log().warn("controller unreachable host={} port={}: {}; retrying every second",
+              config::log().warn("controller unreachable host={} port={}: {}; retrying every second",
                          st.setup.controller_host, st.setup.controller_port,
                          self->system().render(err));
               st.warned_unreachable = true;
@@ -97,7 +97,7 @@ void connect(daemon_self self) {
 void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::actor& job) {
   auto& st = self->state;
   auto key = std::make_pair(req.job_id, req.step_id);
-  log().info("step launch job={} step={} node={} ranks={}", req.job_id, step_label(req.step_id),
+  config::log().info("step launch job={} step={} node={} ranks={}", req.job_id, msg::step_label(req.step_id),
              st.setup.status.node_name, req.ranks.size());
   auto shepherd = spawn_shepherd(self->system(), std::move(req), std::move(sink), std::move(job),
                                  st.setup.status.node_name, st.setup.cores, st.setup.meters);
@@ -117,7 +117,7 @@ caf::behavior node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
   self->set_down_handler([self](const caf::down_msg& dm) {
     auto& st = self->state;
     if (st.controller && dm.source == st.controller.address()) {
-      log().warn("controller connection lost node={}; reconnecting", st.setup.status.node_name);
+      config::log().warn("controller connection lost node={}; reconnecting", st.setup.status.node_name);
       st.controller = nullptr;
       st.registered = false;
       ++st.beat_gen;
@@ -149,7 +149,7 @@ caf::behavior node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
       probe.metered("signal",
                     [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
                       SHOAL_DEBUG(steps, "step signal job={} step={} signal={} node={}", job,
-                                  step_label(step), signo, self->state.setup.status.node_name);
+                                  msg::step_label(step), signo, self->state.setup.status.node_name);
                       forward_signal(self, job, step, signo);
                     }),
   };

@@ -13,7 +13,7 @@ std::string low(const char* what, uint64_t reported, uint64_t configured) {
 
 }  // namespace
 
-std::string shortfall_reason(const runtime::node_config& cfg, const msg::machine_status& rep) {
+std::string shortfall_reason(const config::node_config& cfg, const msg::machine_status& rep) {
   if (cfg.cpus > rep.cpus) return low("CPUs", rep.cpus, cfg.cpus);
   if (cfg.real_memory_mb > rep.real_memory_mb)
     return low("RealMemory", rep.real_memory_mb, cfg.real_memory_mb);

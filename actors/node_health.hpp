@@ -3,7 +3,7 @@
 #include <string>
 
 #include "messages/types.hpp"
-#include "runtime/config.hpp"
+#include "config/config.hpp"
 
 namespace shoal::actors {
 
@@ -11,7 +11,7 @@ namespace shoal::actors {
 /// with less resources ... will have the event logged and will not be configured for executing
 /// user jobs"). Returns "" when the report satisfies the configuration, otherwise a Slurm-style
 /// reason such as "Low RealMemory (reported 1024 < configured 2048)". Unset (0) fields pass.
-std::string shortfall_reason(const runtime::node_config& cfg, const msg::machine_status& rep);
+std::string shortfall_reason(const config::node_config& cfg, const msg::machine_status& rep);
 
 }  // namespace shoal::actors
 

@@ -7,7 +7,7 @@
 
 namespace shoal::actors {
 
-msg::partition_info partition_view(const runtime::partition_config& cfg) {
+msg::partition_info partition_view(const config::partition_config& cfg) {
   msg::partition_info info;
   info.name = cfg.name;
   info.state = cfg.state;
@@ -17,7 +17,7 @@ msg::partition_info partition_view(const runtime::partition_config& cfg) {
   info.max_nodes = cfg.max_nodes;
   info.nodes = cfg.nodes;
   info.priority = cfg.priority;
-  info.over_subscribe = runtime::over_subscribe_text(cfg);
+  info.over_subscribe = config::over_subscribe_text(cfg);
   return info;
 }
 
@@ -29,7 +29,7 @@ struct partition_state {
 };
 
 caf::behavior partition_behavior(caf::stateful_actor<partition_state>* self,
-                                 const runtime::partition_config& cfg, const caf::actor& controller,
+                                 const config::partition_config& cfg, const caf::actor& controller,
                                  metrics::registry* meters) {
   actor_probe probe{self, meters, "partition"};
   self->state.info = partition_view(cfg);
@@ -41,7 +41,7 @@ caf::behavior partition_behavior(caf::stateful_actor<partition_state>* self,
 
 }  // namespace
 
-caf::actor spawn_partition(caf::actor_system& sys, runtime::partition_config cfg,
+caf::actor spawn_partition(caf::actor_system& sys, config::partition_config cfg,
                            caf::actor controller, metrics::registry* meters) {
   return sys.spawn(partition_behavior, std::move(cfg), std::move(controller), meters);
 }

@@ -6,13 +6,14 @@
 
 #include <caf/all.hpp>
 
-#include "actors/job_queue.hpp"
-#include "actors/log.hpp"
+#include "policy/job_queue.hpp"
+#include "actors/clock.hpp"
+#include "config/log.hpp"
 #include "actors/metering.hpp"
 #include "actors/topology_actor.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
-#include "runtime/duration.hpp"
+#include "config/duration.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {
@@ -28,7 +29,7 @@ constexpr size_t array_tasks_per_pass = 256;
 
 struct scheduler_state {
   static inline const char* name = "scheduler";
-  runtime::scheduler_settings settings;
+  config::scheduler_settings settings;
   std::vector<std::string> node_names;
   std::unordered_map<std::string, size_t> node_index;
   std::vector<caf::actor> node_actors;
@@ -175,7 +176,7 @@ void run_pass(scheduler_self self) {
   if (st.wakeup_at != 0 && st.wakeup_at <= now) st.wakeup_at = 0;
   auto plan = st.queue.prepare(now, array_tasks_per_pass);
   for (auto id : plan.to_cancel) {
-    log().info("job dependency never satisfiable job={}: cancelling (--kill-on-invalid-dep)", id);
+    config::log().info("job dependency never satisfiable job={}: cancelling (--kill-on-invalid-dep)", id);
     caf::anon_send(st.controller, msg::cancel_atom_v, std::to_string(id), int32_t{0}, uint32_t{0});
   }
   for (auto& [id, reason] : plan.blocked)
@@ -215,7 +216,7 @@ void run_pass(scheduler_self self) {
           },
           [self](caf::error& err) {
             self->state.pass_in_flight = false;
-            log().error("schedule pass failed: {}", describe(err));
+            config::log().error("schedule pass failed: {}", describe(err));
             request_pass(self);
           });
 }
@@ -295,7 +296,7 @@ caf::result<caf::ok_atom> job_command(scheduler_self self, const std::string& op
   else
     return make_error(errc::invalid_request, "unknown job command '" + op + "'");
   if (!err.empty()) return make_error(errc::invalid_request, err);
-  log().info("job {} job={} uid={}", op, id, uid);
+  config::log().info("job {} job={} uid={}", op, id, uid);
   request_pass(self);
   return caf::ok_atom::value;
 }
@@ -317,7 +318,7 @@ std::vector<msg::pending_detail> pending_details(scheduler_self self) {
   return out;
 }
 
-void configure(scheduler_self self, const runtime::cluster_config& cfg) {
+void configure(scheduler_self self, const config::cluster_config& cfg) {
   auto& st = self->state;
   st.settings = cfg.scheduling;
   st.torus = cfg.torus3d;
@@ -346,7 +347,7 @@ void configure(scheduler_self self, const runtime::cluster_config& cfg) {
   st.queue.set_scale(scale, std::move(factors));
 }
 
-caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_config& cfg,
+caf::behavior scheduler_behavior(scheduler_self self, const config::cluster_config& cfg,
                                  std::vector<caf::actor> node_actors, caf::actor controller,
                                  caf::actor topology, metrics::registry* meters) {
   auto& st = self->state;
@@ -429,7 +430,7 @@ caf::behavior scheduler_behavior(scheduler_self self, const runtime::cluster_con
 
 }  // namespace
 
-caf::actor spawn_scheduler(caf::actor_system& sys, const runtime::cluster_config& cfg,
+caf::actor spawn_scheduler(caf::actor_system& sys, const config::cluster_config& cfg,
                            std::vector<caf::actor> node_actors, caf::actor controller,
                            caf::actor topology, metrics::registry* meters) {
   return sys.spawn(scheduler_behavior, cfg, std::move(node_actors), std::move(controller),

@@ -5,8 +5,8 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
-#include "runtime/config.hpp"
-#include "runtime/metrics/registry.hpp"
+#include "config/config.hpp"
+#include "metrics/registry.hpp"
 
 namespace shoal::actors {
 
@@ -35,7 +35,7 @@ namespace shoal::actors {
 /// folded pending tasks) when an array's pending line changes ("" folded: none left).
 /// Each pass's time goes to shoal_scheduler_cycle_seconds (and the last/max gauges), the queue
 /// length it saw to shoal_scheduler_queue_jobs, in `meters` (null: not metered).
-caf::actor spawn_scheduler(caf::actor_system& sys, const runtime::cluster_config& cfg,
+caf::actor spawn_scheduler(caf::actor_system& sys, const config::cluster_config& cfg,
                            std::vector<caf::actor> node_actors, caf::actor controller,
                            caf::actor topology, metrics::registry* meters);
 

@@ -18,10 +18,10 @@
 
 #include <caf/all.hpp>
 
-#include "actors/log.hpp"
-#include "actors/memory_guard.hpp"
+#include "config/log.hpp"
+#include "process/memory_guard.hpp"
 #include "actors/metering.hpp"
-#include "actors/task_launch.hpp"
+#include "process/task_launch.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 
@@ -108,7 +108,7 @@ class shepherd {
       if (cpu >= pus.size()) {
         // A node configured with more CPUs than this host has (front-end mode, CPUs= in the
         // config): there is nothing real to confine to.
-        log().warn("job cpus not confined job={} node={} cpu={} host_cpus={}", req_.job_id,
+        config::log().warn("job cpus not confined job={} node={} cpu={} host_cpus={}", req_.job_id,
                    node_name_, cpu, pus.size());
         job_pus_.clear();
         return;
@@ -384,7 +384,7 @@ class shepherd {
         (req_.step_id == msg::batch_step_id ? std::string{"batch"} : std::to_string(req_.step_id));
     memory_ = memory_guard{root, name, req_.mem_limit_mb};
     if (!memory_.problem().empty())
-      log().warn("memory limit by sampling job={} node={} reason=\"{}\"", req_.job_id, node_name_,
+      config::log().warn("memory limit by sampling job={} node={} reason=\"{}\"", req_.job_id, node_name_,
                  memory_.problem());
     next_memory_check_ = clock_type::now();
   }
@@ -400,7 +400,7 @@ class shepherd {
       if (t.pid > 0) groups.push_back(t.pid);
     if (!memory_.exceeded(groups)) return;
     out_of_memory_ = true;
-    log().info("step over its memory limit job={} node={} limit_mb={} how={}", req_.job_id,
+    config::log().info("step over its memory limit job={} node={} limit_mb={} how={}", req_.job_id,
                node_name_, req_.mem_limit_mb, to_string(memory_.how()));
     signal_tasks(SIGKILL);
   }

@@ -7,7 +7,7 @@
 #include <caf/actor_system.hpp>
 
 #include "messages/types.hpp"
-#include "runtime/metrics/registry.hpp"
+#include "metrics/registry.hpp"
 #include "topology/machine_probe.hpp"
 
 namespace shoal::actors {

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "messages/errc.hpp"
-#include "runtime/duration.hpp"
+#include "config/duration.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {
@@ -15,14 +15,14 @@ namespace {
 /// Slurm's MaxTasksPerNode default; also keeps a typo like -n 4000000000 from costing memory.
 constexpr uint32_t max_tasks_per_node = 512;
 
-const runtime::partition_config* find_partition(const runtime::cluster_config& cfg,
+const config::partition_config* find_partition(const config::cluster_config& cfg,
                                                 const std::string& name) {
   for (auto& p : cfg.partitions)
     if (p.name == name) return &p;
   return nullptr;
 }
 
-std::string partition_names(const runtime::cluster_config& cfg) {
+std::string partition_names(const config::cluster_config& cfg) {
   std::string out;
   for (auto& p : cfg.partitions) out += (out.empty() ? "" : ", ") + p.name;
   return out.empty() ? "none configured" : out;
@@ -31,7 +31,7 @@ std::string partition_names(const runtime::cluster_config& cfg) {
 /// Expands a -w/-x list (a node named twice counts once) and checks every name is a member of
 /// the partition.
 caf::expected<std::vector<std::string>> member_list(const std::string& expr,
-                                                    const runtime::partition_config& part,
+                                                    const config::partition_config& part,
                                                     const char* option) {
   if (expr.empty()) return std::vector<std::string>{};  // the common case costs nothing
   auto names = topology::expand_hostlist(expr);
@@ -54,7 +54,7 @@ std::string dims_text(const std::array<int, 3>& d) {
 
 /// Checks the torus options (--geometry, --conn-type, --node-use, -w) against the cluster and
 /// turns a geometry into the node count.
-caf::error check_shape(const runtime::cluster_config& cfg, msg::job_request& req) {
+caf::error check_shape(const config::cluster_config& cfg, msg::job_request& req) {
   const auto& shape = req.shape;
   if (shape.conn_type != "" && shape.conn_type != "mesh" && shape.conn_type != "torus")
     return make_error(errc::invalid_request,
@@ -112,9 +112,9 @@ caf::error check_shape(const runtime::cluster_config& cfg, msg::job_request& req
 }  // namespace
 
 caf::expected<msg::job_request> resolve_submission(
-    const runtime::cluster_config& cfg, const std::map<std::string, msg::node_info>& nodes,
+    const config::cluster_config& cfg, const std::map<std::string, msg::node_info>& nodes,
     msg::job_request req) {
-  const runtime::partition_config* part = nullptr;
+  const config::partition_config* part = nullptr;
   if (req.partition.empty()) {
     for (auto& p : cfg.partitions)
       if (p.is_default) part = &p;
@@ -183,13 +183,13 @@ caf::expected<msg::job_request> resolve_submission(
                           " allows at most " + std::to_string(part->max_nodes) + " (MaxNodes)");
   if (req.time_limit_s == 0)
     req.time_limit_s =
-        part->default_time_s != runtime::unlimited ? part->default_time_s : part->max_time_s;
-  if (part->max_time_s != runtime::unlimited &&
-      (req.time_limit_s == runtime::unlimited || req.time_limit_s > part->max_time_s))
+        part->default_time_s != config::unlimited ? part->default_time_s : part->max_time_s;
+  if (part->max_time_s != config::unlimited &&
+      (req.time_limit_s == config::unlimited || req.time_limit_s > part->max_time_s))
     return make_error(errc::unsatisfiable, "time limit " +
-                                               runtime::format_duration(req.time_limit_s) +
+                                               config::format_duration(req.time_limit_s) +
                                                " exceeds partition " + part->name + "'s MaxTime " +
-                                               runtime::format_duration(part->max_time_s));
+                                               config::format_duration(part->max_time_s));
   if (req.name.empty())
     req.name = req.batch ? "script" : req.argv.empty() ? "job" : req.argv.front();
   return req;

@@ -8,7 +8,7 @@
 #include <caf/expected.hpp>
 
 #include "messages/types.hpp"
-#include "runtime/config.hpp"
+#include "config/config.hpp"
 
 namespace shoal::actors {
 
@@ -23,7 +23,7 @@ namespace shoal::actors {
 /// Errors name the problem: unknown_partition, unknown_node, unsatisfiable (more nodes than the
 /// partition has, over MaxNodes or MaxTime), invalid_request.
 caf::expected<msg::job_request> resolve_submission(
-    const runtime::cluster_config& cfg, const std::map<std::string, msg::node_info>& nodes,
+    const config::cluster_config& cfg, const std::map<std::string, msg::node_info>& nodes,
     msg::job_request req);
 
 /// The job's priority: higher runs first. Today: the nice value alone (Slurm's priority/basic

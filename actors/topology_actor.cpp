@@ -9,7 +9,7 @@
 
 #include <caf/all.hpp>
 
-#include "actors/log.hpp"
+#include "config/log.hpp"
 #include "actors/metering.hpp"
 #include "messages/type_ids.hpp"
 #include "topology/hostlist.hpp"
@@ -55,7 +55,7 @@ struct topology_state {
   std::map<uint64_t, std::deque<holding>> array_starts;
   // -- torus3d only --
   bool torus = false;
-  runtime::torus_grid grid;
+  config::torus_grid grid;
   std::vector<size_t> grid_of;    ///< config index -> grid index
   std::vector<size_t> config_of;  ///< grid index -> config index
 };
@@ -220,7 +220,7 @@ msg::topology_view map_view(topology_self self) {
   return view;
 }
 
-void configure(topology_self self, const runtime::cluster_config& cfg) {
+void configure(topology_self self, const config::cluster_config& cfg) {
   auto& st = self->state;
   for (auto& n : cfg.nodes) {
     st.index.emplace(n.name, st.names.size());
@@ -276,7 +276,7 @@ void configure(topology_self self, const runtime::cluster_config& cfg) {
   st.config.placement.picker = torus_picker(self);
 }
 
-caf::behavior topology_behavior(topology_self self, const runtime::cluster_config& cfg,
+caf::behavior topology_behavior(topology_self self, const config::cluster_config& cfg,
                                 caf::actor controller, metrics::registry* meters) {
   actor_probe probe{self, meters, "topology"};
   self->state.controller = std::move(controller);
@@ -309,7 +309,7 @@ caf::behavior topology_behavior(topology_self self, const runtime::cluster_confi
                       auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                                     std::chrono::steady_clock::now() - started_at)
                                     .count();
-                      log().debug(
+                      config::log().debug(
                           "placement pass candidates={} running={} started={} tested={} us={}",
                           req.candidates.size(), req.running.size(), reply.result.started.size(),
                           reply.result.tested, us);
@@ -335,7 +335,7 @@ caf::behavior topology_behavior(topology_self self, const runtime::cluster_confi
 
 }  // namespace
 
-caf::actor spawn_topology(caf::actor_system& sys, const runtime::cluster_config& cfg,
+caf::actor spawn_topology(caf::actor_system& sys, const config::cluster_config& cfg,
                           caf::actor controller, metrics::registry* meters) {
   return sys.spawn(topology_behavior, cfg, std::move(controller), meters);
 }

@@ -10,10 +10,10 @@
 
 #include <unordered_map>
 
-#include "actors/policy/scheduling_pass.hpp"
+#include "policy/scheduling_pass.hpp"
 #include "messages/types.hpp"
-#include "runtime/config.hpp"
-#include "runtime/metrics/registry.hpp"
+#include "config/config.hpp"
+#include "metrics/registry.hpp"
 #include "topology/torus.hpp"
 
 namespace shoal::actors {
@@ -52,7 +52,7 @@ struct placement_reply {
 /// - (map_atom) -> topology_view: what `shoal map` draws.
 /// Sends the controller (boxlist_atom, uint64 job, string nodelist) for each torus job it
 /// places, so listings show the box form.
-caf::actor spawn_topology(caf::actor_system& sys, const runtime::cluster_config& cfg,
+caf::actor spawn_topology(caf::actor_system& sys, const config::cluster_config& cfg,
                           caf::actor controller, metrics::registry* meters = nullptr);
 
 /// The torus request a job's shape and node count make (pure). Geometry, rotate and connection

@@ -15,6 +15,13 @@ namespace shoal::msg {
 /// Step id of a batch script, as Slurm's "batch" step.
 constexpr uint32_t batch_step_id = 0xfffffffe;
 
+/// A step id as log lines show it: "batch" for the batch script's step, as Slurm names it, and
+/// "all" for 0xffffffff (signals meant for every step).
+inline std::string step_label(uint32_t step) {
+  if (step == batch_step_id) return "batch";
+  return step == 0xffffffffu ? "all" : std::to_string(step);
+}
+
 struct machine_status {
   std::string node_name;
   std::string hostname;

@@ -9,7 +9,7 @@
 #include <caf/io/all.hpp>
 
 #include "actors/controller.hpp"
-#include "actors/log.hpp"
+#include "config/log.hpp"
 #include "messages/errc.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/logging.hpp"
@@ -51,9 +51,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "shoalctld: error: %s\nTry 'shoalctld --help'.\n", e.what());
     return 2;
   }
-  if (!debug_level.empty() && !shoal::runtime::parse_debug_level(debug_level)) {
+  if (!debug_level.empty() && !shoal::config::parse_debug_level(debug_level)) {
     std::fprintf(stderr, "shoalctld: error: --debug: unknown level '%s' (use %s)\n",
-                 debug_level.c_str(), shoal::runtime::debug_level_choices);
+                 debug_level.c_str(), shoal::config::debug_level_choices);
     return 2;
   }
   auto cfg = shoal::runtime::load_cluster_config(conf_path);
@@ -75,9 +75,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "shoalctld: error: %s\n", shoal::describe(err).c_str());
     return 1;
   }
-  shoal::actors::log().info("config loaded file={} nodes={} partitions={} warnings={}", cfg->path,
+  shoal::config::log().info("config loaded file={} nodes={} partitions={} warnings={}", cfg->path,
                             cfg->nodes.size(), cfg->partitions.size(), cfg->warnings.size());
-  for (auto& w : cfg->warnings) shoal::actors::log().warn("config warning: {}", w);
+  for (auto& w : cfg->warnings) shoal::config::log().warn("config warning: {}", w);
   caf::actor_system_config sys_cfg;
   shoal::runtime::configure_actor_system(sys_cfg, 2);
   caf::actor_system sys{sys_cfg};
@@ -94,22 +94,22 @@ int main(int argc, char** argv) {
     endpoint = std::make_unique<shoal::runtime::metrics_server>(*meters);
     auto address = shoal::runtime::metrics_bind_address(*cfg);
     if (auto err = endpoint->start(address, cfg->metrics_port))
-      shoal::actors::log().error("metrics endpoint not started: {}", shoal::describe(err));
+      shoal::config::log().error("metrics endpoint not started: {}", shoal::describe(err));
     else
-      shoal::actors::log().info("metrics endpoint url=http://{}:{}/metrics", address,
+      shoal::config::log().info("metrics endpoint url=http://{}:{}/metrics", address,
                                 cfg->metrics_port);
   }
   auto published = sys.middleman().publish(controller, port, bind_address(host), true);
   if (!published) {
-    shoal::actors::log().error("cannot listen port={}: {}", port, sys.render(published.error()));
+    shoal::config::log().error("cannot listen port={}: {}", port, sys.render(published.error()));
     std::fprintf(stderr, "shoalctld: error: cannot listen on port %u: %s\n", port,
                  sys.render(published.error()).c_str());
     std::fflush(nullptr);
     std::_Exit(1);
   }
-  shoal::actors::log().info("shoalctld listening port={} config={}", *published, cfg->path);
+  shoal::config::log().info("shoalctld listening port={} config={}", *published, cfg->path);
   int code = shoal::runtime::run_until_shutdown(sys, controller);
-  shoal::actors::log().info("shoalctld stopped code={}", code);
+  shoal::config::log().info("shoalctld stopped code={}", code);
   spdlog::shutdown();
   std::fflush(nullptr);
   // Nothing is left to save (state is in memory); skip the actor-system teardown, which would

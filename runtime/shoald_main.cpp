@@ -12,7 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <caf/all.hpp>
 
-#include "actors/log.hpp"
+#include "config/log.hpp"
 #include "actors/node_daemon.hpp"
 #include "messages/errc.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
@@ -93,9 +93,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "shoald: error: %s\nTry 'shoald --help'.\n", e.what());
     return 2;
   }
-  if (!debug_level.empty() && !shoal::runtime::parse_debug_level(debug_level)) {
+  if (!debug_level.empty() && !shoal::config::parse_debug_level(debug_level)) {
     std::fprintf(stderr, "shoald: error: --debug: unknown level '%s' (use %s)\n",
-                 debug_level.c_str(), shoal::runtime::debug_level_choices);
+                 debug_level.c_str(), shoal::config::debug_level_choices);
     return 2;
   }
   auto cfg = shoal::runtime::load_cluster_config(conf_path);
@@ -136,9 +136,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(err).c_str());
     return 1;
   }
-  shoal::actors::log().info("config loaded file={} nodes={} partitions={} warnings={}", cfg->path,
+  shoal::config::log().info("config loaded file={} nodes={} partitions={} warnings={}", cfg->path,
                             cfg->nodes.size(), cfg->partitions.size(), cfg->warnings.size());
-  for (auto& w : cfg->warnings) shoal::actors::log().warn("config warning: {}", w);
+  for (auto& w : cfg->warnings) shoal::config::log().warn("config warning: {}", w);
   auto facts = shoal::topology::probe_machine(cfg->tmp_fs);
   if (!facts) {
     std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(facts.error()).c_str());
@@ -164,10 +164,10 @@ int main(int argc, char** argv) {
     endpoint = std::make_unique<shoal::runtime::metrics_server>(*meters);
     auto address = shoal::runtime::metrics_bind_address(*cfg);
     if (auto err = endpoint->start(address, port))
-      shoal::actors::log().error("metrics endpoint not started node={}: {}", log_name,
+      shoal::config::log().error("metrics endpoint not started node={}: {}", log_name,
                                  shoal::describe(err));
     else
-      shoal::actors::log().info("metrics endpoint node={} url=http://{}:{}/metrics", log_name,
+      shoal::config::log().info("metrics endpoint node={} url=http://{}:{}/metrics", log_name,
                                 address, port);
   }
   std::vector<caf::actor> daemons;
@@ -179,7 +179,7 @@ int main(int argc, char** argv) {
     setup.status = to_status(*facts, name);
     setup.cores = facts->cores;
     setup.meters = meters.get();
-    shoal::actors::log().info("shoald starting node={} cpus={} mem_mb={} controller={}:{}", name,
+    shoal::config::log().info("shoald starting node={} cpus={} mem_mb={} controller={}:{}", name,
                               facts->cpus, facts->real_memory_mb, setup.controller_host,
                               setup.controller_port);
     daemons.push_back(shoal::actors::spawn_node_daemon(sys, std::move(setup)));
@@ -194,7 +194,7 @@ int main(int argc, char** argv) {
   };
   auto daemon = daemons.size() == 1 ? daemons.front() : sys.spawn(supervise, daemons);
   int code = shoal::runtime::run_until_shutdown(sys, daemon);
-  shoal::actors::log().info("shoald stopped node={} code={}", log_name, code);
+  shoal::config::log().info("shoald stopped node={} code={}", log_name, code);
   spdlog::shutdown();
   std::fflush(nullptr);
   // Tasks die with us (PR_SET_PDEATHSIG); skip the actor-system teardown.

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "actors/policy/priority.hpp"
-#include "actors/policy/scheduling_pass.hpp"
+#include "policy/priority.hpp"
+#include "policy/scheduling_pass.hpp"
 
 using namespace shoal::policy;
 

@@ -6,7 +6,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/expected.hpp>
 
-#include "runtime/config.hpp"
+#include "config/config.hpp"
 
 namespace shoal::runtime {
 

@@ -23,7 +23,7 @@
 #include "messages/type_ids.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"
-#include "runtime/config.hpp"
+#include "config/config.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::runtime {
@@ -104,7 +104,7 @@ caf::error local_cluster::start_controller(const std::string& base_config,
 caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config) {
   nodes_ = nodes;
   if (auto err = prepare("shoal-local", nodes)) return err;
-  if (auto err = start_controller(runtime::default_config_text(nodes, port_), extra_config))
+  if (auto err = start_controller(config::default_config_text(nodes, port_), extra_config))
     return err;
   for (unsigned i = 1; i <= nodes; ++i) {
     auto name = "node" + std::to_string(i);
@@ -124,7 +124,7 @@ caf::error local_cluster::launch_torus(const std::array<int, 3>& dims, unsigned 
   nodes_ = static_cast<unsigned>(dims[0] * dims[1] * dims[2]);
   front_ends = std::max(1u, std::min(front_ends, nodes_));
   if (auto err = prepare("shoal-torus", front_ends)) return err;
-  if (auto err = start_controller(runtime::torus_config_text(dims, port_), extra_config))
+  if (auto err = start_controller(config::torus_config_text(dims, port_), extra_config))
     return err;
   std::vector<std::string> names;
   for (int x = 0; x < dims[0]; ++x)

@@ -28,7 +28,7 @@ class local_cluster {
   caf::error launch(unsigned nodes, const std::string& extra_config = "");
 
   /// As launch, for a 3-D torus of dims[0] x dims[1] x dims[2] base partitions
-  /// (runtime::torus_config_text) served by `front_ends` shoald processes in front-end mode
+  /// (config::torus_config_text) served by `front_ends` shoald processes in front-end mode
   /// (`shoald --nodes=...`), each speaking for an equal run of the grid in x-major order.
   caf::error launch_torus(const std::array<int, 3>& dims, unsigned front_ends = 1,
                           const std::string& extra_config = "");

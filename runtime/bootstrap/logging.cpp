@@ -14,7 +14,7 @@
 #include <spdlog/sinks/syslog_sink.h>
 #include <spdlog/spdlog.h>
 
-#include "actors/log.hpp"
+#include "config/log.hpp"
 #include "messages/errc.hpp"
 
 namespace shoal::runtime {
@@ -84,14 +84,14 @@ void watch_reopen_signal(std::shared_ptr<log_file_sink> file) {
       int signo = 0;
       if (sigwait(&set, &signo) != 0) continue;
       if (!file) {
-        actors::log().info("log reopen signal=SIGUSR2 ignored: logging to stderr");
+        config::log().info("log reopen signal=SIGUSR2 ignored: logging to stderr");
         continue;
       }
       try {
         file->reopen();
-        actors::log().info("log file reopened file={}", file->path());
+        config::log().info("log file reopened file={}", file->path());
       } catch (const spdlog::spdlog_ex& e) {
-        actors::log().error("log file reopen failed file={}: {}", file->path(), e.what());
+        config::log().error("log file reopen failed file={}: {}", file->path(), e.what());
       }
     }
   }}.detach();
@@ -158,7 +158,7 @@ caf::error setup_logging(const log_options& opt) {
   if (syslog_level) {
     auto sys =
         std::make_shared<spdlog::sinks::syslog_sink_mt>(opt.process, LOG_PID, LOG_DAEMON, false);
-    sys->set_level(actors::spdlog_level(*syslog_level));
+    sys->set_level(config::spdlog_level(*syslog_level));
     sinks.push_back(sys);
   }
   auto logger = std::make_shared<spdlog::logger>(opt.process, sinks.begin(), sinks.end());
@@ -168,8 +168,8 @@ caf::error setup_logging(const log_options& opt) {
   // debug output is asked for.
   logger->flush_on(spdlog::level::trace);
   spdlog::set_default_logger(logger);
-  actors::set_log_level(effective);
-  actors::set_debug_flags(opt.flags);
+  config::set_log_level(effective);
+  config::set_debug_flags(opt.flags);
   sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGUSR2);

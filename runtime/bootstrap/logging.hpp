@@ -5,7 +5,7 @@
 
 #include <caf/error.hpp>
 
-#include "runtime/config.hpp"
+#include "config/config.hpp"
 
 namespace shoal::runtime {
 

@@ -7,8 +7,8 @@
 
 #include <caf/error.hpp>
 
-#include "runtime/config.hpp"
-#include "runtime/metrics/registry.hpp"
+#include "config/config.hpp"
+#include "metrics/registry.hpp"
 
 namespace httplib {
 class Server;

@@ -5,7 +5,7 @@
 
 #include <caf/all.hpp>
 
-#include "actors/log.hpp"
+#include "config/log.hpp"
 
 namespace shoal::runtime {
 
@@ -31,7 +31,7 @@ int run_until_shutdown(caf::actor_system& sys, const caf::actor& main_actor) {
     auto set = shutdown_signals();
     int signo = 0;
     if (sigwait(&set, &signo) == 0) {
-      actors::log().info("shutdown signal={}", strsignal(signo));
+      config::log().info("shutdown signal={}", strsignal(signo));
       caf::anon_send_exit(main_actor, caf::exit_reason::user_shutdown);
     }
   }}.detach();

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config.hpp"
+#include "config/config.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;
@@ -77,7 +77,7 @@ BOOST_AUTO_TEST_CASE(an_unreachable_controller_fails_instead_of_hanging) {
   scratch_dir dir;
   // Nobody listens on a port that was free a moment ago.
   auto conf =
-      write_file(dir.file("nobody.conf"), shoal::runtime::default_config_text(1, free_port()));
+      write_file(dir.file("nobody.conf"), shoal::config::default_config_text(1, free_port()));
   for (auto args : std::vector<std::vector<std::string>>{{"info"}, {"run", "true"}}) {
     BOOST_TEST_CONTEXT("shoal " << args[0]) {
       auto r = run_shoal(conf, args, bounded());

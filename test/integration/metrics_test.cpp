@@ -8,7 +8,7 @@
 #include <string>
 
 #include "messages/errc.hpp"
-#include "runtime/metrics/text_parser.hpp"
+#include "metrics/text_parser.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/config.hpp"
+#include "config/config.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;
@@ -90,7 +90,7 @@ BOOST_AUTO_TEST_CASE(a_node_reporting_less_memory_than_configured_is_drained) {
   // this test writes the config and starts the daemons itself.
   scratch_dir dir;
   auto port = free_port();
-  auto text = shoal::runtime::default_config_text(2, port);
+  auto text = shoal::config::default_config_text(2, port);
   const std::string nodes_line = "NodeName=node[1-2] NodeAddr=127.0.0.1\n";
   auto at = text.find(nodes_line);
   BOOST_REQUIRE_MESSAGE(at != std::string::npos, text);

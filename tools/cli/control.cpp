@@ -9,7 +9,7 @@
 #include <map>
 
 #include "messages/type_ids.hpp"
-#include "runtime/log_settings.hpp"
+#include "config/log_settings.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/format/listing.hpp"
@@ -189,14 +189,14 @@ bool is_job_command(const std::string& word) {
 int setdebug(const std::string& conf, const std::vector<std::string>& args) {
   if (args.size() != 1)
     return fail("control",
-                std::string{"setdebug needs one level ("} + runtime::debug_level_choices + ")",
+                std::string{"setdebug needs one level ("} + config::debug_level_choices + ")",
                 exit_usage);
-  auto level = runtime::parse_debug_level(args[0]);
+  auto level = config::parse_debug_level(args[0]);
   if (!level) return fail("control", describe(level.error()), exit_usage);
   int code = 0;
   auto s = open_session("control", conf, code);
   if (!s) return code;
-  auto set = ask<std::string>(*s, msg::setdebug_atom_v, std::string{runtime::to_string(*level)},
+  auto set = ask<std::string>(*s, msg::setdebug_atom_v, std::string{config::to_string(*level)},
                               current_user().name);
   if (!set) return fail("control", describe(set.error()));
   return 0;
@@ -204,7 +204,7 @@ int setdebug(const std::string& conf, const std::vector<std::string>& args) {
 
 /// `setdebugflags +Flag -Flag ...`: checked here first, as setdebug.
 int setdebugflags(const std::string& conf, const std::vector<std::string>& args) {
-  auto checked = runtime::change_debug_flags(0, args);
+  auto checked = config::change_debug_flags(0, args);
   if (!checked) return fail("control", describe(checked.error()), exit_usage);
   std::string changes;
   for (auto& a : args) changes += (changes.empty() ? "" : " ") + a;
@@ -238,7 +238,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       "  shoal control setdebug debug     (shoalctld's level until restart; levels: quiet, "
       "fatal,\n      error, info, verbose, debug, debug2..debug5 or 0-9)\n"
       "  shoal control setdebugflags +Steps -Msg   (flags: " +
-      runtime::debug_flag_choices() + ")");
+      config::debug_flag_choices() + ")");
   cmd->allow_extras();
   return [json, words, cmd, &conf]() -> int {
     auto& w = *words;

@@ -10,12 +10,12 @@
 #include <ctime>
 #include <random>
 
-#include "actors/policy/array_spec.hpp"
-#include "actors/policy/dependency.hpp"
+#include "policy/array_spec.hpp"
+#include "policy/dependency.hpp"
 #include "messages/errc.hpp"
-#include "runtime/begin_time.hpp"
-#include "runtime/duration.hpp"
-#include "runtime/memory_size.hpp"
+#include "config/begin_time.hpp"
+#include "config/duration.hpp"
+#include "config/memory_size.hpp"
 #include "tools/cli/session.hpp"
 #include "topology/cpu_binding.hpp"
 
@@ -168,7 +168,7 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
     req.shape.node_use = use;
   }
   if (!o.time.empty()) {
-    auto limit = runtime::parse_time_limit(o.time);
+    auto limit = config::parse_time_limit(o.time);
     if (!limit) return std::move(limit.error());
     if (*limit == 0) return make_error(errc::invalid_time, "a time limit of 0 is not allowed (-t)");
     req.time_limit_s = *limit;
@@ -216,7 +216,7 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
   w.exclusive = o.exclusive;
   w.oversubscribe = o.oversubscribe;
   if (!o.begin.empty()) {
-    auto at = runtime::parse_begin_time(o.begin, static_cast<int64_t>(std::time(nullptr)));
+    auto at = config::parse_begin_time(o.begin, static_cast<int64_t>(std::time(nullptr)));
     if (!at) return std::move(at.error());
     w.begin_time = *at;
   }
@@ -226,12 +226,12 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
   if (!o.mem.empty() && !o.mem_per_cpu.empty())
     return make_error(errc::invalid_request, "--mem and --mem-per-cpu are mutually exclusive");
   if (!o.mem.empty()) {
-    auto mb = runtime::parse_memory_mb(o.mem, "--mem");
+    auto mb = config::parse_memory_mb(o.mem, "--mem");
     if (!mb) return std::move(mb.error());
     w.mem_per_node_mb = *mb;
   }
   if (!o.mem_per_cpu.empty()) {
-    auto mb = runtime::parse_memory_mb(o.mem_per_cpu, "--mem-per-cpu");
+    auto mb = config::parse_memory_mb(o.mem_per_cpu, "--mem-per-cpu");
     if (!mb) return std::move(mb.error());
     w.mem_per_cpu_mb = *mb;
   }

@@ -7,7 +7,7 @@
 
 namespace shoal::cli {
 
-caf::expected<std::string> controller_metrics_url(const runtime::cluster_config& cfg) {
+caf::expected<std::string> controller_metrics_url(const config::cluster_config& cfg) {
   if (!cfg.collect_metrics)
     return make_error(errc::invalid_request,
                       "the cluster runs with CollectMetrics=NO: there are no metrics to read");

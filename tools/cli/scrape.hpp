@@ -4,15 +4,15 @@
 
 #include <caf/expected.hpp>
 
-#include "runtime/config.hpp"
-#include "runtime/metrics/text_parser.hpp"
+#include "config/config.hpp"
+#include "metrics/text_parser.hpp"
 
 namespace shoal::cli {
 
 /// shoalctld's endpoint as the config gives it: http://HOST:MetricsPort/metrics (HOST from
 /// SHOAL_CONTROLLER or SlurmctldHost). Error (errc::invalid_request) when MetricsPort is 0 or
 /// CollectMetrics=NO.
-caf::expected<std::string> controller_metrics_url(const runtime::cluster_config& cfg);
+caf::expected<std::string> controller_metrics_url(const config::cluster_config& cfg);
 
 /// GETs `url` ("http://HOST:PORT/PATH", or "HOST:PORT" for /metrics) and parses it as
 /// Prometheus text. Errors: errc::unreachable (connection, HTTP status) or

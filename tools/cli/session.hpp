@@ -8,7 +8,7 @@
 #include <caf/io/all.hpp>
 
 #include "messages/errc.hpp"
-#include "runtime/config.hpp"
+#include "config/config.hpp"
 
 namespace shoal::cli {
 
@@ -18,7 +18,7 @@ constexpr int exit_usage = 2;
 
 /// A connected CLI process: the config it read, its actor system and the controller handle.
 struct session {
-  runtime::cluster_config conf;
+  config::cluster_config conf;
   std::unique_ptr<caf::actor_system_config> sys_cfg;
   std::unique_ptr<caf::actor_system> sys;
   caf::actor controller;

@@ -4,7 +4,7 @@
 #include <limits>
 #include <map>
 
-#include "runtime/duration.hpp"
+#include "config/duration.hpp"
 #include "tools/format/table.hpp"
 #include "topology/hostlist.hpp"
 
@@ -124,13 +124,13 @@ std::vector<field<msg::job_info>> job_fields(int64_t now) {
   f.push_back({"Time",
                "TIME",
                true,
-               [now](const J& j) { return runtime::format_duration(elapsed(j, now)); },
+               [now](const J& j) { return config::format_duration(elapsed(j, now)); },
                [now](const J& j) { return as_number(elapsed(j, now)); },
                {}});
   f.push_back({"TimeLimit",
                "TIME_LIMIT",
                true,
-               [](const J& j) { return runtime::format_duration(j.time_limit_s); },
+               [](const J& j) { return config::format_duration(j.time_limit_s); },
                [](const J& j) { return limit_key(j.time_limit_s); },
                {}});
   f.push_back({"Nodes",
@@ -228,7 +228,7 @@ std::string avail_text(const std::string& state) {
 }
 
 std::string partition_limit(int64_t seconds) {
-  return seconds < 0 ? "infinite" : runtime::format_duration(seconds);
+  return seconds < 0 ? "infinite" : config::format_duration(seconds);
 }
 
 std::vector<field<partition_row>> partition_fields() {

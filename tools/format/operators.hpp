@@ -10,7 +10,7 @@
 #include <caf/expected.hpp>
 #include <nlohmann/json.hpp>
 
-#include "runtime/metrics/text_parser.hpp"
+#include "metrics/text_parser.hpp"
 
 namespace shoal::cli {
 

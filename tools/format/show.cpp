@@ -4,7 +4,7 @@
 #include <initializer_list>
 #include <map>
 
-#include "runtime/duration.hpp"
+#include "config/duration.hpp"
 #include "tools/format/listing.hpp"
 #include "tools/format/table.hpp"
 #include "topology/hostlist.hpp"
@@ -98,8 +98,8 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
        kv("ExitCode", std::to_string(j.exit_code) + ":0")},
       {kv_num("Requeue", j.requeue ? 1 : 0), kv_num("Restarts", j.requeue_count),
        kv_num("BatchFlag", j.batch ? 1 : 0), kv_num("Steps", j.step_count)},
-      {kv("RunTime", runtime::format_duration(run_time(j, now))),
-       kv("TimeLimit", runtime::format_duration(j.time_limit_s))},
+      {kv("RunTime", config::format_duration(run_time(j, now))),
+       kv("TimeLimit", config::format_duration(j.time_limit_s))},
       {kv_time("SubmitTime", j.submit_time), kv_time("StartTime", j.start_time),
        kv_time("EndTime", j.end_time)},
       {kv("Partition", j.partition), kv("NodeList", j.nodelist)},
@@ -176,7 +176,7 @@ std::string show_partition(const msg::partition_info& p, const std::vector<msg::
   for (auto& [s, count] : states)
     state_counts += (state_counts.empty() ? "" : ",") + s + ":" + std::to_string(count);
   auto limit = [](int64_t s, const char* none) {
-    return s < 0 ? std::string(none) : runtime::format_duration(s);
+    return s < 0 ? std::string(none) : config::format_duration(s);
   };
   return record({
       {kv("PartitionName", p.name)},

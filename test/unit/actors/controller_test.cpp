@@ -8,7 +8,7 @@
 #include "actors/controller.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
-#include "runtime/config.hpp"
+#include "config/config.hpp"
 
 namespace {
 
@@ -18,7 +18,7 @@ struct controller_fixture {
   controller_fixture() {
     cfg.add_message_types<caf::id_block::shoal>();
     sys = std::make_unique<caf::actor_system>(cfg);
-    auto conf = runtime::parse_config(runtime::default_config_text(2, 6917), "<embedded>", "/");
+    auto conf = config::parse_config(config::default_config_text(2, 6917), "<embedded>", "/");
     BOOST_REQUIRE(conf);
     controller = actors::spawn_controller(*sys, *conf);
   }

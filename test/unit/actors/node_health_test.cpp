@@ -88,8 +88,8 @@ BOOST_AUTO_TEST_SUITE(resource_shortfall)
 
 namespace {
 
-runtime::node_config configured(uint32_t cpus, uint64_t memory, uint64_t tmp) {
-  runtime::node_config c;
+config::node_config configured(uint32_t cpus, uint64_t memory, uint64_t tmp) {
+  config::node_config c;
   c.name = "node1";
   c.cpus = cpus;
   c.real_memory_mb = memory;
@@ -116,7 +116,7 @@ BOOST_AUTO_TEST_CASE(a_report_meeting_the_configuration_passes) {
 BOOST_AUTO_TEST_CASE(unset_configuration_fields_pass_anything) {
   BOOST_TEST(shortfall_reason(configured(0, 0, 0), reported(0, 0, 0)) == "");
   BOOST_TEST(shortfall_reason(configured(0, 0, 0), reported(1, 1, 1)) == "");
-  BOOST_TEST(shortfall_reason(runtime::node_config{}, msg::machine_status{}) == "");
+  BOOST_TEST(shortfall_reason(config::node_config{}, msg::machine_status{}) == "");
 }
 
 BOOST_AUTO_TEST_CASE(too_few_cpus_is_low_cpus) {

@@ -18,7 +18,7 @@
 #include <caf/all.hpp>
 
 #include "actors/shepherd.hpp"
-#include "actors/task_launch.hpp"
+#include "process/task_launch.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"
 #include "topology/cpu_binding.hpp"

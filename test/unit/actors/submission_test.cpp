@@ -5,7 +5,7 @@
 
 #include "actors/submission.hpp"
 #include "messages/errc.hpp"
-#include "runtime/config.hpp"
+#include "config/config.hpp"
 
 using namespace shoal;
 using actors::expand_output_path;
@@ -20,8 +20,8 @@ std::string why(const caf::expected<T>& r) {
   return r ? std::string{} : describe(r.error());
 }
 
-runtime::partition_config partition(std::string name, std::vector<std::string> nodes) {
-  runtime::partition_config p;
+config::partition_config partition(std::string name, std::vector<std::string> nodes) {
+  config::partition_config p;
   p.name = std::move(name);
   p.nodes = std::move(nodes);
   return p;
@@ -30,12 +30,12 @@ runtime::partition_config partition(std::string name, std::vector<std::string> n
 /// node1-node6; "debug" (default): node1-4, MaxTime 1h, DefaultTime 10m; "batch": node1-6,
 /// MaxNodes 3, no time limits; "short": node5-6, MaxTime 30m only.
 struct fixture {
-  runtime::cluster_config cfg;
+  config::cluster_config cfg;
   std::map<std::string, msg::node_info> nodes;
 
   fixture() {
     for (int i = 1; i <= 6; ++i) {
-      runtime::node_config n;
+      config::node_config n;
       n.name = "node" + std::to_string(i);
       cfg.nodes.push_back(n);
       msg::node_info info;
@@ -402,7 +402,7 @@ BOOST_AUTO_TEST_CASE(the_job_name_defaults_to_the_command_or_script) {
 }
 
 BOOST_AUTO_TEST_CASE(a_parsed_configuration_resolves_the_same_way) {
-  auto parsed = runtime::parse_config(
+  auto parsed = config::parse_config(
       "ClusterName=t\n"
       "NodeName=node[1-4] CPUs=4\n"
       "NodeName=node[5-6] CPUs=8\n"
@@ -448,7 +448,7 @@ BOOST_AUTO_TEST_CASE(a_geometry_off_a_torus_is_refused_other_torus_options_are_i
 }
 
 BOOST_AUTO_TEST_CASE(on_a_torus_a_geometry_must_fit_and_sets_the_node_count) {
-  cfg = runtime::cluster_config{};
+  cfg = config::cluster_config{};
   cfg.torus3d = true;
   cfg.torus.prefix = "bgl";
   cfg.torus.dims = {4, 2, 2};
@@ -456,8 +456,8 @@ BOOST_AUTO_TEST_CASE(on_a_torus_a_geometry_must_fit_and_sets_the_node_count) {
   for (int x = 0; x < 4; ++x)
     for (int y = 0; y < 2; ++y)
       for (int z = 0; z < 2; ++z) {
-        runtime::node_config n;
-        n.name = runtime::base_partition_name("bgl", x, y, z);
+        config::node_config n;
+        n.name = config::base_partition_name("bgl", x, y, z);
         cfg.nodes.push_back(n);
         all.nodes.push_back(n.name);
       }

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "messages/errc.hpp"
-#include "runtime/metrics/registry.hpp"
-#include "runtime/metrics/text_parser.hpp"
+#include "metrics/registry.hpp"
+#include "metrics/text_parser.hpp"
 
 using namespace shoal;
 using namespace shoal::metrics;

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/policy/array_spec.hpp"
+#include "policy/array_spec.hpp"
 #include "messages/errc.hpp"
 
 using namespace shoal::policy;

@@ -2,7 +2,7 @@
 
 #include <random>
 
-#include "actors/policy/cpu_ids.hpp"
+#include "policy/cpu_ids.hpp"
 
 using shoal::policy::cpu_occupancy;
 using cpus = std::vector<uint32_t>;

@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "actors/policy/dependency.hpp"
+#include "policy/dependency.hpp"
 #include "messages/errc.hpp"
 
 using namespace shoal::policy;

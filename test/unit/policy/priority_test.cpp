@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "actors/policy/priority.hpp"
+#include "policy/priority.hpp"
 
 using namespace shoal::policy;
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/policy/scheduling_pass.hpp"
+#include "policy/scheduling_pass.hpp"
 
 using namespace shoal::policy;
 

@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "actors/policy/array_spec.hpp"
-#include "actors/policy/dependency.hpp"
-#include "actors/policy/scheduling_pass.hpp"
+#include "policy/array_spec.hpp"
+#include "policy/dependency.hpp"
+#include "policy/scheduling_pass.hpp"
 
 namespace shoal::policy::sim {
 

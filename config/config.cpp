@@ -1,0 +1,832 @@
+#include "config/config.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "messages/errc.hpp"
+#include "config/config_syntax.hpp"
+#include "config/duration.hpp"
+#include "topology/hostlist.hpp"
+
+namespace shoal::config {
+
+namespace {
+
+namespace cs = config_syntax;
+namespace fs = std::filesystem;
+
+constexpr uint64_t max_u32 = 0xFFFF'FFFFu;
+constexpr uint64_t max_u64 = ~uint64_t{0};
+
+/// Seed partitions are numbered 0 to MAX_PARTITION.
+constexpr uint64_t max_seed_partition = 31;
+
+/// Keys of Slurm's slurm.conf that shoal reads without acting on them.
+constexpr std::string_view compat_keys[] = {
+    "authtype",      "slurmuser",       "proctracktype",         "taskplugin",
+    "mpidefault",    "returntoservice", "slurmdspooldir",        "slurmctldpidfile",
+    "slurmdpidfile", "jobcomptype",     "accountingstoragetype", "slurmdport",
+};
+
+/// NodeName State= values: Slurm's, plus IDLE and the seed's DRAINING/DRAINED (stored as DRAIN).
+constexpr std::string_view node_states[] = {
+    "UNKNOWN", "IDLE", "DOWN", "DRAIN", "FAIL", "FAILING", "FUTURE", "CLOUD",
+};
+
+constexpr std::string_view partition_states[] = {"UP", "DOWN", "DRAIN", "INACTIVE"};
+
+template <size_t N>
+bool contains(const std::string_view (&list)[N], std::string_view word) {
+  return std::find(std::begin(list), std::end(list), word) != std::end(list);
+}
+
+bool iequals(std::string_view a, std::string_view b) {
+  return cs::to_lower(a) == cs::to_lower(b);
+}
+
+/// A place in a config file.
+struct where {
+  std::string file;
+  int line = 0;
+
+  std::string str() const { return file + ":" + std::to_string(line); }
+};
+
+caf::error fail(const where& at, const std::string& what) {
+  return make_error(errc::invalid_config, at.str() + ": " + what);
+}
+
+caf::error bad_value(const where& at, const cs::pair& p, std::string_view canonical,
+                     std::string_view expected) {
+  return fail(at, "invalid value '" + p.value + "' for " + std::string{canonical} + " (expected " +
+                      std::string{expected} + ")");
+}
+
+/// Reads a whole file; the error text is strerror.
+bool read_file(const std::string& path, std::string& out, std::string& error) {
+  errno = 0;
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  if (f == nullptr) {
+    error = std::strerror(errno != 0 ? errno : EIO);
+    return false;
+  }
+  char buf[8192];
+  size_t got = 0;
+  while ((got = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, got);
+  bool ok = std::ferror(f) == 0;
+  if (!ok) error = std::strerror(errno != 0 ? errno : EIO);
+  std::fclose(f);
+  return ok;
+}
+
+bool path_exists(const fs::path& path) {
+  std::error_code ec;
+  return fs::exists(path, ec);
+}
+
+/// NodeName=DEFAULT state: settings for the node lines after it.
+struct node_template {
+  node_config cfg;
+  std::string address_expr;   ///< NodeAddr=, a hostlist (one address, or one per node)
+  std::string hostname_expr;  ///< NodeHostname=, used when NodeAddr= is absent
+};
+
+/// A partition while the config is being read.
+struct partition_draft {
+  partition_config cfg;
+  std::string nodes_expr;       ///< Nodes= as written; "ALL" for every node
+  size_t seq = 0;               ///< position in reading order
+  bool from_line = false;       ///< defined by a PartitionName= line (not only by Partition= keys)
+  std::vector<size_t> members;  ///< node indices
+};
+
+/// PartitionName=DEFAULT state.
+struct partition_template {
+  partition_config cfg;
+  std::string nodes_expr;
+};
+
+/// A setting that is checked once everything is read.
+struct deferred {
+  std::string key;  ///< as the user wrote it
+  where at;
+  size_t seq = 0;
+  bool set = false;
+};
+
+class parser {
+ public:
+  explicit parser(std::string base_dir) : base_dir_(std::move(base_dir)) {}
+
+  caf::error parse_text(const std::string& text, const std::string& file, int depth) {
+    size_t pos = 0;
+    int line = 0;
+    while (pos <= text.size()) {
+      auto end = text.find('\n', pos);
+      if (end == std::string::npos) end = text.size();
+      ++line;
+      auto view = std::string_view{text}.substr(pos, end - pos);
+      if (auto err = on_line(view, where{file, line}, depth)) return err;
+      pos = end + 1;
+    }
+    return {};
+  }
+
+  caf::expected<cluster_config> finish();
+
+ private:
+  caf::error on_line(std::string_view line, const where& at, int depth);
+  caf::error on_main_key(const cs::pair& p, const where& at, int depth);
+  caf::error on_node_line(const std::vector<cs::pair>& pairs, const where& at, bool seed);
+  caf::error apply_node_key(node_template& rec, const cs::pair& p, const where& at);
+  caf::error on_partition_line(const std::vector<cs::pair>& pairs, const where& at);
+  caf::error apply_partition_key(partition_template& rec, const cs::pair& p, const where& at);
+  caf::error include(const cs::pair& p, const where& at, int depth, bool required,
+                     std::string& resolved);
+  caf::error resolve_partitions();
+
+  void warn(const where& at, const std::string& what) {
+    cfg_.warnings.push_back(at.str() + ": " + what);
+  }
+
+  void unknown_key(const where& at, const cs::pair& p) {
+    warn(at, "unknown key '" + p.key + "' (ignored)");
+  }
+
+  void mark(deferred& d, const cs::pair& p, const where& at) {
+    d.key = p.key;
+    d.at = at;
+    d.seq = seq_;
+    d.set = true;
+  }
+
+  cluster_config cfg_;
+  std::string base_dir_;
+  size_t seq_ = 0;
+  node_template node_defaults_;
+  partition_template partition_defaults_;
+  std::vector<size_t> node_seq_;  ///< per node: the seq of its line
+  std::vector<bool> node_seed_;   ///< per node: defined by a seed Name= line
+  std::unordered_map<std::string, size_t> node_index_;
+  std::vector<partition_draft> drafts_;
+  std::unordered_map<std::string, size_t> draft_index_;
+  std::string default_yes_;  ///< the partition with Default=YES, if any
+  std::vector<std::string> primary_hosts_;
+  std::vector<std::string> backup_hosts_;
+  deferred interval_;
+  deferred timeout_;
+  deferred collectors_;
+  deferred default_partition_;
+  deferred select_;
+  std::string default_partition_name_;
+
+  caf::error resolve_torus();
+};
+
+/// A base-36 digit (0-9, A-Z) as Blue Gene/L names use them, or -1.
+int base36_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'Z') return c - 'A' + 10;
+  return -1;
+}
+
+caf::error parser::resolve_torus() {
+  auto& grid = cfg_.torus;
+  grid = torus_grid{};
+  if (cfg_.nodes.empty())
+    return fail(select_.at, select_.key +
+                                "=select/torus3d needs nodes named PREFIXxyz, such as "
+                                "NodeName=bgl[000x733]");
+  for (const auto& n : cfg_.nodes) {
+    where at{n.file, n.line};
+    const auto& name = n.name;
+    bool digits = name.size() > 3;
+    for (size_t i = name.size() >= 3 ? name.size() - 3 : 0; digits && i < name.size(); ++i)
+      digits = base36_digit(name[i]) >= 0;
+    if (!digits)
+      return fail(at, "node '" + name + "' is not named as a base partition of a 3-D torus " +
+                          "(SelectType=select/torus3d needs a prefix plus one digit 0-9/A-Z per " +
+                          "dimension, such as bgl012)");
+    auto prefix = name.substr(0, name.size() - 3);
+    if (grid.prefix.empty()) grid.prefix = prefix;
+    if (prefix != grid.prefix)
+      return fail(at, "node '" + name + "' does not share the prefix '" + grid.prefix +
+                          "' of the other base partitions (SelectType=select/torus3d)");
+    for (int d = 0; d < 3; ++d)
+      grid.dims[d] = std::max(grid.dims[d], base36_digit(name[name.size() - 3 + d]) + 1);
+  }
+  auto volume = static_cast<size_t>(grid.dims[0]) * grid.dims[1] * grid.dims[2];
+  if (volume != cfg_.nodes.size()) {
+    // Names are unique, so some base partition of the bounding grid is missing: name one.
+    std::string missing;
+    const char* digit = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    for (int x = 0; x < grid.dims[0] && missing.empty(); ++x)
+      for (int y = 0; y < grid.dims[1] && missing.empty(); ++y)
+        for (int z = 0; z < grid.dims[2] && missing.empty(); ++z) {
+          auto name = grid.prefix + digit[x] + digit[y] + digit[z];
+          if (node_index_.count(name) == 0) missing = name;
+        }
+    return fail(select_.at,
+                "select/torus3d needs a complete grid: " + std::to_string(grid.dims[0]) + "x" +
+                    std::to_string(grid.dims[1]) + "x" + std::to_string(grid.dims[2]) + " has " +
+                    std::to_string(volume) + " base partitions but " +
+                    std::to_string(cfg_.nodes.size()) + " nodes are defined (missing " + missing +
+                    ")");
+  }
+  return {};
+}
+
+caf::error parser::on_line(std::string_view line, const where& at, int depth) {
+  auto res = cs::split_line(line);
+  if (!res.error.empty()) return fail(at, res.error);
+  if (res.pairs.empty()) return {};
+  ++seq_;
+  const auto& first = res.pairs.front().lower;
+  if (first == "nodename") return on_node_line(res.pairs, at, false);
+  if (first == "name") return on_node_line(res.pairs, at, true);
+  if (first == "partitionname") return on_partition_line(res.pairs, at);
+  for (const auto& p : res.pairs)
+    if (auto err = on_main_key(p, at, depth)) return err;
+  return {};
+}
+
+// -- main keys ------------------------------------------------------------------------------------
+
+caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
+  const auto& k = p.lower;
+  const auto& v = p.value;
+  if (k == "nodename" || k == "name" || k == "partitionname")
+    return fail(at, "'" + p.key + "' must be the first key on its line");
+  if (k == "slurmctldhost" || k == "controlmachine" || k == "backupcontroller") {
+    auto open = v.find('(');
+    std::string host = v;
+    if (open != std::string::npos) {
+      if (open == 0 || v.back() != ')' || v.size() - open < 3)
+        return bad_value(at, p, p.key, "host or host(address)");
+      host = v.substr(open + 1, v.size() - open - 2);
+    }
+    if (host.empty()) return fail(at, p.key + " needs a host name");
+    (k == "backupcontroller" ? backup_hosts_ : primary_hosts_).push_back(host);
+    return {};
+  }
+  if (k == "slurmctldport" || k == "machstatusport") {
+    auto dash = v.find('-');
+    auto first = cs::parse_unsigned(std::string_view{v}.substr(0, dash), 65535);
+    bool ok = first && *first > 0;
+    if (ok && dash != std::string::npos) {
+      auto last = cs::parse_unsigned(std::string_view{v}.substr(dash + 1), 65535);
+      ok = last && *last >= *first;
+    }
+    if (!ok) return bad_value(at, p, p.key, "a port 1-65535, or a range such as 6817-6818");
+    cfg_.controller_port = static_cast<uint16_t>(*first);
+    return {};
+  }
+  if (k == "metricsport") {
+    auto port = cs::parse_unsigned(v, 65535);
+    if (!port) return bad_value(at, p, p.key, "a port 1-65535, or 0 for none");
+    cfg_.metrics_port = static_cast<uint16_t>(*port);
+    return {};
+  }
+  if (k == "nodemetricsport") {
+    auto port = cs::parse_unsigned(v, 65535);
+    if (!port) return bad_value(at, p, p.key, "a port 1-65535, or 0 for none");
+    cfg_.node_metrics_port = static_cast<uint16_t>(*port);
+    return {};
+  }
+  if (k == "collectmetrics") {
+    auto yes = cs::to_lower(v);
+    if (yes == "yes" || yes == "true" || yes == "1")
+      cfg_.collect_metrics = true;
+    else if (yes == "no" || yes == "false" || yes == "0")
+      cfg_.collect_metrics = false;
+    else
+      return bad_value(at, p, p.key, "YES or NO");
+    return {};
+  }
+  if (k == "heartbeatinterval" || k == "slurmdtimeout" || k == "heartbeattimeout") {
+    auto ms = parse_seconds_as_ms(v);
+    if (!ms) return bad_value(at, p, p.key, "seconds, such as 30 or 0.5");
+    if (k == "heartbeatinterval") {
+      if (*ms <= 0) return fail(at, p.key + " must be greater than 0");
+      cfg_.heartbeat_interval_ms = *ms;
+      mark(interval_, p, at);
+    } else {
+      cfg_.heartbeat_timeout_ms = *ms;
+      mark(timeout_, p, at);
+    }
+    return {};
+  }
+  if (k == "killwait") {
+    auto s = cs::parse_unsigned(v, 1'000'000'000);
+    if (!s) return bad_value(at, p, p.key, "whole seconds, 0 or more");
+    cfg_.kill_wait_s = static_cast<int64_t>(*s);
+    return {};
+  }
+  if (k == "statesavelocation" || k == "tmpfs") {
+    if (v.empty()) return fail(at, p.key + " needs a directory");
+    (k == "tmpfs" ? cfg_.tmp_fs : cfg_.state_save_location) = v;
+    return {};
+  }
+  if (k == "slurmctldlogfile") {
+    cfg_.ctld_log_file = v;
+    return {};
+  }
+  if (k == "slurmdlogfile") {
+    cfg_.node_log_file = v;
+    return {};
+  }
+  if (k == "slurmctlddebug" || k == "slurmddebug" || k == "slurmctldsyslogdebug" ||
+      k == "slurmdsyslogdebug") {
+    bool syslog = k == "slurmctldsyslogdebug" || k == "slurmdsyslogdebug";
+    if (!(syslog && v.empty()) && !parse_debug_level(v))
+      return bad_value(at, p, p.key, debug_level_choices);
+    auto level = cs::to_lower(v);
+    if (k == "slurmctlddebug")
+      cfg_.ctld_debug = level;
+    else if (k == "slurmddebug")
+      cfg_.node_debug = level;
+    else  // empty: no syslog
+      (k == "slurmctldsyslogdebug" ? cfg_.ctld_syslog_debug : cfg_.node_syslog_debug) = level;
+    return {};
+  }
+  if (k == "debugflags" || k == "machstatusdebug") {
+    auto flags = parse_debug_flags(v);
+    if (!flags) return fail(at, p.key + ": " + describe(flags.error()));
+    cfg_.debug_flags = *flags;
+    return {};
+  }
+  if (k == "logtimeformat") {
+    auto pattern = log_line_pattern(v);
+    if (!pattern) return fail(at, describe(pattern.error()));
+    cfg_.log_time_format = v;
+    return {};
+  }
+  if (k == "logfilemaxsize") {
+    auto size = parse_byte_size(v);
+    if (!size) return bad_value(at, p, p.key, "bytes such as 1048576, 512K, 100M, or 0 for none");
+    cfg_.log_file_max_size = *size;
+    return {};
+  }
+  if (k == "logfilecount") {
+    auto count = cs::parse_unsigned(v, 1000);
+    if (!count || *count == 0) return bad_value(at, p, p.key, "a number of files from 1 to 1000");
+    cfg_.log_file_count = static_cast<uint32_t>(*count);
+    return {};
+  }
+  if (k == "selecttype") {
+    auto type = cs::to_lower(v);
+    cfg_.scheduling.consumable = false;
+    cfg_.torus3d = false;
+    if (type == "select/linear") {
+      cfg_.select_type = topology::selection_policy::linear;
+    } else if (type == "select/consecutive") {
+      cfg_.select_type = topology::selection_policy::consecutive;
+    } else if (type == "select/cons_tres" || type == "select/cons_res") {
+      cfg_.scheduling.consumable = true;
+    } else if (type == "select/torus3d" || type == "select/bluegene") {
+      cfg_.torus3d = true;
+    } else {
+      return fail(at, p.key + " '" + v +
+                          "' is not supported (supported: select/linear, select/consecutive, "
+                          "select/cons_tres, select/torus3d)");
+    }
+    mark(select_, p, at);
+    return {};
+  }
+  if (k == "switchtype") {
+    if (v.empty()) return fail(at, p.key + " needs a value such as switch/none");
+    cfg_.switch_type = v;
+    return {};
+  }
+  if (k == "clustername") {
+    if (v.empty()) return fail(at, p.key + " needs a name");
+    cfg_.cluster_name = v;
+    return {};
+  }
+  if (k == "collectornodes") {
+    auto names = topology::expand_hostlist(v);
+    if (!names) return bad_value(at, p, p.key, "a hostlist: " + describe(names.error()));
+    cfg_.collector_nodes = std::move(*names);
+    mark(collectors_, p, at);
+    return {};
+  }
+  if (k == "nodespecconf") return include(p, at, depth, true, cfg_.node_spec_conf);
+  if (k == "partitionconf") return include(p, at, depth, false, cfg_.partition_conf);
+  if (k == "defaultpartition") {
+    default_partition_name_ = v;
+    mark(default_partition_, p, at);
+    return {};
+  }
+  std::string scheduling_error;
+  if (apply_scheduler_key(cfg_.scheduling, k, v, scheduling_error)) {
+    if (!scheduling_error.empty())
+      return fail(at, "invalid value '" + v + "' for " + p.key + ": " + scheduling_error);
+    return {};
+  }
+  // The seed names the daemons' binaries here; shoal's are found by the installer.
+  if (k == "machstatusmanager" || k == "machstatusdaemon") return {};
+  if (contains(compat_keys, k)) {
+    warn(at, "key '" + p.key + "' is accepted for Slurm compatibility and has no effect");
+    return {};
+  }
+  unknown_key(at, p);
+  return {};
+}
+
+caf::error parser::include(const cs::pair& p, const where& at, int depth, bool required,
+                           std::string& resolved) {
+  if (depth > 0) {
+    warn(at, p.key + " inside an included file is ignored");
+    return {};
+  }
+  if (p.value.empty()) {
+    if (required) return fail(at, p.key + " needs a file path");
+    resolved.clear();
+    return {};
+  }
+  fs::path given{p.value};
+  fs::path path = given.is_absolute() ? given : fs::path{base_dir_} / given;
+  if (!path_exists(path)) {
+    // The seed's sample names /usr/local/SLURM/...; the same file beside the main file will do.
+    auto beside = fs::path{base_dir_} / given.filename();
+    if (given.is_absolute() && path_exists(beside)) {
+      warn(at, p.key + " " + p.value + " not found; using " + beside.string());
+      path = beside;
+    } else {
+      auto what = p.key + " " + p.value + " not found";
+      what += given.is_absolute() ? " (also looked for " + beside.string() + ")"
+                                  : " (looked for " + path.string() + ")";
+      if (required) return fail(at, what);
+      warn(at, what + "; nothing read from it");
+      resolved.clear();
+      return {};
+    }
+  }
+  std::string text;
+  std::string error;
+  if (!read_file(path.string(), text, error)) {
+    auto what = p.key + " " + path.string() + ": cannot read: " + error;
+    if (required) return fail(at, what);
+    warn(at, what + "; nothing read from it");
+    resolved.clear();
+    return {};
+  }
+  resolved = path.string();
+  return parse_text(text, resolved, depth + 1);
+}
+
+// -- nodes ----------------------------------------------------------------------------------------
+
+caf::error parser::apply_node_key(node_template& rec, const cs::pair& p, const where& at) {
+  const auto& k = p.lower;
+  auto& n = rec.cfg;
+  auto u32 = [&](uint32_t& field, std::string_view canonical) -> caf::error {
+    auto value = cs::parse_unsigned(p.value, max_u32);
+    if (!value) return bad_value(at, p, canonical, "a non-negative integer");
+    field = static_cast<uint32_t>(*value);
+    return {};
+  };
+  auto u64 = [&](uint64_t& field, std::string_view canonical) -> caf::error {
+    auto value = cs::parse_unsigned(p.value, max_u64);
+    if (!value) return bad_value(at, p, canonical, "a non-negative integer, in megabytes");
+    field = *value;
+    return {};
+  };
+  if (k == "nodeaddr") {
+    rec.address_expr = p.value;
+  } else if (k == "nodehostname") {
+    rec.hostname_expr = p.value;
+  } else if (k == "cpus" || k == "procs") {
+    return u32(n.cpus, "CPUs");
+  } else if (k == "sockets") {
+    return u32(n.sockets, "Sockets");
+  } else if (k == "corespersocket") {
+    return u32(n.cores_per_socket, "CoresPerSocket");
+  } else if (k == "threadspercore") {
+    return u32(n.threads_per_core, "ThreadsPerCore");
+  } else if (k == "weight") {
+    return u32(n.weight, "Weight");
+  } else if (k == "speed") {
+    auto value = cs::parse_decimal(p.value);
+    if (!value) return bad_value(at, p, "Speed", "a non-negative decimal number such as 1.5");
+    n.speed = *value;
+  } else if (k == "realmemory") {
+    return u64(n.real_memory_mb, "RealMemory");
+  } else if (k == "virtualmemory") {
+    return u64(n.virtual_memory_mb, "VirtualMemory");
+  } else if (k == "tmpdisk") {
+    return u64(n.tmp_disk_mb, "TmpDisk");
+  } else if (k == "os") {
+    n.os = p.value;
+  } else if (k == "features" || k == "feature") {
+    n.features = p.value;
+  } else if (k == "state") {
+    auto state = cs::to_upper(p.value);
+    if (state == "DRAINING" || state == "DRAINED") state = "DRAIN";
+    if (!contains(node_states, state))
+      return bad_value(at, p, "State",
+                       "UNKNOWN, IDLE, DOWN, DRAIN, FAIL, FAILING, FUTURE or CLOUD");
+    n.initial_state = state;
+  } else if (k == "partition") {
+    std::vector<std::string> names;
+    const auto& v = p.value;
+    size_t pos = 0;
+    while (!v.empty() && pos <= v.size()) {
+      auto comma = std::min(v.find(',', pos), v.size());
+      auto number =
+          cs::parse_unsigned(std::string_view{v}.substr(pos, comma - pos), max_seed_partition);
+      if (!number)
+        return bad_value(at, p, "Partition", "partition numbers 0-31 separated by commas");
+      auto name = std::to_string(*number);
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+      pos = comma + 1;
+    }
+    n.partitions = std::move(names);
+    n.partitions_given = true;
+  } else if (k == "nodename" || k == "name" || k == "partitionname") {
+    return fail(at, "'" + p.key + "' must be the first key on its line");
+  } else {
+    unknown_key(at, p);
+  }
+  return {};
+}
+
+caf::error parser::on_node_line(const std::vector<cs::pair>& pairs, const where& at, bool seed) {
+  const auto& head = pairs.front();
+  if (head.value.empty()) return fail(at, head.key + " needs a node name, hostlist or DEFAULT");
+  bool is_default = iequals(head.value, "DEFAULT");
+  node_template rec = node_defaults_;
+  for (size_t i = 1; i < pairs.size(); ++i)
+    if (auto err = apply_node_key(rec, pairs[i], at)) return err;
+  if (is_default) {
+    node_defaults_ = std::move(rec);
+    return {};
+  }
+  auto names = topology::expand_hostlist(head.value);
+  if (!names) return bad_value(at, head, head.key, "a hostlist: " + describe(names.error()));
+  if (names->empty()) return fail(at, head.key + " '" + head.value + "' names no node");
+  std::vector<std::string> addresses;
+  const auto& addr_expr = rec.address_expr.empty() ? rec.hostname_expr : rec.address_expr;
+  if (!addr_expr.empty()) {
+    auto key = rec.address_expr.empty() ? "NodeHostname" : "NodeAddr";
+    auto expanded = topology::expand_hostlist(addr_expr);
+    if (!expanded)
+      return fail(
+          at, "invalid value '" + addr_expr + "' for " + key + ": " + describe(expanded.error()));
+    addresses = std::move(*expanded);
+    if (addresses.size() != 1 && addresses.size() != names->size())
+      return fail(at, std::string{key} + " '" + addr_expr + "' gives " +
+                          std::to_string(addresses.size()) + " addresses for " +
+                          std::to_string(names->size()) + " nodes (give one, or one per node)");
+  }
+  // The seed: "If not otherwise specified, all nodes will be in partition zero."
+  if (seed && !rec.cfg.partitions_given) rec.cfg.partitions = {"0"};
+  for (size_t i = 0; i < names->size(); ++i) {
+    const auto& name = (*names)[i];
+    if (auto it = node_index_.find(name); it != node_index_.end()) {
+      const auto& prev = cfg_.nodes[it->second];
+      return fail(at, "node '" + name + "' is already defined at " + prev.file + ":" +
+                          std::to_string(prev.line));
+    }
+    node_config n = rec.cfg;
+    n.name = name;
+    n.address = addresses.empty() ? name : addresses[addresses.size() == 1 ? 0 : i];
+    n.file = at.file;
+    n.line = at.line;
+    node_index_.emplace(name, cfg_.nodes.size());
+    node_seq_.push_back(seq_);
+    node_seed_.push_back(seed);
+    cfg_.nodes.push_back(std::move(n));
+  }
+  return {};
+}
+
+// -- partitions -----------------------------------------------------------------------------------
+
+caf::error parser::apply_partition_key(partition_template& rec, const cs::pair& p,
+                                       const where& at) {
+  const auto& k = p.lower;
+  auto& part = rec.cfg;
+  if (k == "nodes") {
+    rec.nodes_expr = p.value;
+  } else if (k == "default") {
+    auto yes = cs::to_lower(p.value);
+    if (yes == "yes" || yes == "true" || yes == "1")
+      part.is_default = true;
+    else if (yes == "no" || yes == "false" || yes == "0")
+      part.is_default = false;
+    else
+      return bad_value(at, p, "Default", "YES or NO");
+  } else if (k == "maxtime" || k == "defaulttime") {
+    auto seconds = parse_time_limit(p.value);
+    if (!seconds)
+      return fail(at, "invalid value '" + p.value + "' for " +
+                          (k == "maxtime" ? "MaxTime" : "DefaultTime") + ": " +
+                          describe(seconds.error()));
+    (k == "maxtime" ? part.max_time_s : part.default_time_s) = *seconds;
+  } else if (k == "state") {
+    auto state = cs::to_upper(p.value);
+    if (!contains(partition_states, state))
+      return bad_value(at, p, "State", "UP, DOWN, DRAIN or INACTIVE");
+    part.state = state;
+  } else if (k == "maxnodes") {
+    auto upper = cs::to_upper(p.value);
+    if (upper == "UNLIMITED" || upper == "INFINITE") {
+      part.max_nodes = 0;
+    } else {
+      auto value = cs::parse_unsigned(p.value, max_u32);
+      if (!value) return bad_value(at, p, "MaxNodes", "a non-negative integer or UNLIMITED");
+      part.max_nodes = static_cast<uint32_t>(*value);
+    }
+  } else if (k == "prioritytier" || k == "priority") {
+    auto value = cs::parse_unsigned(p.value, max_u32);
+    if (!value) return bad_value(at, p, "PriorityTier", "a non-negative integer");
+    part.priority = static_cast<uint32_t>(*value);
+  } else if (k == "priorityjobfactor") {
+    auto value = cs::parse_unsigned(p.value, 65'533);
+    if (!value) return bad_value(at, p, "PriorityJobFactor", "an integer from 0 to 65533");
+    part.job_factor = static_cast<uint32_t>(*value);
+  } else if (k == "oversubscribe" || k == "shared") {
+    auto colon = p.value.find(':');
+    auto mode = cs::to_upper(p.value.substr(0, colon));
+    bool counted = mode == "YES" || mode == "FORCE";  // the modes that take ":N"
+    bool known = counted || mode == "EXCLUSIVE" || mode == "NO";
+    if (!known || (colon != std::string::npos && !counted))
+      return bad_value(at, p, "OverSubscribe", "EXCLUSIVE, NO, YES[:N] or FORCE[:N]");
+    part.exclusive = mode == "EXCLUSIVE";
+    part.force = mode == "FORCE";
+    part.oversubscribe = counted ? 4 : 1;  // Slurm's default count
+    if (colon != std::string::npos) {
+      auto count = cs::parse_unsigned(p.value.substr(colon + 1), 1024);
+      if (!count || *count == 0)
+        return bad_value(at, p, "OverSubscribe", mode + ":N with N from 1 to 1024");
+      part.oversubscribe = static_cast<uint32_t>(*count);
+    }
+  } else if (k == "nodename" || k == "name" || k == "partitionname") {
+    return fail(at, "'" + p.key + "' must be the first key on its line");
+  } else {
+    unknown_key(at, p);
+  }
+  return {};
+}
+
+caf::error parser::on_partition_line(const std::vector<cs::pair>& pairs, const where& at) {
+  const auto& head = pairs.front();
+  if (head.value.empty()) return fail(at, head.key + " needs a partition name or DEFAULT");
+  partition_template rec = partition_defaults_;
+  for (size_t i = 1; i < pairs.size(); ++i)
+    if (auto err = apply_partition_key(rec, pairs[i], at)) return err;
+  if (iequals(head.value, "DEFAULT")) {
+    partition_defaults_ = std::move(rec);
+    return {};
+  }
+  const auto& name = head.value;
+  if (auto it = draft_index_.find(name); it != draft_index_.end()) {
+    const auto& prev = drafts_[it->second].cfg;
+    return fail(at, "partition '" + name + "' is already defined at " + prev.file + ":" +
+                        std::to_string(prev.line));
+  }
+  if (rec.cfg.is_default) {
+    if (!default_yes_.empty()) {
+      const auto& prev = drafts_[draft_index_.at(default_yes_)].cfg;
+      return fail(at, "partition '" + name + "' has Default=YES, but so has partition '" +
+                          prev.name + "' at " + prev.file + ":" + std::to_string(prev.line) +
+                          " (only one may be the default)");
+    }
+    default_yes_ = name;
+  }
+  partition_draft draft;
+  draft.cfg = std::move(rec.cfg);
+  draft.cfg.name = name;
+  draft.cfg.nodes.clear();
+  draft.cfg.file = at.file;
+  draft.cfg.line = at.line;
+  draft.nodes_expr = std::move(rec.nodes_expr);
+  draft.seq = seq_;
+  draft.from_line = true;
+  draft_index_.emplace(name, drafts_.size());
+  drafts_.push_back(std::move(draft));
+  return {};
+}
+
+caf::error parser::resolve_partitions() {
+  for (auto& d : drafts_) {
+    where at{d.cfg.file, d.cfg.line};
+    if (iequals(d.nodes_expr, "ALL")) {
+      for (size_t i = 0; i < cfg_.nodes.size(); ++i) d.members.push_back(i);
+      continue;
+    }
+    auto names = topology::expand_hostlist(d.nodes_expr);
+    if (!names)
+      return fail(at, "invalid value '" + d.nodes_expr + "' for Nodes: " + describe(names.error()));
+    for (const auto& name : *names) {
+      auto it = node_index_.find(name);
+      if (it == node_index_.end())
+        return fail(at, "partition '" + d.cfg.name + "' names unknown node '" + name + "'");
+      d.members.push_back(it->second);
+    }
+  }
+  // Seed Partition= keys (and the implied partition "0") add members, creating the numbered
+  // partitions in order of first appearance.
+  for (size_t i = 0; i < cfg_.nodes.size(); ++i) {
+    const auto& node = cfg_.nodes[i];
+    for (const auto& name : node.partitions) {
+      auto it = draft_index_.find(name);
+      if (it == draft_index_.end()) {
+        partition_draft draft;
+        draft.cfg.name = name;
+        draft.cfg.file = node.file;
+        draft.cfg.line = node.line;
+        draft.seq = node_seq_[i];
+        it = draft_index_.emplace(name, drafts_.size()).first;
+        drafts_.push_back(std::move(draft));
+      }
+      auto& d = drafts_[it->second];
+      d.seq = std::min(d.seq, node_seq_[i]);
+      d.members.push_back(i);
+    }
+  }
+  std::stable_sort(drafts_.begin(), drafts_.end(),
+                   [](const auto& a, const auto& b) { return a.seq < b.seq; });
+  for (auto& node : cfg_.nodes) node.partitions.clear();
+  for (auto& d : drafts_) {
+    // Nodes in config order, as Slurm's partition bitmaps keep them.
+    std::sort(d.members.begin(), d.members.end());
+    d.members.erase(std::unique(d.members.begin(), d.members.end()), d.members.end());
+    for (auto i : d.members) {
+      d.cfg.nodes.push_back(cfg_.nodes[i].name);
+      cfg_.nodes[i].partitions.push_back(d.cfg.name);
+    }
+    cfg_.partitions.push_back(std::move(d.cfg));
+  }
+  return {};
+}
+
+caf::expected<cluster_config> parser::finish() {
+  cfg_.controller_hosts = primary_hosts_;
+  cfg_.controller_hosts.insert(cfg_.controller_hosts.end(), backup_hosts_.begin(),
+                               backup_hosts_.end());
+  if (cfg_.heartbeat_timeout_ms <= cfg_.heartbeat_interval_ms) {
+    // Point at whichever of the two was written last: that is the line to fix.
+    const auto& at = (timeout_.set && (!interval_.set || timeout_.seq >= interval_.seq))
+                         ? timeout_.at
+                         : interval_.at;
+    auto name = [](const deferred& d, const char* fallback) {
+      return d.set ? d.key : std::string{fallback} + " (default)";
+    };
+    return fail(at, name(timeout_, "SlurmdTimeout") + " (" +
+                        cs::format_ms_as_seconds(cfg_.heartbeat_timeout_ms) +
+                        " s) must be greater than " + name(interval_, "HeartBeatInterval") + " (" +
+                        cs::format_ms_as_seconds(cfg_.heartbeat_interval_ms) + " s)");
+  }
+  for (const auto& name : cfg_.collector_nodes)
+    if (node_index_.count(name) == 0)
+      return fail(collectors_.at, collectors_.key + " names unknown node '" + name + "'");
+  if (auto err = resolve_partitions()) return err;
+  if (cfg_.torus3d)
+    if (auto err = resolve_torus()) return err;
+  if (default_partition_.set && !default_partition_name_.empty()) {
+    auto it = std::find_if(cfg_.partitions.begin(), cfg_.partitions.end(),
+                           [&](const auto& p) { return p.name == default_partition_name_; });
+    if (it == cfg_.partitions.end())
+      return fail(default_partition_.at, default_partition_.key + " '" + default_partition_name_ +
+                                             "' is not a defined partition");
+    if (!default_yes_.empty() && default_yes_ != it->name)
+      return fail(default_partition_.at, default_partition_.key + " '" + it->name +
+                                             "' conflicts with Default=YES on partition '" +
+                                             default_yes_ + "'");
+    it->is_default = true;
+  }
+  bool any_default = std::any_of(cfg_.partitions.begin(), cfg_.partitions.end(),
+                                 [](const auto& p) { return p.is_default; });
+  if (!any_default && cfg_.partitions.size() == 1) cfg_.partitions.front().is_default = true;
+  return std::move(cfg_);
+}
+
+}  // namespace
+
+caf::expected<cluster_config> parse_config(const std::string& text, const std::string& source,
+                                           const std::string& base_dir) {
+  parser p{base_dir};
+  if (auto err = p.parse_text(text, source, 0)) return err;
+  return p.finish();
+}
+
+caf::expected<cluster_config> load_config(const std::string& path) {
+  std::string text;
+  std::string error;
+  if (!read_file(path, text, error))
+    return make_error(errc::invalid_config, path + ": cannot read: " + error);
+  auto cfg = parse_config(text, path, fs::path{path}.parent_path().string());
+  if (cfg) cfg->path = path;
+  return cfg;
+}
+
+}  // namespace shoal::config

@@ -1,0 +1,168 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <caf/expected.hpp>
+
+#include "config/log_settings.hpp"
+#include "config/scheduler_settings.hpp"
+#include "topology/node_selection.hpp"
+
+namespace shoal::config {
+
+/// One compute node as configured (NodeName= line, or the seed's NodeSpecConf Name= line).
+/// Resources left at 0 are taken from what the node reports.
+struct node_config {
+  std::string name;
+  std::string address;             ///< NodeHostname=/NodeAddr=; defaults to the name
+  uint32_t cpus = 0;               ///< CPUs=
+  uint32_t sockets = 0;            ///< Sockets=
+  uint32_t cores_per_socket = 0;   ///< CoresPerSocket=
+  uint32_t threads_per_core = 0;   ///< ThreadsPerCore=
+  double speed = 0;                ///< Speed= (seed) / CPU MHz
+  uint64_t real_memory_mb = 0;     ///< RealMemory=
+  uint64_t virtual_memory_mb = 0;  ///< VirtualMemory= (seed)
+  uint64_t tmp_disk_mb = 0;        ///< TmpDisk=
+  std::string os;                  ///< OS= (seed): minimum OS release, e.g. Linux.2.4.7-10
+  uint32_t weight = 1;             ///< Weight=: lower is scheduled first
+  std::string features;            ///< Features=
+  std::string initial_state;       ///< State= (UNKNOWN, DOWN, DRAIN, IDLE, ...); empty = UNKNOWN
+  std::vector<std::string> partitions;  ///< seed Partition=1,3 (names "1","3"); empty = none.
+                                        ///< After parsing: every partition holding the node, in
+                                        ///< partition order (also the implied "0" and those
+                                        ///< whose PartitionName= Nodes= list it)
+  bool partitions_given = false;        ///< true when a Partition= key applied (even an empty one)
+  std::string file;                     ///< where the record was defined
+  int line = 0;
+};
+
+/// One partition (PartitionName= line, or implied by the seed's numbered Partition= keys).
+struct partition_config {
+  std::string name;
+  std::vector<std::string> nodes;  ///< expanded, in config order
+  bool is_default = false;         ///< Default=YES (or DefaultPartition=)
+  std::string state = "UP";        ///< State=UP|DOWN|DRAIN|INACTIVE
+  int64_t max_time_s = -1;         ///< MaxTime=, -1 unlimited
+  int64_t default_time_s = -1;     ///< DefaultTime=, -1 = use MaxTime
+  uint32_t max_nodes = 0;          ///< MaxNodes=, 0 unlimited
+  uint32_t priority = 1;           ///< PriorityTier=
+  uint32_t job_factor = 1;         ///< PriorityJobFactor=: the multifactor partition factor
+  bool exclusive = false;          ///< OverSubscribe=EXCLUSIVE: jobs always get whole nodes
+  /// OverSubscribe=YES[:N] or FORCE[:N]: up to N sharing jobs per CPU (per node under a
+  /// whole-node SelectType); 1 = NO.
+  uint32_t oversubscribe = 1;
+  bool force = false;  ///< FORCE: every job shares; YES: only jobs submitted with -s
+  std::string file;
+  int line = 0;
+};
+
+/// SelectType=select/torus3d: the X x Y x Z grid of base partitions, read from the node names
+/// (prefix plus one base-36 digit per dimension, as Blue Gene/L's bgl000..bgl733).
+struct torus_grid {
+  std::string prefix;                ///< the one name prefix every node shares, e.g. "bgl"
+  std::array<int, 3> dims{0, 0, 0};  ///< X, Y, Z: the highest digit in each dimension, plus one
+};
+
+/// The whole cluster configuration, as every shoal process reads it.
+struct cluster_config {
+  std::string path;                           ///< the main file ("" for the embedded default)
+  std::string cluster_name = "shoal";         ///< ClusterName=
+  std::vector<std::string> controller_hosts;  ///< SlurmctldHost= (repeatable) / ControlMachine=
+                                              ///< then BackupController=; first is primary
+  uint16_t controller_port = 6917;            ///< SlurmctldPort= / MachStatusPort=
+  std::vector<std::string> collector_nodes;   ///< CollectorNodes= (seed), expanded
+  int64_t heartbeat_interval_ms = 30000;      ///< HeartBeatInterval= (seconds, may be fractional)
+  int64_t heartbeat_timeout_ms = 300000;      ///< SlurmdTimeout= / HeartBeatTimeout=
+  int64_t kill_wait_s = 30;                   ///< KillWait=
+  std::string state_save_location = "/var/spool/shoal";  ///< StateSaveLocation=
+  std::string tmp_fs = "/tmp";                           ///< TmpFS=
+  std::string ctld_log_file;                             ///< SlurmctldLogFile=; empty: stderr
+  std::string node_log_file;                             ///< SlurmdLogFile=; empty: stderr
+  std::string ctld_debug = "info";  ///< SlurmctldDebug= (level name or 0-9 number)
+  std::string node_debug = "info";  ///< SlurmdDebug=
+  std::string ctld_syslog_debug;    ///< SlurmctldSyslogDebug=; empty: no syslog
+  std::string node_syslog_debug;    ///< SlurmdSyslogDebug=; empty: no syslog
+  debug_flag_set debug_flags = 0;   ///< DebugFlags= / MachStatusDebug= (log_settings.hpp)
+  std::string log_time_format = "iso8601_ms";  ///< LogTimeFormat=
+  uint64_t log_file_max_size = 0;              ///< LogFileMaxSize= bytes; 0: no size rotation
+  uint32_t log_file_count = 5;                 ///< LogFileCount=: rotated files kept (shoal keys)
+  topology::selection_policy select_type =
+      topology::selection_policy::consecutive;  ///< SelectType=
+                                                ///< for 1-D clusters (unused when torus3d)
+  bool torus3d = false;  ///< SelectType=select/torus3d (alias select/bluegene): `torus` holds the
+                         ///< grid; every node is a base partition of it, the grid is complete
+  torus_grid torus;
+  std::string switch_type = "switch/none";   ///< SwitchType=, as written; the runtime builds the
+                                             ///< matching interconnect::switch_manager
+  uint16_t metrics_port = 6920;              ///< MetricsPort=: shoalctld's /metrics; 0 = off
+  uint16_t node_metrics_port = 6921;         ///< NodeMetricsPort=: each shoald's; 0 = off
+                                             ///< (shoald --metrics-port overrides)
+  bool collect_metrics = true;               ///< CollectMetrics=NO: actors meter nothing and
+                                             ///< no endpoint runs (for overhead benchmarks)
+  scheduler_settings scheduling;             ///< SchedulerType=, Priority*=, MaxArraySize=, ...
+  std::string node_spec_conf;                ///< NodeSpecConf= (seed), as resolved
+  std::string partition_conf;                ///< PartitionConf= (seed), as resolved; "" if absent
+  std::vector<node_config> nodes;            ///< in config order, names unique
+  std::vector<partition_config> partitions;  ///< in config order, names unique
+  std::vector<std::string> warnings;         ///< "file:line: unknown key 'Foo' (ignored)", ...
+};
+
+/// Reads a config file (and the NodeSpecConf/PartitionConf files it names). The format is
+/// Slurm's `Key=Value` lines (blanks around `=` allowed, `#` starts a comment, keys
+/// case-insensitive). Errors (errc::invalid_config) name "file:line: what is wrong"; an
+/// unreadable main file gives "path: cannot read: <strerror>". Never logs, never throws.
+///
+/// Details:
+/// - Several pairs may share a line; values may be double-quoted. After `=` and a blank, an end
+///   of line or `Ident=` means an empty value (`Partition= `). `Key=a=b` keeps "a=b".
+/// - `NodeName=`/`PartitionName=` (and the seed's `Name=`) must start their line. Their `DEFAULT`
+///   records set defaults for later lines and merge when repeated (across included files too).
+/// - NodeSpecConf=/PartitionConf= are read where they appear, as if included there; relative
+///   paths resolve against the main file's directory, and an absolute path that does not exist
+///   falls back to its base name in that directory (with a warning). A missing NodeSpecConf is
+///   an error, a missing PartitionConf a warning. Inside an included file both are ignored.
+/// - Nodes from seed `Name=` lines without a Partition= key (not even from a DEFAULT) are in
+///   partition "0"; `NodeName=` nodes are only in partitions that list them.
+/// - Partitions come in order of first appearance (a PartitionName= line, or the first node
+///   naming a seed number); a PartitionName= line may name a seed number and then shares it.
+///   Each partition's nodes are kept in config (NodeName) order.
+/// - Unknown keys, and Slurm keys shoal ignores, add a "file:line: ..." entry to `warnings`.
+/// - SelectType=select/torus3d (or Slurm's historical select/bluegene) reads the grid from the
+///   node names: every node is one prefix plus three base-36 digits (0-9, A-Z: X, Y, Z), the
+///   same prefix for all, and the names fill the grid 0..X-1 x 0..Y-1 x 0..Z-1 completely
+///   (`NodeName=bgl[000x733]` declares 8x4x4). Otherwise an error naming the node's line (or
+///   the SelectType line for a missing base partition).
+caf::expected<cluster_config> load_config(const std::string& path);
+
+/// Parses config text; `source` names it in messages (a file path, or "<embedded>").
+/// `base_dir` resolves relative NodeSpecConf/PartitionConf paths ("" = the working directory).
+/// As load_config, but `path` of the result stays empty.
+caf::expected<cluster_config> parse_config(const std::string& text, const std::string& source,
+                                           const std::string& base_dir);
+
+/// The embedded default: a local cluster of `nodes` node daemons on 127.0.0.1, named
+/// node[1-N], one partition "debug" (Default=YES), controller on `port`, short heartbeats.
+std::string default_config_text(unsigned nodes, uint16_t port);
+
+/// As default_config_text, for a local 3-D torus: SelectType=select/torus3d, base partitions
+/// named bgl000 up to the grid's far corner (`NodeName=bgl[000x733]` for 8x4x4), all in the
+/// default partition "debug". Precondition: each dimension is 1 to 36.
+std::string torus_config_text(const std::array<int, 3>& dims, uint16_t port);
+
+/// The name of the base partition at (x, y, z): `prefix` plus one base-36 digit per dimension.
+std::string base_partition_name(const std::string& prefix, int x, int y, int z);
+
+/// The running configuration as `Key = Value` lines (what `shoal control show config` prints):
+/// a "Configuration data as of <path or <embedded>>" line, the keys in alphabetical order with
+/// padded names, then NodeName= lines (runs of equally set nodes share one) and PartitionName=
+/// lines. Without the first line it parses back to an equivalent cluster: membership is written
+/// on the PartitionName= lines only, and NodeSpecConf/PartitionConf only as comments.
+std::string render_config(const cluster_config& cfg);
+
+/// A partition's OverSubscribe as scontrol prints it: NO, EXCLUSIVE, YES:N or FORCE:N.
+std::string over_subscribe_text(const partition_config& p);
+
+}  // namespace shoal::config

@@ -1,0 +1,200 @@
+// render_config and default_config_text: the config written back as text.
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/config.hpp"
+#include "config/config_syntax.hpp"
+#include "config/duration.hpp"
+#include "topology/hostlist.hpp"
+
+namespace shoal::config {
+
+namespace {
+
+namespace cs = config_syntax;
+
+/// True when two nodes can share one NodeName= line: everything but the name matches, and the
+/// address is either the name for both or the same for both.
+bool same_settings(const node_config& a, const node_config& b) {
+  auto addr = [](const node_config& n) { return n.address == n.name ? std::string{} : n.address; };
+  return addr(a) == addr(b) && a.cpus == b.cpus && a.sockets == b.sockets &&
+         a.cores_per_socket == b.cores_per_socket && a.threads_per_core == b.threads_per_core &&
+         a.speed == b.speed && a.real_memory_mb == b.real_memory_mb &&
+         a.virtual_memory_mb == b.virtual_memory_mb && a.tmp_disk_mb == b.tmp_disk_mb &&
+         a.os == b.os && a.weight == b.weight && a.features == b.features &&
+         a.initial_state == b.initial_state;
+}
+
+/// One NodeName= line for `names`, all set like `n`. Fields at their defaults are left out.
+/// Partition membership is written on the PartitionName= lines instead.
+std::string node_line(const std::vector<std::string>& names, const node_config& n) {
+  std::string out = "NodeName=" + topology::compress_hostlist(names);
+  auto add = [&](const char* key, const std::string& value) {
+    out += ' ';
+    out += key;
+    out += '=';
+    out += cs::quote_if_needed(value);
+  };
+  if (n.address != n.name) add("NodeAddr", n.address);
+  if (n.cpus != 0) add("CPUs", std::to_string(n.cpus));
+  if (n.sockets != 0) add("Sockets", std::to_string(n.sockets));
+  if (n.cores_per_socket != 0) add("CoresPerSocket", std::to_string(n.cores_per_socket));
+  if (n.threads_per_core != 0) add("ThreadsPerCore", std::to_string(n.threads_per_core));
+  if (n.speed != 0) add("Speed", cs::format_decimal(n.speed));
+  if (n.real_memory_mb != 0) add("RealMemory", std::to_string(n.real_memory_mb));
+  if (n.virtual_memory_mb != 0) add("VirtualMemory", std::to_string(n.virtual_memory_mb));
+  if (n.tmp_disk_mb != 0) add("TmpDisk", std::to_string(n.tmp_disk_mb));
+  if (!n.os.empty()) add("OS", n.os);
+  if (n.weight != 1) add("Weight", std::to_string(n.weight));
+  if (!n.features.empty()) add("Features", n.features);
+  if (!n.initial_state.empty()) add("State", n.initial_state);
+  return out;
+}
+
+std::string partition_line(const partition_config& p) {
+  std::string out = "PartitionName=" + cs::quote_if_needed(p.name);
+  out += " Nodes=" + cs::quote_if_needed(topology::compress_hostlist(p.nodes));
+  out += p.is_default ? " Default=YES" : " Default=NO";
+  out += " MaxTime=" + format_duration(p.max_time_s);
+  if (p.default_time_s >= 0) out += " DefaultTime=" + format_duration(p.default_time_s);
+  out += " State=" + p.state;
+  out += " MaxNodes=" + (p.max_nodes == 0 ? std::string{"UNLIMITED"} : std::to_string(p.max_nodes));
+  out += " PriorityTier=" + std::to_string(p.priority);
+  if (p.job_factor != 1) out += " PriorityJobFactor=" + std::to_string(p.job_factor);
+  if (auto mode = over_subscribe_text(p); mode != "NO") out += " OverSubscribe=" + mode;
+  return out;
+}
+
+}  // namespace
+
+std::string over_subscribe_text(const partition_config& p) {
+  if (p.exclusive) return "EXCLUSIVE";
+  if (p.force) return "FORCE:" + std::to_string(p.oversubscribe);
+  if (p.oversubscribe > 1) return "YES:" + std::to_string(p.oversubscribe);
+  return "NO";
+}
+
+std::string render_config(const cluster_config& cfg) {
+  std::vector<std::pair<std::string, std::string>> keys;
+  auto add = [&](const char* key, const std::string& value) {
+    keys.emplace_back(key, cs::quote_if_needed(value));
+  };
+  // Alphabetical, as `scontrol show config` prints them.
+  add("ClusterName", cfg.cluster_name);
+  add("CollectMetrics", cfg.collect_metrics ? "YES" : "NO");
+  add("CollectorNodes", topology::compress_hostlist(cfg.collector_nodes));
+  add("DebugFlags", render_debug_flags(cfg.debug_flags));
+  add("HeartBeatInterval", cs::format_ms_as_seconds(cfg.heartbeat_interval_ms));
+  add("KillWait", std::to_string(cfg.kill_wait_s));
+  add("LogFileCount", std::to_string(cfg.log_file_count));
+  add("LogFileMaxSize", std::to_string(cfg.log_file_max_size));
+  add("LogTimeFormat", cfg.log_time_format);
+  add("MetricsPort", std::to_string(cfg.metrics_port));
+  add("NodeMetricsPort", std::to_string(cfg.node_metrics_port));
+  add("SelectType", cfg.torus3d                                             ? "select/torus3d"
+                    : cfg.scheduling.consumable                             ? "select/cons_tres"
+                    : cfg.select_type == topology::selection_policy::linear ? "select/linear"
+                                                                            : "select/consecutive");
+  // A value holding '=' is quoted, or the parser would read `Key = a=b` as an empty Key.
+  for (auto& [key, value] : render_scheduler_keys(cfg.scheduling))
+    keys.emplace_back(key, value.find('=') != std::string::npos ? "\"" + value + "\""
+                                                                : cs::quote_if_needed(value));
+  std::stable_sort(keys.begin(), keys.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  add("SlurmctldDebug", cfg.ctld_debug);
+  for (const auto& host : cfg.controller_hosts) add("SlurmctldHost", host);
+  add("SlurmctldLogFile", cfg.ctld_log_file);
+  add("SlurmctldPort", std::to_string(cfg.controller_port));
+  add("SlurmctldSyslogDebug", cfg.ctld_syslog_debug);
+  add("SlurmdDebug", cfg.node_debug);
+  add("SlurmdLogFile", cfg.node_log_file);
+  add("SlurmdSyslogDebug", cfg.node_syslog_debug);
+  add("SlurmdTimeout", cs::format_ms_as_seconds(cfg.heartbeat_timeout_ms));
+  add("StateSaveLocation", cfg.state_save_location);
+  add("SwitchType", cfg.switch_type);
+  add("TmpFS", cfg.tmp_fs);
+  size_t width = 0;
+  for (const auto& [key, value] : keys) width = std::max(width, key.size());
+
+  std::string out = "Configuration data as of " + (cfg.path.empty() ? "<embedded>" : cfg.path);
+  out += '\n';
+  for (const auto& [key, value] : keys)
+    out += key + std::string(width - key.size(), ' ') + " = " + value + '\n';
+  // The included files' records are written out below, so reading them again would define
+  // every node twice: name them in comments only.
+  if (!cfg.node_spec_conf.empty())
+    out += "# NodeSpecConf " + cfg.node_spec_conf + " was read: its nodes are listed below\n";
+  if (!cfg.partition_conf.empty())
+    out += "# PartitionConf " + cfg.partition_conf + " was read: its partitions are listed below\n";
+  for (size_t i = 0; i < cfg.nodes.size();) {
+    std::vector<std::string> names{cfg.nodes[i].name};
+    size_t j = i + 1;
+    while (j < cfg.nodes.size() && same_settings(cfg.nodes[i], cfg.nodes[j]))
+      names.push_back(cfg.nodes[j++].name);
+    out += node_line(names, cfg.nodes[i]) + '\n';
+    i = j;
+  }
+  for (const auto& p : cfg.partitions) out += partition_line(p) + '\n';
+  return out;
+}
+
+std::string default_config_text(unsigned nodes, uint16_t port) {
+  auto n = std::to_string(nodes);
+  std::string names = nodes == 1 ? "node1" : "node[1-" + n + "]";
+  std::string out;
+  out += "#\n";
+  out += "# shoal: a local test cluster of " + n + " node daemon(s) on 127.0.0.1\n";
+  out += "# (the embedded default; Slurm's slurm.conf syntax, see `shoal control show config`)\n";
+  out += "#\n";
+  out += "ClusterName=local\n";
+  out += "# The controller (shoalctld) and the port the node daemons reach it on.\n";
+  out += "SlurmctldHost=localhost(127.0.0.1)\n";
+  out += "SlurmctldPort=" + std::to_string(port) + "\n";
+  out += "#\n";
+  out += "# Node daemons report every second; one silent for 5 seconds is marked DOWN.\n";
+  out += "HeartBeatInterval=1\n";
+  out += "SlurmdTimeout=5\n";
+  out += "# Seconds between SIGTERM and SIGKILL when a job is cancelled or times out.\n";
+  out += "KillWait=2\n";
+  out += "#\n";
+  out += "SelectType=select/consecutive\n";
+  out += "SwitchType=switch/none\n";
+  out += "StateSaveLocation=/tmp/shoal-" + std::to_string(port) + "/state\n";
+  out += "SlurmctldDebug=info\n";
+  out += "SlurmdDebug=info\n";
+  out += "#\n";
+  out += "# Nodes report their CPUs and memory when they register.\n";
+  if (nodes > 0) out += "NodeName=" + names + " NodeAddr=127.0.0.1\n";
+  out += "PartitionName=debug Nodes=" + (nodes > 0 ? names : std::string{"\"\""}) +
+         " Default=YES MaxTime=INFINITE State=UP\n";
+  return out;
+}
+
+std::string base_partition_name(const std::string& prefix, int x, int y, int z) {
+  const char* digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  return prefix + digits[x] + digits[y] + digits[z];
+}
+
+std::string torus_config_text(const std::array<int, 3>& dims, uint16_t port) {
+  auto text = default_config_text(0, port);
+  auto box = "bgl[000x" + base_partition_name("", dims[0] - 1, dims[1] - 1, dims[2] - 1) + "]";
+  auto size =
+      std::to_string(dims[0]) + "x" + std::to_string(dims[1]) + "x" + std::to_string(dims[2]);
+  auto replace = [&](const std::string& from, const std::string& to) {
+    auto at = text.find(from);
+    if (at != std::string::npos) text.replace(at, from.size(), to);
+  };
+  replace("a local test cluster of 0 node daemon(s)",
+          "a local " + size + " torus of base partitions");
+  replace("SelectType=select/consecutive\n",
+          "# A 3-D torus: the grid comes from the node names (prefix + X, Y, Z digits).\n"
+          "SelectType=select/torus3d\n");
+  replace("Nodes=\"\"", "Nodes=" + box);
+  replace("PartitionName=", "NodeName=" + box + " NodeAddr=127.0.0.1\nPartitionName=");
+  return text;
+}
+
+}  // namespace shoal::config

@@ -1,0 +1,145 @@
+#include "config/scheduler_settings.hpp"
+
+#include "config/config_syntax.hpp"
+#include "config/duration.hpp"
+
+namespace shoal::config {
+
+namespace cs = config_syntax;
+
+namespace {
+
+constexpr uint64_t max_u32 = 0xffff'ffffu;
+
+bool parse_yes_no(const std::string& value, bool& out) {
+  auto v = cs::to_lower(value);
+  if (v == "yes" || v == "true" || v == "1")
+    out = true;
+  else if (v == "no" || v == "false" || v == "0")
+    out = false;
+  else
+    return false;
+  return true;
+}
+
+/// SchedulerParameters: comma-separated options; the backfill ones shoal knows are applied,
+/// the others Slurm has are accepted and ignored (they tune Slurm internals).
+bool apply_scheduler_parameters(scheduler_settings& s, const std::string& value,
+                                std::string& error) {
+  size_t pos = 0;
+  while (pos <= value.size()) {
+    auto comma = std::min(value.find(',', pos), value.size());
+    auto item = value.substr(pos, comma - pos);
+    pos = comma + 1;
+    if (item.empty()) continue;
+    auto eq = item.find('=');
+    auto name = cs::to_lower(item.substr(0, eq));
+    auto arg = eq == std::string::npos ? std::string{} : item.substr(eq + 1);
+    auto number = [&](uint64_t max, uint64_t& out) {
+      auto n = cs::parse_unsigned(arg, max);
+      if (!n) {
+        error = name + " needs a whole number up to " + std::to_string(max);
+        return false;
+      }
+      out = *n;
+      return true;
+    };
+    uint64_t n = 0;
+    if (name == "bf_max_job_test") {
+      if (!number(max_u32, n)) return true;
+      s.bf_max_job_test = static_cast<uint32_t>(n);
+    } else if (name == "bf_window") {
+      if (!number(525'600, n)) return true;
+      s.bf_window_s = static_cast<int64_t>(n) * 60;
+    } else if (name == "bf_resolution") {
+      if (!number(3'600, n)) return true;
+      if (n == 0) {
+        error = "bf_resolution must be at least 1 second";
+        return true;
+      }
+      s.bf_resolution_s = static_cast<int64_t>(n);
+    } else if (name == "bf_conservative") {
+      s.conservative = true;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool apply_scheduler_key(scheduler_settings& s, const std::string& k, const std::string& value,
+                         std::string& error) {
+  auto v = cs::to_lower(value);
+  auto weight = [&](uint32_t& out) {
+    auto n = cs::parse_unsigned(value, max_u32);
+    if (!n)
+      error = "expected a non-negative integer";
+    else
+      out = static_cast<uint32_t>(*n);
+    return true;
+  };
+  if (k == "schedulertype") {
+    if (v == "sched/backfill")
+      s.backfill = true;
+    else if (v == "sched/builtin")
+      s.backfill = false;
+    else
+      error = "'" + value + "' is not supported (use sched/backfill or sched/builtin)";
+    return true;
+  }
+  if (k == "schedulerparameters") return apply_scheduler_parameters(s, value, error);
+  if (k == "prioritytype") {
+    if (v == "priority/multifactor")
+      s.multifactor = true;
+    else if (v == "priority/basic")
+      s.multifactor = false;
+    else
+      error = "'" + value + "' is not supported (use priority/multifactor or priority/basic)";
+    return true;
+  }
+  if (k == "priorityweightage") return weight(s.weight_age);
+  if (k == "priorityweightjobsize") return weight(s.weight_job_size);
+  if (k == "priorityweightpartition") return weight(s.weight_partition);
+  if (k == "prioritymaxage") {
+    auto seconds = parse_time_limit(value);
+    if (!seconds || *seconds <= 0)
+      error = "expected a time such as 7-0 or 14-0";
+    else
+      s.priority_max_age_s = *seconds;
+    return true;
+  }
+  if (k == "priorityfavorsmall") {
+    if (!parse_yes_no(value, s.favor_small)) error = "expected YES or NO";
+    return true;
+  }
+  if (k == "maxarraysize") {
+    auto n = cs::parse_unsigned(value, 4'000'001);
+    if (!n || *n == 0)
+      error = "expected a number from 1 to 4000001";
+    else
+      s.max_array_size = static_cast<uint32_t>(*n);
+    return true;
+  }
+  return false;
+}
+
+std::vector<std::pair<std::string, std::string>> render_scheduler_keys(
+    const scheduler_settings& s) {
+  std::string params = "bf_max_job_test=" + std::to_string(s.bf_max_job_test) +
+                       ",bf_window=" + std::to_string(s.bf_window_s / 60) +
+                       ",bf_resolution=" + std::to_string(s.bf_resolution_s);
+  if (s.conservative) params += ",bf_conservative";
+  return {
+      {"MaxArraySize", std::to_string(s.max_array_size)},
+      {"PriorityFavorSmall", s.favor_small ? "YES" : "NO"},
+      {"PriorityMaxAge", format_duration(s.priority_max_age_s)},
+      {"PriorityType", s.multifactor ? "priority/multifactor" : "priority/basic"},
+      {"PriorityWeightAge", std::to_string(s.weight_age)},
+      {"PriorityWeightJobSize", std::to_string(s.weight_job_size)},
+      {"PriorityWeightPartition", std::to_string(s.weight_partition)},
+      {"SchedulerParameters", params},
+      {"SchedulerType", s.backfill ? "sched/backfill" : "sched/builtin"},
+  };
+}
+
+}  // namespace shoal::config

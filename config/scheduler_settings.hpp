@@ -1,0 +1,36 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace shoal::config {
+
+/// How the controller orders and starts jobs: slurm.conf's SchedulerType, SchedulerParameters,
+/// PriorityType, PriorityWeight*, PriorityMaxAge, PriorityFavorSmall and MaxArraySize, and the
+/// consumable-resources half of SelectType.
+struct scheduler_settings {
+  bool backfill = true;              ///< SchedulerType=sched/backfill (default) | sched/builtin
+  bool conservative = false;         ///< SchedulerParameters=bf_conservative (shoal's addition)
+  uint32_t bf_max_job_test = 500;    ///< SchedulerParameters=bf_max_job_test=
+  int64_t bf_window_s = 86'400;      ///< SchedulerParameters=bf_window= (minutes in the file)
+  int64_t bf_resolution_s = 60;      ///< SchedulerParameters=bf_resolution= (seconds)
+  bool multifactor = true;           ///< PriorityType=priority/multifactor (default) | basic
+  uint32_t weight_age = 1000;        ///< PriorityWeightAge=
+  uint32_t weight_job_size = 1000;   ///< PriorityWeightJobSize=
+  uint32_t weight_partition = 1000;  ///< PriorityWeightPartition=
+  int64_t priority_max_age_s = 7 * 86'400;  ///< PriorityMaxAge= (a time: 7-0 is 7 days)
+  bool favor_small = false;                 ///< PriorityFavorSmall=YES|NO
+  uint32_t max_array_size = 1001;           ///< MaxArraySize=: array indices 0..MaxArraySize-1
+  bool consumable = false;                  ///< SelectType=select/cons_tres or select/cons_res
+};
+
+/// Applies one scheduling key (lower-cased) to `s`. Returns false when `lower_key` is not a
+/// scheduling key; otherwise true, with `error` set (no location) when the value is bad.
+bool apply_scheduler_key(scheduler_settings& s, const std::string& lower_key,
+                         const std::string& value, std::string& error);
+
+/// The keys as `shoal control show config` prints them: pairs of (Key, value), sorted by key.
+std::vector<std::pair<std::string, std::string>> render_scheduler_keys(const scheduler_settings& s);
+
+}  // namespace shoal::config

@@ -1,0 +1,147 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "policy/array_spec.hpp"
+#include "policy/dependency.hpp"
+#include "policy/priority.hpp"
+#include "policy/scheduling_pass.hpp"
+
+namespace shoal::policy {
+
+/// Who holds a pending job back: `shoal control uhold` (or -H) is a user hold, `hold` by an
+/// admin an admin hold that only an admin may release (Slurm's JobHeldUser / JobHeldAdmin).
+enum class hold_kind : uint8_t { none, user, admin };
+
+/// A pending job, or the pending tasks of an array, as the scheduler keeps it.
+struct queued_job {
+  uint64_t id = 0;
+  std::string name;
+  std::string user;
+  uint32_t uid = 0;
+  policy::pending_job pass;  ///< request, partition and time limit; priority is set per pass
+  int32_t nice = 0;
+  int64_t submit_time = 0;
+  int64_t begin_time = 0;
+  std::optional<policy::dependency> dependency;
+  bool kill_on_invalid_dep = false;
+  hold_kind hold = hold_kind::none;
+  uint64_t top_rank = 0;  ///< > 0: moved to the top of its owner's jobs (later tops rank higher)
+  bool is_array = false;
+  policy::index_set pending;  ///< arrays: task indices not started yet
+  uint32_t max_running = 0;   ///< arrays: the `%N` throttle
+  // What the last pass found, for listings and to tell only changes.
+  std::string reason;
+  policy::priority_factors factors;
+  int64_t expected_start = 0;
+};
+
+/// A started job (or array task) until it ends.
+struct started_job {
+  policy::allocation alloc;
+  int64_t start = 0;
+  int64_t end = policy::forever;  ///< start + time limit
+  std::string name;
+  std::string user;
+  uint64_t array_id = 0;  ///< 0: not an array task
+  uint32_t index = 0;
+};
+
+/// An array's whole history, kept after its last task started so dependencies on it resolve.
+struct array_record {
+  std::vector<policy::index_range> spec;  ///< every index the array was submitted with
+  uint64_t task_count = 0;
+  uint32_t running = 0;
+  uint32_t succeeded = 0;
+  uint32_t failed = 0;  ///< includes tasks cancelled before they started
+  int64_t left_pending_at = 0;
+};
+
+/// What one pass should do: the jobs to offer the policy, and the reasons others wait.
+struct pass_plan {
+  std::vector<policy::pending_job> candidates;
+  std::vector<std::pair<uint64_t, std::string>> blocked;  ///< job, reason (hold, begin, ...)
+  std::vector<uint64_t> to_cancel;  ///< never-satisfiable dependency with --kill-on-invalid-dep
+  int64_t next_wakeup = 0;          ///< earliest future --begin, 0 = none
+};
+
+/// The scheduler's pending queue, running set and recent outcomes. Pure: no actors, no clock;
+/// the scheduler actor feeds it events and runs policy::schedule over what it prepares.
+///
+/// Array tasks get job ids when the array is submitted: task with ordinal k (its position among
+/// the array's indices, ascending) is job `array_id + 1 + k`, so starting a task needs no id
+/// allocation round trip and an array costs its index ranges, not one record per task.
+class job_queue {
+ public:
+  job_queue(policy::priority_config priority, bool multifactor);
+
+  /// Cluster-wide denominators of the priority factors, and each partition's PriorityJobFactor.
+  void set_scale(policy::priority_scale scale, std::vector<uint32_t> partition_factors) {
+    scale_ = scale;
+    partition_factors_ = std::move(partition_factors);
+  }
+
+  void enqueue(queued_job job);
+  /// Registers an array's indices; its queued_job must also be enqueued (is_array).
+  void add_array(uint64_t id, std::vector<policy::index_range> spec);
+
+  /// Removes a pending job or, for an array, the pending tasks in [lo, hi] (all by default).
+  /// Returns how many jobs or tasks were removed.
+  uint64_t cancel(uint64_t id, uint32_t lo = 0, uint32_t hi = UINT32_MAX, int64_t now = 0);
+
+  /// The job id of an array's task (see the class comment); nullopt when `index` is not one.
+  std::optional<uint64_t> task_job_id(uint64_t array_id, uint32_t index) const;
+
+  queued_job* find(uint64_t id);
+  const std::map<uint64_t, queued_job>& queue() const { return queue_; }
+  const std::unordered_map<uint64_t, started_job>& running() const { return running_; }
+  bool is_array(uint64_t id) const { return arrays_.count(id) > 0; }
+
+  /// hold / uhold / release / top. Error text (empty on success) in Slurm's words.
+  std::string hold(uint64_t id, hold_kind kind);
+  std::string release(uint64_t id, bool by_admin);
+  std::string top(uint64_t id);
+
+  /// Eligibility, priorities and the candidate list at `now`.
+  pass_plan prepare(int64_t now, size_t max_array_tasks_per_pass);
+
+  /// Records a start decided by the pass. For an array it takes the next pending index and
+  /// returns {task job id, index}; for a job, {id, 0}. Removes what no longer pends.
+  std::pair<uint64_t, uint32_t> start(const policy::start_decision& d, int64_t now);
+
+  /// A job ended (ok: COMPLETED with exit code 0), started at `started` (0: never). Frees its
+  /// allocation and remembers the outcome for dependencies.
+  void ended(uint64_t id, bool ok, int64_t started, int64_t now);
+  /// A started job gave its nodes back without ending (requeue): frees the allocation only.
+  void release(uint64_t id);
+
+ private:
+  policy::job_outcome outcome(uint64_t job, std::optional<uint32_t> task) const;
+  policy::priority_factors priority_of(const queued_job& q, int64_t now) const;
+  void forget_old_outcomes(int64_t now);
+
+  policy::priority_config priority_;
+  bool multifactor_ = true;
+  policy::priority_scale scale_;
+  std::vector<uint32_t> partition_factors_;
+  std::map<uint64_t, queued_job> queue_;
+  std::unordered_map<uint64_t, started_job> running_;
+  std::unordered_map<uint64_t, array_record> arrays_;
+  struct outcome_entry {
+    bool ok = false;
+    int64_t started = 0;
+    int64_t ended = 0;
+  };
+  std::unordered_map<uint64_t, outcome_entry> finished_;
+  std::deque<std::pair<int64_t, uint64_t>> finished_order_;
+  std::unordered_map<std::string, uint32_t> running_by_name_;  ///< "user/name" -> count
+  uint64_t top_counter_ = 0;
+};
+
+}  // namespace shoal::policy

@@ -1,0 +1,400 @@
+#include "policy/scheduling_pass.hpp"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <utility>
+
+namespace shoal::policy {
+
+namespace {
+
+/// The sizes that make a job hard to place. Within a pass, free resources only shrink, so once
+/// a shape fails to start now, every job of its partition at least as hard fails too.
+struct job_shape {
+  uint32_t min_nodes;
+  uint32_t max_nodes;  // 0 = no bound
+  uint64_t cpus;
+  uint32_t cpus_per_task;
+  uint64_t mem_per_node;
+  uint64_t mem_per_cpu;
+  bool exclusive;
+  uint32_t shared_by;
+  int64_t limit;
+
+  bool at_least_as_hard_as(const job_shape& a) const {
+    bool fewer_max = a.max_nodes == 0 || (max_nodes != 0 && max_nodes <= a.max_nodes);
+    return min_nodes >= a.min_nodes && fewer_max && cpus >= a.cpus &&
+           cpus_per_task >= a.cpus_per_task && mem_per_node >= a.mem_per_node &&
+           mem_per_cpu >= a.mem_per_cpu && (exclusive || !a.exclusive) &&
+           shared_by == a.shared_by && limit >= a.limit;
+  }
+};
+
+constexpr size_t max_failed_shapes = 32;
+
+/// Equal weights order nodes as no weights do; without them, place() looks at nodes only until
+/// a job fits instead of ranking them all.
+placement_options without_uniform_weights(placement_options options) {
+  const auto& w = options.weights;
+  if (std::adjacent_find(w.begin(), w.end(), std::not_equal_to<>{}) == w.end())
+    options.weights = {};
+  return options;
+}
+
+uint32_t gcd(uint32_t a, uint32_t b) {
+  while (b != 0) a = std::exchange(b, a % b);
+  return a;
+}
+
+/// CPU units per CPU for the pass (see free_view): a multiple of every partition's
+/// OverSubscribe count, so that N sharing jobs fill a CPU exactly; when the least common
+/// multiple gets too large, the largest count (other counts then round their share up).
+uint32_t units_per_cpu_for(const std::vector<partition_info>& partitions,
+                           const std::vector<node_capacity>& nodes) {
+  uint32_t most_cpus = 1;
+  for (const auto& n : nodes) most_cpus = std::max(most_cpus, n.cpus);
+  const uint64_t bound = std::min<uint64_t>(27'720, UINT32_MAX / most_cpus);
+  uint64_t lcm = 1;
+  uint32_t largest = 1;
+  for (const auto& p : partitions) {
+    uint32_t n = std::max<uint32_t>(1, p.oversubscribe);
+    largest = std::max(largest, n);
+    if (lcm <= bound) lcm = lcm / gcd(uint32_t(lcm), n) * n;
+  }
+  if (lcm <= bound) return uint32_t(lcm);
+  return uint32_t(std::min<uint64_t>(largest, bound));
+}
+
+struct partition_state {
+  uint64_t free_units = 0;  // CPUs free now over usable members, in units (free_view)
+  size_t idle_nodes = 0;    // now: members with nothing allocated
+  bool blocked = false;     // a job of this partition could not start
+  bool reserved = false;    // EASY: its reservation is made
+  std::vector<job_shape> failed;
+};
+
+class pass {
+ public:
+  pass(const std::vector<pending_job>& queue, const std::vector<running_job>& running,
+       const std::vector<partition_info>& partitions, const std::vector<node_capacity>& nodes,
+       int64_t now, const pass_config& config)
+      : queue_(queue),
+        partitions_(partitions),
+        nodes_(nodes),
+        now_(now),
+        config_(config),
+        units_(units_per_cpu_for(partitions, nodes)),
+        placement_(without_uniform_weights(config.placement)),
+        profile_(nodes, running, now, config.backfill ? config.resolution : 1, units_, units_ > 1),
+        scratch_{std::vector<uint32_t>(nodes.size()), std::vector<uint64_t>(nodes.size()), {}, {}},
+        state_(partitions.size()),
+        node_partitions_(nodes.size()) {
+    auto free = profile_.slot(0);
+    for (size_t p = 0; p < partitions.size(); ++p) {
+      for (auto n : partitions[p].nodes) {
+        if (n >= nodes.size()) continue;
+        node_partitions_[n].push_back(uint32_t(p));
+        state_[p].free_units += free.cpus[n];
+        if (nodes[n].usable && idle(nodes[n], free, n)) ++state_[p].idle_nodes;
+      }
+    }
+  }
+
+  pass_result run() {
+    // Sorting compact keys, not the jobs, keeps a 100,000-job sort in cache; the keys also
+    // carry what the cheap rejection needs, so a job that cannot start is decided without
+    // touching its (randomly placed) record.
+    struct key {
+      int64_t priority;
+      uint64_t id;
+      int64_t time_limit;
+      uint64_t total_units;  // CPUs in units (free_view)
+      uint32_t index;
+      uint32_t tier;
+      uint32_t partition;
+      uint32_t min_nodes;
+      bool plain;  // no -w/-x: the cheap rejection applies
+      bool whole;  // needs idle nodes
+    };
+    std::vector<key> order;
+    order.reserve(queue_.size());
+    for (uint32_t i = 0; i < queue_.size(); ++i) {
+      const auto& j = queue_[i];
+      const auto& r = j.request;
+      bool known_part = j.partition < partitions_.size();
+      bool exclusive_part = known_part && partitions_[j.partition].exclusive;
+      uint32_t sb = known_part ? shared_by(partitions_[j.partition], r.sharing) : 1;
+      bool whole = takes_whole_nodes(r, config_.placement.select) || exclusive_part;
+      order.push_back({j.priority, j.id, j.time_limit, cpu_units(r.total_cpus(), sb, units_), i,
+                       tier(j), uint32_t(std::min<size_t>(j.partition, UINT32_MAX)), r.min_nodes,
+                       r.required.empty() && r.excluded.empty() && j.task_count > 0,
+                       whole && sb == 1});
+    }
+    std::sort(order.begin(), order.end(), [](const key& x, const key& y) {
+      if (x.tier != y.tier) return x.tier > y.tier;
+      if (x.priority != y.priority) return x.priority > y.priority;
+      return x.id < y.id;
+    });
+    result_.waiting.reserve(queue_.size());
+    for (const auto& k : order) {
+      if (k.plain && k.partition < partitions_.size()) {
+        // Behind a blocked job whose reservation is made (or with backfill off): a job that
+        // cannot fit now, even ignoring reservations, just waits with Priority.
+        const auto& part = partitions_[k.partition];
+        const auto& ps = state_[k.partition];
+        bool settled = !config_.backfill || (config_.mode == backfill_mode::easy && ps.reserved);
+        bool in_limits = part.up && !(part.max_time > 0 && k.time_limit > part.max_time);
+        bool might_fit =
+            ps.free_units >= k.total_units && (!k.whole || ps.idle_nodes >= k.min_nodes);
+        if (in_limits && ps.blocked && settled && (!config_.backfill || !might_fit)) {
+          result_.waiting.push_back({k.id, "Priority"});
+          continue;
+        }
+        if (in_limits && !budget_left() && (config_.backfill || !ps.blocked)) {
+          // Past bf_max_job_test: no test, as consider() would decide without one.
+          auto& mutable_ps = state_[k.partition];
+          result_.waiting.push_back({k.id, mutable_ps.blocked ? "Priority" : "Resources"});
+          mutable_ps.blocked = true;
+          continue;
+        }
+      }
+      consider(queue_[k.index]);
+    }
+    return std::move(result_);
+  }
+
+ private:
+  uint32_t tier(const pending_job& j) const {
+    return j.partition < partitions_.size() ? partitions_[j.partition].priority_tier : 0;
+  }
+
+  void wait(const pending_job& job, const char* reason) {
+    result_.waiting.push_back({job.id, reason});
+  }
+
+  bool budget_left() const {
+    return config_.max_job_test == 0 || result_.tested < config_.max_job_test;
+  }
+
+  void consider(const pending_job& job) {
+    if (job.task_count == 0) return;
+    if (job.partition >= partitions_.size()) return wait(job, "PartitionDown");
+    const auto& part = partitions_[job.partition];
+    auto& ps = state_[job.partition];
+    if (!part.up) return wait(job, "PartitionDown");
+    if (part.max_time > 0 && job.time_limit > part.max_time) return wait(job, "PartitionTimeLimit");
+    int64_t limit =
+        job.time_limit > 0 ? job.time_limit : (part.max_time > 0 ? part.max_time : forever);
+    for (auto r : job.request.required) {
+      if (r >= nodes_.size() || !nodes_[r].usable ||
+          std::find(part.nodes.begin(), part.nodes.end(), r) == part.nodes.end())
+        return wait(job, "ReqNodeNotAvail");
+    }
+    if (!config_.backfill && ps.blocked) return wait(job, "Priority");
+
+    // OverSubscribe: a copy with --exclusive set (EXCLUSIVE) or its sharing count (YES, FORCE);
+    // the common path copies nothing.
+    std::optional<resource_request> forced;
+    if (part.exclusive && !job.request.exclusive) {
+      forced = job.request;
+      forced->exclusive = true;
+    }
+    if (auto sb = shared_by(part, job.request.sharing); sb != job.request.shared_by) {
+      if (!forced) forced = job.request;
+      forced->shared_by = sb;
+    }
+    const resource_request& req = forced ? *forced : job.request;
+    bool counted = false;
+    uint32_t started = 0;
+    for (; started < job.task_count; ++started) {
+      auto alloc = try_now(req, job.partition, limit, counted);
+      if (!alloc) break;
+      int64_t end = later(now_, limit);
+      start(*alloc, end);
+      result_.started.push_back({job.id, started, std::move(*alloc), end});
+    }
+    if (started == job.task_count) return;
+
+    if (!config_.backfill) {
+      // sched/builtin: a job waiting for particular busy nodes does not hold back the others.
+      if (!req.required.empty() && !required_free(req)) return wait(job, "ReqNodeNotAvail");
+      ps.blocked = true;
+      return wait(job, "Resources");
+    }
+    wait(job, ps.blocked ? "Priority" : "Resources");
+    ps.blocked = true;
+    bool wants_reservation = config_.mode == backfill_mode::conservative || !ps.reserved;
+    if (!wants_reservation) return;
+    if (!counted) {
+      if (!budget_left()) return;
+      ++result_.tested;
+    }
+    if (auto plan = earliest_start(req, part.nodes, limit)) {
+      profile_.consume(plan->start, later(plan->start, limit), plan->alloc, true);
+      // A reservation at now (the test budget hid a fit) takes slot 0 too: recount.
+      if (plan->start == now_) recount();
+      ps.reserved = true;
+      plan->job = job.id;
+      result_.planned.push_back(std::move(*plan));
+    }
+  }
+
+  bool required_free(const resource_request& req) const {
+    auto free = profile_.slot(0);
+    bool whole = takes_whole_nodes(req, config_.placement.select);
+    uint32_t sb = share_count(req);
+    for (auto r : req.required) {
+      uint32_t cpus = whole ? nodes_[r].cpus : req.cpus_per_task;
+      if (whole && sb == 1
+              ? !idle(nodes_[r], free, r)
+              : free.cpus[r] < cpu_units(cpus, sb, units_) || !kind_allows(free, r, sb > 1))
+        return false;
+    }
+    return true;
+  }
+
+  job_shape shape_of(const resource_request& req, int64_t limit) const {
+    bool whole = takes_whole_nodes(req, config_.placement.select);
+    return {req.min_nodes,
+            req.max_nodes,
+            req.total_cpus(),
+            req.cpus_per_task,
+            req.mem_per_node_mb,
+            req.mem_per_cpu_mb,
+            whole,
+            share_count(req),
+            limit};
+  }
+
+  /// An allocation free from now for `limit` seconds that no reservation needs, or nullopt.
+  std::optional<allocation> try_now(const resource_request& req, size_t p, int64_t limit,
+                                    bool& counted) {
+    auto& ps = state_[p];
+    bool whole = takes_whole_nodes(req, config_.placement.select);
+    uint32_t sb = share_count(req);
+    size_t want_nodes = std::max<size_t>(req.min_nodes, req.required.size());
+    if (ps.free_units < cpu_units(req.total_cpus(), sb, units_)) return std::nullopt;
+    if (whole && sb == 1 && ps.idle_nodes < want_nodes) return std::nullopt;
+    bool plain = req.required.empty() && req.excluded.empty();
+    auto shape = shape_of(req, limit);
+    if (plain) {
+      for (const auto& f : ps.failed)
+        if (shape.at_least_as_hard_as(f)) return std::nullopt;
+    }
+    if (!counted) {
+      if (!budget_left()) return std::nullopt;
+      counted = true;
+      ++result_.tested;
+    }
+    const auto& members = partitions_[p].nodes;
+    int64_t end = later(now_, limit);
+    auto free = profile_.dips_within(0, end) ? profile_.window_min(0, end, members, scratch_)
+                                             : profile_.slot(0);
+    auto alloc = place(req, members, nodes_, free, placement_);
+    if (!alloc && plain) {
+      if (ps.failed.size() >= max_failed_shapes) ps.failed.erase(ps.failed.begin());
+      ps.failed.push_back(shape);
+    }
+    return alloc;
+  }
+
+  /// The first slot from which `req` fits for `limit` seconds, within bf_window.
+  std::optional<planned_start> earliest_start(const resource_request& req,
+                                              const std::vector<size_t>& members, int64_t limit) {
+    int64_t horizon = config_.window > 0 ? later(now_, config_.window) : forever;
+    uint32_t sb = share_count(req);
+    bool needs_idle = takes_whole_nodes(req, config_.placement.select) && sb == 1;
+    uint64_t need_units = cpu_units(req.total_cpus(), sb, units_);
+    size_t want_nodes = std::max<size_t>(req.min_nodes, req.required.size());
+    for (size_t i = 0; profile_.has_slot(i); ++i) {
+      int64_t t = profile_.slot_start(i);
+      if (t > horizon) break;
+      int64_t end = later(t, limit);
+      // Not enough free in the whole cluster: no need to look at the nodes.
+      auto most = profile_.window_bounds(i, end);
+      if (most.free_units < need_units || (needs_idle && most.idle_nodes < want_nodes)) continue;
+      auto free = profile_.dips_within(i, end) ? profile_.window_min(i, end, members, scratch_)
+                                               : profile_.slot(i);
+      auto alloc = place(req, members, nodes_, free, placement_);
+      if (alloc) return planned_start{0, t, std::move(*alloc)};
+    }
+    return std::nullopt;
+  }
+
+  void start(const allocation& alloc, int64_t end) {
+    auto before = snapshot(alloc);
+    profile_.consume(now_, end, alloc, false);
+    update_counters(alloc, before);
+  }
+
+  std::vector<std::pair<uint32_t, bool>> snapshot(const allocation& alloc) const {
+    auto free = profile_.slot(0);
+    std::vector<std::pair<uint32_t, bool>> out;
+    out.reserve(alloc.size());
+    for (const auto& s : alloc)
+      out.push_back(
+          {free.cpus[s.node], nodes_[s.node].usable && idle(nodes_[s.node], free, s.node)});
+    return out;
+  }
+
+  void update_counters(const allocation& alloc,
+                       const std::vector<std::pair<uint32_t, bool>>& before) {
+    auto free = profile_.slot(0);
+    for (size_t k = 0; k < alloc.size(); ++k) {
+      auto n = alloc[k].node;
+      uint32_t used = before[k].first - free.cpus[n];
+      bool was_idle = before[k].second;
+      bool is_idle = nodes_[n].usable && idle(nodes_[n], free, n);
+      for (auto p : node_partitions_[n]) {
+        state_[p].free_units -= std::min<uint64_t>(state_[p].free_units, used);
+        if (was_idle && !is_idle && state_[p].idle_nodes > 0) --state_[p].idle_nodes;
+      }
+    }
+  }
+
+  void recount() {
+    auto free = profile_.slot(0);
+    for (auto& ps : state_) {
+      ps.free_units = 0;
+      ps.idle_nodes = 0;
+    }
+    for (size_t p = 0; p < partitions_.size(); ++p) {
+      for (auto n : partitions_[p].nodes) {
+        if (n >= nodes_.size()) continue;
+        state_[p].free_units += free.cpus[n];
+        if (nodes_[n].usable && idle(nodes_[n], free, n)) ++state_[p].idle_nodes;
+      }
+    }
+  }
+
+  const std::vector<pending_job>& queue_;
+  const std::vector<partition_info>& partitions_;
+  const std::vector<node_capacity>& nodes_;
+  int64_t now_;
+  const pass_config& config_;
+  uint32_t units_;  ///< CPU units per CPU (free_view)
+  placement_options placement_;
+  availability_profile profile_;
+  availability_profile::window scratch_;
+  std::vector<partition_state> state_;
+  std::vector<std::vector<uint32_t>> node_partitions_;
+  pass_result result_;
+};
+
+}  // namespace
+
+uint32_t shared_by(const partition_info& part, share_request sharing) {
+  if (part.exclusive || part.oversubscribe <= 1 || sharing == share_request::exclusive) return 1;
+  if (part.force || sharing == share_request::oversubscribe) return part.oversubscribe;
+  return 1;
+}
+
+pass_result schedule(const std::vector<pending_job>& queue, const std::vector<running_job>& running,
+                     const std::vector<partition_info>& partitions,
+                     const std::vector<node_capacity>& nodes, int64_t now,
+                     const pass_config& config) {
+  return pass{queue, running, partitions, nodes, now, config}.run();
+}
+
+}  // namespace shoal::policy

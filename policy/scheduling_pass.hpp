@@ -1,0 +1,101 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "policy/profile.hpp"
+#include "policy/resources.hpp"
+
+namespace shoal::policy {
+
+/// A partition as the pass sees it.
+struct partition_info {
+  bool up = true;              ///< State=UP; otherwise its jobs wait with PartitionDown
+  std::vector<size_t> nodes;   ///< member node indices, config order
+  int64_t max_time = 0;        ///< MaxTime, seconds; 0 = UNLIMITED
+  uint32_t priority_tier = 1;  ///< PriorityTier: higher tiers are scheduled first
+  bool exclusive = false;      ///< OverSubscribe=EXCLUSIVE: every job gets whole nodes
+  /// OverSubscribe=YES:N or FORCE:N: up to N sharing jobs hold each CPU (each node, under a
+  /// whole-node SelectType) at once; 1 = NO. Memory is never shared.
+  uint32_t oversubscribe = 1;
+  bool force = false;  ///< FORCE: every job shares but --exclusive ones; YES: only -s ones
+};
+
+/// The jobs that may hold one CPU of partition `part` at once for a job asking `sharing`
+/// (Slurm's OverSubscribe table): 1 unless the partition allows it and the job shares.
+uint32_t shared_by(const partition_info& part, share_request sharing);
+
+/// A job (or the startable tasks of an array) that may start now: dependencies, --begin and
+/// holds are the caller's filter. For an array, `task_count` is how many tasks may start this
+/// pass (the pending tasks, capped by `%N` minus those running); they share one request.
+struct pending_job {
+  uint64_t id = 0;
+  int64_t priority = 1;  ///< higher first; ties go to the lower id
+  size_t partition = 0;  ///< index into the partition list
+  resource_request request;
+  int64_t time_limit = 0;  ///< seconds; 0 = the partition's MaxTime (or unlimited)
+  uint32_t task_count = 1;
+};
+
+/// Whether and how lower-priority jobs may start ahead of blocked higher-priority ones.
+enum class backfill_mode : uint8_t {
+  easy,          ///< the first blocked job of each partition gets a reservation
+  conservative,  ///< every blocked job tested gets a reservation, in priority order
+};
+
+/// The pass's settings (slurm.conf SchedulerType/SchedulerParameters names in comments).
+struct pass_config {
+  bool backfill = true;  ///< sched/backfill; false = sched/builtin (strict order)
+  backfill_mode mode = backfill_mode::easy;
+  size_t max_job_test = 500;    ///< bf_max_job_test: jobs given a full placement test or
+                                ///< reservation search per pass; 0 = no bound
+  int64_t window = 0;           ///< bf_window, seconds; reservations beyond now+window are
+                                ///< not made; 0 = no bound
+  int64_t resolution = 60;      ///< bf_resolution, seconds: running jobs' ends are rounded up
+  placement_options placement;  ///< SelectType, node weights, the node picker hook
+};
+
+/// Start job `job` (task `copy` of the tasks it may start this pass) on `alloc`, until `end`.
+struct start_decision {
+  uint64_t job = 0;
+  uint32_t copy = 0;  ///< 0..task_count-1: the caller takes the next pending array index
+  allocation alloc;
+  int64_t end = forever;
+};
+
+/// Why a job is still pending after the pass (squeue's REASON).
+struct pending_reason {
+  uint64_t job = 0;
+  const char* reason = "";  ///< Priority, Resources, PartitionDown, PartitionTimeLimit,
+                            ///< ReqNodeNotAvail (static strings)
+};
+
+/// The start time and nodes the backfill reserved for a blocked job (squeue --start).
+struct planned_start {
+  uint64_t job = 0;
+  int64_t start = 0;
+  allocation alloc;
+};
+
+struct pass_result {
+  std::vector<start_decision> started;  ///< in start order (priority order, then backfill)
+  std::vector<pending_reason> waiting;  ///< one per job with tasks left pending
+  std::vector<planned_start> planned;   ///< reservations made this pass
+  size_t tested = 0;                    ///< jobs that cost a full test (<= max_job_test)
+};
+
+/// One scheduling pass at `now`. Jobs go in order of partition PriorityTier, priority, id.
+/// A job starts now when its resources are free for its whole time limit without touching what
+/// is reserved for a higher-priority job. With backfill off, the first job that cannot start
+/// holds back the rest of its partition (reason Priority) as sched/builtin does. With backfill
+/// (EASY), the first blocked job of a partition gets a reservation at its earliest start
+/// (running jobs end at their time limits), and lower jobs start only where they do not delay
+/// it; conservative gives every blocked job a reservation. Jobs past max_job_test wait with
+/// Priority. Never allocates beyond the nodes' capacity. Pure: no clock, no I/O.
+pass_result schedule(const std::vector<pending_job>& queue, const std::vector<running_job>& running,
+                     const std::vector<partition_info>& partitions,
+                     const std::vector<node_capacity>& nodes, int64_t now,
+                     const pass_config& config);
+
+}  // namespace shoal::policy

@@ -1,0 +1,11 @@
+#!/bin/bash
+# The CLI links no actor code: no symbol of namespace shoal::actors in the shoal binary.
+set -euo pipefail
+bin=$1
+count=$(nm -C "$bin" | grep -c 'shoal::actors::' || true)
+if [ "$count" -ne 0 ]; then
+  echo "FAIL: $bin holds $count shoal::actors symbols:"
+  nm -C "$bin" | grep 'shoal::actors::' | head -5
+  exit 1
+fi
+echo "$bin links no shoal::actors code"

@@ -1,0 +1,18 @@
+#!/bin/bash
+# The layering check must fail on a deliberate upward include and pass once it is gone.
+set -euo pipefail
+check="$(dirname "$0")/check_layers.sh"
+tree=$(mktemp -d)
+trap 'rm -rf "$tree"' EXIT
+mkdir -p "$tree/messages" "$tree/actors"
+printf '#pragma once\n#include "messages/types.hpp"\n' >"$tree/actors/node.hpp"
+printf '#pragma once\n#include <string>\n#include "actors/node.hpp"\n' >"$tree/messages/types.hpp"
+if out=$("$check" "$tree"); then
+  echo "FAIL: an include from messages/ up to actors/ was not reported"
+  exit 1
+fi
+grep -q 'messages/types.hpp:3: messages (layer 0) includes from actors (layer 7)' <<<"$out" ||
+  { echo "FAIL: the report does not name file:line and both layers:"; echo "$out"; exit 1; }
+sed -i '/actors\/node.hpp/d' "$tree/messages/types.hpp"
+"$check" "$tree" >/dev/null || { echo "FAIL: a clean tree was reported"; exit 1; }
+echo "upward include reported, clean tree passes"
