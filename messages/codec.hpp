@@ -1,8 +1,12 @@
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include <caf/error.hpp>
+#include <caf/expected.hpp>
 #include <caf/meta/load_callback.hpp>
 #include <caf/meta/save_callback.hpp>
 #include <caf/meta/type_name.hpp>
@@ -11,31 +15,47 @@
 
 namespace shoal::msg {
 
-/// Cap'n Proto encoding of each message type (a flat array of words as bytes). `decode` never
-/// throws: a malformed buffer is errc::malformed_message.
-#define SHOAL_DECLARE_CODEC(type)          \
-  std::vector<char> encode(const type& x); \
+// -- versions -----------------------------------------------------------------------------------
+
+/// A version of the wire schema (messages/shoal.capnp's wireMajor and wireMinor).
+struct wire_version {
+  uint16_t major = 0;
+  uint16_t minor = 0;
+};
+
+/// The version this build writes, and whose major it reads.
+constexpr wire_version current_wire_version{wire_major, wire_minor};
+
+/// "1.4".
+std::string to_string(wire_version v);
+
+/// Every encoding starts with this many bytes: the magic "SHOL", then the major and minor
+/// version as little-endian 16-bit numbers. The Cap'n Proto words follow.
+constexpr size_t wire_header_size = 8;
+
+/// The header an encoding of version `v` starts with (tests frame other versions' encodings).
+std::vector<char> wire_header(wire_version v = current_wire_version);
+
+/// The version named by the header of `buf`; errc::malformed_message when it has none.
+caf::expected<wire_version> version_of(const std::vector<char>& buf);
+
+// -- codec --------------------------------------------------------------------------------------
+
+/// Cap'n Proto encoding of each generated message type, behind the version header. `decode`
+/// never throws: a malformed buffer is errc::malformed_message and an encoding of another major
+/// version errc::incompatible_version (its text names both versions); another minor decodes,
+/// fields it lacks at their defaults.
+#define SHOAL_DECLARE_CODEC(type, wire_type) \
+  std::vector<char> encode(const type& x);   \
   caf::error decode(const std::vector<char>& buf, type& x);
 
-SHOAL_DECLARE_CODEC(machine_status)
-SHOAL_DECLARE_CODEC(node_info)
-SHOAL_DECLARE_CODEC(partition_info)
-SHOAL_DECLARE_CODEC(job_request)
-SHOAL_DECLARE_CODEC(job_info)
-SHOAL_DECLARE_CODEC(launch_request)
-SHOAL_DECLARE_CODEC(task_output)
-SHOAL_DECLARE_CODEC(step_exit)
-SHOAL_DECLARE_CODEC(job_event)
-SHOAL_DECLARE_CODEC(node_update)
-SHOAL_DECLARE_CODEC(pending_detail)
-SHOAL_DECLARE_CODEC(job_control)
-SHOAL_DECLARE_CODEC(topology_view)
+SHOAL_WIRE_STRUCTS(SHOAL_DECLARE_CODEC)
 
 #undef SHOAL_DECLARE_CODEC
 
 // CAF serializes each type as one byte buffer holding its Cap'n Proto encoding, so the wire is
 // versioned by the schema and no second hand-written format exists.
-#define SHOAL_CAPNP_INSPECT(type)                                                            \
+#define SHOAL_CAPNP_INSPECT(type, wire_type)                                                 \
   template <class Inspector>                                                                 \
   typename Inspector::result_type inspect(Inspector& f, type& x) {                           \
     std::vector<char> buf;                                                                   \
@@ -47,19 +67,7 @@ SHOAL_DECLARE_CODEC(topology_view)
              buf, caf::meta::load_callback([&]() -> caf::error { return decode(buf, x); })); \
   }
 
-SHOAL_CAPNP_INSPECT(machine_status)
-SHOAL_CAPNP_INSPECT(node_info)
-SHOAL_CAPNP_INSPECT(partition_info)
-SHOAL_CAPNP_INSPECT(job_request)
-SHOAL_CAPNP_INSPECT(job_info)
-SHOAL_CAPNP_INSPECT(launch_request)
-SHOAL_CAPNP_INSPECT(task_output)
-SHOAL_CAPNP_INSPECT(step_exit)
-SHOAL_CAPNP_INSPECT(job_event)
-SHOAL_CAPNP_INSPECT(node_update)
-SHOAL_CAPNP_INSPECT(pending_detail)
-SHOAL_CAPNP_INSPECT(job_control)
-SHOAL_CAPNP_INSPECT(topology_view)
+SHOAL_WIRE_STRUCTS(SHOAL_CAPNP_INSPECT)
 
 #undef SHOAL_CAPNP_INSPECT
 

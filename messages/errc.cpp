@@ -31,6 +31,8 @@ const char* to_string(errc code) {
       return "unreachable";
     case errc::system_error:
       return "system_error";
+    case errc::incompatible_version:
+      return "incompatible_version";
   }
   return "unknown_error";
 }

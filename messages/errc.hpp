@@ -35,6 +35,8 @@ enum class errc : uint8_t {
   unreachable = 11,
   /// An operating-system call failed; the text names it.
   system_error = 12,
+  /// A peer speaks another major version of the wire schema; the text names both versions.
+  incompatible_version = 13,
 };
 
 /// The stable name of a code, e.g. "invalid_config".

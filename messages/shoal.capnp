@@ -1,10 +1,21 @@
 @0xf261a3d10392567a;
 # Everything that crosses a shoal process boundary. Never renumber an ordinal; add fields at the
-# end of a struct so older peers keep decoding newer messages. A field's default here must equal
-# the C++ member's default (messages/types.hpp): it is what an older peer's message decodes to.
+# end of a struct so older peers keep decoding newer messages. The C++ structs (shoal::msg, names in
+# snake_case), their codec and their field visitor are generated from this file at build time
+# (messages/wire_gen.cpp): a field's default here is the C++ member's initializer, and it is what
+# an older peer's message decodes to. messages/cxx.capnp's annotations say where C++ differs.
 
 using Cxx = import "/capnp/c++.capnp";
+using C = import "cxx.capnp";
 $Cxx.namespace("shoal::wire");
+$C.includes(["messages/states.hpp"]);
+
+# The wire schema version, sent in front of every encoded message (messages/codec.hpp). Raise the
+# minor when adding fields at the end of structs: peers of the same major still read each other.
+# Raise the major (and reset the minor) for any change older peers cannot read; peers of another
+# major then refuse each other's messages with errc::incompatible_version.
+const wireMajor :UInt16 = 1;
+const wireMinor :UInt16 = 0;
 
 struct MachineStatus {
   nodeName @0 :Text;         # the configured node name this daemon speaks for
@@ -25,7 +36,8 @@ struct MachineStatus {
 
 struct NodeInfo {
   name @0 :Text;
-  state @1 :Text;            # UNKNOWN IDLE ALLOCATED COMPLETING DOWN DRAINING DRAINED
+  state @1 :Text $C.type("node_state") $C.init("node_state::unknown");
+                             # UNKNOWN IDLE ALLOCATED COMPLETING DOWN DRAINING DRAINED
   reason @2 :Text;           # why the node is down or drained, empty otherwise
   reasonTime @3 :Int64;      # when the reason was set, Unix seconds
   reasonUser @4 :Text;       # who set the reason
@@ -111,7 +123,8 @@ struct JobInfo {
   user @2 :Text;
   uid @3 :UInt32;
   partition @4 :Text;
-  state @5 :Text;            # PENDING CONFIGURING RUNNING COMPLETING COMPLETED FAILED CANCELLED TIMEOUT NODE_FAIL
+  state @5 :Text $C.type("job_state") $C.init("job_state::pending");
+                             # PENDING CONFIGURING RUNNING COMPLETING COMPLETED FAILED CANCELLED TIMEOUT NODE_FAIL
   reason @6 :Text;           # pending reason (Resources, Priority, PartitionDown, ...) or why it ended
   submitTime @7 :Int64;      # Unix seconds
   startTime @8 :Int64;       # 0: not started
@@ -194,8 +207,8 @@ struct TaskOutput {
   jobId @0 :UInt64;
   stepId @1 :UInt32;
   rank @2 :Int32;
-  stream @3 :UInt8;          # 1 stdout, 2 stderr
-  data @4 :Data;
+  stream @3 :UInt8 $C.type("stream_kind") $C.init("stream_kind::out");  # 1 stdout, 2 stderr
+  data @4 :Data $C.type("std::string");
   nodeName @5 :Text;
 }
 
@@ -218,7 +231,8 @@ struct JobEvent {
   jobId @0 :UInt64;
   stepId @1 :UInt32;
   kind @2 :Text;             # queued allocated launched ended message
-  state @3 :Text;            # the job state after the event
+  state @3 :Text $C.type("job_state") $C.init("job_state::pending");
+                             # the job state after the event
   nodelist @4 :Text;
   text @5 :Text;             # human-readable detail
   exitCode @6 :Int32;        # for "ended": highest task exit code (128+signal)
@@ -234,7 +248,7 @@ struct NodeUpdate {
 
 struct MapNode {
   name @0 :Text;
-  state @1 :Text;            # as NodeInfo.state
+  state @1 :Text $C.type("node_state") $C.init("node_state::unknown");  # as NodeInfo.state
   jobId @2 :UInt64;          # job holding the node, 0: none
   coord @3 :List(UInt32);    # X, Y, Z on a torus; empty on a 1-D cluster
 }

@@ -33,6 +33,9 @@ enum class job_state : uint8_t {
   out_of_memory,  ///< keep last: job_state_count follows it
 };
 
+/// Which output stream of a task a chunk of output comes from (TaskOutput.stream's numbers).
+enum class stream_kind : uint8_t { out = 1, err = 2 };
+
 /// How many job states there are (for tables indexed by state).
 constexpr size_t job_state_count = static_cast<size_t>(job_state::out_of_memory) + 1;
 

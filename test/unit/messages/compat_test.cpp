@@ -21,16 +21,21 @@ using namespace shoal::test;
 
 namespace {
 
+/// The older peer's encoding: its header names the same major and the first minor.
 std::vector<char> flat_bytes(capnp::MessageBuilder& mb) {
   auto words = capnp::messageToFlatArray(mb);
   auto bytes = words.asBytes();
-  return std::vector<char>(bytes.begin(), bytes.end());
+  auto out = msg::wire_header({msg::wire_major, 0});
+  out.insert(out.end(), bytes.begin(), bytes.end());
+  return out;
 }
 
-/// Word-aligned copy of an encoding, for a reader of the older schema.
+/// Word-aligned copy of the Cap'n Proto words of an encoding (past its version header), for a
+/// reader of the older schema.
 kj::Array<capnp::word> aligned(const std::vector<char>& buf) {
-  auto words = kj::heapArray<capnp::word>(buf.size() / sizeof(capnp::word));
-  std::memcpy(words.begin(), buf.data(), buf.size());
+  auto size = buf.size() - msg::wire_header_size;
+  auto words = kj::heapArray<capnp::word>(size / sizeof(capnp::word));
+  std::memcpy(words.begin(), buf.data() + msg::wire_header_size, size);
   return words;
 }
 

@@ -57,296 +57,39 @@ std::string show(const std::vector<T>& xs) {
 
 // -- walking the fields of two values -----------------------------------------------------------
 
-// Calls `f(name, a.field, b.field)` for every field, nested structs and lists of structs
-// included. Keep in step with messages/types.hpp: a field missing here is a field not tested.
-#define SHOAL_FIELD(field) f(prefix + #field, a.field, b.field)
+template <class T>
+struct is_struct_list : std::false_type {};
 
-template <class F>
-void fields(const msg::machine_status& a, const msg::machine_status& b, F&& f,
-            const std::string& prefix = "machine_status.") {
-  SHOAL_FIELD(node_name);
-  SHOAL_FIELD(hostname);
-  SHOAL_FIELD(os);
-  SHOAL_FIELD(cpus);
-  SHOAL_FIELD(sockets);
-  SHOAL_FIELD(cores_per_socket);
-  SHOAL_FIELD(threads_per_core);
-  SHOAL_FIELD(cpu_mhz);
-  SHOAL_FIELD(real_memory_mb);
-  SHOAL_FIELD(virtual_memory_mb);
-  SHOAL_FIELD(tmp_disk_mb);
-  SHOAL_FIELD(boot_time);
-  SHOAL_FIELD(daemon_start_time);
-  SHOAL_FIELD(daemon_pid);
+template <class T>
+struct is_struct_list<std::vector<T>> : std::bool_constant<msg::is_wire_struct_v<T>> {};
+
+/// Calls `f(name, a.field, b.field)` for every field of two values of a generated message struct,
+/// from the generated visitor (so no field is left out), nested structs and lists of structs
+/// included: a list of structs gives its size, then the fields of each element both have.
+template <class T, class F>
+void fields(const T& a, const T& b, F&& f, const std::string& prefix) {
+  msg::wire_fields<T>::visit([&](const char* name, auto member) {
+    using M = std::decay_t<decltype(a.*member)>;
+    const auto& x = a.*member;
+    const auto& y = b.*member;
+    auto path = prefix + name;
+    if constexpr (msg::is_wire_struct_v<M>) {
+      fields(x, y, f, path + ".");
+    } else if constexpr (is_struct_list<M>::value) {
+      f(path + ".size()", x.size(), y.size());
+      for (size_t i = 0; i < x.size() && i < y.size(); ++i)
+        fields(x[i], y[i], f, path + "[" + std::to_string(i) + "].");
+    } else {
+      f(path, x, y);
+    }
+  });
 }
 
-template <class F>
-void fields(const msg::node_info& a, const msg::node_info& b, F&& f,
-            const std::string& prefix = "node_info.") {
-  SHOAL_FIELD(name);
-  SHOAL_FIELD(state);
-  SHOAL_FIELD(reason);
-  SHOAL_FIELD(reason_time);
-  SHOAL_FIELD(reason_user);
-  SHOAL_FIELD(state_since);
-  SHOAL_FIELD(last_response);
-  SHOAL_FIELD(address);
-  SHOAL_FIELD(cpus);
-  SHOAL_FIELD(real_memory_mb);
-  SHOAL_FIELD(tmp_disk_mb);
-  SHOAL_FIELD(weight);
-  SHOAL_FIELD(partitions);
-  fields(a.reported, b.reported, f, prefix + "reported.");
-  SHOAL_FIELD(job_ids);
-  SHOAL_FIELD(features);
+/// As above, each name prefixed with the type's name ("node_info.reported.cpus").
+template <class T, class F>
+void fields(const T& a, const T& b, F&& f) {
+  fields(a, b, f, std::string{msg::wire_fields<T>::name} + ".");
 }
-
-template <class F>
-void fields(const msg::partition_info& a, const msg::partition_info& b, F&& f,
-            const std::string& prefix = "partition_info.") {
-  SHOAL_FIELD(name);
-  SHOAL_FIELD(state);
-  SHOAL_FIELD(is_default);
-  SHOAL_FIELD(max_time_s);
-  SHOAL_FIELD(default_time_s);
-  SHOAL_FIELD(max_nodes);
-  SHOAL_FIELD(nodes);
-  SHOAL_FIELD(priority);
-}
-
-template <class F>
-void fields(const msg::job_workload& a, const msg::job_workload& b, F&& f,
-            const std::string& prefix) {
-  SHOAL_FIELD(array);
-  SHOAL_FIELD(dependency);
-  SHOAL_FIELD(kill_on_invalid_dep);
-  SHOAL_FIELD(begin_time);
-  SHOAL_FIELD(hold);
-  SHOAL_FIELD(mem_per_node_mb);
-  SHOAL_FIELD(mem_per_cpu_mb);
-  SHOAL_FIELD(exclusive);
-}
-
-template <class F>
-void fields(const msg::job_shape& a, const msg::job_shape& b, F&& f,
-            const std::string& prefix = "job_shape.") {
-  SHOAL_FIELD(geometry);
-  SHOAL_FIELD(rotate);
-  SHOAL_FIELD(conn_type);
-  SHOAL_FIELD(node_use);
-}
-
-template <class F>
-void fields(const msg::job_request& a, const msg::job_request& b, F&& f,
-            const std::string& prefix = "job_request.") {
-  SHOAL_FIELD(job_id);
-  SHOAL_FIELD(name);
-  SHOAL_FIELD(user);
-  SHOAL_FIELD(uid);
-  SHOAL_FIELD(gid);
-  SHOAL_FIELD(partition);
-  SHOAL_FIELD(min_nodes);
-  SHOAL_FIELD(ntasks);
-  SHOAL_FIELD(cpus_per_task);
-  SHOAL_FIELD(time_limit_s);
-  SHOAL_FIELD(nodelist);
-  SHOAL_FIELD(exclude);
-  SHOAL_FIELD(argv);
-  SHOAL_FIELD(env);
-  SHOAL_FIELD(cwd);
-  SHOAL_FIELD(batch);
-  SHOAL_FIELD(script);
-  SHOAL_FIELD(stdout_path);
-  SHOAL_FIELD(stderr_path);
-  SHOAL_FIELD(requeue);
-  SHOAL_FIELD(label);
-  SHOAL_FIELD(nice);
-  SHOAL_FIELD(nodes_max);
-  SHOAL_FIELD(submit_token);
-  fields(a.workload, b.workload, f, prefix + "workload.");
-  fields(a.shape, b.shape, f, prefix + "shape.");
-  SHOAL_FIELD(cpu_bind);
-}
-
-template <class F>
-void fields(const msg::job_info& a, const msg::job_info& b, F&& f,
-            const std::string& prefix = "job_info.") {
-  SHOAL_FIELD(job_id);
-  SHOAL_FIELD(name);
-  SHOAL_FIELD(user);
-  SHOAL_FIELD(uid);
-  SHOAL_FIELD(partition);
-  SHOAL_FIELD(state);
-  SHOAL_FIELD(reason);
-  SHOAL_FIELD(submit_time);
-  SHOAL_FIELD(start_time);
-  SHOAL_FIELD(end_time);
-  SHOAL_FIELD(time_limit_s);
-  SHOAL_FIELD(node_count);
-  SHOAL_FIELD(nodelist);
-  SHOAL_FIELD(ntasks);
-  SHOAL_FIELD(cpus_per_task);
-  SHOAL_FIELD(exit_code);
-  SHOAL_FIELD(batch);
-  SHOAL_FIELD(work_dir);
-  SHOAL_FIELD(command);
-  SHOAL_FIELD(stdout_path);
-  SHOAL_FIELD(stderr_path);
-  SHOAL_FIELD(requeue_count);
-  SHOAL_FIELD(priority);
-  SHOAL_FIELD(step_count);
-  SHOAL_FIELD(requeue);
-  SHOAL_FIELD(exclude_nodes);
-  SHOAL_FIELD(required_nodes);
-  SHOAL_FIELD(array_job_id);
-  SHOAL_FIELD(array_task_id);
-  SHOAL_FIELD(array_tasks);
-  SHOAL_FIELD(dependency);
-  SHOAL_FIELD(begin_time);
-  SHOAL_FIELD(mem_per_node_mb);
-}
-
-template <class F>
-void fields(const msg::launch_request& a, const msg::launch_request& b, F&& f,
-            const std::string& prefix = "launch_request.") {
-  SHOAL_FIELD(job_id);
-  SHOAL_FIELD(step_id);
-  SHOAL_FIELD(user);
-  SHOAL_FIELD(uid);
-  SHOAL_FIELD(gid);
-  SHOAL_FIELD(argv);
-  SHOAL_FIELD(env);
-  SHOAL_FIELD(cwd);
-  SHOAL_FIELD(nodelist);
-  SHOAL_FIELD(node_index);
-  SHOAL_FIELD(node_count);
-  SHOAL_FIELD(ntasks);
-  SHOAL_FIELD(ranks);
-  SHOAL_FIELD(cpus_per_task);
-  SHOAL_FIELD(batch);
-  SHOAL_FIELD(script);
-  SHOAL_FIELD(stdout_path);
-  SHOAL_FIELD(stderr_path);
-  SHOAL_FIELD(switch_data);
-  SHOAL_FIELD(job_nodelist);
-  SHOAL_FIELD(job_name);
-  SHOAL_FIELD(partition);
-  SHOAL_FIELD(job_node_count);
-  SHOAL_FIELD(cpu_bind);
-  SHOAL_FIELD(job_cpus);
-  SHOAL_FIELD(mem_limit_mb);
-}
-
-template <class F>
-void fields(const msg::task_output& a, const msg::task_output& b, F&& f,
-            const std::string& prefix = "task_output.") {
-  SHOAL_FIELD(job_id);
-  SHOAL_FIELD(step_id);
-  SHOAL_FIELD(rank);
-  SHOAL_FIELD(stream);
-  SHOAL_FIELD(data);
-  SHOAL_FIELD(node_name);
-}
-
-template <class F>
-void fields(const msg::task_exit& a, const msg::task_exit& b, F&& f,
-            const std::string& prefix = "task_exit.") {
-  SHOAL_FIELD(rank);
-  SHOAL_FIELD(exit_code);
-  SHOAL_FIELD(signal);
-}
-
-template <class F>
-void fields(const msg::step_exit& a, const msg::step_exit& b, F&& f,
-            const std::string& prefix = "step_exit.") {
-  SHOAL_FIELD(job_id);
-  SHOAL_FIELD(step_id);
-  SHOAL_FIELD(node_name);
-  f(prefix + "tasks.size()", a.tasks.size(), b.tasks.size());
-  for (size_t i = 0; i < a.tasks.size() && i < b.tasks.size(); ++i)
-    fields(a.tasks[i], b.tasks[i], f, prefix + "tasks[" + std::to_string(i) + "].");
-  SHOAL_FIELD(launch_error);
-  SHOAL_FIELD(out_of_memory);
-}
-
-template <class F>
-void fields(const msg::job_event& a, const msg::job_event& b, F&& f,
-            const std::string& prefix = "job_event.") {
-  SHOAL_FIELD(job_id);
-  SHOAL_FIELD(step_id);
-  SHOAL_FIELD(kind);
-  SHOAL_FIELD(state);
-  SHOAL_FIELD(nodelist);
-  SHOAL_FIELD(text);
-  SHOAL_FIELD(exit_code);
-  SHOAL_FIELD(node_count);
-}
-
-template <class F>
-void fields(const msg::node_update& a, const msg::node_update& b, F&& f,
-            const std::string& prefix = "node_update.") {
-  SHOAL_FIELD(nodes);
-  SHOAL_FIELD(state);
-  SHOAL_FIELD(reason);
-  SHOAL_FIELD(user);
-}
-
-template <class F>
-void fields(const msg::pending_detail& a, const msg::pending_detail& b, F&& f,
-            const std::string& prefix = "pending_detail.") {
-  SHOAL_FIELD(job_id);
-  SHOAL_FIELD(reason);
-  SHOAL_FIELD(expected_start);
-  SHOAL_FIELD(priority);
-  SHOAL_FIELD(age_factor);
-  SHOAL_FIELD(size_factor);
-  SHOAL_FIELD(partition_factor);
-  SHOAL_FIELD(nice);
-}
-
-template <class F>
-void fields(const msg::job_control& a, const msg::job_control& b, F&& f,
-            const std::string& prefix = "job_control.") {
-  SHOAL_FIELD(op);
-  SHOAL_FIELD(jobs);
-  SHOAL_FIELD(uid);
-}
-
-template <class F>
-void fields(const msg::map_node& a, const msg::map_node& b, F&& f, const std::string& prefix) {
-  SHOAL_FIELD(name);
-  SHOAL_FIELD(state);
-  SHOAL_FIELD(job_id);
-  SHOAL_FIELD(coord);
-}
-
-template <class F>
-void fields(const msg::map_allocation& a, const msg::map_allocation& b, F&& f,
-            const std::string& prefix) {
-  SHOAL_FIELD(job_id);
-  SHOAL_FIELD(nodelist);
-  SHOAL_FIELD(node_count);
-  SHOAL_FIELD(origin);
-  SHOAL_FIELD(size);
-  SHOAL_FIELD(conn_type);
-  SHOAL_FIELD(node_use);
-}
-
-template <class F>
-void fields(const msg::topology_view& a, const msg::topology_view& b, F&& f,
-            const std::string& prefix = "topology_view.") {
-  SHOAL_FIELD(select_type);
-  SHOAL_FIELD(dims);
-  f(prefix + "nodes.size()", a.nodes.size(), b.nodes.size());
-  for (size_t i = 0; i < a.nodes.size() && i < b.nodes.size(); ++i)
-    fields(a.nodes[i], b.nodes[i], f, prefix + "nodes[" + std::to_string(i) + "].");
-  f(prefix + "allocations.size()", a.allocations.size(), b.allocations.size());
-  for (size_t i = 0; i < a.allocations.size() && i < b.allocations.size(); ++i)
-    fields(a.allocations[i], b.allocations[i], f,
-           prefix + "allocations[" + std::to_string(i) + "].");
-}
-
-#undef SHOAL_FIELD
 
 /// Checks every field of `actual` against `expected`, naming each one that differs.
 template <class T>
@@ -421,6 +164,7 @@ inline msg::partition_info sample_partition_info() {
   x.max_nodes = 128;
   x.nodes = {"node1", "node2", "node10"};
   x.priority = 9;
+  x.over_subscribe = "FORCE:4";
   return x;
 }
 
@@ -458,6 +202,7 @@ inline msg::job_request sample_job_request() {
   x.workload.mem_per_node_mb = 64'000;
   x.workload.mem_per_cpu_mb = 2'000;
   x.workload.exclusive = true;
+  x.workload.oversubscribe = true;
   x.shape.geometry = {2, 4, 0xffff'ffffu};
   x.shape.rotate = false;
   x.shape.conn_type = "mesh";
@@ -501,6 +246,7 @@ inline msg::job_info sample_job_info() {
   x.dependency = "afterany:69";
   x.begin_time = 1'700'000'005;
   x.mem_per_node_mb = 4'096;
+  x.over_subscribe = "YES";
   return x;
 }
 
