@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <initializer_list>
 #include <map>
+#include <type_traits>
+#include <vector>
 
 #include "config/duration.hpp"
 #include "tools/format/listing.hpp"
@@ -193,95 +195,53 @@ std::string show_partition(const msg::partition_info& p, const std::vector<msg::
 
 // -- JSON ---------------------------------------------------------------------
 
+namespace {
+
+template <class T>
+nlohmann::json fields_json(const T& x);
+
+template <class T>
+struct is_struct_list : std::false_type {};
+
+template <class T>
+struct is_struct_list<std::vector<T>> : std::bool_constant<msg::is_wire_struct_v<T>> {};
+
+template <class V>
+nlohmann::json field_json(const V& v) {
+  if constexpr (msg::is_wire_struct_v<V>) {
+    return fields_json(v);
+  } else if constexpr (is_struct_list<V>::value) {
+    auto list = nlohmann::json::array();
+    for (auto& x : v) list.push_back(fields_json(x));
+    return list;
+  } else if constexpr (std::is_same_v<V, msg::node_state> || std::is_same_v<V, msg::job_state>) {
+    return msg::to_string(v);
+  } else {
+    return v;
+  }
+}
+
+/// Every field of a message struct (messages/shoal.capnp) under its C++ member name, from the
+/// generated visitor: a field added to the schema shows here without further code.
+template <class T>
+nlohmann::json fields_json(const T& x) {
+  auto doc = nlohmann::json::object();
+  msg::for_each_field(x, [&](const char* name, const auto& v) { doc[name] = field_json(v); });
+  return doc;
+}
+
+}  // namespace
+
 nlohmann::json to_json(const msg::job_info& j) {
-  return {
-      {"job_id", j.job_id},
-      {"name", j.name},
-      {"user", j.user},
-      {"uid", j.uid},
-      {"partition", j.partition},
-      {"state", msg::to_string(j.state)},
-      {"reason", j.reason},
-      {"submit_time", j.submit_time},
-      {"start_time", j.start_time},
-      {"end_time", j.end_time},
-      {"time_limit_s", j.time_limit_s},
-      {"node_count", j.node_count},
-      {"nodelist", j.nodelist},
-      {"ntasks", j.ntasks},
-      {"cpus_per_task", j.cpus_per_task},
-      {"exit_code", j.exit_code},
-      {"batch", j.batch},
-      {"work_dir", j.work_dir},
-      {"command", j.command},
-      {"stdout_path", j.stdout_path},
-      {"stderr_path", j.stderr_path},
-      {"requeue_count", j.requeue_count},
-      {"priority", j.priority},
-      {"step_count", j.step_count},
-      {"requeue", j.requeue},
-      {"exclude_nodes", j.exclude_nodes},
-      {"required_nodes", j.required_nodes},
-      {"array_job_id", j.array_job_id},
-      {"array_task_id", j.array_task_id},
-      {"array_tasks", j.array_tasks},
-      {"dependency", j.dependency},
-      {"begin_time", j.begin_time},
-      {"mem_per_node_mb", j.mem_per_node_mb},
-      {"over_subscribe", j.over_subscribe},
-  };
+  return fields_json(j);
 }
 
 nlohmann::json to_json(const msg::node_info& n) {
-  const auto& r = n.reported;
-  nlohmann::json reported = {
-      {"node_name", r.node_name},
-      {"hostname", r.hostname},
-      {"os", r.os},
-      {"cpus", r.cpus},
-      {"sockets", r.sockets},
-      {"cores_per_socket", r.cores_per_socket},
-      {"threads_per_core", r.threads_per_core},
-      {"cpu_mhz", r.cpu_mhz},
-      {"real_memory_mb", r.real_memory_mb},
-      {"virtual_memory_mb", r.virtual_memory_mb},
-      {"tmp_disk_mb", r.tmp_disk_mb},
-      {"boot_time", r.boot_time},
-      {"daemon_start_time", r.daemon_start_time},
-      {"daemon_pid", r.daemon_pid},
-  };
-  return {
-      {"name", n.name},
-      {"state", msg::to_string(n.state)},
-      {"reason", n.reason},
-      {"reason_time", n.reason_time},
-      {"reason_user", n.reason_user},
-      {"state_since", n.state_since},
-      {"last_response", n.last_response},
-      {"address", n.address},
-      {"cpus", n.cpus},
-      {"real_memory_mb", n.real_memory_mb},
-      {"tmp_disk_mb", n.tmp_disk_mb},
-      {"weight", n.weight},
-      {"partitions", n.partitions},
-      {"reported", std::move(reported)},
-      {"job_ids", n.job_ids},
-      {"features", n.features},
-  };
+  return fields_json(n);
 }
 
 nlohmann::json to_json(const msg::partition_info& p) {
-  return {
-      {"name", p.name},
-      {"state", p.state},
-      {"is_default", p.is_default},
-      {"max_time_s", p.max_time_s},
-      {"default_time_s", p.default_time_s},
-      {"max_nodes", p.max_nodes},
-      {"nodes", p.nodes},
-      {"priority", p.priority},
-      {"over_subscribe", p.over_subscribe},
-  };
+  return fields_json(p);
 }
 
 }  // namespace shoal::cli
