@@ -48,6 +48,15 @@ caf::expected<wire_version> version_of(const std::vector<char>& buf) {
   return wire_version{read_u16(buf.data() + 4), read_u16(buf.data() + 6)};
 }
 
+caf::error check_peer_version(wire_version peer, const std::string& who) {
+  if (peer.major == current_wire_version.major) return caf::none;
+  return make_error(errc::incompatible_version,
+                    who + " uses wire version " + to_string(peer) +
+                        " and this process wire version " + to_string(current_wire_version) +
+                        ": the major versions differ, so they cannot exchange messages (run the "
+                        "same shoal release on every host)");
+}
+
 std::vector<char> encode_message(kj::FunctionParam<void(capnp::MessageBuilder&)> fill) {
   capnp::MallocMessageBuilder mb;
   fill(mb);
@@ -62,12 +71,7 @@ caf::error decode_message(const std::vector<char>& buf,
                           kj::FunctionParam<void(capnp::MessageReader&)> read) {
   auto version = version_of(buf);
   if (!version) return std::move(version.error());
-  if (version->major != current_wire_version.major)
-    return make_error(errc::incompatible_version,
-                      "message of wire version " + to_string(*version) +
-                          " cannot be read by this build (wire version " +
-                          to_string(current_wire_version) +
-                          "): the major versions differ; run the same shoal release everywhere");
+  if (auto err = check_peer_version(*version, "the sender of a message")) return err;
   auto size = buf.size() - wire_header_size;
   if (size == 0 || size % sizeof(capnp::word) != 0)
     return make_error(errc::malformed_message, "message size is not a whole number of words");

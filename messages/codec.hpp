@@ -39,6 +39,10 @@ std::vector<char> wire_header(wire_version v = current_wire_version);
 /// The version named by the header of `buf`; errc::malformed_message when it has none.
 caf::expected<wire_version> version_of(const std::vector<char>& buf);
 
+/// errc::incompatible_version when `peer` has another major version than this build, its text
+/// naming `who` ("the controller at h:7817") and both versions; no error otherwise.
+caf::error check_peer_version(wire_version peer, const std::string& who);
+
 // -- codec --------------------------------------------------------------------------------------
 
 /// Cap'n Proto encoding of each generated message type, behind the version header. `decode`

@@ -105,6 +105,17 @@ BOOST_AUTO_TEST_CASE(an_encoding_of_another_major_version_is_refused_naming_both
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_peer_of_another_major_is_incompatible_and_named) {
+  BOOST_CHECK(!msg::check_peer_version({msg::wire_major, uint16_t(msg::wire_minor + 2)}, "x"));
+  auto err = msg::check_peer_version({uint16_t(msg::wire_major + 1), 0}, "the controller at h:1");
+  BOOST_CHECK(err == errc::incompatible_version);
+  auto text = describe(err);
+  BOOST_TEST(contains(text, "the controller at h:1 uses wire version " +
+                                msg::to_string({uint16_t(msg::wire_major + 1), 0})),
+             text);
+  BOOST_TEST(contains(text, "wire version " + msg::to_string(msg::current_wire_version)), text);
+}
+
 BOOST_AUTO_TEST_CASE(an_encoding_without_the_header_is_malformed_message) {
   // What a peer from before versioned encodings sends: bare Cap'n Proto words.
   auto buf = msg::encode(sample_node_info());
