@@ -9,6 +9,7 @@
 #include "config/log.hpp"
 #include "actors/metering.hpp"
 #include "actors/shepherd.hpp"
+#include "messages/codec.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 
@@ -38,6 +39,43 @@ void retry_later(daemon_self self) {
 
 void start_heartbeats(daemon_self self) {
   self->send(self, msg::heartbeat_atom_v, ++self->state.beat_gen);
+}
+
+void register_with(daemon_self self, caf::actor ctl);
+
+/// Asks the controller's wire version before registering: with another major the registration
+/// itself could not be decoded and would only show as a timeout. A controller that does not know
+/// the question predates versioned messages.
+void check_version_then_register(daemon_self self, caf::actor ctl) {
+  auto& st = self->state;
+  auto who = "the controller at " + st.setup.controller_host + ":" +
+             std::to_string(st.setup.controller_port);
+  self->request(ctl, std::chrono::seconds{10}, msg::hello_atom_v)
+      .then(
+          [self, ctl, who](uint16_t major, uint16_t minor) {
+            if (auto err = msg::check_peer_version({major, minor}, who)) {
+              config::log().error("cannot register node={}: {}", self->state.setup.status.node_name,
+                                  describe(err));
+              self->quit(std::move(err));
+              return;
+            }
+            register_with(self, ctl);
+          },
+          [self, ctl, who](caf::error& err) {
+            if (err == caf::sec::unexpected_message) {
+              auto refused = make_error(errc::incompatible_version,
+                                        who +
+                                            " reports no wire version (a release older than "
+                                            "wire version 1.0)");
+              config::log().error("cannot register node={}: {}", self->state.setup.status.node_name,
+                                  describe(refused));
+              self->quit(std::move(refused));
+              return;
+            }
+            config::log().warn("version check failed node={}: {}; retrying",
+                               self->state.setup.status.node_name, describe(err));
+            retry_later(self);
+          });
 }
 
 void register_with(daemon_self self, caf::actor ctl) {
@@ -80,7 +118,7 @@ void connect(daemon_self self) {
             if (!ptr) return retry_later(self);
             auto ctl = caf::actor_cast<caf::actor>(std::move(ptr));
             self->monitor(ctl);
-            register_with(self, ctl);
+            check_version_then_register(self, ctl);
           },
           [self](caf::error& err) {
             auto& st = self->state;

@@ -2,9 +2,14 @@
 
 #include <cstdlib>
 
-#include <caf/io/middleman.hpp>
+#include <chrono>
 
+#include <caf/io/middleman.hpp>
+#include <caf/scoped_actor.hpp>
+
+#include "messages/codec.hpp"
 #include "messages/errc.hpp"
+#include "messages/type_ids.hpp"
 
 namespace shoal::runtime {
 
@@ -38,6 +43,33 @@ std::pair<std::string, uint16_t> controller_endpoint(const cluster_config& cfg) 
   return {host, cfg.controller_port};
 }
 
+namespace {
+
+/// Asks the controller its wire version: with another major every later reply would fail to
+/// decode and show as a timeout. A controller that does not know the question predates versioned
+/// messages. Other failures are left to the requests that follow.
+caf::error check_controller_version(caf::actor_system& sys, const caf::actor& ctl,
+                                    const std::string& endpoint) {
+  auto who = "the controller at " + endpoint;
+  caf::error out;
+  caf::scoped_actor self{sys};
+  self->request(ctl, std::chrono::seconds{10}, msg::hello_atom_v)
+      .receive(
+          [&](uint16_t major, uint16_t minor) {
+            out = msg::check_peer_version({major, minor}, who);
+          },
+          [&](caf::error& err) {
+            if (err == caf::sec::unexpected_message)
+              out = make_error(errc::incompatible_version,
+                               who +
+                                   " reports no wire version (a release older than wire "
+                                   "version 1.0)");
+          });
+  return out;
+}
+
+}  // namespace
+
 caf::expected<caf::actor> connect_controller(caf::actor_system& sys, const cluster_config& cfg) {
   auto [host, port] = controller_endpoint(cfg);
   auto ctl = sys.middleman().remote_actor(host, port);
@@ -45,6 +77,7 @@ caf::expected<caf::actor> connect_controller(caf::actor_system& sys, const clust
     return make_error(errc::unreachable, "cannot reach the controller at " + host + ":" +
                                              std::to_string(port) + " (" + sys.render(ctl.error()) +
                                              "); is shoalctld running there?");
+  if (auto err = check_controller_version(sys, *ctl, host + ":" + std::to_string(port))) return err;
   return std::move(*ctl);
 }
 
