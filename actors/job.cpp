@@ -7,12 +7,12 @@
 #include <caf/all.hpp>
 
 #include "actors/clock.hpp"
-#include "config/log.hpp"
 #include "actors/metering.hpp"
 #include "actors/scheduling.hpp"
+#include "config/duration.hpp"
+#include "config/log.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
-#include "config/duration.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {
@@ -72,16 +72,16 @@ void tell(job_self self, const caf::actor& to, std::string kind, std::string tex
 void log_state_change(const msg::job_info& info, msg::job_state next, const std::string& reason) {
   if (next == msg::job_state::running)
     config::log().info("job started job={} nodes={} node_count={}", info.job_id, info.nodelist,
-               info.node_count);
+                       info.node_count);
   else if (msg::is_finished(next))
     config::log().info("job ended job={} state={} exit_code={} nodes={} reason=\"{}\"", info.job_id,
-               msg::to_string(next), info.exit_code, info.nodelist, reason);
+                       msg::to_string(next), info.exit_code, info.nodelist, reason);
   else if (next == msg::job_state::pending && info.state != msg::job_state::pending)
     config::log().info("job requeued job={} reason=\"{}\" requeue_count={}", info.job_id, reason,
-               info.requeue_count);
+                       info.requeue_count);
   else
     config::log().info("job state job={} from={} to={} nodes={} reason=\"{}\"", info.job_id,
-               msg::to_string(info.state), msg::to_string(next), info.nodelist, reason);
+                       msg::to_string(info.state), msg::to_string(next), info.nodelist, reason);
 }
 
 void set_state(job_self self, msg::job_state next, std::string reason = "") {
@@ -156,8 +156,8 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     lr.partition = st.info.partition;
     lr.job_node_count = static_cast<uint32_t>(st.nodes.size());
     lr.mem_limit_mb = memory_on(st, launched[k]);
-    SHOAL_DEBUG(agent, "launch request job={} step={} node={}", st.info.job_id, msg::step_label(step_id),
-                st.nodes[launched[k]]);
+    SHOAL_DEBUG(agent, "launch request job={} step={} node={}", st.info.job_id,
+                msg::step_label(step_id), st.nodes[launched[k]]);
     self->send(st.node_actors[launched[k]], msg::launch_atom_v, std::move(lr), client,
                caf::actor{self});
   }
@@ -183,7 +183,7 @@ void finish(job_self self) {
     set_state(self, msg::job_state::pending, st.requeue_reason);
     publish(self);
     self->send(st.setup.scheduler, msg::enqueue_atom_v, st.info.job_id, st.setup.req,
-               st.setup.priority, caf::actor{self});
+               caf::actor{self});
     return;
   }
   msg::job_state final_state =
@@ -236,7 +236,7 @@ void terminate(job_self self, msg::job_state final_state, std::string reason) {
 }
 
 void on_start(job_self self, std::vector<std::string> names, std::vector<caf::actor> actors,
-              std::vector<uint32_t> cpus) {
+              std::vector<uint32_t> cpus, std::string nodelist) {
   auto& st = self->state;
   // A job cancelled while the scheduler placed it has already told the scheduler it ended,
   // which frees the nodes there.
@@ -244,7 +244,7 @@ void on_start(job_self self, std::vector<std::string> names, std::vector<caf::ac
   st.nodes = std::move(names);
   st.node_actors = std::move(actors);
   st.node_cpus = std::move(cpus);
-  st.info.nodelist = topology::compress_hostlist(st.nodes);
+  st.info.nodelist = std::move(nodelist);
   st.info.node_count = static_cast<uint32_t>(st.nodes.size());
   st.info.start_time = unix_now();
   set_state(self, msg::job_state::running);
@@ -292,7 +292,7 @@ void on_node_down(job_self self, const std::string& node) {
   if (std::find(st.nodes.begin(), st.nodes.end(), node) == st.nodes.end()) return;
   if (msg::is_finished(st.info.state) || st.info.state == msg::job_state::pending) return;
   config::log().warn("job node failed job={} node={} requeue={}", st.info.job_id, node,
-             st.setup.req.requeue);
+                     st.setup.req.requeue);
   if (!st.ending) {
     if (st.setup.req.requeue) {
       st.requeue_after_kill = true;
@@ -382,7 +382,6 @@ msg::job_info initial_job_info(const job_setup& setup) {
     for (auto& a : req.argv) info.command += (info.command.empty() ? "" : " ") + a;
   info.stdout_path = req.stdout_path;
   info.stderr_path = req.stderr_path;
-  info.priority = static_cast<uint64_t>(std::max<int64_t>(0, setup.priority));
   info.requeue = req.requeue;
   info.exclude_nodes = req.exclude;
   info.required_nodes = req.nodelist;
@@ -440,25 +439,28 @@ caf::behavior job_behavior(job_self self, job_setup setup) {
   if (!st.setup.start_nodes.empty()) {
     // An array task: placed before it was spawned.
     on_start(self, std::move(st.setup.start_nodes), std::move(st.setup.start_node_actors),
-             std::move(st.setup.start_cpus));
+             std::move(st.setup.start_cpus), std::move(st.setup.start_nodelist));
   } else {
     self->send(st.setup.scheduler, msg::enqueue_atom_v, info.job_id, st.setup.req,
-               st.setup.priority, caf::actor{self});
+               caf::actor{self});
   }
   return {
-      probe.metered("start",
-                    [self](msg::start_atom, std::vector<std::string>& names,
-                           std::vector<caf::actor>& actors, std::vector<uint32_t>& cpus) {
-                      on_start(self, std::move(names), std::move(actors), std::move(cpus));
-                    }),
+      probe.metered(
+          "start",
+          [self](msg::start_atom, std::vector<std::string>& names, std::vector<caf::actor>& actors,
+                 std::vector<uint32_t>& cpus, std::string& nodelist) {
+            on_start(self, std::move(names), std::move(actors), std::move(cpus),
+                     std::move(nodelist));
+          }),
       probe.metered("requeue", [self](msg::jobctl_atom, const std::string& op,
                                       uint32_t uid) { return on_requeue(self, op, uid); }),
       probe.metered("view",
-                    [self](msg::view_atom, const std::string& reason) {
+                    [self](msg::view_atom, const std::string& reason, uint64_t priority) {
                       auto& st = self->state;
-                      if (st.info.state != msg::job_state::pending || st.info.reason == reason)
-                        return;
+                      if (st.info.state != msg::job_state::pending) return;
+                      if (st.info.reason == reason && st.info.priority == priority) return;
                       st.info.reason = reason;
+                      st.info.priority = priority;
                       SHOAL_DEBUG(trace_jobs, "job pending job={} reason={}", st.info.job_id,
                                   reason);
                       publish(self);
@@ -484,12 +486,13 @@ caf::behavior job_behavior(job_self self, job_setup setup) {
               if (st.info.state != msg::job_state::running)
                 return make_error(errc::invalid_request,
                                   "job " + std::to_string(st.info.job_id) + " is not running");
-              config::log().info("job signalled job={} signal={} uid={}", st.info.job_id, signo, uid);
+              config::log().info("job signalled job={} signal={} uid={}", st.info.job_id, signo,
+                                 uid);
               signal_steps(self, all_steps, signo);
               return caf::ok_atom::value;
             }
             config::log().info("job cancelled job={} uid={} state={}", st.info.job_id, uid,
-                       msg::to_string(st.info.state));
+                               msg::to_string(st.info.state));
             terminate(self, msg::job_state::cancelled, "");
             return caf::ok_atom::value;
           }),
@@ -503,7 +506,7 @@ caf::behavior job_behavior(job_self self, job_setup setup) {
                       auto& st = self->state;
                       if (gen != st.timer_gen || st.info.state != msg::job_state::running) return;
                       config::log().info("job time limit job={} limit={}", st.info.job_id,
-                                 config::format_duration(st.info.time_limit_s));
+                                         config::format_duration(st.info.time_limit_s));
                       tell(self, st.setup.client, "message",
                            "*** JOB " + std::to_string(st.info.job_id) +
                                " CANCELLED DUE TO TIME LIMIT ***");

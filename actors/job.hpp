@@ -17,7 +17,6 @@ namespace shoal::actors {
 struct job_setup {
   uint64_t id = 0;
   msg::job_request req;
-  int64_t priority = 0;
   int64_t kill_wait_s = 30;
   uint32_t admin_uid = 0;  ///< besides root, this uid may cancel any job (the controller's)
   caf::actor client;       ///< the waiting `shoal run`, or invalid for batch jobs
@@ -30,6 +29,7 @@ struct job_setup {
   std::vector<std::string> start_nodes;
   std::vector<caf::actor> start_node_actors;
   std::vector<uint32_t> start_cpus;
+  std::string start_nodelist;  ///< as listings show it (box form on a torus)
   /// SelectType=select/cons_tres: nodes are shared, so the job's CPUs on each node count.
   bool shared_nodes = false;
   metrics::registry* meters = nullptr;  ///< where the job actor meters itself; null: nowhere
@@ -39,9 +39,9 @@ struct job_setup {
 /// TIMEOUT | NODE_FAIL (or back to PENDING when requeued after a node failure).
 ///
 /// Messages:
-/// - (start_atom, vector<string> nodes, vector<actor> node actors, vector<uint32> cpus): the
-///   scheduler placed it.
-/// - (view_atom, string reason): a new pending reason.
+/// - (start_atom, vector<string> nodes, vector<actor> node actors, vector<uint32> cpus, string
+///   nodelist): the scheduler placed it; nodelist is the allocation as listings show it.
+/// - (view_atom, string reason, uint64 priority): the scheduler's pending reason and priority.
 /// - step_exit: one node's tasks of one step ended.
 /// - (step_atom, job_request, actor client) -> job_event: a step inside the allocation.
 /// - (cancel_atom, int32 signo, uint32 uid) -> ok_atom | error: signo 0 cancels the job
