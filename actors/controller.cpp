@@ -529,7 +529,7 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
   return {
       // The version handshake of node daemons and CLI sessions: plain integers, which decode
       // whatever the peer's wire version, so a peer of another major learns it clearly.
-      [](msg::hello_atom) -> caf::result<uint16_t, uint16_t> {
+      [](msg::version_atom) -> caf::result<uint16_t, uint16_t> {
         return {msg::wire_major, msg::wire_minor};
       },
       probe.rpc("register",

@@ -51,7 +51,7 @@ void check_version_then_register(daemon_self self, caf::actor ctl) {
   auto& st = self->state;
   auto who = "the controller at " + st.setup.controller_host + ":" +
              std::to_string(st.setup.controller_port);
-  self->request(ctl, std::chrono::seconds{10}, msg::hello_atom_v)
+  self->request(ctl, std::chrono::seconds{10}, msg::version_atom_v)
       .then(
           [self, ctl, who](uint16_t major, uint16_t minor) {
             if (auto err = msg::check_peer_version({major, minor}, who)) {

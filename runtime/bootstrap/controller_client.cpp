@@ -53,7 +53,7 @@ caf::error check_controller_version(caf::actor_system& sys, const caf::actor& ct
   auto who = "the controller at " + endpoint;
   caf::error out;
   caf::scoped_actor self{sys};
-  self->request(ctl, std::chrono::seconds{10}, msg::hello_atom_v)
+  self->request(ctl, std::chrono::seconds{10}, msg::version_atom_v)
       .receive(
           [&](uint16_t major, uint16_t minor) {
             out = msg::check_peer_version({major, minor}, who);
