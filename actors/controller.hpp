@@ -6,7 +6,6 @@
 #include <caf/actor_system.hpp>
 
 #include "config/config.hpp"
-#include "interconnect/switch_manager.hpp"
 #include "metrics/registry.hpp"
 
 namespace shoal::actors {

@@ -10,6 +10,7 @@
 
 #include "actors/controller.hpp"
 #include "config/log.hpp"
+#include "interconnect/switch_manager.hpp"
 #include "messages/errc.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/logging.hpp"
@@ -62,6 +63,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (auto& w : cfg->warnings) std::fprintf(stderr, "shoalctld: warning: %s\n", w.c_str());
+  // The interconnect plugin is built now so that a SwitchType this build lacks stops the start
+  // (and --check) instead of being ignored. Steps do not call it yet: switch data and its
+  // accounting come with the switch manager.
+  if (auto plugin = shoal::interconnect::make_switch_manager(cfg->switch_type); !plugin) {
+    std::fprintf(stderr, "shoalctld: error: %s: %s\n", cfg->path.c_str(),
+                 shoal::describe(plugin.error()).c_str());
+    return 1;
+  }
   if (check_only) {
     std::printf("shoalctld: configuration %s is valid: %zu nodes, %zu partitions\n",
                 cfg->path.c_str(), cfg->nodes.size(), cfg->partitions.size());
