@@ -9,22 +9,20 @@
 
 #include <caf/all.hpp>
 
+#include "actors/clock.hpp"
 #include "actors/cluster_meters.hpp"
 #include "actors/job.hpp"
 #include "actors/job_ref.hpp"
-#include "actors/clock.hpp"
-#include "config/log.hpp"
 #include "actors/metering.hpp"
 #include "actors/node.hpp"
-#include "actors/partition.hpp"
-#include "policy/array_spec.hpp"
-#include "policy/dependency.hpp"
 #include "actors/scheduler.hpp"
 #include "actors/submission.hpp"
-#include "actors/topology_actor.hpp"
+#include "config/duration.hpp"
+#include "config/log.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
-#include "config/duration.hpp"
+#include "policy/array_spec.hpp"
+#include "policy/dependency.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {
@@ -53,16 +51,10 @@ struct controller_state {
   config::cluster_config cfg;
   std::unordered_map<std::string, caf::actor> nodes;
   std::map<std::string, msg::node_info> node_view;
-  std::vector<caf::actor> partitions;
-  std::map<std::string, msg::partition_info> partition_view;
   std::map<uint64_t, caf::actor> jobs;
   std::map<uint64_t, msg::job_info> job_view;
   caf::actor scheduler;
   std::map<uint64_t, array_entry> arrays;
-  caf::actor topology;
-  /// Torus jobs' nodelists in box form (from the topology actor), shown instead of the
-  /// job actor's plain hostlist; dropped when the job ends.
-  std::unordered_map<uint64_t, std::string> box_nodelists;
   uint64_t next_job_id = 1;
   uint32_t admin_uid = 0;
   /// Submission tokens seen recently -> job id, so a client that lost a reply and retries gets
@@ -74,6 +66,22 @@ struct controller_state {
 };
 
 using controller_self = caf::stateful_actor<controller_state>*;
+
+/// A partition as listings show it. Partitions are the configuration's (no actor owns them
+/// until partitions change at run time).
+msg::partition_info partition_view(const config::partition_config& cfg) {
+  msg::partition_info info;
+  info.name = cfg.name;
+  info.state = cfg.state;
+  info.is_default = cfg.is_default;
+  info.max_time_s = cfg.max_time_s;
+  info.default_time_s = cfg.default_time_s;
+  info.max_nodes = cfg.max_nodes;
+  info.nodes = cfg.nodes;
+  info.priority = cfg.priority;
+  info.over_subscribe = config::over_subscribe_text(cfg);
+  return info;
+}
 
 void purge_old_jobs(controller_self self) {
   auto cutoff = unix_now() - min_job_age_s;
@@ -159,9 +167,6 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req, ca
   job_setup setup;
   setup.id = id;
   setup.req = std::move(req);
-  setup.priority = job_priority(setup.req);
-  SHOAL_DEBUG(priority, "job priority job={} priority={} partition={}", setup.id, setup.priority,
-              setup.req.partition);
   setup.kill_wait_s = st.cfg.kill_wait_s;
   setup.meters = st.meters;
   setup.admin_uid = st.admin_uid;
@@ -195,9 +200,8 @@ msg::job_info submit_array(controller_self self, msg::job_request req) {
   if (req.workload.hold) info.reason = "JobHeldUser";
   st.job_view[id] = info;
   config::log().info("job submit array job={} user={} partition={} tasks={} spec={}", id, req.user,
-             req.partition, arr.task_count, req.workload.array);
-  self->send(st.scheduler, msg::enqueue_atom_v, id, req, arr.task_template.priority,
-             caf::actor{self});
+                     req.partition, arr.task_count, req.workload.array);
+  self->send(st.scheduler, msg::enqueue_atom_v, id, req, caf::actor{self});
   st.arrays.emplace(id, std::move(arr));
   if (st.cluster) st.cluster->job_submitted();
   msg::job_info reply;
@@ -243,8 +247,8 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
       setup.req.stderr_path = expand_output_path(setup.req.stderr_path, setup.id, setup.req);
   }
   config::log().info("job submit job={} user={} partition={} nodes={} tasks={} batch={}", id,
-             setup.req.user, setup.req.partition, setup.req.min_nodes, setup.req.ntasks,
-             setup.req.batch);
+                     setup.req.user, setup.req.partition, setup.req.min_nodes, setup.req.ntasks,
+                     setup.req.batch);
   // Not linked: unlinking is linear in the links held, paid at every job's end, and shoalctld
   // exits without tearing its actors down anyway.
   auto job = caf::actor_cast<caf::actor>(spawn_job(self->system(), std::move(setup)));
@@ -270,7 +274,7 @@ void set_env(std::vector<std::string>& env, const std::string& key, const std::s
 /// The scheduler started task `index` of an array: give it a job actor, already placed.
 void start_array_task(controller_self self, uint64_t array_id, uint32_t index, uint64_t task_id,
                       std::vector<std::string>& names, std::vector<caf::actor>& actors,
-                      std::vector<uint32_t>& cpus) {
+                      std::vector<uint32_t>& cpus, std::string& nodelist) {
   auto& st = self->state;
   auto it = st.arrays.find(array_id);
   if (it == st.arrays.end()) {
@@ -293,6 +297,7 @@ void start_array_task(controller_self self, uint64_t array_id, uint32_t index, u
   setup.start_nodes = std::move(names);
   setup.start_node_actors = std::move(actors);
   setup.start_cpus = std::move(cpus);
+  setup.start_nodelist = std::move(nodelist);
   auto job = caf::actor_cast<caf::actor>(spawn_job(self->system(), std::move(setup)));
   st.jobs.emplace(task_id, job);
   arr.running[index] = task_id;
@@ -445,14 +450,14 @@ caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_upd
 caf::result<std::string> on_setdebug(const std::string& text, const std::string& user) {
   auto level = config::parse_debug_level(text);
   if (!level) return make_error(errc::invalid_request, describe(level.error()));
-  auto before = log_level();
+  auto before = config::log_level();
   // Written while the more verbose of the two levels is in force, so it shows in either case.
   auto note = [&] {
     config::log().info("debug level changed from={} to={} user={}", config::to_string(before),
-               config::to_string(*level), user);
+                       config::to_string(*level), user);
   };
   if (*level < before) note();
-  set_log_level(*level);
+  config::set_log_level(*level);
   if (*level >= before) note();
   return std::string{config::to_string(*level)};
 }
@@ -463,10 +468,10 @@ caf::result<std::string> on_setdebugflags(const std::string& changes, const std:
   std::vector<std::string> words;
   std::istringstream in{changes};
   for (std::string w; in >> w;) words.push_back(w);
-  auto flags = config::change_debug_flags(debug_flags(), words);
+  auto flags = config::change_debug_flags(config::debug_flags(), words);
   if (!flags) return std::move(flags.error());
-  auto before = config::render_debug_flags(debug_flags());
-  set_debug_flags(*flags);
+  auto before = config::render_debug_flags(config::debug_flags());
+  config::set_debug_flags(*flags);
   auto now = config::render_debug_flags(*flags);
   config::log().info("debug flags changed from=\"{}\" to=\"{}\" user={}", before, now, user);
   return now;
@@ -511,23 +516,16 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
     st.nodes.emplace(n.name, node);
     ordered_nodes.push_back(node);
   }
-  for (auto& p : st.cfg.partitions) {
-    auto part = spawn_partition(self->system(), p, self, meters);
-    self->link_to(part);
-    st.partitions.push_back(part);
-  }
-  st.topology = spawn_topology(self->system(), st.cfg, self, meters);
-  self->link_to(st.topology);
-  st.scheduler = spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes), caf::actor{self},
-                                 st.topology, meters);
+  st.scheduler =
+      spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes), caf::actor{self}, meters);
   self->link_to(st.scheduler);
   config::log().info("controller up cluster={} nodes={} partitions={}", st.cfg.cluster_name,
-             st.cfg.nodes.size(), st.cfg.partitions.size());
+                     st.cfg.nodes.size(), st.cfg.partitions.size());
   SHOAL_DEBUG(init,
               "controller settings heartbeat_interval_ms={} heartbeat_timeout_ms={} "
               "kill_wait_s={} debug_flags={}",
               st.cfg.heartbeat_interval_ms, st.cfg.heartbeat_timeout_ms, st.cfg.kill_wait_s,
-              config::render_debug_flags(debug_flags()));
+              config::render_debug_flags(config::debug_flags()));
   return {
       probe.rpc("register",
                 [self](msg::register_atom, msg::machine_status& rep,
@@ -536,7 +534,8 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
                               rep.hostname, rep.daemon_pid, rep.cpus);
                   auto it = self->state.nodes.find(rep.node_name);
                   if (it == self->state.nodes.end()) {
-                    config::log().warn("registration refused node={} host={}", rep.node_name, rep.hostname);
+                    config::log().warn("registration refused node={} host={}", rep.node_name,
+                                       rep.hostname);
                     return make_error(
                         errc::unknown_node,
                         "node '" + rep.node_name + "' is not in the controller's configuration");
@@ -544,16 +543,10 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
                   return self->delegate(it->second, msg::register_atom_v, std::move(rep),
                                         std::move(daemon));
                 }),
-      probe.rpc("heartbeat",
-                [self](msg::heartbeat_atom, msg::machine_status& rep) {
-                  auto it = self->state.nodes.find(rep.node_name);
-                  if (it != self->state.nodes.end())
-                    self->send(it->second, msg::heartbeat_atom_v, std::move(rep));
-                }),
       probe.metered("view_node",
                     [self](msg::view_atom, msg::node_info& info) {
                       auto& st = self->state;
-                      self->send(st.topology, msg::view_atom_v, info);
+                      self->send(st.scheduler, msg::view_atom_v, info);
                       auto known = st.node_view.find(info.name);
                       if (st.cluster)
                         st.cluster->node_changed(
@@ -563,20 +556,9 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
                             info.state);
                       st.node_view[info.name] = std::move(info);
                     }),
-      probe.metered("view_partition",
-                    [self](msg::view_atom, msg::partition_info& info) {
-                      self->state.partition_view[info.name] = std::move(info);
-                    }),
       probe.metered("view_job",
                     [self](msg::view_atom, msg::job_info& info) {
                       auto& st = self->state;
-                      auto box = st.box_nodelists.find(info.job_id);
-                      if (box != st.box_nodelists.end()) {
-                        if (!info.nodelist.empty()) info.nodelist = box->second;
-                        // A requeued job (nodelist cleared) gets a new placement and box.
-                        if (info.nodelist.empty() || msg::is_finished(info.state))
-                          st.box_nodelists.erase(box);
-                      }
                       if (msg::is_finished(info.state)) {
                         st.jobs.erase(info.job_id);
                         if (info.array_job_id != 0) {
@@ -601,16 +583,9 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
       probe.metered("arraytask",
                     [self](msg::arraytask_atom, uint64_t array_id, uint32_t index, uint64_t task_id,
                            std::vector<std::string>& names, std::vector<caf::actor>& actors,
-                           std::vector<uint32_t>& cpus) {
-                      start_array_task(self, array_id, index, task_id, names, actors, cpus);
-                    }),
-      probe.metered("boxlist",
-                    [self](msg::boxlist_atom, uint64_t job, std::string& nodelist) {
-                      auto& st = self->state;
-                      auto view = st.job_view.find(job);
-                      if (view != st.job_view.end() && !view->second.nodelist.empty())
-                        view->second.nodelist = nodelist;
-                      st.box_nodelists[job] = std::move(nodelist);
+                           std::vector<uint32_t>& cpus, std::string& nodelist) {
+                      start_array_task(self, array_id, index, task_id, names, actors, cpus,
+                                       nodelist);
                     }),
       probe.rpc("jobctl",
                 [self, probe](msg::jobctl_atom, const msg::job_control& ctl) {
@@ -623,7 +598,7 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
                 }),
       probe.rpc("map",
                 [self](msg::map_atom) -> caf::result<caf::message> {
-                  return self->delegate(self->state.topology, msg::map_atom_v);
+                  return self->delegate(self->state.scheduler, msg::map_atom_v);
                 }),
       probe.metered("nodedown",
                     [self](msg::nodedown_atom, const std::string& node, uint64_t job) {
@@ -691,8 +666,7 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
       probe.rpc("parts",
                 [self](msg::parts_atom) {
                   std::vector<msg::partition_info> out;
-                  for (auto& p : self->state.cfg.partitions)
-                    out.push_back(self->state.partition_view[p.name]);
+                  for (auto& p : self->state.cfg.partitions) out.push_back(partition_view(p));
                   return out;
                 }),
       probe.rpc("config",

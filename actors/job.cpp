@@ -64,6 +64,9 @@ struct event_data {
   std::vector<std::string> names;
   std::vector<caf::actor> actors;
   std::vector<uint32_t> cpus;
+  std::string nodelist;  ///< as listings show it (box form on a torus)
+  /// pending reasons: the scheduler's priority for the job.
+  uint64_t priority = 0;
   /// step_ended: the step that ended; step_requested: the new step's id, nodes, request, client.
   uint32_t step_id = 0;
   step_run step;
@@ -253,7 +256,7 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
       st.nodes = std::move(data.names);
       st.node_actors = std::move(data.actors);
       st.node_cpus = std::move(data.cpus);
-      info.nodelist = topology::compress_hostlist(st.nodes);
+      info.nodelist = std::move(data.nodelist);
       info.node_count = static_cast<uint32_t>(st.nodes.size());
       info.start_time = unix_now();
       return;
@@ -328,10 +331,13 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
       return;
     case effect_kind::enqueue:
       send_to(self, st.setup.scheduler, msg::enqueue_atom_v, info.job_id, st.setup.req,
-              st.setup.priority, handle_of(self));
+              handle_of(self));
       return;
     case effect_kind::stamp_end_time:
       info.end_time = unix_now();
+      return;
+    case effect_kind::take_priority:
+      info.priority = data.priority;
       return;
     case effect_kind::publish:
       publish(self);
@@ -382,11 +388,12 @@ policy::transition handle(job_self self, const policy::event& ev, event_data dat
 }
 
 void on_start(job_self self, std::vector<std::string> names, std::vector<caf::actor> actors,
-              std::vector<uint32_t> cpus) {
+              std::vector<uint32_t> cpus, std::string nodelist) {
   event_data data;
   data.names = std::move(names);
   data.actors = std::move(actors);
   data.cpus = std::move(cpus);
+  data.nodelist = std::move(nodelist);
   handle(self, policy::event{event_kind::placed}, std::move(data));
 }
 
@@ -529,12 +536,14 @@ caf::result<caf::ok_atom> on_requeue(job_self self, const std::string& op, uint3
   return caf::ok_atom::value;  // applied, or still queued (ignored)
 }
 
-void on_reason(job_self self, const std::string& reason) {
+void on_reason(job_self self, const std::string& reason, uint64_t priority) {
   auto& st = self->state;
-  auto t = decide(self, policy::pending_reason_event(st.life.state, reason));
+  auto t = decide(
+      self, policy::pending_reason_event(st.life.state, reason, priority != st.info.priority));
   if (t.outcome != verdict::applied) return;
   SHOAL_DEBUG(trace_jobs, "job pending job={} reason={}", st.info.job_id, reason);
   event_data data;
+  data.priority = priority;
   execute(self, t, data);
 }
 
@@ -567,21 +576,23 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
   if (!st.setup.start_nodes.empty()) {
     // An array task: placed before it was spawned.
     on_start(self, std::move(st.setup.start_nodes), std::move(st.setup.start_node_actors),
-             std::move(st.setup.start_cpus));
+             std::move(st.setup.start_cpus), std::move(st.setup.start_nodelist));
   } else {
     send_to(self, st.setup.scheduler, msg::enqueue_atom_v, st.info.job_id, st.setup.req,
-            st.setup.priority, handle_of(self));
+            handle_of(self));
   }
   return {
-      probe.metered("start",
-                    [self](msg::start_atom, std::vector<std::string>& names,
-                           std::vector<caf::actor>& actors, std::vector<uint32_t>& cpus) {
-                      on_start(self, std::move(names), std::move(actors), std::move(cpus));
-                    }),
+      probe.metered(
+          "start",
+          [self](msg::start_atom, std::vector<std::string>& names, std::vector<caf::actor>& actors,
+                 std::vector<uint32_t>& cpus, std::string& nodelist) {
+            on_start(self, std::move(names), std::move(actors), std::move(cpus),
+                     std::move(nodelist));
+          }),
       probe.metered("requeue", [self](msg::jobctl_atom, const std::string& op,
                                       uint32_t uid) { return on_requeue(self, op, uid); }),
-      probe.metered("view",
-                    [self](msg::view_atom, const std::string& reason) { on_reason(self, reason); }),
+      probe.metered("view", [self](msg::view_atom, const std::string& reason,
+                                   uint64_t priority) { on_reason(self, reason, priority); }),
       probe.metered("step_exit", [self](const msg::step_exit& ex) { on_step_exit(self, ex); }),
       probe.metered("step",
                     [self](msg::step_atom, msg::job_request& req, caf::actor& client) {
@@ -626,7 +637,6 @@ msg::job_info initial_job_info(const job_setup& setup) {
     for (auto& a : req.argv) info.command += (info.command.empty() ? "" : " ") + a;
   info.stdout_path = req.stdout_path;
   info.stderr_path = req.stderr_path;
-  info.priority = static_cast<uint64_t>(std::max<int64_t>(0, setup.priority));
   info.requeue = req.requeue;
   info.exclude_nodes = req.exclude;
   info.required_nodes = req.nodelist;

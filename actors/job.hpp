@@ -20,7 +20,6 @@ namespace shoal::actors {
 struct job_setup {
   uint64_t id = 0;
   msg::job_request req;
-  int64_t priority = 0;
   int64_t kill_wait_s = 30;
   uint32_t admin_uid = 0;  ///< besides root, this uid may cancel any job (the controller's)
   caf::actor client;       ///< the waiting `shoal run`, or invalid for batch jobs
@@ -33,6 +32,7 @@ struct job_setup {
   std::vector<std::string> start_nodes;
   std::vector<caf::actor> start_node_actors;
   std::vector<uint32_t> start_cpus;
+  std::string start_nodelist;  ///< as listings show it (box form on a torus)
   /// SelectType=select/cons_tres: nodes are shared, so the job's CPUs on each node count.
   bool shared_nodes = false;
   metrics::registry* meters = nullptr;  ///< where the job actor meters itself; null: nowhere
@@ -45,11 +45,13 @@ struct job_setup {
 /// sends job_event to the client (queued, allocated, message, ended). Quits once the job has
 /// finished. Messages others send it (callers may hold it as a plain caf::actor):
 using job_actor = caf::typed_actor<
-    /// The scheduler placed it: node names, node actors, CPUs held on each node.
+    /// The scheduler placed it: node names, node actors, CPUs held on each node, and the
+    /// nodelist as listings show it (box form on a torus).
     caf::reacts_to<msg::start_atom, std::vector<std::string>, std::vector<caf::actor>,
-                   std::vector<uint32_t>>,
-    /// A new pending reason from the scheduler (holds and DependencyNeverSatisfied included).
-    caf::reacts_to<msg::view_atom, std::string>,
+                   std::vector<uint32_t>, std::string>,
+    /// The scheduler's pending reason (holds and DependencyNeverSatisfied included) and
+    /// priority for the job.
+    caf::reacts_to<msg::view_atom, std::string, uint64_t>,
     /// One node's tasks of one step ended.
     caf::reacts_to<msg::step_exit>,
     /// A step inside the allocation for `client`; errc::invalid_request unless running,

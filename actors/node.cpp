@@ -2,17 +2,18 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <caf/all.hpp>
 
 #include "actors/clock.hpp"
-#include "config/log.hpp"
 #include "actors/metering.hpp"
 #include "actors/node_health.hpp"
-#include "policy/cpu_ids.hpp"
+#include "config/log.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
+#include "policy/cpu_ids.hpp"
 
 namespace shoal::actors {
 
@@ -24,7 +25,8 @@ struct node_state_t {
   std::chrono::milliseconds timeout{300000};
   node_flags flags;
   msg::node_info info;
-  std::map<uint64_t, uint32_t> jobs;  ///< job -> CPUs it holds here (0: the whole node)
+  std::optional<msg::node_info> published;  ///< the view the controller has
+  std::map<uint64_t, uint32_t> jobs;        ///< job -> CPUs it holds here (0: the whole node)
   /// Which CPUs the jobs sharing this node hold, so that its daemon confines their tasks.
   policy::cpu_occupancy occupancy;
   std::map<uint64_t, std::vector<uint32_t>> cpu_ids;  ///< job -> its CPUs (shared jobs only)
@@ -41,7 +43,22 @@ namespace {
 
 using liveness = node_flags::liveness;
 
-/// Recomputes the visible state and tells the controller when anything changed.
+/// How stale LastResponse may get in listings: heartbeats alone are not news, so a node that
+/// changes nothing republishes its view only this often.
+constexpr int64_t last_response_refresh_s = 60;
+
+/// True when users would see no difference between the two views but LastResponse.
+bool same_but_response(const msg::node_info& a, const msg::node_info& b) {
+  return a.state == b.state && a.reason == b.reason && a.reason_time == b.reason_time &&
+         a.reason_user == b.reason_user && a.state_since == b.state_since && a.cpus == b.cpus &&
+         a.real_memory_mb == b.real_memory_mb && a.tmp_disk_mb == b.tmp_disk_mb &&
+         a.job_ids == b.job_ids && a.reported.daemon_pid == b.reported.daemon_pid &&
+         a.reported.daemon_start_time == b.reported.daemon_start_time &&
+         a.reported.hostname == b.reported.hostname;
+}
+
+/// Recomputes the visible state and tells the controller (and through it the scheduler) only
+/// when something users see changed, or LastResponse is a minute behind.
 void publish(node_self self) {
   auto& st = self->state;
   st.flags.jobs = st.jobs.size();
@@ -56,12 +73,16 @@ void publish(node_self self) {
   auto next = derive_node_state(st.flags);
   if (next != st.info.state) {
     config::log().info("node state node={} from={} to={} reason=\"{}\"", st.info.name,
-               msg::to_string(st.info.state), msg::to_string(next), st.info.reason);
+                       msg::to_string(st.info.state), msg::to_string(next), st.info.reason);
     st.info.state = next;
     st.info.state_since = unix_now();
   }
   st.info.job_ids.clear();
   for (auto& [job, cpus] : st.jobs) st.info.job_ids.push_back(job);
+  if (st.published && same_but_response(*st.published, st.info) &&
+      st.info.last_response < st.published->last_response + last_response_refresh_s)
+    return;
+  st.published = st.info;
   self->send(st.controller, msg::view_atom_v, st.info);
 }
 
@@ -87,7 +108,8 @@ void go_down(node_self self, std::string reason, bool by_admin, std::string user
   publish(self);
 }
 
-/// Effective resources: configured values, or the reported ones where the config is silent.
+/// Effective resources: configured values, or the reported ones where the config is silent. The
+/// report is the static probe, sent once per registration.
 void merge_report(node_self self, const msg::machine_status& rep) {
   auto& st = self->state;
   st.info.reported = rep;
@@ -99,9 +121,9 @@ void merge_report(node_self self, const msg::machine_status& rep) {
 
 /// A report arrived: the node is alive. A node that went DOWN for silence comes back (Slurm's
 /// ReturnToService=1); one set DOWN by an admin stays down until resumed.
-void on_alive(node_self self, const msg::machine_status& rep) {
+void on_alive(node_self self) {
   auto& st = self->state;
-  merge_report(self, rep);
+  const auto& rep = st.info.reported;
   arm_silence_timer(self);
   if (st.flags.life == liveness::down && st.flags.admin_down) return publish(self);
   if (st.flags.life != liveness::up) {
@@ -147,8 +169,8 @@ caf::result<caf::ok_atom> on_update(node_self self, const msg::node_update& up) 
   } else if (!up.reason.empty()) {
     set_reason(self, up.reason, up.user);
   }
-  config::log().info("node update node={} state={} reason=\"{}\" user={}", st.info.name, wanted, up.reason,
-             up.user);
+  config::log().info("node update node={} state={} reason=\"{}\" user={}", st.info.name, wanted,
+                     up.reason, up.user);
   publish(self);
   return caf::ok_atom::value;
 }
@@ -212,29 +234,33 @@ caf::behavior node_behavior(node_self self, config::node_config cfg, caf::actor 
   return {
       probe.metered("register",
                     [self](msg::register_atom, const msg::machine_status& rep,
-                           const caf::actor& daemon) -> caf::result<caf::ok_atom> {
+                           const caf::actor& daemon) -> caf::result<caf::actor> {
                       auto& st = self->state;
                       if (st.daemon && st.daemon != daemon) self->demonitor(st.daemon);
                       st.daemon = daemon;
                       self->monitor(daemon);
                       config::log().info("node registered node={} host={} cpus={} mem_mb={} os={}",
-                                 st.info.name, rep.hostname, rep.cpus, rep.real_memory_mb, rep.os);
-                      on_alive(self, rep);
-                      return caf::ok_atom::value;
+                                         st.info.name, rep.hostname, rep.cpus, rep.real_memory_mb,
+                                         rep.os);
+                      merge_report(self, rep);
+                      on_alive(self);
+                      // The daemon heartbeats straight to this actor from now on.
+                      return caf::actor{self};
                     }),
       probe.metered("heartbeat",
-                    [self](msg::heartbeat_atom, const msg::machine_status& rep) {
+                    [self](msg::heartbeat_atom) {
                       if (!self->state.daemon) return;  // a late beat from a daemon we already lost
-                      SHOAL_DEBUG(heartbeat, "heartbeat node={}", rep.node_name);
+                      SHOAL_DEBUG(heartbeat, "heartbeat node={}", self->state.info.name);
                       meter_heartbeat(self);
-                      on_alive(self, rep);
+                      self->state.info.last_response = unix_now();
+                      on_alive(self);
                     }),
       probe.metered("check",
                     [self](msg::check_atom, uint64_t gen) {
                       auto& st = self->state;
                       if (gen != st.check_gen || st.flags.life == liveness::down) return;
                       config::log().warn("node not responding node={} timeout_ms={}", st.info.name,
-                                 st.timeout.count());
+                                         st.timeout.count());
                       go_down(self, "Not responding", false, "shoal");
                     }),
       probe.metered("start",

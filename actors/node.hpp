@@ -12,15 +12,17 @@ namespace shoal::actors {
 /// the handle of the shoald that speaks for it (launches and signals pass through here).
 ///
 /// Messages:
-/// - (register_atom, machine_status, actor daemon) -> ok_atom: a shoald (re)registers.
-/// - (heartbeat_atom, machine_status): a periodic report.
+/// - (register_atom, machine_status, actor daemon) -> actor: a shoald (re)registers with its
+///   static machine probe (sent once per registration) and gets this actor's handle back.
+/// - (heartbeat_atom): the daemon is alive; sent straight here, never through the controller.
 /// - (start_atom | done_atom | release_atom, uint64 job): a job takes, finishes with
 ///   (COMPLETING) or frees the node.
 /// - (launch_atom, launch_request, actor sink, actor job): relayed to the shoald; without one
 ///   the job gets a step_exit with a launch_error.
 /// - (signal_atom, uint64 job, uint32 step, int32 signo): relayed to the shoald.
 /// - (nodeupd_atom, node_update) -> ok_atom | error: `shoal control update`.
-/// Sends (view_atom, node_info) to `controller` whenever anything users see changes, and
+/// Sends (view_atom, node_info) to `controller` only when something users see changes (and at
+/// most once a minute to refresh LastResponse), and
 /// (nodedown_atom, string node, uint64 job) for each job on it when it goes DOWN.
 /// Each heartbeat later than `heartbeat_interval_ms` after the previous one adds its lateness to
 /// shoal_heartbeat_lag_seconds{collector="shoalctld"} in `meters` (null: not metered).

@@ -6,9 +6,9 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "config/log.hpp"
 #include "actors/metering.hpp"
 #include "actors/shepherd.hpp"
+#include "config/log.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 
@@ -22,6 +22,7 @@ struct node_daemon_state {
   static inline const char* name = "node_daemon";
   node_daemon_setup setup;
   caf::actor controller;
+  caf::actor node;  ///< our node actor in the controller: heartbeats go straight to it
   bool registered = false;
   bool warned_unreachable = false;
   uint64_t beat_gen = 0;
@@ -45,10 +46,11 @@ void register_with(daemon_self self, caf::actor ctl) {
   self->request(ctl, std::chrono::seconds{10}, msg::register_atom_v, st.setup.status,
                 caf::actor{self})
       .then(
-          [self, ctl](caf::ok_atom) {
+          [self, ctl](caf::actor& node) {
             auto& st = self->state;
+            st.node = std::move(node);
             config::log().info("registered node={} controller={}:{}", st.setup.status.node_name,
-                       st.setup.controller_host, st.setup.controller_port);
+                               st.setup.controller_host, st.setup.controller_port);
             st.controller = ctl;
             st.registered = true;
             st.warned_unreachable = false;
@@ -58,12 +60,12 @@ void register_with(daemon_self self, caf::actor ctl) {
             if (err.category() == error_category &&
                 static_cast<errc>(err.code()) == errc::unknown_node) {
               config::log().error("controller refused registration node={}: {}",
-                          self->state.setup.status.node_name, describe(err));
+                                  self->state.setup.status.node_name, describe(err));
               self->quit(std::move(err));
               return;
             }
             config::log().warn("registration failed node={}: {}; retrying",
-                       self->state.setup.status.node_name, describe(err));
+                               self->state.setup.status.node_name, describe(err));
             retry_later(self);
           });
 }
@@ -85,9 +87,9 @@ void connect(daemon_self self) {
           [self](caf::error& err) {
             auto& st = self->state;
             if (!st.warned_unreachable) {
-              config::log().warn("controller unreachable host={} port={}: {}; retrying every second",
-                         st.setup.controller_host, st.setup.controller_port,
-                         self->system().render(err));
+              config::log().warn(
+                  "controller unreachable host={} port={}: {}; retrying every second",
+                  st.setup.controller_host, st.setup.controller_port, self->system().render(err));
               st.warned_unreachable = true;
             }
             retry_later(self);
@@ -97,8 +99,8 @@ void connect(daemon_self self) {
 void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::actor& job) {
   auto& st = self->state;
   auto key = std::make_pair(req.job_id, req.step_id);
-  config::log().info("step launch job={} step={} node={} ranks={}", req.job_id, msg::step_label(req.step_id),
-             st.setup.status.node_name, req.ranks.size());
+  config::log().info("step launch job={} step={} node={} ranks={}", req.job_id,
+                     msg::step_label(req.step_id), st.setup.status.node_name, req.ranks.size());
   auto shepherd = spawn_shepherd(self->system(), std::move(req), std::move(sink), std::move(job),
                                  st.setup.status.node_name, st.setup.cores, st.setup.meters);
   self->monitor(shepherd);
@@ -117,8 +119,10 @@ caf::behavior node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
   self->set_down_handler([self](const caf::down_msg& dm) {
     auto& st = self->state;
     if (st.controller && dm.source == st.controller.address()) {
-      config::log().warn("controller connection lost node={}; reconnecting", st.setup.status.node_name);
+      config::log().warn("controller connection lost node={}; reconnecting",
+                         st.setup.status.node_name);
       st.controller = nullptr;
+      st.node = nullptr;
       st.registered = false;
       ++st.beat_gen;
       retry_later(self);
@@ -137,9 +141,9 @@ caf::behavior node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
       probe.metered("heartbeat",
                     [self](msg::heartbeat_atom, uint64_t gen) {
                       auto& st = self->state;
-                      if (gen != st.beat_gen || !st.controller) return;
+                      if (gen != st.beat_gen || !st.node) return;
                       SHOAL_DEBUG(heartbeat, "heartbeat sent node={}", st.setup.status.node_name);
-                      self->send(st.controller, msg::heartbeat_atom_v, st.setup.status);
+                      self->send(st.node, msg::heartbeat_atom_v);
                       self->delayed_send(self,
                                          std::chrono::milliseconds{st.setup.heartbeat_interval_ms},
                                          msg::heartbeat_atom_v, gen);

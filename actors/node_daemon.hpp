@@ -24,7 +24,8 @@ struct node_daemon_setup {
 
 /// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects
 /// to the controller (retrying every second, and again whenever the connection drops), registers
-/// its machine status, heartbeats every interval, and starts one shepherd per job step.
+/// its machine status once (the static hwloc probe), then heartbeats every interval straight to
+/// the node actor the registration returned, and starts one shepherd per job step.
 ///
 /// Messages from the controller's node actor:
 /// - (launch_atom, launch_request, actor sink, actor job): start a step's tasks here.

@@ -6,14 +6,14 @@
 
 #include <caf/all.hpp>
 
-#include "policy/job_queue.hpp"
+#include "actors/allocation_map.hpp"
 #include "actors/clock.hpp"
-#include "config/log.hpp"
 #include "actors/metering.hpp"
-#include "actors/topology_actor.hpp"
+#include "config/duration.hpp"
+#include "config/log.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
-#include "config/duration.hpp"
+#include "policy/job_queue.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {
@@ -30,15 +30,11 @@ constexpr size_t array_tasks_per_pass = 256;
 struct scheduler_state {
   static inline const char* name = "scheduler";
   config::scheduler_settings settings;
-  std::vector<std::string> node_names;
-  std::unordered_map<std::string, size_t> node_index;
+  /// Which job holds which nodes and CPUs: the cluster's one record of it.
+  std::optional<allocation_map> map;
   std::vector<caf::actor> node_actors;
   std::unordered_map<std::string, size_t> partition_index;
-  bool torus = false;
-  job_queue queue{policy::priority_config{}, true};
-  caf::actor topology;
-  bool pass_in_flight = false;  ///< a pass is with the topology actor; another waits for it
-  bool pass_again = false;
+  policy::job_queue queue{policy::priority_config{}, true};
   /// Null when not metered.
   metrics::histogram* cycle = nullptr;
   metrics::gauge* last_cycle = nullptr;
@@ -64,10 +60,8 @@ std::vector<size_t> indices_of(scheduler_self self, const std::string& expr) {
   std::vector<size_t> out;
   auto names = topology::expand_hostlist(expr);
   if (!names) return out;  // the controller validated it
-  for (auto& n : *names) {
-    auto i = self->state.node_index.find(n);
-    if (i != self->state.node_index.end()) out.push_back(i->second);
-  }
+  for (auto& n : *names)
+    if (auto i = self->state.map->index_of(n)) out.push_back(*i);
   return out;
 }
 
@@ -78,7 +72,7 @@ std::vector<policy::running_job> running_jobs(scheduler_self self) {
   return out;
 }
 
-void tell_reason(scheduler_self self, queued_job& q, const std::string& reason) {
+void tell_reason(scheduler_self self, policy::queued_job& q, const std::string& reason) {
   auto& st = self->state;
   if (q.is_array) {
     auto folded = policy::folded_tasks(q.pending, q.max_running);
@@ -88,15 +82,18 @@ void tell_reason(scheduler_self self, queued_job& q, const std::string& reason) 
     self->send(st.controller, msg::view_atom_v, q.id, reason, folded);
     return;
   }
-  if (q.reason == reason) return;
+  auto priority = static_cast<uint64_t>(std::max<int64_t>(0, q.factors.total));
+  if (q.reason == reason && q.told_priority == priority) return;
   q.reason = reason;
+  q.told_priority = priority;
   auto it = st.job_actors.find(q.id);
-  if (it != st.job_actors.end()) self->send(it->second, msg::view_atom_v, reason);
+  if (it != st.job_actors.end()) self->send(it->second, msg::view_atom_v, reason, priority);
 }
 
 /// Starts what the pass decided; returns the id of the job that started (for an array, the
 /// task's).
-uint64_t start_job(scheduler_self self, const policy::start_decision& d, int64_t now) {
+uint64_t start_job(scheduler_self self, const policy::start_decision& d, std::string nodelist,
+                   int64_t now) {
   auto& st = self->state;
   bool array = st.queue.is_array(d.job);
   auto [job_id, index] = st.queue.start(d, now);
@@ -104,15 +101,14 @@ uint64_t start_job(scheduler_self self, const policy::start_decision& d, int64_t
   std::vector<caf::actor> actors;
   std::vector<uint32_t> cpus;
   for (auto& share : d.alloc) {
-    names.push_back(st.node_names[share.node]);
+    names.push_back(st.map->name_of(share.node));
     actors.push_back(st.node_actors[share.node]);
     cpus.push_back(share.cpus);
   }
-  SHOAL_DEBUG(select_type, "job selected job={} nodes={}", job_id,
-              topology::compress_hostlist(names));
+  SHOAL_DEBUG(select_type, "job selected job={} nodes={}", job_id, nodelist);
   if (array) {
     self->send(st.controller, msg::arraytask_atom_v, d.job, index, job_id, std::move(names),
-               std::move(actors), std::move(cpus));
+               std::move(actors), std::move(cpus), std::move(nodelist));
     auto* q = st.queue.find(d.job);
     if (q == nullptr) {
       // The last pending task started: the array's pending line goes away.
@@ -123,7 +119,8 @@ uint64_t start_job(scheduler_self self, const policy::start_decision& d, int64_t
   }
   auto it = st.job_actors.find(d.job);
   if (it == st.job_actors.end()) return 0;
-  self->send(it->second, msg::start_atom_v, std::move(names), std::move(actors), std::move(cpus));
+  self->send(it->second, msg::start_atom_v, std::move(names), std::move(actors), std::move(cpus),
+             std::move(nodelist));
   st.job_actors.erase(it);
   return d.job;
 }
@@ -136,27 +133,26 @@ void arm_wakeup(scheduler_self self, int64_t at, int64_t now) {
                      msg::schedule_atom_v);
 }
 
-void apply_pass(scheduler_self self, placement_reply& reply, int64_t now,
+void apply_pass(scheduler_self self, placement& placed, int64_t now,
                 const std::vector<uint64_t>& arrays) {
   auto& st = self->state;
-  auto& result = reply.result;
+  auto& result = placed.result;
   // The task ids each array's starts got, in decision order (0: did not start), so that the
-  // topology actor's map follows every task.
+  // map follows every task.
   std::map<uint64_t, std::vector<uint64_t>> array_tasks;
   for (auto& d : result.started) {
     bool array = std::find(arrays.begin(), arrays.end(), d.job) != arrays.end();
-    // The queue may have changed while the topology actor placed: a job cancelled meanwhile
-    // does not start, and its nodes stay free.
+    // The last pending task of an array may have gone to an earlier start of this pass.
     auto* q = st.queue.find(d.job);
     uint64_t started = 0;
-    if (q != nullptr && !(q->is_array && q->pending.empty())) started = start_job(self, d, now);
+    if (q != nullptr && !(q->is_array && q->pending.empty()))
+      started = start_job(self, d, placed.nodelists[d.job], now);
     if (array)
       array_tasks[d.job].push_back(started);
     else if (started == 0)
-      self->send(st.topology, msg::release_atom_v, d.job);
+      st.map->release(d.job);
   }
-  for (auto& [array, tasks] : array_tasks)
-    self->send(st.topology, msg::assign_atom_v, array, std::move(tasks));
+  for (auto& [array, tasks] : array_tasks) st.map->assign(array, tasks);
   for (auto& p : result.planned)
     if (auto* q = st.queue.find(p.job)) q->expected_start = p.start;
   for (auto& w : result.waiting)
@@ -167,63 +163,42 @@ void run_pass(scheduler_self self) {
   auto& st = self->state;
   st.pass_requested = false;
   if (st.queue.queue().empty()) return;
-  if (st.pass_in_flight) {
-    st.pass_again = true;
-    return;
-  }
   auto started_at = std::chrono::steady_clock::now();
   auto now = unix_now();
   if (st.wakeup_at != 0 && st.wakeup_at <= now) st.wakeup_at = 0;
   auto plan = st.queue.prepare(now, array_tasks_per_pass);
   for (auto id : plan.to_cancel) {
-    config::log().info("job dependency never satisfiable job={}: cancelling (--kill-on-invalid-dep)", id);
+    config::log().info(
+        "job dependency never satisfiable job={}: cancelling (--kill-on-invalid-dep)", id);
     caf::anon_send(st.controller, msg::cancel_atom_v, std::to_string(id), int32_t{0}, uint32_t{0});
   }
   for (auto& [id, reason] : plan.blocked)
     if (auto* q = st.queue.find(id)) tell_reason(self, *q, reason);
   arm_wakeup(self, plan.next_wakeup, now);
   if (plan.candidates.empty()) return;
-  placement_request req;
-  req.candidates = std::move(plan.candidates);
-  for (auto& c : req.candidates)
-    if (st.queue.is_array(c.id)) req.arrays.push_back(c.id);
-  auto arrays = req.arrays;
-  req.running = running_jobs(self);
-  req.now = now;
-  auto candidates = req.candidates.size();
-  st.pass_in_flight = true;
-  self->request(st.topology, std::chrono::seconds{30}, msg::place_atom_v, std::move(req))
-      .then(
-          [self, now, candidates, started_at, arrays](placement_reply& reply) {
-            auto& st = self->state;
-            st.pass_in_flight = false;
-            apply_pass(self, reply, now, arrays);
-            auto us = std::chrono::duration_cast<std::chrono::microseconds>(
-                          std::chrono::steady_clock::now() - started_at)
-                          .count();
-            if (st.cycle) {
-              auto seconds = static_cast<double>(us) / 1e6;
-              st.cycle->observe(seconds);
-              st.last_cycle->set(seconds);
-              st.max_cycle->raise_to(seconds);
-              st.queue_length->set(static_cast<double>(candidates));
-            }
-            SHOAL_DEBUG(select_type,
-                        "schedule pass candidates={} started={} waiting={} tested={} us={}",
-                        candidates, reply.result.started.size(), reply.result.waiting.size(),
-                        reply.result.tested, us);
-            if (std::exchange(st.pass_again, false)) request_pass(self);
-          },
-          [self](caf::error& err) {
-            self->state.pass_in_flight = false;
-            config::log().error("schedule pass failed: {}", describe(err));
-            request_pass(self);
-          });
+  std::vector<uint64_t> arrays;
+  for (auto& c : plan.candidates)
+    if (st.queue.is_array(c.id)) arrays.push_back(c.id);
+  auto placed = st.map->place(plan.candidates, arrays, running_jobs(self), now);
+  apply_pass(self, placed, now, arrays);
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                                  started_at)
+                .count();
+  if (st.cycle) {
+    auto seconds = static_cast<double>(us) / 1e6;
+    st.cycle->observe(seconds);
+    st.last_cycle->set(seconds);
+    st.max_cycle->raise_to(seconds);
+    st.queue_length->set(static_cast<double>(plan.candidates.size()));
+  }
+  SHOAL_DEBUG(select_type, "schedule pass candidates={} started={} waiting={} tested={} us={}",
+              plan.candidates.size(), placed.result.started.size(), placed.result.waiting.size(),
+              placed.result.tested, us);
 }
 
-queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_request& req) {
+policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_request& req) {
   auto& st = self->state;
-  queued_job q;
+  policy::queued_job q;
   q.id = id;
   q.name = req.name;
   q.user = req.user;
@@ -232,7 +207,7 @@ queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_request& r
   q.submit_time = unix_now();
   q.begin_time = req.workload.begin_time;
   q.kill_on_invalid_dep = req.workload.kill_on_invalid_dep;
-  q.hold = req.workload.hold ? hold_kind::user : hold_kind::none;
+  q.hold = req.workload.hold ? policy::hold_kind::user : policy::hold_kind::none;
   if (!req.workload.dependency.empty()) {
     auto dep = policy::parse_dependency(req.workload.dependency);
     if (dep) q.dependency = std::move(*dep);  // the controller validated it
@@ -260,7 +235,7 @@ queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_request& r
     r.tasks = r.min_nodes;
     r.cpus_per_task = 1;
   }
-  if (st.torus) {
+  if (st.map->torus()) {
     r.exclusive = true;
     r.torus = torus_request_of(req.shape, r.min_nodes);
   }
@@ -286,9 +261,9 @@ caf::result<caf::ok_atom> job_command(scheduler_self self, const std::string& op
                                                    std::to_string(id) + " belongs to " + q->user);
   std::string err;
   if (op == "hold")
-    err = queue.hold(id, admin ? hold_kind::admin : hold_kind::user);
+    err = queue.hold(id, admin ? policy::hold_kind::admin : policy::hold_kind::user);
   else if (op == "uhold")
-    err = queue.hold(id, hold_kind::user);
+    err = queue.hold(id, policy::hold_kind::user);
   else if (op == "release")
     err = queue.release(id, admin);
   else if (op == "top")
@@ -321,21 +296,17 @@ std::vector<msg::pending_detail> pending_details(scheduler_self self) {
 void configure(scheduler_self self, const config::cluster_config& cfg) {
   auto& st = self->state;
   st.settings = cfg.scheduling;
-  st.torus = cfg.torus3d;
+  st.map.emplace(cfg);
   policy::priority_config prio;
   prio.weight_age = cfg.scheduling.weight_age;
   prio.weight_job_size = cfg.scheduling.weight_job_size;
   prio.weight_partition = cfg.scheduling.weight_partition;
   prio.max_age = cfg.scheduling.priority_max_age_s;
   prio.favor_small = cfg.scheduling.favor_small;
-  st.queue = job_queue{prio, cfg.scheduling.multifactor};
+  st.queue = policy::job_queue{prio, cfg.scheduling.multifactor};
   policy::priority_scale scale;
   uint64_t cpus = 0;
-  for (auto& n : cfg.nodes) {
-    st.node_index.emplace(n.name, st.node_names.size());
-    st.node_names.push_back(n.name);
-    cpus += std::max<uint32_t>(1, n.cpus);
-  }
+  for (auto& n : cfg.nodes) cpus += std::max<uint32_t>(1, n.cpus);
   std::vector<uint32_t> factors;
   for (auto& p : cfg.partitions) {
     st.partition_index.emplace(p.name, factors.size());
@@ -349,7 +320,7 @@ void configure(scheduler_self self, const config::cluster_config& cfg) {
 
 caf::behavior scheduler_behavior(scheduler_self self, const config::cluster_config& cfg,
                                  std::vector<caf::actor> node_actors, caf::actor controller,
-                                 caf::actor topology, metrics::registry* meters) {
+                                 metrics::registry* meters) {
   auto& st = self->state;
   actor_probe probe{self, meters, "scheduler"};
   if (meters) {
@@ -365,23 +336,21 @@ caf::behavior scheduler_behavior(scheduler_self self, const config::cluster_conf
   }
   st.node_actors = std::move(node_actors);
   st.controller = std::move(controller);
-  st.topology = std::move(topology);
   configure(self, cfg);
-  self->send(st.topology, msg::watch_atom_v, caf::actor{self});
   return {
-      probe.metered("enqueue",
-                    [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req, int64_t,
-                           caf::actor& job) {
-                      auto& st = self->state;
-                      auto q = to_queued(self, id, req);
-                      if (!q.is_array) st.job_actors[id] = std::move(job);
-                      st.queue.enqueue(std::move(q));
-                      request_pass(self);
-                      if (!st.tick_armed) {
-                        st.tick_armed = true;
-                        self->delayed_send(self, periodic_pass, msg::check_atom_v);
-                      }
-                    }),
+      probe.metered(
+          "enqueue",
+          [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req, caf::actor& job) {
+            auto& st = self->state;
+            auto q = to_queued(self, id, req);
+            if (!q.is_array) st.job_actors[id] = std::move(job);
+            st.queue.enqueue(std::move(q));
+            request_pass(self);
+            if (!st.tick_armed) {
+              st.tick_armed = true;
+              self->delayed_send(self, periodic_pass, msg::check_atom_v);
+            }
+          }),
       probe.metered("cancel",
                     [self](msg::cancel_atom, uint64_t id) {
                       self->state.queue.cancel(id, 0, UINT32_MAX, unix_now());
@@ -402,16 +371,22 @@ caf::behavior scheduler_behavior(scheduler_self self, const config::cluster_conf
       probe.metered("release",
                     [self](msg::release_atom, uint64_t id) {
                       self->state.queue.release(id);
-                      self->send(self->state.topology, msg::release_atom_v, id);
+                      self->state.map->release(id);
                       request_pass(self);
                     }),
       probe.metered("ended",
                     [self](msg::ended_atom, uint64_t id, bool ok, int64_t started) {
                       self->state.queue.ended(id, ok, started, unix_now());
-                      self->send(self->state.topology, msg::release_atom_v, id);
+                      self->state.map->release(id);
                       request_pass(self);
                     }),
-      probe.metered("freed", [self](msg::freed_atom) { request_pass(self); }),
+      probe.metered("view_node",
+                    [self](msg::view_atom, const msg::node_info& info) {
+                      if (self->state.map->node_changed(info.name, info.state, info.cpus,
+                                                        info.real_memory_mb))
+                        request_pass(self);
+                    }),
+      probe.metered("map", [self](msg::map_atom) { return self->state.map->view(); }),
       probe.metered("jobctl",
                     [self](msg::jobctl_atom, const std::string& op, uint64_t id, uint32_t uid,
                            bool admin) { return job_command(self, op, id, uid, admin); }),
@@ -432,9 +407,8 @@ caf::behavior scheduler_behavior(scheduler_self self, const config::cluster_conf
 
 caf::actor spawn_scheduler(caf::actor_system& sys, const config::cluster_config& cfg,
                            std::vector<caf::actor> node_actors, caf::actor controller,
-                           caf::actor topology, metrics::registry* meters) {
-  return sys.spawn(scheduler_behavior, cfg, std::move(node_actors), std::move(controller),
-                   std::move(topology), meters);
+                           metrics::registry* meters) {
+  return sys.spawn(scheduler_behavior, cfg, std::move(node_actors), std::move(controller), meters);
 }
 
 }  // namespace shoal::actors

@@ -18,12 +18,12 @@
 
 #include <caf/all.hpp>
 
-#include "config/log.hpp"
-#include "process/memory_guard.hpp"
 #include "actors/metering.hpp"
-#include "process/task_launch.hpp"
+#include "config/log.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
+#include "process/memory_guard.hpp"
+#include "process/task_launch.hpp"
 
 namespace shoal::actors {
 
@@ -109,7 +109,7 @@ class shepherd {
         // A node configured with more CPUs than this host has (front-end mode, CPUs= in the
         // config): there is nothing real to confine to.
         config::log().warn("job cpus not confined job={} node={} cpu={} host_cpus={}", req_.job_id,
-                   node_name_, cpu, pus.size());
+                           node_name_, cpu, pus.size());
         job_pus_.clear();
         return;
       }
@@ -134,8 +134,8 @@ class shepherd {
   /// script. Returns false and records the error when that fails.
   bool write_script() {
     auto fail = [&](const char* call, int err) {
-      close_fd(script_fd_);
-      fail_unstarted(0, std::string{call} + "(batch script): " + errno_text(err), 127);
+      process::close_fd(script_fd_);
+      fail_unstarted(0, std::string{call} + "(batch script): " + process::errno_text(err), 127);
       return false;
     };
     auto name = "shoal-job" + std::to_string(req_.job_id) + "-script";
@@ -186,11 +186,11 @@ class shepherd {
     return {static_cast<gid_t>(req_.gid)};
   }
 
-  task_spec make_spec(uint32_t rank, uint32_t local_id) {
-    task_spec spec;
-    spec.env = build_task_env(req_, rank, local_id, node_name_, shoal_conf_);
+  process::task_spec make_spec(uint32_t rank, uint32_t local_id) {
+    process::task_spec spec;
+    spec.env = process::build_task_env(req_, rank, local_id, node_name_, shoal_conf_);
     if (binding_) {
-      set_cpu_bind_env(spec.env, bind_spec_, bind_plan_, bind_width_);
+      process::set_cpu_bind_env(spec.env, bind_spec_, bind_plan_, bind_width_);
       if (local_id < bind_plan_.size()) spec.cpus = bind_plan_[local_id];
       spec.report_binding = bind_spec_.verbose;
       if (spec.report_binding)
@@ -201,7 +201,7 @@ class shepherd {
     spec.cgroup_procs_fd = memory_.procs_fd();
     spec.cgroup_dir = memory_.cgroup_dir();
     if (!req_.cwd.empty()) spec.cwd_candidates.push_back(req_.cwd);
-    if (auto home = find_env(spec.env, "HOME"); home != nullptr && home->size() > 5)
+    if (auto home = process::find_env(spec.env, "HOME"); home != nullptr && home->size() > 5)
       spec.cwd_candidates.push_back(home->substr(5));
     spec.cwd_candidates.push_back("/tmp");
     if (switch_user()) {
@@ -260,7 +260,7 @@ class shepherd {
     bind_plan_ = std::move(*plan);
     for (auto& core : cores_)
       for (auto pu : core.pus) bind_width_ = std::max(bind_width_, pu + 1);
-    inherited_cpus_ = current_affinity();
+    inherited_cpus_ = process::current_affinity();
     return true;
   }
 
@@ -271,17 +271,18 @@ class shepherd {
       if (!write_script()) return;
     } else {
       if (req_.argv.empty()) {
-        fail_unstarted(0, "execvp(): " + errno_text(ENOENT), 127);
+        fail_unstarted(0, "execvp(): " + process::errno_text(ENOENT), 127);
         return;
       }
-      auto path = find_env(req_.env, "PATH");
+      auto path = process::find_env(req_.env, "PATH");
       auto path_var = path != nullptr     ? path->substr(5)
                       : own_path_.empty() ? std::string{"/usr/local/bin:/usr/bin:/bin"}
                                           : own_path_;
-      auto prog = resolve_program(req_.argv.front(), path_var, req_.cwd);
+      auto prog = process::resolve_program(req_.argv.front(), path_var, req_.cwd);
       if (prog.error != 0) {
-        launch_failure f{launch_stage::exec, prog.error};
-        fail_unstarted(0, describe(f, task_spec{}, req_.argv.front()), exit_code_for(f));
+        process::launch_failure f{process::launch_stage::exec, prog.error};
+        fail_unstarted(0, describe(f, process::task_spec{}, req_.argv.front()),
+                       process::exit_code_for(f));
         return;
       }
       program_path_ = prog.path;
@@ -296,10 +297,10 @@ class shepherd {
       }
       auto& t = tasks_[i];
       auto spec = make_spec(t.rank, static_cast<uint32_t>(i));
-      spawned_task child;
-      auto failure = spawn_task(spec, child);
-      if (failure.stage != launch_stage::none) {
-        fail_unstarted(i, describe(failure, spec, program_name()), exit_code_for(failure));
+      process::spawned_task child;
+      auto failure = process::spawn_task(spec, child);
+      if (failure.stage != process::launch_stage::none) {
+        fail_unstarted(i, describe(failure, spec, program_name()), process::exit_code_for(failure));
         signal_tasks(SIGKILL);
         return;
       }
@@ -309,21 +310,21 @@ class shepherd {
       t.out.fd = child.stdout_fd;
       t.err.fd = child.stderr_fd;
       // Wait for exec (or its failure) while still serving signal requests.
-      while (!read_launch_status(child.status_fd, failure)) {
+      while (!process::read_launch_status(child.status_fd, failure)) {
         pollfd pfd{child.status_fd, POLLIN, 0};
         ::poll(&pfd, 1, static_cast<int>(poll_interval.count()));
         check_mailbox();
       }
-      if (failure.stage != launch_stage::none) {
+      if (failure.stage != process::launch_stage::none) {
         // The child _exit()s right after reporting, so this wait is short.
         int status = 0;
         while (::waitpid(t.pid, &status, 0) < 0 && errno == EINTR) {
         }
         t.running = false;
-        close_fd(t.exit_fd);
-        close_fd(t.out.fd);
-        close_fd(t.err.fd);
-        fail_unstarted(i, describe(failure, spec, program_name()), exit_code_for(failure));
+        process::close_fd(t.exit_fd);
+        process::close_fd(t.out.fd);
+        process::close_fd(t.err.fd);
+        fail_unstarted(i, describe(failure, spec, program_name()), process::exit_code_for(failure));
         signal_tasks(SIGKILL);
         return;
       }
@@ -367,10 +368,10 @@ class shepherd {
       check_mailbox();
     }
     for (auto& t : tasks_) {
-      close_fd(t.exit_fd);
+      process::close_fd(t.exit_fd);
       for (auto* s : {&t.out, &t.err}) {
         emit(t, *s, true);
-        close_fd(s->fd);
+        process::close_fd(s->fd);
       }
     }
   }
@@ -378,30 +379,30 @@ class shepherd {
   /// The step's memory limit (0: none): a cgroup where the host lets us make one, else sampling.
   void limit_memory() {
     if (req_.mem_limit_mb == 0) return;
-    static const memory_cgroup_root root = find_memory_cgroup_root();
+    static const process::memory_cgroup_root root = process::find_memory_cgroup_root();
     auto name =
         "shoal_" + node_name_ + "_job" + std::to_string(req_.job_id) + "_" +
         (req_.step_id == msg::batch_step_id ? std::string{"batch"} : std::to_string(req_.step_id));
-    memory_ = memory_guard{root, name, req_.mem_limit_mb};
+    memory_ = process::memory_guard{root, name, req_.mem_limit_mb};
     if (!memory_.problem().empty())
-      config::log().warn("memory limit by sampling job={} node={} reason=\"{}\"", req_.job_id, node_name_,
-                 memory_.problem());
+      config::log().warn("memory limit by sampling job={} node={} reason=\"{}\"", req_.job_id,
+                         node_name_, memory_.problem());
     next_memory_check_ = clock_type::now();
   }
 
   /// Ends the step once it went over its memory limit; sampled at most every half second.
   void check_memory() {
-    if (memory_.how() == memory_enforcement::none || out_of_memory_) return;
+    if (memory_.how() == process::memory_enforcement::none || out_of_memory_) return;
     auto now = clock_type::now();
     if (now < next_memory_check_) return;
-    next_memory_check_ = now + memory_guard::sample_every;
+    next_memory_check_ = now + process::memory_guard::sample_every;
     std::vector<pid_t> groups;
     for (auto& t : tasks_)
       if (t.pid > 0) groups.push_back(t.pid);
     if (!memory_.exceeded(groups)) return;
     out_of_memory_ = true;
     config::log().info("step over its memory limit job={} node={} limit_mb={} how={}", req_.job_id,
-               node_name_, req_.mem_limit_mb, to_string(memory_.how()));
+                       node_name_, req_.mem_limit_mb, to_string(memory_.how()));
     signal_tasks(SIGKILL);
   }
 
@@ -444,7 +445,7 @@ class shepherd {
     if (n <= 0) {
       // EOF (or a broken pipe): send what is left, even without its newline.
       emit(t, s, true);
-      close_fd(s.fd);
+      process::close_fd(s.fd);
       return;
     }
     s.pending.append(read_buf_.data(), static_cast<size_t>(n));
@@ -504,7 +505,7 @@ class shepherd {
       pid_t r = ::waitpid(t.pid, &status, WNOHANG);
       if (r == 0 || (r < 0 && errno == EINTR)) continue;
       t.running = false;
-      close_fd(t.exit_fd);
+      process::close_fd(t.exit_fd);
       if (r < 0) continue;  // ECHILD: reaped elsewhere (SIGCHLD ignored); status unknown
       if (WIFEXITED(status)) {
         t.exit.exit_code = WEXITSTATUS(status);
@@ -566,7 +567,7 @@ class shepherd {
       // process with that pid is therefore a stranger whose group we must not touch.
       if (t.pid > 0 && ::kill(t.pid, 0) != 0 && errno == ESRCH) ::killpg(t.pid, SIGKILL);
     }
-    close_fd(script_fd_);
+    process::close_fd(script_fd_);
     msg::step_exit done;
     done.job_id = req_.job_id;
     done.step_id = req_.step_id;
@@ -574,7 +575,7 @@ class shepherd {
     done.launch_error = launch_error_;
     // The kernel's OOM killer may have struck between two checks, or after the last one.
     done.out_of_memory = out_of_memory_ || memory_.exceeded({});
-    memory_ = memory_guard{};
+    memory_ = process::memory_guard{};
     for (auto& t : tasks_) done.tasks.push_back(t.exit);
     if (sink_) self_->send(sink_, done);
     if (job_ && job_ != sink_) self_->send(job_, std::move(done));
@@ -603,7 +604,7 @@ class shepherd {
   std::string program_path_;
   int script_fd_ = -1;             ///< the batch script, in memory
   std::vector<uint32_t> job_pus_;  ///< the host CPUs the job holds here; empty: all
-  memory_guard memory_;
+  process::memory_guard memory_;
   bool out_of_memory_ = false;
   clock_type::time_point next_memory_check_;
   std::string launch_error_;

@@ -30,10 +30,10 @@ namespace shoal::actors {
 /// applies it with sched_setaffinity just before exec, after which --cpu-bind=verbose writes
 /// srun's line ("cpu-bind=MASK - NODE, task  R  L [PID]: mask 0x1 set") to the task's stderr.
 /// The task also sees SHOAL_CPU_BIND, SHOAL_CPU_BIND_TYPE, SHOAL_CPU_BIND_LIST and
-/// SHOAL_CPU_BIND_VERBOSE (see set_cpu_bind_env). A plan this node cannot honour (map_cpu naming
-/// a CPU it lacks, an empty core table) fails the step before any task starts, with exit code 1
-/// and the reason as launch_error; sched_setaffinity failing in a child fails the step like any
-/// launch failure ("sched_setaffinity(CPUs 2-3): Invalid argument", exit code 1), since Slurm's
+/// SHOAL_CPU_BIND_VERBOSE (see process::set_cpu_bind_env). A plan this node cannot honour (map_cpu
+/// naming a CPU it lacks, an empty core table) fails the step before any task starts, with exit
+/// code 1 and the reason as launch_error; sched_setaffinity failing in a child fails the step like
+/// any launch failure ("sched_setaffinity(CPUs 2-3): Invalid argument", exit code 1), since Slurm's
 /// task exits 1 when task/affinity cannot bind it.
 ///
 /// Batch (`req.batch`): one task (rank 0) runs `req.script`, held in a sealed in-memory file

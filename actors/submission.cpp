@@ -4,8 +4,8 @@
 #include <array>
 #include <set>
 
-#include "messages/errc.hpp"
 #include "config/duration.hpp"
+#include "messages/errc.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {
@@ -16,7 +16,7 @@ namespace {
 constexpr uint32_t max_tasks_per_node = 512;
 
 const config::partition_config* find_partition(const config::cluster_config& cfg,
-                                                const std::string& name) {
+                                               const std::string& name) {
   for (auto& p : cfg.partitions)
     if (p.name == name) return &p;
   return nullptr;
@@ -193,10 +193,6 @@ caf::expected<msg::job_request> resolve_submission(
   if (req.name.empty())
     req.name = req.batch ? "script" : req.argv.empty() ? "job" : req.argv.front();
   return req;
-}
-
-int64_t job_priority(const msg::job_request& req) {
-  return 1'000'000 - req.nice;
 }
 
 }  // namespace shoal::actors

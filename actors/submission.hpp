@@ -7,8 +7,8 @@
 
 #include <caf/expected.hpp>
 
-#include "messages/types.hpp"
 #include "config/config.hpp"
+#include "messages/types.hpp"
 
 namespace shoal::actors {
 
@@ -25,10 +25,6 @@ namespace shoal::actors {
 caf::expected<msg::job_request> resolve_submission(
     const config::cluster_config& cfg, const std::map<std::string, msg::node_info>& nodes,
     msg::job_request req);
-
-/// The job's priority: higher runs first. Today: the nice value alone (Slurm's priority/basic
-/// orders by submission, which the job id breaks ties on).
-int64_t job_priority(const msg::job_request& req);
 
 }  // namespace shoal::actors
 

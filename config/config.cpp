@@ -10,9 +10,9 @@
 #include <unordered_map>
 #include <utility>
 
-#include "messages/errc.hpp"
 #include "config/config_syntax.hpp"
 #include "config/duration.hpp"
+#include "messages/errc.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::config {

@@ -52,11 +52,11 @@ inline spdlog::level::level_enum category_level(config::debug_flag flag) {
 /// Writes a debug line of category `flag` (a config::debug_flag name such as `steps`), prefixed
 /// with the flag's name ("Steps: ..."). When neither the flag nor the debug level is on, this
 /// costs one relaxed load and a compare; the arguments are not evaluated.
-#define SHOAL_DEBUG(flag, fmt, ...)                                                               \
-  do {                                                                                            \
-    auto shoal_level_ = ::shoal::config::category_level(::shoal::config::debug_flag::flag);      \
-    if (::shoal::config::log().should_log(shoal_level_))                                          \
-      ::shoal::config::log().log(shoal_level_, "{}: " fmt,                                        \
+#define SHOAL_DEBUG(flag, fmt, ...)                                                             \
+  do {                                                                                          \
+    auto shoal_level_ = ::shoal::config::category_level(::shoal::config::debug_flag::flag);     \
+    if (::shoal::config::log().should_log(shoal_level_))                                        \
+      ::shoal::config::log().log(shoal_level_, "{}: " fmt,                                      \
                                  ::shoal::config::to_string(::shoal::config::debug_flag::flag), \
-                                 ##__VA_ARGS__);                                                  \
+                                 ##__VA_ARGS__);                                                \
   } while (false)

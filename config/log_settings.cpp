@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "messages/errc.hpp"
 #include "config/config_syntax.hpp"
+#include "messages/errc.hpp"
 
 namespace shoal::config {
 

@@ -69,13 +69,13 @@ transition end_queued(lifecycle next, std::string reason, std::vector<effect> be
   return applied(std::move(next), std::move(effects));
 }
 
-/// A new pending reason while queued; `state` is where it leads.
-transition new_reason(const lifecycle& now, S state, std::string reason) {
-  if (now.reason == reason) return ignored(now);  // told already
+/// A pending reason (and priority) from the scheduler while queued; `state` is where it leads.
+transition new_reason(const lifecycle& now, const event& ev, S state) {
+  if (now.reason == ev.text && !ev.priority_changed) return ignored(now);  // told already
   auto next = now;
   next.state = state;
-  next.reason = std::move(reason);
-  std::vector<effect> effects{K::publish};
+  next.reason = ev.text;
+  std::vector<effect> effects{K::take_priority, K::publish};
   if (!next.told_queued && (next.reason == "Resources" || next.reason == "Priority")) {
     next.told_queued = true;
     effects.push_back(note_effect(client_note::queued, next.reason));
@@ -204,19 +204,19 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
 
     case E::hold:
       if (!is_queued(s)) return ignored(now);
-      return new_reason(now, S::held, ev.text);
+      return new_reason(now, ev, S::held);
 
     case E::release:
       if (s != S::held) return ignored(now);
-      return new_reason(now, S::pending, ev.text);
+      return new_reason(now, ev, S::pending);
 
     case E::dependency_never:
       if (!is_queued(s)) return ignored(now);
-      return new_reason(now, S::dependency_never, ev.text);
+      return new_reason(now, ev, S::dependency_never);
 
     case E::pending_reason:
       if (!is_queued(s)) return ignored(now);
-      return new_reason(now, S::pending, ev.text);
+      return new_reason(now, ev, S::pending);
 
     case E::step_requested:
       if (!is_active(s)) return refused(now);
@@ -225,8 +225,9 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
   return ignored(now);
 }
 
-event pending_reason_event(lifecycle_state current, std::string reason) {
+event pending_reason_event(lifecycle_state current, std::string reason, bool priority_changed) {
   event ev;
+  ev.priority_changed = priority_changed;
   if (reason == "JobHeldUser" || reason == "JobHeldAdmin")
     ev.kind = E::hold;
   else if (reason == "DependencyNeverSatisfied")
@@ -389,6 +390,8 @@ const char* to_string(effect_kind k) {
       return "enqueue";
     case K::stamp_end_time:
       return "stamp_end_time";
+    case K::take_priority:
+      return "take_priority";
     case K::publish:
       return "publish";
     case K::notify_client:

@@ -73,6 +73,9 @@ struct event {
   int32_t exit_code = 0;       ///< (main_)step_ended: highest shell exit code of its tasks
   bool out_of_memory = false;  ///< main_step_ended: a node killed its tasks over the memory limit
   bool requeue = false;        ///< node_failed: the job asked --requeue
+  /// hold, release, dependency_never, pending_reason: the scheduler's priority for the job
+  /// changed (published even when the reason did not).
+  bool priority_changed = false;
   /// hold, release, dependency_never, pending_reason: the reason; node_failed: the node;
   /// (main_)step_ended: the step's first error ("" if none).
   std::string text;
@@ -114,6 +117,7 @@ enum class effect_kind : uint8_t {
   drop_allocation,          ///< forget nodes, steps and start time; count one more requeue
   enqueue,                  ///< queue the job with the scheduler again
   stamp_end_time,           ///< the end time is now
+  take_priority,            ///< keep the scheduler's priority that came with the pending reason
   publish,                  ///< send the job's listing view to the controller
   notify_client,            ///< tell the waiting client (note, text)
   notify_step_client,       ///< tell the step's client that the step ended
@@ -179,10 +183,12 @@ lifecycle initial_lifecycle(bool held);
 /// The transition for `ev` in `now`. Final states ignore every event. Never throws.
 transition on_event(const lifecycle& now, const event& ev, const job_facts& facts);
 
-/// The event a new pending reason from the scheduler means in `current`: hold for JobHeldUser and
+/// The event a pending reason from the scheduler means in `current`: hold for JobHeldUser and
 /// JobHeldAdmin, dependency_never for DependencyNeverSatisfied, release for any other reason
-/// while held, pending_reason otherwise.
-event pending_reason_event(lifecycle_state current, std::string reason);
+/// while held, pending_reason otherwise. `priority_changed`: the priority that came with it
+/// differs from the one the job shows.
+event pending_reason_event(lifecycle_state current, std::string reason,
+                           bool priority_changed = false);
 
 /// The state listings show. The queued states are PENDING; configuring shows RUNNING (a job's
 /// nodes need no booting, so CONFIGURING would only flicker).

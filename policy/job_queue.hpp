@@ -38,6 +38,7 @@ struct queued_job {
   uint32_t max_running = 0;   ///< arrays: the `%N` throttle
   // What the last pass found, for listings and to tell only changes.
   std::string reason;
+  uint64_t told_priority = 0;  ///< the priority the job's actor last heard of (listings)
   policy::priority_factors factors;
   int64_t expected_start = 0;
 };

@@ -8,16 +8,16 @@
 
 namespace shoal::runtime {
 
-caf::expected<cluster_config> load_cluster_config(const std::string& explicit_path) {
+caf::expected<config::cluster_config> load_cluster_config(const std::string& explicit_path) {
   std::string path = explicit_path;
   if (path.empty()) {
     const char* env = std::getenv("SHOAL_CONF");
     path = env != nullptr && *env != '\0' ? env : "/etc/shoal/shoal.conf";
   }
-  auto cfg = load_config(path);
+  auto cfg = config::load_config(path);
   const char* endpoint = std::getenv("SHOAL_CONTROLLER");
   if (!cfg && explicit_path.empty() && endpoint != nullptr && *endpoint != '\0')
-    return cluster_config{};  // a client that only needs the controller's address
+    return config::cluster_config{};  // a client that only needs the controller's address
   if (!cfg && explicit_path.empty() && std::getenv("SHOAL_CONF") == nullptr)
     return make_error(errc::invalid_config,
                       describe(cfg.error()) +
@@ -25,7 +25,7 @@ caf::expected<cluster_config> load_cluster_config(const std::string& explicit_pa
   return cfg;
 }
 
-std::pair<std::string, uint16_t> controller_endpoint(const cluster_config& cfg) {
+std::pair<std::string, uint16_t> controller_endpoint(const config::cluster_config& cfg) {
   if (const char* env = std::getenv("SHOAL_CONTROLLER"); env != nullptr && *env != '\0') {
     std::string text{env};
     auto colon = text.rfind(':');
@@ -38,7 +38,8 @@ std::pair<std::string, uint16_t> controller_endpoint(const cluster_config& cfg) 
   return {host, cfg.controller_port};
 }
 
-caf::expected<caf::actor> connect_controller(caf::actor_system& sys, const cluster_config& cfg) {
+caf::expected<caf::actor> connect_controller(caf::actor_system& sys,
+                                             const config::cluster_config& cfg) {
   auto [host, port] = controller_endpoint(cfg);
   auto ctl = sys.middleman().remote_actor(host, port);
   if (!ctl)

@@ -14,14 +14,15 @@ namespace shoal::runtime {
 /// $SHOAL_CONF, else /etc/shoal/shoal.conf. A client with $SHOAL_CONTROLLER set and no config
 /// file gets an empty configuration. Error: errc::invalid_config naming the file tried and how
 /// to point at another one.
-caf::expected<cluster_config> load_cluster_config(const std::string& explicit_path);
+caf::expected<config::cluster_config> load_cluster_config(const std::string& explicit_path);
 
 /// Host and port of the primary controller as the config gives them (SHOAL_CONTROLLER=host:port
 /// overrides, for clients outside the cluster).
-std::pair<std::string, uint16_t> controller_endpoint(const cluster_config& cfg);
+std::pair<std::string, uint16_t> controller_endpoint(const config::cluster_config& cfg);
 
 /// Connects to the controller (blocking: for main() and the CLI only). Error: errc::unreachable
 /// with "cannot reach the controller at HOST:PORT (...)" and a hint.
-caf::expected<caf::actor> connect_controller(caf::actor_system& sys, const cluster_config& cfg);
+caf::expected<caf::actor> connect_controller(caf::actor_system& sys,
+                                             const config::cluster_config& cfg);
 
 }  // namespace shoal::runtime

@@ -19,11 +19,11 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "config/config.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"
-#include "config/config.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::runtime {
@@ -124,12 +124,12 @@ caf::error local_cluster::launch_torus(const std::array<int, 3>& dims, unsigned 
   nodes_ = static_cast<unsigned>(dims[0] * dims[1] * dims[2]);
   front_ends = std::max(1u, std::min(front_ends, nodes_));
   if (auto err = prepare("shoal-torus", front_ends)) return err;
-  if (auto err = start_controller(config::torus_config_text(dims, port_), extra_config))
-    return err;
+  if (auto err = start_controller(config::torus_config_text(dims, port_), extra_config)) return err;
   std::vector<std::string> names;
   for (int x = 0; x < dims[0]; ++x)
     for (int y = 0; y < dims[1]; ++y)
-      for (int z = 0; z < dims[2]; ++z) names.push_back(base_partition_name("bgl", x, y, z));
+      for (int z = 0; z < dims[2]; ++z)
+        names.push_back(config::base_partition_name("bgl", x, y, z));
   for (unsigned f = 0; f < front_ends; ++f) {
     std::vector<std::string> served(names.begin() + f * names.size() / front_ends,
                                     names.begin() + (f + 1) * names.size() / front_ends);

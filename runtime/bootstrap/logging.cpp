@@ -99,7 +99,7 @@ void watch_reopen_signal(std::shared_ptr<log_file_sink> file) {
 
 }  // namespace
 
-log_options controller_log_options(const cluster_config& cfg) {
+log_options controller_log_options(const config::cluster_config& cfg) {
   log_options opt;
   opt.process = "shoalctld";
   opt.level = cfg.ctld_debug;
@@ -113,7 +113,7 @@ log_options controller_log_options(const cluster_config& cfg) {
   return opt;
 }
 
-log_options node_log_options(const cluster_config& cfg, const std::string& node) {
+log_options node_log_options(const config::cluster_config& cfg, const std::string& node) {
   auto opt = controller_log_options(cfg);
   opt.process = "shoald(" + node + ")";
   opt.level = cfg.node_debug;
@@ -131,20 +131,20 @@ std::string short_host_name() {
 }
 
 caf::error setup_logging(const log_options& opt) {
-  auto level = parse_debug_level(opt.level);
+  auto level = config::parse_debug_level(opt.level);
   if (!level) return std::move(level.error());
-  auto effective = more_verbose(*level, opt.more_verbose);
-  auto pattern = log_line_pattern(opt.time_format);
+  auto effective = config::more_verbose(*level, opt.more_verbose);
+  auto pattern = config::log_line_pattern(opt.time_format);
   if (!pattern) return std::move(pattern.error());
-  std::optional<debug_level> syslog_level;
+  std::optional<config::debug_level> syslog_level;
   if (!opt.syslog_level.empty()) {
-    auto lvl = parse_debug_level(opt.syslog_level);
+    auto lvl = config::parse_debug_level(opt.syslog_level);
     if (!lvl) return std::move(lvl.error());
     syslog_level = *lvl;
   }
   std::vector<spdlog::sink_ptr> sinks;
   std::shared_ptr<log_file_sink> file;
-  auto path = expand_log_file_name(opt.file, opt.host, opt.node);
+  auto path = config::expand_log_file_name(opt.file, opt.host, opt.node);
   try {
     if (path.empty()) {
       sinks.push_back(std::make_shared<spdlog::sinks::stderr_sink_mt>());

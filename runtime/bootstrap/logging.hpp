@@ -22,15 +22,15 @@ struct log_options {
   std::string time_format = "iso8601_ms";  ///< LogTimeFormat=
   uint64_t max_size = 0;                   ///< rotate the file past this many bytes; 0 = never
   uint32_t file_count = 5;                 ///< rotated files kept (file.1 newest .. file.N)
-  debug_flag_set flags = 0;                ///< DebugFlags=
+  config::debug_flag_set flags = 0;        ///< DebugFlags=
 };
 
 /// The controller's options: SlurmctldLogFile/SlurmctldDebug/SlurmctldSyslogDebug and the shared
 /// keys of `cfg`.
-log_options controller_log_options(const cluster_config& cfg);
+log_options controller_log_options(const config::cluster_config& cfg);
 
 /// A node daemon's options: SlurmdLogFile/SlurmdDebug/SlurmdSyslogDebug, for node `node`.
-log_options node_log_options(const cluster_config& cfg, const std::string& node);
+log_options node_log_options(const config::cluster_config& cfg, const std::string& node);
 
 /// The short host name (up to the first dot).
 std::string short_host_name();

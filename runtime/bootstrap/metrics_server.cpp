@@ -32,7 +32,7 @@ caf::error metrics_server::start(const std::string& address, uint16_t port) {
   return caf::none;
 }
 
-std::string metrics_bind_address(const cluster_config& cfg) {
+std::string metrics_bind_address(const config::cluster_config& cfg) {
   auto host = controller_endpoint(cfg).first;
   return host == "127.0.0.1" || host == "localhost" ? "127.0.0.1" : "0.0.0.0";
 }

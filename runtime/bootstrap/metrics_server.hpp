@@ -39,7 +39,7 @@ class metrics_server {
 
 /// Where a daemon's endpoint listens: 127.0.0.1 when the controller is on loopback (a local
 /// cluster), else every address.
-std::string metrics_bind_address(const cluster_config& cfg);
+std::string metrics_bind_address(const config::cluster_config& cfg);
 
 /// Sets shoal_start_time_seconds (the process start, Unix seconds) and
 /// shoal_build_info{version}.

@@ -12,11 +12,11 @@
 #include <vector>
 
 #include <caf/all.hpp>
-#include <caf/scheduler/test_coordinator.hpp>
 
 #include "actors/job.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
+#include "test/unit/actors/coordinated.hpp"
 
 using namespace std::chrono_literals;
 using namespace shoal;
@@ -25,15 +25,8 @@ namespace {
 
 constexpr uint32_t all_steps = 0xffffffff;
 
-struct test_config : caf::actor_system_config {
-  test_config() {
-    set("scheduler.policy", caf::atom("testing"));
-    add_message_types<caf::id_block::shoal>();
-  }
-};
-
 /// Everything one peer received, in order.
-using inbox = std::shared_ptr<std::vector<caf::message>>;
+using inbox = test::inbox<caf::message>;
 
 caf::behavior recorder(caf::event_based_actor* self, inbox box) {
   self->set_default_handler(
@@ -42,20 +35,15 @@ caf::behavior recorder(caf::event_based_actor* self, inbox box) {
         return caf::message{};
       });
   // Never matches (the default handler takes everything); an empty behavior would quit.
-  return {[](msg::hello_atom, msg::hello_atom, msg::hello_atom) {}};
+  return {[](msg::map_atom, msg::map_atom, msg::map_atom) {}};
 }
 
-struct fixture {
-  test_config cfg;
-  caf::actor_system sys{cfg};
-  caf::scheduler::test_coordinator& sched =
-      dynamic_cast<caf::scheduler::test_coordinator&>(sys.scheduler());
+struct fixture : test::coordinated_fixture {
   caf::scoped_actor self{sys, true};
-  std::vector<inbox> node_box{std::make_shared<std::vector<caf::message>>(),
-                              std::make_shared<std::vector<caf::message>>()};
-  inbox sched_box = std::make_shared<std::vector<caf::message>>();
-  inbox ctl_box = std::make_shared<std::vector<caf::message>>();
-  inbox client_box = std::make_shared<std::vector<caf::message>>();
+  std::vector<inbox> node_box{test::make_inbox<caf::message>(), test::make_inbox<caf::message>()};
+  inbox sched_box = test::make_inbox<caf::message>();
+  inbox ctl_box = test::make_inbox<caf::message>();
+  inbox client_box = test::make_inbox<caf::message>();
   std::vector<caf::actor> nodes;
   caf::actor scheduler;
   caf::actor controller;
@@ -63,18 +51,16 @@ struct fixture {
   actors::job_actor job;
 
   fixture() {
-    for (auto& box : node_box) nodes.push_back(sys.spawn(recorder, box));
-    scheduler = sys.spawn(recorder, sched_box);
-    controller = sys.spawn(recorder, ctl_box);
-    client = sys.spawn(recorder, client_box);
+    for (auto& box : node_box) nodes.push_back(keep(sys.spawn(recorder, box)));
+    scheduler = keep(sys.spawn(recorder, sched_box));
+    controller = keep(sys.spawn(recorder, ctl_box));
+    client = keep(sys.spawn(recorder, client_box));
     sched.run();
   }
 
   ~fixture() {
-    // Pitfall 14: a leftover actor (or its timer) would block ~actor_system.
-    if (job) caf::anon_send_exit(job, caf::exit_reason::kill);
-    for (auto& a : nodes) caf::anon_send_exit(a, caf::exit_reason::kill);
-    for (auto& a : {scheduler, controller, client}) caf::anon_send_exit(a, caf::exit_reason::kill);
+    // Pitfall 14: every actor is killed (the base does it), and no timer is left pending.
+    for (auto& a : spawned) caf::anon_send_exit(a, caf::exit_reason::kill);
     sched.run();
     sched.clock().trigger_timeouts();
     sched.run();
@@ -101,13 +87,14 @@ struct fixture {
 
   void spawn(actors::job_setup s) {
     job = actors::spawn_job(sys, std::move(s));
+    keep(caf::actor_cast<caf::actor>(job));
     sched.run();
   }
 
   /// The scheduler places the job on n1 and n2.
   void place() {
     caf::anon_send(job, msg::start_atom_v, std::vector<std::string>{"n1", "n2"}, nodes,
-                   std::vector<uint32_t>{1, 1});
+                   std::vector<uint32_t>{1, 1}, std::string{"n[1-2]"});
     sched.run();
   }
 
@@ -119,11 +106,6 @@ struct fixture {
     ex.node_name = "n" + std::to_string(i + 1);
     ex.tasks.push_back({static_cast<uint32_t>(i), exit_code, signal});
     caf::anon_send(job, std::move(ex));
-    sched.run();
-  }
-
-  void advance(caf::timespan d) {
-    sched.clock().advance_time(d);
     sched.run();
   }
 
@@ -197,8 +179,7 @@ BOOST_FIXTURE_TEST_SUITE(job_actor, fixture)
 BOOST_AUTO_TEST_CASE(a_new_job_queues_itself_and_starts_when_placed) {
   spawn(setup());
   BOOST_TEST(state() == "PENDING");
-  BOOST_TEST(
-      (count<msg::enqueue_atom, uint64_t, msg::job_request, int64_t, caf::actor>(sched_box)) == 1u);
+  BOOST_TEST((count<msg::enqueue_atom, uint64_t, msg::job_request, caf::actor>(sched_box)) == 1u);
   place();
   BOOST_TEST(state() == "RUNNING");
   BOOST_TEST(view().nodelist == "n[1-2]");
@@ -289,8 +270,7 @@ BOOST_AUTO_TEST_CASE(a_node_failure_ends_the_job_node_fail) {
   report(0, 0, SIGKILL);  // n2 never reports
   BOOST_TEST(state() == "NODE_FAIL");
   BOOST_TEST(ended_ok() == 0);
-  BOOST_TEST(
-      (count<msg::enqueue_atom, uint64_t, msg::job_request, int64_t, caf::actor>(sched_box)) == 1u);
+  BOOST_TEST((count<msg::enqueue_atom, uint64_t, msg::job_request, caf::actor>(sched_box)) == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(a_node_failure_with_requeue_sends_the_job_back_to_pending) {
@@ -309,8 +289,7 @@ BOOST_AUTO_TEST_CASE(a_node_failure_with_requeue_sends_the_job_back_to_pending) 
   BOOST_TEST(view().nodelist == "");
   BOOST_TEST(ended_ok() == -1);  // not ended: freed and queued again
   BOOST_TEST((count<msg::release_atom, uint64_t>(sched_box)) == 1u);
-  BOOST_TEST(
-      (count<msg::enqueue_atom, uint64_t, msg::job_request, int64_t, caf::actor>(sched_box)) == 2u);
+  BOOST_TEST((count<msg::enqueue_atom, uint64_t, msg::job_request, caf::actor>(sched_box)) == 2u);
   // Placed again, it runs again with a time limit of its own: the first run's tick is stale.
   place();
   BOOST_TEST(state() == "RUNNING");
@@ -357,18 +336,23 @@ BOOST_AUTO_TEST_CASE(hold_and_release_while_pending_change_only_the_reason) {
   BOOST_TEST(state() == "PENDING");
   BOOST_TEST(view().reason == "JobHeldUser");
   auto published = ctl_box->size();
-  caf::anon_send(job, msg::view_atom_v, std::string{"JobHeldUser"});  // the scheduler agrees
+  caf::anon_send(job, msg::view_atom_v, std::string{"JobHeldUser"},
+                 uint64_t{0});  // the scheduler agrees
   sched.run();
   BOOST_TEST(ctl_box->size() == published);
-  caf::anon_send(job, msg::view_atom_v, std::string{"Resources"});  // released
+  caf::anon_send(job, msg::view_atom_v, std::string{"JobHeldUser"}, uint64_t{40});  // re-ranked
+  sched.run();
+  BOOST_TEST(ctl_box->size() == published + 1);
+  BOOST_TEST(view().priority == 40u);
+  caf::anon_send(job, msg::view_atom_v, std::string{"Resources"}, uint64_t{0});  // released
   sched.run();
   BOOST_TEST(state() == "PENDING");
   BOOST_TEST(view().reason == "Resources");
   BOOST_TEST(client_events() == std::vector<std::string>{"queued:Resources"});
-  caf::anon_send(job, msg::view_atom_v, std::string{"JobHeldAdmin"});
+  caf::anon_send(job, msg::view_atom_v, std::string{"JobHeldAdmin"}, uint64_t{0});
   sched.run();
   BOOST_TEST(view().reason == "JobHeldAdmin");
-  caf::anon_send(job, msg::view_atom_v, std::string{"Priority"});
+  caf::anon_send(job, msg::view_atom_v, std::string{"Priority"}, uint64_t{0});
   sched.run();
   BOOST_TEST(view().reason == "Priority");
   BOOST_TEST(client_events().size() == 1u);  // "queued" is told once
@@ -377,7 +361,7 @@ BOOST_AUTO_TEST_CASE(hold_and_release_while_pending_change_only_the_reason) {
 
 BOOST_AUTO_TEST_CASE(a_never_satisfiable_dependency_pends_until_cancelled) {
   spawn(setup());
-  caf::anon_send(job, msg::view_atom_v, std::string{"DependencyNeverSatisfied"});
+  caf::anon_send(job, msg::view_atom_v, std::string{"DependencyNeverSatisfied"}, uint64_t{0});
   sched.run();
   BOOST_TEST(state() == "PENDING");
   BOOST_TEST(view().reason == "DependencyNeverSatisfied");

@@ -18,8 +18,8 @@
 #include <caf/all.hpp>
 
 #include "actors/shepherd.hpp"
-#include "process/task_launch.hpp"
 #include "messages/type_ids.hpp"
+#include "process/task_launch.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"
 #include "topology/cpu_binding.hpp"
 #include "topology/machine_probe.hpp"
@@ -613,9 +613,9 @@ BOOST_AUTO_TEST_CASE(cpu_bind_variables_follow_slurms) {
   auto parsed = topology::parse_cpu_bind("cores");
   BOOST_REQUIRE(parsed);
   std::vector<std::string> env;
-  actors::set_cpu_bind_env(env, *parsed, {{0}, {1}}, 8);
+  process::set_cpu_bind_env(env, *parsed, {{0}, {1}}, 8);
   auto value = [&](const std::string& key) {
-    auto p = actors::find_env(env, key);
+    auto p = process::find_env(env, key);
     return p != nullptr ? p->substr(key.size() + 1) : std::string{"<unset>"};
   };
   BOOST_TEST(value("SHOAL_CPU_BIND") == "quiet,mask_cpu:0x01,0x02");
@@ -624,12 +624,12 @@ BOOST_AUTO_TEST_CASE(cpu_bind_variables_follow_slurms) {
   BOOST_TEST(value("SHOAL_CPU_BIND_VERBOSE") == "quiet");
   auto map = topology::parse_cpu_bind("verbose,map_cpu:3,1");
   BOOST_REQUIRE(map);
-  actors::set_cpu_bind_env(env, *map, {{3}, {1}}, 4);
+  process::set_cpu_bind_env(env, *map, {{3}, {1}}, 4);
   BOOST_TEST(value("SHOAL_CPU_BIND") == "verbose,map_cpu:3,1");
   BOOST_TEST(value("SHOAL_CPU_BIND_LIST") == "3,1");
   auto none = topology::parse_cpu_bind("none");
   BOOST_REQUIRE(none);
-  actors::set_cpu_bind_env(env, *none, {}, 4);
+  process::set_cpu_bind_env(env, *none, {}, 4);
   BOOST_TEST(value("SHOAL_CPU_BIND") == "quiet,none");
   BOOST_TEST(value("SHOAL_CPU_BIND_LIST") == "");
 }
@@ -638,20 +638,20 @@ BOOST_AUTO_TEST_CASE(current_affinity_matches_the_kernel) {
   cpu_set_t set;
   CPU_ZERO(&set);
   BOOST_REQUIRE(sched_getaffinity(0, sizeof set, &set) == 0);
-  auto cpus = actors::current_affinity();
+  auto cpus = process::current_affinity();
   BOOST_TEST(cpus.size() == static_cast<size_t>(CPU_COUNT(&set)));
   for (auto cpu : cpus) BOOST_TEST(CPU_ISSET(cpu, &set));
 }
 
 BOOST_AUTO_TEST_CASE(set_env_replaces_the_first_entry_and_drops_duplicates) {
   std::vector<std::string> env{"A=1", "AB=2", "A=3"};
-  actors::set_env(env, "A", "9");
+  process::set_env(env, "A", "9");
   BOOST_TEST((env == std::vector<std::string>{"A=9", "AB=2"}));
-  actors::set_env(env, "C", "");
+  process::set_env(env, "C", "");
   BOOST_TEST((env == std::vector<std::string>{"A=9", "AB=2", "C="}));
-  BOOST_REQUIRE(actors::find_env(env, "AB") != nullptr);
-  BOOST_TEST(*actors::find_env(env, "AB") == "AB=2");
-  BOOST_TEST(actors::find_env(env, "B") == nullptr);
+  BOOST_REQUIRE(process::find_env(env, "AB") != nullptr);
+  BOOST_TEST(*process::find_env(env, "AB") == "AB=2");
+  BOOST_TEST(process::find_env(env, "B") == nullptr);
 }
 
 BOOST_AUTO_TEST_CASE(task_env_overrides_the_callers_shoal_variables) {
@@ -662,9 +662,9 @@ BOOST_AUTO_TEST_CASE(task_env_overrides_the_callers_shoal_variables) {
   req.env = {"SHOAL_JOB_ID=1", "KEEP=yes", "SHOAL_CONF=/old"};
   req.nodelist = "a[1-2]";
   req.node_count = 2;
-  auto env = actors::build_task_env(req, 0, 0, "a1", "/etc/shoal/shoal.conf");
+  auto env = process::build_task_env(req, 0, 0, "a1", "/etc/shoal/shoal.conf");
   auto value = [&](const std::string& key) {
-    auto p = actors::find_env(env, key);
+    auto p = process::find_env(env, key);
     return p != nullptr ? p->substr(key.size() + 1) : std::string{"<unset>"};
   };
   BOOST_TEST(value("SHOAL_JOB_ID") == "9");
@@ -675,21 +675,21 @@ BOOST_AUTO_TEST_CASE(task_env_overrides_the_callers_shoal_variables) {
   BOOST_TEST(value("SHOAL_JOB_NODELIST") == "a[1-2]");
   BOOST_TEST(value("SHOAL_JOB_NUM_NODES") == "2");
   BOOST_TEST(value("SHOAL_NODENAME") == "a1");
-  auto without_conf = actors::build_task_env(req, 0, 0, "a1", "");
-  BOOST_TEST(*actors::find_env(without_conf, "SHOAL_CONF") == "SHOAL_CONF=/old");
+  auto without_conf = process::build_task_env(req, 0, 0, "a1", "");
+  BOOST_TEST(*process::find_env(without_conf, "SHOAL_CONF") == "SHOAL_CONF=/old");
 }
 
 BOOST_AUTO_TEST_CASE(resolve_program_searches_path_like_execvp) {
-  auto sh = actors::resolve_program("sh", "/nonexistent:/usr/bin:/bin", "/");
+  auto sh = process::resolve_program("sh", "/nonexistent:/usr/bin:/bin", "/");
   BOOST_TEST(sh.error == 0);
   BOOST_TEST(sh.path.substr(sh.path.size() - 3) == "/sh");
-  auto missing = actors::resolve_program("shoal-no-such-program", "/usr/bin:/bin", "/");
+  auto missing = process::resolve_program("shoal-no-such-program", "/usr/bin:/bin", "/");
   BOOST_TEST(missing.error == ENOENT);
   BOOST_TEST(missing.path.empty());
-  auto slash = actors::resolve_program("./x", "/usr/bin", "/");
+  auto slash = process::resolve_program("./x", "/usr/bin", "/");
   BOOST_TEST(slash.error == 0);
   BOOST_TEST(slash.path == "./x");
-  BOOST_TEST(actors::resolve_program("", "/usr/bin", "/").error == ENOENT);
+  BOOST_TEST(process::resolve_program("", "/usr/bin", "/").error == ENOENT);
 }
 
 BOOST_AUTO_TEST_CASE(resolve_program_reports_a_found_but_unexecutable_file) {
@@ -698,29 +698,29 @@ BOOST_AUTO_TEST_CASE(resolve_program_reports_a_found_but_unexecutable_file) {
   fs::path dir{*made};
   std::ofstream(dir / "prog") << "x\n";
   fs::permissions(dir / "prog", fs::perms::owner_read);
-  auto r = actors::resolve_program("prog", "bin-missing:" + dir.string(), "/");
+  auto r = process::resolve_program("prog", "bin-missing:" + dir.string(), "/");
   BOOST_TEST(r.error == EACCES);
   // A relative entry is taken against the base directory.
   fs::permissions(dir / "prog", fs::perms::owner_all);
-  auto rel = actors::resolve_program("prog", "sub-missing:.", dir.string());
+  auto rel = process::resolve_program("prog", "sub-missing:.", dir.string());
   BOOST_TEST(rel.error == 0);
   BOOST_TEST(rel.path == dir.string() + "/./prog");
   fs::remove_all(dir);
 }
 
 BOOST_AUTO_TEST_CASE(exit_codes_for_launch_failures_follow_the_shell) {
-  using actors::launch_failure;
-  using actors::launch_stage;
-  BOOST_TEST(actors::exit_code_for(launch_failure{launch_stage::exec, ENOENT}) == 127);
-  BOOST_TEST(actors::exit_code_for(launch_failure{launch_stage::exec, EACCES}) == 126);
-  BOOST_TEST(actors::exit_code_for(launch_failure{launch_stage::exec, ENOEXEC}) == 126);
-  BOOST_TEST(actors::exit_code_for(launch_failure{launch_stage::open_out, EACCES}) == 127);
-  BOOST_TEST(actors::exit_code_for(launch_failure{launch_stage::affinity, EINVAL}) == 1);
-  actors::task_spec spec;
+  using process::launch_failure;
+  using process::launch_stage;
+  BOOST_TEST(process::exit_code_for(launch_failure{launch_stage::exec, ENOENT}) == 127);
+  BOOST_TEST(process::exit_code_for(launch_failure{launch_stage::exec, EACCES}) == 126);
+  BOOST_TEST(process::exit_code_for(launch_failure{launch_stage::exec, ENOEXEC}) == 126);
+  BOOST_TEST(process::exit_code_for(launch_failure{launch_stage::open_out, EACCES}) == 127);
+  BOOST_TEST(process::exit_code_for(launch_failure{launch_stage::affinity, EINVAL}) == 1);
+  process::task_spec spec;
   spec.stdout_path = "/x/out";
-  BOOST_TEST(actors::describe(launch_failure{launch_stage::open_out, ENOENT}, spec, "p") ==
+  BOOST_TEST(process::describe(launch_failure{launch_stage::open_out, ENOENT}, spec, "p") ==
              "open(/x/out): No such file or directory");
-  BOOST_TEST(actors::describe(launch_failure{launch_stage::exec, ENOENT}, spec, "p") ==
+  BOOST_TEST(process::describe(launch_failure{launch_stage::exec, ENOENT}, spec, "p") ==
              "execvp(p): No such file or directory");
 }
 
@@ -728,11 +728,11 @@ BOOST_AUTO_TEST_CASE(make_dirs_creates_missing_parents) {
   auto made = runtime::make_temp_dir("shoal-mkdirs");
   BOOST_REQUIRE(made);
   fs::path dir{*made};
-  BOOST_TEST(actors::make_dirs((dir / "a" / "b" / "c").string()) == 0);
+  BOOST_TEST(process::make_dirs((dir / "a" / "b" / "c").string()) == 0);
   BOOST_TEST(fs::is_directory(dir / "a" / "b" / "c"));
-  BOOST_TEST(actors::make_dirs((dir / "a" / "b" / "c").string() + "/") == 0);
+  BOOST_TEST(process::make_dirs((dir / "a" / "b" / "c").string() + "/") == 0);
   std::ofstream(dir / "file") << "x";
-  BOOST_TEST(actors::make_dirs((dir / "file").string()) == ENOTDIR);
+  BOOST_TEST(process::make_dirs((dir / "file").string()) == ENOTDIR);
   fs::remove_all(dir);
 }
 
@@ -786,7 +786,7 @@ BOOST_FIXTURE_TEST_CASE(cpus_beyond_the_host_leave_tasks_unconfined, fixture) {
   BOOST_REQUIRE(r.got_exit);
   BOOST_TEST(r.exit.launch_error == "");
   BOOST_TEST(r.text(0) ==
-             "Cpus_allowed_list:\t" + topology::cpu_range_list(actors::current_affinity()) + "\n");
+             "Cpus_allowed_list:\t" + topology::cpu_range_list(process::current_affinity()) + "\n");
 }
 
 BOOST_FIXTURE_TEST_CASE(a_step_over_its_memory_limit_is_killed_and_says_so, fixture) {

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "actors/submission.hpp"
-#include "messages/errc.hpp"
 #include "config/config.hpp"
+#include "messages/errc.hpp"
 
 using namespace shoal;
 using actors::expand_output_path;
@@ -422,15 +422,6 @@ BOOST_AUTO_TEST_CASE(a_parsed_configuration_resolves_the_same_way) {
   req.partition = "long";
   req.time_limit_s = -1;
   BOOST_TEST(resolve_ok(req).time_limit_s == -1);
-}
-
-BOOST_AUTO_TEST_CASE(job_priority_falls_with_nice) {
-  auto req = request();
-  auto base = actors::job_priority(req);
-  req.nice = 10;
-  BOOST_TEST(actors::job_priority(req) < base);
-  req.nice = -10;
-  BOOST_TEST(actors::job_priority(req) > base);
 }
 
 BOOST_AUTO_TEST_CASE(a_geometry_off_a_torus_is_refused_other_torus_options_are_ignored) {

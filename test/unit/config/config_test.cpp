@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "messages/errc.hpp"
 #include "config/config.hpp"
+#include "messages/errc.hpp"
 
 using namespace shoal;
-using namespace shoal::runtime;
+using namespace shoal::config;
 
 namespace {
 

@@ -1,10 +1,10 @@
 #include <boost/test/unit_test.hpp>
 
-#include "messages/errc.hpp"
 #include "config/duration.hpp"
+#include "messages/errc.hpp"
 
 using namespace shoal;
-using namespace shoal::runtime;
+using namespace shoal::config;
 
 namespace {
 

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "messages/errc.hpp"
 #include "config/log_settings.hpp"
+#include "messages/errc.hpp"
 
 using namespace shoal;
-using namespace shoal::runtime;
+using namespace shoal::config;
 
 namespace {
 

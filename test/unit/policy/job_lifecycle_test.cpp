@@ -173,6 +173,10 @@ const std::vector<effect> term_time_limit = {
 const std::vector<effect> node_down = {
     K::publish, note(N::message, "node n2 failed; the job is ending"), sig(SIGKILL), forget("n2")};
 const std::vector<effect> main_ended = {sig(SIGKILL), code(0), K::release_nodes};
+const std::vector<effect> reason_fx = {K::take_priority, K::publish};
+std::vector<effect> queued_fx(const std::string& reason) {
+  return {K::take_priority, K::publish, note(N::queued, reason)};
+}
 const std::vector<effect> finish_not_ok = {K::stamp_end_time, ended(false), K::publish,
                                            note(N::ended), K::stop};
 
@@ -190,10 +194,10 @@ const std::vector<row> table = {
       {S::pending, E::kill_wait_expired, IGN},
       {S::pending, E::node_failed, IGN},
       {S::pending, E::admin_requeue, IGN},
-      {S::pending, E::hold, S::held, "JobHeldAdmin", {K::publish}},
+      {S::pending, E::hold, S::held, "JobHeldAdmin", reason_fx},
       {S::pending, E::release, IGN},
-      {S::pending, E::dependency_never, S::dependency_never, "DependencyNeverSatisfied", {K::publish}},
-      {S::pending, E::pending_reason, S::pending, "Priority", {K::publish, note(N::queued, "Priority")}},
+      {S::pending, E::dependency_never, S::dependency_never, "DependencyNeverSatisfied", reason_fx},
+      {S::pending, E::pending_reason, S::pending, "Priority", queued_fx("Priority")},
       {S::pending, E::step_requested, REF},
       {S::pending, E::release_done, IGN},
       // held (JobHeldUser)
@@ -208,10 +212,10 @@ const std::vector<row> table = {
       {S::held, E::kill_wait_expired, IGN},
       {S::held, E::node_failed, IGN},
       {S::held, E::admin_requeue, IGN},
-      {S::held, E::hold, S::held, "JobHeldAdmin", {K::publish}},
-      {S::held, E::release, S::pending, "Resources", {K::publish, note(N::queued, "Resources")}},
-      {S::held, E::dependency_never, S::dependency_never, "DependencyNeverSatisfied", {K::publish}},
-      {S::held, E::pending_reason, S::pending, "Priority", {K::publish, note(N::queued, "Priority")}},
+      {S::held, E::hold, S::held, "JobHeldAdmin", reason_fx},
+      {S::held, E::release, S::pending, "Resources", queued_fx("Resources")},
+      {S::held, E::dependency_never, S::dependency_never, "DependencyNeverSatisfied", reason_fx},
+      {S::held, E::pending_reason, S::pending, "Priority", queued_fx("Priority")},
       {S::held, E::step_requested, REF},
       {S::held, E::release_done, IGN},
       // dependency_never (DependencyNeverSatisfied; with --kill-on-invalid-dep the scheduler
@@ -227,10 +231,10 @@ const std::vector<row> table = {
       {S::dependency_never, E::kill_wait_expired, IGN},
       {S::dependency_never, E::node_failed, IGN},
       {S::dependency_never, E::admin_requeue, IGN},
-      {S::dependency_never, E::hold, S::held, "JobHeldAdmin", {K::publish}},
+      {S::dependency_never, E::hold, S::held, "JobHeldAdmin", reason_fx},
       {S::dependency_never, E::release, IGN},
       {S::dependency_never, E::dependency_never, IGN},
-      {S::dependency_never, E::pending_reason, S::pending, "Priority", {K::publish, note(N::queued, "Priority")}},
+      {S::dependency_never, E::pending_reason, S::pending, "Priority", queued_fx("Priority")},
       {S::dependency_never, E::step_requested, REF},
       {S::dependency_never, E::release_done, IGN},
       // requeued (NodeFail)
@@ -245,10 +249,10 @@ const std::vector<row> table = {
       {S::requeued, E::kill_wait_expired, IGN},
       {S::requeued, E::node_failed, IGN},
       {S::requeued, E::admin_requeue, IGN},
-      {S::requeued, E::hold, S::held, "JobHeldAdmin", {K::publish}},
+      {S::requeued, E::hold, S::held, "JobHeldAdmin", reason_fx},
       {S::requeued, E::release, IGN},
-      {S::requeued, E::dependency_never, S::dependency_never, "DependencyNeverSatisfied", {K::publish}},
-      {S::requeued, E::pending_reason, S::pending, "Priority", {K::publish, note(N::queued, "Priority")}},
+      {S::requeued, E::dependency_never, S::dependency_never, "DependencyNeverSatisfied", reason_fx},
+      {S::requeued, E::pending_reason, S::pending, "Priority", queued_fx("Priority")},
       {S::requeued, E::step_requested, REF},
       {S::requeued, E::release_done, IGN},
       // configuring
@@ -587,14 +591,31 @@ BOOST_AUTO_TEST_CASE(the_client_hears_queued_once_and_repeated_reasons_are_ignor
   told.reason = "Priority";
   told.told_queued = true;
   auto t = on_event(told, pending_reason_event(S::pending, "Resources"), facts());
-  BOOST_CHECK_MESSAGE(t.effects == std::vector<effect>{K::publish}, show(t.effects));
+  BOOST_CHECK_MESSAGE(t.effects == reason_fx, show(t.effects));
   BOOST_CHECK(on_event(told, pending_reason_event(S::pending, "Priority"), facts()).outcome ==
               verdict::ignored);
   // Reasons other than Resources and Priority are published but not told.
   lifecycle fresh;
   t = on_event(fresh, pending_reason_event(S::pending, "Dependency"), facts());
-  BOOST_CHECK_MESSAGE(t.effects == std::vector<effect>{K::publish}, show(t.effects));
+  BOOST_CHECK_MESSAGE(t.effects == reason_fx, show(t.effects));
   BOOST_TEST(!t.next.told_queued);
+}
+
+BOOST_AUTO_TEST_CASE(a_new_priority_is_published_even_with_the_same_reason) {
+  lifecycle held = initial_lifecycle(true);
+  auto t = on_event(held, pending_reason_event(S::held, "JobHeldUser", true), facts());
+  BOOST_CHECK(t.outcome == verdict::applied);
+  BOOST_TEST(to_string(t.next.state) == "held");
+  BOOST_CHECK_MESSAGE(t.effects == reason_fx, show(t.effects));
+  BOOST_CHECK(
+      on_event(held, pending_reason_event(S::held, "JobHeldUser", false), facts()).outcome ==
+      verdict::ignored);
+  // Not queued: no reason and no priority to show.
+  lifecycle running;
+  running.state = S::running;
+  BOOST_CHECK(
+      on_event(running, pending_reason_event(S::running, "Priority", true), facts()).outcome ==
+      verdict::ignored);
 }
 
 BOOST_AUTO_TEST_CASE(pending_reasons_become_hold_release_and_dependency_events) {

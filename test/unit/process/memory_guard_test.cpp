@@ -13,7 +13,7 @@
 
 #include "process/memory_guard.hpp"
 
-using namespace shoal::actors;
+using namespace shoal::process;
 using namespace std::chrono_literals;
 
 namespace {

@@ -1,0 +1,263 @@
+#include "actors/allocation_map.hpp"
+
+#include <algorithm>
+
+#include "topology/hostlist.hpp"
+
+namespace shoal::actors {
+
+topology::torus_request torus_request_of(const msg::job_shape& shape, uint32_t node_count) {
+  topology::torus_request req;
+  if (shape.geometry.size() == 3)
+    req.geometry =
+        topology::coord3{static_cast<int>(shape.geometry[0]), static_cast<int>(shape.geometry[1]),
+                         static_cast<int>(shape.geometry[2])};
+  req.node_count = node_count;
+  req.rotate = shape.rotate;
+  req.conn = shape.conn_type == "mesh" ? topology::conn_type::mesh : topology::conn_type::torus;
+  return req;
+}
+
+namespace {
+
+/// The prism a set of grid nodes fills (they came from one torus_map::place): per dimension,
+/// the covered coordinates are one run, possibly wrapping.
+topology::torus_allocation prism_of(const topology::torus_map& map,
+                                    const std::vector<size_t>& grid_nodes) {
+  topology::torus_allocation a;
+  for (int d = 0; d < 3; ++d) {
+    int size = map.dims()[d];
+    std::vector<bool> used(static_cast<size_t>(size), false);
+    for (auto g : grid_nodes) used[static_cast<size_t>(map.coord_of(g)[d])] = true;
+    int count = static_cast<int>(std::count(used.begin(), used.end(), true));
+    int origin = 0;
+    if (count < size)
+      for (int c = 0; c < size; ++c)
+        if (used[static_cast<size_t>(c)] && !used[static_cast<size_t>((c + size - 1) % size)])
+          origin = c;
+    a.origin[d] = origin;
+    a.size[d] = count;
+  }
+  return a;
+}
+
+}  // namespace
+
+allocation_map::allocation_map(const config::cluster_config& cfg) {
+  for (auto& n : cfg.nodes) {
+    index_.emplace(n.name, names_.size());
+    names_.push_back(n.name);
+    policy::node_capacity cap;
+    cap.cpus = std::max<uint32_t>(1, n.cpus);
+    cap.memory_mb = n.real_memory_mb;
+    cap.usable = false;
+    capacity_.push_back(cap);
+    config_.placement.weights.push_back(n.weight);
+  }
+  states_.assign(names_.size(), msg::node_state::unknown);
+  for (auto& p : cfg.partitions) {
+    policy::partition_info part;
+    part.up = p.state == "UP";
+    for (auto& n : p.nodes) part.nodes.push_back(index_.at(n));
+    part.max_time = p.max_time_s > 0 ? p.max_time_s : 0;
+    part.priority_tier = p.priority;
+    part.exclusive = p.exclusive;
+    part.oversubscribe = p.oversubscribe;
+    part.force = p.force;
+    partitions_.push_back(std::move(part));
+  }
+  auto& pc = config_;
+  const auto& s = cfg.scheduling;
+  pc.backfill = s.backfill;
+  pc.mode = s.conservative ? policy::backfill_mode::conservative : policy::backfill_mode::easy;
+  pc.max_job_test = s.bf_max_job_test;
+  pc.window = s.bf_window_s;
+  pc.resolution = s.bf_resolution_s;
+  pc.placement.select = s.consumable ? policy::select_type::cons_tres
+                        : cfg.select_type == topology::selection_policy::linear
+                            ? policy::select_type::linear
+                            : policy::select_type::consecutive;
+  select_name_ = s.consumable                                            ? "select/cons_tres"
+                 : cfg.select_type == topology::selection_policy::linear ? "select/linear"
+                                                                         : "select/consecutive";
+  if (!cfg.torus3d) return;
+  torus_ = true;
+  select_name_ = "select/torus3d";
+  grid_ = cfg.torus;
+  topology::torus_map map{grid_.dims};
+  grid_of_.resize(names_.size());
+  config_of_.resize(map.size());
+  const std::string digits = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  for (size_t i = 0; i < names_.size(); ++i) {
+    const auto& name = names_[i];
+    topology::coord3 c;
+    for (int d = 0; d < 3; ++d) c[d] = static_cast<int>(digits.find(name[name.size() - 3 + d]));
+    grid_of_[i] = map.index_of(c);
+    config_of_[grid_of_[i]] = i;
+  }
+  config_.placement.picker = torus_picker();
+}
+
+bool allocation_map::node_changed(const std::string& name, msg::node_state state, uint32_t cpus,
+                                  uint64_t memory_mb) {
+  auto it = index_.find(name);
+  if (it == index_.end()) return false;
+  auto i = it->second;
+  // Reported CPUs and memory fill in what the config left at 0.
+  if (cpus > 0) capacity_[i].cpus = cpus;
+  if (memory_mb > 0) capacity_[i].memory_mb = memory_mb;
+  bool was_idle = states_[i] == msg::node_state::idle;
+  states_[i] = state;
+  return !was_idle && state == msg::node_state::idle;
+}
+
+std::optional<size_t> allocation_map::index_of(const std::string& name) const {
+  auto it = index_.find(name);
+  if (it == index_.end()) return std::nullopt;
+  return it->second;
+}
+
+policy::node_picker allocation_map::torus_picker() const {
+  return [this](const policy::resource_request& req, const std::vector<size_t>& members,
+                const std::vector<bool>& available, size_t count,
+                const std::vector<uint32_t>&) -> std::optional<std::vector<size_t>> {
+    topology::torus_map map{grid_.dims};
+    for (size_t g = 0; g < map.size(); ++g) map.set_available(g, false);
+    std::unordered_map<size_t, size_t> position;  // grid index -> member position
+    for (size_t i = 0; i < members.size(); ++i) {
+      auto g = grid_of_[members[i]];
+      position.emplace(g, i);
+      if (available[i]) map.set_available(g, true);
+    }
+    topology::torus_request want;
+    if (req.torus) want = *req.torus;
+    want.node_count = static_cast<uint32_t>(count);
+    auto where = map.place(want);
+    if (!where) return std::nullopt;
+    std::vector<size_t> out;
+    for (auto g : map.nodes_of(*where)) {
+      auto it = position.find(g);
+      if (it == position.end()) return std::nullopt;
+      out.push_back(it->second);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+}
+
+/// Usable now: up and idle, or busy only with jobs the scheduler placed (a node still cleaning
+/// up after a job is not reused early).
+std::vector<policy::node_capacity> allocation_map::usable_nodes(
+    const std::vector<policy::running_job>& running) const {
+  std::vector<bool> held(capacity_.size(), false);
+  for (auto& r : running)
+    for (auto& share : r.alloc) held[share.node] = true;
+  auto nodes = capacity_;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    auto s = states_[i];
+    nodes[i].usable = s == msg::node_state::idle ||
+                      (held[i] && (s == msg::node_state::allocated || s == msg::node_state::mixed));
+  }
+  return nodes;
+}
+
+allocation_map::holding allocation_map::hold_of(
+    const policy::allocation& alloc, const std::optional<topology::torus_request>& request) const {
+  holding h;
+  std::vector<std::string> names;
+  for (auto& share : alloc) {
+    h.nodes.push_back(share.node);
+    names.push_back(names_[share.node]);
+  }
+  h.nodelist = topology::compress_hostlist(names);
+  if (torus_) {
+    topology::torus_map map{grid_.dims};
+    std::vector<size_t> grid_nodes;
+    for (auto n : h.nodes) grid_nodes.push_back(grid_of_[n]);
+    h.prism = prism_of(map, grid_nodes);
+    h.nodelist = topology::box_expression(grid_.prefix, grid_.dims, *h.prism);
+    h.request = request;
+  }
+  return h;
+}
+
+placement allocation_map::place(const std::vector<policy::pending_job>& candidates,
+                                const std::vector<uint64_t>& arrays,
+                                const std::vector<policy::running_job>& running_now, int64_t now) {
+  placement reply;
+  reply.result = policy::schedule(candidates, running_now, partitions_, usable_nodes(running_now),
+                                  now, config_);
+  // The map shows what the scheduler says runs, plus what starts now.
+  std::map<uint64_t, holding> running;
+  for (auto& r : running_now) {
+    auto known = running_.find(r.id);
+    running[r.id] =
+        known != running_.end() ? std::move(known->second) : hold_of(r.alloc, std::nullopt);
+  }
+  std::unordered_map<uint64_t, const policy::pending_job*> by_id;
+  for (auto& c : candidates) by_id.emplace(c.id, &c);
+  array_starts_.clear();
+  for (auto& d : reply.result.started) {
+    auto c = by_id.find(d.job);
+    auto h = hold_of(d.alloc, c != by_id.end() ? c->second->request.torus : std::nullopt);
+    reply.nodelists[d.job] = h.nodelist;
+    if (std::find(arrays.begin(), arrays.end(), d.job) != arrays.end())
+      array_starts_[d.job].push_back(std::move(h));
+    else
+      running[d.job] = std::move(h);
+  }
+  running_ = std::move(running);
+  return reply;
+}
+
+void allocation_map::assign(uint64_t array, const std::vector<uint64_t>& tasks) {
+  auto starts = array_starts_.find(array);
+  if (starts == array_starts_.end()) return;
+  for (auto task : tasks) {
+    if (starts->second.empty()) break;
+    if (task != 0) running_[task] = std::move(starts->second.front());
+    starts->second.pop_front();
+  }
+  array_starts_.erase(starts);
+}
+
+msg::topology_view allocation_map::view() const {
+  msg::topology_view view;
+  view.select_type = select_name_;
+  std::vector<uint64_t> holder(names_.size(), 0);
+  for (auto& [job, h] : running_)
+    for (auto n : h.nodes) holder[n] = job;
+  auto add_node = [&](size_t i, std::vector<uint32_t> coord) {
+    view.nodes.push_back({names_[i], states_[i], holder[i], std::move(coord)});
+  };
+  if (torus_) {
+    topology::torus_map map{grid_.dims};
+    for (auto d : grid_.dims) view.dims.push_back(static_cast<uint32_t>(d));
+    for (size_t g = 0; g < config_of_.size(); ++g) {
+      auto c = map.coord_of(g);
+      add_node(config_of_[g], {static_cast<uint32_t>(c[0]), static_cast<uint32_t>(c[1]),
+                               static_cast<uint32_t>(c[2])});
+    }
+  } else {
+    for (size_t i = 0; i < names_.size(); ++i) add_node(i, {});
+  }
+  for (auto& [job, h] : running_) {
+    msg::map_allocation a;
+    a.job_id = job;
+    a.nodelist = h.nodelist;
+    a.node_count = static_cast<uint32_t>(h.nodes.size());
+    if (h.prism) {
+      for (int d = 0; d < 3; ++d) {
+        a.origin.push_back(static_cast<uint32_t>(h.prism->origin[d]));
+        a.size.push_back(static_cast<uint32_t>(h.prism->size[d]));
+      }
+      bool mesh = h.request && h.request->conn == topology::conn_type::mesh;
+      a.conn_type = mesh ? "mesh" : "torus";
+      a.node_use = "coprocessor";
+    }
+    view.allocations.push_back(std::move(a));
+  }
+  return view;
+}
+
+}  // namespace shoal::actors

@@ -1,0 +1,106 @@
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "config/config.hpp"
+#include "messages/types.hpp"
+#include "policy/scheduling_pass.hpp"
+#include "topology/torus.hpp"
+
+namespace shoal::actors {
+
+/// A pass's decisions (policy::schedule's result) and the nodelist of every started job as
+/// listings show it (the box form on a torus, a compressed hostlist otherwise).
+struct placement {
+  policy::pass_result result;
+  std::unordered_map<uint64_t, std::string> nodelists;
+};
+
+/// Which job holds which nodes, for every select type (linear, consecutive, cons_tres,
+/// torus3d): the one record of the cluster's allocation. A plain value owned by the scheduler
+/// actor (no messages, no clock): node usability comes from node_changed, placements from
+/// place, ends from release.
+class allocation_map {
+ public:
+  explicit allocation_map(const config::cluster_config& cfg);
+  // The torus picker refers back to the map: it stays where it was made.
+  allocation_map(const allocation_map&) = delete;
+  allocation_map& operator=(const allocation_map&) = delete;
+
+  // -- nodes --
+
+  /// A node's latest state and resources (0: keep the configured value). Returns true when the
+  /// node just became idle, i.e. a pass may now place more.
+  bool node_changed(const std::string& name, msg::node_state state, uint32_t cpus,
+                    uint64_t memory_mb);
+
+  /// The config index of `name`, if it is a node of the cluster.
+  std::optional<size_t> index_of(const std::string& name) const;
+
+  const std::string& name_of(size_t node) const { return names_[node]; }
+
+  /// True on a 3-D torus (select/torus3d).
+  bool torus() const { return torus_; }
+
+  // -- placement --
+
+  /// Runs one pass over `candidates` (eligible pending jobs) given what runs now, and records
+  /// the starts. Starts of the jobs in `arrays` are held under the array's id until `assign`
+  /// names the task that took each.
+  placement place(const std::vector<policy::pending_job>& candidates,
+                  const std::vector<uint64_t>& arrays,
+                  const std::vector<policy::running_job>& running, int64_t now);
+
+  /// The task ids an array's starts of the last pass got, in the order of
+  /// pass_result::started; 0: that start did not happen (its nodes stay free).
+  void assign(uint64_t array, const std::vector<uint64_t>& tasks);
+
+  /// The job's nodes are free again (it ended, was requeued, or never started).
+  void release(uint64_t job) { running_.erase(job); }
+
+  /// What `shoal map` draws: grid dims, every node's state and holder, every allocation.
+  msg::topology_view view() const;
+
+ private:
+  /// A job holding nodes, as the map shows it.
+  struct holding {
+    std::vector<size_t> nodes;  ///< config indices
+    std::string nodelist;
+    std::optional<topology::torus_allocation> prism;
+    std::optional<topology::torus_request> request;
+  };
+
+  std::vector<policy::node_capacity> usable_nodes(
+      const std::vector<policy::running_job>& running) const;
+  holding hold_of(const policy::allocation& alloc,
+                  const std::optional<topology::torus_request>& request) const;
+  policy::node_picker torus_picker() const;
+
+  std::vector<std::string> names_;  ///< config order
+  std::unordered_map<std::string, size_t> index_;
+  std::vector<policy::node_capacity> capacity_;
+  std::vector<msg::node_state> states_;
+  std::vector<policy::partition_info> partitions_;
+  policy::pass_config config_;
+  std::string select_name_;
+  std::map<uint64_t, holding> running_;
+  /// Starts of job arrays in the last pass, in decision order, until their task ids arrive.
+  std::map<uint64_t, std::deque<holding>> array_starts_;
+  // -- torus3d only --
+  bool torus_ = false;
+  config::torus_grid grid_;
+  std::vector<size_t> grid_of_;    ///< config index -> grid index
+  std::vector<size_t> config_of_;  ///< grid index -> config index
+};
+
+/// The torus request a job's shape and node count make (pure). Geometry, rotate and connection
+/// type are taken as given (resolve_submission validated them); conn_type "" is torus.
+topology::torus_request torus_request_of(const msg::job_shape& shape, uint32_t node_count);
+
+}  // namespace shoal::actors

@@ -1,0 +1,169 @@
+// The controller's node actor under CAF's test coordinator: registration, heartbeats straight from
+// the daemon, the silence timeout on a virtual clock, and views published only on change.
+
+#include <boost/test/unit_test.hpp>
+
+#include "actors/node.hpp"
+#include "test/unit/actors/coordinated.hpp"
+
+namespace {
+
+using namespace shoal;
+using namespace std::chrono_literals;
+
+/// The controller as the node actor sees it: it records views and node-down notices.
+caf::behavior controller_double(caf::event_based_actor*, test::inbox<msg::node_info> views,
+                                test::inbox<uint64_t> down_jobs) {
+  return {
+      [views](msg::view_atom, msg::node_info& info) { views->push_back(std::move(info)); },
+      [down_jobs](msg::nodedown_atom, const std::string&, uint64_t job) {
+        down_jobs->push_back(job);
+      },
+  };
+}
+
+/// A shoald: records launches.
+caf::behavior daemon_double(caf::event_based_actor*, test::inbox<uint64_t> launches) {
+  return {
+      [launches](msg::launch_atom, msg::launch_request& req, caf::actor&, caf::actor&) {
+        launches->push_back(req.job_id);
+      },
+      [](msg::signal_atom, uint64_t, uint32_t, int32_t) {},
+  };
+}
+
+struct node_fixture : test::coordinated_fixture {
+  test::inbox<msg::node_info> views = test::make_inbox<msg::node_info>();
+  test::inbox<uint64_t> down_jobs = test::make_inbox<uint64_t>();
+  test::inbox<uint64_t> launches = test::make_inbox<uint64_t>();
+  caf::actor controller = keep(sys.spawn(controller_double, views, down_jobs));
+  caf::actor daemon = keep(sys.spawn(daemon_double, launches));
+  caf::actor node;
+
+  static constexpr int64_t timeout_ms = 10'000;
+  static constexpr int64_t interval_ms = 1'000;
+
+  node_fixture() {
+    config::node_config n;
+    n.name = "n1";
+    n.cpus = 4;
+    n.real_memory_mb = 1000;
+    node = keep(actors::spawn_node(sys, n, controller, timeout_ms, interval_ms, nullptr));
+    sched.run();
+  }
+
+  msg::machine_status probe(uint32_t cpus = 4) {
+    msg::machine_status s;
+    s.node_name = "n1";
+    s.hostname = "host1";
+    s.cpus = cpus;
+    s.real_memory_mb = 1000;
+    return s;
+  }
+
+  /// Registers the daemon; returns the handle the node actor answered with.
+  caf::actor register_daemon(uint32_t cpus = 4) {
+    caf::scoped_actor self{sys, true};
+    auto handle = self->request(node, caf::infinite, msg::register_atom_v, probe(cpus), daemon);
+    sched.run();
+    caf::actor out;
+    handle.receive([&](caf::actor& a) { out = std::move(a); },
+                   [](caf::error& err) { BOOST_FAIL("register refused: " << to_string(err)); });
+    return out;
+  }
+
+  std::string state_text() const {
+    BOOST_REQUIRE(!views->empty());
+    return std::string{msg::to_string(views->back().state)};
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(node_actor, node_fixture)
+
+BOOST_AUTO_TEST_CASE(registration_answers_with_the_node_actor_itself) {
+  auto handle = register_daemon();
+  BOOST_CHECK(handle == node);
+  BOOST_TEST(state_text() == "IDLE");
+  BOOST_TEST(views->back().reported.hostname == "host1");
+}
+
+BOOST_AUTO_TEST_CASE(silence_past_the_timeout_takes_the_node_down_on_the_virtual_clock) {
+  register_daemon();
+  advance(std::chrono::milliseconds{timeout_ms - 1});
+  BOOST_TEST(state_text() == "IDLE");
+  advance(2ms);
+  BOOST_TEST(state_text() == "DOWN");
+  BOOST_TEST(views->back().reason == "Not responding");
+}
+
+BOOST_AUTO_TEST_CASE(heartbeats_keep_the_node_up_past_the_timeout) {
+  register_daemon();
+  for (int i = 0; i < 30; ++i) {
+    caf::anon_send(node, msg::heartbeat_atom_v);
+    advance(std::chrono::milliseconds{interval_ms});
+  }
+  BOOST_TEST(state_text() == "IDLE");
+}
+
+BOOST_AUTO_TEST_CASE(a_heartbeat_that_changes_nothing_publishes_nothing) {
+  register_daemon();
+  auto published = views->size();
+  for (int i = 0; i < 20; ++i) {
+    caf::anon_send(node, msg::heartbeat_atom_v);
+    advance(std::chrono::milliseconds{interval_ms});
+  }
+  BOOST_TEST(views->size() == published);
+}
+
+BOOST_AUTO_TEST_CASE(a_node_down_for_silence_comes_back_with_its_next_heartbeat) {
+  register_daemon();
+  advance(std::chrono::milliseconds{timeout_ms + 1});
+  BOOST_REQUIRE(state_text() == "DOWN");
+  caf::anon_send(node, msg::heartbeat_atom_v);
+  sched.run();
+  BOOST_TEST(state_text() == "IDLE");
+  BOOST_TEST(views->back().reason.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_node_going_down_names_each_job_it_held) {
+  register_daemon();
+  caf::anon_send(node, msg::start_atom_v, uint64_t{7}, uint32_t{0});
+  caf::anon_send(node, msg::start_atom_v, uint64_t{8}, uint32_t{0});
+  sched.run();
+  BOOST_TEST(state_text() == "ALLOCATED");
+  advance(std::chrono::milliseconds{timeout_ms + 1});
+  BOOST_TEST(*down_jobs == std::vector<uint64_t>({7, 8}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(fewer_cpus_than_configured_drains_the_node_with_the_reason) {
+  register_daemon(2);
+  BOOST_TEST(state_text() == "DRAINED");
+  BOOST_TEST(views->back().reason.find("Low CPUs") != std::string::npos, views->back().reason);
+}
+
+BOOST_AUTO_TEST_CASE(draining_without_a_reason_is_refused) {
+  register_daemon();
+  msg::node_update up;
+  up.nodes = "n1";
+  up.state = "DRAIN";
+  caf::scoped_actor self{sys, true};
+  auto handle = self->request(node, caf::infinite, msg::nodeupd_atom_v, up);
+  sched.run();
+  bool refused = false;
+  handle.receive([](caf::ok_atom) {}, [&](caf::error&) { refused = true; });
+  BOOST_TEST(refused);
+  BOOST_TEST(state_text() == "IDLE");
+}
+
+BOOST_AUTO_TEST_CASE(a_launch_goes_to_the_registered_daemon) {
+  register_daemon();
+  msg::launch_request req;
+  req.job_id = 42;
+  caf::anon_send(node, msg::launch_atom_v, req, caf::actor{}, controller);
+  sched.run();
+  BOOST_TEST(*launches == std::vector<uint64_t>({42}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_SUITE_END()

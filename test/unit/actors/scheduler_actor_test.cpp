@@ -1,0 +1,159 @@
+// The scheduler actor under CAF's test coordinator: it owns which job holds which nodes, so a
+// pass places, starts and frees jobs without asking any other actor.
+
+#include <boost/test/unit_test.hpp>
+
+#include "actors/scheduler.hpp"
+#include "config/config.hpp"
+#include "test/unit/actors/coordinated.hpp"
+
+namespace {
+
+using namespace shoal;
+using namespace std::chrono_literals;
+
+/// What a job actor hears from the scheduler.
+struct job_news {
+  std::vector<std::string> started_on;  ///< node names of the start, empty while pending
+  std::string nodelist;
+  std::string reason;
+  uint64_t priority = 0;
+};
+
+caf::behavior job_double(caf::event_based_actor*, std::shared_ptr<job_news> news) {
+  return {
+      [news](msg::start_atom, std::vector<std::string>& names, std::vector<caf::actor>&,
+             std::vector<uint32_t>&, std::string& nodelist) {
+        news->started_on = std::move(names);
+        news->nodelist = std::move(nodelist);
+      },
+      [news](msg::view_atom, const std::string& reason, uint64_t priority) {
+        news->reason = reason;
+        news->priority = priority;
+      },
+  };
+}
+
+/// The controller as the scheduler sees it (array views and tasks, cancels): ignored here.
+caf::behavior controller_double(caf::event_based_actor* self) {
+  self->set_default_handler(caf::drop);
+  return {[](caf::ok_atom) {}};
+}
+
+struct scheduler_fixture : test::coordinated_fixture {
+  config::cluster_config cluster;
+  caf::actor controller = keep(sys.spawn(controller_double));
+  caf::actor scheduler;
+
+  scheduler_fixture() {
+    auto parsed = config::parse_config(config::default_config_text(4, 6917), "<embedded>", "/");
+    BOOST_REQUIRE(parsed);
+    cluster = std::move(*parsed);
+    std::vector<caf::actor> nodes(cluster.nodes.size());
+    scheduler = keep(actors::spawn_scheduler(sys, cluster, nodes, controller, nullptr));
+    sched.run();
+  }
+
+  void node_is(const std::string& name, msg::node_state state) {
+    msg::node_info info;
+    info.name = name;
+    info.state = state;
+    caf::anon_send(scheduler, msg::view_atom_v, info);
+  }
+
+  void all_nodes_idle() {
+    for (auto& n : cluster.nodes) node_is(n.name, msg::node_state::idle);
+  }
+
+  msg::job_request request(uint32_t nodes) {
+    msg::job_request req;
+    req.user = "alice";
+    req.uid = 1000;
+    req.partition = cluster.partitions.front().name;
+    req.min_nodes = nodes;
+    req.ntasks = nodes;
+    req.time_limit_s = 60;
+    req.argv = {"true"};
+    return req;
+  }
+
+  std::shared_ptr<job_news> enqueue(uint64_t id, uint32_t nodes) {
+    auto news = std::make_shared<job_news>();
+    auto job = keep(sys.spawn(job_double, news));
+    caf::anon_send(scheduler, msg::enqueue_atom_v, id, request(nodes), job);
+    sched.run();
+    return news;
+  }
+
+  msg::topology_view map() {
+    caf::scoped_actor self{sys, true};
+    auto handle = self->request(scheduler, caf::infinite, msg::map_atom_v);
+    sched.run();
+    msg::topology_view out;
+    handle.receive([&](msg::topology_view& v) { out = std::move(v); },
+                   [](caf::error& err) { BOOST_FAIL("map: " << to_string(err)); });
+    return out;
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(scheduler_actor, scheduler_fixture)
+
+BOOST_AUTO_TEST_CASE(a_job_starts_on_idle_nodes_with_its_nodelist) {
+  all_nodes_idle();
+  auto news = enqueue(1, 2);
+  BOOST_TEST(news->started_on.size() == 2u);
+  BOOST_TEST(news->nodelist == "node[1-2]");
+}
+
+BOOST_AUTO_TEST_CASE(no_usable_node_leaves_the_job_pending_with_a_reason_and_a_priority) {
+  auto news = enqueue(1, 1);
+  BOOST_TEST(news->started_on.empty());
+  BOOST_TEST(!news->reason.empty());
+  BOOST_TEST(news->priority > 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_node_turning_idle_starts_the_waiting_job) {
+  auto news = enqueue(1, 1);
+  BOOST_REQUIRE(news->started_on.empty());
+  node_is("node3", msg::node_state::idle);
+  sched.run();
+  BOOST_TEST(news->started_on == std::vector<std::string>({"node3"}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(the_map_shows_what_the_scheduler_placed) {
+  all_nodes_idle();
+  enqueue(5, 3);
+  auto view = map();
+  BOOST_REQUIRE_EQUAL(view.allocations.size(), 1u);
+  BOOST_TEST(view.allocations.front().job_id == 5u);
+  BOOST_TEST(view.allocations.front().node_count == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(an_ended_job_frees_its_nodes_for_the_next) {
+  all_nodes_idle();
+  auto first = enqueue(1, 4);
+  BOOST_REQUIRE_EQUAL(first->started_on.size(), 4u);
+  // The nodes stay allocated until the job ends; the next job waits.
+  for (auto& n : cluster.nodes) node_is(n.name, msg::node_state::allocated);
+  auto second = enqueue(2, 2);
+  BOOST_TEST(second->started_on.empty());
+  caf::anon_send(scheduler, msg::ended_atom_v, uint64_t{1}, true, int64_t{0});
+  all_nodes_idle();
+  sched.run();
+  BOOST_TEST(second->started_on.size() == 2u);
+  BOOST_TEST(map().allocations.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_cancelled_pending_job_never_starts) {
+  auto news = enqueue(1, 1);
+  caf::anon_send(scheduler, msg::cancel_atom_v, uint64_t{1});
+  all_nodes_idle();
+  sched.run();
+  BOOST_TEST(news->started_on.empty());
+  BOOST_TEST(map().allocations.empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
