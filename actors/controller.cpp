@@ -49,11 +49,11 @@ struct array_entry {
 struct controller_state {
   static inline const char* name = "controller";
   config::cluster_config cfg;
-  std::unordered_map<std::string, caf::actor> nodes;
+  std::unordered_map<std::string, node_actor> nodes;
   std::map<std::string, msg::node_info> node_view;
   std::map<uint64_t, caf::actor> jobs;
   std::map<uint64_t, msg::job_info> job_view;
-  caf::actor scheduler;
+  scheduler_actor scheduler;
   std::map<uint64_t, array_entry> arrays;
   uint64_t next_job_id = 1;
   uint32_t admin_uid = 0;
@@ -172,7 +172,7 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req, ca
   setup.admin_uid = st.admin_uid;
   setup.client = std::move(client);
   setup.controller = self;
-  setup.scheduler = st.scheduler;
+  setup.scheduler = caf::actor_cast<caf::actor>(st.scheduler);
   setup.shared_nodes = st.cfg.scheduling.consumable;
   return setup;
 }
@@ -410,7 +410,7 @@ caf::result<caf::ok_atom> job_control(controller_self self, const msg::job_contr
     auto ref = parse_job_ref(text);
     if (!ref) return std::move(ref.error());
     if (ctl.op != "requeue") {
-      requests.emplace_back(st.scheduler,
+      requests.emplace_back(caf::actor_cast<caf::actor>(st.scheduler),
                             caf::make_message(msg::jobctl_atom_v, ctl.op, ref->id, ctl.uid, admin));
       continue;
     }
@@ -442,7 +442,8 @@ caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_upd
       return make_error(errc::unknown_node, "invalid node name '" + n + "'");
   std::vector<std::pair<caf::actor, caf::message>> requests;
   for (auto& n : *names)
-    requests.emplace_back(st.nodes[n], caf::make_message(msg::nodeupd_atom_v, up));
+    requests.emplace_back(caf::actor_cast<caf::actor>(st.nodes[n]),
+                          caf::make_message(msg::nodeupd_atom_v, up));
   return all_ok(self, std::move(requests));
 }
 
@@ -514,7 +515,7 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
                            st.cfg.heartbeat_interval_ms, meters);
     self->link_to(node);
     st.nodes.emplace(n.name, node);
-    ordered_nodes.push_back(node);
+    ordered_nodes.push_back(caf::actor_cast<caf::actor>(node));
   }
   st.scheduler =
       spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes), caf::actor{self}, meters);
@@ -529,7 +530,7 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
   return {
       probe.rpc("register",
                 [self](msg::register_atom, msg::machine_status& rep,
-                       caf::actor& daemon) -> caf::result<caf::message> {
+                       caf::actor& daemon) -> caf::result<caf::actor> {
                   SHOAL_DEBUG(init, "registration node={} host={} pid={} cpus={}", rep.node_name,
                               rep.hostname, rep.daemon_pid, rep.cpus);
                   auto it = self->state.nodes.find(rep.node_name);
@@ -593,11 +594,11 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
                   return job_control(self, ctl);
                 }),
       probe.rpc("pending",
-                [self](msg::pending_atom) -> caf::result<caf::message> {
+                [self](msg::pending_atom) -> caf::result<std::vector<msg::pending_detail>> {
                   return self->delegate(self->state.scheduler, msg::pending_atom_v);
                 }),
       probe.rpc("map",
-                [self](msg::map_atom) -> caf::result<caf::message> {
+                [self](msg::map_atom) -> caf::result<msg::topology_view> {
                   return self->delegate(self->state.scheduler, msg::map_atom_v);
                 }),
       probe.metered("nodedown",

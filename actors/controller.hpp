@@ -5,8 +5,8 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 
-#include "interconnect/switch_manager.hpp"
 #include "config/config.hpp"
+#include "interconnect/switch_manager.hpp"
 #include "metrics/registry.hpp"
 
 namespace shoal::actors {

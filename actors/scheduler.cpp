@@ -9,6 +9,7 @@
 #include "actors/allocation_map.hpp"
 #include "actors/clock.hpp"
 #include "actors/metering.hpp"
+#include "actors/send_to.hpp"
 #include "config/duration.hpp"
 #include "config/log.hpp"
 #include "messages/errc.hpp"
@@ -48,7 +49,10 @@ struct scheduler_state {
   int64_t wakeup_at = 0;
 };
 
-using scheduler_self = caf::stateful_actor<scheduler_state>*;
+/// The public interface plus the ticks the scheduler sends itself.
+using scheduler_impl =
+    scheduler_actor::extend<caf::reacts_to<msg::schedule_atom>, caf::reacts_to<msg::check_atom>>;
+using scheduler_self = scheduler_impl::stateful_pointer<scheduler_state>;
 
 void request_pass(scheduler_self self) {
   if (self->state.pass_requested) return;
@@ -79,7 +83,7 @@ void tell_reason(scheduler_self self, policy::queued_job& q, const std::string& 
     if (q.reason == reason && st.told_folded[q.id] == folded) return;
     st.told_folded[q.id] = folded;
     q.reason = reason;
-    self->send(st.controller, msg::view_atom_v, q.id, reason, folded);
+    send_to(self, st.controller, msg::view_atom_v, q.id, reason, folded);
     return;
   }
   auto priority = static_cast<uint64_t>(std::max<int64_t>(0, q.factors.total));
@@ -87,7 +91,7 @@ void tell_reason(scheduler_self self, policy::queued_job& q, const std::string& 
   q.reason = reason;
   q.told_priority = priority;
   auto it = st.job_actors.find(q.id);
-  if (it != st.job_actors.end()) self->send(it->second, msg::view_atom_v, reason, priority);
+  if (it != st.job_actors.end()) send_to(self, it->second, msg::view_atom_v, reason, priority);
 }
 
 /// Starts what the pass decided; returns the id of the job that started (for an array, the
@@ -107,20 +111,20 @@ uint64_t start_job(scheduler_self self, const policy::start_decision& d, std::st
   }
   SHOAL_DEBUG(select_type, "job selected job={} nodes={}", job_id, nodelist);
   if (array) {
-    self->send(st.controller, msg::arraytask_atom_v, d.job, index, job_id, std::move(names),
-               std::move(actors), std::move(cpus), std::move(nodelist));
+    send_to(self, st.controller, msg::arraytask_atom_v, d.job, index, job_id, std::move(names),
+            std::move(actors), std::move(cpus), std::move(nodelist));
     auto* q = st.queue.find(d.job);
     if (q == nullptr) {
       // The last pending task started: the array's pending line goes away.
       st.told_folded.erase(d.job);
-      self->send(st.controller, msg::view_atom_v, d.job, std::string{}, std::string{});
+      send_to(self, st.controller, msg::view_atom_v, d.job, std::string{}, std::string{});
     }
     return job_id;
   }
   auto it = st.job_actors.find(d.job);
   if (it == st.job_actors.end()) return 0;
-  self->send(it->second, msg::start_atom_v, std::move(names), std::move(actors), std::move(cpus),
-             std::move(nodelist));
+  send_to(self, it->second, msg::start_atom_v, std::move(names), std::move(actors), std::move(cpus),
+          std::move(nodelist));
   st.job_actors.erase(it);
   return d.job;
 }
@@ -318,9 +322,10 @@ void configure(scheduler_self self, const config::cluster_config& cfg) {
   st.queue.set_scale(scale, std::move(factors));
 }
 
-caf::behavior scheduler_behavior(scheduler_self self, const config::cluster_config& cfg,
-                                 std::vector<caf::actor> node_actors, caf::actor controller,
-                                 metrics::registry* meters) {
+scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
+                                                 const config::cluster_config& cfg,
+                                                 std::vector<caf::actor> node_actors,
+                                                 caf::actor controller, metrics::registry* meters) {
   auto& st = self->state;
   actor_probe probe{self, meters, "scheduler"};
   if (meters) {
@@ -364,7 +369,7 @@ caf::behavior scheduler_behavior(scheduler_self self, const config::cluster_conf
                       if (auto* q = st.queue.find(id))
                         tell_reason(self, *q, q->reason);
                       else if (removed > 0)
-                        self->send(st.controller, msg::view_atom_v, id, "", std::string{});
+                        send_to(self, st.controller, msg::view_atom_v, id, "", std::string{});
                       request_pass(self);
                       return removed;
                     }),
@@ -405,9 +410,9 @@ caf::behavior scheduler_behavior(scheduler_self self, const config::cluster_conf
 
 }  // namespace
 
-caf::actor spawn_scheduler(caf::actor_system& sys, const config::cluster_config& cfg,
-                           std::vector<caf::actor> node_actors, caf::actor controller,
-                           metrics::registry* meters) {
+scheduler_actor spawn_scheduler(caf::actor_system& sys, const config::cluster_config& cfg,
+                                std::vector<caf::actor> node_actors, caf::actor controller,
+                                metrics::registry* meters) {
   return sys.spawn(scheduler_behavior, cfg, std::move(node_actors), std::move(controller), meters);
 }
 

@@ -43,14 +43,15 @@ caf::behavior controller_double(caf::event_based_actor* self) {
 struct scheduler_fixture : test::coordinated_fixture {
   config::cluster_config cluster;
   caf::actor controller = keep(sys.spawn(controller_double));
-  caf::actor scheduler;
+  actors::scheduler_actor scheduler;
 
   scheduler_fixture() {
     auto parsed = config::parse_config(config::default_config_text(4, 6917), "<embedded>", "/");
     BOOST_REQUIRE(parsed);
     cluster = std::move(*parsed);
     std::vector<caf::actor> nodes(cluster.nodes.size());
-    scheduler = keep(actors::spawn_scheduler(sys, cluster, nodes, controller, nullptr));
+    scheduler = actors::spawn_scheduler(sys, cluster, nodes, controller, nullptr);
+    keep(caf::actor_cast<caf::actor>(scheduler));
     sched.run();
   }
 
