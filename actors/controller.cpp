@@ -251,7 +251,7 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
                      setup.req.batch);
   // Not linked: unlinking is linear in the links held, paid at every job's end, and shoalctld
   // exits without tearing its actors down anyway.
-  auto job = spawn_job(self->system(), std::move(setup));
+  auto job = caf::actor_cast<caf::actor>(spawn_job(self->system(), std::move(setup)));
   st.jobs.emplace(id, job);
   if (!token.empty()) remember_token(self, token, id);
   if (st.cluster) st.cluster->job_submitted();
@@ -298,7 +298,7 @@ void start_array_task(controller_self self, uint64_t array_id, uint32_t index, u
   setup.start_node_actors = std::move(actors);
   setup.start_cpus = std::move(cpus);
   setup.start_nodelist = std::move(nodelist);
-  auto job = spawn_job(self->system(), std::move(setup));
+  auto job = caf::actor_cast<caf::actor>(spawn_job(self->system(), std::move(setup)));
   st.jobs.emplace(task_id, job);
   arr.running[index] = task_id;
 }
