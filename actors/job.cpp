@@ -11,6 +11,7 @@
 #include "actors/clock.hpp"
 #include "actors/metering.hpp"
 #include "actors/scheduling.hpp"
+#include "actors/send_to.hpp"
 #include "config/duration.hpp"
 #include "config/log.hpp"
 #include "messages/errc.hpp"
@@ -80,13 +81,6 @@ using follow_ups = std::vector<std::pair<policy::event, event_data>>;
 
 caf::actor handle_of(job_self self) {
   return caf::actor_cast<caf::actor>(self);
-}
-
-/// A typed actor may send() only to typed actors; its peers are dynamically typed, so it sends
-/// through its own dynamic handle (receivers still see it as the sender).
-template <class... Ts>
-void send_to(job_self self, const caf::actor& dest, Ts&&... xs) {
-  caf::send_as(handle_of(self), dest, std::forward<Ts>(xs)...);
 }
 
 /// One info line per job state change, worded for the events operators look for.
