@@ -130,17 +130,20 @@ std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished
   return out;
 }
 
-/// Checks what the policy parses (array spec, dependency) before a job exists, so a bad value
-/// is the submitter's error, not a job stuck pending.
-caf::error check_workload(controller_self self, const msg::job_request& req) {
+/// Parses the job's --array and --dependency, the one place they are parsed in shoalctld, before
+/// a job exists, so a bad value is the submitter's error, not a job stuck pending.
+caf::expected<policy::workload_ptr> parse_workload(controller_self self,
+                                                   const msg::job_request& req) {
   auto& st = self->state;
   const auto& w = req.workload;
+  auto parsed = std::make_shared<policy::parsed_workload>();
   if (!w.array.empty()) {
     if (!req.batch) return make_error(errc::invalid_request, "--array is for batch jobs only");
     auto spec = policy::parse_array_spec(w.array, st.cfg.scheduling.max_array_size);
     if (!spec)
       return make_error(errc::invalid_request,
                         "Invalid job array specification: " + describe(spec.error()));
+    parsed->array = std::move(*spec);
   }
   if (!w.dependency.empty()) {
     auto dep = policy::parse_dependency(w.dependency);
@@ -158,15 +161,18 @@ caf::error check_workload(controller_self self, const msg::job_request& req) {
                         "Job dependency problem: job " + std::to_string(unknown.front().job) +
                             " is not known (it never existed or ended more than " +
                             std::to_string(min_job_age_s) + " s ago)");
+    parsed->dep = std::move(*dep);
   }
-  return {};
+  return policy::workload_ptr{std::move(parsed)};
 }
 
-job_setup make_setup(controller_self self, uint64_t id, msg::job_request req, caf::actor client) {
+job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
+                     policy::workload_ptr workload, caf::actor client) {
   auto& st = self->state;
   job_setup setup;
   setup.id = id;
   setup.req = std::move(req);
+  setup.workload = std::move(workload);
   setup.kill_wait_s = st.cfg.kill_wait_s;
   setup.meters = st.meters;
   setup.admin_uid = st.admin_uid;
@@ -179,9 +185,10 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req, ca
 
 /// An array is one record here and a range list in the scheduler, whatever its size; task job
 /// ids are reserved now (see job_queue) and tasks become actors when they start.
-msg::job_info submit_array(controller_self self, msg::job_request req) {
+msg::job_info submit_array(controller_self self, msg::job_request req,
+                           policy::workload_ptr workload) {
   auto& st = self->state;
-  auto spec = policy::parse_array_spec(req.workload.array, st.cfg.scheduling.max_array_size);
+  const auto& spec = workload->array;
   auto id = st.next_job_id;
   array_entry arr;
   arr.spec = spec->indices.runs();
@@ -192,7 +199,11 @@ msg::job_info submit_array(controller_self self, msg::job_request req) {
   auto task_req = req;
   task_req.workload.array.clear();
   task_req.workload.hold = false;
-  arr.task_template = make_setup(self, id, std::move(task_req), caf::actor{});
+  // Tasks carry the array's dependency, not its array spec: each task is one job.
+  auto task_workload = std::make_shared<policy::parsed_workload>();
+  task_workload->dep = workload->dep;
+  arr.task_template =
+      make_setup(self, id, std::move(task_req), std::move(task_workload), caf::actor{});
   arr.task_template.array_job_id = id;
   auto info = initial_job_info(arr.task_template);
   info.array_task_id = -1;
@@ -201,7 +212,7 @@ msg::job_info submit_array(controller_self self, msg::job_request req) {
   st.job_view[id] = info;
   config::log().info("job submit array job={} user={} partition={} tasks={} spec={}", id, req.user,
                      req.partition, arr.task_count, req.workload.array);
-  self->send(st.scheduler, msg::enqueue_atom_v, id, req, caf::actor{self});
+  self->send(st.scheduler, msg::enqueue_atom_v, id, req, std::move(workload), caf::actor{self});
   st.arrays.emplace(id, std::move(arr));
   if (st.cluster) st.cluster->job_submitted();
   msg::job_info reply;
@@ -226,21 +237,21 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
     }
   }
   auto resolved = resolve_submission(st.cfg, st.node_view, req);
-  if (resolved) {
-    if (auto err = check_workload(self, *resolved)) resolved = std::move(err);
-  }
+  caf::expected<policy::workload_ptr> workload{policy::workload_ptr{}};
+  if (resolved) workload = parse_workload(self, *resolved);
+  if (resolved && !workload) resolved = workload.error();
   if (!resolved) {
     config::log().info("job rejected user={} reason=\"{}\"", req.user, describe(resolved.error()));
     return std::move(resolved.error());
   }
   auto token = resolved->submit_token;
   if (!resolved->workload.array.empty()) {
-    auto info = submit_array(self, std::move(*resolved));
+    auto info = submit_array(self, std::move(*resolved), std::move(*workload));
     if (!token.empty()) remember_token(self, token, info.job_id);
     return info;
   }
   auto id = st.next_job_id++;
-  auto setup = make_setup(self, id, std::move(*resolved), client);
+  auto setup = make_setup(self, id, std::move(*resolved), std::move(*workload), client);
   if (setup.req.batch) {
     setup.req.stdout_path = expand_output_path(setup.req.stdout_path, setup.id, setup.req);
     if (!setup.req.stderr_path.empty())

@@ -325,7 +325,7 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
       return;
     case effect_kind::enqueue:
       send_to(self, st.setup.scheduler, msg::enqueue_atom_v, info.job_id, st.setup.req,
-              handle_of(self));
+              st.setup.workload, handle_of(self));
       return;
     case effect_kind::stamp_end_time:
       info.end_time = unix_now();
@@ -573,7 +573,7 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
              std::move(st.setup.start_cpus), std::move(st.setup.start_nodelist));
   } else {
     send_to(self, st.setup.scheduler, msg::enqueue_atom_v, st.info.job_id, st.setup.req,
-            handle_of(self));
+            st.setup.workload, handle_of(self));
   }
   return {
       probe.metered(

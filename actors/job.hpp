@@ -9,6 +9,7 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "actors/in_process_types.hpp"
 #include "messages/type_ids.hpp"
 #include "messages/types.hpp"
 #include "metrics/registry.hpp"
@@ -20,6 +21,7 @@ namespace shoal::actors {
 struct job_setup {
   uint64_t id = 0;
   msg::job_request req;
+  policy::workload_ptr workload;  ///< req's --array and --dependency, parsed at submission
   int64_t kill_wait_s = 30;
   uint32_t admin_uid = 0;  ///< besides root, this uid may cancel any job (the controller's)
   caf::actor client;       ///< the waiting `shoal run`, or invalid for batch jobs

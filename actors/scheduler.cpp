@@ -200,7 +200,8 @@ void run_pass(scheduler_self self) {
               placed.result.tested, us);
 }
 
-policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_request& req) {
+policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_request& req,
+                             const policy::workload_ptr& workload) {
   auto& st = self->state;
   policy::queued_job q;
   q.id = id;
@@ -212,10 +213,7 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
   q.begin_time = req.workload.begin_time;
   q.kill_on_invalid_dep = req.workload.kill_on_invalid_dep;
   q.hold = req.workload.hold ? policy::hold_kind::user : policy::hold_kind::none;
-  if (!req.workload.dependency.empty()) {
-    auto dep = policy::parse_dependency(req.workload.dependency);
-    if (dep) q.dependency = std::move(*dep);  // the controller validated it
-  }
+  if (workload && workload->dep) q.dependency = *workload->dep;
   auto& pj = q.pass;
   pj.id = id;
   pj.partition = st.partition_index.at(req.partition);
@@ -243,14 +241,12 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
     r.exclusive = true;
     r.torus = torus_request_of(req.shape, r.min_nodes);
   }
-  if (!req.workload.array.empty()) {
-    auto spec = policy::parse_array_spec(req.workload.array, st.settings.max_array_size);
-    if (spec) {  // the controller validated it
-      q.is_array = true;
-      q.max_running = spec->max_running;
-      st.queue.add_array(id, spec->indices.runs());
-      q.pending = std::move(spec->indices);
-    }
+  if (workload && workload->array) {
+    const auto& spec = *workload->array;
+    q.is_array = true;
+    q.max_running = spec.max_running;
+    st.queue.add_array(id, spec.indices.runs());
+    q.pending = spec.indices;
   }
   return q;
 }
@@ -343,19 +339,19 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
   st.controller = std::move(controller);
   configure(self, cfg);
   return {
-      probe.metered(
-          "enqueue",
-          [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req, caf::actor& job) {
-            auto& st = self->state;
-            auto q = to_queued(self, id, req);
-            if (!q.is_array) st.job_actors[id] = std::move(job);
-            st.queue.enqueue(std::move(q));
-            request_pass(self);
-            if (!st.tick_armed) {
-              st.tick_armed = true;
-              self->delayed_send(self, periodic_pass, msg::check_atom_v);
-            }
-          }),
+      probe.metered("enqueue",
+                    [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req,
+                           const policy::workload_ptr& workload, caf::actor& job) {
+                      auto& st = self->state;
+                      auto q = to_queued(self, id, req, workload);
+                      if (!q.is_array) st.job_actors[id] = std::move(job);
+                      st.queue.enqueue(std::move(q));
+                      request_pass(self);
+                      if (!st.tick_armed) {
+                        st.tick_armed = true;
+                        self->delayed_send(self, periodic_pass, msg::check_atom_v);
+                      }
+                    }),
       probe.metered("cancel",
                     [self](msg::cancel_atom, uint64_t id) {
                       self->state.queue.cancel(id, 0, UINT32_MAX, unix_now());

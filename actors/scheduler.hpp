@@ -6,6 +6,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "actors/in_process_types.hpp"
 #include "config/config.hpp"
 #include "messages/type_ids.hpp"
 #include "metrics/registry.hpp"
@@ -24,10 +25,11 @@ namespace shoal::actors {
 /// gauges), the queue length it saw to shoal_scheduler_queue_jobs, in `meters` (null: not
 /// metered).
 using scheduler_actor = caf::typed_actor<
-    /// (id, request, who): `request` is validated, with partition, node count and time limit
-    /// resolved by the controller. `who` is the job actor, or for an array (workload.array set)
-    /// the controller, which then gets each start.
-    caf::reacts_to<msg::enqueue_atom, uint64_t, msg::job_request, caf::actor>,
+    /// (id, request, workload, who): `request` is validated, with partition, node count and
+    /// time limit resolved by the controller, which also parsed its --array and --dependency
+    /// (workload). `who` is the job actor, or for an array the controller, which then gets each
+    /// start.
+    caf::reacts_to<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>,
     /// Drop a pending job, or all pending tasks of an array.
     caf::reacts_to<msg::cancel_atom, uint64_t>,
     /// (array, lo, hi): drop the pending tasks lo..hi; answers how many were removed.

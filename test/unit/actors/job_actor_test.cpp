@@ -179,7 +179,9 @@ BOOST_FIXTURE_TEST_SUITE(job_actor, fixture)
 BOOST_AUTO_TEST_CASE(a_new_job_queues_itself_and_starts_when_placed) {
   spawn(setup());
   BOOST_TEST(state() == "PENDING");
-  BOOST_TEST((count<msg::enqueue_atom, uint64_t, msg::job_request, caf::actor>(sched_box)) == 1u);
+  BOOST_TEST(
+      (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
+          sched_box)) == 1u);
   place();
   BOOST_TEST(state() == "RUNNING");
   BOOST_TEST(view().nodelist == "n[1-2]");
@@ -270,7 +272,9 @@ BOOST_AUTO_TEST_CASE(a_node_failure_ends_the_job_node_fail) {
   report(0, 0, SIGKILL);  // n2 never reports
   BOOST_TEST(state() == "NODE_FAIL");
   BOOST_TEST(ended_ok() == 0);
-  BOOST_TEST((count<msg::enqueue_atom, uint64_t, msg::job_request, caf::actor>(sched_box)) == 1u);
+  BOOST_TEST(
+      (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
+          sched_box)) == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(a_node_failure_with_requeue_sends_the_job_back_to_pending) {
@@ -289,7 +293,9 @@ BOOST_AUTO_TEST_CASE(a_node_failure_with_requeue_sends_the_job_back_to_pending) 
   BOOST_TEST(view().nodelist == "");
   BOOST_TEST(ended_ok() == -1);  // not ended: freed and queued again
   BOOST_TEST((count<msg::release_atom, uint64_t>(sched_box)) == 1u);
-  BOOST_TEST((count<msg::enqueue_atom, uint64_t, msg::job_request, caf::actor>(sched_box)) == 2u);
+  BOOST_TEST(
+      (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
+          sched_box)) == 2u);
   // Placed again, it runs again with a time limit of its own: the first run's tick is stale.
   place();
   BOOST_TEST(state() == "RUNNING");

@@ -81,7 +81,7 @@ struct scheduler_fixture : test::coordinated_fixture {
   std::shared_ptr<job_news> enqueue(uint64_t id, uint32_t nodes) {
     auto news = std::make_shared<job_news>();
     auto job = keep(sys.spawn(job_double, news));
-    caf::anon_send(scheduler, msg::enqueue_atom_v, id, request(nodes), job);
+    caf::anon_send(scheduler, msg::enqueue_atom_v, id, request(nodes), policy::workload_ptr{}, job);
     sched.run();
     return news;
   }
