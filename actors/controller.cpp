@@ -51,7 +51,7 @@ struct controller_state {
   config::cluster_config cfg;
   std::unordered_map<std::string, node_actor> nodes;
   std::map<std::string, msg::node_info> node_view;
-  std::map<uint64_t, caf::actor> jobs;
+  std::map<uint64_t, job_actor> jobs;
   std::map<uint64_t, msg::job_info> job_view;
   scheduler_actor scheduler;
   std::map<uint64_t, array_entry> arrays;
@@ -65,7 +65,7 @@ struct controller_state {
   std::optional<cluster_meters> cluster;  ///< set with `meters`
 };
 
-using controller_self = caf::stateful_actor<controller_state>*;
+using controller_self = controller_actor::stateful_pointer<controller_state>;
 
 /// A partition as listings show it. Partitions are the configuration's (no actor owns them
 /// until partitions change at run time).
@@ -177,7 +177,7 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
   setup.meters = st.meters;
   setup.admin_uid = st.admin_uid;
   setup.client = std::move(client);
-  setup.controller = self;
+  setup.controller = caf::actor_cast<caf::actor>(self);
   setup.scheduler = caf::actor_cast<caf::actor>(st.scheduler);
   setup.shared_nodes = st.cfg.scheduling.consumable;
   return setup;
@@ -212,7 +212,8 @@ msg::job_info submit_array(controller_self self, msg::job_request req,
   st.job_view[id] = info;
   config::log().info("job submit array job={} user={} partition={} tasks={} spec={}", id, req.user,
                      req.partition, arr.task_count, req.workload.array);
-  self->send(st.scheduler, msg::enqueue_atom_v, id, req, std::move(workload), caf::actor{self});
+  self->send(st.scheduler, msg::enqueue_atom_v, id, req, std::move(workload),
+             caf::actor_cast<caf::actor>(self));
   st.arrays.emplace(id, std::move(arr));
   if (st.cluster) st.cluster->job_submitted();
   msg::job_info reply;
@@ -262,7 +263,7 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
                      setup.req.batch);
   // Not linked: unlinking is linear in the links held, paid at every job's end, and shoalctld
   // exits without tearing its actors down anyway.
-  auto job = caf::actor_cast<caf::actor>(spawn_job(self->system(), std::move(setup)));
+  auto job = spawn_job(self->system(), std::move(setup));
   st.jobs.emplace(id, job);
   if (!token.empty()) remember_token(self, token, id);
   if (st.cluster) st.cluster->job_submitted();
@@ -309,7 +310,7 @@ void start_array_task(controller_self self, uint64_t array_id, uint32_t index, u
   setup.start_node_actors = std::move(actors);
   setup.start_cpus = std::move(cpus);
   setup.start_nodelist = std::move(nodelist);
-  auto job = caf::actor_cast<caf::actor>(spawn_job(self->system(), std::move(setup)));
+  auto job = spawn_job(self->system(), std::move(setup));
   st.jobs.emplace(task_id, job);
   arr.running[index] = task_id;
 }
@@ -332,7 +333,7 @@ bool may_act_on(controller_self self, uint32_t owner, uint32_t uid) {
   return uid == 0 || uid == owner || uid == self->state.admin_uid;
 }
 
-caf::result<caf::message> cancel_one_job(controller_self self, uint64_t id, int32_t signo,
+caf::result<caf::ok_atom> cancel_one_job(controller_self self, uint64_t id, int32_t signo,
                                          uint32_t uid) {
   auto& st = self->state;
   auto it = st.jobs.find(id);
@@ -347,7 +348,7 @@ caf::result<caf::message> cancel_one_job(controller_self self, uint64_t id, int3
 
 /// scancel of `12`, `12_4` or `12_[1-5]`: running tasks get the signal (or are cancelled),
 /// pending ones leave the scheduler's range list.
-caf::result<caf::message> cancel(controller_self self, const std::string& text, int32_t signo,
+caf::result<caf::ok_atom> cancel(controller_self self, const std::string& text, int32_t signo,
                                  uint32_t uid) {
   auto& st = self->state;
   auto ref = parse_job_ref(text);
@@ -368,7 +369,7 @@ caf::result<caf::message> cancel(controller_self self, const std::string& text, 
     auto job = st.jobs.find(task);
     if (job != st.jobs.end()) caf::anon_send(job->second, msg::cancel_atom_v, signo, uid);
   }
-  if (signo != 0) return caf::make_message(caf::ok_atom::value);
+  if (signo != 0) return caf::ok_atom::value;
   config::log().info("job cancel array job={} tasks={} uid={}", ref->id, text, uid);
   if (ref->whole) {
     caf::anon_send(st.scheduler, msg::cancel_atom_v, ref->id, uint32_t{0}, UINT32_MAX);
@@ -382,7 +383,7 @@ caf::result<caf::message> cancel(controller_self self, const std::string& text, 
     for (auto& [lo, hi] : ref->tasks)
       caf::anon_send(st.scheduler, msg::cancel_atom_v, ref->id, lo, hi);
   }
-  return caf::make_message(caf::ok_atom::value);
+  return caf::ok_atom::value;
 }
 
 /// Sends every request and answers ok once all answered ok, or the first error.
@@ -429,7 +430,7 @@ caf::result<caf::ok_atom> job_control(controller_self self, const msg::job_contr
     if (arr != st.arrays.end()) {
       for (auto& [index, task] : arr->second.running)
         if (names_task(*ref, index) && st.jobs.count(task) > 0)
-          requests.emplace_back(st.jobs[task],
+          requests.emplace_back(caf::actor_cast<caf::actor>(st.jobs[task]),
                                 caf::make_message(msg::jobctl_atom_v, ctl.op, ctl.uid));
       continue;
     }
@@ -437,7 +438,8 @@ caf::result<caf::ok_atom> job_control(controller_self self, const msg::job_contr
     if (job == st.jobs.end())
       return make_error(errc::unknown_job,
                         "Invalid job id specified: " + text + " (not pending or running)");
-    requests.emplace_back(job->second, caf::make_message(msg::jobctl_atom_v, ctl.op, ctl.uid));
+    requests.emplace_back(caf::actor_cast<caf::actor>(job->second),
+                          caf::make_message(msg::jobctl_atom_v, ctl.op, ctl.uid));
   }
   if (requests.empty()) return caf::ok_atom::value;
   return all_ok(self, std::move(requests));
@@ -508,8 +510,9 @@ caf::result<caf::ok_atom> reset_diag(controller_self self, uint32_t uid) {
   return caf::ok_atom::value;
 }
 
-caf::behavior controller_behavior(controller_self self, config::cluster_config cfg,
-                                  metrics::registry* meters) {
+controller_actor::behavior_type controller_behavior(controller_self self,
+                                                    config::cluster_config cfg,
+                                                    metrics::registry* meters) {
   auto& st = self->state;
   st.cfg = std::move(cfg);
   st.meters = meters;
@@ -522,14 +525,14 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
   st.admin_uid = static_cast<uint32_t>(::getuid());
   std::vector<caf::actor> ordered_nodes;
   for (auto& n : st.cfg.nodes) {
-    auto node = spawn_node(self->system(), n, self, st.cfg.heartbeat_timeout_ms,
-                           st.cfg.heartbeat_interval_ms, meters);
+    auto node = spawn_node(self->system(), n, caf::actor_cast<caf::actor>(self),
+                           st.cfg.heartbeat_timeout_ms, st.cfg.heartbeat_interval_ms, meters);
     self->link_to(node);
     st.nodes.emplace(n.name, node);
     ordered_nodes.push_back(caf::actor_cast<caf::actor>(node));
   }
-  st.scheduler =
-      spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes), caf::actor{self}, meters);
+  st.scheduler = spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes),
+                                 caf::actor_cast<caf::actor>(self), meters);
   self->link_to(st.scheduler);
   config::log().info("controller up cluster={} nodes={} partitions={}", st.cfg.cluster_name,
                      st.cfg.nodes.size(), st.cfg.partitions.size());
@@ -685,14 +688,14 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
                 [self](msg::config_atom) { return config::render_config(self->state.cfg); }),
       probe.rpc("cancel",
                 [self, probe](msg::cancel_atom, const std::string& job, int32_t signo,
-                              uint32_t uid) -> caf::result<caf::message> {
+                              uint32_t uid) -> caf::result<caf::ok_atom> {
                   probe.attribute_to(uid_label(uid));
                   SHOAL_DEBUG(msg, "rpc cancel job={} signal={} uid={}", job, signo, uid);
                   return cancel(self, job, signo, uid);
                 }),
       probe.rpc("cancel",
                 [self, probe](msg::cancel_atom, uint64_t id, int32_t signo,
-                              uint32_t uid) -> caf::result<caf::message> {
+                              uint32_t uid) -> caf::result<caf::ok_atom> {
                   probe.attribute_to(uid_label(uid));
                   return cancel(self, std::to_string(id), signo, uid);
                 }),
@@ -728,8 +731,8 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
 
 }  // namespace
 
-caf::actor spawn_controller(caf::actor_system& sys, config::cluster_config cfg,
-                            metrics::registry* meters) {
+controller_actor spawn_controller(caf::actor_system& sys, config::cluster_config cfg,
+                                  metrics::registry* meters) {
   return sys.spawn(controller_behavior, std::move(cfg), meters);
 }
 

@@ -98,7 +98,9 @@ int main(int argc, char** argv) {
     meters = std::make_unique<shoal::metrics::registry>();
     shoal::runtime::record_process_start(*meters, SHOAL_VERSION);
   }
-  auto controller = shoal::actors::spawn_controller(sys, *cfg, meters.get());
+  // Published as a dynamic handle: clients (the CLI, shoald) hold it as caf::actor.
+  auto controller =
+      caf::actor_cast<caf::actor>(shoal::actors::spawn_controller(sys, *cfg, meters.get()));
   if (meters && cfg->metrics_port != 0) {
     endpoint = std::make_unique<shoal::runtime::metrics_server>(*meters);
     auto address = shoal::runtime::metrics_bind_address(*cfg);

@@ -20,7 +20,7 @@ struct controller_fixture {
     sys = std::make_unique<caf::actor_system>(cfg);
     auto conf = config::parse_config(config::default_config_text(2, 6917), "<embedded>", "/");
     BOOST_REQUIRE(conf);
-    controller = actors::spawn_controller(*sys, *conf);
+    controller = caf::actor_cast<caf::actor>(actors::spawn_controller(*sys, *conf));
   }
 
   ~controller_fixture() {
