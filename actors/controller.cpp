@@ -49,11 +49,11 @@ struct array_entry {
 struct controller_state {
   static inline const char* name = "controller";
   config::cluster_config cfg;
-  std::unordered_map<std::string, caf::actor> nodes;
+  std::unordered_map<std::string, node_actor> nodes;
   std::map<std::string, msg::node_info> node_view;
-  std::map<uint64_t, caf::actor> jobs;
+  std::map<uint64_t, job_actor> jobs;
   std::map<uint64_t, msg::job_info> job_view;
-  caf::actor scheduler;
+  scheduler_actor scheduler;
   std::map<uint64_t, array_entry> arrays;
   uint64_t next_job_id = 1;
   uint32_t admin_uid = 0;
@@ -65,7 +65,7 @@ struct controller_state {
   std::optional<cluster_meters> cluster;  ///< set with `meters`
 };
 
-using controller_self = caf::stateful_actor<controller_state>*;
+using controller_self = controller_actor::stateful_pointer<controller_state>;
 
 /// A partition as listings show it. Partitions are the configuration's (no actor owns them
 /// until partitions change at run time).
@@ -130,17 +130,20 @@ std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished
   return out;
 }
 
-/// Checks what the policy parses (array spec, dependency) before a job exists, so a bad value
-/// is the submitter's error, not a job stuck pending.
-caf::error check_workload(controller_self self, const msg::job_request& req) {
+/// Parses the job's --array and --dependency, the one place they are parsed in shoalctld, before
+/// a job exists, so a bad value is the submitter's error, not a job stuck pending.
+caf::expected<policy::workload_ptr> parse_workload(controller_self self,
+                                                   const msg::job_request& req) {
   auto& st = self->state;
   const auto& w = req.workload;
+  auto parsed = std::make_shared<policy::parsed_workload>();
   if (!w.array.empty()) {
     if (!req.batch) return make_error(errc::invalid_request, "--array is for batch jobs only");
     auto spec = policy::parse_array_spec(w.array, st.cfg.scheduling.max_array_size);
     if (!spec)
       return make_error(errc::invalid_request,
                         "Invalid job array specification: " + describe(spec.error()));
+    parsed->array = std::move(*spec);
   }
   if (!w.dependency.empty()) {
     auto dep = policy::parse_dependency(w.dependency);
@@ -158,30 +161,34 @@ caf::error check_workload(controller_self self, const msg::job_request& req) {
                         "Job dependency problem: job " + std::to_string(unknown.front().job) +
                             " is not known (it never existed or ended more than " +
                             std::to_string(min_job_age_s) + " s ago)");
+    parsed->dep = std::move(*dep);
   }
-  return {};
+  return policy::workload_ptr{std::move(parsed)};
 }
 
-job_setup make_setup(controller_self self, uint64_t id, msg::job_request req, caf::actor client) {
+job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
+                     policy::workload_ptr workload, caf::actor client) {
   auto& st = self->state;
   job_setup setup;
   setup.id = id;
   setup.req = std::move(req);
+  setup.workload = std::move(workload);
   setup.kill_wait_s = st.cfg.kill_wait_s;
   setup.meters = st.meters;
   setup.admin_uid = st.admin_uid;
   setup.client = std::move(client);
-  setup.controller = self;
-  setup.scheduler = st.scheduler;
+  setup.controller = caf::actor_cast<caf::actor>(self);
+  setup.scheduler = caf::actor_cast<caf::actor>(st.scheduler);
   setup.shared_nodes = st.cfg.scheduling.consumable;
   return setup;
 }
 
 /// An array is one record here and a range list in the scheduler, whatever its size; task job
 /// ids are reserved now (see job_queue) and tasks become actors when they start.
-msg::job_info submit_array(controller_self self, msg::job_request req) {
+msg::job_info submit_array(controller_self self, msg::job_request req,
+                           policy::workload_ptr workload) {
   auto& st = self->state;
-  auto spec = policy::parse_array_spec(req.workload.array, st.cfg.scheduling.max_array_size);
+  const auto& spec = workload->array;
   auto id = st.next_job_id;
   array_entry arr;
   arr.spec = spec->indices.runs();
@@ -192,7 +199,11 @@ msg::job_info submit_array(controller_self self, msg::job_request req) {
   auto task_req = req;
   task_req.workload.array.clear();
   task_req.workload.hold = false;
-  arr.task_template = make_setup(self, id, std::move(task_req), caf::actor{});
+  // Tasks carry the array's dependency, not its array spec: each task is one job.
+  auto task_workload = std::make_shared<policy::parsed_workload>();
+  task_workload->dep = workload->dep;
+  arr.task_template =
+      make_setup(self, id, std::move(task_req), std::move(task_workload), caf::actor{});
   arr.task_template.array_job_id = id;
   auto info = initial_job_info(arr.task_template);
   info.array_task_id = -1;
@@ -201,7 +212,8 @@ msg::job_info submit_array(controller_self self, msg::job_request req) {
   st.job_view[id] = info;
   config::log().info("job submit array job={} user={} partition={} tasks={} spec={}", id, req.user,
                      req.partition, arr.task_count, req.workload.array);
-  self->send(st.scheduler, msg::enqueue_atom_v, id, req, caf::actor{self});
+  self->send(st.scheduler, msg::enqueue_atom_v, id, req, std::move(workload),
+             caf::actor_cast<caf::actor>(self));
   st.arrays.emplace(id, std::move(arr));
   if (st.cluster) st.cluster->job_submitted();
   msg::job_info reply;
@@ -226,21 +238,21 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
     }
   }
   auto resolved = resolve_submission(st.cfg, st.node_view, req);
-  if (resolved) {
-    if (auto err = check_workload(self, *resolved)) resolved = std::move(err);
-  }
+  caf::expected<policy::workload_ptr> workload{policy::workload_ptr{}};
+  if (resolved) workload = parse_workload(self, *resolved);
+  if (resolved && !workload) resolved = workload.error();
   if (!resolved) {
     config::log().info("job rejected user={} reason=\"{}\"", req.user, describe(resolved.error()));
     return std::move(resolved.error());
   }
   auto token = resolved->submit_token;
   if (!resolved->workload.array.empty()) {
-    auto info = submit_array(self, std::move(*resolved));
+    auto info = submit_array(self, std::move(*resolved), std::move(*workload));
     if (!token.empty()) remember_token(self, token, info.job_id);
     return info;
   }
   auto id = st.next_job_id++;
-  auto setup = make_setup(self, id, std::move(*resolved), client);
+  auto setup = make_setup(self, id, std::move(*resolved), std::move(*workload), client);
   if (setup.req.batch) {
     setup.req.stdout_path = expand_output_path(setup.req.stdout_path, setup.id, setup.req);
     if (!setup.req.stderr_path.empty())
@@ -321,7 +333,7 @@ bool may_act_on(controller_self self, uint32_t owner, uint32_t uid) {
   return uid == 0 || uid == owner || uid == self->state.admin_uid;
 }
 
-caf::result<caf::message> cancel_one_job(controller_self self, uint64_t id, int32_t signo,
+caf::result<caf::ok_atom> cancel_one_job(controller_self self, uint64_t id, int32_t signo,
                                          uint32_t uid) {
   auto& st = self->state;
   auto it = st.jobs.find(id);
@@ -336,7 +348,7 @@ caf::result<caf::message> cancel_one_job(controller_self self, uint64_t id, int3
 
 /// scancel of `12`, `12_4` or `12_[1-5]`: running tasks get the signal (or are cancelled),
 /// pending ones leave the scheduler's range list.
-caf::result<caf::message> cancel(controller_self self, const std::string& text, int32_t signo,
+caf::result<caf::ok_atom> cancel(controller_self self, const std::string& text, int32_t signo,
                                  uint32_t uid) {
   auto& st = self->state;
   auto ref = parse_job_ref(text);
@@ -357,7 +369,7 @@ caf::result<caf::message> cancel(controller_self self, const std::string& text, 
     auto job = st.jobs.find(task);
     if (job != st.jobs.end()) caf::anon_send(job->second, msg::cancel_atom_v, signo, uid);
   }
-  if (signo != 0) return caf::make_message(caf::ok_atom::value);
+  if (signo != 0) return caf::ok_atom::value;
   config::log().info("job cancel array job={} tasks={} uid={}", ref->id, text, uid);
   if (ref->whole) {
     caf::anon_send(st.scheduler, msg::cancel_atom_v, ref->id, uint32_t{0}, UINT32_MAX);
@@ -371,7 +383,7 @@ caf::result<caf::message> cancel(controller_self self, const std::string& text, 
     for (auto& [lo, hi] : ref->tasks)
       caf::anon_send(st.scheduler, msg::cancel_atom_v, ref->id, lo, hi);
   }
-  return caf::make_message(caf::ok_atom::value);
+  return caf::ok_atom::value;
 }
 
 /// Sends every request and answers ok once all answered ok, or the first error.
@@ -410,7 +422,7 @@ caf::result<caf::ok_atom> job_control(controller_self self, const msg::job_contr
     auto ref = parse_job_ref(text);
     if (!ref) return std::move(ref.error());
     if (ctl.op != "requeue") {
-      requests.emplace_back(st.scheduler,
+      requests.emplace_back(caf::actor_cast<caf::actor>(st.scheduler),
                             caf::make_message(msg::jobctl_atom_v, ctl.op, ref->id, ctl.uid, admin));
       continue;
     }
@@ -418,7 +430,7 @@ caf::result<caf::ok_atom> job_control(controller_self self, const msg::job_contr
     if (arr != st.arrays.end()) {
       for (auto& [index, task] : arr->second.running)
         if (names_task(*ref, index) && st.jobs.count(task) > 0)
-          requests.emplace_back(st.jobs[task],
+          requests.emplace_back(caf::actor_cast<caf::actor>(st.jobs[task]),
                                 caf::make_message(msg::jobctl_atom_v, ctl.op, ctl.uid));
       continue;
     }
@@ -426,7 +438,8 @@ caf::result<caf::ok_atom> job_control(controller_self self, const msg::job_contr
     if (job == st.jobs.end())
       return make_error(errc::unknown_job,
                         "Invalid job id specified: " + text + " (not pending or running)");
-    requests.emplace_back(job->second, caf::make_message(msg::jobctl_atom_v, ctl.op, ctl.uid));
+    requests.emplace_back(caf::actor_cast<caf::actor>(job->second),
+                          caf::make_message(msg::jobctl_atom_v, ctl.op, ctl.uid));
   }
   if (requests.empty()) return caf::ok_atom::value;
   return all_ok(self, std::move(requests));
@@ -442,7 +455,8 @@ caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_upd
       return make_error(errc::unknown_node, "invalid node name '" + n + "'");
   std::vector<std::pair<caf::actor, caf::message>> requests;
   for (auto& n : *names)
-    requests.emplace_back(st.nodes[n], caf::make_message(msg::nodeupd_atom_v, up));
+    requests.emplace_back(caf::actor_cast<caf::actor>(st.nodes[n]),
+                          caf::make_message(msg::nodeupd_atom_v, up));
   return all_ok(self, std::move(requests));
 }
 
@@ -496,8 +510,9 @@ caf::result<caf::ok_atom> reset_diag(controller_self self, uint32_t uid) {
   return caf::ok_atom::value;
 }
 
-caf::behavior controller_behavior(controller_self self, config::cluster_config cfg,
-                                  metrics::registry* meters) {
+controller_actor::behavior_type controller_behavior(controller_self self,
+                                                    config::cluster_config cfg,
+                                                    metrics::registry* meters) {
   auto& st = self->state;
   st.cfg = std::move(cfg);
   st.meters = meters;
@@ -510,14 +525,14 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
   st.admin_uid = static_cast<uint32_t>(::getuid());
   std::vector<caf::actor> ordered_nodes;
   for (auto& n : st.cfg.nodes) {
-    auto node = spawn_node(self->system(), n, self, st.cfg.heartbeat_timeout_ms,
-                           st.cfg.heartbeat_interval_ms, meters);
+    auto node = spawn_node(self->system(), n, caf::actor_cast<caf::actor>(self),
+                           st.cfg.heartbeat_timeout_ms, st.cfg.heartbeat_interval_ms, meters);
     self->link_to(node);
     st.nodes.emplace(n.name, node);
-    ordered_nodes.push_back(node);
+    ordered_nodes.push_back(caf::actor_cast<caf::actor>(node));
   }
-  st.scheduler =
-      spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes), caf::actor{self}, meters);
+  st.scheduler = spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes),
+                                 caf::actor_cast<caf::actor>(self), meters);
   self->link_to(st.scheduler);
   config::log().info("controller up cluster={} nodes={} partitions={}", st.cfg.cluster_name,
                      st.cfg.nodes.size(), st.cfg.partitions.size());
@@ -534,7 +549,7 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
       },
       probe.rpc("register",
                 [self](msg::register_atom, msg::machine_status& rep,
-                       caf::actor& daemon) -> caf::result<caf::message> {
+                       caf::actor& daemon) -> caf::result<caf::actor> {
                   SHOAL_DEBUG(init, "registration node={} host={} pid={} cpus={}", rep.node_name,
                               rep.hostname, rep.daemon_pid, rep.cpus);
                   auto it = self->state.nodes.find(rep.node_name);
@@ -598,11 +613,11 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
                   return job_control(self, ctl);
                 }),
       probe.rpc("pending",
-                [self](msg::pending_atom) -> caf::result<caf::message> {
+                [self](msg::pending_atom) -> caf::result<std::vector<msg::pending_detail>> {
                   return self->delegate(self->state.scheduler, msg::pending_atom_v);
                 }),
       probe.rpc("map",
-                [self](msg::map_atom) -> caf::result<caf::message> {
+                [self](msg::map_atom) -> caf::result<msg::topology_view> {
                   return self->delegate(self->state.scheduler, msg::map_atom_v);
                 }),
       probe.metered("nodedown",
@@ -678,14 +693,14 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
                 [self](msg::config_atom) { return config::render_config(self->state.cfg); }),
       probe.rpc("cancel",
                 [self, probe](msg::cancel_atom, const std::string& job, int32_t signo,
-                              uint32_t uid) -> caf::result<caf::message> {
+                              uint32_t uid) -> caf::result<caf::ok_atom> {
                   probe.attribute_to(uid_label(uid));
                   SHOAL_DEBUG(msg, "rpc cancel job={} signal={} uid={}", job, signo, uid);
                   return cancel(self, job, signo, uid);
                 }),
       probe.rpc("cancel",
                 [self, probe](msg::cancel_atom, uint64_t id, int32_t signo,
-                              uint32_t uid) -> caf::result<caf::message> {
+                              uint32_t uid) -> caf::result<caf::ok_atom> {
                   probe.attribute_to(uid_label(uid));
                   return cancel(self, std::to_string(id), signo, uid);
                 }),
@@ -721,8 +736,8 @@ caf::behavior controller_behavior(controller_self self, config::cluster_config c
 
 }  // namespace
 
-caf::actor spawn_controller(caf::actor_system& sys, config::cluster_config cfg,
-                            metrics::registry* meters) {
+controller_actor spawn_controller(caf::actor_system& sys, config::cluster_config cfg,
+                                  metrics::registry* meters) {
   return sys.spawn(controller_behavior, std::move(cfg), meters);
 }
 

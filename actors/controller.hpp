@@ -4,38 +4,73 @@
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
+#include <caf/typed_actor.hpp>
 
-#include "interconnect/switch_manager.hpp"
 #include "config/config.hpp"
+#include "messages/type_ids.hpp"
 #include "metrics/registry.hpp"
 
 namespace shoal::actors {
 
-/// The controller's front door (seed 001's ControlDaemon): spawns one actor per node, partition
-/// and job plus the scheduler and the topology actor, routes requests to them, validates
-/// submissions and serves listings from the views its actors publish.
-///
-/// Requests (from the CLI and shoald, over the network):
-/// - (register_atom, machine_status, actor daemon) -> ok_atom; (heartbeat_atom, machine_status)
-/// - (submit_atom, job_request, actor client) -> job_info: a new job (job_id 0), or a step in
-///   a running job's allocation (job_id set) -> job_event "launched".
-/// - (jobs_atom) -> vector<job_info>, finished jobs included (kept MinJobAge);
-///   (jobs_atom, bool include_finished) -> vector<job_info>; (jobs_atom, uint64 id) -> job_info
-/// - (nodes_atom) -> vector<node_info>; (parts_atom) -> vector<partition_info>
-/// - (config_atom) -> string: the running configuration
-/// - (cancel_atom, string job, int32 signo, uint32 uid) -> ok_atom: job is 12, 12_4 (an array
-///   task) or 12_[1-5]; (cancel_atom, uint64 id, int32 signo, uint32 uid) as "id"
-/// - (jobctl_atom, job_control) -> ok_atom: hold, uhold, release, top, requeue
-/// - (pending_atom) -> vector<pending_detail>: the scheduler's view of pending jobs
-/// - (signal_atom, uint64 id, int32 signo): Ctrl-C forwarded by `shoal run`
-/// - (map_atom) -> topology_view: the topology actor's allocation map (`shoal map`)
-/// - (nodeupd_atom, node_update) -> ok_atom
-/// - (diagreset_atom, uint32 uid) -> ok_atom: `shoal diag --reset` (root or the controller's
-///   user only): zeroes the RPC, scheduler-cycle and job-count metrics (diag_reset_prefixes)
-/// A bad request is answered with an error; it never takes the controller down.
-/// Its actors meter themselves into `meters` (see metering.hpp and docs/metrics.md); null meters
-/// nothing (CollectMetrics=NO). The registry must outlive the actors.
-caf::actor spawn_controller(caf::actor_system& sys, config::cluster_config cfg,
-                            metrics::registry* meters = nullptr);
+/// The controller's front door (seed 001's ControlDaemon): spawns one actor per node and job plus
+/// the scheduler, routes requests to them, validates submissions and serves listings from the
+/// views its actors publish. A bad request is answered with an error; it never takes the
+/// controller down. Its actors meter themselves into `meters` (see metering.hpp and
+/// docs/metrics.md); null meters nothing (CollectMetrics=NO). The registry must outlive the
+/// actors. shoalctld publishes it as a dynamic handle, so the CLI and shoald need not share this
+/// header; inside shoalctld every sender holds it typed.
+using controller_actor = caf::typed_actor<
+    // -- from shoald --
+    /// A shoald registers its node's static probe; answers the node actor's handle.
+    caf::replies_to<msg::register_atom, msg::machine_status, caf::actor>::with<caf::actor>,
+    // -- from the CLI --
+    /// A new job (job_id 0), or a step in a running job's allocation (job_id set).
+    caf::replies_to<msg::submit_atom, msg::job_request, caf::actor>::with<msg::job_info>,
+    /// Every job, finished ones included (kept MinJobAge).
+    caf::replies_to<msg::jobs_atom>::with<std::vector<msg::job_info>>,
+    /// Every job; finished ones only when asked.
+    caf::replies_to<msg::jobs_atom, bool>::with<std::vector<msg::job_info>>,
+    /// One job.
+    caf::replies_to<msg::jobs_atom, uint64_t>::with<msg::job_info>,
+    caf::replies_to<msg::nodes_atom>::with<std::vector<msg::node_info>>,
+    caf::replies_to<msg::parts_atom>::with<std::vector<msg::partition_info>>,
+    /// The running configuration, rendered.
+    caf::replies_to<msg::config_atom>::with<std::string>,
+    /// (job, signo, uid): job is 12, 12_4 (an array task) or 12_[1-5]; signo 0 cancels.
+    caf::replies_to<msg::cancel_atom, std::string, int32_t, uint32_t>::with<caf::ok_atom>,
+    /// (id, signo, uid): as above for one job id.
+    caf::replies_to<msg::cancel_atom, uint64_t, int32_t, uint32_t>::with<caf::ok_atom>,
+    /// hold, uhold, release, top, requeue.
+    caf::replies_to<msg::jobctl_atom, msg::job_control>::with<caf::ok_atom>,
+    /// The scheduler's view of pending jobs.
+    caf::replies_to<msg::pending_atom>::with<std::vector<msg::pending_detail>>,
+    /// Ctrl-C forwarded by `shoal run`: (id, signo).
+    caf::reacts_to<msg::signal_atom, uint64_t, int32_t>,
+    /// The allocation map (`shoal map`).
+    caf::replies_to<msg::map_atom>::with<msg::topology_view>,
+    /// `shoal control update nodename=...`.
+    caf::replies_to<msg::nodeupd_atom, msg::node_update>::with<caf::ok_atom>,
+    /// (level, user): `shoal control setdebug`; answers the new level.
+    caf::replies_to<msg::setdebug_atom, std::string, std::string>::with<std::string>,
+    /// (changes, user): `shoal control setdebugflags`; answers the flags now on.
+    caf::replies_to<msg::dbgflags_atom, std::string, std::string>::with<std::string>,
+    /// (uid): `shoal diag --reset` (root or the controller's user only).
+    caf::replies_to<msg::diagreset_atom, uint32_t>::with<caf::ok_atom>,
+    // -- from its own actors --
+    /// A node actor's view.
+    caf::reacts_to<msg::view_atom, msg::node_info>,
+    /// A job actor's view.
+    caf::reacts_to<msg::view_atom, msg::job_info>,
+    /// The scheduler's news of an array's pending tasks: (array, reason, folded tasks).
+    caf::reacts_to<msg::view_atom, uint64_t, std::string, std::string>,
+    /// The scheduler started an array task: (array, index, task id, nodes, node actors, CPUs,
+    /// nodelist).
+    caf::reacts_to<msg::arraytask_atom, uint64_t, uint32_t, uint64_t, std::vector<std::string>,
+                   std::vector<caf::actor>, std::vector<uint32_t>, std::string>,
+    /// A node holding the job went DOWN: (node, job).
+    caf::reacts_to<msg::nodedown_atom, std::string, uint64_t>>;
+
+controller_actor spawn_controller(caf::actor_system& sys, config::cluster_config cfg,
+                                  metrics::registry* meters = nullptr);
 
 }  // namespace shoal::actors

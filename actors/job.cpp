@@ -1,23 +1,31 @@
 #include "actors/job.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <map>
 #include <set>
+#include <utility>
 
 #include <caf/all.hpp>
 
 #include "actors/clock.hpp"
 #include "actors/metering.hpp"
 #include "actors/scheduling.hpp"
+#include "actors/send_to.hpp"
 #include "config/duration.hpp"
 #include "config/log.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
+#include "policy/job_lifecycle.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {
 
 namespace {
+
+using policy::effect_kind;
+using policy::event_kind;
+using policy::verdict;
 
 constexpr uint32_t all_steps = 0xffffffff;
 
@@ -30,27 +38,74 @@ struct step_run {
   bool out_of_memory = false;  ///< a node killed its tasks for exceeding the memory limit
 };
 
+/// The interface plus the actor's own timer ticks (they carry the timer generation).
+using job_impl = job_actor::extend<caf::reacts_to<msg::tlimit_atom, uint64_t>,
+                                   caf::reacts_to<msg::escalate_atom, uint64_t>>;
+
 struct job_state_t {
   static inline const char* name = "job";
   job_setup setup;
-  msg::job_info info;
-  bool told_queued = false;
+  msg::job_info info;  ///< state and reason mirror `life` (to_job_state)
+  policy::lifecycle life;
+  msg::job_state logged = msg::job_state::pending;  ///< the state last published (and logged)
   std::vector<std::string> nodes;
   std::vector<caf::actor> node_actors;
   std::vector<uint32_t> node_cpus;  ///< CPUs held on each node (shared nodes), else empty
   std::map<uint32_t, step_run> steps;
   uint32_t next_step = 0;
   uint32_t main_step = 0;
-  caf::optional<msg::job_state> ending;  ///< the final state once termination has begun
-  bool requeue_after_kill = false;
-  std::string requeue_reason;  ///< the pending reason once requeued (NodeFail, Requeued)
   uint64_t timer_gen = 0;
 };
 
-using job_self = caf::stateful_actor<job_state_t>*;
+using job_self = job_impl::stateful_pointer<job_state_t>;
 
+/// What the message behind an event brought, for the effects that act on it.
+struct event_data {
+  /// placed: the allocation.
+  std::vector<std::string> names;
+  std::vector<caf::actor> actors;
+  std::vector<uint32_t> cpus;
+  std::string nodelist;  ///< as listings show it (box form on a torus)
+  /// pending reasons: the scheduler's priority for the job.
+  uint64_t priority = 0;
+  /// step_ended: the step that ended; step_requested: the new step's id, nodes, request, client.
+  uint32_t step_id = 0;
+  step_run step;
+  std::vector<size_t> step_nodes;
+  const msg::job_request* request = nullptr;
+  caf::actor client;
+};
+
+/// Events that effects lead to (launched, release_done, step ends), handled after the effects.
+using follow_ups = std::vector<std::pair<policy::event, event_data>>;
+
+caf::actor handle_of(job_self self) {
+  return caf::actor_cast<caf::actor>(self);
+}
+
+/// One info line per job state change, worded for the events operators look for.
+void log_state_change(const msg::job_info& info, msg::job_state from) {
+  auto next = info.state;
+  if (next == msg::job_state::running)
+    config::log().info("job started job={} nodes={} node_count={}", info.job_id, info.nodelist,
+                       info.node_count);
+  else if (msg::is_finished(next))
+    config::log().info("job ended job={} state={} exit_code={} nodes={} reason=\"{}\"", info.job_id,
+                       msg::to_string(next), info.exit_code, info.nodelist, info.reason);
+  else if (next == msg::job_state::pending && from != msg::job_state::pending)
+    config::log().info("job requeued job={} reason=\"{}\" requeue_count={}", info.job_id,
+                       info.reason, info.requeue_count);
+  else
+    config::log().info("job state job={} from={} to={} nodes={} reason=\"{}\"", info.job_id,
+                       msg::to_string(from), msg::to_string(next), info.nodelist, info.reason);
+}
+
+/// Sends the listing view; a changed state is logged here, once per publication.
 void publish(job_self self) {
-  self->send(self->state.setup.controller, msg::view_atom_v, self->state.info);
+  auto& st = self->state;
+  if (st.info.state != st.logged) log_state_change(st.info, st.logged);
+  st.logged = st.info.state;
+  send_to(self, st.setup.controller, msg::view_atom_v, st.info);
 }
 
 void tell(job_self self, const caf::actor& to, std::string kind, std::string text,
@@ -65,40 +120,16 @@ void tell(job_self self, const caf::actor& to, std::string kind, std::string tex
   ev.text = std::move(text);
   ev.exit_code = exit_code;
   ev.node_count = node_count;
-  self->send(to, std::move(ev));
-}
-
-/// One info line per job state change, worded for the events operators look for.
-void log_state_change(const msg::job_info& info, msg::job_state next, const std::string& reason) {
-  if (next == msg::job_state::running)
-    config::log().info("job started job={} nodes={} node_count={}", info.job_id, info.nodelist,
-                       info.node_count);
-  else if (msg::is_finished(next))
-    config::log().info("job ended job={} state={} exit_code={} nodes={} reason=\"{}\"", info.job_id,
-                       msg::to_string(next), info.exit_code, info.nodelist, reason);
-  else if (next == msg::job_state::pending && info.state != msg::job_state::pending)
-    config::log().info("job requeued job={} reason=\"{}\" requeue_count={}", info.job_id, reason,
-                       info.requeue_count);
-  else
-    config::log().info("job state job={} from={} to={} nodes={} reason=\"{}\"", info.job_id,
-                       msg::to_string(info.state), msg::to_string(next), info.nodelist, reason);
-}
-
-void set_state(job_self self, msg::job_state next, std::string reason = "") {
-  auto& info = self->state.info;
-  if (info.state != next) log_state_change(info, next, reason);
-  info.state = next;
-  info.reason = std::move(reason);
+  send_to(self, to, std::move(ev));
 }
 
 void signal_steps(job_self self, uint32_t step, int32_t signo) {
   SHOAL_DEBUG(agent, "signal request job={} step={} signal={} nodes={}", self->state.info.job_id,
               msg::step_label(step), signo, self->state.info.nodelist);
   for (auto& node : self->state.node_actors)
-    self->send(node, msg::signal_atom_v, self->state.info.job_id, step, signo);
+    send_to(self, node, msg::signal_atom_v, self->state.info.job_id, step, signo);
 }
 
-/// Starts one step on the given nodes of the allocation (indices into st.nodes).
 /// The job's memory on its `node`-th node, as the node daemon enforces it: --mem, or
 /// --mem-per-cpu times the CPUs held there; 0 when the job asked for no memory.
 uint64_t memory_on(const job_state_t& st, size_t node) {
@@ -109,6 +140,7 @@ uint64_t memory_on(const job_state_t& st, size_t node) {
   return 0;
 }
 
+/// Starts one step on the given nodes of the allocation (indices into st.nodes).
 void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
                  const msg::job_request& req, caf::actor client) {
   auto& st = self->state;
@@ -158,117 +190,205 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     lr.mem_limit_mb = memory_on(st, launched[k]);
     SHOAL_DEBUG(agent, "launch request job={} step={} node={}", st.info.job_id,
                 msg::step_label(step_id), st.nodes[launched[k]]);
-    self->send(st.node_actors[launched[k]], msg::launch_atom_v, std::move(lr), client,
-               caf::actor{self});
+    send_to(self, st.node_actors[launched[k]], msg::launch_atom_v, std::move(lr), client,
+            handle_of(self));
   }
 }
 
-/// Frees the nodes, settles the final state and tells everyone; the actor then quits.
-void finish(job_self self) {
-  auto& st = self->state;
-  // Steps still running when the main one ends (e.g. the batch script returned) are killed.
-  if (!st.steps.empty()) signal_steps(self, all_steps, SIGKILL);
-  auto& main_run = st.info;
-  for (auto& node : st.node_actors) self->send(node, msg::release_atom_v, main_run.job_id);
-  if (st.requeue_after_kill) {
-    self->send(st.setup.scheduler, msg::release_atom_v, main_run.job_id);
-    st.requeue_after_kill = false;
-    st.ending = caf::none;
-    st.steps.clear();
-    st.nodes.clear();
-    st.node_actors.clear();
-    st.info.nodelist.clear();
-    st.info.start_time = 0;
-    st.info.requeue_count++;
-    set_state(self, msg::job_state::pending, st.requeue_reason);
-    publish(self);
-    self->send(st.setup.scheduler, msg::enqueue_atom_v, st.info.job_id, st.setup.req,
-               caf::actor{self});
-    return;
-  }
-  msg::job_state final_state =
-      st.ending ? *st.ending
-                : (st.info.exit_code == 0 ? msg::job_state::completed : msg::job_state::failed);
-  st.info.end_time = unix_now();
-  set_state(self, final_state, st.info.reason);
-  self->send(st.setup.scheduler, msg::ended_atom_v, main_run.job_id,
-             final_state == msg::job_state::completed, main_run.start_time);
-  publish(self);
-  tell(self, st.setup.client, "ended", msg::to_string(final_state), st.info.exit_code, st.main_step,
-       static_cast<uint32_t>(st.nodes.size()));
-  self->quit();
-}
-
-void step_done(job_self self, uint32_t step_id) {
+/// Takes a step whose nodes all reported out of the table: the event its end is.
+std::pair<policy::event, event_data> step_done(job_self self, uint32_t step_id) {
   auto& st = self->state;
   auto it = st.steps.find(step_id);
-  auto run = std::move(it->second);
+  event_data data;
+  data.step_id = step_id;
+  data.step = std::move(it->second);
   st.steps.erase(it);
+  auto& run = data.step;
   SHOAL_DEBUG(trace_jobs, "step done job={} step={} exit_code={} error=\"{}\"", st.info.job_id,
               msg::step_label(step_id), run.exit_code, run.error);
-  if (step_id == st.main_step) {
-    st.info.exit_code = run.exit_code;
-    if (!run.error.empty() && st.info.reason.empty()) st.info.reason = run.error;
-    if (run.out_of_memory && !st.ending) st.ending = msg::job_state::out_of_memory;
-    return finish(self);
-  }
-  tell(self, run.client, "ended", run.error, run.exit_code, step_id,
-       static_cast<uint32_t>(run.nodes.size()));
+  policy::event ev{step_id == st.main_step ? event_kind::main_step_ended : event_kind::step_ended};
+  ev.exit_code = run.exit_code;
+  ev.out_of_memory = run.out_of_memory;
+  ev.text = run.error;
+  return {std::move(ev), std::move(data)};
 }
 
-/// Begins the end of a running job: SIGTERM now, SIGKILL after KillWait.
-void terminate(job_self self, msg::job_state final_state, std::string reason) {
+/// The failed node will never report: its tasks count as gone. Other steps end before the main
+/// one, whose end ends the job.
+void forget_node(job_self self, const std::string& node, follow_ups& then) {
   auto& st = self->state;
-  if (st.info.state == msg::job_state::pending) {
-    self->send(st.setup.scheduler, msg::cancel_atom_v, st.info.job_id);
-    st.ending = final_state;
-    st.info.reason = std::move(reason);
-    return finish(self);
+  std::vector<uint32_t> finished;
+  for (auto& [id, run] : st.steps) {
+    if (run.waiting.erase(node) > 0 && run.error.empty()) run.error = "node " + node + " failed";
+    if (run.waiting.empty()) finished.push_back(id);
   }
-  if (st.ending) return;  // already on its way out
-  st.ending = final_state;
-  set_state(self, msg::job_state::completing, std::move(reason));
-  publish(self);
-  for (auto& node : st.node_actors) self->send(node, msg::done_atom_v, st.info.job_id);
-  signal_steps(self, all_steps, SIGTERM);
-  self->delayed_send(self, std::chrono::seconds{st.setup.kill_wait_s}, msg::escalate_atom_v,
-                     st.timer_gen);
+  std::stable_partition(finished.begin(), finished.end(),
+                        [&](uint32_t id) { return id != st.main_step; });
+  for (auto id : finished) then.push_back(step_done(self, id));
+}
+
+void notify(job_self self, const policy::effect& e) {
+  auto& st = self->state;
+  switch (e.note) {
+    case policy::client_note::queued:
+      return tell(self, st.setup.client, "queued", e.text);
+    case policy::client_note::allocated:
+      return tell(self, st.setup.client, "allocated", "", 0, 0, st.info.node_count);
+    case policy::client_note::message:
+      return tell(self, st.setup.client, "message", e.text);
+    case policy::client_note::ended:
+      return tell(self, st.setup.client, "ended", msg::to_string(st.info.state), st.info.exit_code,
+                  st.main_step, static_cast<uint32_t>(st.nodes.size()));
+  }
+}
+
+void run_effect(job_self self, const policy::effect& e, event_data& data, follow_ups& then) {
+  auto& st = self->state;
+  auto& info = st.info;
+  switch (e.kind) {
+    case effect_kind::take_allocation:
+      st.nodes = std::move(data.names);
+      st.node_actors = std::move(data.actors);
+      st.node_cpus = std::move(data.cpus);
+      info.nodelist = std::move(data.nodelist);
+      info.node_count = static_cast<uint32_t>(st.nodes.size());
+      info.start_time = unix_now();
+      return;
+    case effect_kind::start_nodes: {
+      // A whole-node job tells its nodes 0 CPUs ("all"); a shared one what it holds.
+      bool shared = !st.setup.req.workload.exclusive && st.node_cpus.size() == st.nodes.size() &&
+                    st.setup.shared_nodes;
+      for (size_t i = 0; i < st.node_actors.size(); ++i)
+        send_to(self, st.node_actors[i], msg::start_atom_v, info.job_id,
+                shared ? st.node_cpus[i] : uint32_t{0});
+      return;
+    }
+    case effect_kind::arm_time_limit:
+      // Always a new generation: ticks of an earlier run (before a requeue) are stale.
+      ++st.timer_gen;
+      if (info.time_limit_s > 0)
+        self->delayed_send(self, std::chrono::seconds{info.time_limit_s}, msg::tlimit_atom_v,
+                           st.timer_gen);
+      return;
+    case effect_kind::launch_main_step:
+      if (st.setup.req.batch) {
+        st.main_step = msg::batch_step_id;
+        launch_step(self, msg::batch_step_id, {0}, st.setup.req, caf::actor{});
+      } else {
+        std::vector<size_t> all(st.nodes.size());
+        for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+        st.main_step = st.next_step++;
+        launch_step(self, st.main_step, all, st.setup.req, st.setup.client);
+      }
+      then.emplace_back(policy::event{event_kind::launched}, event_data{});
+      return;
+    case effect_kind::launch_step:
+      launch_step(self, data.step_id, data.step_nodes, *data.request, data.client);
+      return;
+    case effect_kind::signal_tasks:
+      signal_steps(self, all_steps, e.signo);
+      return;
+    case effect_kind::nodes_done:
+      for (auto& node : st.node_actors) send_to(self, node, msg::done_atom_v, info.job_id);
+      return;
+    case effect_kind::arm_kill_timer:
+      self->delayed_send(self, std::chrono::seconds{st.setup.kill_wait_s}, msg::escalate_atom_v,
+                         st.timer_gen);
+      return;
+    case effect_kind::forget_node:
+      forget_node(self, e.text, then);
+      return;
+    case effect_kind::record_exit_code:
+      info.exit_code = e.exit_code;
+      return;
+    case effect_kind::release_nodes:
+      for (auto& node : st.node_actors) send_to(self, node, msg::release_atom_v, info.job_id);
+      then.emplace_back(policy::event{event_kind::release_done}, event_data{});
+      return;
+    case effect_kind::dequeue:
+      send_to(self, st.setup.scheduler, msg::cancel_atom_v, info.job_id);
+      return;
+    case effect_kind::tell_scheduler_ended:
+      send_to(self, st.setup.scheduler, msg::ended_atom_v, info.job_id, e.ok, info.start_time);
+      return;
+    case effect_kind::tell_scheduler_released:
+      send_to(self, st.setup.scheduler, msg::release_atom_v, info.job_id);
+      return;
+    case effect_kind::drop_allocation:
+      st.steps.clear();
+      st.nodes.clear();
+      st.node_actors.clear();
+      st.node_cpus.clear();
+      info.nodelist.clear();
+      info.start_time = 0;
+      info.requeue_count++;
+      return;
+    case effect_kind::enqueue:
+      send_to(self, st.setup.scheduler, msg::enqueue_atom_v, info.job_id, st.setup.req,
+              st.setup.workload, handle_of(self));
+      return;
+    case effect_kind::stamp_end_time:
+      info.end_time = unix_now();
+      return;
+    case effect_kind::take_priority:
+      info.priority = data.priority;
+      return;
+    case effect_kind::publish:
+      publish(self);
+      return;
+    case effect_kind::notify_client:
+      notify(self, e);
+      return;
+    case effect_kind::notify_step_client:
+      tell(self, data.step.client, "ended", data.step.error, data.step.exit_code, data.step_id,
+           static_cast<uint32_t>(data.step.nodes.size()));
+      return;
+    case effect_kind::forget_client:
+      st.setup.client = nullptr;
+      return;
+    case effect_kind::stop:
+      self->quit();
+      return;
+  }
+}
+
+/// The lifecycle's answer to `ev` now.
+policy::transition decide(job_self self, const policy::event& ev) {
+  auto& st = self->state;
+  policy::job_facts facts;
+  facts.job_id = st.info.job_id;
+  facts.steps_running = !st.steps.empty();
+  return policy::on_event(st.life, ev, facts);
+}
+
+policy::transition handle(job_self self, const policy::event& ev, event_data data = {});
+
+/// Takes the transition's lifecycle and runs its effects in order, then the events they led to.
+void execute(job_self self, const policy::transition& t, event_data& data) {
+  if (t.outcome != verdict::applied) return;
+  auto& st = self->state;
+  st.life = t.next;
+  st.info.state = policy::to_job_state(st.life.state);
+  st.info.reason = st.life.reason;
+  follow_ups then;
+  for (auto& e : t.effects) run_effect(self, e, data, then);
+  for (auto& [ev, next_data] : then) handle(self, ev, std::move(next_data));
+}
+
+policy::transition handle(job_self self, const policy::event& ev, event_data data) {
+  auto t = decide(self, ev);
+  execute(self, t, data);
+  return t;
 }
 
 void on_start(job_self self, std::vector<std::string> names, std::vector<caf::actor> actors,
               std::vector<uint32_t> cpus, std::string nodelist) {
-  auto& st = self->state;
-  // A job cancelled while the scheduler placed it has already told the scheduler it ended,
-  // which frees the nodes there.
-  if (st.info.state != msg::job_state::pending) return;
-  st.nodes = std::move(names);
-  st.node_actors = std::move(actors);
-  st.node_cpus = std::move(cpus);
-  st.info.nodelist = std::move(nodelist);
-  st.info.node_count = static_cast<uint32_t>(st.nodes.size());
-  st.info.start_time = unix_now();
-  set_state(self, msg::job_state::running);
-  publish(self);
-  // A whole-node job tells its nodes 0 CPUs ("all"); a shared one what it holds.
-  bool shared = !st.setup.req.workload.exclusive && st.node_cpus.size() == st.nodes.size() &&
-                st.setup.shared_nodes;
-  for (size_t i = 0; i < st.node_actors.size(); ++i)
-    self->send(st.node_actors[i], msg::start_atom_v, st.info.job_id,
-               shared ? st.node_cpus[i] : uint32_t{0});
-  ++st.timer_gen;
-  if (st.info.time_limit_s > 0)
-    self->delayed_send(self, std::chrono::seconds{st.info.time_limit_s}, msg::tlimit_atom_v,
-                       st.timer_gen);
-  tell(self, st.setup.client, "allocated", "", 0, 0, st.info.node_count);
-  std::vector<size_t> all(st.nodes.size());
-  for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-  if (st.setup.req.batch) {
-    st.main_step = msg::batch_step_id;
-    launch_step(self, msg::batch_step_id, {0}, st.setup.req, caf::actor{});
-  } else {
-    st.main_step = st.next_step++;
-    launch_step(self, st.main_step, all, st.setup.req, st.setup.client);
-  }
+  event_data data;
+  data.names = std::move(names);
+  data.actors = std::move(actors);
+  data.cpus = std::move(cpus);
+  data.nodelist = std::move(nodelist);
+  handle(self, policy::event{event_kind::placed}, std::move(data));
 }
 
 void on_step_exit(job_self self, const msg::step_exit& ex) {
@@ -284,39 +404,30 @@ void on_step_exit(job_self self, const msg::step_exit& ex) {
   }
   SHOAL_DEBUG(steps, "step exit job={} step={} node={} tasks={} error=\"{}\"", ex.job_id,
               msg::step_label(ex.step_id), ex.node_name, ex.tasks.size(), ex.launch_error);
-  if (run.waiting.empty()) step_done(self, ex.step_id);
+  if (!run.waiting.empty()) return;
+  auto [ev, data] = step_done(self, ex.step_id);
+  handle(self, ev, std::move(data));
 }
 
 void on_node_down(job_self self, const std::string& node) {
   auto& st = self->state;
   if (std::find(st.nodes.begin(), st.nodes.end(), node) == st.nodes.end()) return;
-  if (msg::is_finished(st.info.state) || st.info.state == msg::job_state::pending) return;
+  policy::event ev{event_kind::node_failed};
+  ev.text = node;
+  ev.requeue = st.setup.req.requeue;
+  auto t = decide(self, ev);
+  if (t.outcome == verdict::ignored) return;
   config::log().warn("job node failed job={} node={} requeue={}", st.info.job_id, node,
                      st.setup.req.requeue);
-  if (!st.ending) {
-    if (st.setup.req.requeue) {
-      st.requeue_after_kill = true;
-      st.requeue_reason = "NodeFail";
-    }
-    st.ending = msg::job_state::node_fail;
-    set_state(self, msg::job_state::completing, "NodeFail: " + node);
-    publish(self);
-    tell(self, st.setup.client, "message", "node " + node + " failed; the job is ending");
-    signal_steps(self, all_steps, SIGKILL);
-  }
-  // The failed node will never report: count its tasks as gone.
-  std::vector<uint32_t> finished;
-  for (auto& [id, run] : st.steps) {
-    if (run.waiting.erase(node) > 0 && run.error.empty()) run.error = "node " + node + " failed";
-    if (run.waiting.empty()) finished.push_back(id);
-  }
-  for (auto id : finished) step_done(self, id);
+  event_data data;
+  execute(self, t, data);
 }
 
 caf::result<msg::job_event> on_step_request(job_self self, msg::job_request& req,
                                             caf::actor& client) {
   auto& st = self->state;
-  if (st.info.state != msg::job_state::running || st.ending)
+  auto t = decide(self, policy::event{event_kind::step_requested});
+  if (t.outcome != verdict::applied)
     return make_error(errc::invalid_request,
                       "job " + std::to_string(st.info.job_id) + " is not running");
   auto have = static_cast<uint32_t>(st.nodes.size());
@@ -326,11 +437,16 @@ caf::result<msg::job_event> on_step_request(job_self self, msg::job_request& req
     return make_error(errc::unsatisfiable, "step needs " + std::to_string(want) +
                                                " nodes but job " + std::to_string(st.info.job_id) +
                                                " has " + std::to_string(have));
-  std::vector<size_t> nodes(want);
-  for (uint32_t i = 0; i < want; ++i) nodes[i] = i;
-  auto step_id = st.next_step++;
+  event_data data;
+  data.step_nodes.resize(want);
+  for (uint32_t i = 0; i < want; ++i) data.step_nodes[i] = i;
+  data.step_id = st.next_step++;
+  data.request = &req;
+  data.client = client;
   st.info.step_count = st.next_step;
-  launch_step(self, step_id, nodes, req, client);
+  auto step_id = data.step_id;
+  auto nodes = data.step_nodes;
+  execute(self, t, data);
   msg::job_event ev;
   ev.job_id = st.info.job_id;
   ev.step_id = step_id;
@@ -346,18 +462,151 @@ caf::result<msg::job_event> on_step_request(job_self self, msg::job_request& req
 void on_client_down(job_self self, const caf::actor_addr& who) {
   auto& st = self->state;
   if (who == st.setup.client.address()) {
-    if (msg::is_finished(st.info.state) || st.ending) return;
+    auto t = decide(self, policy::event{event_kind::client_gone});
+    if (t.outcome != verdict::applied) return;
     config::log().info("job client gone job={}", st.info.job_id);
-    st.setup.client = nullptr;
-    terminate(self, msg::job_state::cancelled, "ClientGone");
+    event_data data;
+    execute(self, t, data);
     return;
   }
+  // A step's own client (srun inside an allocation): only its step ends.
   for (auto& [id, run] : st.steps) {
     if (run.client && run.client.address() == who && id != st.main_step) {
       run.client = nullptr;
       signal_steps(self, id, SIGKILL);
     }
   }
+}
+
+bool may_act_on(job_self self, uint32_t uid) {
+  auto& st = self->state;
+  return uid == 0 || uid == st.info.uid || uid == st.setup.admin_uid;
+}
+
+caf::result<caf::ok_atom> on_cancel(job_self self, int32_t signo, uint32_t uid) {
+  auto& st = self->state;
+  if (!may_act_on(self, uid))
+    return make_error(errc::permission_denied, "job " + std::to_string(st.info.job_id) +
+                                                   " belongs to " + st.info.user +
+                                                   "; only its owner or an admin may cancel it");
+  if (signo != 0) {
+    policy::event ev{event_kind::signal};
+    ev.signo = signo;
+    auto t = decide(self, ev);
+    if (t.outcome == verdict::refused)
+      return make_error(errc::invalid_request,
+                        "job " + std::to_string(st.info.job_id) + " is not running");
+    config::log().info("job signalled job={} signal={} uid={}", st.info.job_id, signo, uid);
+    event_data data;
+    execute(self, t, data);
+    return caf::ok_atom::value;
+  }
+  config::log().info("job cancelled job={} uid={} state={}", st.info.job_id, uid,
+                     msg::to_string(st.info.state));
+  handle(self, policy::event{event_kind::cancel});
+  return caf::ok_atom::value;
+}
+
+caf::result<caf::ok_atom> on_requeue(job_self self, const std::string& op, uint32_t uid) {
+  auto& st = self->state;
+  if (op != "requeue") return make_error(errc::invalid_request, "unknown job command '" + op + "'");
+  if (!may_act_on(self, uid))
+    return make_error(errc::permission_denied, "Access/permission denied: job " +
+                                                   std::to_string(st.info.job_id) + " belongs to " +
+                                                   st.info.user);
+  if (!st.setup.req.batch)
+    return make_error(errc::invalid_request, "only batch jobs can be requeued (job " +
+                                                 std::to_string(st.info.job_id) +
+                                                 " is an interactive `shoal run`)");
+  auto t = decide(self, policy::event{event_kind::admin_requeue});
+  if (t.outcome == verdict::refused)
+    return make_error(errc::invalid_request, std::string{"Job is not running (it is "} +
+                                                 msg::to_string(st.info.state) + ")");
+  if (t.outcome == verdict::applied) {
+    config::log().info("job requeue job={} uid={}", st.info.job_id, uid);
+    event_data data;
+    execute(self, t, data);
+  }
+  return caf::ok_atom::value;  // applied, or still queued (ignored)
+}
+
+void on_reason(job_self self, const std::string& reason, uint64_t priority) {
+  auto& st = self->state;
+  auto t = decide(
+      self, policy::pending_reason_event(st.life.state, reason, priority != st.info.priority));
+  if (t.outcome != verdict::applied) return;
+  SHOAL_DEBUG(trace_jobs, "job pending job={} reason={}", st.info.job_id, reason);
+  event_data data;
+  data.priority = priority;
+  execute(self, t, data);
+}
+
+void on_time_limit(job_self self, uint64_t gen) {
+  auto& st = self->state;
+  if (gen != st.timer_gen) return;  // a tick of an earlier run
+  auto t = decide(self, policy::event{event_kind::time_limit});
+  if (t.outcome != verdict::applied) return;
+  config::log().info("job time limit job={} limit={}", st.info.job_id,
+                     config::format_duration(st.info.time_limit_s));
+  event_data data;
+  execute(self, t, data);
+}
+
+void on_kill_wait(job_self self, uint64_t gen) {
+  if (gen != self->state.timer_gen) return;  // a tick of an earlier run
+  handle(self, policy::event{event_kind::kill_wait_expired});
+}
+
+job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
+  actor_probe probe{self, setup.meters, "job"};
+  auto& st = self->state;
+  st.info = initial_job_info(setup);
+  st.life = policy::initial_lifecycle(setup.req.workload.hold);
+  st.setup = std::move(setup);
+  // srun semantics: when the waiting `shoal run` goes away, so does its job (or step).
+  if (st.setup.client) self->monitor(st.setup.client);
+  self->set_down_handler([self](const caf::down_msg& dm) { on_client_down(self, dm.source); });
+  publish(self);
+  if (!st.setup.start_nodes.empty()) {
+    // An array task: placed before it was spawned.
+    on_start(self, std::move(st.setup.start_nodes), std::move(st.setup.start_node_actors),
+             std::move(st.setup.start_cpus), std::move(st.setup.start_nodelist));
+  } else {
+    send_to(self, st.setup.scheduler, msg::enqueue_atom_v, st.info.job_id, st.setup.req,
+            st.setup.workload, handle_of(self));
+  }
+  return {
+      probe.metered(
+          "start",
+          [self](msg::start_atom, std::vector<std::string>& names, std::vector<caf::actor>& actors,
+                 std::vector<uint32_t>& cpus, std::string& nodelist) {
+            on_start(self, std::move(names), std::move(actors), std::move(cpus),
+                     std::move(nodelist));
+          }),
+      probe.metered("requeue", [self](msg::jobctl_atom, const std::string& op,
+                                      uint32_t uid) { return on_requeue(self, op, uid); }),
+      probe.metered("view", [self](msg::view_atom, const std::string& reason,
+                                   uint64_t priority) { on_reason(self, reason, priority); }),
+      probe.metered("step_exit", [self](const msg::step_exit& ex) { on_step_exit(self, ex); }),
+      probe.metered("step",
+                    [self](msg::step_atom, msg::job_request& req, caf::actor& client) {
+                      return on_step_request(self, req, client);
+                    }),
+      probe.metered("cancel", [self](msg::cancel_atom, int32_t signo,
+                                     uint32_t uid) { return on_cancel(self, signo, uid); }),
+      probe.metered("signal",
+                    [self](msg::signal_atom, int32_t signo) {
+                      policy::event ev{event_kind::signal};
+                      ev.signo = signo;
+                      handle(self, ev);  // refused unless running: nobody to tell
+                    }),
+      probe.metered("tlimit", [self](msg::tlimit_atom, uint64_t gen) { on_time_limit(self, gen); }),
+      probe.metered("escalate",
+                    [self](msg::escalate_atom, uint64_t gen) { on_kill_wait(self, gen); }),
+      probe.metered("nodedown", [self](msg::nodedown_atom,
+                                       const std::string& node) { on_node_down(self, node); }),
+      probe.metered("jobs", [self](msg::jobs_atom) { return self->state.info; }),
+  };
 }
 
 }  // namespace
@@ -396,136 +645,7 @@ msg::job_info initial_job_info(const job_setup& setup) {
   return info;
 }
 
-namespace {
-
-caf::result<caf::ok_atom> on_requeue(job_self self, const std::string& op, uint32_t uid) {
-  auto& st = self->state;
-  if (op != "requeue") return make_error(errc::invalid_request, "unknown job command '" + op + "'");
-  if (uid != 0 && uid != st.info.uid && uid != st.setup.admin_uid)
-    return make_error(errc::permission_denied, "Access/permission denied: job " +
-                                                   std::to_string(st.info.job_id) + " belongs to " +
-                                                   st.info.user);
-  if (!st.setup.req.batch)
-    return make_error(errc::invalid_request, "only batch jobs can be requeued (job " +
-                                                 std::to_string(st.info.job_id) +
-                                                 " is an interactive `shoal run`)");
-  if (st.info.state == msg::job_state::pending) return caf::ok_atom::value;  // already queued
-  if (st.info.state != msg::job_state::running || st.ending)
-    return make_error(errc::invalid_request, std::string{"Job is not running (it is "} +
-                                                 msg::to_string(st.info.state) + ")");
-  config::log().info("job requeue job={} uid={}", st.info.job_id, uid);
-  st.requeue_after_kill = true;
-  st.requeue_reason = "Requeued";
-  st.ending = msg::job_state::cancelled;
-  set_state(self, msg::job_state::completing, "Requeued");
-  publish(self);
-  for (auto& node : st.node_actors) self->send(node, msg::done_atom_v, st.info.job_id);
-  signal_steps(self, all_steps, SIGTERM);
-  self->delayed_send(self, std::chrono::seconds{st.setup.kill_wait_s}, msg::escalate_atom_v,
-                     st.timer_gen);
-  return caf::ok_atom::value;
-}
-
-caf::behavior job_behavior(job_self self, job_setup setup) {
-  actor_probe probe{self, setup.meters, "job"};
-  auto& st = self->state;
-  auto& info = st.info;
-  info = initial_job_info(setup);
-  st.setup = std::move(setup);
-  // srun semantics: when the waiting `shoal run` goes away, so does its job (or step).
-  if (st.setup.client) self->monitor(st.setup.client);
-  self->set_down_handler([self](const caf::down_msg& dm) { on_client_down(self, dm.source); });
-  publish(self);
-  if (!st.setup.start_nodes.empty()) {
-    // An array task: placed before it was spawned.
-    on_start(self, std::move(st.setup.start_nodes), std::move(st.setup.start_node_actors),
-             std::move(st.setup.start_cpus), std::move(st.setup.start_nodelist));
-  } else {
-    self->send(st.setup.scheduler, msg::enqueue_atom_v, info.job_id, st.setup.req,
-               caf::actor{self});
-  }
-  return {
-      probe.metered(
-          "start",
-          [self](msg::start_atom, std::vector<std::string>& names, std::vector<caf::actor>& actors,
-                 std::vector<uint32_t>& cpus, std::string& nodelist) {
-            on_start(self, std::move(names), std::move(actors), std::move(cpus),
-                     std::move(nodelist));
-          }),
-      probe.metered("requeue", [self](msg::jobctl_atom, const std::string& op,
-                                      uint32_t uid) { return on_requeue(self, op, uid); }),
-      probe.metered("view",
-                    [self](msg::view_atom, const std::string& reason, uint64_t priority) {
-                      auto& st = self->state;
-                      if (st.info.state != msg::job_state::pending) return;
-                      if (st.info.reason == reason && st.info.priority == priority) return;
-                      st.info.reason = reason;
-                      st.info.priority = priority;
-                      SHOAL_DEBUG(trace_jobs, "job pending job={} reason={}", st.info.job_id,
-                                  reason);
-                      publish(self);
-                      if (!st.told_queued && (reason == "Resources" || reason == "Priority")) {
-                        st.told_queued = true;
-                        tell(self, st.setup.client, "queued", reason);
-                      }
-                    }),
-      probe.metered("step_exit", [self](const msg::step_exit& ex) { on_step_exit(self, ex); }),
-      probe.metered("step",
-                    [self](msg::step_atom, msg::job_request& req, caf::actor& client) {
-                      return on_step_request(self, req, client);
-                    }),
-      probe.metered(
-          "cancel",
-          [self](msg::cancel_atom, int32_t signo, uint32_t uid) -> caf::result<caf::ok_atom> {
-            auto& st = self->state;
-            if (uid != 0 && uid != st.info.uid && uid != st.setup.admin_uid)
-              return make_error(errc::permission_denied,
-                                "job " + std::to_string(st.info.job_id) + " belongs to " +
-                                    st.info.user + "; only its owner or an admin may cancel it");
-            if (signo != 0) {
-              if (st.info.state != msg::job_state::running)
-                return make_error(errc::invalid_request,
-                                  "job " + std::to_string(st.info.job_id) + " is not running");
-              config::log().info("job signalled job={} signal={} uid={}", st.info.job_id, signo,
-                                 uid);
-              signal_steps(self, all_steps, signo);
-              return caf::ok_atom::value;
-            }
-            config::log().info("job cancelled job={} uid={} state={}", st.info.job_id, uid,
-                               msg::to_string(st.info.state));
-            terminate(self, msg::job_state::cancelled, "");
-            return caf::ok_atom::value;
-          }),
-      probe.metered("signal",
-                    [self](msg::signal_atom, int32_t signo) {
-                      if (self->state.info.state == msg::job_state::running)
-                        signal_steps(self, all_steps, signo);
-                    }),
-      probe.metered("tlimit",
-                    [self](msg::tlimit_atom, uint64_t gen) {
-                      auto& st = self->state;
-                      if (gen != st.timer_gen || st.info.state != msg::job_state::running) return;
-                      config::log().info("job time limit job={} limit={}", st.info.job_id,
-                                         config::format_duration(st.info.time_limit_s));
-                      tell(self, st.setup.client, "message",
-                           "*** JOB " + std::to_string(st.info.job_id) +
-                               " CANCELLED DUE TO TIME LIMIT ***");
-                      terminate(self, msg::job_state::timeout, "TimeLimit");
-                    }),
-      probe.metered("escalate",
-                    [self](msg::escalate_atom, uint64_t gen) {
-                      if (gen == self->state.timer_gen && !self->state.steps.empty())
-                        signal_steps(self, all_steps, SIGKILL);
-                    }),
-      probe.metered("nodedown", [self](msg::nodedown_atom,
-                                       const std::string& node) { on_node_down(self, node); }),
-      probe.metered("jobs", [self](msg::jobs_atom) { return self->state.info; }),
-  };
-}
-
-}  // namespace
-
-caf::actor spawn_job(caf::actor_system& sys, job_setup setup) {
+job_actor spawn_job(caf::actor_system& sys, job_setup setup) {
   return sys.spawn(job_behavior, std::move(setup));
 }
 

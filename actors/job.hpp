@@ -6,7 +6,11 @@
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
 
+#include "actors/in_process_types.hpp"
+#include "messages/type_ids.hpp"
 #include "messages/types.hpp"
 #include "metrics/registry.hpp"
 
@@ -17,6 +21,7 @@ namespace shoal::actors {
 struct job_setup {
   uint64_t id = 0;
   msg::job_request req;
+  policy::workload_ptr workload;  ///< req's --array and --dependency, parsed at submission
   int64_t kill_wait_s = 30;
   uint32_t admin_uid = 0;  ///< besides root, this uid may cancel any job (the controller's)
   caf::actor client;       ///< the waiting `shoal run`, or invalid for batch jobs
@@ -36,23 +41,41 @@ struct job_setup {
 };
 
 /// One job's lifecycle: PENDING -> RUNNING -> COMPLETING -> COMPLETED | FAILED | CANCELLED |
-/// TIMEOUT | NODE_FAIL (or back to PENDING when requeued after a node failure).
-///
-/// Messages:
-/// - (start_atom, vector<string> nodes, vector<actor> node actors, vector<uint32> cpus, string
-///   nodelist): the scheduler placed it; nodelist is the allocation as listings show it.
-/// - (view_atom, string reason, uint64 priority): the scheduler's pending reason and priority.
-/// - step_exit: one node's tasks of one step ended.
-/// - (step_atom, job_request, actor client) -> job_event: a step inside the allocation.
-/// - (cancel_atom, int32 signo, uint32 uid) -> ok_atom | error: signo 0 cancels the job
-///   (SIGTERM, then SIGKILL after KillWait); otherwise signals its tasks only.
-/// - (signal_atom, int32 signo): from the waiting client (Ctrl-C), to every task.
-/// - (nodedown_atom, string node): a node of the job stopped responding.
-/// - (jobctl_atom, string "requeue", uint32 uid) -> ok_atom: kill a running batch job's tasks
-///   and queue it again (scontrol requeue).
-/// Publishes (view_atom, job_info) to the controller on every change; sends job_event to the
-/// client (queued, allocated, ended). Quits once the job has finished.
-caf::actor spawn_job(caf::actor_system& sys, job_setup setup);
+/// TIMEOUT | NODE_FAIL | OUT_OF_MEMORY (or back to PENDING when requeued). The transitions are
+/// policy::on_event's (policy/job_lifecycle.hpp); the actor turns messages into its events and
+/// carries out the effects. Publishes (view_atom, job_info) to the controller on every change;
+/// sends job_event to the client (queued, allocated, message, ended). Quits once the job has
+/// finished. Messages others send it (callers may hold it as a plain caf::actor):
+using job_actor = caf::typed_actor<
+    /// The scheduler placed it: node names, node actors, CPUs held on each node, and the
+    /// nodelist as listings show it (box form on a torus).
+    caf::reacts_to<msg::start_atom, std::vector<std::string>, std::vector<caf::actor>,
+                   std::vector<uint32_t>, std::string>,
+    /// The scheduler's pending reason (holds and DependencyNeverSatisfied included) and
+    /// priority for the job.
+    caf::reacts_to<msg::view_atom, std::string, uint64_t>,
+    /// One node's tasks of one step ended.
+    caf::reacts_to<msg::step_exit>,
+    /// A step inside the allocation for `client`; errc::invalid_request unless running,
+    /// errc::unsatisfiable when it needs more nodes than the job has.
+    caf::replies_to<msg::step_atom, msg::job_request, caf::actor>::with<msg::job_event>,
+    /// (signo, uid): signo 0 cancels the job (SIGTERM, then SIGKILL after KillWait); otherwise
+    /// signals its tasks (errc::invalid_request unless running). errc::permission_denied unless
+    /// uid is root, the owner or the admin.
+    caf::replies_to<msg::cancel_atom, int32_t, uint32_t>::with<caf::ok_atom>,
+    /// From the waiting client (Ctrl-C): to every task while running, else dropped.
+    caf::reacts_to<msg::signal_atom, int32_t>,
+    /// A node of the job stopped responding.
+    caf::reacts_to<msg::nodedown_atom, std::string>,
+    /// ("requeue", uid): kill a running batch job's tasks and queue it again (scontrol
+    /// requeue); ok at once when still pending.
+    caf::replies_to<msg::jobctl_atom, std::string, uint32_t>::with<caf::ok_atom>,
+    /// The job's listing view.
+    caf::replies_to<msg::jobs_atom>::with<msg::job_info>>;
+
+/// Spawns the job actor for `setup`: it queues itself with the scheduler, or starts at once on
+/// `setup.start_nodes` (array tasks).
+job_actor spawn_job(caf::actor_system& sys, job_setup setup);
 
 /// What listings show of a job before anything happened to it (state PENDING).
 msg::job_info initial_job_info(const job_setup& setup);

@@ -10,6 +10,7 @@
 #include "actors/clock.hpp"
 #include "actors/metering.hpp"
 #include "actors/node_health.hpp"
+#include "actors/send_to.hpp"
 #include "config/log.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
@@ -37,7 +38,9 @@ struct node_state_t {
   metrics::histogram* heartbeat_lag = nullptr;  ///< null when not metered
 };
 
-using node_self = caf::stateful_actor<node_state_t>*;
+/// The public interface plus the silence timer's tick, which only the actor sends itself.
+using node_impl = node_actor::extend<caf::reacts_to<msg::check_atom, uint64_t>>;
+using node_self = node_impl::stateful_pointer<node_state_t>;
 
 namespace {
 
@@ -83,7 +86,7 @@ void publish(node_self self) {
       st.info.last_response < st.published->last_response + last_response_refresh_s)
     return;
   st.published = st.info;
-  self->send(st.controller, msg::view_atom_v, st.info);
+  send_to(self, st.controller, msg::view_atom_v, st.info);
 }
 
 void set_reason(node_self self, std::string reason, std::string user) {
@@ -104,7 +107,7 @@ void go_down(node_self self, std::string reason, bool by_admin, std::string user
   st.flags.admin_down = by_admin;
   set_reason(self, std::move(reason), std::move(user));
   for (auto& [job, cpus] : st.jobs)
-    self->send(st.controller, msg::nodedown_atom_v, st.info.name, job);
+    send_to(self, st.controller, msg::nodedown_atom_v, st.info.name, job);
   publish(self);
 }
 
@@ -186,9 +189,9 @@ void meter_heartbeat(node_self self) {
   st.heartbeat_lag->observe(std::max(0.0, late.count()));
 }
 
-caf::behavior node_behavior(node_self self, config::node_config cfg, caf::actor controller,
-                            int64_t heartbeat_timeout_ms, int64_t heartbeat_interval_ms,
-                            metrics::registry* meters) {
+node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
+                                       caf::actor controller, int64_t heartbeat_timeout_ms,
+                                       int64_t heartbeat_interval_ms, metrics::registry* meters) {
   auto& st = self->state;
   actor_probe probe{self, meters, "node"};
   st.interval = std::chrono::milliseconds{heartbeat_interval_ms};
@@ -245,7 +248,7 @@ caf::behavior node_behavior(node_self self, config::node_config cfg, caf::actor 
                       merge_report(self, rep);
                       on_alive(self);
                       // The daemon heartbeats straight to this actor from now on.
-                      return caf::actor{self};
+                      return caf::actor_cast<caf::actor>(self);
                     }),
       probe.metered("heartbeat",
                     [self](msg::heartbeat_atom) {
@@ -302,25 +305,25 @@ caf::behavior node_behavior(node_self self, config::node_config cfg, caf::actor 
               ex.node_name = st.info.name;
               ex.launch_error = "node " + st.info.name + " has no connected shoald";
               for (auto r : req.ranks) ex.tasks.push_back({r, 1, 0});
-              self->send(job, std::move(ex));
+              send_to(self, job, std::move(ex));
               return;
             }
             if (auto held = st.cpu_ids.find(req.job_id); held != st.cpu_ids.end())
               req.job_cpus = held->second;
-            self->send(st.daemon, msg::launch_atom_v, std::move(req), std::move(sink),
-                       std::move(job));
+            send_to(self, st.daemon, msg::launch_atom_v, std::move(req), std::move(sink),
+                    std::move(job));
           }),
       probe.metered("signal",
                     [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
                       if (self->state.daemon)
-                        self->send(self->state.daemon, msg::signal_atom_v, job, step, signo);
+                        send_to(self, self->state.daemon, msg::signal_atom_v, job, step, signo);
                     }),
       probe.metered("nodeupd", [self](msg::nodeupd_atom,
                                       const msg::node_update& up) { return on_update(self, up); }),
   };
 }
 
-caf::actor spawn_node(caf::actor_system& sys, config::node_config cfg, caf::actor controller,
+node_actor spawn_node(caf::actor_system& sys, config::node_config cfg, caf::actor controller,
                       int64_t heartbeat_timeout_ms, int64_t heartbeat_interval_ms,
                       metrics::registry* meters) {
   return sys.spawn(node_behavior, std::move(cfg), std::move(controller), heartbeat_timeout_ms,

@@ -2,31 +2,43 @@
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
+#include <caf/typed_actor.hpp>
 
 #include "config/config.hpp"
+#include "messages/type_ids.hpp"
 #include "metrics/registry.hpp"
 
 namespace shoal::actors {
 
-/// One compute node in the controller: its configuration, latest report and state machine, and
-/// the handle of the shoald that speaks for it (launches and signals pass through here).
-///
-/// Messages:
-/// - (register_atom, machine_status, actor daemon) -> actor: a shoald (re)registers with its
-///   static machine probe (sent once per registration) and gets this actor's handle back.
-/// - (heartbeat_atom): the daemon is alive; sent straight here, never through the controller.
-/// - (start_atom | done_atom | release_atom, uint64 job): a job takes, finishes with
-///   (COMPLETING) or frees the node.
-/// - (launch_atom, launch_request, actor sink, actor job): relayed to the shoald; without one
-///   the job gets a step_exit with a launch_error.
-/// - (signal_atom, uint64 job, uint32 step, int32 signo): relayed to the shoald.
-/// - (nodeupd_atom, node_update) -> ok_atom | error: `shoal control update`.
-/// Sends (view_atom, node_info) to `controller` only when something users see changes (and at
-/// most once a minute to refresh LastResponse), and
-/// (nodedown_atom, string node, uint64 job) for each job on it when it goes DOWN.
-/// Each heartbeat later than `heartbeat_interval_ms` after the previous one adds its lateness to
+/// One compute node in the controller: its configuration, the static probe its shoald sent at
+/// registration, its state machine, and the handle of that shoald (launches and signals pass
+/// through here). Sends (view_atom, node_info) to `controller` only when something users see
+/// changes (and at most once a minute to refresh LastResponse), and (nodedown_atom, string node,
+/// uint64 job) for each job on it when it goes DOWN. Each heartbeat later than
+/// `heartbeat_interval_ms` after the previous one adds its lateness to
 /// shoal_heartbeat_lag_seconds{collector="shoalctld"} in `meters` (null: not metered).
-caf::actor spawn_node(caf::actor_system& sys, config::node_config cfg, caf::actor controller,
+using node_actor = caf::typed_actor<
+    /// A shoald (re)registers with its static machine probe, sent once per registration; the
+    /// answer is this actor's own handle, where the daemon sends its heartbeats.
+    caf::replies_to<msg::register_atom, msg::machine_status, caf::actor>::with<caf::actor>,
+    /// The daemon is alive: sent straight here, never through the controller.
+    caf::reacts_to<msg::heartbeat_atom>,
+    /// A job takes the node, holding this many CPUs (0: the whole node).
+    caf::reacts_to<msg::start_atom, uint64_t, uint32_t>,
+    /// The job is ending here (COMPLETING until it releases the node).
+    caf::reacts_to<msg::done_atom, uint64_t>,
+    /// The job frees the node.
+    caf::reacts_to<msg::release_atom, uint64_t>,
+    /// (launch_request, sink, job): relayed to the shoald; without one the job gets a
+    /// step_exit with a launch_error.
+    caf::reacts_to<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>,
+    /// (job, step, signo): relayed to the shoald (step 0xffffffff: every step).
+    caf::reacts_to<msg::signal_atom, uint64_t, uint32_t, int32_t>,
+    /// `shoal control update nodename=...`: errc::invalid_request for a bad state or a missing
+    /// reason.
+    caf::replies_to<msg::nodeupd_atom, msg::node_update>::with<caf::ok_atom>>;
+
+node_actor spawn_node(caf::actor_system& sys, config::node_config cfg, caf::actor controller,
                       int64_t heartbeat_timeout_ms, int64_t heartbeat_interval_ms,
                       metrics::registry* meters);
 

@@ -7,6 +7,7 @@
 #include <caf/io/all.hpp>
 
 #include "actors/metering.hpp"
+#include "actors/send_to.hpp"
 #include "actors/shepherd.hpp"
 #include "config/log.hpp"
 #include "messages/codec.hpp"
@@ -27,10 +28,14 @@ struct node_daemon_state {
   bool registered = false;
   bool warned_unreachable = false;
   uint64_t beat_gen = 0;
-  std::map<std::pair<uint64_t, uint32_t>, caf::actor> shepherds;
+  std::map<std::pair<uint64_t, uint32_t>, shepherd_actor> shepherds;
 };
 
-using daemon_self = caf::stateful_actor<node_daemon_state>*;
+/// The public interface plus what the daemon sends itself: connection retries and heartbeat
+/// ticks (with the generation of the live heartbeat loop).
+using daemon_impl = node_daemon_actor::extend<caf::reacts_to<caf::connect_atom>,
+                                              caf::reacts_to<msg::heartbeat_atom, uint64_t>>;
+using daemon_self = daemon_impl::stateful_pointer<node_daemon_state>;
 
 void connect(daemon_self self);
 
@@ -82,7 +87,7 @@ void check_version_then_register(daemon_self self, caf::actor ctl) {
 void register_with(daemon_self self, caf::actor ctl) {
   auto& st = self->state;
   self->request(ctl, std::chrono::seconds{10}, msg::register_atom_v, st.setup.status,
-                caf::actor{self})
+                caf::actor_cast<caf::actor>(self))
       .then(
           [self, ctl](caf::actor& node) {
             auto& st = self->state;
@@ -151,7 +156,7 @@ void forward_signal(daemon_self self, uint64_t job, uint32_t step, int32_t signo
       self->send(shepherd, msg::signal_atom_v, signo);
 }
 
-caf::behavior node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
+daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
   actor_probe probe{self, setup.meters, "node_daemon"};
   self->state.setup = std::move(setup);
   self->set_down_handler([self](const caf::down_msg& dm) {
@@ -181,7 +186,7 @@ caf::behavior node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
                       auto& st = self->state;
                       if (gen != st.beat_gen || !st.node) return;
                       SHOAL_DEBUG(heartbeat, "heartbeat sent node={}", st.setup.status.node_name);
-                      self->send(st.node, msg::heartbeat_atom_v);
+                      send_to(self, st.node, msg::heartbeat_atom_v);
                       self->delayed_send(self,
                                          std::chrono::milliseconds{st.setup.heartbeat_interval_ms},
                                          msg::heartbeat_atom_v, gen);
@@ -199,7 +204,7 @@ caf::behavior node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
 
 }  // namespace
 
-caf::actor spawn_node_daemon(caf::actor_system& sys, node_daemon_setup setup) {
+node_daemon_actor spawn_node_daemon(caf::actor_system& sys, node_daemon_setup setup) {
   return sys.spawn(node_daemon_behavior, std::move(setup));
 }
 

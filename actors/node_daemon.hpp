@@ -6,7 +6,9 @@
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
+#include <caf/typed_actor.hpp>
 
+#include "messages/type_ids.hpp"
 #include "messages/types.hpp"
 #include "metrics/registry.hpp"
 #include "topology/machine_probe.hpp"
@@ -27,10 +29,14 @@ struct node_daemon_setup {
 /// its machine status once (the static hwloc probe), then heartbeats every interval straight to
 /// the node actor the registration returned, and starts one shepherd per job step.
 ///
-/// Messages from the controller's node actor:
-/// - (launch_atom, launch_request, actor sink, actor job): start a step's tasks here.
-/// - (signal_atom, uint64 job, uint32 step, int32 signo): signal a step (0xffffffff: all steps).
-/// Quits with errc::unknown_node if the controller does not know this node's name.
-caf::actor spawn_node_daemon(caf::actor_system& sys, node_daemon_setup setup);
+/// Quits with errc::unknown_node if the controller does not know this node's name. What the
+/// controller's node actor sends it:
+using node_daemon_actor = caf::typed_actor<
+    /// (request, sink, job): start a step's tasks here, in a shepherd of their own.
+    caf::reacts_to<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>,
+    /// (job, step, signo): signal a step's tasks (step 0xffffffff: every step of the job).
+    caf::reacts_to<msg::signal_atom, uint64_t, uint32_t, int32_t>>;
+
+node_daemon_actor spawn_node_daemon(caf::actor_system& sys, node_daemon_setup setup);
 
 }  // namespace shoal::actors

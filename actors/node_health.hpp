@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "messages/types.hpp"
 #include "config/config.hpp"
+#include "messages/types.hpp"
 
 namespace shoal::actors {
 

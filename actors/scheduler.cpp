@@ -9,6 +9,7 @@
 #include "actors/allocation_map.hpp"
 #include "actors/clock.hpp"
 #include "actors/metering.hpp"
+#include "actors/send_to.hpp"
 #include "config/duration.hpp"
 #include "config/log.hpp"
 #include "messages/errc.hpp"
@@ -48,7 +49,10 @@ struct scheduler_state {
   int64_t wakeup_at = 0;
 };
 
-using scheduler_self = caf::stateful_actor<scheduler_state>*;
+/// The public interface plus the ticks the scheduler sends itself.
+using scheduler_impl =
+    scheduler_actor::extend<caf::reacts_to<msg::schedule_atom>, caf::reacts_to<msg::check_atom>>;
+using scheduler_self = scheduler_impl::stateful_pointer<scheduler_state>;
 
 void request_pass(scheduler_self self) {
   if (self->state.pass_requested) return;
@@ -79,7 +83,7 @@ void tell_reason(scheduler_self self, policy::queued_job& q, const std::string& 
     if (q.reason == reason && st.told_folded[q.id] == folded) return;
     st.told_folded[q.id] = folded;
     q.reason = reason;
-    self->send(st.controller, msg::view_atom_v, q.id, reason, folded);
+    send_to(self, st.controller, msg::view_atom_v, q.id, reason, folded);
     return;
   }
   auto priority = static_cast<uint64_t>(std::max<int64_t>(0, q.factors.total));
@@ -87,7 +91,7 @@ void tell_reason(scheduler_self self, policy::queued_job& q, const std::string& 
   q.reason = reason;
   q.told_priority = priority;
   auto it = st.job_actors.find(q.id);
-  if (it != st.job_actors.end()) self->send(it->second, msg::view_atom_v, reason, priority);
+  if (it != st.job_actors.end()) send_to(self, it->second, msg::view_atom_v, reason, priority);
 }
 
 /// Starts what the pass decided; returns the id of the job that started (for an array, the
@@ -107,20 +111,20 @@ uint64_t start_job(scheduler_self self, const policy::start_decision& d, std::st
   }
   SHOAL_DEBUG(select_type, "job selected job={} nodes={}", job_id, nodelist);
   if (array) {
-    self->send(st.controller, msg::arraytask_atom_v, d.job, index, job_id, std::move(names),
-               std::move(actors), std::move(cpus), std::move(nodelist));
+    send_to(self, st.controller, msg::arraytask_atom_v, d.job, index, job_id, std::move(names),
+            std::move(actors), std::move(cpus), std::move(nodelist));
     auto* q = st.queue.find(d.job);
     if (q == nullptr) {
       // The last pending task started: the array's pending line goes away.
       st.told_folded.erase(d.job);
-      self->send(st.controller, msg::view_atom_v, d.job, std::string{}, std::string{});
+      send_to(self, st.controller, msg::view_atom_v, d.job, std::string{}, std::string{});
     }
     return job_id;
   }
   auto it = st.job_actors.find(d.job);
   if (it == st.job_actors.end()) return 0;
-  self->send(it->second, msg::start_atom_v, std::move(names), std::move(actors), std::move(cpus),
-             std::move(nodelist));
+  send_to(self, it->second, msg::start_atom_v, std::move(names), std::move(actors), std::move(cpus),
+          std::move(nodelist));
   st.job_actors.erase(it);
   return d.job;
 }
@@ -196,7 +200,8 @@ void run_pass(scheduler_self self) {
               placed.result.tested, us);
 }
 
-policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_request& req) {
+policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_request& req,
+                             const policy::workload_ptr& workload) {
   auto& st = self->state;
   policy::queued_job q;
   q.id = id;
@@ -208,10 +213,7 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
   q.begin_time = req.workload.begin_time;
   q.kill_on_invalid_dep = req.workload.kill_on_invalid_dep;
   q.hold = req.workload.hold ? policy::hold_kind::user : policy::hold_kind::none;
-  if (!req.workload.dependency.empty()) {
-    auto dep = policy::parse_dependency(req.workload.dependency);
-    if (dep) q.dependency = std::move(*dep);  // the controller validated it
-  }
+  if (workload && workload->dep) q.dependency = *workload->dep;
   auto& pj = q.pass;
   pj.id = id;
   pj.partition = st.partition_index.at(req.partition);
@@ -239,14 +241,12 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
     r.exclusive = true;
     r.torus = torus_request_of(req.shape, r.min_nodes);
   }
-  if (!req.workload.array.empty()) {
-    auto spec = policy::parse_array_spec(req.workload.array, st.settings.max_array_size);
-    if (spec) {  // the controller validated it
-      q.is_array = true;
-      q.max_running = spec->max_running;
-      st.queue.add_array(id, spec->indices.runs());
-      q.pending = std::move(spec->indices);
-    }
+  if (workload && workload->array) {
+    const auto& spec = *workload->array;
+    q.is_array = true;
+    q.max_running = spec.max_running;
+    st.queue.add_array(id, spec.indices.runs());
+    q.pending = spec.indices;
   }
   return q;
 }
@@ -318,9 +318,10 @@ void configure(scheduler_self self, const config::cluster_config& cfg) {
   st.queue.set_scale(scale, std::move(factors));
 }
 
-caf::behavior scheduler_behavior(scheduler_self self, const config::cluster_config& cfg,
-                                 std::vector<caf::actor> node_actors, caf::actor controller,
-                                 metrics::registry* meters) {
+scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
+                                                 const config::cluster_config& cfg,
+                                                 std::vector<caf::actor> node_actors,
+                                                 caf::actor controller, metrics::registry* meters) {
   auto& st = self->state;
   actor_probe probe{self, meters, "scheduler"};
   if (meters) {
@@ -338,19 +339,19 @@ caf::behavior scheduler_behavior(scheduler_self self, const config::cluster_conf
   st.controller = std::move(controller);
   configure(self, cfg);
   return {
-      probe.metered(
-          "enqueue",
-          [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req, caf::actor& job) {
-            auto& st = self->state;
-            auto q = to_queued(self, id, req);
-            if (!q.is_array) st.job_actors[id] = std::move(job);
-            st.queue.enqueue(std::move(q));
-            request_pass(self);
-            if (!st.tick_armed) {
-              st.tick_armed = true;
-              self->delayed_send(self, periodic_pass, msg::check_atom_v);
-            }
-          }),
+      probe.metered("enqueue",
+                    [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req,
+                           const policy::workload_ptr& workload, caf::actor& job) {
+                      auto& st = self->state;
+                      auto q = to_queued(self, id, req, workload);
+                      if (!q.is_array) st.job_actors[id] = std::move(job);
+                      st.queue.enqueue(std::move(q));
+                      request_pass(self);
+                      if (!st.tick_armed) {
+                        st.tick_armed = true;
+                        self->delayed_send(self, periodic_pass, msg::check_atom_v);
+                      }
+                    }),
       probe.metered("cancel",
                     [self](msg::cancel_atom, uint64_t id) {
                       self->state.queue.cancel(id, 0, UINT32_MAX, unix_now());
@@ -364,7 +365,7 @@ caf::behavior scheduler_behavior(scheduler_self self, const config::cluster_conf
                       if (auto* q = st.queue.find(id))
                         tell_reason(self, *q, q->reason);
                       else if (removed > 0)
-                        self->send(st.controller, msg::view_atom_v, id, "", std::string{});
+                        send_to(self, st.controller, msg::view_atom_v, id, "", std::string{});
                       request_pass(self);
                       return removed;
                     }),
@@ -405,9 +406,9 @@ caf::behavior scheduler_behavior(scheduler_self self, const config::cluster_conf
 
 }  // namespace
 
-caf::actor spawn_scheduler(caf::actor_system& sys, const config::cluster_config& cfg,
-                           std::vector<caf::actor> node_actors, caf::actor controller,
-                           metrics::registry* meters) {
+scheduler_actor spawn_scheduler(caf::actor_system& sys, const config::cluster_config& cfg,
+                                std::vector<caf::actor> node_actors, caf::actor controller,
+                                metrics::registry* meters) {
   return sys.spawn(scheduler_behavior, cfg, std::move(node_actors), std::move(controller), meters);
 }
 

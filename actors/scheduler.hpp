@@ -4,42 +4,51 @@
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
+#include <caf/typed_actor.hpp>
 
+#include "actors/in_process_types.hpp"
 #include "config/config.hpp"
+#include "messages/type_ids.hpp"
 #include "metrics/registry.hpp"
 
 namespace shoal::actors {
 
-/// Owns the pending queue (jobs and the pending tasks of arrays), what runs where, and recent
-/// outcomes; runs the pure policy (actors/policy: priority, dependencies, backfill, placement)
-/// once per burst of events and every few seconds while jobs pend.
-///
-/// Messages:
-/// - (enqueue_atom, uint64 id, job_request req, actor who): `req` is validated,
-///   with partition, node count and time limit resolved by the controller. `who` is the job
-///   actor, or for an array (req.workload.array set) the controller, which then gets each start.
-/// - (cancel_atom, uint64 id): drop a pending job or all pending tasks of an array;
-///   (cancel_atom, uint64 array, uint32 lo, uint32 hi) -> uint64 tasks removed.
-/// - (release_atom, uint64 id): a started job gave its nodes back without ending (requeue).
-/// - (ended_atom, uint64 id, bool ok, int64 start_time): a job ended; frees its nodes.
-/// - (jobctl_atom, string op, uint64 id, uint32 uid, bool admin) -> ok_atom: hold, uhold,
-///   release, top on a pending job or array.
-/// - (pending_atom) -> vector<pending_detail>: reasons, expected starts and priority factors.
-/// - (view_atom, node_info): a node's latest view (from the controller); a node turning IDLE
-///   runs a pass.
-/// - (map_atom) -> topology_view: the allocation map, for `shoal map`.
-/// It owns the allocation map (which job holds which nodes and CPUs): a pass prepares the
-/// eligible jobs and their priorities and places them in the same handler, no round trip.
-/// It sends a job actor (start_atom, vector<string> nodes, vector<actor> node actors,
-/// vector<uint32> cpus per node, string nodelist) and (view_atom, string reason, uint64
-/// priority) when either changes; the controller (arraytask_atom, uint64 array, uint32 index,
-/// uint64 task job id, nodes, node actors, cpus, string nodelist) to start an array task and
-/// (view_atom, uint64 array, string reason, string folded pending tasks) when an array's pending
-/// line changes ("" folded: none left).
-/// Each pass's time goes to shoal_scheduler_cycle_seconds (and the last/max gauges), the queue
-/// length it saw to shoal_scheduler_queue_jobs, in `meters` (null: not metered).
-caf::actor spawn_scheduler(caf::actor_system& sys, const config::cluster_config& cfg,
-                           std::vector<caf::actor> node_actors, caf::actor controller,
-                           metrics::registry* meters);
+/// Owns the pending queue (jobs and the pending tasks of arrays), recent outcomes, priorities,
+/// and the allocation map: which job holds which nodes and CPUs, the cluster's one record of it.
+/// Runs the pure policy (policy/: priority, dependencies, backfill, placement) once per burst of
+/// events and every few seconds while jobs pend, and places in the same handler (no round trip).
+/// It sends a job actor (start_atom, nodes, node actors, cpus per node, nodelist) and
+/// (view_atom, reason, priority) when either changes; the controller (arraytask_atom, array,
+/// index, task job id, nodes, node actors, cpus, nodelist) to start an array task and
+/// (view_atom, array, reason, folded pending tasks) when an array's pending line changes (""
+/// folded: none left). Each pass's time goes to shoal_scheduler_cycle_seconds (and the last/max
+/// gauges), the queue length it saw to shoal_scheduler_queue_jobs, in `meters` (null: not
+/// metered).
+using scheduler_actor = caf::typed_actor<
+    /// (id, request, workload, who): `request` is validated, with partition, node count and
+    /// time limit resolved by the controller, which also parsed its --array and --dependency
+    /// (workload). `who` is the job actor, or for an array the controller, which then gets each
+    /// start.
+    caf::reacts_to<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>,
+    /// Drop a pending job, or all pending tasks of an array.
+    caf::reacts_to<msg::cancel_atom, uint64_t>,
+    /// (array, lo, hi): drop the pending tasks lo..hi; answers how many were removed.
+    caf::replies_to<msg::cancel_atom, uint64_t, uint32_t, uint32_t>::with<uint64_t>,
+    /// A started job gave its nodes back without ending (requeue).
+    caf::reacts_to<msg::release_atom, uint64_t>,
+    /// (id, ok, start time): a job ended; frees its nodes, feeds dependencies.
+    caf::reacts_to<msg::ended_atom, uint64_t, bool, int64_t>,
+    /// (op, id, uid, admin): hold, uhold, release, top on a pending job or array.
+    caf::replies_to<msg::jobctl_atom, std::string, uint64_t, uint32_t, bool>::with<caf::ok_atom>,
+    /// Reasons, expected starts and priority factors of every pending job.
+    caf::replies_to<msg::pending_atom>::with<std::vector<msg::pending_detail>>,
+    /// A node's latest view (from the controller); a node turning IDLE runs a pass.
+    caf::reacts_to<msg::view_atom, msg::node_info>,
+    /// The allocation map, for `shoal map`.
+    caf::replies_to<msg::map_atom>::with<msg::topology_view>>;
+
+scheduler_actor spawn_scheduler(caf::actor_system& sys, const config::cluster_config& cfg,
+                                std::vector<caf::actor> node_actors, caf::actor controller,
+                                metrics::registry* meters);
 
 }  // namespace shoal::actors

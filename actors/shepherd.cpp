@@ -637,13 +637,14 @@ std::string env_or_empty(const char* name) {
 
 }  // namespace
 
-caf::actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
-                          caf::actor job, std::string node_name,
-                          std::vector<topology::core_info> cores, metrics::registry* meters) {
-  // Read our own environment here, once, rather than from the shepherd thread.
-  return sys.spawn<caf::detached>(shepherd_main, std::move(req), std::move(sink), std::move(job),
-                                  std::move(node_name), env_or_empty("SHOAL_CONF"),
-                                  env_or_empty("PATH"), std::move(cores), meters);
+shepherd_actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
+                              caf::actor job, std::string node_name,
+                              std::vector<topology::core_info> cores, metrics::registry* meters) {
+  // Read our own environment here, once, rather than from the shepherd thread. A blocking
+  // actor cannot be typed in CAF 0.17; its handle is, so senders are checked.
+  return caf::actor_cast<shepherd_actor>(sys.spawn<caf::detached>(
+      shepherd_main, std::move(req), std::move(sink), std::move(job), std::move(node_name),
+      env_or_empty("SHOAL_CONF"), env_or_empty("PATH"), std::move(cores), meters));
 }
 
 }  // namespace shoal::actors

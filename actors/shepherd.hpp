@@ -5,7 +5,9 @@
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
+#include <caf/typed_actor.hpp>
 
+#include "messages/type_ids.hpp"
 #include "messages/types.hpp"
 #include "metrics/registry.hpp"
 #include "topology/machine_probe.hpp"
@@ -71,9 +73,15 @@ namespace shoal::actors {
 ///   disk. An empty `req.stdout_path` means "shoal-<job_id>.out" in the working directory.
 /// - `spawn_shepherd` itself reads SHOAL_CONF and PATH from shoald's environment, once.
 /// - It meters itself into `meters` as actor type "shepherd" (null: not metered).
-caf::actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
-                          caf::actor job, std::string node_name,
-                          std::vector<topology::core_info> cores = {},
-                          metrics::registry* meters = nullptr);
+/// What the shepherd takes (its blocking receive loop drops anything else; an exit_msg with a
+/// non-normal reason kills every task).
+using shepherd_actor = caf::typed_actor<
+    /// Send signo to every task's process group (ranks still starting get it once started).
+    caf::reacts_to<msg::signal_atom, int32_t>>;
+
+shepherd_actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
+                              caf::actor job, std::string node_name,
+                              std::vector<topology::core_info> cores = {},
+                              metrics::registry* meters = nullptr);
 
 }  // namespace shoal::actors

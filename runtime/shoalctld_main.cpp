@@ -10,6 +10,7 @@
 
 #include "actors/controller.hpp"
 #include "config/log.hpp"
+#include "interconnect/switch_manager.hpp"
 #include "messages/errc.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/logging.hpp"
@@ -62,6 +63,14 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (auto& w : cfg->warnings) std::fprintf(stderr, "shoalctld: warning: %s\n", w.c_str());
+  // The interconnect plugin is built now so that a SwitchType this build lacks stops the start
+  // (and --check) instead of being ignored. Steps do not call it yet: switch data and its
+  // accounting come with the switch manager.
+  if (auto plugin = shoal::interconnect::make_switch_manager(cfg->switch_type); !plugin) {
+    std::fprintf(stderr, "shoalctld: error: %s: %s\n", cfg->path.c_str(),
+                 shoal::describe(plugin.error()).c_str());
+    return 1;
+  }
   if (check_only) {
     std::printf("shoalctld: configuration %s is valid: %zu nodes, %zu partitions\n",
                 cfg->path.c_str(), cfg->nodes.size(), cfg->partitions.size());
@@ -89,7 +98,9 @@ int main(int argc, char** argv) {
     meters = std::make_unique<shoal::metrics::registry>();
     shoal::runtime::record_process_start(*meters, SHOAL_VERSION);
   }
-  auto controller = shoal::actors::spawn_controller(sys, *cfg, meters.get());
+  // Published as a dynamic handle: clients (the CLI, shoald) hold it as caf::actor.
+  auto controller =
+      caf::actor_cast<caf::actor>(shoal::actors::spawn_controller(sys, *cfg, meters.get()));
   if (meters && cfg->metrics_port != 0) {
     endpoint = std::make_unique<shoal::runtime::metrics_server>(*meters);
     auto address = shoal::runtime::metrics_bind_address(*cfg);

@@ -12,8 +12,8 @@
 #include <CLI/CLI.hpp>
 #include <caf/all.hpp>
 
-#include "config/log.hpp"
 #include "actors/node_daemon.hpp"
+#include "config/log.hpp"
 #include "messages/errc.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/logging.hpp"
@@ -182,7 +182,8 @@ int main(int argc, char** argv) {
     shoal::config::log().info("shoald starting node={} cpus={} mem_mb={} controller={}:{}", name,
                               facts->cpus, facts->real_memory_mb, setup.controller_host,
                               setup.controller_port);
-    daemons.push_back(shoal::actors::spawn_node_daemon(sys, std::move(setup)));
+    daemons.push_back(
+        caf::actor_cast<caf::actor>(shoal::actors::spawn_node_daemon(sys, std::move(setup))));
   }
   // One node: its daemon is the main actor. A front end: a supervisor linked to every node
   // daemon, so one refused registration ends the process and a shutdown ends them all. (The

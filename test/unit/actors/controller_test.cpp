@@ -6,9 +6,9 @@
 #include <caf/io/middleman.hpp>
 
 #include "actors/controller.hpp"
+#include "config/config.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
-#include "config/config.hpp"
 
 namespace {
 
@@ -20,7 +20,7 @@ struct controller_fixture {
     sys = std::make_unique<caf::actor_system>(cfg);
     auto conf = config::parse_config(config::default_config_text(2, 6917), "<embedded>", "/");
     BOOST_REQUIRE(conf);
-    controller = actors::spawn_controller(*sys, *conf);
+    controller = caf::actor_cast<caf::actor>(actors::spawn_controller(*sys, *conf));
   }
 
   ~controller_fixture() {
@@ -84,10 +84,12 @@ BOOST_AUTO_TEST_CASE(a_bad_request_is_answered_with_an_error_and_the_controller_
   caf::scoped_actor self{*sys};
   bool refused = false;
   self->request(controller, std::chrono::seconds{5}, msg::submit_atom_v, req, caf::actor{})
-      .receive([](msg::job_info&) {}, [&](caf::error& err) {
-        refused = true;
-        BOOST_TEST(describe(err).find("invalid partition name 'nope'") != std::string::npos);
-      });
+      .receive(
+          [](msg::job_info&) {},
+          [&](caf::error& err) {
+            refused = true;
+            BOOST_TEST(describe(err).find("invalid partition name 'nope'") != std::string::npos);
+          });
   BOOST_TEST(refused);
   BOOST_TEST(static_cast<bool>(submit("after:1")));
 }

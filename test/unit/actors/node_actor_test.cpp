@@ -38,7 +38,7 @@ struct node_fixture : test::coordinated_fixture {
   test::inbox<uint64_t> launches = test::make_inbox<uint64_t>();
   caf::actor controller = keep(sys.spawn(controller_double, views, down_jobs));
   caf::actor daemon = keep(sys.spawn(daemon_double, launches));
-  caf::actor node;
+  actors::node_actor node;
 
   static constexpr int64_t timeout_ms = 10'000;
   static constexpr int64_t interval_ms = 1'000;
@@ -48,7 +48,8 @@ struct node_fixture : test::coordinated_fixture {
     n.name = "n1";
     n.cpus = 4;
     n.real_memory_mb = 1000;
-    node = keep(actors::spawn_node(sys, n, controller, timeout_ms, interval_ms, nullptr));
+    node = actors::spawn_node(sys, n, controller, timeout_ms, interval_ms, nullptr);
+    keep(caf::actor_cast<caf::actor>(node));
     sched.run();
   }
 
@@ -84,7 +85,7 @@ BOOST_FIXTURE_TEST_SUITE(node_actor, node_fixture)
 
 BOOST_AUTO_TEST_CASE(registration_answers_with_the_node_actor_itself) {
   auto handle = register_daemon();
-  BOOST_CHECK(handle == node);
+  BOOST_CHECK(handle == caf::actor_cast<caf::actor>(node));
   BOOST_TEST(state_text() == "IDLE");
   BOOST_TEST(views->back().reported.hostname == "host1");
 }

@@ -43,14 +43,15 @@ caf::behavior controller_double(caf::event_based_actor* self) {
 struct scheduler_fixture : test::coordinated_fixture {
   config::cluster_config cluster;
   caf::actor controller = keep(sys.spawn(controller_double));
-  caf::actor scheduler;
+  actors::scheduler_actor scheduler;
 
   scheduler_fixture() {
     auto parsed = config::parse_config(config::default_config_text(4, 6917), "<embedded>", "/");
     BOOST_REQUIRE(parsed);
     cluster = std::move(*parsed);
     std::vector<caf::actor> nodes(cluster.nodes.size());
-    scheduler = keep(actors::spawn_scheduler(sys, cluster, nodes, controller, nullptr));
+    scheduler = actors::spawn_scheduler(sys, cluster, nodes, controller, nullptr);
+    keep(caf::actor_cast<caf::actor>(scheduler));
     sched.run();
   }
 
@@ -80,7 +81,7 @@ struct scheduler_fixture : test::coordinated_fixture {
   std::shared_ptr<job_news> enqueue(uint64_t id, uint32_t nodes) {
     auto news = std::make_shared<job_news>();
     auto job = keep(sys.spawn(job_double, news));
-    caf::anon_send(scheduler, msg::enqueue_atom_v, id, request(nodes), job);
+    caf::anon_send(scheduler, msg::enqueue_atom_v, id, request(nodes), policy::workload_ptr{}, job);
     sched.run();
     return news;
   }

@@ -1,0 +1,429 @@
+#include "policy/job_lifecycle.hpp"
+
+#include <csignal>
+#include <utility>
+
+namespace shoal::policy {
+
+namespace {
+
+using S = lifecycle_state;
+using E = event_kind;
+using K = effect_kind;
+
+/// Queued with the scheduler: the states listings show as PENDING.
+bool is_queued(S s) {
+  return s == S::pending || s == S::held || s == S::dependency_never || s == S::requeued;
+}
+
+/// Holding nodes with tasks launched or being launched, and not ending yet.
+bool is_active(S s) {
+  return s == S::configuring || s == S::running;
+}
+
+effect signal_effect(int32_t signo) {
+  effect e{K::signal_tasks};
+  e.signo = signo;
+  return e;
+}
+
+effect note_effect(client_note note, std::string text = "") {
+  effect e{K::notify_client};
+  e.note = note;
+  e.text = std::move(text);
+  return e;
+}
+
+transition ignored(const lifecycle& now) {
+  return {verdict::ignored, now, {}};
+}
+transition refused(const lifecycle& now) {
+  return {verdict::refused, now, {}};
+}
+
+transition applied(lifecycle next, std::vector<effect> effects = {}) {
+  return {verdict::applied, std::move(next), std::move(effects)};
+}
+
+/// A running job begins to end: SIGTERM now, SIGKILL after KillWait (kill_wait_expired), the
+/// final state once the main step reported (main_step_ended, release_done).
+transition terminate(lifecycle next, S ending, std::string reason,
+                     std::vector<effect> before = {}) {
+  next.state = S::completing;
+  next.ending = ending;
+  next.reason = std::move(reason);
+  auto effects = std::move(before);
+  effects.insert(effects.end(),
+                 {K::publish, K::nodes_done, signal_effect(SIGTERM), K::arm_kill_timer});
+  return applied(std::move(next), std::move(effects));
+}
+
+/// A queued job ends at once: it holds no nodes, so the scheduler only drops it and records the
+/// outcome (dependencies on it).
+transition end_queued(lifecycle next, std::string reason, std::vector<effect> before = {}) {
+  next.state = S::cancelled;
+  next.reason = std::move(reason);
+  auto effects = std::move(before);
+  effects.insert(effects.end(), {K::dequeue, K::stamp_end_time, K::tell_scheduler_ended, K::publish,
+                                 note_effect(client_note::ended), K::stop});
+  return applied(std::move(next), std::move(effects));
+}
+
+/// A pending reason (and priority) from the scheduler while queued; `state` is where it leads.
+transition new_reason(const lifecycle& now, const event& ev, S state) {
+  if (now.reason == ev.text && !ev.priority_changed) return ignored(now);  // told already
+  auto next = now;
+  next.state = state;
+  next.reason = ev.text;
+  std::vector<effect> effects{K::take_priority, K::publish};
+  if (!next.told_queued && (next.reason == "Resources" || next.reason == "Priority")) {
+    next.told_queued = true;
+    effects.push_back(note_effect(client_note::queued, next.reason));
+  }
+  return applied(std::move(next), std::move(effects));
+}
+
+}  // namespace
+
+lifecycle initial_lifecycle(bool held) {
+  lifecycle out;
+  if (held) {
+    out.state = S::held;
+    out.reason = "JobHeldUser";
+  }
+  return out;
+}
+
+transition on_event(const lifecycle& now, const event& ev, const job_facts& facts) {
+  const S s = now.state;
+  if (is_final(s)) return ignored(now);  // the actor has stopped; nothing changes any more
+  auto next = now;
+  switch (ev.kind) {
+    case E::placed:
+      // Not queued: cancelled while the scheduler placed it (the scheduler knows it ended).
+      // A held job is never placed; should one be, it runs, as a PENDING one would.
+      if (!is_queued(s)) return ignored(now);
+      next.state = S::configuring;
+      next.reason.clear();
+      return applied(std::move(next),
+                     {K::take_allocation, K::publish, K::start_nodes, K::arm_time_limit,
+                      note_effect(client_note::allocated), K::launch_main_step});
+
+    case E::launched:
+      if (s != S::configuring) return ignored(now);
+      next.state = S::running;
+      return applied(std::move(next));
+
+    case E::step_ended:
+      if (!is_active(s) && s != S::completing) return ignored(now);
+      return applied(std::move(next), {K::notify_step_client});
+
+    case E::main_step_ended: {
+      if (!is_active(s) && s != S::completing) return ignored(now);
+      if (!ev.text.empty() && now.reason.empty()) next.reason = ev.text;
+      if (s != S::completing)
+        next.ending = ev.out_of_memory    ? S::out_of_memory
+                      : ev.exit_code == 0 ? S::completed
+                                          : S::failed;
+      next.state = S::completing;
+      std::vector<effect> effects;
+      // Steps still running when the main one ends (the batch script returned) are killed.
+      if (facts.steps_running) effects.push_back(signal_effect(SIGKILL));
+      effect code{K::record_exit_code};
+      code.exit_code = ev.exit_code;
+      effects.push_back(code);
+      effects.push_back(K::release_nodes);
+      return applied(std::move(next), std::move(effects));
+    }
+
+    case E::release_done:
+      if (s != S::completing) return ignored(now);
+      if (now.ending == S::requeued) {
+        next.state = S::requeued;
+        next.reason = now.requeue_reason;
+        next.requeue_reason.clear();
+        next.ending = S::completed;
+        return applied(std::move(next),
+                       {K::tell_scheduler_released, K::drop_allocation, K::publish, K::enqueue});
+      } else {
+        next.state = is_final(now.ending) ? now.ending : S::completed;
+        effect ended{K::tell_scheduler_ended};
+        ended.ok = next.state == S::completed;
+        return applied(std::move(next), {K::stamp_end_time, ended, K::publish,
+                                         note_effect(client_note::ended), K::stop});
+      }
+
+    case E::time_limit:
+      if (!is_active(s)) return ignored(now);
+      return terminate(
+          std::move(next), S::timeout, "TimeLimit",
+          {note_effect(client_note::message, "*** JOB " + std::to_string(facts.job_id) +
+                                                 " CANCELLED DUE TO TIME LIMIT ***")});
+
+    case E::cancel:
+      if (is_queued(s)) return end_queued(std::move(next), "");
+      if (is_active(s)) return terminate(std::move(next), S::cancelled, "");
+      return ignored(now);  // completing: already on its way out
+
+    case E::client_gone:
+      if (is_queued(s)) return end_queued(std::move(next), "ClientGone", {K::forget_client});
+      if (is_active(s))
+        return terminate(std::move(next), S::cancelled, "ClientGone", {K::forget_client});
+      return ignored(now);
+
+    case E::signal:
+      if (!is_active(s)) return refused(now);
+      return applied(std::move(next), {signal_effect(ev.signo)});
+
+    case E::kill_wait_expired:
+      if (s != S::completing || !facts.steps_running) return ignored(now);
+      return applied(std::move(next), {signal_effect(SIGKILL)});
+
+    case E::node_failed: {
+      effect forget{K::forget_node};
+      forget.text = ev.text;
+      if (s == S::completing) return applied(std::move(next), {forget});
+      if (!is_active(s)) return ignored(now);
+      next.state = S::completing;
+      next.ending = ev.requeue ? S::requeued : S::node_fail;
+      next.requeue_reason = ev.requeue ? "NodeFail" : "";
+      next.reason = "NodeFail: " + ev.text;
+      // No SIGTERM grace: the node is gone, the rest are killed at once.
+      return applied(
+          std::move(next),
+          {K::publish,
+           note_effect(client_note::message, "node " + ev.text + " failed; the job is ending"),
+           signal_effect(SIGKILL), forget});
+    }
+
+    case E::admin_requeue:
+      if (is_queued(s)) return ignored(now);  // already queued
+      if (!is_active(s)) return refused(now);
+      next.requeue_reason = "Requeued";
+      return terminate(std::move(next), S::requeued, "Requeued");
+
+    case E::hold:
+      if (!is_queued(s)) return ignored(now);
+      return new_reason(now, ev, S::held);
+
+    case E::release:
+      if (s != S::held) return ignored(now);
+      return new_reason(now, ev, S::pending);
+
+    case E::dependency_never:
+      if (!is_queued(s)) return ignored(now);
+      return new_reason(now, ev, S::dependency_never);
+
+    case E::pending_reason:
+      if (!is_queued(s)) return ignored(now);
+      return new_reason(now, ev, S::pending);
+
+    case E::step_requested:
+      if (!is_active(s)) return refused(now);
+      return applied(std::move(next), {K::launch_step});
+  }
+  return ignored(now);
+}
+
+event pending_reason_event(lifecycle_state current, std::string reason, bool priority_changed) {
+  event ev;
+  ev.priority_changed = priority_changed;
+  if (reason == "JobHeldUser" || reason == "JobHeldAdmin")
+    ev.kind = E::hold;
+  else if (reason == "DependencyNeverSatisfied")
+    ev.kind = E::dependency_never;
+  else if (current == S::held)
+    ev.kind = E::release;
+  else
+    ev.kind = E::pending_reason;
+  ev.text = std::move(reason);
+  return ev;
+}
+
+msg::job_state to_job_state(lifecycle_state s) {
+  switch (s) {
+    case S::pending:
+    case S::held:
+    case S::dependency_never:
+    case S::requeued:
+      return msg::job_state::pending;
+    case S::configuring:
+    case S::running:
+      return msg::job_state::running;
+    case S::completing:
+      return msg::job_state::completing;
+    case S::completed:
+      return msg::job_state::completed;
+    case S::failed:
+      return msg::job_state::failed;
+    case S::cancelled:
+      return msg::job_state::cancelled;
+    case S::timeout:
+      return msg::job_state::timeout;
+    case S::node_fail:
+      return msg::job_state::node_fail;
+    case S::out_of_memory:
+      return msg::job_state::out_of_memory;
+  }
+  return msg::job_state::pending;
+}
+
+bool is_final(lifecycle_state s) {
+  switch (s) {
+    case S::completed:
+    case S::failed:
+    case S::cancelled:
+    case S::timeout:
+    case S::node_fail:
+    case S::out_of_memory:
+      return true;
+    default:
+      return false;
+  }
+}
+
+const char* to_string(lifecycle_state s) {
+  switch (s) {
+    case S::pending:
+      return "pending";
+    case S::held:
+      return "held";
+    case S::dependency_never:
+      return "dependency_never";
+    case S::requeued:
+      return "requeued";
+    case S::configuring:
+      return "configuring";
+    case S::running:
+      return "running";
+    case S::completing:
+      return "completing";
+    case S::completed:
+      return "completed";
+    case S::failed:
+      return "failed";
+    case S::cancelled:
+      return "cancelled";
+    case S::timeout:
+      return "timeout";
+    case S::node_fail:
+      return "node_fail";
+    case S::out_of_memory:
+      return "out_of_memory";
+  }
+  return "?";
+}
+
+const char* to_string(event_kind k) {
+  switch (k) {
+    case E::placed:
+      return "placed";
+    case E::launched:
+      return "launched";
+    case E::step_ended:
+      return "step_ended";
+    case E::main_step_ended:
+      return "main_step_ended";
+    case E::time_limit:
+      return "time_limit";
+    case E::cancel:
+      return "cancel";
+    case E::client_gone:
+      return "client_gone";
+    case E::signal:
+      return "signal";
+    case E::kill_wait_expired:
+      return "kill_wait_expired";
+    case E::node_failed:
+      return "node_failed";
+    case E::admin_requeue:
+      return "admin_requeue";
+    case E::hold:
+      return "hold";
+    case E::release:
+      return "release";
+    case E::dependency_never:
+      return "dependency_never";
+    case E::pending_reason:
+      return "pending_reason";
+    case E::step_requested:
+      return "step_requested";
+    case E::release_done:
+      return "release_done";
+  }
+  return "?";
+}
+
+const char* to_string(effect_kind k) {
+  switch (k) {
+    case K::take_allocation:
+      return "take_allocation";
+    case K::start_nodes:
+      return "start_nodes";
+    case K::arm_time_limit:
+      return "arm_time_limit";
+    case K::launch_main_step:
+      return "launch_main_step";
+    case K::launch_step:
+      return "launch_step";
+    case K::signal_tasks:
+      return "signal_tasks";
+    case K::nodes_done:
+      return "nodes_done";
+    case K::arm_kill_timer:
+      return "arm_kill_timer";
+    case K::forget_node:
+      return "forget_node";
+    case K::record_exit_code:
+      return "record_exit_code";
+    case K::release_nodes:
+      return "release_nodes";
+    case K::dequeue:
+      return "dequeue";
+    case K::tell_scheduler_ended:
+      return "tell_scheduler_ended";
+    case K::tell_scheduler_released:
+      return "tell_scheduler_released";
+    case K::drop_allocation:
+      return "drop_allocation";
+    case K::enqueue:
+      return "enqueue";
+    case K::stamp_end_time:
+      return "stamp_end_time";
+    case K::take_priority:
+      return "take_priority";
+    case K::publish:
+      return "publish";
+    case K::notify_client:
+      return "notify_client";
+    case K::notify_step_client:
+      return "notify_step_client";
+    case K::forget_client:
+      return "forget_client";
+    case K::stop:
+      return "stop";
+  }
+  return "?";
+}
+
+std::string to_string(const effect& e) {
+  std::string out = to_string(e.kind);
+  switch (e.kind) {
+    case K::signal_tasks:
+      return out + "(" + std::to_string(e.signo) + ")";
+    case K::record_exit_code:
+      return out + "(" + std::to_string(e.exit_code) + ")";
+    case K::tell_scheduler_ended:
+      return out + (e.ok ? "(ok)" : "(not ok)");
+    case K::forget_node:
+      return out + "(" + e.text + ")";
+    case K::notify_client: {
+      static const char* notes[] = {"queued", "allocated", "message", "ended"};
+      return out + "(" + notes[static_cast<size_t>(e.note)] + ", \"" + e.text + "\")";
+    }
+    default:
+      return out;
+  }
+}
+
+}  // namespace shoal::policy

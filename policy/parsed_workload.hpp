@@ -1,0 +1,22 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include "policy/array_spec.hpp"
+#include "policy/dependency.hpp"
+
+namespace shoal::policy {
+
+/// A job's --array and --dependency as the controller parsed them, once, when the job was
+/// submitted. The scheduler queues from these values; nothing parses the text again.
+struct parsed_workload {
+  std::optional<array_spec> array;
+  std::optional<dependency> dep;
+};
+
+/// Shared and immutable: it travels with the job's setup and every enqueue (requeues included),
+/// never across a process boundary.
+using workload_ptr = std::shared_ptr<const parsed_workload>;
+
+}  // namespace shoal::policy

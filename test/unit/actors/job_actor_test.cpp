@@ -1,0 +1,426 @@
+// The job actor under CAF's test coordinator: one thread, a virtual clock, no sleeps. Its peers
+// (two node actors, the scheduler, the controller, the waiting client) are recorders that keep
+// every message the job sends them; the test plays their side of the protocol with the real
+// messages.
+
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/job.hpp"
+#include "messages/errc.hpp"
+#include "messages/type_ids.hpp"
+#include "test/unit/actors/coordinated.hpp"
+
+using namespace std::chrono_literals;
+using namespace shoal;
+
+namespace {
+
+constexpr uint32_t all_steps = 0xffffffff;
+
+/// Everything one peer received, in order.
+using inbox = test::inbox<caf::message>;
+
+caf::behavior recorder(caf::event_based_actor* self, inbox box) {
+  self->set_default_handler(
+      [box](caf::scheduled_actor*, caf::message_view& x) -> caf::result<caf::message> {
+        box->push_back(x.copy_content_to_message());
+        return caf::message{};
+      });
+  // Never matches (the default handler takes everything); an empty behavior would quit.
+  return {[](msg::map_atom, msg::map_atom, msg::map_atom) {}};
+}
+
+struct fixture : test::coordinated_fixture {
+  caf::scoped_actor self{sys, true};
+  std::vector<inbox> node_box{test::make_inbox<caf::message>(), test::make_inbox<caf::message>()};
+  inbox sched_box = test::make_inbox<caf::message>();
+  inbox ctl_box = test::make_inbox<caf::message>();
+  inbox client_box = test::make_inbox<caf::message>();
+  std::vector<caf::actor> nodes;
+  caf::actor scheduler;
+  caf::actor controller;
+  caf::actor client;
+  actors::job_actor job;
+
+  fixture() {
+    for (auto& box : node_box) nodes.push_back(keep(sys.spawn(recorder, box)));
+    scheduler = keep(sys.spawn(recorder, sched_box));
+    controller = keep(sys.spawn(recorder, ctl_box));
+    client = keep(sys.spawn(recorder, client_box));
+    sched.run();
+  }
+
+  ~fixture() {
+    // Pitfall 14: every actor is killed (the base does it), and no timer is left pending.
+    for (auto& a : spawned) caf::anon_send_exit(a, caf::exit_reason::kill);
+    sched.run();
+    sched.clock().trigger_timeouts();
+    sched.run();
+  }
+
+  /// Job 7 of alice: `true` on two nodes, 60 s limit, KillWait 30 s, a waiting client.
+  actors::job_setup setup() {
+    actors::job_setup s;
+    s.id = 7;
+    s.req.user = "alice";
+    s.req.uid = 1000;
+    s.req.partition = "debug";
+    s.req.min_nodes = 2;
+    s.req.argv = {"true"};
+    s.req.cwd = "/tmp";
+    s.req.time_limit_s = 60;
+    s.kill_wait_s = 30;
+    s.admin_uid = 500;
+    s.client = client;
+    s.controller = controller;
+    s.scheduler = scheduler;
+    return s;
+  }
+
+  void spawn(actors::job_setup s) {
+    job = actors::spawn_job(sys, std::move(s));
+    keep(caf::actor_cast<caf::actor>(job));
+    sched.run();
+  }
+
+  /// The scheduler places the job on n1 and n2.
+  void place() {
+    caf::anon_send(job, msg::start_atom_v, std::vector<std::string>{"n1", "n2"}, nodes,
+                   std::vector<uint32_t>{1, 1}, std::string{"n[1-2]"});
+    sched.run();
+  }
+
+  /// Node `i` reports its tasks of `step` (one task, rank i).
+  void report(size_t i, int32_t exit_code, int32_t signal = 0, uint32_t step = 0) {
+    msg::step_exit ex;
+    ex.job_id = 7;
+    ex.step_id = step;
+    ex.node_name = "n" + std::to_string(i + 1);
+    ex.tasks.push_back({static_cast<uint32_t>(i), exit_code, signal});
+    caf::anon_send(job, std::move(ex));
+    sched.run();
+  }
+
+  /// The job's last published listing view.
+  msg::job_info view() const {
+    msg::job_info last;
+    for (auto& m : *ctl_box)
+      if (m.match_elements<msg::view_atom, msg::job_info>()) last = m.get_as<msg::job_info>(1);
+    return last;
+  }
+
+  /// Signals node `i` was asked to send to the job's tasks (every step), in order.
+  std::vector<int32_t> signals(size_t i) const {
+    std::vector<int32_t> out;
+    for (auto& m : *node_box[i])
+      if (m.match_elements<msg::signal_atom, uint64_t, uint32_t, int32_t>()) {
+        BOOST_TEST(m.get_as<uint32_t>(2) == all_steps);
+        out.push_back(m.get_as<int32_t>(3));
+      }
+    return out;
+  }
+
+  /// How many messages `box` got that start with atom A (and carry Ts...).
+  template <class... Ts>
+  static size_t count(const inbox& box) {
+    size_t n = 0;
+    for (auto& m : *box)
+      if (m.match_elements<Ts...>()) ++n;
+    return n;
+  }
+
+  /// The job_events the client got, as "kind:text".
+  std::vector<std::string> client_events() const {
+    std::vector<std::string> out;
+    for (auto& m : *client_box)
+      if (m.match_elements<msg::job_event>()) {
+        auto& ev = m.get_as<msg::job_event>(0);
+        out.push_back(ev.kind + ":" + ev.text);
+      }
+    return out;
+  }
+
+  /// (ended_atom, id, ok, started) the scheduler got: -1 none, 0 not ok, 1 ok.
+  int ended_ok() const {
+    int out = -1;
+    for (auto& m : *sched_box)
+      if (m.match_elements<msg::ended_atom, uint64_t, bool, int64_t>())
+        out = m.get_as<bool>(2) ? 1 : 0;
+    return out;
+  }
+
+  /// Sends a request to the job and waits for the answer: the error, or none when ok.
+  template <class... Ts>
+  caf::error ask(Ts... xs) {
+    auto h = self->request(job, caf::infinite, xs...);
+    sched.run();
+    caf::error out;
+    h.receive([](caf::ok_atom) {}, [&](caf::error& err) { out = std::move(err); });
+    return out;
+  }
+
+  std::string state() const { return msg::to_string(view().state); }
+};
+
+using job_state = msg::job_state;
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(job_actor, fixture)
+
+BOOST_AUTO_TEST_CASE(a_new_job_queues_itself_and_starts_when_placed) {
+  spawn(setup());
+  BOOST_TEST(state() == "PENDING");
+  BOOST_TEST(
+      (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
+          sched_box)) == 1u);
+  place();
+  BOOST_TEST(state() == "RUNNING");
+  BOOST_TEST(view().nodelist == "n[1-2]");
+  for (auto& box : node_box) {
+    BOOST_TEST((count<msg::start_atom, uint64_t, uint32_t>(box)) == 1u);
+    BOOST_TEST((count<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>(box)) == 1u);
+  }
+  BOOST_TEST(client_events() == std::vector<std::string>{"allocated:"});
+  // The main step ended everywhere with exit code 0: COMPLETED, nodes released.
+  report(0, 0);
+  BOOST_TEST(state() == "RUNNING");
+  report(1, 0);
+  BOOST_TEST(state() == "COMPLETED");
+  BOOST_TEST(ended_ok() == 1);
+  for (auto& box : node_box) BOOST_TEST((count<msg::release_atom, uint64_t>(box)) == 1u);
+  BOOST_TEST(client_events().back() == "ended:COMPLETED");
+}
+
+BOOST_AUTO_TEST_CASE(the_time_limit_sends_sigterm_then_sigkill_after_kill_wait_then_timeout) {
+  spawn(setup());
+  place();
+  advance(59s);
+  BOOST_TEST(state() == "RUNNING");
+  BOOST_TEST(signals(0).empty());
+  advance(1s);
+  BOOST_TEST(state() == "COMPLETING");
+  BOOST_TEST(view().reason == "TimeLimit");
+  for (size_t i = 0; i < 2; ++i) {
+    BOOST_TEST(signals(i) == std::vector<int32_t>{SIGTERM});
+    BOOST_TEST((count<msg::done_atom, uint64_t>(node_box[i])) == 1u);
+  }
+  BOOST_TEST(client_events().back() == "message:*** JOB 7 CANCELLED DUE TO TIME LIMIT ***");
+  advance(29s);
+  BOOST_TEST(signals(0) == std::vector<int32_t>{SIGTERM});
+  advance(1s);  // KillWait
+  for (size_t i = 0; i < 2; ++i) BOOST_TEST(signals(i) == (std::vector<int32_t>{SIGTERM, SIGKILL}));
+  BOOST_TEST(ended_ok() == -1);
+  report(0, 0, SIGKILL);
+  report(1, 0, SIGKILL);
+  BOOST_TEST(state() == "TIMEOUT");
+  BOOST_TEST(view().exit_code == 128 + SIGKILL);
+  BOOST_TEST(ended_ok() == 0);
+  BOOST_TEST(client_events().back() == "ended:TIMEOUT");
+}
+
+BOOST_AUTO_TEST_CASE(a_cancelled_job_ends_cancelled_once_every_node_reported) {
+  spawn(setup());
+  place();
+  BOOST_TEST(!ask(msg::cancel_atom_v, int32_t{0}, uint32_t{1000}));
+  BOOST_TEST(state() == "COMPLETING");
+  BOOST_TEST(signals(0) == std::vector<int32_t>{SIGTERM});
+  BOOST_TEST(signals(1) == std::vector<int32_t>{SIGTERM});
+  report(0, 0, SIGTERM);
+  BOOST_TEST(state() == "COMPLETING");
+  BOOST_TEST(ended_ok() == -1);
+  BOOST_TEST((count<msg::release_atom, uint64_t>(node_box[0])) == 0u);
+  report(1, 0, SIGTERM);
+  BOOST_TEST(state() == "CANCELLED");
+  BOOST_TEST(ended_ok() == 0);
+  for (auto& box : node_box) BOOST_TEST((count<msg::release_atom, uint64_t>(box)) == 1u);
+  BOOST_TEST(client_events().back() == "ended:CANCELLED");
+  // No SIGKILL once it ended: the KillWait tick finds no tasks.
+  advance(30s);
+  BOOST_TEST(signals(0) == std::vector<int32_t>{SIGTERM});
+}
+
+BOOST_AUTO_TEST_CASE(only_the_owner_or_an_admin_may_cancel) {
+  spawn(setup());
+  auto err = ask(msg::cancel_atom_v, int32_t{0}, uint32_t{1001});
+  BOOST_CHECK(err == errc::permission_denied);
+  BOOST_TEST(state() == "PENDING");
+  BOOST_TEST(!ask(msg::cancel_atom_v, int32_t{0}, uint32_t{500}));  // the admin
+  BOOST_TEST(state() == "CANCELLED");
+  // A pending job leaves the queue and its outcome is recorded (dependencies on it).
+  BOOST_TEST((count<msg::cancel_atom, uint64_t>(sched_box)) == 1u);
+  BOOST_TEST(ended_ok() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_node_failure_ends_the_job_node_fail) {
+  spawn(setup());
+  place();
+  caf::anon_send(job, msg::nodedown_atom_v, std::string{"n2"});
+  sched.run();
+  BOOST_TEST(state() == "COMPLETING");
+  BOOST_TEST(view().reason == "NodeFail: n2");
+  BOOST_TEST(signals(0) == std::vector<int32_t>{SIGKILL});
+  BOOST_TEST(client_events().back() == "message:node n2 failed; the job is ending");
+  report(0, 0, SIGKILL);  // n2 never reports
+  BOOST_TEST(state() == "NODE_FAIL");
+  BOOST_TEST(ended_ok() == 0);
+  BOOST_TEST(
+      (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
+          sched_box)) == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_node_failure_with_requeue_sends_the_job_back_to_pending) {
+  auto s = setup();
+  s.req.requeue = true;
+  spawn(std::move(s));
+  place();
+  advance(30s);
+  caf::anon_send(job, msg::nodedown_atom_v, std::string{"n1"});
+  sched.run();
+  BOOST_TEST(state() == "COMPLETING");
+  report(1, 0, SIGKILL);
+  BOOST_TEST(state() == "PENDING");
+  BOOST_TEST(view().reason == "NodeFail");
+  BOOST_TEST(view().requeue_count == 1u);
+  BOOST_TEST(view().nodelist == "");
+  BOOST_TEST(ended_ok() == -1);  // not ended: freed and queued again
+  BOOST_TEST((count<msg::release_atom, uint64_t>(sched_box)) == 1u);
+  BOOST_TEST(
+      (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
+          sched_box)) == 2u);
+  // Placed again, it runs again with a time limit of its own: the first run's tick is stale.
+  place();
+  BOOST_TEST(state() == "RUNNING");
+  advance(30s);
+  BOOST_TEST(state() == "RUNNING");
+  advance(30s);
+  BOOST_TEST(state() == "COMPLETING");
+  BOOST_TEST(view().reason == "TimeLimit");
+}
+
+BOOST_AUTO_TEST_CASE(a_step_exiting_nonzero_fails_the_job) {
+  spawn(setup());
+  place();
+  report(0, 0);
+  report(1, 3);
+  BOOST_TEST(state() == "FAILED");
+  BOOST_TEST(view().exit_code == 3);
+  BOOST_TEST(ended_ok() == 0);
+  auto& last = client_box->back().get_as<msg::job_event>(0);
+  BOOST_TEST(last.kind == "ended");
+  BOOST_TEST(last.exit_code == 3);
+  BOOST_TEST(last.node_count == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(a_node_over_its_memory_limit_ends_the_job_out_of_memory) {
+  spawn(setup());
+  place();
+  report(0, 0);
+  msg::step_exit ex;
+  ex.job_id = 7;
+  ex.node_name = "n2";
+  ex.tasks.push_back({1, 0, SIGKILL});
+  ex.out_of_memory = true;
+  caf::anon_send(job, ex);
+  sched.run();
+  BOOST_TEST(state() == "OUT_OF_MEMORY");
+  BOOST_TEST(view().reason == "OutOfMemory: over the memory limit on n2");
+}
+
+BOOST_AUTO_TEST_CASE(hold_and_release_while_pending_change_only_the_reason) {
+  auto s = setup();
+  s.req.workload.hold = true;
+  spawn(std::move(s));
+  BOOST_TEST(state() == "PENDING");
+  BOOST_TEST(view().reason == "JobHeldUser");
+  auto published = ctl_box->size();
+  caf::anon_send(job, msg::view_atom_v, std::string{"JobHeldUser"},
+                 uint64_t{0});  // the scheduler agrees
+  sched.run();
+  BOOST_TEST(ctl_box->size() == published);
+  caf::anon_send(job, msg::view_atom_v, std::string{"JobHeldUser"}, uint64_t{40});  // re-ranked
+  sched.run();
+  BOOST_TEST(ctl_box->size() == published + 1);
+  BOOST_TEST(view().priority == 40u);
+  caf::anon_send(job, msg::view_atom_v, std::string{"Resources"}, uint64_t{0});  // released
+  sched.run();
+  BOOST_TEST(state() == "PENDING");
+  BOOST_TEST(view().reason == "Resources");
+  BOOST_TEST(client_events() == std::vector<std::string>{"queued:Resources"});
+  caf::anon_send(job, msg::view_atom_v, std::string{"JobHeldAdmin"}, uint64_t{0});
+  sched.run();
+  BOOST_TEST(view().reason == "JobHeldAdmin");
+  caf::anon_send(job, msg::view_atom_v, std::string{"Priority"}, uint64_t{0});
+  sched.run();
+  BOOST_TEST(view().reason == "Priority");
+  BOOST_TEST(client_events().size() == 1u);  // "queued" is told once
+  for (auto& box : node_box) BOOST_TEST(box->empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_never_satisfiable_dependency_pends_until_cancelled) {
+  spawn(setup());
+  caf::anon_send(job, msg::view_atom_v, std::string{"DependencyNeverSatisfied"}, uint64_t{0});
+  sched.run();
+  BOOST_TEST(state() == "PENDING");
+  BOOST_TEST(view().reason == "DependencyNeverSatisfied");
+  // --kill-on-invalid-dep: the scheduler cancels it through the controller, as root.
+  BOOST_TEST(!ask(msg::cancel_atom_v, int32_t{0}, uint32_t{0}));
+  BOOST_TEST(state() == "CANCELLED");
+  BOOST_TEST(ended_ok() == 0);
+}
+
+BOOST_AUTO_TEST_CASE(signals_reach_the_tasks_only_while_running) {
+  spawn(setup());
+  auto err = ask(msg::cancel_atom_v, int32_t{SIGUSR1}, uint32_t{1000});
+  BOOST_CHECK(err == errc::invalid_request);
+  place();
+  BOOST_TEST(!ask(msg::cancel_atom_v, int32_t{SIGUSR1}, uint32_t{1000}));
+  caf::anon_send(job, msg::signal_atom_v, int32_t{SIGINT});
+  sched.run();
+  BOOST_TEST(signals(0) == (std::vector<int32_t>{SIGUSR1, SIGINT}));
+  BOOST_TEST(state() == "RUNNING");
+}
+
+BOOST_AUTO_TEST_CASE(an_admin_requeue_kills_a_batch_job_and_queues_it_again) {
+  auto s = setup();
+  s.req.batch = true;
+  s.req.script = "#!/bin/sh\ntrue\n";
+  s.client = nullptr;
+  spawn(std::move(s));
+  BOOST_TEST(!ask(msg::jobctl_atom_v, std::string{"requeue"}, uint32_t{0}));  // pending: ok
+  place();
+  BOOST_TEST((count<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>(node_box[1])) ==
+             0u);  // a batch script runs on the first node only
+  BOOST_TEST(!ask(msg::jobctl_atom_v, std::string{"requeue"}, uint32_t{0}));
+  BOOST_TEST(state() == "COMPLETING");
+  BOOST_TEST(signals(0) == std::vector<int32_t>{SIGTERM});
+  auto err = ask(msg::jobctl_atom_v, std::string{"requeue"}, uint32_t{0});
+  BOOST_CHECK(err == errc::invalid_request);  // already on its way out
+  report(0, 0, SIGTERM, msg::batch_step_id);
+  BOOST_TEST(state() == "PENDING");
+  BOOST_TEST(view().reason == "Requeued");
+  BOOST_TEST(view().requeue_count == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(the_client_going_away_cancels_the_job) {
+  spawn(setup());
+  place();
+  caf::anon_send_exit(client, caf::exit_reason::kill);
+  sched.run();
+  BOOST_TEST(state() == "COMPLETING");
+  BOOST_TEST(view().reason == "ClientGone");
+  BOOST_TEST(signals(0) == std::vector<int32_t>{SIGTERM});
+  report(0, 0, SIGTERM);
+  report(1, 0, SIGTERM);
+  BOOST_TEST(state() == "CANCELLED");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

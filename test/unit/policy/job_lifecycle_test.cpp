@@ -1,0 +1,694 @@
+// The job lifecycle's transition function, pair by pair: every state x every event is a row of
+// the table below (and a check makes sure none is missing), so a changed transition fails here.
+
+#include <boost/test/unit_test.hpp>
+
+#include <csignal>
+#include <iterator>
+#include <set>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "policy/job_lifecycle.hpp"
+
+using namespace shoal;
+using namespace shoal::policy;
+
+namespace {
+
+using S = lifecycle_state;
+using E = event_kind;
+using K = effect_kind;
+using N = client_note;
+
+constexpr auto IGN = verdict::ignored;
+constexpr auto REF = verdict::refused;
+
+/// The lifecycle each state is tried from in the table: what a job in that state remembers on
+/// the usual path there. `completing` is a job being cancelled (other endings: further below).
+lifecycle start_of(S s) {
+  lifecycle l;
+  l.state = s;
+  switch (s) {
+    case S::pending:
+      l.reason = "BeginTime";
+      break;
+    case S::held:
+      l.reason = "JobHeldUser";
+      break;
+    case S::dependency_never:
+      l.reason = "DependencyNeverSatisfied";
+      break;
+    case S::requeued:
+      l.reason = "NodeFail";
+      break;
+    case S::completing:
+      l.ending = S::cancelled;
+      break;
+    default:
+      break;
+  }
+  return l;
+}
+
+/// The event each kind is tried with in the table.
+event sample(E k) {
+  event ev{k};
+  switch (k) {
+    case E::step_ended:
+      ev.exit_code = 3;
+      break;
+    case E::signal:
+      ev.signo = SIGUSR1;
+      break;
+    case E::node_failed:
+      ev.text = "n2";
+      break;
+    case E::hold:
+      ev.text = "JobHeldAdmin";
+      break;
+    case E::release:
+      ev.text = "Resources";
+      break;
+    case E::dependency_never:
+      ev.text = "DependencyNeverSatisfied";
+      break;
+    case E::pending_reason:
+      ev.text = "Priority";
+      break;
+    default:
+      break;
+  }
+  return ev;
+}
+
+/// The facts in the table: job 7, some step still running.
+job_facts facts(bool steps_running = true) {
+  job_facts f;
+  f.job_id = 7;
+  f.steps_running = steps_running;
+  return f;
+}
+
+effect sig(int32_t signo) {
+  effect e{K::signal_tasks};
+  e.signo = signo;
+  return e;
+}
+
+effect note(N n, std::string text = "") {
+  effect e{K::notify_client};
+  e.note = n;
+  e.text = std::move(text);
+  return e;
+}
+
+effect code(int32_t exit_code) {
+  effect e{K::record_exit_code};
+  e.exit_code = exit_code;
+  return e;
+}
+
+effect ended(bool ok) {
+  effect e{K::tell_scheduler_ended};
+  e.ok = ok;
+  return e;
+}
+
+effect forget(std::string node) {
+  effect e{K::forget_node};
+  e.text = std::move(node);
+  return e;
+}
+
+struct row {
+  /// An ignored or refused pair: nothing changes, nothing happens.
+  row(S f, E e, verdict v)
+      : from(f), ev(e), outcome(v), to(f), reason(start_of(f).reason), ending(start_of(f).ending) {}
+  /// An applied pair. `ending` is checked when `to` is completing.
+  row(S f, E e, S t, std::string r, std::vector<effect> fx, S end = S::completed)
+      : from(f),
+        ev(e),
+        outcome(verdict::applied),
+        to(t),
+        reason(std::move(r)),
+        effects(std::move(fx)),
+        ending(end) {}
+
+  S from;
+  E ev;
+  verdict outcome;
+  S to;
+  std::string reason;
+  std::vector<effect> effects;
+  S ending = S::completed;
+};
+
+std::string show(const std::vector<effect>& fx) {
+  std::string out = "[";
+  for (auto& e : fx) out += (out.size() > 1 ? ", " : "") + to_string(e);
+  return out + "]";
+}
+
+const char* show(verdict v) {
+  return v == verdict::applied ? "applied" : v == verdict::ignored ? "ignored" : "refused";
+}
+
+// Effects that recur.
+const std::vector<effect> place = {K::take_allocation, K::publish,         K::start_nodes,
+                                   K::arm_time_limit,  note(N::allocated), K::launch_main_step};
+const std::vector<effect> cancel_queued = {K::dequeue, K::stamp_end_time, ended(false),
+                                           K::publish, note(N::ended),    K::stop};
+const std::vector<effect> client_gone_queued = {K::forget_client, K::dequeue, K::stamp_end_time,
+                                                ended(false),     K::publish, note(N::ended),
+                                                K::stop};
+const std::vector<effect> term = {K::publish, K::nodes_done, sig(SIGTERM), K::arm_kill_timer};
+const std::vector<effect> term_client_gone = {K::forget_client, K::publish, K::nodes_done,
+                                              sig(SIGTERM), K::arm_kill_timer};
+const std::vector<effect> term_time_limit = {
+    note(N::message, "*** JOB 7 CANCELLED DUE TO TIME LIMIT ***"), K::publish, K::nodes_done,
+    sig(SIGTERM), K::arm_kill_timer};
+const std::vector<effect> node_down = {
+    K::publish, note(N::message, "node n2 failed; the job is ending"), sig(SIGKILL), forget("n2")};
+const std::vector<effect> main_ended = {sig(SIGKILL), code(0), K::release_nodes};
+const std::vector<effect> reason_fx = {K::take_priority, K::publish};
+std::vector<effect> queued_fx(const std::string& reason) {
+  return {K::take_priority, K::publish, note(N::queued, reason)};
+}
+const std::vector<effect> finish_not_ok = {K::stamp_end_time, ended(false), K::publish,
+                                           note(N::ended), K::stop};
+
+// clang-format off
+const std::vector<row> table = {
+      // pending (BeginTime)
+      {S::pending, E::placed, S::configuring, "", place},
+      {S::pending, E::launched, IGN},
+      {S::pending, E::step_ended, IGN},
+      {S::pending, E::main_step_ended, IGN},
+      {S::pending, E::time_limit, IGN},
+      {S::pending, E::cancel, S::cancelled, "", cancel_queued},
+      {S::pending, E::client_gone, S::cancelled, "ClientGone", client_gone_queued},
+      {S::pending, E::signal, REF},
+      {S::pending, E::kill_wait_expired, IGN},
+      {S::pending, E::node_failed, IGN},
+      {S::pending, E::admin_requeue, IGN},
+      {S::pending, E::hold, S::held, "JobHeldAdmin", reason_fx},
+      {S::pending, E::release, IGN},
+      {S::pending, E::dependency_never, S::dependency_never, "DependencyNeverSatisfied", reason_fx},
+      {S::pending, E::pending_reason, S::pending, "Priority", queued_fx("Priority")},
+      {S::pending, E::step_requested, REF},
+      {S::pending, E::release_done, IGN},
+      // held (JobHeldUser)
+      {S::held, E::placed, S::configuring, "", place},
+      {S::held, E::launched, IGN},
+      {S::held, E::step_ended, IGN},
+      {S::held, E::main_step_ended, IGN},
+      {S::held, E::time_limit, IGN},
+      {S::held, E::cancel, S::cancelled, "", cancel_queued},
+      {S::held, E::client_gone, S::cancelled, "ClientGone", client_gone_queued},
+      {S::held, E::signal, REF},
+      {S::held, E::kill_wait_expired, IGN},
+      {S::held, E::node_failed, IGN},
+      {S::held, E::admin_requeue, IGN},
+      {S::held, E::hold, S::held, "JobHeldAdmin", reason_fx},
+      {S::held, E::release, S::pending, "Resources", queued_fx("Resources")},
+      {S::held, E::dependency_never, S::dependency_never, "DependencyNeverSatisfied", reason_fx},
+      {S::held, E::pending_reason, S::pending, "Priority", queued_fx("Priority")},
+      {S::held, E::step_requested, REF},
+      {S::held, E::release_done, IGN},
+      // dependency_never (DependencyNeverSatisfied; with --kill-on-invalid-dep the scheduler
+      // cancels the job instead, through the controller: the cancel row)
+      {S::dependency_never, E::placed, S::configuring, "", place},
+      {S::dependency_never, E::launched, IGN},
+      {S::dependency_never, E::step_ended, IGN},
+      {S::dependency_never, E::main_step_ended, IGN},
+      {S::dependency_never, E::time_limit, IGN},
+      {S::dependency_never, E::cancel, S::cancelled, "", cancel_queued},
+      {S::dependency_never, E::client_gone, S::cancelled, "ClientGone", client_gone_queued},
+      {S::dependency_never, E::signal, REF},
+      {S::dependency_never, E::kill_wait_expired, IGN},
+      {S::dependency_never, E::node_failed, IGN},
+      {S::dependency_never, E::admin_requeue, IGN},
+      {S::dependency_never, E::hold, S::held, "JobHeldAdmin", reason_fx},
+      {S::dependency_never, E::release, IGN},
+      {S::dependency_never, E::dependency_never, IGN},
+      {S::dependency_never, E::pending_reason, S::pending, "Priority", queued_fx("Priority")},
+      {S::dependency_never, E::step_requested, REF},
+      {S::dependency_never, E::release_done, IGN},
+      // requeued (NodeFail)
+      {S::requeued, E::placed, S::configuring, "", place},
+      {S::requeued, E::launched, IGN},
+      {S::requeued, E::step_ended, IGN},
+      {S::requeued, E::main_step_ended, IGN},
+      {S::requeued, E::time_limit, IGN},
+      {S::requeued, E::cancel, S::cancelled, "", cancel_queued},
+      {S::requeued, E::client_gone, S::cancelled, "ClientGone", client_gone_queued},
+      {S::requeued, E::signal, REF},
+      {S::requeued, E::kill_wait_expired, IGN},
+      {S::requeued, E::node_failed, IGN},
+      {S::requeued, E::admin_requeue, IGN},
+      {S::requeued, E::hold, S::held, "JobHeldAdmin", reason_fx},
+      {S::requeued, E::release, IGN},
+      {S::requeued, E::dependency_never, S::dependency_never, "DependencyNeverSatisfied", reason_fx},
+      {S::requeued, E::pending_reason, S::pending, "Priority", queued_fx("Priority")},
+      {S::requeued, E::step_requested, REF},
+      {S::requeued, E::release_done, IGN},
+      // configuring
+      {S::configuring, E::placed, IGN},
+      {S::configuring, E::launched, S::running, "", {}},
+      {S::configuring, E::step_ended, S::configuring, "", {K::notify_step_client}},
+      {S::configuring, E::main_step_ended, S::completing, "", main_ended, S::completed},
+      {S::configuring, E::time_limit, S::completing, "TimeLimit", term_time_limit, S::timeout},
+      {S::configuring, E::cancel, S::completing, "", term, S::cancelled},
+      {S::configuring, E::client_gone, S::completing, "ClientGone", term_client_gone, S::cancelled},
+      {S::configuring, E::signal, S::configuring, "", {sig(SIGUSR1)}},
+      {S::configuring, E::kill_wait_expired, IGN},
+      {S::configuring, E::node_failed, S::completing, "NodeFail: n2", node_down, S::node_fail},
+      {S::configuring, E::admin_requeue, S::completing, "Requeued", term, S::requeued},
+      {S::configuring, E::hold, IGN},
+      {S::configuring, E::release, IGN},
+      {S::configuring, E::dependency_never, IGN},
+      {S::configuring, E::pending_reason, IGN},
+      {S::configuring, E::step_requested, S::configuring, "", {K::launch_step}},
+      {S::configuring, E::release_done, IGN},
+      // running
+      {S::running, E::placed, IGN},
+      {S::running, E::launched, IGN},
+      {S::running, E::step_ended, S::running, "", {K::notify_step_client}},
+      {S::running, E::main_step_ended, S::completing, "", main_ended, S::completed},
+      {S::running, E::time_limit, S::completing, "TimeLimit", term_time_limit, S::timeout},
+      {S::running, E::cancel, S::completing, "", term, S::cancelled},
+      {S::running, E::client_gone, S::completing, "ClientGone", term_client_gone, S::cancelled},
+      {S::running, E::signal, S::running, "", {sig(SIGUSR1)}},
+      {S::running, E::kill_wait_expired, IGN},
+      {S::running, E::node_failed, S::completing, "NodeFail: n2", node_down, S::node_fail},
+      {S::running, E::admin_requeue, S::completing, "Requeued", term, S::requeued},
+      {S::running, E::hold, IGN},
+      {S::running, E::release, IGN},
+      {S::running, E::dependency_never, IGN},
+      {S::running, E::pending_reason, IGN},
+      {S::running, E::step_requested, S::running, "", {K::launch_step}},
+      {S::running, E::release_done, IGN},
+      // completing (being cancelled)
+      {S::completing, E::placed, IGN},
+      {S::completing, E::launched, IGN},
+      {S::completing, E::step_ended, S::completing, "", {K::notify_step_client}, S::cancelled},
+      {S::completing, E::main_step_ended, S::completing, "", main_ended, S::cancelled},
+      {S::completing, E::time_limit, IGN},
+      {S::completing, E::cancel, IGN},
+      {S::completing, E::client_gone, IGN},
+      {S::completing, E::signal, REF},
+      {S::completing, E::kill_wait_expired, S::completing, "", {sig(SIGKILL)}, S::cancelled},
+      {S::completing, E::node_failed, S::completing, "", {forget("n2")}, S::cancelled},
+      {S::completing, E::admin_requeue, REF},
+      {S::completing, E::hold, IGN},
+      {S::completing, E::release, IGN},
+      {S::completing, E::dependency_never, IGN},
+      {S::completing, E::pending_reason, IGN},
+      {S::completing, E::step_requested, REF},
+      {S::completing, E::release_done, S::cancelled, "", finish_not_ok},
+      // completed: final, the actor has stopped
+      {S::completed, E::placed, IGN},
+      {S::completed, E::launched, IGN},
+      {S::completed, E::step_ended, IGN},
+      {S::completed, E::main_step_ended, IGN},
+      {S::completed, E::time_limit, IGN},
+      {S::completed, E::cancel, IGN},
+      {S::completed, E::client_gone, IGN},
+      {S::completed, E::signal, IGN},
+      {S::completed, E::kill_wait_expired, IGN},
+      {S::completed, E::node_failed, IGN},
+      {S::completed, E::admin_requeue, IGN},
+      {S::completed, E::hold, IGN},
+      {S::completed, E::release, IGN},
+      {S::completed, E::dependency_never, IGN},
+      {S::completed, E::pending_reason, IGN},
+      {S::completed, E::step_requested, IGN},
+      {S::completed, E::release_done, IGN},
+      // failed: final, the actor has stopped
+      {S::failed, E::placed, IGN},
+      {S::failed, E::launched, IGN},
+      {S::failed, E::step_ended, IGN},
+      {S::failed, E::main_step_ended, IGN},
+      {S::failed, E::time_limit, IGN},
+      {S::failed, E::cancel, IGN},
+      {S::failed, E::client_gone, IGN},
+      {S::failed, E::signal, IGN},
+      {S::failed, E::kill_wait_expired, IGN},
+      {S::failed, E::node_failed, IGN},
+      {S::failed, E::admin_requeue, IGN},
+      {S::failed, E::hold, IGN},
+      {S::failed, E::release, IGN},
+      {S::failed, E::dependency_never, IGN},
+      {S::failed, E::pending_reason, IGN},
+      {S::failed, E::step_requested, IGN},
+      {S::failed, E::release_done, IGN},
+      // cancelled: final, the actor has stopped
+      {S::cancelled, E::placed, IGN},
+      {S::cancelled, E::launched, IGN},
+      {S::cancelled, E::step_ended, IGN},
+      {S::cancelled, E::main_step_ended, IGN},
+      {S::cancelled, E::time_limit, IGN},
+      {S::cancelled, E::cancel, IGN},
+      {S::cancelled, E::client_gone, IGN},
+      {S::cancelled, E::signal, IGN},
+      {S::cancelled, E::kill_wait_expired, IGN},
+      {S::cancelled, E::node_failed, IGN},
+      {S::cancelled, E::admin_requeue, IGN},
+      {S::cancelled, E::hold, IGN},
+      {S::cancelled, E::release, IGN},
+      {S::cancelled, E::dependency_never, IGN},
+      {S::cancelled, E::pending_reason, IGN},
+      {S::cancelled, E::step_requested, IGN},
+      {S::cancelled, E::release_done, IGN},
+      // timeout: final, the actor has stopped
+      {S::timeout, E::placed, IGN},
+      {S::timeout, E::launched, IGN},
+      {S::timeout, E::step_ended, IGN},
+      {S::timeout, E::main_step_ended, IGN},
+      {S::timeout, E::time_limit, IGN},
+      {S::timeout, E::cancel, IGN},
+      {S::timeout, E::client_gone, IGN},
+      {S::timeout, E::signal, IGN},
+      {S::timeout, E::kill_wait_expired, IGN},
+      {S::timeout, E::node_failed, IGN},
+      {S::timeout, E::admin_requeue, IGN},
+      {S::timeout, E::hold, IGN},
+      {S::timeout, E::release, IGN},
+      {S::timeout, E::dependency_never, IGN},
+      {S::timeout, E::pending_reason, IGN},
+      {S::timeout, E::step_requested, IGN},
+      {S::timeout, E::release_done, IGN},
+      // node_fail: final, the actor has stopped
+      {S::node_fail, E::placed, IGN},
+      {S::node_fail, E::launched, IGN},
+      {S::node_fail, E::step_ended, IGN},
+      {S::node_fail, E::main_step_ended, IGN},
+      {S::node_fail, E::time_limit, IGN},
+      {S::node_fail, E::cancel, IGN},
+      {S::node_fail, E::client_gone, IGN},
+      {S::node_fail, E::signal, IGN},
+      {S::node_fail, E::kill_wait_expired, IGN},
+      {S::node_fail, E::node_failed, IGN},
+      {S::node_fail, E::admin_requeue, IGN},
+      {S::node_fail, E::hold, IGN},
+      {S::node_fail, E::release, IGN},
+      {S::node_fail, E::dependency_never, IGN},
+      {S::node_fail, E::pending_reason, IGN},
+      {S::node_fail, E::step_requested, IGN},
+      {S::node_fail, E::release_done, IGN},
+      // out_of_memory: final, the actor has stopped
+      {S::out_of_memory, E::placed, IGN},
+      {S::out_of_memory, E::launched, IGN},
+      {S::out_of_memory, E::step_ended, IGN},
+      {S::out_of_memory, E::main_step_ended, IGN},
+      {S::out_of_memory, E::time_limit, IGN},
+      {S::out_of_memory, E::cancel, IGN},
+      {S::out_of_memory, E::client_gone, IGN},
+      {S::out_of_memory, E::signal, IGN},
+      {S::out_of_memory, E::kill_wait_expired, IGN},
+      {S::out_of_memory, E::node_failed, IGN},
+      {S::out_of_memory, E::admin_requeue, IGN},
+      {S::out_of_memory, E::hold, IGN},
+      {S::out_of_memory, E::release, IGN},
+      {S::out_of_memory, E::dependency_never, IGN},
+      {S::out_of_memory, E::pending_reason, IGN},
+      {S::out_of_memory, E::step_requested, IGN},
+      {S::out_of_memory, E::release_done, IGN},
+};
+// clang-format on
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(job_lifecycle)
+
+BOOST_AUTO_TEST_CASE(every_state_and_event_gives_the_tabled_transition) {
+  for (auto& r : table) {
+    auto now = start_of(r.from);
+    auto t = on_event(now, sample(r.ev), facts());
+    std::ostringstream where;
+    where << to_string(r.from) << " x " << to_string(r.ev) << ": ";
+    BOOST_CHECK_MESSAGE(t.outcome == r.outcome, where.str() << "got " << show(t.outcome)
+                                                            << ", expected " << show(r.outcome));
+    BOOST_CHECK_MESSAGE(t.next.state == r.to, where.str() << "went to " << to_string(t.next.state)
+                                                          << ", expected " << to_string(r.to));
+    BOOST_CHECK_MESSAGE(t.next.reason == r.reason, where.str()
+                                                       << "reason \"" << t.next.reason
+                                                       << "\", expected \"" << r.reason << "\"");
+    BOOST_CHECK_MESSAGE(t.effects == r.effects, where.str() << "effects " << show(t.effects)
+                                                            << ", expected " << show(r.effects));
+    if (r.to == S::completing) {
+      BOOST_CHECK_MESSAGE(t.next.ending == r.ending, where.str()
+                                                         << "ends as " << to_string(t.next.ending)
+                                                         << ", expected " << to_string(r.ending));
+      auto requeue_reason = r.ending == S::requeued ? "Requeued" : "";
+      BOOST_CHECK_MESSAGE(t.next.requeue_reason == requeue_reason,
+                          where.str() << "requeue reason \"" << t.next.requeue_reason << "\"");
+    }
+    bool told = now.told_queued;
+    for (auto& e : r.effects) told = told || (e.kind == K::notify_client && e.note == N::queued);
+    BOOST_CHECK_MESSAGE(t.next.told_queued == told, where.str() << "told_queued wrong");
+    if (r.outcome != verdict::applied) {
+      BOOST_CHECK_MESSAGE(t.next == now, where.str() << "an unapplied event changed the lifecycle");
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_table_has_exactly_one_row_for_every_state_and_event) {
+  std::set<std::pair<S, E>> seen;
+  for (auto& r : table)
+    BOOST_CHECK_MESSAGE(seen.emplace(r.from, r.ev).second,
+                        "two rows for " << to_string(r.from) << " x " << to_string(r.ev));
+  for (size_t s = 0; s < lifecycle_state_count; ++s)
+    for (size_t e = 0; e < event_kind_count; ++e) {
+      auto state = static_cast<S>(s);
+      auto ev = static_cast<E>(e);
+      BOOST_CHECK_MESSAGE(seen.count({state, ev}) == 1,
+                          "no row for " << to_string(state) << " x " << to_string(ev));
+    }
+  BOOST_TEST(table.size() == lifecycle_state_count * event_kind_count);
+}
+
+BOOST_AUTO_TEST_CASE(completing_ends_where_it_was_headed) {
+  struct variant {
+    S ending;
+    std::string requeue_reason;
+    S to;
+    std::string reason;
+    std::vector<effect> effects;
+  };
+  const std::vector<variant> variants = {
+      {S::completed,
+       "",
+       S::completed,
+       "",
+       {K::stamp_end_time, ended(true), K::publish, note(N::ended), K::stop}},
+      {S::failed, "", S::failed, "", finish_not_ok},
+      {S::out_of_memory, "", S::out_of_memory, "", finish_not_ok},
+      {S::cancelled, "", S::cancelled, "", finish_not_ok},
+      {S::timeout, "", S::timeout, "", finish_not_ok},
+      {S::node_fail, "", S::node_fail, "", finish_not_ok},
+      {S::requeued,
+       "NodeFail",
+       S::requeued,
+       "NodeFail",
+       {K::tell_scheduler_released, K::drop_allocation, K::publish, K::enqueue}},
+      {S::requeued,
+       "Requeued",
+       S::requeued,
+       "Requeued",
+       {K::tell_scheduler_released, K::drop_allocation, K::publish, K::enqueue}},
+  };
+  for (auto& v : variants) {
+    lifecycle now;
+    now.state = S::completing;
+    now.ending = v.ending;
+    now.requeue_reason = v.requeue_reason;
+    auto t = on_event(now, event{E::release_done}, facts(false));
+    BOOST_TEST_CONTEXT("ending " << to_string(v.ending)) {
+      BOOST_CHECK(t.outcome == verdict::applied);
+      BOOST_TEST(to_string(t.next.state) == to_string(v.to));
+      BOOST_TEST(t.next.reason == v.reason);
+      BOOST_CHECK_MESSAGE(t.effects == v.effects, show(t.effects));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(the_main_steps_end_decides_completed_failed_or_out_of_memory) {
+  lifecycle running;
+  running.state = S::running;
+  event ok{E::main_step_ended};
+  auto t = on_event(running, ok, facts(false));
+  BOOST_TEST(to_string(t.next.ending) == "completed");
+  BOOST_CHECK_MESSAGE(t.effects == (std::vector<effect>{code(0), K::release_nodes}),
+                      show(t.effects));
+
+  event bad{E::main_step_ended};
+  bad.exit_code = 3;
+  bad.text = "node n1: exec failed";
+  t = on_event(running, bad, facts(false));
+  BOOST_TEST(to_string(t.next.ending) == "failed");
+  BOOST_TEST(t.next.reason == "node n1: exec failed");
+  BOOST_CHECK_MESSAGE(t.effects == (std::vector<effect>{code(3), K::release_nodes}),
+                      show(t.effects));
+
+  event oom{E::main_step_ended};
+  oom.exit_code = 137;
+  oom.out_of_memory = true;
+  oom.text = "OutOfMemory: over the memory limit on n1";
+  t = on_event(running, oom, facts(false));
+  BOOST_TEST(to_string(t.next.ending) == "out_of_memory");
+  BOOST_TEST(t.next.reason == oom.text);
+
+  // Already ending: the ending and the reason stay (a timed-out job killed over its memory).
+  lifecycle timing_out;
+  timing_out.state = S::completing;
+  timing_out.ending = S::timeout;
+  timing_out.reason = "TimeLimit";
+  t = on_event(timing_out, oom, facts(false));
+  BOOST_TEST(to_string(t.next.ending) == "timeout");
+  BOOST_TEST(t.next.reason == "TimeLimit");
+  BOOST_CHECK_MESSAGE(t.effects == (std::vector<effect>{code(137), K::release_nodes}),
+                      show(t.effects));
+}
+
+BOOST_AUTO_TEST_CASE(a_node_failure_with_requeue_heads_back_to_the_queue) {
+  lifecycle running;
+  running.state = S::running;
+  event down{E::node_failed};
+  down.text = "n3";
+  down.requeue = true;
+  auto t = on_event(running, down, facts());
+  BOOST_TEST(to_string(t.next.state) == "completing");
+  BOOST_TEST(to_string(t.next.ending) == "requeued");
+  BOOST_TEST(t.next.requeue_reason == "NodeFail");
+  BOOST_TEST(t.next.reason == "NodeFail: n3");
+  auto back = on_event(on_event(t.next, event{E::main_step_ended}, facts(false)).next,
+                       event{E::release_done}, facts(false));
+  BOOST_TEST(to_string(back.next.state) == "requeued");
+  BOOST_TEST(back.next.reason == "NodeFail");
+  BOOST_TEST(back.next.requeue_reason == "");
+  BOOST_CHECK(to_job_state(back.next.state) == msg::job_state::pending);
+  // Queued again, it runs again.
+  auto again = on_event(back.next, event{E::placed}, facts());
+  BOOST_TEST(to_string(again.next.state) == "configuring");
+}
+
+BOOST_AUTO_TEST_CASE(kill_wait_kills_only_while_tasks_remain) {
+  lifecycle completing;
+  completing.state = S::completing;
+  completing.ending = S::timeout;
+  BOOST_CHECK(on_event(completing, event{E::kill_wait_expired}, facts(false)).outcome ==
+              verdict::ignored);
+  auto t = on_event(completing, event{E::kill_wait_expired}, facts(true));
+  BOOST_CHECK_MESSAGE(t.effects == std::vector<effect>{sig(SIGKILL)}, show(t.effects));
+}
+
+BOOST_AUTO_TEST_CASE(the_client_hears_queued_once_and_repeated_reasons_are_ignored) {
+  lifecycle told;
+  told.reason = "Priority";
+  told.told_queued = true;
+  auto t = on_event(told, pending_reason_event(S::pending, "Resources"), facts());
+  BOOST_CHECK_MESSAGE(t.effects == reason_fx, show(t.effects));
+  BOOST_CHECK(on_event(told, pending_reason_event(S::pending, "Priority"), facts()).outcome ==
+              verdict::ignored);
+  // Reasons other than Resources and Priority are published but not told.
+  lifecycle fresh;
+  t = on_event(fresh, pending_reason_event(S::pending, "Dependency"), facts());
+  BOOST_CHECK_MESSAGE(t.effects == reason_fx, show(t.effects));
+  BOOST_TEST(!t.next.told_queued);
+}
+
+BOOST_AUTO_TEST_CASE(a_new_priority_is_published_even_with_the_same_reason) {
+  lifecycle held = initial_lifecycle(true);
+  auto t = on_event(held, pending_reason_event(S::held, "JobHeldUser", true), facts());
+  BOOST_CHECK(t.outcome == verdict::applied);
+  BOOST_TEST(to_string(t.next.state) == "held");
+  BOOST_CHECK_MESSAGE(t.effects == reason_fx, show(t.effects));
+  BOOST_CHECK(
+      on_event(held, pending_reason_event(S::held, "JobHeldUser", false), facts()).outcome ==
+      verdict::ignored);
+  // Not queued: no reason and no priority to show.
+  lifecycle running;
+  running.state = S::running;
+  BOOST_CHECK(
+      on_event(running, pending_reason_event(S::running, "Priority", true), facts()).outcome ==
+      verdict::ignored);
+}
+
+BOOST_AUTO_TEST_CASE(pending_reasons_become_hold_release_and_dependency_events) {
+  struct row {
+    S current;
+    std::string reason;
+    E expected;
+  };
+  const row rows[] = {
+      {S::pending, "JobHeldUser", E::hold},
+      {S::pending, "JobHeldAdmin", E::hold},
+      {S::held, "JobHeldAdmin", E::hold},
+      {S::pending, "DependencyNeverSatisfied", E::dependency_never},
+      {S::held, "DependencyNeverSatisfied", E::dependency_never},
+      {S::held, "Resources", E::release},
+      {S::held, "BeginTime", E::release},
+      {S::pending, "Resources", E::pending_reason},
+      {S::requeued, "Priority", E::pending_reason},
+      {S::dependency_never, "Dependency", E::pending_reason},
+  };
+  for (auto& r : rows) {
+    auto ev = pending_reason_event(r.current, r.reason);
+    BOOST_TEST_CONTEXT(to_string(r.current) << " + " << r.reason) {
+      BOOST_TEST(to_string(ev.kind) == to_string(r.expected));
+      BOOST_TEST(ev.text == r.reason);
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(listings_show_slurms_states_as_before) {
+  using J = msg::job_state;
+  const std::pair<S, J> rows[] = {
+      {S::pending, J::pending},
+      {S::held, J::pending},
+      {S::dependency_never, J::pending},
+      {S::requeued, J::pending},
+      {S::configuring, J::running},
+      {S::running, J::running},
+      {S::completing, J::completing},
+      {S::completed, J::completed},
+      {S::failed, J::failed},
+      {S::cancelled, J::cancelled},
+      {S::timeout, J::timeout},
+      {S::node_fail, J::node_fail},
+      {S::out_of_memory, J::out_of_memory},
+  };
+  BOOST_TEST(std::size(rows) == lifecycle_state_count);
+  for (auto& [s, j] : rows) {
+    BOOST_TEST_CONTEXT(to_string(s)) {
+      BOOST_TEST(static_cast<int>(to_job_state(s)) == static_cast<int>(j));
+      BOOST_TEST(is_final(s) == msg::is_finished(j));
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(a_new_job_is_pending_or_held) {
+  BOOST_TEST(to_string(initial_lifecycle(false).state) == "pending");
+  BOOST_TEST(initial_lifecycle(false).reason == "");
+  BOOST_TEST(to_string(initial_lifecycle(true).state) == "held");
+  BOOST_TEST(initial_lifecycle(true).reason == "JobHeldUser");
+}
+
+BOOST_AUTO_TEST_CASE(every_kind_has_a_name) {
+  std::set<std::string> names;
+  for (size_t s = 0; s < lifecycle_state_count; ++s) names.insert(to_string(static_cast<S>(s)));
+  BOOST_TEST(names.size() == lifecycle_state_count);
+  names.clear();
+  for (size_t e = 0; e < event_kind_count; ++e) names.insert(to_string(static_cast<E>(e)));
+  BOOST_TEST(names.size() == event_kind_count);
+  names.clear();
+  for (size_t k = 0; k < effect_kind_count; ++k) names.insert(to_string(static_cast<K>(k)));
+  BOOST_TEST(names.size() == effect_kind_count);
+  BOOST_TEST(names.count("?") == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
