@@ -20,6 +20,10 @@ namespace shoal::actors {
 /// actors. shoalctld publishes it as a dynamic handle, so the CLI and shoald need not share this
 /// header; inside shoalctld every sender holds it typed.
 using controller_actor = caf::typed_actor<
+    // -- from shoald and the CLI --
+    /// The wire version handshake: this build's wireMajor and wireMinor, as plain integers that
+    /// decode whatever the asker's version.
+    caf::replies_to<msg::version_atom>::with<uint16_t, uint16_t>,
     // -- from shoald --
     /// A shoald registers its node's static probe; answers the node actor's handle.
     caf::replies_to<msg::register_atom, msg::machine_status, caf::actor>::with<caf::actor>,
