@@ -542,11 +542,6 @@ controller_actor::behavior_type controller_behavior(controller_self self,
               st.cfg.heartbeat_interval_ms, st.cfg.heartbeat_timeout_ms, st.cfg.kill_wait_s,
               config::render_debug_flags(config::debug_flags()));
   return {
-      // The version handshake of node daemons and CLI sessions: plain integers, which decode
-      // whatever the peer's wire version, so a peer of another major learns it clearly.
-      [](msg::version_atom) -> caf::result<uint16_t, uint16_t> {
-        return {msg::wire_major, msg::wire_minor};
-      },
       probe.rpc("register",
                 [self](msg::register_atom, msg::machine_status& rep,
                        caf::actor& daemon) -> caf::result<caf::actor> {

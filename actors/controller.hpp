@@ -17,13 +17,10 @@ namespace shoal::actors {
 /// views its actors publish. A bad request is answered with an error; it never takes the
 /// controller down. Its actors meter themselves into `meters` (see metering.hpp and
 /// docs/metrics.md); null meters nothing (CollectMetrics=NO). The registry must outlive the
-/// actors. shoalctld publishes it as a dynamic handle, so the CLI and shoald need not share this
-/// header; inside shoalctld every sender holds it typed.
+/// actors. shoalctld publishes it as a dynamic handle whose announced interface is the wire
+/// version (msg::wire_interface), so the CLI and shoald learn it in CAF's handshake and need not
+/// share this header; inside shoalctld every sender holds it typed.
 using controller_actor = caf::typed_actor<
-    // -- from shoald and the CLI --
-    /// The wire version handshake: this build's wireMajor and wireMinor, as plain integers that
-    /// decode whatever the asker's version.
-    caf::replies_to<msg::version_atom>::with<uint16_t, uint16_t>,
     // -- from shoald --
     /// A shoald registers its node's static probe; answers the node actor's handle.
     caf::replies_to<msg::register_atom, msg::machine_status, caf::actor>::with<caf::actor>,

@@ -49,39 +49,22 @@ void start_heartbeats(daemon_self self) {
 
 void register_with(daemon_self self, caf::actor ctl);
 
-/// Asks the controller's wire version before registering: with another major the registration
-/// itself could not be decoded and would only show as a timeout. A controller that does not know
-/// the question predates versioned messages.
-void check_version_then_register(daemon_self self, caf::actor ctl) {
+/// The controller's wire version came with CAF's handshake (its published interface): with
+/// another major the registration itself could not be decoded and would only show as a timeout,
+/// so the daemon stops with both versions named instead.
+void check_version_then_register(daemon_self self, caf::actor ctl,
+                                 const std::set<std::string>& ifs) {
   auto& st = self->state;
   auto who = "the controller at " + st.setup.controller_host + ":" +
              std::to_string(st.setup.controller_port);
-  self->request(ctl, std::chrono::seconds{10}, msg::version_atom_v)
-      .then(
-          [self, ctl, who](uint16_t major, uint16_t minor) {
-            if (auto err = msg::check_peer_version({major, minor}, who)) {
-              config::log().error("cannot register node={}: {}", self->state.setup.status.node_name,
-                                  describe(err));
-              self->quit(std::move(err));
-              return;
-            }
-            register_with(self, ctl);
-          },
-          [self, ctl, who](caf::error& err) {
-            if (err == caf::sec::unexpected_message) {
-              auto refused = make_error(errc::incompatible_version,
-                                        who +
-                                            " reports no wire version (a release older than "
-                                            "wire version 1.0)");
-              config::log().error("cannot register node={}: {}", self->state.setup.status.node_name,
-                                  describe(refused));
-              self->quit(std::move(refused));
-              return;
-            }
-            config::log().warn("version check failed node={}: {}; retrying",
-                               self->state.setup.status.node_name, describe(err));
-            retry_later(self);
-          });
+  auto version = msg::version_of_interface(ifs, who);
+  auto err = version ? msg::check_peer_version(*version, who) : std::move(version.error());
+  if (err) {
+    config::log().error("cannot register node={}: {}", st.setup.status.node_name, describe(err));
+    self->quit(std::move(err));
+    return;
+  }
+  register_with(self, std::move(ctl));
 }
 
 void register_with(daemon_self self, caf::actor ctl) {
@@ -121,11 +104,12 @@ void connect(daemon_self self) {
   self->request(mm, std::chrono::seconds{5}, caf::connect_atom::value, st.setup.controller_host,
                 st.setup.controller_port)
       .then(
-          [self](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+          [self](const caf::node_id&, caf::strong_actor_ptr& ptr,
+                 const std::set<std::string>& ifs) {
             if (!ptr) return retry_later(self);
             auto ctl = caf::actor_cast<caf::actor>(std::move(ptr));
             self->monitor(ctl);
-            check_version_then_register(self, ctl);
+            check_version_then_register(self, ctl, ifs);
           },
           [self](caf::error& err) {
             auto& st = self->state;

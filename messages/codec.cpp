@@ -1,5 +1,8 @@
 #include "messages/codec.hpp"
 
+#include <cstdio>
+#include <string_view>
+
 #include <cstring>
 
 #include <capnp/message.h>
@@ -55,6 +58,31 @@ caf::error check_peer_version(wire_version peer, const std::string& who) {
                         " and this process wire version " + to_string(current_wire_version) +
                         ": the major versions differ, so they cannot exchange messages (run the "
                         "same shoal release on every host)");
+}
+
+namespace {
+
+constexpr std::string_view interface_prefix = "shoal-wire ";
+
+}  // namespace
+
+std::string wire_interface(wire_version v) {
+  return std::string{interface_prefix} + to_string(v);
+}
+
+caf::expected<wire_version> version_of_interface(const std::set<std::string>& ifs,
+                                                 const std::string& who) {
+  for (auto& name : ifs) {
+    if (name.compare(0, interface_prefix.size(), interface_prefix) != 0) continue;
+    unsigned major = 0;
+    unsigned minor = 0;
+    if (std::sscanf(name.c_str() + interface_prefix.size(), "%u.%u", &major, &minor) == 2)
+      return wire_version{static_cast<uint16_t>(major), static_cast<uint16_t>(minor)};
+  }
+  return make_error(errc::incompatible_version,
+                    who +
+                        " reports no wire version (a release older than wire version 1.0, or "
+                        "not a shoal controller): run the same shoal release on every host");
 }
 
 std::vector<char> encode_message(kj::FunctionParam<void(capnp::MessageBuilder&)> fill) {

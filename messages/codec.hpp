@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,16 @@ caf::expected<wire_version> version_of(const std::vector<char>& buf);
 /// errc::incompatible_version when `peer` has another major version than this build, its text
 /// naming `who` ("the controller at h:7817") and both versions; no error otherwise.
 caf::error check_peer_version(wire_version peer, const std::string& who);
+
+/// The name under which shoalctld publishes the controller ("shoal-wire 1.4"): CAF's connection
+/// handshake hands the published interface set to every client, so a peer learns the wire version
+/// before its first request, at no cost of its own.
+std::string wire_interface(wire_version v = current_wire_version);
+
+/// The version named in a published interface set; errc::incompatible_version, naming `who`, when
+/// the set names none (a release that predates versioned messages).
+caf::expected<wire_version> version_of_interface(const std::set<std::string>& ifs,
+                                                 const std::string& who);
 
 // -- codec --------------------------------------------------------------------------------------
 

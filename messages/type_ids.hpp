@@ -47,7 +47,6 @@ CAF_ADD_ATOM(shoal, shoal::msg, parts_atom, "parts")
 CAF_ADD_ATOM(shoal, shoal::msg, config_atom, "config")
 CAF_ADD_ATOM(shoal, shoal::msg, nodeupd_atom, "nodeupd")
 // The wire version handshake: answered with two plain integers, readable across versions.
-CAF_ADD_ATOM(shoal, shoal::msg, version_atom, "version")
 CAF_ADD_ATOM(shoal, shoal::msg, map_atom, "map")
 CAF_ADD_ATOM(shoal, shoal::msg, setdebug_atom, "setdebug")
 CAF_ADD_ATOM(shoal, shoal::msg, dbgflags_atom, "dbgflags")

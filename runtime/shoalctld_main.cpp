@@ -110,7 +110,9 @@ int main(int argc, char** argv) {
       shoal::config::log().info("metrics endpoint url=http://{}:{}/metrics", address,
                                 cfg->metrics_port);
   }
-  auto published = sys.middleman().publish(controller, port, bind_address(host), true);
+  const char* address = bind_address(host);
+  auto published =
+      shoal::runtime::publish_controller(sys, controller, port, address ? address : "");
   if (!published) {
     shoal::config::log().error("cannot listen port={}: {}", port, sys.render(published.error()));
     std::fprintf(stderr, "shoalctld: error: cannot listen on port %u: %s\n", port,

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include <caf/io/middleman.hpp>
+#include <caf/io/middleman_actor.hpp>
 #include <caf/scoped_actor.hpp>
 
 #include "messages/codec.hpp"
@@ -43,43 +44,56 @@ std::pair<std::string, uint16_t> controller_endpoint(const config::cluster_confi
   return {host, cfg.controller_port};
 }
 
-namespace {
+caf::expected<caf::actor> connect_controller(caf::actor_system& sys,
+                                             const config::cluster_config& cfg) {
+  auto [host, port] = controller_endpoint(cfg);
+  return connect_controller_at(sys, host, port);
+}
 
-/// Asks the controller its wire version: with another major every later reply would fail to
-/// decode and show as a timeout. A controller that does not know the question predates versioned
-/// messages. Other failures are left to the requests that follow.
-caf::error check_controller_version(caf::actor_system& sys, const caf::actor& ctl,
-                                    const std::string& endpoint) {
-  auto who = "the controller at " + endpoint;
-  caf::error out;
+caf::expected<caf::actor> connect_controller_at(caf::actor_system& sys, const std::string& host,
+                                                uint16_t port) {
+  auto endpoint = host + ":" + std::to_string(port);
+  caf::expected<caf::actor> out{caf::error{}};
   caf::scoped_actor self{sys};
-  self->request(ctl, std::chrono::seconds{10}, msg::version_atom_v)
+  self->request(sys.middleman().actor_handle(), caf::infinite, caf::connect_atom::value, host, port)
       .receive(
-          [&](uint16_t major, uint16_t minor) {
-            out = msg::check_peer_version({major, minor}, who);
+          [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>& ifs) {
+            if (!ptr) {
+              out = make_error(errc::unreachable, "nothing is published at " + endpoint +
+                                                      "; is shoalctld running there?");
+              return;
+            }
+            auto who = "the controller at " + endpoint;
+            auto version = msg::version_of_interface(ifs, who);
+            if (!version) {
+              out = std::move(version.error());
+              return;
+            }
+            if (auto err = msg::check_peer_version(*version, who)) {
+              out = std::move(err);
+              return;
+            }
+            out = caf::actor_cast<caf::actor>(std::move(ptr));
           },
           [&](caf::error& err) {
-            if (err == caf::sec::unexpected_message)
-              out = make_error(errc::incompatible_version,
-                               who +
-                                   " reports no wire version (a release older than wire "
-                                   "version 1.0)");
+            out = make_error(errc::unreachable, "cannot reach the controller at " + endpoint +
+                                                    " (" + sys.render(err) +
+                                                    "); is shoalctld running there?");
           });
   return out;
 }
 
-}  // namespace
-
-caf::expected<caf::actor> connect_controller(caf::actor_system& sys,
-                                             const config::cluster_config& cfg) {
-  auto [host, port] = controller_endpoint(cfg);
-  auto ctl = sys.middleman().remote_actor(host, port);
-  if (!ctl)
-    return make_error(errc::unreachable, "cannot reach the controller at " + host + ":" +
-                                             std::to_string(port) + " (" + sys.render(ctl.error()) +
-                                             "); is shoalctld running there?");
-  if (auto err = check_controller_version(sys, *ctl, host + ":" + std::to_string(port))) return err;
-  return std::move(*ctl);
+caf::expected<uint16_t> publish_controller(caf::actor_system& sys, const caf::actor& controller,
+                                           uint16_t port, const std::string& address) {
+  caf::expected<uint16_t> out{caf::error{}};
+  caf::scoped_actor self{sys};
+  std::set<std::string> interface { msg::wire_interface() };
+  self->request(sys.middleman().actor_handle(), caf::infinite, caf::publish_atom::value, port,
+                caf::actor_cast<caf::strong_actor_ptr>(controller), std::move(interface), address,
+                true)
+      .receive([&](uint16_t actual) { out = actual; },
+               [&](caf::error& err) { out = std::move(err); });
+  return out;
 }
 
 }  // namespace shoal::runtime

@@ -22,6 +22,7 @@
 #include "config/config.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
+#include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"
 #include "topology/hostlist.hpp"
@@ -189,8 +190,11 @@ caf::error local_cluster::wait_until_ready(int timeout_s) {
                                                   dir_);
     }
     if (!ctl) {
-      auto remote = sys.middleman().remote_actor("127.0.0.1", port_);
-      if (remote) ctl = *remote;
+      auto remote = connect_controller_at(sys, "127.0.0.1", port_);
+      if (remote)
+        ctl = *remote;
+      else
+        last = describe(remote.error());
     }
     if (ctl) {
       caf::scoped_actor self{sys};
