@@ -61,8 +61,9 @@ struct controller_state {
   /// its job back instead of a second one. Oldest first, for pruning.
   std::unordered_map<std::string, uint64_t> tokens;
   std::deque<std::pair<int64_t, std::string>> token_order;
-  metrics::registry* meters = nullptr;    ///< null: CollectMetrics=NO
-  std::optional<cluster_meters> cluster;  ///< set with `meters`
+  metrics::registry* meters = nullptr;                         ///< null: CollectMetrics=NO
+  std::shared_ptr<interconnect::switch_manager> interconnect;  ///< SwitchType's plugin
+  std::optional<cluster_meters> cluster;                       ///< set with `meters`
 };
 
 using controller_self = controller_actor::stateful_pointer<controller_state>;
@@ -180,6 +181,7 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
   setup.controller = caf::actor_cast<caf::actor>(self);
   setup.scheduler = caf::actor_cast<caf::actor>(st.scheduler);
   setup.shared_nodes = st.cfg.scheduling.consumable;
+  setup.interconnect = st.interconnect;
   return setup;
 }
 
@@ -510,11 +512,17 @@ caf::result<caf::ok_atom> reset_diag(controller_self self, uint32_t uid) {
   return caf::ok_atom::value;
 }
 
-controller_actor::behavior_type controller_behavior(controller_self self,
-                                                    config::cluster_config cfg,
-                                                    metrics::registry* meters) {
+controller_actor::behavior_type controller_behavior(
+    controller_self self, config::cluster_config cfg, metrics::registry* meters,
+    std::shared_ptr<interconnect::switch_manager> interconnect) {
   auto& st = self->state;
   st.cfg = std::move(cfg);
+  st.interconnect = std::move(interconnect);
+  if (!st.interconnect) {
+    auto plugin = interconnect::make_switch_manager(st.cfg.switch_type);
+    if (!plugin) plugin = interconnect::make_switch_manager("switch/none");
+    st.interconnect = std::shared_ptr<interconnect::switch_manager>{std::move(*plugin)};
+  }
   st.meters = meters;
   if (meters) {
     st.cluster.emplace(*meters);
@@ -732,8 +740,9 @@ controller_actor::behavior_type controller_behavior(controller_self self,
 }  // namespace
 
 controller_actor spawn_controller(caf::actor_system& sys, config::cluster_config cfg,
-                                  metrics::registry* meters) {
-  return sys.spawn(controller_behavior, std::move(cfg), meters);
+                                  metrics::registry* meters,
+                                  std::shared_ptr<interconnect::switch_manager> interconnect) {
+  return sys.spawn(controller_behavior, std::move(cfg), meters, std::move(interconnect));
 }
 
 }  // namespace shoal::actors

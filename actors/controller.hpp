@@ -7,6 +7,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "config/config.hpp"
+#include "interconnect/switch_manager.hpp"
 #include "messages/type_ids.hpp"
 #include "metrics/registry.hpp"
 
@@ -71,7 +72,10 @@ using controller_actor = caf::typed_actor<
     /// A node holding the job went DOWN: (node, job).
     caf::reacts_to<msg::nodedown_atom, std::string, uint64_t>>;
 
-controller_actor spawn_controller(caf::actor_system& sys, config::cluster_config cfg,
-                                  metrics::registry* meters = nullptr);
+/// `interconnect` is the SwitchType plugin every job's steps use; null builds it from the config
+/// (switch/none when the name is unknown: shoalctld refuses such a config before it gets here).
+controller_actor spawn_controller(
+    caf::actor_system& sys, config::cluster_config cfg, metrics::registry* meters = nullptr,
+    std::shared_ptr<interconnect::switch_manager> interconnect = nullptr);
 
 }  // namespace shoal::actors

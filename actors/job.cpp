@@ -140,6 +140,22 @@ uint64_t memory_on(const job_state_t& st, size_t node) {
   return 0;
 }
 
+/// The interconnect's data for a step (empty without a plugin), or its error.
+caf::expected<std::vector<uint8_t>> interconnect_for(
+    job_self self, uint32_t step_id, const std::vector<std::string>& names,
+    const std::vector<std::vector<uint32_t>>& layout, const msg::job_request& req) {
+  auto& st = self->state;
+  if (!st.setup.interconnect) return std::vector<uint8_t>{};
+  interconnect::step_request sreq;
+  sreq.job_id = st.info.job_id;
+  sreq.step_id = step_id;
+  sreq.nodes = names;
+  for (auto& ranks : layout)
+    sreq.tasks_per_node = std::max(sreq.tasks_per_node, static_cast<uint32_t>(ranks.size()));
+  sreq.cpus_per_task = req.cpus_per_task > 0 ? req.cpus_per_task : 1;
+  return st.setup.interconnect->allocate(sreq);
+}
+
 /// Starts one step on the given nodes of the allocation (indices into st.nodes).
 void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
                  const msg::job_request& req, caf::actor client) {
@@ -162,6 +178,20 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
               msg::step_label(step_id), step_nodelist, ntasks);
   if (client && client != st.setup.client) self->monitor(client);
   st.steps.emplace(step_id, std::move(run));
+  auto switch_data = interconnect_for(self, step_id, step_names, layout, req);
+  if (!switch_data) {
+    // No node runs anything: each reports the step failed, as a node without a daemon does.
+    for (size_t k = 0; k < launched.size(); ++k) {
+      msg::step_exit ex;
+      ex.job_id = st.info.job_id;
+      ex.step_id = step_id;
+      ex.node_name = st.nodes[launched[k]];
+      ex.launch_error = "interconnect: " + describe(switch_data.error());
+      for (auto r : layout[k]) ex.tasks.push_back({r, 1, 0});
+      self->send(self, std::move(ex));
+    }
+    return;
+  }
   for (size_t k = 0; k < launched.size(); ++k) {
     msg::launch_request lr;
     lr.job_id = st.info.job_id;
@@ -188,6 +218,7 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     lr.partition = st.info.partition;
     lr.job_node_count = static_cast<uint32_t>(st.nodes.size());
     lr.mem_limit_mb = memory_on(st, launched[k]);
+    lr.switch_data = *switch_data;
     SHOAL_DEBUG(agent, "launch request job={} step={} node={}", st.info.job_id,
                 msg::step_label(step_id), st.nodes[launched[k]]);
     send_to(self, st.node_actors[launched[k]], msg::launch_atom_v, std::move(lr), client,
@@ -203,6 +234,7 @@ std::pair<policy::event, event_data> step_done(job_self self, uint32_t step_id) 
   data.step_id = step_id;
   data.step = std::move(it->second);
   st.steps.erase(it);
+  if (st.setup.interconnect) st.setup.interconnect->release(st.info.job_id, step_id);
   auto& run = data.step;
   SHOAL_DEBUG(trace_jobs, "step done job={} step={} exit_code={} error=\"{}\"", st.info.job_id,
               msg::step_label(step_id), run.exit_code, run.error);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "actors/in_process_types.hpp"
+#include "interconnect/switch_manager.hpp"
 #include "messages/type_ids.hpp"
 #include "messages/types.hpp"
 #include "metrics/registry.hpp"
@@ -35,6 +37,8 @@ struct job_setup {
   std::vector<caf::actor> start_node_actors;
   std::vector<uint32_t> start_cpus;
   std::string start_nodelist;  ///< as listings show it (box form on a torus)
+  /// The interconnect plugin (SwitchType=): each step's switch data comes from it. Null: none.
+  std::shared_ptr<interconnect::switch_manager> interconnect;
   /// SelectType=select/cons_tres: nodes are shared, so the job's CPUs on each node count.
   bool shared_nodes = false;
   metrics::registry* meters = nullptr;  ///< where the job actor meters itself; null: nowhere

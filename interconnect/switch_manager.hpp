@@ -20,8 +20,10 @@ struct step_request {
 };
 
 /// An interconnect plugin. `allocate` turns a step request into opaque data that travels with
-/// the launch request to every node of the step; `release` frees what allocate took. The
-/// controller owns one instance, built from the config by name (no self-registering globals).
+/// the launch request to every node of the step; `release` frees what allocate took. shoalctld
+/// builds one instance from the config by name (no self-registering globals) and every job actor
+/// calls it for each of its steps, from whichever scheduler thread runs the job: a plugin that
+/// keeps state guards it itself (`none` keeps none).
 class switch_manager {
  public:
   virtual ~switch_manager() = default;

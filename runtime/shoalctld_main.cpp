@@ -63,12 +63,12 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (auto& w : cfg->warnings) std::fprintf(stderr, "shoalctld: warning: %s\n", w.c_str());
-  // The interconnect plugin is built now so that a SwitchType this build lacks stops the start
-  // (and --check) instead of being ignored. Steps do not call it yet: switch data and its
-  // accounting come with the switch manager.
-  if (auto plugin = shoal::interconnect::make_switch_manager(cfg->switch_type); !plugin) {
+  // The interconnect plugin is built before anything starts, so that a SwitchType this build
+  // lacks stops the start (and --check) instead of being ignored.
+  auto interconnect = shoal::interconnect::make_switch_manager(cfg->switch_type);
+  if (!interconnect) {
     std::fprintf(stderr, "shoalctld: error: %s: %s\n", cfg->path.c_str(),
-                 shoal::describe(plugin.error()).c_str());
+                 shoal::describe(interconnect.error()).c_str());
     return 1;
   }
   if (check_only) {
@@ -99,8 +99,9 @@ int main(int argc, char** argv) {
     shoal::runtime::record_process_start(*meters, SHOAL_VERSION);
   }
   // Published as a dynamic handle: clients (the CLI, shoald) hold it as caf::actor.
-  auto controller =
-      caf::actor_cast<caf::actor>(shoal::actors::spawn_controller(sys, *cfg, meters.get()));
+  auto controller = caf::actor_cast<caf::actor>(shoal::actors::spawn_controller(
+      sys, *cfg, meters.get(),
+      std::shared_ptr<shoal::interconnect::switch_manager>{std::move(*interconnect)}));
   if (meters && cfg->metrics_port != 0) {
     endpoint = std::make_unique<shoal::runtime::metrics_server>(*meters);
     auto address = shoal::runtime::metrics_bind_address(*cfg);

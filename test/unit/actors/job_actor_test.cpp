@@ -424,3 +424,65 @@ BOOST_AUTO_TEST_CASE(the_client_going_away_cancels_the_job) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+/// An interconnect plugin that records the job actor's calls; `refuse` makes allocate fail as an
+/// exhausted switch would.
+struct recording_switch final : interconnect::switch_manager {
+  std::vector<interconnect::step_request> allocated;
+  std::vector<std::pair<uint64_t, uint32_t>> released;
+  bool refuse = false;
+  std::string name() const override { return "recording"; }
+  caf::expected<std::vector<uint8_t>> allocate(const interconnect::step_request& req) override {
+    if (refuse) return make_error(errc::unsatisfiable, "no switch windows left");
+    allocated.push_back(req);
+    return std::vector<uint8_t>{0x5a, static_cast<uint8_t>(req.step_id)};
+  }
+  void release(uint64_t job, uint32_t step) override { released.emplace_back(job, step); }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(job_actor_interconnect, fixture)
+
+BOOST_AUTO_TEST_CASE(every_step_allocates_switch_data_that_reaches_each_node_and_is_released) {
+  auto sw = std::make_shared<recording_switch>();
+  auto s = setup();
+  s.interconnect = sw;
+  spawn(std::move(s));
+  place();
+  BOOST_REQUIRE_EQUAL(sw->allocated.size(), 1u);
+  BOOST_TEST(sw->allocated[0].job_id == 7u);
+  BOOST_TEST(sw->allocated[0].nodes == std::vector<std::string>({"n1", "n2"}),
+             boost::test_tools::per_element());
+  for (auto& box : node_box) {
+    bool carried = false;
+    for (auto& m : *box)
+      if (m.match_elements<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>())
+        carried = m.get_as<msg::launch_request>(1).switch_data == std::vector<uint8_t>{0x5a, 0};
+    BOOST_TEST(carried);
+  }
+  BOOST_TEST(sw->released.empty());
+  report(0, 0);
+  report(1, 0);
+  BOOST_REQUIRE_EQUAL(sw->released.size(), 1u);
+  BOOST_TEST(sw->released[0].first == 7u);
+  BOOST_TEST(state() == "COMPLETED");
+}
+
+BOOST_AUTO_TEST_CASE(a_refused_switch_allocation_fails_the_step_with_the_reason) {
+  auto sw = std::make_shared<recording_switch>();
+  sw->refuse = true;
+  auto s = setup();
+  s.interconnect = sw;
+  spawn(std::move(s));
+  place();
+  for (auto& box : node_box)
+    BOOST_TEST((count<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>(box)) == 0u);
+  BOOST_TEST(state() == "FAILED");
+  BOOST_TEST(view().reason.find("interconnect: no switch windows left") != std::string::npos,
+             view().reason);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
