@@ -24,7 +24,8 @@ struct published_fixture {
   published_fixture() {
     runtime::configure_actor_system(cfg, 2);
     sys = std::make_unique<caf::actor_system>(cfg);
-    stand_in = sys->spawn([]() -> caf::behavior { return {[](caf::ok_atom) {}}; });
+    // An argument: CAF 0.17 dereferences a null tuple for argument-less spawns.
+    stand_in = sys->spawn([](int) -> caf::behavior { return {[](caf::ok_atom) {}}; }, 0);
   }
 
   ~published_fixture() { caf::anon_send_exit(stand_in, caf::exit_reason::kill); }
