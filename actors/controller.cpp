@@ -179,7 +179,7 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
   setup.admin_uid = st.admin_uid;
   setup.client = std::move(client);
   setup.controller = caf::actor_cast<caf::actor>(self);
-  setup.scheduler = caf::actor_cast<caf::actor>(st.scheduler);
+  setup.scheduler = st.scheduler;
   setup.shared_nodes = st.cfg.scheduling.consumable;
   setup.interconnect = st.interconnect;
   return setup;

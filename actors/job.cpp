@@ -338,13 +338,13 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
       then.emplace_back(policy::event{event_kind::release_done}, event_data{});
       return;
     case effect_kind::dequeue:
-      send_to(self, st.setup.scheduler, msg::cancel_atom_v, info.job_id);
+      self->send(st.setup.scheduler, msg::cancel_atom_v, info.job_id);
       return;
     case effect_kind::tell_scheduler_ended:
-      send_to(self, st.setup.scheduler, msg::ended_atom_v, info.job_id, e.ok, info.start_time);
+      self->send(st.setup.scheduler, msg::ended_atom_v, info.job_id, e.ok, info.start_time);
       return;
     case effect_kind::tell_scheduler_released:
-      send_to(self, st.setup.scheduler, msg::release_atom_v, info.job_id);
+      self->send(st.setup.scheduler, msg::release_atom_v, info.job_id);
       return;
     case effect_kind::drop_allocation:
       st.steps.clear();
@@ -356,8 +356,8 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
       info.requeue_count++;
       return;
     case effect_kind::enqueue:
-      send_to(self, st.setup.scheduler, msg::enqueue_atom_v, info.job_id, st.setup.req,
-              st.setup.workload, handle_of(self));
+      self->send(st.setup.scheduler, msg::enqueue_atom_v, info.job_id, st.setup.req,
+                 st.setup.workload, handle_of(self));
       return;
     case effect_kind::stamp_end_time:
       info.end_time = unix_now();
@@ -604,8 +604,8 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
     on_start(self, std::move(st.setup.start_nodes), std::move(st.setup.start_node_actors),
              std::move(st.setup.start_cpus), std::move(st.setup.start_nodelist));
   } else {
-    send_to(self, st.setup.scheduler, msg::enqueue_atom_v, st.info.job_id, st.setup.req,
-            st.setup.workload, handle_of(self));
+    self->send(st.setup.scheduler, msg::enqueue_atom_v, st.info.job_id, st.setup.req,
+               st.setup.workload, handle_of(self));
   }
   return {
       probe.metered(

@@ -11,6 +11,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "actors/in_process_types.hpp"
+#include "actors/scheduler.hpp"
 #include "interconnect/switch_manager.hpp"
 #include "messages/type_ids.hpp"
 #include "messages/types.hpp"
@@ -28,7 +29,7 @@ struct job_setup {
   uint32_t admin_uid = 0;  ///< besides root, this uid may cancel any job (the controller's)
   caf::actor client;       ///< the waiting `shoal run`, or invalid for batch jobs
   caf::actor controller;
-  caf::actor scheduler;
+  scheduler_actor scheduler;  ///< typed: what the job tells it is checked at compile time
   /// Array tasks only: the task's place in its array, and the nodes the scheduler already
   /// picked (a task is spawned when it starts, so it never queues).
   uint64_t array_job_id = 0;

@@ -81,7 +81,8 @@ struct fixture : test::coordinated_fixture {
     s.admin_uid = 500;
     s.client = client;
     s.controller = controller;
-    s.scheduler = scheduler;
+    // The recorder takes whatever the job sends; the typed handle checks the job's side.
+    s.scheduler = caf::actor_cast<actors::scheduler_actor>(scheduler);
     return s;
   }
 
