@@ -13,6 +13,7 @@
 #include "actors/send_to.hpp"
 #include "config/log.hpp"
 #include "messages/errc.hpp"
+#include "messages/field_compare.hpp"
 #include "messages/type_ids.hpp"
 #include "policy/cpu_ids.hpp"
 
@@ -50,16 +51,6 @@ using liveness = node_flags::liveness;
 /// changes nothing republishes its view only this often.
 constexpr int64_t last_response_refresh_s = 60;
 
-/// True when users would see no difference between the two views but LastResponse.
-bool same_but_response(const msg::node_info& a, const msg::node_info& b) {
-  return a.state == b.state && a.reason == b.reason && a.reason_time == b.reason_time &&
-         a.reason_user == b.reason_user && a.state_since == b.state_since && a.cpus == b.cpus &&
-         a.real_memory_mb == b.real_memory_mb && a.tmp_disk_mb == b.tmp_disk_mb &&
-         a.job_ids == b.job_ids && a.reported.daemon_pid == b.reported.daemon_pid &&
-         a.reported.daemon_start_time == b.reported.daemon_start_time &&
-         a.reported.hostname == b.reported.hostname;
-}
-
 /// Recomputes the visible state and tells the controller (and through it the scheduler) only
 /// when something users see changed, or LastResponse is a minute behind.
 void publish(node_self self) {
@@ -82,7 +73,7 @@ void publish(node_self self) {
   }
   st.info.job_ids.clear();
   for (auto& [job, cpus] : st.jobs) st.info.job_ids.push_back(job);
-  if (st.published && same_but_response(*st.published, st.info) &&
+  if (st.published && msg::same_fields(*st.published, st.info, "last_response") &&
       st.info.last_response < st.published->last_response + last_response_refresh_s)
     return;
   st.published = st.info;
@@ -122,23 +113,29 @@ void merge_report(node_self self, const msg::machine_status& rep) {
   if (st.cfg.tmp_disk_mb == 0) st.info.tmp_disk_mb = rep.tmp_disk_mb;
 }
 
+/// A registration's static probe against the config: a node reporting less than configured is
+/// drained with the reason, as slurmctld validates a node when it registers (not on every beat,
+/// so an admin's resume holds until the node registers again).
+void check_resources(node_self self) {
+  auto& st = self->state;
+  if (st.flags.life == liveness::down && st.flags.admin_down) return;  // the admin's reason stays
+  auto shortfall = shortfall_reason(st.cfg, st.info.reported);
+  if (shortfall.empty() || st.flags.drain) return;
+  config::log().warn("node low resources node={} reason=\"{}\"", st.info.name, shortfall);
+  st.flags.drain = true;
+  set_reason(self, shortfall, "shoal");
+}
+
 /// A report arrived: the node is alive. A node that went DOWN for silence comes back (Slurm's
 /// ReturnToService=1); one set DOWN by an admin stays down until resumed.
 void on_alive(node_self self) {
   auto& st = self->state;
-  const auto& rep = st.info.reported;
   arm_silence_timer(self);
   if (st.flags.life == liveness::down && st.flags.admin_down) return publish(self);
   if (st.flags.life != liveness::up) {
     st.flags.life = liveness::up;
     st.flags.admin_down = false;
     if (!st.flags.drain) set_reason(self, "", "");
-  }
-  auto shortfall = shortfall_reason(st.cfg, rep);
-  if (!shortfall.empty() && !st.flags.drain) {
-    config::log().warn("node low resources node={} reason=\"{}\"", st.info.name, shortfall);
-    st.flags.drain = true;
-    set_reason(self, shortfall, "shoal");
   }
   publish(self);
 }
@@ -246,6 +243,7 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                                          st.info.name, rep.hostname, rep.cpus, rep.real_memory_mb,
                                          rep.os);
                       merge_report(self, rep);
+                      check_resources(self);
                       on_alive(self);
                       // The daemon heartbeats straight to this actor from now on.
                       return caf::actor_cast<caf::actor>(self);

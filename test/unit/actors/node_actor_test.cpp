@@ -144,6 +144,25 @@ BOOST_AUTO_TEST_CASE(fewer_cpus_than_configured_drains_the_node_with_the_reason)
   BOOST_TEST(views->back().reason.find("Low CPUs") != std::string::npos, views->back().reason);
 }
 
+BOOST_AUTO_TEST_CASE(a_resumed_low_resource_node_stays_up_until_it_registers_again) {
+  register_daemon(2);
+  BOOST_REQUIRE(state_text() == "DRAINED");
+  msg::node_update up;
+  up.nodes = "n1";
+  up.state = "RESUME";
+  caf::anon_send(node, msg::nodeupd_atom_v, up);
+  sched.run();
+  BOOST_REQUIRE(state_text() == "IDLE");
+  // The probe is checked at registration only: heartbeats do not drain it again.
+  for (int i = 0; i < 5; ++i) {
+    caf::anon_send(node, msg::heartbeat_atom_v);
+    advance(std::chrono::milliseconds{interval_ms});
+  }
+  BOOST_TEST(state_text() == "IDLE");
+  register_daemon(2);
+  BOOST_TEST(state_text() == "DRAINED");
+}
+
 BOOST_AUTO_TEST_CASE(draining_without_a_reason_is_refused) {
   register_daemon();
   msg::node_update up;
