@@ -31,20 +31,38 @@ namespace shoal::runtime {
 
 namespace fs = std::filesystem;
 
-caf::expected<uint16_t> free_loopback_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return make_error(errc::system_error, std::string{"socket: "} + strerror(errno));
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ::close(fd);
-    return make_error(errc::system_error, std::string{"bind: "} + strerror(errno));
+caf::expected<std::vector<uint16_t>> free_loopback_ports(size_t count) {
+  // All sockets stay bound until every port is read, so the ports are distinct (one at a time,
+  // the kernel may hand the same port out twice).
+  std::vector<int> fds;
+  std::vector<uint16_t> ports;
+  caf::error failed;
+  for (size_t i = 0; i < count && !failed; ++i) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) {
+      failed = make_error(errc::system_error, std::string{"socket: "} + strerror(errno));
+      break;
+    }
+    fds.push_back(fd);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+      failed = make_error(errc::system_error, std::string{"bind: "} + strerror(errno));
+    else
+      ports.push_back(ntohs(addr.sin_port));
   }
-  ::close(fd);
-  return ntohs(addr.sin_port);
+  for (auto fd : fds) ::close(fd);
+  if (failed) return failed;
+  return ports;
+}
+
+caf::expected<uint16_t> free_loopback_port() {
+  auto ports = free_loopback_ports(1);
+  if (!ports) return std::move(ports.error());
+  return ports->front();
 }
 
 namespace {
@@ -70,20 +88,14 @@ caf::error local_cluster::prepare(const char* dir_prefix, unsigned daemons) {
   auto dir = make_temp_dir(dir_prefix);
   if (!dir) return std::move(dir.error());
   dir_ = std::move(*dir);
-  auto port = free_loopback_port();
-  if (!port) return std::move(port.error());
-  port_ = *port;
+  // The controller, its /metrics and each daemon's /metrics: ports of their own, so clusters and
+  // daemons can share the host.
+  auto ports = free_loopback_ports(2 + daemons);
+  if (!ports) return std::move(ports.error());
+  port_ = (*ports)[0];
   config_path_ = dir_ + "/shoal.conf";
-  // Each daemon's /metrics on a port of its own, so clusters and daemons can share the host.
-  auto ctld_metrics = free_loopback_port();
-  if (!ctld_metrics) return std::move(ctld_metrics.error());
-  metrics_port_ = *ctld_metrics;
-  node_metrics_ports_.clear();
-  for (unsigned i = 0; i < daemons; ++i) {
-    auto p = free_loopback_port();
-    if (!p) return std::move(p.error());
-    node_metrics_ports_.push_back(*p);
-  }
+  metrics_port_ = (*ports)[1];
+  node_metrics_ports_.assign(ports->begin() + 2, ports->end());
   return caf::none;
 }
 

@@ -14,6 +14,10 @@ namespace shoal::runtime {
 /// Error: errc::system_error when no socket can be bound.
 caf::expected<uint16_t> free_loopback_port();
 
+/// `count` such ports, all different (held bound together until all are known), for one
+/// cluster's controller and /metrics endpoints. Error: errc::system_error.
+caf::expected<std::vector<uint16_t>> free_loopback_ports(size_t count);
+
 /// A controller and N node daemons on 127.0.0.1, started from the embedded default config in a
 /// private directory (config and logs), in their own process group so a Ctrl-C meant for the
 /// user's command does not reach them. Used by `shoal start`, the integration tests and the
