@@ -15,7 +15,7 @@ $C.includes(["messages/states.hpp"]);
 # Raise the major (and reset the minor) for any change older peers cannot read; peers of another
 # major then refuse each other's messages with errc::incompatible_version.
 const wireMajor :UInt16 = 1;
-const wireMinor :UInt16 = 0;
+const wireMinor :UInt16 = 1;
 
 struct MachineStatus {
   nodeName @0 :Text;         # the configured node name this daemon speaks for
@@ -268,4 +268,64 @@ struct TopologyView {
   dims @1 :List(UInt32);     # X, Y, Z on a torus; empty on a 1-D cluster
   nodes @2 :List(MapNode);   # torus: grid order, x outermost; 1-D: config order
   allocations @3 :List(MapAllocation);  # one per running job, by job id
+}
+
+# -- Saved state (StateSaveLocation): what a restarted controller recovers -------------------------
+# Each record is saved under a key ("job/ID", "array/ID", "node/NAME", "ctl") and replaced whole
+# when its owner changes it (docs/architecture.md, "Durable state").
+
+struct StepRecord {
+  stepId @0 :UInt32;
+  nodes @1 :List(UInt32);    # indices into the job's node list
+  waiting @2 :List(Text);    # nodes whose tasks had not reported
+  exitCode @3 :Int32;        # highest task exit code so far
+  error @4 :Text;
+  outOfMemory @5 :Bool;
+}
+
+struct JobRecord {
+  request @0 :JobRequest;    # as resolved at submission (array tasks: with their own env and paths)
+  info @1 :JobInfo;          # the listing view
+  lifeState @2 :UInt32;      # policy::lifecycle_state
+  lifeReason @3 :Text;
+  lifeEnding @4 :UInt32;     # policy::lifecycle_state the job ends in (completing only)
+  requeueReason @5 :Text;
+  nodes @6 :List(Text);      # the allocation, in order
+  cpus @7 :List(UInt32);     # CPUs held on each node (shared nodes), else empty
+  mainStep @8 :UInt32;
+  nextStep @9 :UInt32;
+  steps @10 :List(StepRecord);
+  heldByAdmin @11 :Bool;     # pending and held by an admin (JobHeldAdmin), not the user
+}
+
+struct ArrayRecord {
+  taskTemplate @0 :JobRequest;  # what each task is made from (--array cleared)
+  info @1 :JobInfo;          # the array's pending line
+  spec @2 :Text;             # the --array the job was submitted with
+  pending @3 :Text;          # the task indices not started yet, in --array syntax ("" none)
+}
+
+struct NodeRecord {
+  name @0 :Text;
+  drain @1 :Bool;            # drained by an admin (DRAINING/DRAINED)
+  down @2 :Bool;             # set DOWN by an admin
+  reason @3 :Text;
+  reasonTime @4 :Int64;
+  reasonUser @5 :Text;
+}
+
+struct ControllerRecord {
+  nextJobId @0 :UInt64;
+}
+
+# What a node daemon reports when it (re)registers: the steps it runs, and the ones that ended
+# while no controller heard of it (until the job releases the node).
+struct StepRef {
+  jobId @0 :UInt64;
+  stepId @1 :UInt32;
+}
+
+struct NodeReport {
+  running @0 :List(StepRef);
+  ended @1 :List(StepExit);
 }

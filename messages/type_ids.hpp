@@ -33,6 +33,11 @@ CAF_ADD_TYPE_ID(shoal, (shoal::msg::pending_detail))
 CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::pending_detail>))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::job_control))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::topology_view))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::node_report))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::job_record))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::array_record))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::node_record))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::controller_record))
 
 // Between processes.
 CAF_ADD_ATOM(shoal, shoal::msg, register_atom, "register")
@@ -67,5 +72,11 @@ CAF_ADD_ATOM(shoal, shoal::msg, jobctl_atom, "jobctl")
 CAF_ADD_ATOM(shoal, shoal::msg, pending_atom, "pending")
 CAF_ADD_ATOM(shoal, shoal::msg, ended_atom, "ended")
 CAF_ADD_ATOM(shoal, shoal::msg, arraytask_atom, "arraytask")
+// Durable state and recovery.
+CAF_ADD_ATOM(shoal, shoal::msg, adopt_atom, "adopt")
+CAF_ADD_ATOM(shoal, shoal::msg, attach_atom, "attach")
+CAF_ADD_ATOM(shoal, shoal::msg, persist_atom, "persist")
+CAF_ADD_ATOM(shoal, shoal::msg, sync_atom, "sync")
+CAF_ADD_ATOM(shoal, shoal::msg, snapshot_atom, "snapshot")
 
 CAF_END_TYPE_ID_BLOCK(shoal)

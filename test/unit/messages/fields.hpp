@@ -356,4 +356,54 @@ inline msg::topology_view sample_topology_view() {
   return x;
 }
 
+inline msg::job_record sample_job_record() {
+  msg::job_record x;
+  x.request = sample_job_request();
+  x.info = sample_job_info();
+  x.life_state = 6;
+  x.life_reason = "NonZeroExitCode";
+  x.life_ending = 8;
+  x.requeue_reason = "NodeFail";
+  x.nodes = {"n1", "n2"};
+  x.cpus = {4, 2};
+  x.main_step = 0xfffffffe;
+  x.next_step = 3;
+  x.steps = {{1, {0, 1}, {"n2"}, 137, "node n1 failed", true}};
+  x.held_by_admin = true;
+  return x;
+}
+
+inline msg::array_record sample_array_record() {
+  msg::array_record x;
+  x.task_template = sample_job_request();
+  x.info = sample_job_info();
+  x.spec = "1-100%4";
+  x.pending = "7-100";
+  return x;
+}
+
+inline msg::node_record sample_node_record() {
+  msg::node_record x;
+  x.name = "n7";
+  x.drain = true;
+  x.down = true;
+  x.reason = "bad fan";
+  x.reason_time = 1700000000;
+  x.reason_user = "root";
+  return x;
+}
+
+inline msg::controller_record sample_controller_record() {
+  msg::controller_record x;
+  x.next_job_id = 0x1'0000'0001ull;
+  return x;
+}
+
+inline msg::node_report sample_node_report() {
+  msg::node_report x;
+  x.running = {{77, 0xfffffffe}, {0x1'0000'0002ull, 3}};
+  x.ended = {sample_step_exit()};
+  return x;
+}
+
 }  // namespace shoal::test
