@@ -45,6 +45,9 @@ class allocation_map {
 
   const std::string& name_of(size_t node) const { return names_[node]; }
 
+  /// The configured (or reported) CPUs and memory of a node.
+  const policy::node_capacity& capacity_of(size_t node) const { return capacity_[node]; }
+
   /// True on a 3-D torus (select/torus3d).
   bool torus() const { return torus_; }
 

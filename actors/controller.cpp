@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <csignal>
 #include <deque>
 #include <map>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
@@ -15,6 +17,7 @@
 #include "actors/job_ref.hpp"
 #include "actors/metering.hpp"
 #include "actors/node.hpp"
+#include "actors/saved_state.hpp"
 #include "actors/scheduler.hpp"
 #include "actors/submission.hpp"
 #include "config/duration.hpp"
@@ -23,6 +26,7 @@
 #include "messages/type_ids.hpp"
 #include "policy/array_spec.hpp"
 #include "policy/dependency.hpp"
+#include "policy/job_lifecycle.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {
@@ -44,6 +48,8 @@ struct array_entry {
   uint32_t min_index = 0;
   uint32_t max_index = 0;
   std::map<uint32_t, uint64_t> running;  ///< index -> task job id, while the task's actor lives
+  std::string spec_text;     ///< the --array it was submitted with
+  std::string pending_text;  ///< the tasks not started yet, in --array syntax ("": none)
 };
 
 struct controller_state {
@@ -64,9 +70,41 @@ struct controller_state {
   metrics::registry* meters = nullptr;                         ///< null: CollectMetrics=NO
   std::shared_ptr<interconnect::switch_manager> interconnect;  ///< SwitchType's plugin
   std::optional<cluster_meters> cluster;                       ///< set with `meters`
+  state_keeper_actor keeper;  ///< where the state a restart must not lose goes; null: nowhere
+  /// Recovered jobs whose steps a node has not yet confirmed: node -> job ids. The node's next
+  /// registration reports what it still runs.
+  std::map<std::string, std::set<uint64_t>> unconfirmed;
 };
 
 using controller_self = controller_actor::stateful_pointer<controller_state>;
+
+/// Hands one record to the state keeper (null value: forget the key).
+void persist(controller_self self, std::string key, state::value_ptr value) {
+  if (self->state.keeper)
+    self->send(self->state.keeper, msg::persist_atom_v, std::move(key), std::move(value));
+}
+
+void save_next_job_id(controller_self self) {
+  msg::controller_record rec;
+  rec.next_job_id = self->state.next_job_id;
+  persist(self, controller_key, encoded(rec));
+}
+
+/// Answers `reply` once everything handed to the keeper so far is durable; with the disk
+/// failing, the client hears why instead of an acknowledgement that would be a lie.
+template <class T>
+caf::result<T> once_saved(controller_self self, T reply) {
+  auto& st = self->state;
+  if (!st.keeper) return reply;
+  auto rp = self->make_response_promise<T>();
+  self->request(st.keeper, caf::infinite, msg::sync_atom_v)
+      .then([rp, reply](caf::ok_atom) mutable { rp.deliver(std::move(reply)); },
+            [rp](caf::error& err) mutable {
+              rp.deliver(make_error(errc::system_error,
+                                    "the controller cannot save its state: " + describe(err)));
+            });
+  return rp;
+}
 
 /// A partition as listings show it. Partitions are the configuration's (no actor owns them
 /// until partitions change at run time).
@@ -90,6 +128,9 @@ void purge_old_jobs(controller_self self) {
   for (auto it = view.begin(); it != view.end();) {
     if (msg::is_finished(it->second.state) && it->second.end_time < cutoff) {
       if (self->state.cluster) self->state.cluster->job_forgotten(it->second.state);
+      persist(self, self->state.arrays.count(it->first) > 0 ? array_key(it->first)
+                                                            : job_key(it->first),
+              nullptr);
       it = view.erase(it);
     } else
       ++it;
@@ -99,8 +140,10 @@ void purge_old_jobs(controller_self self) {
   for (auto it = arrays.begin(); it != arrays.end();) {
     auto meta = view.find(it->first);
     bool pending = meta != view.end() && !msg::is_finished(meta->second.state);
-    if (!pending && it->second.running.empty() && meta == view.end())
+    if (!pending && it->second.running.empty() && meta == view.end()) {
+      persist(self, array_key(it->first), nullptr);
       it = arrays.erase(it);
+    }
     else
       ++it;
   }
@@ -182,7 +225,33 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
   setup.scheduler = st.scheduler;
   setup.shared_nodes = st.cfg.scheduling.consumable;
   setup.interconnect = st.interconnect;
+  setup.keeper = st.keeper;
   return setup;
+}
+
+/// A job's record as first saved, before its actor runs: the submission is durable before the
+/// client hears of it, and the job's own later records replace this one.
+void save_new_job(controller_self self, const job_setup& setup) {
+  msg::job_record rec;
+  rec.request = setup.req;
+  rec.info = initial_job_info(setup);
+  rec.life_state = static_cast<uint32_t>(policy::initial_lifecycle(setup.req.workload.hold).state);
+  rec.life_reason = rec.info.reason;
+  persist(self, job_key(setup.id), encoded(rec));
+}
+
+/// An array's record: its task template, its listing line and the tasks still pending.
+void save_array(controller_self self, uint64_t id) {
+  auto& st = self->state;
+  auto arr = st.arrays.find(id);
+  auto view = st.job_view.find(id);
+  if (arr == st.arrays.end() || view == st.job_view.end()) return;
+  msg::array_record rec;
+  rec.task_template = arr->second.task_template.req;
+  rec.info = view->second;
+  rec.spec = arr->second.spec_text;
+  rec.pending = arr->second.pending_text;
+  persist(self, array_key(id), encoded(rec));
 }
 
 /// An array is one record here and a range list in the scheduler, whatever its size; task job
@@ -197,6 +266,9 @@ msg::job_info submit_array(controller_self self, msg::job_request req,
   arr.task_count = spec->indices.count();
   arr.min_index = spec->indices.min();
   arr.max_index = spec->indices.max();
+  arr.spec_text = req.workload.array;
+  arr.pending_text = spec->indices.to_string();
+  if (spec->max_running > 0) arr.pending_text += "%" + std::to_string(spec->max_running);
   st.next_job_id += 1 + arr.task_count;
   auto task_req = req;
   task_req.workload.array.clear();
@@ -217,6 +289,8 @@ msg::job_info submit_array(controller_self self, msg::job_request req,
   self->send(st.scheduler, msg::enqueue_atom_v, id, req, std::move(workload),
              caf::actor_cast<caf::actor>(self));
   st.arrays.emplace(id, std::move(arr));
+  save_array(self, id);
+  save_next_job_id(self);
   if (st.cluster) st.cluster->job_submitted();
   msg::job_info reply;
   reply.job_id = id;
@@ -251,7 +325,7 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   if (!resolved->workload.array.empty()) {
     auto info = submit_array(self, std::move(*resolved), std::move(*workload));
     if (!token.empty()) remember_token(self, token, info.job_id);
-    return info;
+    return once_saved(self, std::move(info));
   }
   auto id = st.next_job_id++;
   auto setup = make_setup(self, id, std::move(*resolved), std::move(*workload), client);
@@ -263,6 +337,8 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   config::log().info("job submit job={} user={} partition={} nodes={} tasks={} batch={}", id,
                      setup.req.user, setup.req.partition, setup.req.min_nodes, setup.req.ntasks,
                      setup.req.batch);
+  save_new_job(self, setup);
+  save_next_job_id(self);
   // Not linked: unlinking is linear in the links held, paid at every job's end, and shoalctld
   // exits without tearing its actors down anyway.
   auto job = spawn_job(self->system(), std::move(setup));
@@ -272,7 +348,7 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   msg::job_info info;
   info.job_id = id;
   info.state = msg::job_state::pending;
-  return info;
+  return once_saved(self, std::move(info));
 }
 
 void set_env(std::vector<std::string>& env, const std::string& key, const std::string& value) {
@@ -312,6 +388,9 @@ void start_array_task(controller_self self, uint64_t array_id, uint32_t index, u
   setup.start_node_actors = std::move(actors);
   setup.start_cpus = std::move(cpus);
   setup.start_nodelist = std::move(nodelist);
+  // Saved before the scheduler's next news of the array's pending tasks, so a restart finds
+  // every started task either pending in the array or as a job of its own.
+  save_new_job(self, setup);
   auto job = spawn_job(self->system(), std::move(setup));
   st.jobs.emplace(task_id, job);
   arr.running[index] = task_id;
@@ -323,12 +402,21 @@ void on_array_view(controller_self self, uint64_t array_id, const std::string& r
   auto& st = self->state;
   auto v = st.job_view.find(array_id);
   if (v == st.job_view.end() || msg::is_finished(v->second.state)) return;
+  auto arr = st.arrays.find(array_id);
+  if (arr != st.arrays.end()) {
+    // folded is "[1-3,5%2]": the pending tasks in --array syntax, bracketed.
+    arr->second.pending_text =
+        folded.size() >= 2 ? folded.substr(1, folded.size() - 2) : std::string{};
+  }
   if (folded.empty()) {
+    // Kept while its tasks run: a restart still knows the array they belong to.
+    save_array(self, array_id);
     st.job_view.erase(v);
     return;
   }
   v->second.reason = reason;
   v->second.array_tasks = folded;
+  save_array(self, array_id);
 }
 
 bool may_act_on(controller_self self, uint32_t owner, uint32_t uid) {
@@ -380,6 +468,8 @@ caf::result<caf::ok_atom> cancel(controller_self self, const std::string& text, 
       v->second.state = msg::job_state::cancelled;
       v->second.end_time = unix_now();
       v->second.array_tasks.clear();
+      it->second.pending_text.clear();
+      save_array(self, ref->id);
     }
   } else {
     for (auto& [lo, hi] : ref->tasks)
@@ -512,11 +602,193 @@ caf::result<caf::ok_atom> reset_diag(controller_self self, uint32_t uid) {
   return caf::ok_atom::value;
 }
 
+/// A recovered queued job's dependency, parsed again (its targets were checked at submission).
+policy::workload_ptr recovered_workload(const msg::job_request& req) {
+  auto parsed = std::make_shared<policy::parsed_workload>();
+  if (!req.workload.dependency.empty())
+    if (auto dep = policy::parse_dependency(req.workload.dependency)) parsed->dep = std::move(*dep);
+  return parsed;
+}
+
+/// Records that failed to decode are logged and skipped: one bad record must not cost the rest.
+template <class T>
+std::optional<T> decode_record(const std::string& key, const state::value_ptr& value) {
+  auto rec = decoded<T>(value);
+  if (!rec) {
+    config::log().error("saved state: record {} unreadable, skipped: {}", key,
+                        describe(rec.error()));
+    return std::nullopt;
+  }
+  return std::move(*rec);
+}
+
+/// Resumes an array: its task template, its line, and the tasks still pending (less those that
+/// have a job record: they started before the array's record caught up).
+void recover_array(controller_self self, uint64_t id, msg::array_record& rec,
+                   const std::set<std::pair<uint64_t, uint32_t>>& tasks_with_records) {
+  auto& st = self->state;
+  auto spec = policy::parse_array_spec(rec.spec, UINT32_MAX);
+  if (!spec) {
+    config::log().error("saved state: array {} has a bad spec '{}': {}", id, rec.spec,
+                        describe(spec.error()));
+    return;
+  }
+  array_entry arr;
+  arr.spec = spec->indices.runs();
+  arr.task_count = spec->indices.count();
+  arr.min_index = spec->indices.min();
+  arr.max_index = spec->indices.max();
+  arr.spec_text = rec.spec;
+  arr.pending_text = rec.pending;
+  auto task_workload = recovered_workload(rec.task_template);
+  arr.task_template = make_setup(self, id, rec.task_template, task_workload, caf::actor{});
+  arr.task_template.array_job_id = id;
+  st.arrays.emplace(id, std::move(arr));
+  if (msg::is_finished(rec.info.state) || rec.pending.empty()) {
+    if (msg::is_finished(rec.info.state)) st.job_view[id] = rec.info;
+    return;
+  }
+  auto pending = policy::parse_array_spec(rec.pending, UINT32_MAX);
+  if (!pending) return;
+  for (auto& [array, index] : tasks_with_records)
+    if (array == id) pending->indices.erase(index);
+  if (pending->indices.empty()) return;
+  st.job_view[id] = rec.info;
+  auto workload = std::make_shared<policy::parsed_workload>(*task_workload);
+  workload->array = std::move(*spec);
+  workload->pending_tasks = pending->indices;
+  auto req = rec.task_template;
+  req.workload.array = rec.spec;
+  self->send(st.scheduler, msg::enqueue_atom_v, id, req, policy::workload_ptr{std::move(workload)},
+             caf::actor_cast<caf::actor>(self));
+  if (rec.info.reason == "JobHeldUser" || rec.info.reason == "JobHeldAdmin") {
+    bool admin = rec.info.reason == "JobHeldAdmin";
+    self->request(st.scheduler, caf::infinite, msg::jobctl_atom_v,
+                  std::string{admin ? "hold" : "uhold"}, id, uint32_t{0}, admin)
+        .then([](caf::ok_atom) {}, [](caf::error&) {});
+  }
+}
+
+/// Resumes one job from its record: finished ones only for listings and dependencies, the rest
+/// as job actors that carry on (see job.cpp's restore).
+void recover_job(controller_self self, uint64_t id, msg::job_record& rec) {
+  auto& st = self->state;
+  if (msg::is_finished(rec.info.state)) {
+    st.job_view[id] = rec.info;
+    return;
+  }
+  auto setup = make_setup(self, id, rec.request, recovered_workload(rec.request), caf::actor{});
+  setup.array_job_id = rec.info.array_job_id;
+  setup.array_task_id = rec.info.array_task_id;
+  for (auto& name : rec.nodes) {
+    auto node = st.nodes.find(name);
+    setup.start_node_actors.push_back(node != st.nodes.end()
+                                          ? caf::actor_cast<caf::actor>(node->second)
+                                          : caf::actor{});
+  }
+  for (auto& step : rec.steps)
+    for (auto& node : step.waiting) st.unconfirmed[node].insert(id);
+  if (rec.info.array_job_id != 0) {
+    auto arr = st.arrays.find(rec.info.array_job_id);
+    if (arr != st.arrays.end() && !rec.nodes.empty())
+      arr->second.running[static_cast<uint32_t>(rec.info.array_task_id)] = id;
+  }
+  st.job_view[id] = rec.info;
+  setup.restored = std::move(rec);
+  st.jobs.emplace(id, spawn_job(self->system(), std::move(setup)));
+}
+
+/// The controller's state before it stopped: the job id counter, arrays, jobs (finished ones
+/// first, so dependencies see their outcomes before anything queues).
+void recover(controller_self self, state::record_map& saved) {
+  auto& st = self->state;
+  std::vector<std::pair<uint64_t, msg::job_record>> jobs;
+  std::vector<std::pair<uint64_t, msg::array_record>> arrays;
+  std::set<std::pair<uint64_t, uint32_t>> tasks_with_records;
+  for (auto& [key, value] : saved) {
+    if (key == controller_key) {
+      if (auto rec = decode_record<msg::controller_record>(key, value))
+        st.next_job_id = std::max(st.next_job_id, rec->next_job_id);
+    } else if (key.rfind("job/", 0) == 0) {
+      if (auto rec = decode_record<msg::job_record>(key, value)) {
+        auto id = rec->info.job_id;
+        st.next_job_id = std::max(st.next_job_id, id + 1);
+        if (rec->info.array_job_id != 0)
+          tasks_with_records.emplace(rec->info.array_job_id,
+                                     static_cast<uint32_t>(rec->info.array_task_id));
+        jobs.emplace_back(id, std::move(*rec));
+      }
+    } else if (key.rfind("array/", 0) == 0) {
+      if (auto rec = decode_record<msg::array_record>(key, value))
+        arrays.emplace_back(rec->info.job_id, std::move(*rec));
+    }
+  }
+  size_t live = 0;
+  for (auto& [id, rec] : jobs) {
+    if (!msg::is_finished(rec.info.state)) continue;
+    bool ok = rec.info.state == msg::job_state::completed && rec.info.exit_code == 0;
+    self->send(st.scheduler, msg::ended_atom_v, id, ok, rec.info.start_time);
+  }
+  for (auto& [id, rec] : arrays) recover_array(self, id, rec, tasks_with_records);
+  for (auto& [id, rec] : jobs) {
+    live += msg::is_finished(rec.info.state) ? 0 : 1;
+    recover_job(self, id, rec);
+  }
+  for (auto& [id, info] : st.job_view)
+    if (st.cluster) st.cluster->job_changed(std::nullopt, info.state);
+  config::log().info("state recovered jobs={} live={} arrays={} next_job_id={}", jobs.size(), live,
+                     arrays.size(), st.next_job_id);
+}
+
+/// A registering daemon's report: ended steps reach their jobs, recovered jobs learn which of
+/// their steps the node still runs, and tasks of jobs this controller does not know are killed.
+void reconcile(controller_self self, const std::string& node, const caf::actor& daemon,
+               msg::node_report& report) {
+  auto& st = self->state;
+  for (auto& ex : report.ended) {
+    auto job = st.jobs.find(ex.job_id);
+    if (job != st.jobs.end()) self->send(job->second, std::move(ex));
+  }
+  std::map<uint64_t, std::vector<uint32_t>> running;
+  for (auto& ref : report.running) {
+    if (st.jobs.count(ref.job_id) > 0) {
+      running[ref.job_id].push_back(ref.step_id);
+      continue;
+    }
+    config::log().warn("job unknown to the controller node={} job={} step={}: killing its tasks",
+                       node, ref.job_id, msg::step_label(ref.step_id));
+    caf::anon_send(daemon, msg::signal_atom_v, ref.job_id, ref.step_id, int32_t{SIGKILL});
+  }
+  auto waiting = st.unconfirmed.find(node);
+  if (waiting == st.unconfirmed.end()) return;
+  for (auto id : waiting->second) {
+    auto job = st.jobs.find(id);
+    if (job != st.jobs.end()) self->send(job->second, msg::adopt_atom_v, node, running[id]);
+  }
+  st.unconfirmed.erase(waiting);
+}
+
+/// Registration: reconcile the daemon's report, then the node actor answers with its handle.
+caf::result<caf::actor> on_register(controller_self self, msg::machine_status& rep,
+                                    caf::actor& daemon, msg::node_report* report) {
+  SHOAL_DEBUG(init, "registration node={} host={} pid={} cpus={}", rep.node_name, rep.hostname,
+              rep.daemon_pid, rep.cpus);
+  auto it = self->state.nodes.find(rep.node_name);
+  if (it == self->state.nodes.end()) {
+    config::log().warn("registration refused node={} host={}", rep.node_name, rep.hostname);
+    return make_error(errc::unknown_node,
+                      "node '" + rep.node_name + "' is not in the controller's configuration");
+  }
+  if (report) reconcile(self, rep.node_name, daemon, *report);
+  return self->delegate(it->second, msg::register_atom_v, std::move(rep), std::move(daemon));
+}
+
 controller_actor::behavior_type controller_behavior(
     controller_self self, config::cluster_config cfg, metrics::registry* meters,
-    std::shared_ptr<interconnect::switch_manager> interconnect) {
+    std::shared_ptr<interconnect::switch_manager> interconnect, controller_recovery recovery) {
   auto& st = self->state;
   st.cfg = std::move(cfg);
+  st.keeper = std::move(recovery.keeper);
   st.interconnect = std::move(interconnect);
   if (!st.interconnect) {
     auto plugin = interconnect::make_switch_manager(st.cfg.switch_type);
@@ -533,8 +805,12 @@ controller_actor::behavior_type controller_behavior(
   st.admin_uid = static_cast<uint32_t>(::getuid());
   std::vector<caf::actor> ordered_nodes;
   for (auto& n : st.cfg.nodes) {
+    std::optional<msg::node_record> saved;
+    if (auto rec = recovery.saved.find(node_key(n.name)); rec != recovery.saved.end())
+      saved = decode_record<msg::node_record>(rec->first, rec->second);
     auto node = spawn_node(self->system(), n, caf::actor_cast<caf::actor>(self),
-                           st.cfg.heartbeat_timeout_ms, st.cfg.heartbeat_interval_ms, meters);
+                           st.cfg.heartbeat_timeout_ms, st.cfg.heartbeat_interval_ms, meters,
+                           st.keeper, std::move(saved));
     self->link_to(node);
     st.nodes.emplace(n.name, node);
     ordered_nodes.push_back(caf::actor_cast<caf::actor>(node));
@@ -542,6 +818,7 @@ controller_actor::behavior_type controller_behavior(
   st.scheduler = spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes),
                                  caf::actor_cast<caf::actor>(self), meters);
   self->link_to(st.scheduler);
+  if (!recovery.saved.empty()) recover(self, recovery.saved);
   config::log().info("controller up cluster={} nodes={} partitions={}", st.cfg.cluster_name,
                      st.cfg.nodes.size(), st.cfg.partitions.size());
   SHOAL_DEBUG(init,
@@ -553,19 +830,22 @@ controller_actor::behavior_type controller_behavior(
       probe.rpc("register",
                 [self](msg::register_atom, msg::machine_status& rep,
                        caf::actor& daemon) -> caf::result<caf::actor> {
-                  SHOAL_DEBUG(init, "registration node={} host={} pid={} cpus={}", rep.node_name,
-                              rep.hostname, rep.daemon_pid, rep.cpus);
-                  auto it = self->state.nodes.find(rep.node_name);
-                  if (it == self->state.nodes.end()) {
-                    config::log().warn("registration refused node={} host={}", rep.node_name,
-                                       rep.hostname);
-                    return make_error(
-                        errc::unknown_node,
-                        "node '" + rep.node_name + "' is not in the controller's configuration");
-                  }
-                  return self->delegate(it->second, msg::register_atom_v, std::move(rep),
-                                        std::move(daemon));
+                  return on_register(self, rep, daemon, nullptr);
                 }),
+      probe.rpc("register",
+                [self](msg::register_atom, msg::machine_status& rep, caf::actor& daemon,
+                       msg::node_report& report) -> caf::result<caf::actor> {
+                  return on_register(self, rep, daemon, &report);
+                }),
+      probe.metered("step_exit",
+                    [self](msg::step_exit& ex) {
+                      auto job = self->state.jobs.find(ex.job_id);
+                      if (job != self->state.jobs.end())
+                        self->send(job->second, std::move(ex));
+                      else
+                        SHOAL_DEBUG(steps, "step exit for a job no longer running job={} step={}",
+                                    ex.job_id, msg::step_label(ex.step_id));
+                    }),
       probe.metered("view_node",
                     [self](msg::view_atom, msg::node_info& info) {
                       auto& st = self->state;
@@ -707,6 +987,17 @@ controller_actor::behavior_type controller_behavior(
                   probe.attribute_to(uid_label(uid));
                   return cancel(self, std::to_string(id), signo, uid);
                 }),
+      probe.rpc("attach",
+                [self](msg::attach_atom, uint64_t id,
+                       caf::actor& client) -> caf::result<msg::job_info> {
+                  auto& st = self->state;
+                  if (auto job = st.jobs.find(id); job != st.jobs.end())
+                    return self->delegate(job->second, msg::attach_atom_v, std::move(client));
+                  if (auto view = st.job_view.find(id); view != st.job_view.end())
+                    return view->second;
+                  return make_error(errc::unknown_job, "job " + std::to_string(id) +
+                                                           " is not known to the controller");
+                }),
       probe.rpc("signal",
                 [self](msg::signal_atom, uint64_t id, int32_t signo) {
                   auto it = self->state.jobs.find(id);
@@ -741,8 +1032,10 @@ controller_actor::behavior_type controller_behavior(
 
 controller_actor spawn_controller(caf::actor_system& sys, config::cluster_config cfg,
                                   metrics::registry* meters,
-                                  std::shared_ptr<interconnect::switch_manager> interconnect) {
-  return sys.spawn(controller_behavior, std::move(cfg), meters, std::move(interconnect));
+                                  std::shared_ptr<interconnect::switch_manager> interconnect,
+                                  controller_recovery recovery) {
+  return sys.spawn(controller_behavior, std::move(cfg), meters, std::move(interconnect),
+                   std::move(recovery));
 }
 
 }  // namespace shoal::actors

@@ -6,6 +6,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "actors/state_keeper.hpp"
 #include "config/config.hpp"
 #include "interconnect/switch_manager.hpp"
 #include "messages/type_ids.hpp"
@@ -25,6 +26,10 @@ using controller_actor = caf::typed_actor<
     // -- from shoald --
     /// A shoald registers its node's static probe; answers the node actor's handle.
     caf::replies_to<msg::register_atom, msg::machine_status, caf::actor>::with<caf::actor>,
+    /// As above, with the steps the daemon runs and those that ended unheard: the controller
+    /// reconciles them with its jobs (ended ones are recorded, unknown jobs' tasks killed).
+    caf::replies_to<msg::register_atom, msg::machine_status, caf::actor,
+                    msg::node_report>::with<caf::actor>,
     // -- from the CLI --
     /// A new job (job_id 0), or a step in a running job's allocation (job_id set).
     caf::replies_to<msg::submit_atom, msg::job_request, caf::actor>::with<msg::job_info>,
@@ -46,6 +51,9 @@ using controller_actor = caf::typed_actor<
     caf::replies_to<msg::jobctl_atom, msg::job_control>::with<caf::ok_atom>,
     /// The scheduler's view of pending jobs.
     caf::replies_to<msg::pending_atom>::with<std::vector<msg::pending_detail>>,
+    /// (id, client): a `shoal run` whose controller restarted finds its job again; answers the
+    /// job's view (a finished job's too, so the client can exit with its code).
+    caf::replies_to<msg::attach_atom, uint64_t, caf::actor>::with<msg::job_info>,
     /// Ctrl-C forwarded by `shoal run`: (id, signo).
     caf::reacts_to<msg::signal_atom, uint64_t, int32_t>,
     /// The allocation map (`shoal map`).
@@ -69,13 +77,22 @@ using controller_actor = caf::typed_actor<
     /// nodelist).
     caf::reacts_to<msg::arraytask_atom, uint64_t, uint32_t, uint64_t, std::vector<std::string>,
                    std::vector<caf::actor>, std::vector<uint32_t>, std::string>,
+    /// A step's end a node relays by job id (see node_actor): passed to the job.
+    caf::reacts_to<msg::step_exit>,
     /// A node holding the job went DOWN: (node, job).
     caf::reacts_to<msg::nodedown_atom, std::string, uint64_t>>;
+
+/// What the controller saves its state through, and what it recovers from.
+struct controller_recovery {
+  state_keeper_actor keeper;  ///< null: nothing is saved (tests, StateSaveLocation unset)
+  state::record_map saved;    ///< the saved state to resume (empty: a cold start)
+};
 
 /// `interconnect` is the SwitchType plugin every job's steps use; null builds it from the config
 /// (switch/none when the name is unknown: shoalctld refuses such a config before it gets here).
 controller_actor spawn_controller(
     caf::actor_system& sys, config::cluster_config cfg, metrics::registry* meters = nullptr,
-    std::shared_ptr<interconnect::switch_manager> interconnect = nullptr);
+    std::shared_ptr<interconnect::switch_manager> interconnect = nullptr,
+    controller_recovery recovery = {});
 
 }  // namespace shoal::actors

@@ -10,6 +10,7 @@
 
 #include "actors/clock.hpp"
 #include "actors/metering.hpp"
+#include "actors/saved_state.hpp"
 #include "actors/scheduling.hpp"
 #include "actors/send_to.hpp"
 #include "config/duration.hpp"
@@ -55,6 +56,9 @@ struct job_state_t {
   uint32_t next_step = 0;
   uint32_t main_step = 0;
   uint64_t timer_gen = 0;
+  /// Recovered jobs only: node -> the steps it had not reported when the controller stopped,
+  /// until the node re-registers and says which it still runs.
+  std::map<std::string, std::set<uint32_t>> unconfirmed;
 };
 
 using job_self = job_impl::stateful_pointer<job_state_t>;
@@ -100,9 +104,46 @@ void log_state_change(const msg::job_info& info, msg::job_state from) {
                        msg::to_string(from), msg::to_string(next), info.nodelist, info.reason);
 }
 
-/// Sends the listing view; a changed state is logged here, once per publication.
+/// Everything a restarted controller needs to resume the job.
+msg::job_record record_of(const job_state_t& st) {
+  msg::job_record r;
+  r.request = st.setup.req;
+  r.info = st.info;
+  r.life_state = static_cast<uint32_t>(st.life.state);
+  r.life_reason = st.life.reason;
+  r.life_ending = static_cast<uint32_t>(st.life.ending);
+  r.requeue_reason = st.life.requeue_reason;
+  r.nodes = st.nodes;
+  r.cpus = st.node_cpus;
+  r.main_step = st.main_step;
+  r.next_step = st.next_step;
+  for (auto& [id, run] : st.steps) {
+    msg::step_record step;
+    step.step_id = id;
+    for (auto i : run.nodes) step.nodes.push_back(static_cast<uint32_t>(i));
+    step.waiting.assign(run.waiting.begin(), run.waiting.end());
+    step.exit_code = run.exit_code;
+    step.error = run.error;
+    step.out_of_memory = run.out_of_memory;
+    r.steps.push_back(std::move(step));
+  }
+  return r;
+}
+
+/// Hands the job's record to the state keeper (group-committed there; see launch_step for what
+/// waits until it is durable).
+void save(job_self self) {
+  auto& st = self->state;
+  if (st.setup.keeper)
+    self->send(st.setup.keeper, msg::persist_atom_v, job_key(st.info.job_id),
+               encoded(record_of(st)));
+}
+
+/// Sends the listing view and saves the record; a changed state is logged here, once per
+/// publication.
 void publish(job_self self) {
   auto& st = self->state;
+  save(self);
   if (st.info.state != st.logged) log_state_change(st.info, st.logged);
   st.logged = st.info.state;
   send_to(self, st.setup.controller, msg::view_atom_v, st.info);
@@ -156,6 +197,33 @@ caf::expected<std::vector<uint8_t>> interconnect_for(
   return st.setup.interconnect->allocate(sreq);
 }
 
+/// Sends each node its launch request, once the record naming the step is durable: a controller
+/// that restarts then knows of every step that may run (and nothing else blocks meanwhile, as
+/// the job awaits only the keeper's answer).
+void send_launches(job_self self, std::vector<size_t> nodes, std::vector<msg::launch_request> reqs,
+                   caf::actor client) {
+  auto go = [self, nodes, reqs, client]() mutable {
+    auto& st = self->state;
+    for (size_t k = 0; k < nodes.size(); ++k) {
+      SHOAL_DEBUG(agent, "launch request job={} step={} node={}", st.info.job_id,
+                  msg::step_label(reqs[k].step_id), st.nodes[nodes[k]]);
+      send_to(self, st.node_actors[nodes[k]], msg::launch_atom_v, std::move(reqs[k]), client,
+              handle_of(self));
+    }
+  };
+  auto& st = self->state;
+  if (!st.setup.keeper) return go();
+  save(self);
+  self->request(st.setup.keeper, caf::infinite, msg::sync_atom_v)
+      .await([go](caf::ok_atom) mutable { go(); },
+             [self, go](caf::error& err) mutable {
+               // The keeper logged the disk's error; running the step beats stranding the job.
+               config::log().error("job step launched unsaved job={}: {}",
+                                   self->state.info.job_id, describe(err));
+               go();
+             });
+}
+
 /// Starts one step on the given nodes of the allocation (indices into st.nodes).
 void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
                  const msg::job_request& req, caf::actor client) {
@@ -192,6 +260,7 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     }
     return;
   }
+  std::vector<msg::launch_request> requests;
   for (size_t k = 0; k < launched.size(); ++k) {
     msg::launch_request lr;
     lr.job_id = st.info.job_id;
@@ -219,11 +288,9 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     lr.job_node_count = static_cast<uint32_t>(st.nodes.size());
     lr.mem_limit_mb = memory_on(st, launched[k]);
     lr.switch_data = *switch_data;
-    SHOAL_DEBUG(agent, "launch request job={} step={} node={}", st.info.job_id,
-                msg::step_label(step_id), st.nodes[launched[k]]);
-    send_to(self, st.node_actors[launched[k]], msg::launch_atom_v, std::move(lr), client,
-            handle_of(self));
+    requests.push_back(std::move(lr));
   }
+  send_launches(self, std::move(launched), std::move(requests), std::move(client));
 }
 
 /// Takes a step whose nodes all reported out of the table: the event its end is.
@@ -589,6 +656,126 @@ void on_kill_wait(job_self self, uint64_t gen) {
   handle(self, policy::event{event_kind::kill_wait_expired});
 }
 
+/// A recovered step `node` no longer runs and never reported: it counts as failed there.
+void lose_step(job_self self, const std::string& node, uint32_t step_id) {
+  msg::step_exit ex;
+  ex.job_id = self->state.info.job_id;
+  ex.step_id = step_id;
+  ex.node_name = node;
+  ex.launch_error = "step lost: node " + node + " was not running it after the controller restarted";
+  ex.tasks.push_back({0, 1, 0});
+  on_step_exit(self, ex);
+}
+
+/// A node re-registered after the controller restarted and runs `running` of this job's steps.
+void on_node_report(job_self self, const std::string& node, const std::vector<uint32_t>& running) {
+  auto& st = self->state;
+  auto it = st.unconfirmed.find(node);
+  if (it == st.unconfirmed.end()) return;
+  auto expected = std::move(it->second);
+  st.unconfirmed.erase(it);
+  for (auto id : expected)
+    if (std::find(running.begin(), running.end(), id) == running.end()) {
+      config::log().warn("job step lost job={} step={} node={}", st.info.job_id,
+                         msg::step_label(id), node);
+      lose_step(self, node, id);
+    }
+}
+
+/// The job's `shoal run` is back after a controller restart: it hears the job's end from now
+/// on, and its main step's output goes to it again.
+msg::job_info on_attach(job_self self, caf::actor& client) {
+  auto& st = self->state;
+  if (st.setup.client) self->demonitor(st.setup.client);
+  st.setup.client = client;
+  self->monitor(client);
+  config::log().info("job client reattached job={}", st.info.job_id);
+  auto main = st.steps.find(st.main_step);
+  if (main != st.steps.end() && !st.setup.req.batch) {
+    main->second.client = client;
+    for (auto i : main->second.nodes)
+      send_to(self, st.node_actors[i], msg::attach_atom_v, st.info.job_id, st.main_step, client);
+  }
+  return st.info;
+}
+
+bool queued(policy::lifecycle_state s) {
+  using ls = policy::lifecycle_state;
+  return s == ls::pending || s == ls::held || s == ls::dependency_never || s == ls::requeued;
+}
+
+/// Resumes a job from its saved record: queued jobs queue again (with their holds), placed
+/// ones take their allocation back and wait for their nodes to report their steps; time limits
+/// count from the original start.
+void restore(job_self self) {
+  auto& st = self->state;
+  auto rec = std::move(*st.setup.restored);
+  st.setup.restored.reset();
+  st.setup.req = rec.request;
+  st.info = rec.info;
+  st.logged = st.info.state;
+  st.life.state = static_cast<policy::lifecycle_state>(rec.life_state);
+  st.life.reason = rec.life_reason;
+  st.life.ending = static_cast<policy::lifecycle_state>(rec.life_ending);
+  st.life.requeue_reason = rec.requeue_reason;
+  st.life.told_queued = true;
+  st.main_step = rec.main_step;
+  st.next_step = rec.next_step;
+  config::log().info("job recovered job={} state={} nodes={}", st.info.job_id,
+                     msg::to_string(st.info.state), st.info.nodelist);
+  if (queued(st.life.state)) {
+    // Holds come back from the reason the scheduler last gave, not the submission's -H.
+    auto req = st.setup.req;
+    req.workload.hold = false;
+    self->send(st.setup.scheduler, msg::enqueue_atom_v, st.info.job_id, req, st.setup.workload,
+               handle_of(self));
+    if (st.life.reason == "JobHeldUser" || st.life.reason == "JobHeldAdmin") {
+      bool admin = st.life.reason == "JobHeldAdmin";
+      self->request(st.setup.scheduler, caf::infinite, msg::jobctl_atom_v,
+                    std::string{admin ? "hold" : "uhold"}, st.info.job_id, uint32_t{0}, admin)
+          .then([](caf::ok_atom) {}, [](caf::error&) {});
+    }
+    return;
+  }
+  st.nodes = std::move(rec.nodes);
+  st.node_cpus = std::move(rec.cpus);
+  st.node_actors = std::move(st.setup.start_node_actors);
+  st.setup.start_nodes.clear();
+  for (auto& step : rec.steps) {
+    step_run run;
+    for (auto i : step.nodes) run.nodes.push_back(i);
+    run.waiting.insert(step.waiting.begin(), step.waiting.end());
+    run.exit_code = step.exit_code;
+    run.error = step.error;
+    run.out_of_memory = step.out_of_memory;
+    for (auto& node : step.waiting) st.unconfirmed[node].insert(step.step_id);
+    st.steps.emplace(step.step_id, std::move(run));
+  }
+  self->send(st.setup.scheduler, msg::adopt_atom_v, st.info.job_id, st.setup.req, st.nodes,
+             st.node_cpus, st.info.start_time, st.info.array_job_id,
+             static_cast<uint32_t>(std::max<int64_t>(0, st.info.array_task_id)));
+  policy::effect start{effect_kind::start_nodes};
+  event_data none;
+  follow_ups then;
+  run_effect(self, start, none, then);
+  if (st.life.state == policy::lifecycle_state::completing) {
+    run_effect(self, policy::effect{effect_kind::nodes_done}, none, then);
+    run_effect(self, policy::effect{effect_kind::arm_kill_timer}, none, then);
+    return;
+  }
+  ++st.timer_gen;
+  if (st.info.time_limit_s > 0) {
+    auto left = st.info.start_time + st.info.time_limit_s - unix_now();
+    self->delayed_send(self, std::chrono::seconds{std::max<int64_t>(0, left)}, msg::tlimit_atom_v,
+                       st.timer_gen);
+  }
+  if (st.steps.empty()) {
+    // Placed but no step was launched before the controller stopped: launch it now.
+    run_effect(self, policy::effect{effect_kind::launch_main_step}, none, then);
+    for (auto& [ev, data] : then) handle(self, ev, std::move(data));
+  }
+}
+
 job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
   actor_probe probe{self, setup.meters, "job"};
   auto& st = self->state;
@@ -598,8 +785,9 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
   // srun semantics: when the waiting `shoal run` goes away, so does its job (or step).
   if (st.setup.client) self->monitor(st.setup.client);
   self->set_down_handler([self](const caf::down_msg& dm) { on_client_down(self, dm.source); });
-  publish(self);
-  if (!st.setup.start_nodes.empty()) {
+  if (st.setup.restored) {
+    restore(self);
+  } else if (publish(self); !st.setup.start_nodes.empty()) {
     // An array task: placed before it was spawned.
     on_start(self, std::move(st.setup.start_nodes), std::move(st.setup.start_node_actors),
              std::move(st.setup.start_cpus), std::move(st.setup.start_nodelist));
@@ -638,6 +826,13 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
       probe.metered("nodedown", [self](msg::nodedown_atom,
                                        const std::string& node) { on_node_down(self, node); }),
       probe.metered("jobs", [self](msg::jobs_atom) { return self->state.info; }),
+      probe.metered("attach",
+                    [self](msg::attach_atom, caf::actor& client) { return on_attach(self, client); }),
+      probe.metered("adopt",
+                    [self](msg::adopt_atom, const std::string& node,
+                           const std::vector<uint32_t>& running) {
+                      on_node_report(self, node, running);
+                    }),
   };
 }
 

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 
 #include "actors/in_process_types.hpp"
 #include "actors/scheduler.hpp"
+#include "actors/state_keeper.hpp"
 #include "interconnect/switch_manager.hpp"
 #include "messages/type_ids.hpp"
 #include "messages/types.hpp"
@@ -43,6 +45,13 @@ struct job_setup {
   /// SelectType=select/cons_tres: nodes are shared, so the job's CPUs on each node count.
   bool shared_nodes = false;
   metrics::registry* meters = nullptr;  ///< where the job actor meters itself; null: nowhere
+  /// Where the job saves its record (job_key) on every change; null: nowhere. Its steps launch
+  /// only once the record naming them is durable, so a restarted controller knows every step
+  /// that may be running.
+  state_keeper_actor keeper;
+  /// A job recovered from saved state: it resumes from this record instead of queueing anew
+  /// (start_node_actors then holds its nodes' actors, in the record's order).
+  std::optional<msg::job_record> restored;
 };
 
 /// One job's lifecycle: PENDING -> RUNNING -> COMPLETING -> COMPLETED | FAILED | CANCELLED |
@@ -76,7 +85,13 @@ using job_actor = caf::typed_actor<
     /// requeue); ok at once when still pending.
     caf::replies_to<msg::jobctl_atom, std::string, uint32_t>::with<caf::ok_atom>,
     /// The job's listing view.
-    caf::replies_to<msg::jobs_atom>::with<msg::job_info>>;
+    caf::replies_to<msg::jobs_atom>::with<msg::job_info>,
+    /// A `shoal run` whose controller restarted found the job again: it becomes the job's
+    /// client (and its main step's output sink); answers the job's view.
+    caf::replies_to<msg::attach_atom, caf::actor>::with<msg::job_info>,
+    /// (node, steps): a node re-registered after the controller restarted and runs these steps
+    /// of the job; a recovered step it neither runs nor reported ended is lost.
+    caf::reacts_to<msg::adopt_atom, std::string, std::vector<uint32_t>>>;
 
 /// Spawns the job actor for `setup`: it queues itself with the scheduler, or starts at once on
 /// `setup.start_nodes` (array tasks).

@@ -10,6 +10,7 @@
 #include "actors/clock.hpp"
 #include "actors/metering.hpp"
 #include "actors/node_health.hpp"
+#include "actors/saved_state.hpp"
 #include "actors/send_to.hpp"
 #include "config/log.hpp"
 #include "messages/errc.hpp"
@@ -37,6 +38,7 @@ struct node_state_t {
   std::chrono::steady_clock::time_point last_heard;
   std::chrono::milliseconds interval{30000};    ///< HeartBeatInterval
   metrics::histogram* heartbeat_lag = nullptr;  ///< null when not metered
+  state_keeper_actor keeper;                    ///< null: admin changes are not saved
 };
 
 /// The public interface plus the silence timer's tick, which only the actor sends itself.
@@ -140,6 +142,28 @@ void on_alive(node_self self) {
   publish(self);
 }
 
+/// What an admin set on the node, as a restarted controller restores it.
+msg::node_record record_of(const node_state_t& st) {
+  msg::node_record r;
+  r.name = st.info.name;
+  r.drain = st.flags.drain;
+  r.down = st.flags.life == liveness::down && st.flags.admin_down;
+  r.reason = st.info.reason;
+  r.reason_time = st.info.reason_time;
+  r.reason_user = st.info.reason_user;
+  return r;
+}
+
+/// Saves the admin's change and answers the update once it is durable (the keeper answers).
+caf::result<caf::ok_atom> saved_then_ok(node_self self) {
+  auto& st = self->state;
+  if (!st.keeper) return caf::ok_atom::value;
+  auto rec = record_of(st);
+  self->send(st.keeper, msg::persist_atom_v, node_key(st.info.name),
+             rec.drain || rec.down ? encoded(rec) : state::value_ptr{});
+  return self->delegate(st.keeper, msg::sync_atom_v);
+}
+
 caf::result<caf::ok_atom> on_update(node_self self, const msg::node_update& up) {
   auto& st = self->state;
   auto wanted = up.state;
@@ -154,7 +178,7 @@ caf::result<caf::ok_atom> on_update(node_self self, const msg::node_update& up) 
     set_reason(self, up.reason, up.user);
   } else if (wanted == "DOWN") {
     go_down(self, up.reason, true, up.user);
-    return caf::ok_atom::value;
+    return saved_then_ok(self);
   } else if (wanted == "RESUME" || wanted == "IDLE" || wanted == "UNDRAIN") {
     st.flags.drain = false;
     if (st.flags.life == liveness::down) {
@@ -172,7 +196,7 @@ caf::result<caf::ok_atom> on_update(node_self self, const msg::node_update& up) 
   config::log().info("node update node={} state={} reason=\"{}\" user={}", st.info.name, wanted,
                      up.reason, up.user);
   publish(self);
-  return caf::ok_atom::value;
+  return saved_then_ok(self);
 }
 
 }  // namespace
@@ -188,7 +212,9 @@ void meter_heartbeat(node_self self) {
 
 node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                                        caf::actor controller, int64_t heartbeat_timeout_ms,
-                                       int64_t heartbeat_interval_ms, metrics::registry* meters) {
+                                       int64_t heartbeat_interval_ms, metrics::registry* meters,
+                                       state_keeper_actor keeper,
+                                       std::optional<msg::node_record> saved) {
   auto& st = self->state;
   actor_probe probe{self, meters, "node"};
   st.interval = std::chrono::milliseconds{heartbeat_interval_ms};
@@ -221,6 +247,18 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
   } else if (initial == "DRAIN") {
     st.flags.drain = true;
     set_reason(self, "Set DRAIN in the config", "shoal");
+  }
+  st.keeper = std::move(keeper);
+  if (saved && (saved->drain || saved->down)) {
+    // What an admin set before the controller restarted outlives the restart.
+    st.flags.drain = saved->drain;
+    if (saved->down) {
+      st.flags.life = liveness::down;
+      st.flags.admin_down = true;
+    }
+    st.info.reason = saved->reason;
+    st.info.reason_time = saved->reason_time;
+    st.info.reason_user = saved->reason_user;
   }
   st.cfg = std::move(cfg);
   arm_silence_timer(self);
@@ -290,6 +328,8 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                       }
                       self->state.jobs.erase(job);
                       self->state.completing.erase(job);
+                      // The daemon may forget the job's ended steps now.
+                      if (st.daemon) send_to(self, st.daemon, msg::release_atom_v, job);
                       publish(self);
                     }),
       probe.metered(
@@ -316,6 +356,16 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                       if (self->state.daemon)
                         send_to(self, self->state.daemon, msg::signal_atom_v, job, step, signo);
                     }),
+      probe.metered("attach",
+                    [self](msg::attach_atom, uint64_t job, uint32_t step, caf::actor& sink) {
+                      if (self->state.daemon)
+                        send_to(self, self->state.daemon, msg::attach_atom_v, job, step,
+                                std::move(sink));
+                    }),
+      probe.metered("step_exit",
+                    [self](msg::step_exit& ex) {
+                      send_to(self, self->state.controller, std::move(ex));
+                    }),
       probe.metered("nodeupd", [self](msg::nodeupd_atom,
                                       const msg::node_update& up) { return on_update(self, up); }),
   };
@@ -323,9 +373,10 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
 
 node_actor spawn_node(caf::actor_system& sys, config::node_config cfg, caf::actor controller,
                       int64_t heartbeat_timeout_ms, int64_t heartbeat_interval_ms,
-                      metrics::registry* meters) {
+                      metrics::registry* meters, state_keeper_actor keeper,
+                      std::optional<msg::node_record> saved) {
   return sys.spawn(node_behavior, std::move(cfg), std::move(controller), heartbeat_timeout_ms,
-                   heartbeat_interval_ms, meters);
+                   heartbeat_interval_ms, meters, std::move(keeper), std::move(saved));
 }
 
 }  // namespace shoal::actors

@@ -29,6 +29,11 @@ struct node_daemon_state {
   bool warned_unreachable = false;
   uint64_t beat_gen = 0;
   std::map<std::pair<uint64_t, uint32_t>, shepherd_actor> shepherds;
+  /// Each running step's job actor, which hears of the step's end through the daemon.
+  std::map<std::pair<uint64_t, uint32_t>, caf::actor> step_jobs;
+  /// Steps that ended, until their job releases the node: a controller that restarted meanwhile
+  /// learns their outcome from the next registration.
+  std::map<std::pair<uint64_t, uint32_t>, msg::step_exit> ended;
 };
 
 /// The public interface plus what the daemon sends itself: connection retries and heartbeat
@@ -67,10 +72,19 @@ void check_version_then_register(daemon_self self, caf::actor ctl,
   register_with(self, std::move(ctl));
 }
 
+/// The steps this daemon runs and those that ended since their job last released the node.
+msg::node_report report_of(const node_daemon_state& st) {
+  msg::node_report report;
+  for (auto& [key, shepherd] : st.shepherds)
+    if (st.ended.count(key) == 0) report.running.push_back({key.first, key.second});
+  for (auto& [key, ex] : st.ended) report.ended.push_back(ex);
+  return report;
+}
+
 void register_with(daemon_self self, caf::actor ctl) {
   auto& st = self->state;
   self->request(ctl, std::chrono::seconds{10}, msg::register_atom_v, st.setup.status,
-                caf::actor_cast<caf::actor>(self))
+                caf::actor_cast<caf::actor>(self), report_of(st))
       .then(
           [self, ctl](caf::actor& node) {
             auto& st = self->state;
@@ -128,10 +142,35 @@ void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::a
   auto key = std::make_pair(req.job_id, req.step_id);
   config::log().info("step launch job={} step={} node={} ranks={}", req.job_id,
                      msg::step_label(req.step_id), st.setup.status.node_name, req.ranks.size());
-  auto shepherd = spawn_shepherd(self->system(), std::move(req), std::move(sink), std::move(job),
-                                 st.setup.status.node_name, st.setup.cores, st.setup.meters);
+  st.step_jobs[key] = std::move(job);
+  auto shepherd =
+      spawn_shepherd(self->system(), std::move(req), std::move(sink),
+                     caf::actor_cast<caf::actor>(self), st.setup.status.node_name, st.setup.cores,
+                     st.setup.meters);
   self->monitor(shepherd);
   st.shepherds[key] = shepherd;
+}
+
+void on_step_exit(daemon_self self, msg::step_exit& ex) {
+  auto& st = self->state;
+  auto key = std::make_pair(ex.job_id, ex.step_id);
+  st.ended[key] = ex;
+  // While the controller is away this goes nowhere; the next registration reports it.
+  if (!st.registered) return;
+  auto job = st.step_jobs.find(key);
+  if (job != st.step_jobs.end()) {
+    send_to(self, job->second, std::move(ex));
+    st.step_jobs.erase(job);
+  } else {
+    // The job's handle is from before the controller restarted: the node actor finds the job.
+    send_to(self, st.node, std::move(ex));
+  }
+}
+
+void on_release(daemon_self self, uint64_t job) {
+  auto& ended = self->state.ended;
+  for (auto it = ended.lower_bound({job, 0}); it != ended.end() && it->first.first == job;)
+    it = ended.erase(it);
 }
 
 void forward_signal(daemon_self self, uint64_t job, uint32_t step, int32_t signo) {
@@ -151,6 +190,8 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
       st.controller = nullptr;
       st.node = nullptr;
       st.registered = false;
+      // Job handles die with the controller's process; ends then go by job id (on_step_exit).
+      st.step_jobs.clear();
       ++st.beat_gen;
       retry_later(self);
       return;
@@ -177,6 +218,14 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
                     }),
       probe.metered("launch", [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink,
                                      caf::actor& job) { launch(self, req, sink, job); }),
+      probe.metered("step_exit", [self](msg::step_exit& ex) { on_step_exit(self, ex); }),
+      probe.metered("release", [self](msg::release_atom, uint64_t job) { on_release(self, job); }),
+      probe.metered("attach",
+                    [self](msg::attach_atom, uint64_t job, uint32_t step, caf::actor& sink) {
+                      auto it = self->state.shepherds.find({job, step});
+                      if (it != self->state.shepherds.end())
+                        self->send(it->second, msg::attach_atom_v, std::move(sink));
+                    }),
       probe.metered("signal",
                     [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
                       SHOAL_DEBUG(steps, "step signal job={} step={} signal={} node={}", job,

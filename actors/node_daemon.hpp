@@ -26,8 +26,10 @@ struct node_daemon_setup {
 
 /// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects
 /// to the controller (retrying every second, and again whenever the connection drops), registers
-/// its machine status once (the static hwloc probe), then heartbeats every interval straight to
-/// the node actor the registration returned, and starts one shepherd per job step.
+/// its machine status once (the static hwloc probe) with the steps it runs and those that ended
+/// since the job last heard (a restarted controller reconciles its jobs with them), then
+/// heartbeats every interval straight to the node actor the registration returned, and starts
+/// one shepherd per job step. Tasks keep running while the controller is away.
 ///
 /// Quits with errc::unknown_node if the controller does not know this node's name. What the
 /// controller's node actor sends it:
@@ -35,7 +37,15 @@ using node_daemon_actor = caf::typed_actor<
     /// (request, sink, job): start a step's tasks here, in a shepherd of their own.
     caf::reacts_to<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>,
     /// (job, step, signo): signal a step's tasks (step 0xffffffff: every step of the job).
-    caf::reacts_to<msg::signal_atom, uint64_t, uint32_t, int32_t>>;
+    caf::reacts_to<msg::signal_atom, uint64_t, uint32_t, int32_t>,
+    /// One of its shepherds' steps ended: kept (and reported at each registration) until the
+    /// job releases the node, and passed on to the job.
+    caf::reacts_to<msg::step_exit>,
+    /// (job, step, sink): the step's output goes to `sink` from now on (its `shoal run`
+    /// reattached after a controller restart).
+    caf::reacts_to<msg::attach_atom, uint64_t, uint32_t, caf::actor>,
+    /// The job released the node: its ended steps need not be reported again.
+    caf::reacts_to<msg::release_atom, uint64_t>>;
 
 node_daemon_actor spawn_node_daemon(caf::actor_system& sys, node_daemon_setup setup);
 

@@ -246,7 +246,7 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
     q.is_array = true;
     q.max_running = spec.max_running;
     st.queue.add_array(id, spec.indices.runs());
-    q.pending = spec.indices;
+    q.pending = workload->pending_tasks ? *workload->pending_tasks : spec.indices;
   }
   return q;
 }
@@ -274,6 +274,36 @@ caf::result<caf::ok_atom> job_command(scheduler_self self, const std::string& op
   config::log().info("job {} job={} uid={}", op, id, uid);
   request_pass(self);
   return caf::ok_atom::value;
+}
+
+/// A job recovered from saved state takes its nodes back, as the pass would have recorded them.
+void adopt(scheduler_self self, uint64_t id, const msg::job_request& req,
+           const std::vector<std::string>& names, const std::vector<uint32_t>& cpus,
+           int64_t start, uint64_t array_id, uint32_t index) {
+  auto& st = self->state;
+  policy::started_job run;
+  bool whole = cpus.size() != names.size();
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto node = st.map->index_of(names[i]);
+    if (!node) continue;  // gone from the config since: nothing to hold there
+    auto& cap = st.map->capacity_of(*node);
+    policy::node_share share;
+    share.node = *node;
+    share.cpus = whole ? cap.cpus : cpus[i];
+    share.memory_mb = whole                              ? cap.memory_mb
+                      : req.workload.mem_per_node_mb > 0 ? req.workload.mem_per_node_mb
+                                                         : req.workload.mem_per_cpu_mb * share.cpus;
+    run.alloc.push_back(share);
+  }
+  std::sort(run.alloc.begin(), run.alloc.end(),
+            [](const auto& a, const auto& b) { return a.node < b.node; });
+  run.start = start;
+  if (req.time_limit_s > 0) run.end = start + req.time_limit_s;
+  run.name = req.name;
+  run.user = req.user;
+  run.array_id = array_id;
+  run.index = index;
+  st.queue.adopt(id, std::move(run));
 }
 
 std::vector<msg::pending_detail> pending_details(scheduler_self self) {
@@ -374,6 +404,12 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
                       self->state.queue.release(id);
                       self->state.map->release(id);
                       request_pass(self);
+                    }),
+      probe.metered("adopt",
+                    [self](msg::adopt_atom, uint64_t id, const msg::job_request& req,
+                           const std::vector<std::string>& names, const std::vector<uint32_t>& cpus,
+                           int64_t start, uint64_t array_id, uint32_t index) {
+                      adopt(self, id, req, names, cpus, start, array_id, index);
                     }),
       probe.metered("ended",
                     [self](msg::ended_atom, uint64_t id, bool ok, int64_t started) {

@@ -526,6 +526,7 @@ class shepherd {
       self_->receive(
           probe_.metered(signal_meter_,
                          [this](msg::signal_atom, int32_t signo) { on_signal(signo); }),
+          [this](msg::attach_atom, caf::actor& sink) { sink_ = std::move(sink); },
           probe_.metered(exit_meter_,
                          [this](caf::exit_msg& em) {
                            // Shutdown of whoever we are linked to: the tasks must not outlive it.

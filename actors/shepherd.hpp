@@ -77,7 +77,10 @@ namespace shoal::actors {
 /// non-normal reason kills every task).
 using shepherd_actor = caf::typed_actor<
     /// Send signo to every task's process group (ranks still starting get it once started).
-    caf::reacts_to<msg::signal_atom, int32_t>>;
+    caf::reacts_to<msg::signal_atom, int32_t>,
+    /// Output (and the step's end) goes to this sink from now on: the step's `shoal run`
+    /// reattached after the controller restarted.
+    caf::reacts_to<msg::attach_atom, caf::actor>>;
 
 shepherd_actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
                               caf::actor job, std::string node_name,

@@ -295,7 +295,6 @@ struct JobRecord {
   mainStep @8 :UInt32;
   nextStep @9 :UInt32;
   steps @10 :List(StepRecord);
-  heldByAdmin @11 :Bool;     # pending and held by an admin (JobHeldAdmin), not the user
 }
 
 struct ArrayRecord {

@@ -279,6 +279,12 @@ void job_queue::release(uint64_t id) {
   running_.erase(it);
 }
 
+void job_queue::adopt(uint64_t id, started_job job) {
+  ++running_by_name_[name_key(job.user, job.name)];
+  if (job.array_id != 0) ++arrays_[job.array_id].running;
+  running_[id] = std::move(job);
+}
+
 void job_queue::ended(uint64_t id, bool ok, int64_t started, int64_t now) {
   auto r = running_.find(id);
   uint64_t array_id = r != running_.end() ? r->second.array_id : 0;

@@ -119,6 +119,8 @@ class job_queue {
   /// A job ended (ok: COMPLETED with exit code 0), started at `started` (0: never). Frees its
   /// allocation and remembers the outcome for dependencies.
   void ended(uint64_t id, bool ok, int64_t started, int64_t now);
+  /// A job that was started before (recovered from saved state) holds `job`'s allocation.
+  void adopt(uint64_t id, started_job job);
   /// A started job gave its nodes back without ending (requeue): frees the allocation only.
   void release(uint64_t id);
 

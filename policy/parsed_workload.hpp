@@ -13,6 +13,9 @@ namespace shoal::policy {
 struct parsed_workload {
   std::optional<array_spec> array;
   std::optional<dependency> dep;
+  /// An array recovered from saved state: the tasks not started yet (unset: all of `array`'s;
+  /// task job ids still count from all of them).
+  std::optional<index_set> pending_tasks;
 };
 
 /// Shared and immutable: it travels with the job's setup and every enqueue (requeues included),

@@ -9,6 +9,7 @@
 #include <caf/io/all.hpp>
 
 #include "actors/controller.hpp"
+#include "actors/state_keeper.hpp"
 #include "config/log.hpp"
 #include "interconnect/switch_manager.hpp"
 #include "messages/errc.hpp"
@@ -19,6 +20,20 @@
 #include "runtime/bootstrap/system_setup.hpp"
 
 namespace {
+
+/// StateSaveLocation=PRIMARY[,SECONDARY]: the directories the state is saved in, both written.
+std::vector<std::string> state_locations(const std::string& value) {
+  std::vector<std::string> out;
+  size_t from = 0;
+  while (from <= value.size()) {
+    auto comma = value.find(',', from);
+    auto part = value.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    if (!part.empty()) out.push_back(part);
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  return out;
+}
 
 /// Loopback controllers listen on loopback only; any other address listens everywhere.
 const char* bind_address(const std::string& host) {
@@ -38,6 +53,10 @@ int main(int argc, char** argv) {
   app.add_option("-f,--config", conf_path,
                  "Cluster config file (default: $SHOAL_CONF, else /etc/shoal/shoal.conf)");
   app.add_flag("--check", check_only, "Validate the config file and exit (0 when valid)");
+  bool cold_start = false;
+  app.add_flag("-c,--cold", cold_start,
+               "Cold start: ignore the state saved in StateSaveLocation (every job and node "
+               "state it holds is forgotten), as slurmctld -c");
   app.add_option("-L,--logfile", log_file,
                  "Log to this file (default: SlurmctldLogFile, else stderr)");
   app.add_option("--debug", debug_level,
@@ -98,10 +117,44 @@ int main(int argc, char** argv) {
     meters = std::make_unique<shoal::metrics::registry>();
     shoal::runtime::record_process_start(*meters, SHOAL_VERSION);
   }
+  // The saved state is read here, before any actor runs: nothing blocks a handler on disk.
+  shoal::actors::controller_recovery recovery;
+  auto locations = state_locations(cfg->state_save_location);
+  if (!cold_start) {
+    auto loaded = shoal::state::load(locations);
+    if (!loaded) {
+      auto text = shoal::describe(loaded.error());
+      shoal::config::log().error("cannot recover the saved state: {}", text);
+      std::fprintf(stderr,
+                   "shoalctld: error: cannot recover the saved state: %s
+(shoalctld -c starts "
+                   "cold, forgetting it)
+",
+                   text.c_str());
+      std::fflush(nullptr);
+      std::_Exit(1);
+    }
+    for (auto& w : loaded->warnings) {
+      shoal::config::log().warn("saved state: {}", w);
+      std::fprintf(stderr, "shoalctld: warning: saved state: %s
+", w.c_str());
+    }
+    recovery.saved = std::move(loaded->records);
+  } else {
+    shoal::config::log().info("cold start: saved state ignored locations={}",
+                              cfg->state_save_location);
+  }
+  shoal::actors::state_keeper_settings keeping;
+  keeping.locations = locations;
+  keeping.meters = meters.get();
+  recovery.keeper = shoal::actors::spawn_state_keeper(sys, keeping, recovery.saved);
+  auto keeper = recovery.keeper;
+  if (cold_start) caf::anon_send(keeper, shoal::msg::snapshot_atom_v);  // the old state is gone
   // Published as a dynamic handle: clients (the CLI, shoald) hold it as caf::actor.
   auto controller = caf::actor_cast<caf::actor>(shoal::actors::spawn_controller(
       sys, *cfg, meters.get(),
-      std::shared_ptr<shoal::interconnect::switch_manager>{std::move(*interconnect)}));
+      std::shared_ptr<shoal::interconnect::switch_manager>{std::move(*interconnect)},
+      std::move(recovery)));
   if (meters && cfg->metrics_port != 0) {
     endpoint = std::make_unique<shoal::runtime::metrics_server>(*meters);
     auto address = shoal::runtime::metrics_bind_address(*cfg);
@@ -123,10 +176,20 @@ int main(int argc, char** argv) {
   }
   shoal::config::log().info("shoalctld listening port={} config={}", *published, cfg->path);
   int code = shoal::runtime::run_until_shutdown(sys, controller);
+  {
+    // What the keeper holds but has not written yet goes to disk before the process ends.
+    caf::scoped_actor self{sys};
+    self->request(keeper, std::chrono::seconds{10}, shoal::msg::sync_atom_v)
+        .receive([](caf::ok_atom) {},
+                 [](caf::error& err) {
+                   shoal::config::log().error("state not saved at shutdown: {}",
+                                              shoal::describe(err));
+                 });
+  }
   shoal::config::log().info("shoalctld stopped code={}", code);
   spdlog::shutdown();
   std::fflush(nullptr);
-  // Nothing is left to save (state is in memory); skip the actor-system teardown, which would
-  // wait for every job actor's timers.
+  // The state is saved; skip the actor-system teardown, which would wait for every job actor's
+  // timers.
   std::_Exit(code);
 }

@@ -231,6 +231,29 @@ void local_cluster::signal_node(unsigned index, int signo) {
   if (index >= 1 && index < pids_.size()) ::kill(pids_[index], signo);
 }
 
+void local_cluster::signal_controller(int signo) {
+  if (pids_.empty()) return;
+  ::kill(pids_[0], signo);
+  if (signo == SIGKILL) {
+    int status = 0;
+    while (::waitpid(pids_[0], &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+caf::error local_cluster::restart_controller(const std::vector<std::string>& extra_args) {
+  if (pids_.empty()) return make_error(errc::invalid_request, "the cluster was never launched");
+  std::vector<std::string> argv{sibling_binary("shoalctld"), "-f", config_path_};
+  argv.insert(argv.end(), extra_args.begin(), extra_args.end());
+  auto log = dir_ + "/shoalctld." + std::to_string(++controller_restarts_) + ".log";
+  auto pid = spawn_daemon(argv, log);
+  if (!pid) return std::move(pid.error());
+  // spawn_daemon appended it; the controller's place is first.
+  pids_[0] = *pid;
+  pids_.pop_back();
+  return caf::none;
+}
+
 void local_cluster::tear_down(bool keep_dir) {
   for (auto pid : pids_) ::kill(pid, SIGTERM);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{5};

@@ -48,6 +48,14 @@ class local_cluster {
   /// torus, to front end `index`.
   void signal_node(unsigned index, int signo);
 
+  /// Sends `signo` to shoalctld and, when it is fatal, waits until the process is gone (e.g.
+  /// SIGKILL in a crash test).
+  void signal_controller(int signo);
+
+  /// Starts shoalctld again on the same config and port, with `extra_args` (e.g. "-c"); its
+  /// log goes to shoalctld.N.log for the N-th restart.
+  caf::error restart_controller(const std::vector<std::string>& extra_args = {});
+
   /// Process ids: the controller first, then node1..nodeN.
   const std::vector<pid_t>& daemon_pids() const { return pids_; }
 
@@ -75,6 +83,7 @@ class local_cluster {
   std::vector<uint16_t> node_metrics_ports_;
   unsigned nodes_ = 0;
   std::vector<pid_t> pids_;
+  unsigned controller_restarts_ = 0;
 };
 
 }  // namespace shoal::runtime

@@ -8,6 +8,7 @@
 #include <caf/all.hpp>
 
 #include "messages/type_ids.hpp"
+#include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/shutdown.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/job_options.hpp"
@@ -74,7 +75,9 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     if (!s) return code;
     auto result = std::make_shared<std::promise<int>>();
     auto done = result->get_future();
-    auto client = spawn_run_client(*s->sys, s->controller, std::move(*req), result);
+    auto [host, port] = runtime::controller_endpoint(s->conf);
+    auto client =
+        spawn_run_client(*s->sys, s->controller, std::move(*req), result, std::move(host), port);
     watch_signals(client);
     quit_process(done.get());
   };

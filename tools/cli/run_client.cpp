@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <chrono>
 #include <map>
+#include <set>
 
 #include <caf/all.hpp>
+#include <caf/io/all.hpp>
 
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
@@ -29,6 +32,10 @@ struct run_client_state {
   uint32_t nodes_reported = 0;
   int32_t code = 0;
   std::map<std::pair<int32_t, int>, bool> mid_line;  ///< (rank, stream) -> last chunk lacked '\n'
+  std::string host;  ///< where the controller listens, to find it again after it restarted
+  uint16_t port = 0;
+  std::chrono::steady_clock::time_point lost_at;  ///< when the controller went away
+  bool reconnecting = false;
 };
 
 using client_self = caf::stateful_actor<run_client_state>*;
@@ -107,17 +114,92 @@ void on_event(client_self self, const msg::job_event& ev) {
   }
 }
 
+/// How long a running job's client waits for its controller to come back.
+constexpr auto controller_patience = std::chrono::minutes{5};
+
+void reconnect(client_self self);
+
+/// The controller is back: become the job's client again. A job that ended meanwhile ends us.
+void attach(client_self self, caf::actor controller) {
+  auto& st = self->state;
+  st.controller = controller;
+  self->monitor(controller);
+  self->request(controller, std::chrono::seconds{10}, msg::attach_atom_v, st.job_id,
+                caf::actor{self})
+      .then(
+          [self](const msg::job_info& info) {
+            auto& st = self->state;
+            st.reconnecting = false;
+            note("reattached to job " + std::to_string(info.job_id) + " after the controller "
+                 "restarted");
+            if (!msg::is_finished(info.state)) return;
+            st.code = info.exit_code;
+            if (info.state != msg::job_state::completed && st.code == 0) st.code = 1;
+            if (info.state != msg::job_state::completed && info.state != msg::job_state::failed)
+              note("error: job " + std::to_string(info.job_id) + " ended: " +
+                   msg::to_string(info.state));
+            finish(self, st.code);
+          },
+          [self](caf::error& err) {
+            if (err.category() == error_category &&
+                static_cast<errc>(err.code()) == errc::unknown_job) {
+              note("error: " + describe(err));
+              return finish(self, 1);
+            }
+            self->delayed_send(self, std::chrono::seconds{1}, caf::connect_atom::value);
+          });
+}
+
+/// One attempt to reach the controller again (asynchronously: the handler never blocks).
+void reconnect(client_self self) {
+  auto& st = self->state;
+  if (std::chrono::steady_clock::now() - st.lost_at > controller_patience) {
+    note("error: the controller did not come back within 5 minutes; giving up on job " +
+         std::to_string(st.job_id) + " (it may still run: see shoal queue)");
+    return finish(self, 1);
+  }
+  auto mm = self->system().middleman().actor_handle();
+  self->request(mm, std::chrono::seconds{5}, caf::connect_atom::value, st.host, st.port)
+      .then(
+          [self](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
+            if (!ptr) {
+              self->delayed_send(self, std::chrono::seconds{1}, caf::connect_atom::value);
+              return;
+            }
+            attach(self, caf::actor_cast<caf::actor>(std::move(ptr)));
+          },
+          [self](caf::error&) {
+            self->delayed_send(self, std::chrono::seconds{1}, caf::connect_atom::value);
+          });
+}
+
+void on_controller_lost(client_self self) {
+  auto& st = self->state;
+  if (st.done || st.reconnecting) return;
+  if (st.job_id == 0 || st.is_step) {
+    note("error: lost the connection to the controller");
+    return finish(self, 1);
+  }
+  st.reconnecting = true;
+  st.lost_at = std::chrono::steady_clock::now();
+  note("lost the connection to the controller; job " + std::to_string(st.job_id) +
+       " keeps running, waiting for the controller to return");
+  self->delayed_send(self, std::chrono::seconds{1}, caf::connect_atom::value);
+}
+
 caf::behavior run_client(client_self self, caf::actor controller, msg::job_request req,
-                         std::shared_ptr<std::promise<int>> exit_code) {
+                         std::shared_ptr<std::promise<int>> exit_code, std::string host,
+                         uint16_t port) {
   auto& st = self->state;
   st.controller = controller;
   st.exit_code = std::move(exit_code);
   st.is_step = req.job_id != 0;
   st.req = req;
+  st.host = std::move(host);
+  st.port = port;
   self->monitor(controller);
-  self->set_down_handler([self](const caf::down_msg&) {
-    note("error: lost the connection to the controller");
-    finish(self, 1);
+  self->set_down_handler([self](const caf::down_msg& dm) {
+    if (dm.source == self->state.controller.address()) on_controller_lost(self);
   });
   self->request(controller, std::chrono::seconds{30}, msg::submit_atom_v, std::move(req),
                 caf::actor{self})
@@ -141,6 +223,7 @@ caf::behavior run_client(client_self self, caf::actor controller, msg::job_reque
       },
       [self](const msg::job_event& ev) { on_event(self, ev); },
       [self](caf::timeout_atom) { finish(self, self->state.code); },
+      [self](caf::connect_atom) { reconnect(self); },
       [self](msg::signal_atom, int32_t signo) {
         auto& st = self->state;
         if (st.job_id == 0) return;
@@ -162,8 +245,10 @@ caf::behavior run_client(client_self self, caf::actor controller, msg::job_reque
 }  // namespace
 
 caf::actor spawn_run_client(caf::actor_system& sys, caf::actor controller, msg::job_request req,
-                            std::shared_ptr<std::promise<int>> exit_code) {
-  return sys.spawn(run_client, std::move(controller), std::move(req), std::move(exit_code));
+                            std::shared_ptr<std::promise<int>> exit_code, std::string host,
+                            uint16_t port) {
+  return sys.spawn(run_client, std::move(controller), std::move(req), std::move(exit_code),
+                   std::move(host), port);
 }
 
 }  // namespace shoal::cli

@@ -369,7 +369,6 @@ inline msg::job_record sample_job_record() {
   x.main_step = 0xfffffffe;
   x.next_step = 3;
   x.steps = {{1, {0, 1}, {"n2"}, 137, "node n1 failed", true}};
-  x.held_by_admin = true;
   return x;
 }
 
