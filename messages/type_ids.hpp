@@ -67,5 +67,9 @@ CAF_ADD_ATOM(shoal, shoal::msg, jobctl_atom, "jobctl")
 CAF_ADD_ATOM(shoal, shoal::msg, pending_atom, "pending")
 CAF_ADD_ATOM(shoal, shoal::msg, ended_atom, "ended")
 CAF_ADD_ATOM(shoal, shoal::msg, arraytask_atom, "arraytask")
+// The state keeper (actors/state_keeper.hpp): save a change, wait until saved, snapshot now.
+CAF_ADD_ATOM(shoal, shoal::msg, persist_atom, "persist")
+CAF_ADD_ATOM(shoal, shoal::msg, sync_atom, "sync")
+CAF_ADD_ATOM(shoal, shoal::msg, snapshot_atom, "snapshot")
 
 CAF_END_TYPE_ID_BLOCK(shoal)
