@@ -72,9 +72,10 @@ CAF_ADD_ATOM(shoal, shoal::msg, jobctl_atom, "jobctl")
 CAF_ADD_ATOM(shoal, shoal::msg, pending_atom, "pending")
 CAF_ADD_ATOM(shoal, shoal::msg, ended_atom, "ended")
 CAF_ADD_ATOM(shoal, shoal::msg, arraytask_atom, "arraytask")
-// Durable state and recovery.
+// Recovery: a job takes its allocation back; a `shoal run` finds its job again.
 CAF_ADD_ATOM(shoal, shoal::msg, adopt_atom, "adopt")
 CAF_ADD_ATOM(shoal, shoal::msg, attach_atom, "attach")
+// The state keeper (actors/state_keeper.hpp): save a change, wait until saved, snapshot now.
 CAF_ADD_ATOM(shoal, shoal::msg, persist_atom, "persist")
 CAF_ADD_ATOM(shoal, shoal::msg, sync_atom, "sync")
 CAF_ADD_ATOM(shoal, shoal::msg, snapshot_atom, "snapshot")

@@ -10,6 +10,7 @@
 
 #include "actors/controller.hpp"
 #include "actors/state_keeper.hpp"
+#include "state/load.hpp"
 #include "config/log.hpp"
 #include "interconnect/switch_manager.hpp"
 #include "messages/errc.hpp"
@@ -134,6 +135,12 @@ int main(int argc, char** argv) {
       std::fflush(nullptr);
       std::_Exit(1);
     }
+    shoal::config::log().info(
+        "saved state loaded locations={} generation={} snapshot_records={} journal_records={} "
+        "ms={}",
+        cfg->state_save_location, loaded->generation, loaded->snapshot_records,
+        loaded->journal_records,
+        std::chrono::duration_cast<std::chrono::milliseconds>(loaded->elapsed).count());
     for (auto& w : loaded->warnings) {
       shoal::config::log().warn("saved state: {}", w);
       std::fprintf(stderr, "shoalctld: warning: saved state: %s
@@ -144,12 +151,12 @@ int main(int argc, char** argv) {
     shoal::config::log().info("cold start: saved state ignored locations={}",
                               cfg->state_save_location);
   }
+  // Starting, the keeper writes what was recovered (nothing, after -c) as a new generation.
   shoal::actors::state_keeper_settings keeping;
   keeping.locations = locations;
   keeping.meters = meters.get();
   recovery.keeper = shoal::actors::spawn_state_keeper(sys, keeping, recovery.saved);
   auto keeper = recovery.keeper;
-  if (cold_start) caf::anon_send(keeper, shoal::msg::snapshot_atom_v);  // the old state is gone
   // Published as a dynamic handle: clients (the CLI, shoald) hold it as caf::actor.
   auto controller = caf::actor_cast<caf::actor>(shoal::actors::spawn_controller(
       sys, *cfg, meters.get(),

@@ -4,7 +4,7 @@
 # Usage: check_layers.sh [ROOT]  (default: the repository this script sits in)
 set -euo pipefail
 root=${1:-"$(cd "$(dirname "$0")/../.." && pwd)"}
-layers=(messages topology policy config metrics process interconnect actors runtime tools bench)
+layers=(messages topology policy config metrics process state interconnect actors runtime tools bench)
 declare -A rank
 for i in "${!layers[@]}"; do rank[${layers[$i]}]=$i; done
 
