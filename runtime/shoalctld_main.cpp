@@ -127,10 +127,8 @@ int main(int argc, char** argv) {
       auto text = shoal::describe(loaded.error());
       shoal::config::log().error("cannot recover the saved state: {}", text);
       std::fprintf(stderr,
-                   "shoalctld: error: cannot recover the saved state: %s
-(shoalctld -c starts "
-                   "cold, forgetting it)
-",
+                   "shoalctld: error: cannot recover the saved state: %s\n(shoalctld -c starts "
+                   "cold, forgetting it)\n",
                    text.c_str());
       std::fflush(nullptr);
       std::_Exit(1);
@@ -143,8 +141,7 @@ int main(int argc, char** argv) {
         std::chrono::duration_cast<std::chrono::milliseconds>(loaded->elapsed).count());
     for (auto& w : loaded->warnings) {
       shoal::config::log().warn("saved state: {}", w);
-      std::fprintf(stderr, "shoalctld: warning: saved state: %s
-", w.c_str());
+      std::fprintf(stderr, "shoalctld: warning: saved state: %s\n", w.c_str());
     }
     recovery.saved = std::move(loaded->records);
   } else {
