@@ -126,6 +126,9 @@ void start_write(keeper_self self) {
     st.pending_snapshots.clear();
     st.snapshot_due = false;
     st.changes_since_snapshot = 0;
+    // TODO(perf): the keeper copies the map (one node per key, not measured yet), and the batches
+    // after it wait for the whole snapshot (about 0.4 s at 100,000 1 KiB records); the writer
+    // could append while a second thread writes the snapshot, load() skipping what it holds.
     self->request(st.writer, caf::infinite, msg::snapshot_atom_v, std::move(batch), st.records)
         .then([self](write_report& r) { on_written(self, true, r); }, on_error);
   } else {

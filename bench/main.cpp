@@ -22,6 +22,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "bench/journal.hpp"
 #include "bench/latency.hpp"
 #include "bench/overhead.hpp"
 #include "bench/support.hpp"
@@ -61,7 +62,25 @@ struct options {
   std::string only = "all";
   std::string attach;
   unsigned overhead_rounds = 3;
+  double journal_seconds = 3;
+  size_t journal_records = 100000;
 };
+
+/// The durable-state figures, in a private directory of their own; no cluster needed.
+bool run_journal(const options& opt) {
+  auto dir = runtime::make_temp_dir("shoal-bench-journal");
+  if (!dir) {
+    std::fprintf(stderr, "shoal_bench: error: %s\n", describe(dir.error()).c_str());
+    return false;
+  }
+  bench::journal_options j;
+  j.dir = *dir;
+  j.seconds_per_run = opt.journal_seconds;
+  j.load_records = opt.journal_records;
+  bool valid = bench::run_journal_bench(j);
+  bench::remove_tree(*dir);
+  return valid;
+}
 
 /// The metrics-overhead aim (issue 4): metering costs under 5% of the throughput figure.
 constexpr double overhead_target_pct = 5;
@@ -234,6 +253,11 @@ int run(const options& opt, const std::string& cmdline) {
               SHOAL_BENCH_BUILD_TYPE);
   std::printf("# command: %s\n", cmdline.c_str());
   std::fflush(stdout);
+  if (opt.only == "journal") {
+    bool valid = run_journal(opt);
+    if (!valid) std::printf("# INVALID RUN: a sync or a load failed (see above)\n");
+    return valid ? 0 : 1;
+  }
   auto shoal_path = bench::sibling_binary("shoal");
   for (const char* name : {"shoal", "shoalctld", "shoald"}) {
     if (bench::sibling_binary(name).empty()) {
@@ -378,6 +402,8 @@ int run(const options& opt, const std::string& cmdline) {
     bench::remove_tree(work);
   cluster.tear_down(opt.keep);
   unmetered.tear_down(opt.keep);
+  // After the clusters are gone, so their daemons take no CPU from it.
+  if (opt.only == "all") valid = run_journal(opt) && valid;
   if (!valid)
     std::printf("# INVALID RUN: a CLI run or a job failed, or jobs did not finish (see above)\n");
   std::fflush(stdout);
@@ -405,20 +431,28 @@ int main(int argc, char** argv) {
                  "the end-to-end time and the watching load on the controller)")
       ->check(CLI::Range(1u, 10000u));
   app.add_option("--only", opt.only,
-                 "Run one figure only: latency, cli, api, array or overhead (default all)")
-      ->check(CLI::IsMember({"all", "latency", "cli", "api", "array", "overhead"}));
+                 "Run one figure only: latency, cli, api, array, overhead or journal (default all)")
+      ->check(CLI::IsMember({"all", "latency", "cli", "api", "array", "overhead", "journal"}));
   app.add_option("--overhead-rounds", opt.overhead_rounds,
                  "Metrics on/off burst pairs for the overhead figure (default 3)")
       ->check(CLI::Range(1u, 100u));
   app.add_option("--attach", opt.attach,
                  "Measure the running cluster of this config file instead of starting one "
                  "(e.g. to profile its daemons; --nodes is then ignored)");
+  app.add_option("--journal-seconds", opt.journal_seconds,
+                 "Wall time of each state keeper run of the journal figure (default 3)")
+      ->check(CLI::Range(0.05, 600.0));
+  app.add_option("--journal-records", opt.journal_records,
+                 "Records in the saved state the journal figure loads (default 100000)")
+      ->check(CLI::Range(size_t{1}, size_t{10000000}));
   app.add_flag("--keep", opt.keep, "Keep the cluster's logs and the jobs' files afterwards");
   CLI11_PARSE(app, argc, argv);
   if (opt.quick) {
     if (app.count("--runs") == 0) opt.runs = 5;
     if (app.count("--jobs") == 0) opt.jobs = 50;
     if (app.count("--overhead-rounds") == 0) opt.overhead_rounds = 1;
+    if (app.count("--journal-seconds") == 0) opt.journal_seconds = 0.3;
+    if (app.count("--journal-records") == 0) opt.journal_records = 10000;
     // Parallel CLI submitters hit a rare lost reply in CAF 0.17's connection handling (about one
     // submission in 1,000-2,000; see docs/benchmarks.md); the CI smoke run must not be flaky.
     if (app.count("--submitters") == 0) opt.submitters = 1;

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <thread>
 
 #include "messages/errc.hpp"
 #include "state/format.hpp"
@@ -85,21 +86,37 @@ caf::error store::append(const std::vector<change>& batch) {
   std::vector<uint8_t> frame;
   append_batch(frame, last_sequence_ + 1, batch);
   last_sequence_ += batch.size();
-  std::vector<std::string> errors;
-  size_t written = 0;
+  // Write everywhere first, then fdatasync every location at once (one helper thread per extra
+  // location): the batch costs the slowest disk's sync, not the sum of them.
+  std::vector<location*> targets;
+  std::vector<caf::error> results;
   for (auto& loc : locations_) {
     if (!loc.up) continue;
     auto path = join(loc.dir, journal_name(generation_));
-    auto err = write_all(loc.journal.get(), frame.data(), frame.size(), path);
-    if (!err && ::fdatasync(loc.journal.get()) != 0) err = os_error("fdatasync", path, errno);
-    if (err) {
+    targets.push_back(&loc);
+    results.push_back(write_all(loc.journal.get(), frame.data(), frame.size(), path));
+  }
+  auto sync_one = [&](size_t i) {
+    if (results[i]) return;
+    if (::fdatasync(targets[i]->journal.get()) != 0)
+      results[i] = os_error("fdatasync", join(targets[i]->dir, journal_name(generation_)), errno);
+  };
+  std::vector<std::thread> helpers;
+  for (size_t i = 1; i < targets.size(); ++i) helpers.emplace_back(sync_one, i);
+  if (!targets.empty()) sync_one(0);
+  for (auto& h : helpers) h.join();
+  std::vector<std::string> errors;
+  size_t written = 0;
+  for (size_t i = 0; i < targets.size(); ++i) {
+    auto& loc = *targets[i];
+    if (results[i]) {
       // Cut the partial frame off, so that a later reader sees a clean end rather than damage;
       // the location is out until a snapshot rewrites it whole, as a failed fdatasync may have
       // dropped pages it cannot report.
       if (::ftruncate(loc.journal.get(), static_cast<off_t>(loc.journal_size)) == 0)
         (void)::fdatasync(loc.journal.get());
-      errors.push_back(describe(err));
-      fail(loc, std::move(err));
+      errors.push_back(describe(results[i]));
+      fail(loc, std::move(results[i]));
       continue;
     }
     loc.journal_size += frame.size();
