@@ -499,6 +499,17 @@ std::string uid_label(uint32_t uid) {
 }
 
 /// `shoal diag --reset` (sdiag -r): zeroes the RPC, scheduler and job-count statistics.
+/// Control passes to another shoalctld: see controller_actor's handover_atom.
+caf::ok_atom hand_over(controller_self self) {
+  // TODO(state): the journal's flush goes here, and the ok waits for it.
+  // Job actors are not linked to the controller (see submit_job), so killing the controller
+  // would leave them running: stop them here. Their tasks keep running on the nodes.
+  config::log().info("controller handing over jobs={}", self->state.jobs.size());
+  for (auto& [id, job] : self->state.jobs) self->send_exit(job, caf::exit_reason::kill);
+  self->state.jobs.clear();
+  return caf::ok_atom::value;
+}
+
 caf::result<caf::ok_atom> reset_diag(controller_self self, uint32_t uid) {
   auto& st = self->state;
   if (uid != 0 && uid != st.admin_uid)
@@ -734,6 +745,13 @@ controller_actor::behavior_type controller_behavior(
                 }),
       probe.rpc("diagreset",
                 [self](msg::diagreset_atom, uint32_t uid) { return reset_diag(self, uid); }),
+      probe.rpc("ping",
+                [](caf::ping_atom) {
+                  msg::controller_status status;
+                  status.in_control = true;
+                  return status;
+                }),
+      probe.rpc("handover", [self](msg::handover_atom) { return hand_over(self); }),
   };
 }
 

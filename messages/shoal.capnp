@@ -15,7 +15,7 @@ $C.includes(["messages/states.hpp"]);
 # Raise the major (and reset the minor) for any change older peers cannot read; peers of another
 # major then refuse each other's messages with errc::incompatible_version.
 const wireMajor :UInt16 = 1;
-const wireMinor :UInt16 = 0;
+const wireMinor :UInt16 = 1;
 
 struct MachineStatus {
   nodeName @0 :Text;         # the configured node name this daemon speaks for
@@ -268,4 +268,11 @@ struct TopologyView {
   dims @1 :List(UInt32);     # X, Y, Z on a torus; empty on a 1-D cluster
   nodes @2 :List(MapNode);   # torus: grid order, x outermost; 1-D: config order
   allocations @3 :List(MapAllocation);  # one per running job, by job id
+}
+
+# What a shoalctld answers to a ping (`shoal control ping`, and each controller watching the
+# others): the controller in control answers, and so does a shoalctld that is not.
+struct ControllerStatus {
+  inControl @0 :Bool;        # it runs the cluster's controller now
+  reclaiming @1 :Bool;       # a primary back in service, waiting for a backup to hand control back
 }

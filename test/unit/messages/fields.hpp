@@ -356,4 +356,11 @@ inline msg::topology_view sample_topology_view() {
   return x;
 }
 
+inline msg::controller_status sample_controller_status() {
+  msg::controller_status x;
+  x.in_control = true;
+  x.reclaiming = true;
+  return x;
+}
+
 }  // namespace shoal::test
