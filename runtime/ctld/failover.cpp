@@ -44,8 +44,16 @@ class failover {
       stand_by(false, backup_refusal());
     auto last_heard = clock::now();
     bool missing = false;
+    const auto silence_limit = std::chrono::seconds{setup_.cfg.slurmctld_timeout_s};
     while (!stopping_) {
-      wait_for(interval_);
+      // A standby wakes at the end of the allowed silence too, not only at its next ping, so a
+      // takeover comes SlurmctldTimeout after the last answer, not up to a ping interval later.
+      auto wait = interval_;
+      if (!running_.controller && missing)
+        wait = std::clamp(std::chrono::duration_cast<std::chrono::milliseconds>(
+                              last_heard + silence_limit - clock::now()),
+                          std::chrono::milliseconds{0}, interval_);
+      wait_for(wait);
       if (stopping_) break;
       if (running_.controller) {
         if (index() > 0) hand_back_if_reclaimed();
@@ -69,7 +77,7 @@ class failover {
             "(SlurmctldTimeout)",
             earlier_lines(), setup_.cfg.slurmctld_timeout_s);
       missing = true;
-      if (now - last_heard >= std::chrono::seconds{setup_.cfg.slurmctld_timeout_s}) {
+      if (now - last_heard >= silence_limit) {
         config::log().warn(
             "taking over role={} name={}: no answer for {} s", role_, me_.name,
             std::chrono::duration_cast<std::chrono::seconds>(now - last_heard).count());
