@@ -48,7 +48,7 @@ struct array_entry {
   uint32_t min_index = 0;
   uint32_t max_index = 0;
   std::map<uint32_t, uint64_t> running;  ///< index -> task job id, while the task's actor lives
-  std::string spec_text;     ///< the --array it was submitted with
+  std::string spec_text;                 ///< the --array it was submitted with
   std::string pending_text;  ///< the tasks not started yet, in --array syntax ("": none)
 };
 
@@ -128,8 +128,8 @@ void purge_old_jobs(controller_self self) {
   for (auto it = view.begin(); it != view.end();) {
     if (msg::is_finished(it->second.state) && it->second.end_time < cutoff) {
       if (self->state.cluster) self->state.cluster->job_forgotten(it->second.state);
-      persist(self, self->state.arrays.count(it->first) > 0 ? array_key(it->first)
-                                                            : job_key(it->first),
+      persist(self,
+              self->state.arrays.count(it->first) > 0 ? array_key(it->first) : job_key(it->first),
               nullptr);
       it = view.erase(it);
     } else
@@ -143,8 +143,7 @@ void purge_old_jobs(controller_self self) {
     if (!pending && it->second.running.empty() && meta == view.end()) {
       persist(self, array_key(it->first), nullptr);
       it = arrays.erase(it);
-    }
-    else
+    } else
       ++it;
   }
 }
@@ -589,6 +588,17 @@ std::string uid_label(uint32_t uid) {
 }
 
 /// `shoal diag --reset` (sdiag -r): zeroes the RPC, scheduler and job-count statistics.
+/// Control passes to another shoalctld: see controller_actor's handover_atom. The ok comes once
+/// everything saved so far is durable, so the next controller loads all of it.
+caf::result<caf::ok_atom> hand_over(controller_self self) {
+  // Job actors are not linked to the controller (see submit_job), so killing the controller
+  // would leave them running: stop them here. Their tasks keep running on the nodes.
+  config::log().info("controller handing over jobs={}", self->state.jobs.size());
+  for (auto& [id, job] : self->state.jobs) self->send_exit(job, caf::exit_reason::kill);
+  self->state.jobs.clear();
+  return once_saved(self, caf::ok_atom::value);
+}
+
 caf::result<caf::ok_atom> reset_diag(controller_self self, uint32_t uid) {
   auto& st = self->state;
   if (uid != 0 && uid != st.admin_uid)
@@ -682,9 +692,8 @@ void recover_job(controller_self self, uint64_t id, msg::job_record& rec) {
   setup.array_task_id = rec.info.array_task_id;
   for (auto& name : rec.nodes) {
     auto node = st.nodes.find(name);
-    setup.start_node_actors.push_back(node != st.nodes.end()
-                                          ? caf::actor_cast<caf::actor>(node->second)
-                                          : caf::actor{});
+    setup.start_node_actors.push_back(
+        node != st.nodes.end() ? caf::actor_cast<caf::actor>(node->second) : caf::actor{});
   }
   for (auto& step : rec.steps)
     for (auto& node : step.waiting) st.unconfirmed[node].insert(id);
@@ -828,10 +837,8 @@ controller_actor::behavior_type controller_behavior(
               config::render_debug_flags(config::debug_flags()));
   return {
       probe.rpc("register",
-                [self](msg::register_atom, msg::machine_status& rep,
-                       caf::actor& daemon) -> caf::result<caf::actor> {
-                  return on_register(self, rep, daemon, nullptr);
-                }),
+                [self](msg::register_atom, msg::machine_status& rep, caf::actor& daemon)
+                    -> caf::result<caf::actor> { return on_register(self, rep, daemon, nullptr); }),
       probe.rpc("register",
                 [self](msg::register_atom, msg::machine_status& rep, caf::actor& daemon,
                        msg::node_report& report) -> caf::result<caf::actor> {
@@ -987,17 +994,16 @@ controller_actor::behavior_type controller_behavior(
                   probe.attribute_to(uid_label(uid));
                   return cancel(self, std::to_string(id), signo, uid);
                 }),
-      probe.rpc("attach",
-                [self](msg::attach_atom, uint64_t id,
-                       caf::actor& client) -> caf::result<msg::job_info> {
-                  auto& st = self->state;
-                  if (auto job = st.jobs.find(id); job != st.jobs.end())
-                    return self->delegate(job->second, msg::attach_atom_v, std::move(client));
-                  if (auto view = st.job_view.find(id); view != st.job_view.end())
-                    return view->second;
-                  return make_error(errc::unknown_job, "job " + std::to_string(id) +
-                                                           " is not known to the controller");
-                }),
+      probe.rpc(
+          "attach",
+          [self](msg::attach_atom, uint64_t id, caf::actor& client) -> caf::result<msg::job_info> {
+            auto& st = self->state;
+            if (auto job = st.jobs.find(id); job != st.jobs.end())
+              return self->delegate(job->second, msg::attach_atom_v, std::move(client));
+            if (auto view = st.job_view.find(id); view != st.job_view.end()) return view->second;
+            return make_error(errc::unknown_job,
+                              "job " + std::to_string(id) + " is not known to the controller");
+          }),
       probe.rpc("signal",
                 [self](msg::signal_atom, uint64_t id, int32_t signo) {
                   auto it = self->state.jobs.find(id);
@@ -1025,6 +1031,13 @@ controller_actor::behavior_type controller_behavior(
                 }),
       probe.rpc("diagreset",
                 [self](msg::diagreset_atom, uint32_t uid) { return reset_diag(self, uid); }),
+      probe.rpc("ping",
+                [](caf::ping_atom) {
+                  msg::controller_status status;
+                  status.in_control = true;
+                  return status;
+                }),
+      probe.rpc("handover", [self](msg::handover_atom) { return hand_over(self); }),
   };
 }
 

@@ -66,6 +66,13 @@ using controller_actor = caf::typed_actor<
     caf::replies_to<msg::dbgflags_atom, std::string, std::string>::with<std::string>,
     /// (uid): `shoal diag --reset` (root or the controller's user only).
     caf::replies_to<msg::diagreset_atom, uint32_t>::with<caf::ok_atom>,
+    // -- from shoalctld and other controllers (the backup controller) --
+    /// `shoal control ping` and a controller watching this one: answers that it is in control.
+    caf::replies_to<caf::ping_atom>::with<msg::controller_status>,
+    /// Control passes to another shoalctld (or the process stops): answers ok once every change
+    /// acknowledged so far is durable, and stops the job actors, which must not act on a
+    /// cluster another controller runs. shoalctld then kills the controller.
+    caf::replies_to<msg::handover_atom>::with<caf::ok_atom>,
     // -- from its own actors --
     /// A node actor's view.
     caf::reacts_to<msg::view_atom, msg::node_info>,

@@ -218,8 +218,8 @@ void send_launches(job_self self, std::vector<size_t> nodes, std::vector<msg::la
       .await([go](caf::ok_atom) mutable { go(); },
              [self, go](caf::error& err) mutable {
                // The keeper logged the disk's error; running the step beats stranding the job.
-               config::log().error("job step launched unsaved job={}: {}",
-                                   self->state.info.job_id, describe(err));
+               config::log().error("job step launched unsaved job={}: {}", self->state.info.job_id,
+                                   describe(err));
                go();
              });
 }
@@ -662,7 +662,8 @@ void lose_step(job_self self, const std::string& node, uint32_t step_id) {
   ex.job_id = self->state.info.job_id;
   ex.step_id = step_id;
   ex.node_name = node;
-  ex.launch_error = "step lost: node " + node + " was not running it after the controller restarted";
+  ex.launch_error =
+      "step lost: node " + node + " was not running it after the controller restarted";
   ex.tasks.push_back({0, 1, 0});
   on_step_exit(self, ex);
 }
@@ -826,13 +827,13 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
       probe.metered("nodedown", [self](msg::nodedown_atom,
                                        const std::string& node) { on_node_down(self, node); }),
       probe.metered("jobs", [self](msg::jobs_atom) { return self->state.info; }),
-      probe.metered("attach",
-                    [self](msg::attach_atom, caf::actor& client) { return on_attach(self, client); }),
-      probe.metered("adopt",
-                    [self](msg::adopt_atom, const std::string& node,
-                           const std::vector<uint32_t>& running) {
-                      on_node_report(self, node, running);
-                    }),
+      probe.metered("attach", [self](msg::attach_atom,
+                                     caf::actor& client) { return on_attach(self, client); }),
+      probe.metered(
+          "adopt",
+          [self](msg::adopt_atom, const std::string& node, const std::vector<uint32_t>& running) {
+            on_node_report(self, node, running);
+          }),
   };
 }
 

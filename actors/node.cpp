@@ -362,10 +362,9 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                         send_to(self, self->state.daemon, msg::attach_atom_v, job, step,
                                 std::move(sink));
                     }),
-      probe.metered("step_exit",
-                    [self](msg::step_exit& ex) {
-                      send_to(self, self->state.controller, std::move(ex));
-                    }),
+      probe.metered(
+          "step_exit",
+          [self](msg::step_exit& ex) { send_to(self, self->state.controller, std::move(ex)); }),
       probe.metered("nodeupd", [self](msg::nodeupd_atom,
                                       const msg::node_update& up) { return on_update(self, up); }),
   };

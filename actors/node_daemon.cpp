@@ -27,6 +27,7 @@ struct node_daemon_state {
   caf::actor node;  ///< our node actor in the controller: heartbeats go straight to it
   bool registered = false;
   bool warned_unreachable = false;
+  size_t line = 0;  ///< the SlurmctldHost line being tried (0: the primary)
   uint64_t beat_gen = 0;
   std::map<std::pair<uint64_t, uint32_t>, shepherd_actor> shepherds;
   /// Each running step's job actor, which hears of the step's end through the daemon.
@@ -48,6 +49,27 @@ void retry_later(daemon_self self) {
   self->delayed_send(self, std::chrono::seconds{1}, caf::connect_atom::value);
 }
 
+const config::controller_host& current_line(daemon_self self) {
+  return self->state.setup.controllers[self->state.line];
+}
+
+/// "NAME at ADDRESS:PORT" of the line being tried.
+std::string line_text(daemon_self self) {
+  const auto& line = current_line(self);
+  return line.name + " at " + line.address + ":" + std::to_string(line.port);
+}
+
+/// The line being tried is down or not in control: try the next one at once, or after a
+/// second once every line was tried (a backup takes SlurmctldTimeout to take over).
+void try_next_line(daemon_self self) {
+  auto& st = self->state;
+  st.line = (st.line + 1) % st.setup.controllers.size();
+  if (st.line == 0)
+    retry_later(self);
+  else
+    self->send(self, caf::connect_atom::value);
+}
+
 void start_heartbeats(daemon_self self) {
   self->send(self, msg::heartbeat_atom_v, ++self->state.beat_gen);
 }
@@ -56,17 +78,24 @@ void register_with(daemon_self self, caf::actor ctl);
 
 /// The controller's wire version came with CAF's handshake (its published interface): with
 /// another major the registration itself could not be decoded and would only show as a timeout,
-/// so the daemon stops with both versions named instead.
+/// so the daemon stops with both versions named instead. A shoalctld out of control says so
+/// there too: the daemon moves on to the next line.
 void check_version_then_register(daemon_self self, caf::actor ctl,
                                  const std::set<std::string>& ifs) {
   auto& st = self->state;
-  auto who = "the controller at " + st.setup.controller_host + ":" +
-             std::to_string(st.setup.controller_port);
+  auto who = "the controller " + line_text(self);
   auto version = msg::version_of_interface(ifs, who);
   auto err = version ? msg::check_peer_version(*version, who) : std::move(version.error());
   if (err) {
     config::log().error("cannot register node={}: {}", st.setup.status.node_name, describe(err));
     self->quit(std::move(err));
+    return;
+  }
+  if (ifs.count(msg::standby_interface) != 0) {
+    SHOAL_DEBUG(init, "not in control node={} controller={}", st.setup.status.node_name,
+                line_text(self));
+    self->demonitor(ctl);
+    try_next_line(self);
     return;
   }
   register_with(self, std::move(ctl));
@@ -89,14 +118,19 @@ void register_with(daemon_self self, caf::actor ctl) {
           [self, ctl](caf::actor& node) {
             auto& st = self->state;
             st.node = std::move(node);
-            config::log().info("registered node={} controller={}:{}", st.setup.status.node_name,
-                               st.setup.controller_host, st.setup.controller_port);
+            auto role = st.line == 0                       ? std::string{"primary"}
+                        : st.setup.controllers.size() == 2 ? std::string{"backup"}
+                                                           : "backup" + std::to_string(st.line);
+            config::log().info("registered node={} controller={} role={}",
+                               st.setup.status.node_name, line_text(self), role);
             st.controller = ctl;
             st.registered = true;
             st.warned_unreachable = false;
+            // After a drop, the primary is tried first again.
+            st.line = 0;
             start_heartbeats(self);
           },
-          [self](caf::error& err) {
+          [self, ctl](caf::error& err) {
             if (err.category() == error_category &&
                 static_cast<errc>(err.code()) == errc::unknown_node) {
               config::log().error("controller refused registration node={}: {}",
@@ -104,23 +138,31 @@ void register_with(daemon_self self, caf::actor ctl) {
               self->quit(std::move(err));
               return;
             }
-            config::log().warn("registration failed node={}: {}; retrying",
-                               self->state.setup.status.node_name, describe(err));
-            retry_later(self);
+            self->demonitor(ctl);
+            if (err.category() == error_category &&
+                static_cast<errc>(err.code()) == errc::not_in_control) {
+              SHOAL_DEBUG(init, "not in control node={} controller={}: {}",
+                          self->state.setup.status.node_name, line_text(self), describe(err));
+            } else {
+              config::log().warn("registration failed node={} controller={}: {}; retrying",
+                                 self->state.setup.status.node_name, line_text(self),
+                                 describe(err));
+            }
+            try_next_line(self);
           });
 }
 
 void connect(daemon_self self) {
   auto& st = self->state;
+  if (st.registered) return;  // a stale retry
   auto mm = self->system().middleman().actor_handle();
-  SHOAL_DEBUG(init, "connecting node={} controller={}:{}", st.setup.status.node_name,
-              st.setup.controller_host, st.setup.controller_port);
-  self->request(mm, std::chrono::seconds{5}, caf::connect_atom::value, st.setup.controller_host,
-                st.setup.controller_port)
+  const auto& line = current_line(self);
+  SHOAL_DEBUG(init, "connecting node={} controller={}", st.setup.status.node_name, line_text(self));
+  self->request(mm, std::chrono::seconds{5}, caf::connect_atom::value, line.address, line.port)
       .then(
           [self](const caf::node_id&, caf::strong_actor_ptr& ptr,
                  const std::set<std::string>& ifs) {
-            if (!ptr) return retry_later(self);
+            if (!ptr) return try_next_line(self);
             auto ctl = caf::actor_cast<caf::actor>(std::move(ptr));
             self->monitor(ctl);
             check_version_then_register(self, ctl, ifs);
@@ -129,11 +171,12 @@ void connect(daemon_self self) {
             auto& st = self->state;
             if (!st.warned_unreachable) {
               config::log().warn(
-                  "controller unreachable host={} port={}: {}; retrying every second",
-                  st.setup.controller_host, st.setup.controller_port, self->system().render(err));
+                  "controller unreachable node={} controller={}: {}; retrying "
+                  "every second",
+                  st.setup.status.node_name, line_text(self), self->system().render(err));
               st.warned_unreachable = true;
             }
-            retry_later(self);
+            try_next_line(self);
           });
 }
 
@@ -143,10 +186,9 @@ void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::a
   config::log().info("step launch job={} step={} node={} ranks={}", req.job_id,
                      msg::step_label(req.step_id), st.setup.status.node_name, req.ranks.size());
   st.step_jobs[key] = std::move(job);
-  auto shepherd =
-      spawn_shepherd(self->system(), std::move(req), std::move(sink),
-                     caf::actor_cast<caf::actor>(self), st.setup.status.node_name, st.setup.cores,
-                     st.setup.meters);
+  auto shepherd = spawn_shepherd(self->system(), std::move(req), std::move(sink),
+                                 caf::actor_cast<caf::actor>(self), st.setup.status.node_name,
+                                 st.setup.cores, st.setup.meters);
   self->monitor(shepherd);
   st.shepherds[key] = shepherd;
 }

@@ -8,6 +8,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "config/config.hpp"
 #include "messages/type_ids.hpp"
 #include "messages/types.hpp"
 #include "metrics/registry.hpp"
@@ -16,8 +17,8 @@
 namespace shoal::actors {
 
 struct node_daemon_setup {
-  std::string controller_host;
-  uint16_t controller_port = 0;
+  /// The SlurmctldHost lines, primary first: the daemon registers with the one in control.
+  std::vector<config::controller_host> controllers;
   int64_t heartbeat_interval_ms = 30000;
   msg::machine_status status;  ///< what this node reports; status.node_name is who we are
   std::vector<topology::core_info> cores;  ///< the probe's core table, for --cpu-bind
@@ -25,11 +26,12 @@ struct node_daemon_setup {
 };
 
 /// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects
-/// to the controller (retrying every second, and again whenever the connection drops), registers
-/// its machine status once (the static hwloc probe) with the steps it runs and those that ended
-/// since the job last heard (a restarted controller reconciles its jobs with them), then
-/// heartbeats every interval straight to the node actor the registration returned, and starts
-/// one shepherd per job step. Tasks keep running while the controller is away.
+/// to the controller in control (trying the SlurmctldHost lines in order, a round every second,
+/// and again whenever the connection drops: so it follows a backup's takeover), registers its
+/// machine status once (the static hwloc probe) with the steps it runs and those that ended since
+/// the job last heard (a restarted controller reconciles its jobs with them), then heartbeats
+/// every interval straight to the node actor the registration returned, and starts one shepherd
+/// per job step. Tasks keep running while the controller is away.
 ///
 /// Quits with errc::unknown_node if the controller does not know this node's name. What the
 /// controller's node actor sends it:

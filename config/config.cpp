@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 #include <utility>
@@ -89,6 +90,30 @@ bool read_file(const std::string& path, std::string& out, std::string& error) {
 bool path_exists(const fs::path& path) {
   std::error_code ec;
   return fs::exists(path, ec);
+}
+
+/// NAME, NAME(ADDRESS) or NAME(ADDRESS:PORT); the port stays 0 when not given. An address with
+/// more than one ':' is IPv6 and has no port. Nothing (an invalid form) for anything else.
+std::optional<controller_host> parse_controller_host(const std::string& text) {
+  controller_host host;
+  auto open = text.find('(');
+  if (open == std::string::npos) {
+    if (text.empty() || text.find(')') != std::string::npos) return std::nullopt;
+    host.name = host.address = text;
+    return host;
+  }
+  if (open == 0 || text.back() != ')' || text.size() - open < 3) return std::nullopt;
+  host.name = text.substr(0, open);
+  host.address = text.substr(open + 1, text.size() - open - 2);
+  auto colon = host.address.find(':');
+  if (colon != std::string::npos && colon == host.address.rfind(':')) {
+    auto port = cs::parse_unsigned(std::string_view{host.address}.substr(colon + 1), 65535);
+    if (!port || *port == 0 || colon == 0) return std::nullopt;
+    host.port = static_cast<uint16_t>(*port);
+    host.address.resize(colon);
+  }
+  if (host.address.find_first_of("()") != std::string::npos) return std::nullopt;
+  return host;
 }
 
 /// NodeName=DEFAULT state: settings for the node lines after it.
@@ -178,8 +203,8 @@ class parser {
   std::vector<partition_draft> drafts_;
   std::unordered_map<std::string, size_t> draft_index_;
   std::string default_yes_;  ///< the partition with Default=YES, if any
-  std::vector<std::string> primary_hosts_;
-  std::vector<std::string> backup_hosts_;
+  std::vector<controller_host> primary_hosts_;
+  std::vector<controller_host> backup_hosts_;
   deferred interval_;
   deferred timeout_;
   deferred collectors_;
@@ -265,15 +290,19 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
   if (k == "nodename" || k == "name" || k == "partitionname")
     return fail(at, "'" + p.key + "' must be the first key on its line");
   if (k == "slurmctldhost" || k == "controlmachine" || k == "backupcontroller") {
-    auto open = v.find('(');
-    std::string host = v;
-    if (open != std::string::npos) {
-      if (open == 0 || v.back() != ')' || v.size() - open < 3)
-        return bad_value(at, p, p.key, "host or host(address)");
-      host = v.substr(open + 1, v.size() - open - 2);
+    auto host = parse_controller_host(v);
+    if (!host) {
+      if (v.empty()) return fail(at, p.key + " needs a host name");
+      return bad_value(at, p, p.key, "NAME, NAME(ADDRESS) or NAME(ADDRESS:PORT)");
     }
-    if (host.empty()) return fail(at, p.key + " needs a host name");
-    (k == "backupcontroller" ? backup_hosts_ : primary_hosts_).push_back(host);
+    (k == "backupcontroller" ? backup_hosts_ : primary_hosts_).push_back(std::move(*host));
+    return {};
+  }
+  if (k == "slurmctldtimeout" || k == "messagetimeout") {
+    auto seconds = cs::parse_unsigned(v, 65535);
+    if (!seconds || *seconds == 0) return bad_value(at, p, p.key, "whole seconds, 1 or more");
+    (k == "slurmctldtimeout" ? cfg_.slurmctld_timeout_s : cfg_.message_timeout_s) =
+        static_cast<int64_t>(*seconds);
     return {};
   }
   if (k == "slurmctldport" || k == "machstatusport") {
@@ -773,6 +802,9 @@ caf::expected<cluster_config> parser::finish() {
   cfg_.controller_hosts = primary_hosts_;
   cfg_.controller_hosts.insert(cfg_.controller_hosts.end(), backup_hosts_.begin(),
                                backup_hosts_.end());
+  // SlurmctldPort may come after the host lines: lines without a port of their own take it now.
+  for (auto& host : cfg_.controller_hosts)
+    if (host.port == 0) host.port = cfg_.controller_port;
   if (cfg_.heartbeat_timeout_ms <= cfg_.heartbeat_interval_ms) {
     // Point at whichever of the two was written last: that is the line to fix.
     const auto& at = (timeout_.set && (!interval_.set || timeout_.seq >= interval_.seq))

@@ -66,17 +66,35 @@ struct torus_grid {
   std::array<int, 3> dims{0, 0, 0};  ///< X, Y, Z: the highest digit in each dimension, plus one
 };
 
+/// One SlurmctldHost= line (or ControlMachine=/BackupController=): a shoalctld that may be in
+/// control. Lines are in failover order: the first is the primary, the second the backup.
+struct controller_host {
+  std::string name;     ///< NAME: the host name `shoalctld --controller` (or the host) matches
+  std::string address;  ///< ADDR in NAME(ADDR) or NAME(ADDR:PORT); NAME when not given
+  uint16_t port = 0;    ///< PORT in NAME(ADDR:PORT); SlurmctldPort when not given
+
+  friend bool operator==(const controller_host& a, const controller_host& b) {
+    return a.name == b.name && a.address == b.address && a.port == b.port;
+  }
+  friend bool operator!=(const controller_host& a, const controller_host& b) { return !(a == b); }
+};
+
 /// The whole cluster configuration, as every shoal process reads it.
 struct cluster_config {
-  std::string path;                           ///< the main file ("" for the embedded default)
-  std::string cluster_name = "shoal";         ///< ClusterName=
-  std::vector<std::string> controller_hosts;  ///< SlurmctldHost= (repeatable) / ControlMachine=
-                                              ///< then BackupController=; first is primary
-  uint16_t controller_port = 6917;            ///< SlurmctldPort= / MachStatusPort=
-  std::vector<std::string> collector_nodes;   ///< CollectorNodes= (seed), expanded
-  int64_t heartbeat_interval_ms = 30000;      ///< HeartBeatInterval= (seconds, may be fractional)
-  int64_t heartbeat_timeout_ms = 300000;      ///< SlurmdTimeout= / HeartBeatTimeout=
-  int64_t kill_wait_s = 30;                   ///< KillWait=
+  std::string path;                               ///< the main file ("" for the embedded default)
+  std::string cluster_name = "shoal";             ///< ClusterName=
+  std::vector<controller_host> controller_hosts;  ///< SlurmctldHost= (repeatable) /
+                                                  ///< ControlMachine= then BackupController=;
+                                                  ///< the first is the primary, then backups
+  uint16_t controller_port = 6917;                ///< SlurmctldPort= / MachStatusPort=
+  int64_t slurmctld_timeout_s = 120;         ///< SlurmctldTimeout=: a backup takes over when the
+                                             ///< controllers before it stay silent this long
+  int64_t message_timeout_s = 10;            ///< MessageTimeout=: how long a client waits for an
+                                             ///< answer (and, with no backup, for the controller)
+  std::vector<std::string> collector_nodes;  ///< CollectorNodes= (seed), expanded
+  int64_t heartbeat_interval_ms = 30000;     ///< HeartBeatInterval= (seconds, may be fractional)
+  int64_t heartbeat_timeout_ms = 300000;     ///< SlurmdTimeout= / HeartBeatTimeout=
+  int64_t kill_wait_s = 30;                  ///< KillWait=
   std::string state_save_location = "/var/spool/shoal";  ///< StateSaveLocation=
   std::string tmp_fs = "/tmp";                           ///< TmpFS=
   std::string ctld_log_file;                             ///< SlurmctldLogFile=; empty: stderr
@@ -161,6 +179,10 @@ std::string base_partition_name(const std::string& prefix, int x, int y, int z);
 /// lines. Without the first line it parses back to an equivalent cluster: membership is written
 /// on the PartitionName= lines only, and NodeSpecConf/PartitionConf only as comments.
 std::string render_config(const cluster_config& cfg);
+
+/// A SlurmctldHost= value as written back: NAME, NAME(ADDRESS), or NAME(ADDRESS:PORT) when the
+/// line's port is not SlurmctldPort.
+std::string controller_host_text(const controller_host& host, const cluster_config& cfg);
 
 /// A partition's OverSubscribe as scontrol prints it: NO, EXCLUSIVE, YES:N or FORCE:N.
 std::string over_subscribe_text(const partition_config& p);

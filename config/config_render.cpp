@@ -70,6 +70,14 @@ std::string partition_line(const partition_config& p) {
 
 }  // namespace
 
+std::string controller_host_text(const controller_host& host, const cluster_config& cfg) {
+  bool own_port = host.port != 0 && host.port != cfg.controller_port;
+  if (host.address == host.name && !own_port) return host.name;
+  auto out = host.name + "(" + host.address;
+  if (own_port) out += ":" + std::to_string(host.port);
+  return out + ")";
+}
+
 std::string over_subscribe_text(const partition_config& p) {
   if (p.exclusive) return "EXCLUSIVE";
   if (p.force) return "FORCE:" + std::to_string(p.oversubscribe);
@@ -92,6 +100,7 @@ std::string render_config(const cluster_config& cfg) {
   add("LogFileCount", std::to_string(cfg.log_file_count));
   add("LogFileMaxSize", std::to_string(cfg.log_file_max_size));
   add("LogTimeFormat", cfg.log_time_format);
+  add("MessageTimeout", std::to_string(cfg.message_timeout_s));
   add("MetricsPort", std::to_string(cfg.metrics_port));
   add("NodeMetricsPort", std::to_string(cfg.node_metrics_port));
   add("SelectType", cfg.torus3d                                             ? "select/torus3d"
@@ -105,10 +114,12 @@ std::string render_config(const cluster_config& cfg) {
   std::stable_sort(keys.begin(), keys.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   add("SlurmctldDebug", cfg.ctld_debug);
-  for (const auto& host : cfg.controller_hosts) add("SlurmctldHost", host);
+  for (const auto& host : cfg.controller_hosts)
+    add("SlurmctldHost", controller_host_text(host, cfg));
   add("SlurmctldLogFile", cfg.ctld_log_file);
   add("SlurmctldPort", std::to_string(cfg.controller_port));
   add("SlurmctldSyslogDebug", cfg.ctld_syslog_debug);
+  add("SlurmctldTimeout", std::to_string(cfg.slurmctld_timeout_s));
   add("SlurmdDebug", cfg.node_debug);
   add("SlurmdLogFile", cfg.node_log_file);
   add("SlurmdSyslogDebug", cfg.node_syslog_debug);

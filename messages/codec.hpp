@@ -49,6 +49,11 @@ caf::error check_peer_version(wire_version peer, const std::string& who);
 /// before its first request, at no cost of its own.
 std::string wire_interface(wire_version v = current_wire_version);
 
+/// What a shoalctld that is not in control (a backup in standby) publishes beside its wire
+/// version, so a client learns it in CAF's handshake and moves on to the next SlurmctldHost line
+/// without asking.
+inline const std::string standby_interface = "shoal-standby";
+
 /// The version named in a published interface set; errc::incompatible_version, naming `who`, when
 /// the set names none (a release that predates versioned messages).
 caf::expected<wire_version> version_of_interface(const std::set<std::string>& ifs,

@@ -33,6 +33,8 @@ const char* to_string(errc code) {
       return "system_error";
     case errc::incompatible_version:
       return "incompatible_version";
+    case errc::not_in_control:
+      return "not_in_control";
   }
   return "unknown_error";
 }

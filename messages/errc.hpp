@@ -37,6 +37,9 @@ enum class errc : uint8_t {
   system_error = 12,
   /// A peer speaks another major version of the wire schema; the text names both versions.
   incompatible_version = 13,
+  /// The shoalctld asked is not in control (a backup in standby, or a primary taking control
+  /// back); the text names the one that is. Clients move on to the next SlurmctldHost line.
+  not_in_control = 14,
 };
 
 /// The stable name of a code, e.g. "invalid_config".

@@ -328,3 +328,10 @@ struct NodeReport {
   running @0 :List(StepRef);
   ended @1 :List(StepExit);
 }
+
+# What a shoalctld answers to a ping (`shoal control ping`, and each controller watching the
+# others): the controller in control answers, and so does a shoalctld that is not.
+struct ControllerStatus {
+  inControl @0 :Bool;        # it runs the cluster's controller now
+  reclaiming @1 :Bool;       # a primary back in service, waiting for a backup to hand control back
+}

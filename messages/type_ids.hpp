@@ -38,6 +38,7 @@ CAF_ADD_TYPE_ID(shoal, (shoal::msg::job_record))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::array_record))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::node_record))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::controller_record))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::controller_status))
 
 // Between processes.
 CAF_ADD_ATOM(shoal, shoal::msg, register_atom, "register")
@@ -56,6 +57,10 @@ CAF_ADD_ATOM(shoal, shoal::msg, map_atom, "map")
 CAF_ADD_ATOM(shoal, shoal::msg, setdebug_atom, "setdebug")
 CAF_ADD_ATOM(shoal, shoal::msg, dbgflags_atom, "dbgflags")
 CAF_ADD_ATOM(shoal, shoal::msg, diagreset_atom, "diagreset")
+// Between controllers (the backup controller): make state durable before control moves, and a
+// backup's word to a returning primary that it handed control back.
+CAF_ADD_ATOM(shoal, shoal::msg, handover_atom, "handover")
+CAF_ADD_ATOM(shoal, shoal::msg, handback_atom, "handback")
 // Inside the controller.
 CAF_ADD_ATOM(shoal, shoal::msg, start_atom, "start")
 CAF_ADD_ATOM(shoal, shoal::msg, release_atom, "release")

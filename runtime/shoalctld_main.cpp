@@ -1,16 +1,18 @@
-// shoalctld: the controller daemon. Loads the cluster config, spawns the controller actor and
-// publishes it on SlurmctldPort for node daemons and the CLI.
+// shoalctld: the controller daemon. Loads the cluster config, finds which SlurmctldHost line it
+// is, and runs that line's part (runtime/ctld/failover.hpp): the primary brings the controller up
+// and publishes it on its port for node daemons and the CLI; a backup stands by and takes over.
 
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/controller.hpp"
-#include "actors/state_keeper.hpp"
-#include "state/load.hpp"
 #include "config/log.hpp"
 #include "interconnect/switch_manager.hpp"
 #include "messages/errc.hpp"
@@ -19,26 +21,25 @@
 #include "runtime/bootstrap/metrics_server.hpp"
 #include "runtime/bootstrap/shutdown.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
+#include "runtime/ctld/failover.hpp"
 
 namespace {
-
-/// StateSaveLocation=PRIMARY[,SECONDARY]: the directories the state is saved in, both written.
-std::vector<std::string> state_locations(const std::string& value) {
-  std::vector<std::string> out;
-  size_t from = 0;
-  while (from <= value.size()) {
-    auto comma = value.find(',', from);
-    auto part = value.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
-    if (!part.empty()) out.push_back(part);
-    if (comma == std::string::npos) break;
-    from = comma + 1;
-  }
-  return out;
-}
 
 /// Loopback controllers listen on loopback only; any other address listens everywhere.
 const char* bind_address(const std::string& host) {
   return host == "127.0.0.1" || host == "localhost" ? "127.0.0.1" : nullptr;
+}
+
+std::string long_host_name() {
+  char name[HOST_NAME_MAX + 1] = {};
+  if (::gethostname(name, sizeof name - 1) != 0) return {};
+  return name;
+}
+
+/// The host name up to its first dot, as Slurm matches SlurmctldHost lines.
+std::string short_host_name() {
+  auto name = long_host_name();
+  return name.substr(0, name.find('.'));
 }
 
 }  // namespace
@@ -54,16 +55,23 @@ int main(int argc, char** argv) {
   app.add_option("-f,--config", conf_path,
                  "Cluster config file (default: $SHOAL_CONF, else /etc/shoal/shoal.conf)");
   app.add_flag("--check", check_only, "Validate the config file and exit (0 when valid)");
-  bool cold_start = false;
-  app.add_flag("-c,--cold", cold_start,
-               "Cold start: ignore the state saved in StateSaveLocation (every job and node "
-               "state it holds is forgotten), as slurmctld -c");
   app.add_option("-L,--logfile", log_file,
                  "Log to this file (default: SlurmctldLogFile, else stderr)");
   app.add_option("--debug", debug_level,
                  "Log level: quiet, fatal, error, info, verbose, debug, debug2..debug5 or 0-9 "
                  "(default: SlurmctldDebug, else info)");
   app.add_flag("-v,--verbose", verbose, "One level more verbose per -v (-vv: two)");
+  bool cold_start = false;
+  app.add_flag("-c,--cold", cold_start,
+               "Cold start: ignore the state saved in StateSaveLocation (every job and node "
+               "state it holds is forgotten, and the empty state is saved in its place), as "
+               "slurmctld -c");
+  std::string controller_name;
+  app.add_option("--controller", controller_name,
+                 "Which SlurmctldHost line this shoalctld is, by NAME (default: the line naming "
+                 "this host, else the only line). The first line is the primary, the second the "
+                 "backup: it stands by and takes over after SlurmctldTimeout without an answer "
+                 "from the primary, and hands control back when the primary returns");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -96,6 +104,18 @@ int main(int argc, char** argv) {
                 cfg->path.c_str(), cfg->nodes.size(), cfg->partitions.size());
     return 0;
   }
+  shoal::runtime::failover_setup setup;
+  setup.lines = cfg->controller_hosts;
+  if (setup.lines.empty())
+    setup.lines.push_back(
+        shoal::config::controller_host{"127.0.0.1", "127.0.0.1", cfg->controller_port});
+  auto line = shoal::runtime::choose_controller_line(setup.lines, controller_name,
+                                                     short_host_name(), long_host_name());
+  if (!line) {
+    std::fprintf(stderr, "shoalctld: error: %s\n", shoal::describe(line.error()).c_str());
+    return 2;
+  }
+  setup.self_index = *line;
   auto log_opt = shoal::runtime::controller_log_options(*cfg);
   if (!debug_level.empty()) log_opt.level = debug_level;
   if (!log_file.empty()) log_opt.file = log_file;
@@ -110,90 +130,26 @@ int main(int argc, char** argv) {
   caf::actor_system_config sys_cfg;
   shoal::runtime::configure_actor_system(sys_cfg, 2);
   caf::actor_system sys{sys_cfg};
-  auto [host, port] = shoal::runtime::controller_endpoint(*cfg);
-  // Declared before the controller: its actors write to the registry until the process exits.
+  const auto& me = setup.lines[setup.self_index];
+  const char* address = bind_address(me.address);
+  setup.bind_address = address ? address : "";
+  setup.metrics_address = address ? address : "0.0.0.0";
+  // Lives as long as the process: controllers come and go (a backup taking over and handing
+  // back), and their actors write to it until they are gone.
   std::unique_ptr<shoal::metrics::registry> meters;
-  std::unique_ptr<shoal::runtime::metrics_server> endpoint;
   if (cfg->collect_metrics) {
     meters = std::make_unique<shoal::metrics::registry>();
     shoal::runtime::record_process_start(*meters, SHOAL_VERSION);
   }
-  // The saved state is read here, before any actor runs: nothing blocks a handler on disk.
-  shoal::actors::controller_recovery recovery;
-  auto locations = state_locations(cfg->state_save_location);
-  if (!cold_start) {
-    auto loaded = shoal::state::load(locations);
-    if (!loaded) {
-      auto text = shoal::describe(loaded.error());
-      shoal::config::log().error("cannot recover the saved state: {}", text);
-      std::fprintf(stderr,
-                   "shoalctld: error: cannot recover the saved state: %s\n(shoalctld -c starts "
-                   "cold, forgetting it)\n",
-                   text.c_str());
-      std::fflush(nullptr);
-      std::_Exit(1);
-    }
-    shoal::config::log().info(
-        "saved state loaded locations={} generation={} snapshot_records={} journal_records={} "
-        "ms={}",
-        cfg->state_save_location, loaded->generation, loaded->snapshot_records,
-        loaded->journal_records,
-        std::chrono::duration_cast<std::chrono::milliseconds>(loaded->elapsed).count());
-    for (auto& w : loaded->warnings) {
-      shoal::config::log().warn("saved state: {}", w);
-      std::fprintf(stderr, "shoalctld: warning: saved state: %s\n", w.c_str());
-    }
-    recovery.saved = std::move(loaded->records);
-  } else {
-    shoal::config::log().info("cold start: saved state ignored locations={}",
-                              cfg->state_save_location);
-  }
-  // Starting, the keeper writes what was recovered (nothing, after -c) as a new generation.
-  shoal::actors::state_keeper_settings keeping;
-  keeping.locations = locations;
-  keeping.meters = meters.get();
-  recovery.keeper = shoal::actors::spawn_state_keeper(sys, keeping, recovery.saved);
-  auto keeper = recovery.keeper;
-  // Published as a dynamic handle: clients (the CLI, shoald) hold it as caf::actor.
-  auto controller = caf::actor_cast<caf::actor>(shoal::actors::spawn_controller(
-      sys, *cfg, meters.get(),
-      std::shared_ptr<shoal::interconnect::switch_manager>{std::move(*interconnect)},
-      std::move(recovery)));
-  if (meters && cfg->metrics_port != 0) {
-    endpoint = std::make_unique<shoal::runtime::metrics_server>(*meters);
-    auto address = shoal::runtime::metrics_bind_address(*cfg);
-    if (auto err = endpoint->start(address, cfg->metrics_port))
-      shoal::config::log().error("metrics endpoint not started: {}", shoal::describe(err));
-    else
-      shoal::config::log().info("metrics endpoint url=http://{}:{}/metrics", address,
-                                cfg->metrics_port);
-  }
-  const char* address = bind_address(host);
-  auto published =
-      shoal::runtime::publish_controller(sys, controller, port, address ? address : "");
-  if (!published) {
-    shoal::config::log().error("cannot listen port={}: {}", port, sys.render(published.error()));
-    std::fprintf(stderr, "shoalctld: error: cannot listen on port %u: %s\n", port,
-                 sys.render(published.error()).c_str());
-    std::fflush(nullptr);
-    std::_Exit(1);
-  }
-  shoal::config::log().info("shoalctld listening port={} config={}", *published, cfg->path);
-  int code = shoal::runtime::run_until_shutdown(sys, controller);
-  {
-    // What the keeper holds but has not written yet goes to disk before the process ends.
-    caf::scoped_actor self{sys};
-    self->request(keeper, std::chrono::seconds{10}, shoal::msg::sync_atom_v)
-        .receive([](caf::ok_atom) {},
-                 [](caf::error& err) {
-                   shoal::config::log().error("state not saved at shutdown: {}",
-                                              shoal::describe(err));
-                 });
-  }
+  setup.meters = meters.get();
+  setup.cold_start = cold_start;
+  setup.cfg = std::move(*cfg);
+  auto failover = shoal::runtime::spawn_failover(sys, std::move(setup));
+  int code = shoal::runtime::run_until_shutdown(sys, failover);
   shoal::config::log().info("shoalctld stopped code={}", code);
   spdlog::shutdown();
   std::fflush(nullptr);
-  // The state is saved; skip the actor-system teardown, which would wait for every job actor's
-  // timers.
+  // The failover made the controller's state durable on the way out; skip the actor-system
+  // teardown, which would wait for every job actor's timers.
   std::_Exit(code);
 }

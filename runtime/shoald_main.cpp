@@ -173,15 +173,14 @@ int main(int argc, char** argv) {
   std::vector<caf::actor> daemons;
   for (auto& name : served) {
     shoal::actors::node_daemon_setup setup;
-    std::tie(setup.controller_host, setup.controller_port) =
-        shoal::runtime::controller_endpoint(*cfg);
+    setup.controllers = shoal::runtime::controller_lines(*cfg);
     setup.heartbeat_interval_ms = cfg->heartbeat_interval_ms;
     setup.status = to_status(*facts, name);
     setup.cores = facts->cores;
     setup.meters = meters.get();
-    shoal::config::log().info("shoald starting node={} cpus={} mem_mb={} controller={}:{}", name,
-                              facts->cpus, facts->real_memory_mb, setup.controller_host,
-                              setup.controller_port);
+    shoal::config::log().info("shoald starting node={} cpus={} mem_mb={} controller={}", name,
+                              facts->cpus, facts->real_memory_mb,
+                              shoal::runtime::describe_line(setup.controllers.front()));
     daemons.push_back(
         caf::actor_cast<caf::actor>(shoal::actors::spawn_node_daemon(sys, std::move(setup))));
   }

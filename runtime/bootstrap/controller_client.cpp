@@ -1,8 +1,8 @@
 #include "runtime/bootstrap/controller_client.hpp"
 
-#include <cstdlib>
-
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 
 #include <caf/io/middleman.hpp>
 #include <caf/io/middleman_actor.hpp>
@@ -13,6 +13,18 @@
 #include "messages/type_ids.hpp"
 
 namespace shoal::runtime {
+
+namespace {
+
+/// A CAF connection error in a few words ("cannot connect to node").
+std::string short_reason(const caf::error& err) {
+  if (err.category() != caf::atom("system")) return "no connection";
+  auto text = caf::to_string(static_cast<caf::sec>(err.code()));
+  std::replace(text.begin(), text.end(), '_', ' ');
+  return text;
+}
+
+}  // namespace
 
 caf::expected<config::cluster_config> load_cluster_config(const std::string& explicit_path) {
   std::string path = explicit_path;
@@ -31,34 +43,79 @@ caf::expected<config::cluster_config> load_cluster_config(const std::string& exp
   return cfg;
 }
 
-std::pair<std::string, uint16_t> controller_endpoint(const config::cluster_config& cfg) {
+std::vector<config::controller_host> controller_lines(const config::cluster_config& cfg) {
   if (const char* env = std::getenv("SHOAL_CONTROLLER"); env != nullptr && *env != '\0') {
     std::string text{env};
+    config::controller_host line{text, text, cfg.controller_port};
     auto colon = text.rfind(':');
-    if (colon != std::string::npos)
-      return {text.substr(0, colon),
-              static_cast<uint16_t>(std::strtoul(text.c_str() + colon + 1, nullptr, 10))};
-    return {text, cfg.controller_port};
+    if (colon != std::string::npos) {
+      line.name = line.address = text.substr(0, colon);
+      line.port = static_cast<uint16_t>(std::strtoul(text.c_str() + colon + 1, nullptr, 10));
+    }
+    return {line};
   }
-  std::string host = cfg.controller_hosts.empty() ? "127.0.0.1" : cfg.controller_hosts.front();
-  return {host, cfg.controller_port};
+  if (cfg.controller_hosts.empty())
+    return {config::controller_host{"127.0.0.1", "127.0.0.1", cfg.controller_port}};
+  return cfg.controller_hosts;
+}
+
+std::pair<std::string, uint16_t> controller_endpoint(const config::cluster_config& cfg) {
+  auto primary = controller_lines(cfg).front();
+  return {primary.address, primary.port};
+}
+
+std::string describe_line(const config::controller_host& line) {
+  return line.name + " at " + line.address + ":" + std::to_string(line.port);
+}
+
+std::string controller_role(size_t index, size_t count) {
+  if (index == 0) return "primary";
+  if (index == 1 && count == 2) return "backup";
+  return "backup" + std::to_string(index);
+}
+
+std::chrono::seconds controller_patience(const config::cluster_config& cfg) {
+  auto seconds = cfg.message_timeout_s;
+  if (controller_lines(cfg).size() > 1)
+    seconds = std::max(seconds, cfg.slurmctld_timeout_s + cfg.slurmctld_timeout_s / 2);
+  return std::chrono::seconds{seconds};
 }
 
 caf::expected<caf::actor> connect_controller(caf::actor_system& sys,
                                              const config::cluster_config& cfg) {
-  auto [host, port] = controller_endpoint(cfg);
-  return connect_controller_at(sys, host, port);
+  auto lines = controller_lines(cfg);
+  if (lines.size() == 1) return connect_controller_at(sys, lines[0].address, lines[0].port);
+  std::string why;
+  bool all_standby = true;
+  for (const auto& line : lines) {
+    auto ctl = connect_controller_at(sys, line.address, line.port);
+    if (ctl) return ctl;
+    const auto& err = ctl.error();
+    bool standby =
+        err.category() == error_category && static_cast<errc>(err.code()) == errc::not_in_control;
+    if (err.category() == error_category &&
+        static_cast<errc>(err.code()) == errc::incompatible_version)
+      return ctl;
+    all_standby = all_standby && standby;
+    why += (why.empty() ? "" : "; ") + describe_line(line) + ": " +
+           (standby ? std::string{"not in control"} : sys.render(err));
+  }
+  return make_error(all_standby ? errc::not_in_control : errc::unreachable,
+                    "no controller in control (" + why + ")");
 }
 
 caf::expected<caf::actor> connect_controller_at(caf::actor_system& sys, const std::string& host,
-                                                uint16_t port) {
+                                                uint16_t port, bool accept_standby,
+                                                std::string* reason) {
   auto endpoint = host + ":" + std::to_string(port);
   caf::expected<caf::actor> out{caf::error{}};
+  std::string why;
   caf::scoped_actor self{sys};
   self->request(sys.middleman().actor_handle(), caf::infinite, caf::connect_atom::value, host, port)
       .receive(
           [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>& ifs) {
             if (!ptr) {
+              why = "nothing published there";
               out = make_error(errc::unreachable, "nothing is published at " + endpoint +
                                                       "; is shoalctld running there?");
               return;
@@ -66,28 +123,40 @@ caf::expected<caf::actor> connect_controller_at(caf::actor_system& sys, const st
             auto who = "the controller at " + endpoint;
             auto version = msg::version_of_interface(ifs, who);
             if (!version) {
+              why = "another version";
               out = std::move(version.error());
               return;
             }
             if (auto err = msg::check_peer_version(*version, who)) {
+              why = "another version";
               out = std::move(err);
+              return;
+            }
+            if (!accept_standby && ifs.count(msg::standby_interface) != 0) {
+              why = "not in control";
+              out = make_error(errc::not_in_control,
+                               "the shoalctld at " + endpoint + " is not in control");
               return;
             }
             out = caf::actor_cast<caf::actor>(std::move(ptr));
           },
           [&](caf::error& err) {
+            why = short_reason(err);
             out = make_error(errc::unreachable, "cannot reach the controller at " + endpoint +
                                                     " (" + sys.render(err) +
                                                     "); is shoalctld running there?");
           });
+  if (!out && reason != nullptr) *reason = why;
   return out;
 }
 
 caf::expected<uint16_t> publish_controller(caf::actor_system& sys, const caf::actor& controller,
-                                           uint16_t port, const std::string& address) {
+                                           uint16_t port, const std::string& address,
+                                           bool standby) {
   caf::expected<uint16_t> out{caf::error{}};
   caf::scoped_actor self{sys};
   std::set<std::string> interface { msg::wire_interface() };
+  if (standby) interface.insert(msg::standby_interface);
   self->request(sys.middleman().actor_handle(), caf::infinite, caf::publish_atom::value, port,
                 caf::actor_cast<caf::strong_actor_ptr>(controller), std::move(interface), address,
                 true)

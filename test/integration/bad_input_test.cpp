@@ -75,9 +75,10 @@ BOOST_AUTO_TEST_CASE(a_bad_time_format_exits_2) {
 
 BOOST_AUTO_TEST_CASE(an_unreachable_controller_fails_instead_of_hanging) {
   scratch_dir dir;
-  // Nobody listens on a port that was free a moment ago.
-  auto conf =
-      write_file(dir.file("nobody.conf"), shoal::config::default_config_text(1, free_port()));
+  // Nobody listens on a port that was free a moment ago. The CLI waits MessageTimeout for a
+  // controller first: 1 s here.
+  auto conf = write_file(dir.file("nobody.conf"),
+                         shoal::config::default_config_text(1, free_port()) + "MessageTimeout=1\n");
   for (auto args : std::vector<std::vector<std::string>>{{"info"}, {"run", "true"}}) {
     BOOST_TEST_CONTEXT("shoal " << args[0]) {
       auto r = run_shoal(conf, args, bounded());

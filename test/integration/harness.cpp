@@ -366,6 +366,15 @@ bool daemon_process::running() {
   return !reaped_;
 }
 
+void daemon_process::kill_now() {
+  if (reaped_ || pid_ <= 0) return;
+  ::kill(pid_, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  reaped_ = true;
+}
+
 // -- CLI answers ----------------------------------------------------------------------------------
 
 nlohmann::json parse_json(const std::string& text) {

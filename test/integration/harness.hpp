@@ -137,6 +137,9 @@ class daemon_process {
   /// True while it runs (reaps it once it exited).
   bool running();
 
+  /// Kills it at once (SIGKILL, as a crash) and reaps it.
+  void kill_now();
+
  private:
   pid_t pid_ = -1;
   bool reaped_ = false;

@@ -51,10 +51,10 @@ BOOST_AUTO_TEST_CASE(a_killed_controller_comes_back_with_every_job_and_running_o
   auto gate = scratch.file("gate");
   std::vector<uint64_t> running;
   for (int i = 0; i < 20; ++i) {
-    auto id = submit_script("long.sh",
-                            "#!/bin/sh\nwhile [ ! -e " + gate +
-                                " ]; do sleep 0.2; done\nexit $((SHOAL_JOB_ID % 4))\n",
-                            {"-p", "crash", "-N1"});
+    auto id = submit_script(
+        "long.sh",
+        "#!/bin/sh\nwhile [ ! -e " + gate + " ]; do sleep 0.2; done\nexit $((SHOAL_JOB_ID % 4))\n",
+        {"-p", "crash", "-N1"});
     BOOST_REQUIRE(id != 0);
     running.push_back(id);
   }
@@ -91,11 +91,11 @@ BOOST_AUTO_TEST_CASE(a_killed_controller_comes_back_with_every_job_and_running_o
   for (auto& [id, state] : before) {
     BOOST_REQUIRE_MESSAGE(after.count(id) == 1, "job " << id << " was lost");
     if (state == "RUNNING")
-      BOOST_CHECK_MESSAGE(after[id] == "RUNNING", "job " << id << " was RUNNING, now "
-                                                         << after[id]);
+      BOOST_CHECK_MESSAGE(after[id] == "RUNNING",
+                          "job " << id << " was RUNNING, now " << after[id]);
     else
-      BOOST_CHECK_MESSAGE(after[id] == "PENDING", "job " << id << " was PENDING, now "
-                                                         << after[id]);
+      BOOST_CHECK_MESSAGE(after[id] == "PENDING",
+                          "job " << id << " was PENDING, now " << after[id]);
   }
   for (auto id : held)
     BOOST_CHECK_MESSAGE(job(id).value("reason", "") == "JobHeldUser",

@@ -8,9 +8,10 @@
 #include <cstdio>
 #include <map>
 
-#include "messages/type_ids.hpp"
 #include "config/log_settings.hpp"
+#include "messages/type_ids.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/ping.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/format/listing.hpp"
 #include "topology/hostlist.hpp"
@@ -226,7 +227,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
   cmd->add_option("words", *words,
                   "show node|partition|job|config [NAME] | show hostnames|hostlist|"
                   "hostlistsorted EXPR | update NodeName=X State=drain|resume|down|idle "
-                  "Reason=\"...\" | setdebug LEVEL | setdebugflags +FLAG|-FLAG ... | "
+                  "Reason=\"...\" | ping | setdebug LEVEL | setdebugflags +FLAG|-FLAG ... | "
                   "hold|uhold|release|requeue|top JOB_LIST")
       ->required();
   cmd->footer(
@@ -235,6 +236,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       "  shoal control show hostnames 'lx[01-03]'\n"
       "  shoal control hold 12,13_4       (release with: shoal control release 12,13_4)\n"
       "  shoal control top 15             (first among your own pending jobs)\n"
+      "  shoal control ping               (is each SlurmctldHost's shoalctld UP or DOWN?)\n"
       "  shoal control setdebug debug     (shoalctld's level until restart; levels: quiet, "
       "fatal,\n      error, info, verbose, debug, debug2..debug5 or 0-9)\n"
       "  shoal control setdebugflags +Steps -Msg   (flags: " +
@@ -267,6 +269,10 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       if (!s) return code;
       return update(*s, {w.begin() + 1, w.end()});
     }
+    if (is(w[0], "ping")) {
+      if (w.size() > 1) return fail("control", "too many words after ping", exit_usage);
+      return ping_controllers(conf);
+    }
     if (is(w[0], "setdebug")) return setdebug(conf, {w.begin() + 1, w.end()});
     if (is(w[0], "setdebugflags")) {
       std::vector<std::string> changes{w.begin() + 1, w.end()};
@@ -282,7 +288,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
     }
     return fail("control",
                 "unknown command '" + w[0] +
-                    "' (use show, update, setdebug, setdebugflags, hold, uhold, release, "
+                    "' (use show, update, ping, setdebug, setdebugflags, hold, uhold, release, "
                     "requeue or top)",
                 exit_usage);
   };

@@ -14,6 +14,11 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.set_version_flag("--version", "shoal " SHOAL_VERSION);
+  app.footer(
+      "When no controller is in control (down, or a backup not yet taken over), a command waits "
+      "for one: after 2 s it says so on stderr, it retries about every second, and it fails "
+      "with exit 1 after MessageTimeout seconds (default 10), or with a backup SlurmctldHost "
+      "line after 1.5 x SlurmctldTimeout if that is longer.");
   std::string conf;
   app.add_option("-f,--config", conf,
                  "Cluster config file (default: $SHOAL_CONF, else /etc/shoal/shoal.conf)");

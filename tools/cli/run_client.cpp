@@ -2,8 +2,8 @@
 
 #include <unistd.h>
 
-#include <cstdio>
 #include <chrono>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -130,14 +130,15 @@ void attach(client_self self, caf::actor controller) {
           [self](const msg::job_info& info) {
             auto& st = self->state;
             st.reconnecting = false;
-            note("reattached to job " + std::to_string(info.job_id) + " after the controller "
+            note("reattached to job " + std::to_string(info.job_id) +
+                 " after the controller "
                  "restarted");
             if (!msg::is_finished(info.state)) return;
             st.code = info.exit_code;
             if (info.state != msg::job_state::completed && st.code == 0) st.code = 1;
             if (info.state != msg::job_state::completed && info.state != msg::job_state::failed)
-              note("error: job " + std::to_string(info.job_id) + " ended: " +
-                   msg::to_string(info.state));
+              note("error: job " + std::to_string(info.job_id) +
+                   " ended: " + msg::to_string(info.state));
             finish(self, st.code);
           },
           [self](caf::error& err) {

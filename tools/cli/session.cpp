@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <ctime>
+#include <thread>
 
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
@@ -19,6 +20,7 @@ int fail(const std::string& cmd, const std::string& text, int code) {
 std::unique_ptr<session> open_session(const std::string& cmd, const std::string& conf_path,
                                       int& code) {
   auto s = std::make_unique<session>();
+  s->cmd = cmd;
   auto conf = runtime::load_cluster_config(conf_path);
   if (!conf) {
     code = fail(cmd, describe(conf.error()));
@@ -28,14 +30,56 @@ std::unique_ptr<session> open_session(const std::string& cmd, const std::string&
   s->sys_cfg = std::make_unique<caf::actor_system_config>();
   runtime::configure_actor_system(*s->sys_cfg, 2);
   s->sys = std::make_unique<caf::actor_system>(*s->sys_cfg);
-  auto ctl = runtime::connect_controller(*s->sys, s->conf);
-  if (!ctl) {
-    code = fail(cmd, describe(ctl.error()));
+  if (auto err = find_controller(*s)) {
+    code = fail(cmd, describe(err));
     return nullptr;
   }
-  s->controller = std::move(*ctl);
   code = 0;
   return s;
+}
+
+bool is_not_in_control(const caf::error& err) {
+  return err.category() == error_category && static_cast<errc>(err.code()) == errc::not_in_control;
+}
+
+caf::error find_controller(session& s) {
+  using clock = std::chrono::steady_clock;
+  auto lines = runtime::controller_lines(s.conf);
+  auto patience = runtime::controller_patience(s.conf);
+  for (;;) {
+    std::string why;
+    caf::error last;
+    for (const auto& line : lines) {
+      std::string reason;
+      auto ctl = runtime::connect_controller_at(*s.sys, line.address, line.port, false, &reason);
+      if (ctl) {
+        s.controller = std::move(*ctl);
+        return caf::none;
+      }
+      if (ctl.error().category() == error_category &&
+          static_cast<errc>(ctl.error().code()) == errc::incompatible_version)
+        return std::move(ctl.error());
+      why += (why.empty() ? "" : "; ") + runtime::describe_line(line) + ": " + reason;
+      last = std::move(ctl.error());
+    }
+    auto now = clock::now();
+    if (!s.waiting_since) s.waiting_since = now;
+    auto waited = now - *s.waiting_since;
+    if (waited >= patience) {
+      auto seconds = std::chrono::duration_cast<std::chrono::seconds>(patience).count();
+      if (lines.size() == 1 && !is_not_in_control(last))
+        return make_error(errc::unreachable, describe(last) + " (waited " +
+                                                 std::to_string(seconds) + " s: MessageTimeout)");
+      return make_error(errc::unreachable, "no controller in control after waiting " +
+                                               std::to_string(seconds) + " s (" + why + ")");
+    }
+    if (!s.said_waiting && waited >= std::chrono::seconds{2}) {
+      std::fprintf(stderr, "shoal: waiting for the controller (%s)...\n", why.c_str());
+      std::fflush(stderr);
+      s.said_waiting = true;
+    }
+    std::this_thread::sleep_for(std::chrono::seconds{1});
+  }
 }
 
 caf::error reconnect(session& s) {
@@ -45,10 +89,7 @@ caf::error reconnect(session& s) {
   s.sys_cfg = std::make_unique<caf::actor_system_config>();
   runtime::configure_actor_system(*s.sys_cfg, 2);
   s.sys = std::make_unique<caf::actor_system>(*s.sys_cfg);
-  auto ctl = runtime::connect_controller(*s.sys, s.conf);
-  if (!ctl) return std::move(ctl.error());
-  s.controller = std::move(*ctl);
-  return caf::none;
+  return find_controller(s);
 }
 
 void quit_process(int code) {

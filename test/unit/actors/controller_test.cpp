@@ -59,6 +59,26 @@ struct controller_fixture {
 
 BOOST_FIXTURE_TEST_SUITE(controller, controller_fixture)
 
+BOOST_AUTO_TEST_CASE(a_controller_answers_a_ping_as_in_control_and_acknowledges_a_handover) {
+  BOOST_REQUIRE(submit("host:1:7"));
+  caf::scoped_actor self{*sys};
+  bool in_control = false;
+  self->request(controller, std::chrono::seconds{5}, caf::ping_atom::value)
+      .receive([&](const msg::controller_status& s) { in_control = s.in_control && !s.reclaiming; },
+               [](caf::error& err) { BOOST_FAIL("ping: " << caf::to_string(err)); });
+  BOOST_CHECK(in_control);
+  bool handed_over = false;
+  self->request(controller, std::chrono::seconds{5}, msg::handover_atom_v)
+      .receive([&](caf::ok_atom) { handed_over = true; },
+               [](caf::error& err) { BOOST_FAIL("handover: " << caf::to_string(err)); });
+  BOOST_CHECK(handed_over);
+  // The job actors stopped with the handover; the controller itself still answers.
+  self->request(controller, std::chrono::seconds{5}, caf::ping_atom::value)
+      .receive([](const msg::controller_status&) {},
+               [](caf::error& err) { BOOST_FAIL("ping after handover: " << caf::to_string(err)); });
+  submitted.clear();
+}
+
 BOOST_AUTO_TEST_CASE(a_retried_submission_returns_the_first_job) {
   auto first = submit("host:1:42");
   auto again = submit("host:1:42");

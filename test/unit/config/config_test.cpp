@@ -63,6 +63,18 @@ strings node_names(const cluster_config& cfg) {
   return out;
 }
 
+strings host_names(const cluster_config& cfg) {
+  strings out;
+  for (const auto& h : cfg.controller_hosts) out.push_back(h.name);
+  return out;
+}
+
+strings host_addresses(const cluster_config& cfg) {
+  strings out;
+  for (const auto& h : cfg.controller_hosts) out.push_back(h.address);
+  return out;
+}
+
 strings partition_names(const cluster_config& cfg) {
   strings out;
   for (const auto& p : cfg.partitions) out.push_back(p.name);
@@ -79,6 +91,8 @@ void check_same_cluster(const cluster_config& a, const cluster_config& b) {
   BOOST_CHECK_EQUAL(a.cluster_name, b.cluster_name);
   BOOST_CHECK(a.controller_hosts == b.controller_hosts);
   BOOST_CHECK_EQUAL(a.controller_port, b.controller_port);
+  BOOST_CHECK_EQUAL(a.slurmctld_timeout_s, b.slurmctld_timeout_s);
+  BOOST_CHECK_EQUAL(a.message_timeout_s, b.message_timeout_s);
   BOOST_CHECK(a.collector_nodes == b.collector_nodes);
   BOOST_CHECK_EQUAL(a.heartbeat_interval_ms, b.heartbeat_interval_ms);
   BOOST_CHECK_EQUAL(a.heartbeat_timeout_ms, b.heartbeat_timeout_ms);
@@ -142,7 +156,7 @@ BOOST_AUTO_TEST_CASE(seed_sample_slurmconf_and_nodespecconf_load_unchanged) {
   auto cfg = load_config(data_dir + "/seed/SlurmConf");
   BOOST_REQUIRE_MESSAGE(cfg, why(cfg));
   BOOST_CHECK_EQUAL(cfg->path, data_dir + "/seed/SlurmConf");
-  BOOST_CHECK(cfg->controller_hosts == strings{"lx_control"});
+  BOOST_CHECK(host_names(*cfg) == strings{"lx_control"});
   BOOST_CHECK_EQUAL(cfg->controller_port, 612);
   BOOST_CHECK(cfg->collector_nodes == (strings{"lx01", "lx02"}));
   BOOST_CHECK_EQUAL(cfg->heartbeat_interval_ms, 300'000);
@@ -215,7 +229,7 @@ BOOST_AUTO_TEST_CASE(blanks_around_equals_are_allowed) {
       "ControlMachine    = lx_control\n"
       "\tSlurmctldPort\t=\t7000  \n"
       "NodeName = n1 CPUs = 4   RealMemory= 100\n");
-  BOOST_CHECK(cfg.controller_hosts == strings{"lx_control"});
+  BOOST_CHECK(host_names(cfg) == strings{"lx_control"});
   BOOST_CHECK_EQUAL(cfg.controller_port, 7000);
   BOOST_CHECK_EQUAL(node(cfg, "n1").cpus, 4u);
   BOOST_CHECK_EQUAL(node(cfg, "n1").real_memory_mb, 100u);
@@ -407,9 +421,83 @@ BOOST_AUTO_TEST_CASE(controller_hosts_keep_order_with_backups_last) {
       "BackupController=ctl3\n"
       "SlurmctldHost=ctl1(10.0.0.1)\n"
       "SlurmctldHost=ctl2\n");
-  BOOST_CHECK(cfg.controller_hosts == (strings{"10.0.0.1", "ctl2", "ctl3"}));
+  BOOST_CHECK(host_names(cfg) == (strings{"ctl1", "ctl2", "ctl3"}));
+  BOOST_CHECK(host_addresses(cfg) == (strings{"10.0.0.1", "ctl2", "ctl3"}));
   auto seed = parse_ok("ControlMachine=lx_control\nBackupController=lx_backup\n");
-  BOOST_CHECK(seed.controller_hosts == (strings{"lx_control", "lx_backup"}));
+  BOOST_CHECK(host_names(seed) == (strings{"lx_control", "lx_backup"}));
+}
+
+BOOST_AUTO_TEST_CASE(controller_hosts_take_slurmctld_port_unless_they_name_their_own) {
+  // SlurmctldPort after the lines still applies to them; a line's own port wins.
+  auto cfg = parse_ok(
+      "SlurmctldHost=head1(127.0.0.1:7001)\n"
+      "SlurmctldHost=head2(127.0.0.1)\n"
+      "SlurmctldHost=head3\n"
+      "SlurmctldPort=7100\n");
+  BOOST_REQUIRE_EQUAL(cfg.controller_hosts.size(), 3u);
+  BOOST_CHECK(cfg.controller_hosts[0] == (controller_host{"head1", "127.0.0.1", 7001}));
+  BOOST_CHECK(cfg.controller_hosts[1] == (controller_host{"head2", "127.0.0.1", 7100}));
+  BOOST_CHECK(cfg.controller_hosts[2] == (controller_host{"head3", "head3", 7100}));
+  // An IPv6 address has more than one ':' and no port.
+  auto v6 = parse_ok("SlurmctldHost=h6(fe80::1)\n");
+  BOOST_CHECK(v6.controller_hosts.front() == (controller_host{"h6", "fe80::1", 6917}));
+}
+
+BOOST_AUTO_TEST_CASE(controller_timeouts_default_to_slurms_and_take_seconds) {
+  auto defaults = parse_ok("");
+  BOOST_CHECK_EQUAL(defaults.slurmctld_timeout_s, 120);
+  BOOST_CHECK_EQUAL(defaults.message_timeout_s, 10);
+  auto cfg = parse_ok("SlurmctldTimeout=3\nMessageTimeout=2\n");
+  BOOST_CHECK_EQUAL(cfg.slurmctld_timeout_s, 3);
+  BOOST_CHECK_EQUAL(cfg.message_timeout_s, 2);
+  BOOST_CHECK(cfg.warnings.empty());
+}
+
+BOOST_AUTO_TEST_CASE(bad_controller_lines_and_timeouts_name_file_and_line) {
+  struct bad_case {
+    std::string text;
+    std::string prefix;
+    std::string part;
+  };
+  std::vector<bad_case> cases = {
+      {"ClusterName=x\nSlurmctldHost=h(10.0.0.1:0)\n", "test.conf:2: ",
+       "invalid value 'h(10.0.0.1:0)' for SlurmctldHost (expected NAME, NAME(ADDRESS) or "
+       "NAME(ADDRESS:PORT))"},
+      {"SlurmctldHost=h(10.0.0.1:70000)\n", "test.conf:1: ", "for SlurmctldHost"},
+      {"SlurmctldHost=h(10.0.0.1:x)\n", "test.conf:1: ", "for SlurmctldHost"},
+      {"SlurmctldHost=h(:7000)\n", "test.conf:1: ", "for SlurmctldHost"},
+      {"SlurmctldHost=h)\n", "test.conf:1: ", "for SlurmctldHost"},
+      {"BackupController=b(\n", "test.conf:1: ", "for BackupController"},
+      {"\nSlurmctldTimeout=0\n", "test.conf:2: ",
+       "invalid value '0' for SlurmctldTimeout (expected whole seconds, 1 or more)"},
+      {"SlurmctldTimeout=1.5\n", "test.conf:1: ", "for SlurmctldTimeout"},
+      {"MessageTimeout=ten\n", "test.conf:1: ",
+       "invalid value 'ten' for MessageTimeout (expected whole seconds, 1 or more)"},
+      {"MessageTimeout=\n", "test.conf:1: ", "for MessageTimeout"},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT("config:\n" << c.text) {
+      auto text = parse_error(c.text);
+      BOOST_TEST_CONTEXT("message: " << text) {
+        BOOST_CHECK(starts_with(text, c.prefix));
+        BOOST_CHECK(contains(text, c.part));
+      }
+    }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(render_config_writes_controller_lines_and_timeouts_back) {
+  auto cfg = parse_ok(
+      "SlurmctldPort=7000\nSlurmctldHost=a\nSlurmctldHost=b(10.0.0.2)\n"
+      "SlurmctldHost=c(127.0.0.1:7002)\nSlurmctldTimeout=3\nMessageTimeout=4\n");
+  auto text = render_config(cfg);
+  BOOST_CHECK(contains(text, "\nSlurmctldHost           = a\n"));
+  BOOST_CHECK(contains(text, "\nSlurmctldHost           = b(10.0.0.2)\n"));
+  BOOST_CHECK(contains(text, "\nSlurmctldHost           = c(127.0.0.1:7002)\n"));
+  BOOST_CHECK(contains(text, "\nSlurmctldTimeout        = 3\n"));
+  BOOST_CHECK(contains(text, "\nMessageTimeout          = 4\n"));
+  auto again = parse_ok(render_body(cfg));
+  check_same_cluster(cfg, again);
 }
 
 BOOST_AUTO_TEST_CASE(port_ranges_take_the_first_port) {
@@ -827,7 +915,7 @@ BOOST_AUTO_TEST_CASE(the_embedded_default_parses_with_no_warnings) {
       auto cfg = parse_ok(default_config_text(n, 7123));
       BOOST_CHECK(cfg.warnings.empty());
       BOOST_CHECK_EQUAL(cfg.cluster_name, "local");
-      BOOST_CHECK(cfg.controller_hosts == strings{"127.0.0.1"});
+      BOOST_CHECK(host_addresses(cfg) == strings{"127.0.0.1"});
       BOOST_CHECK_EQUAL(cfg.controller_port, 7123);
       BOOST_CHECK_EQUAL(cfg.heartbeat_interval_ms, 1000);
       BOOST_CHECK_EQUAL(cfg.heartbeat_timeout_ms, 5000);
@@ -855,7 +943,7 @@ BOOST_AUTO_TEST_CASE(render_config_prints_padded_keys_after_a_header_line) {
   auto text = render_config(cfg);
   BOOST_CHECK(starts_with(text, "Configuration data as of <embedded>\n"));
   BOOST_CHECK(contains(text, "\nClusterName             = local\n"));
-  BOOST_CHECK(contains(text, "\nSlurmctldHost           = 127.0.0.1\n"));
+  BOOST_CHECK(contains(text, "\nSlurmctldHost           = localhost(127.0.0.1)\n"));
   BOOST_CHECK(contains(text, "\nHeartBeatInterval       = 1\n"));
   BOOST_CHECK(contains(text, "\nNodeName=node[1-4] NodeAddr=127.0.0.1\n"));
   BOOST_CHECK(contains(text,

@@ -56,6 +56,7 @@ SHOAL_TRAITS(array_record, ArrayRecord)
 SHOAL_TRAITS(node_record, NodeRecord)
 SHOAL_TRAITS(controller_record, ControllerRecord)
 SHOAL_TRAITS(node_report, NodeReport)
+SHOAL_TRAITS(controller_status, ControllerStatus)
 
 #undef SHOAL_TRAITS
 
@@ -65,7 +66,8 @@ using codec_types =
                msg::job_info, msg::launch_request, msg::task_output, msg::step_exit, msg::job_event,
                msg::node_update, msg::topology_view, msg::pending_detail, msg::job_control,
                msg::job_record, msg::array_record, msg::node_record, msg::controller_record,
-               msg::node_report>;
+               msg::node_report,
+                              msg::controller_status>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {

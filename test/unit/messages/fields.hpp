@@ -405,4 +405,11 @@ inline msg::node_report sample_node_report() {
   return x;
 }
 
+inline msg::controller_status sample_controller_status() {
+  msg::controller_status x;
+  x.in_control = true;
+  x.reclaiming = true;
+  return x;
+}
+
 }  // namespace shoal::test

@@ -40,8 +40,8 @@ struct published_fixture {
         .receive([&](uint16_t p) { port = p; },
                  [](caf::error& err) { BOOST_FAIL("publish: " << to_string(err)); });
     config::cluster_config client;
-    client.controller_hosts = {"127.0.0.1"};
     client.controller_port = port;
+    client.controller_hosts = {config::controller_host{"local", "127.0.0.1", port}};
     return client;
   }
 };

@@ -1,0 +1,111 @@
+#include "runtime/ctld/bring_up.hpp"
+
+#include <chrono>
+
+#include <caf/all.hpp>
+#include <caf/send.hpp>
+
+#include "actors/controller.hpp"
+#include "actors/state_keeper.hpp"
+#include "config/log.hpp"
+#include "interconnect/switch_manager.hpp"
+#include "messages/errc.hpp"
+#include "state/load.hpp"
+
+namespace shoal::runtime {
+
+std::vector<std::string> state_locations(const std::string& value) {
+  std::vector<std::string> out;
+  size_t from = 0;
+  for (;;) {
+    auto comma = value.find(',', from);
+    auto part = value.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    if (!part.empty()) out.push_back(part);
+    if (comma == std::string::npos) return out;
+    from = comma + 1;
+  }
+}
+
+namespace {
+
+/// The saved state to resume from (nothing on a cold start), and a keeper that goes on saving.
+caf::expected<actors::controller_recovery> recover_state(caf::actor_system& sys,
+                                                         const config::cluster_config& cfg,
+                                                         metrics::registry* meters,
+                                                         bool cold_start) {
+  actors::controller_recovery recovery;
+  auto locations = state_locations(cfg.state_save_location);
+  if (cold_start) {
+    config::log().info("cold start: saved state ignored locations={}", cfg.state_save_location);
+  } else {
+    auto loaded = state::load(locations);
+    if (!loaded)
+      return make_error(errc::system_error,
+                        "cannot recover the saved state: " + describe(loaded.error()) +
+                            " (shoalctld -c starts cold, forgetting it)");
+    config::log().info(
+        "saved state loaded locations={} generation={} snapshot_records={} journal_records={} "
+        "ms={}",
+        cfg.state_save_location, loaded->generation, loaded->snapshot_records,
+        loaded->journal_records,
+        std::chrono::duration_cast<std::chrono::milliseconds>(loaded->elapsed).count());
+    for (auto& w : loaded->warnings) config::log().warn("saved state: {}", w);
+    recovery.saved = std::move(loaded->records);
+  }
+  actors::state_keeper_settings keeping;
+  keeping.locations = std::move(locations);
+  keeping.meters = meters;
+  // Starting, the keeper writes what was recovered (nothing, after -c) as a new generation.
+  recovery.keeper = actors::spawn_state_keeper(sys, keeping, recovery.saved);
+  return recovery;
+}
+
+}  // namespace
+
+caf::expected<controller_instance> bring_up_controller(caf::actor_system& sys,
+                                                       const config::cluster_config& cfg,
+                                                       metrics::registry* meters,
+                                                       const std::string& metrics_address,
+                                                       bool cold_start) {
+  // A fresh plugin per stint in control: nothing of a previous controller's allocations
+  // carries over.
+  auto interconnect = interconnect::make_switch_manager(cfg.switch_type);
+  if (!interconnect)
+    return make_error(errc::invalid_config, cfg.path + ": " + describe(interconnect.error()));
+  auto recovery = recover_state(sys, cfg, meters, cold_start);
+  if (!recovery) return std::move(recovery.error());
+  controller_instance out;
+  out.keeper = caf::actor_cast<caf::actor>(recovery->keeper);
+  // A dynamic handle: clients (the CLI, shoald) hold it as caf::actor.
+  out.controller = caf::actor_cast<caf::actor>(actors::spawn_controller(
+      sys, cfg, meters, std::shared_ptr<interconnect::switch_manager>{std::move(*interconnect)},
+      std::move(*recovery)));
+  if (meters && cfg.metrics_port != 0) {
+    out.endpoint = std::make_unique<metrics_server>(*meters);
+    if (auto err = out.endpoint->start(metrics_address, cfg.metrics_port)) {
+      config::log().error("metrics endpoint not started: {}", describe(err));
+      out.endpoint.reset();
+    } else {
+      config::log().info("metrics endpoint url=http://{}:{}/metrics", metrics_address,
+                         cfg.metrics_port);
+    }
+  }
+  return out;
+}
+
+void bring_down_controller(controller_instance& instance) {
+  if (instance.controller) caf::anon_send_exit(instance.controller, caf::exit_reason::kill);
+  instance.controller = nullptr;
+  if (instance.keeper) {
+    caf::scoped_actor self{instance.keeper->home_system()};
+    self->monitor(instance.keeper);
+    self->send_exit(instance.keeper, caf::exit_reason::kill);
+    self->receive([](const caf::down_msg&) {},
+                  caf::after(std::chrono::seconds{5}) >>
+                      [] { config::log().warn("state keeper slow to stop"); });
+  }
+  instance.keeper = nullptr;
+  instance.endpoint.reset();
+}
+
+}  // namespace shoal::runtime

@@ -1,0 +1,214 @@
+// The backup controller (seed 001): a primary and a backup shoalctld on one host, each on the
+// port of its own SlurmctldHost line, and two shoald. The primary is killed with SIGKILL: the
+// backup takes over, the node daemons and the CLI follow it. The primary comes back: the backup
+// hands control back and the daemons and the CLI follow again. And a CLI request that finds no
+// controller waits for one, or fails after MessageTimeout.
+
+#include <boost/test/unit_test.hpp>
+
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/bootstrap/local_cluster.hpp"
+#include "test/integration/harness.hpp"
+
+using namespace shoal::test;
+
+namespace {
+
+/// Takeover after 3 s of silence (pings every second); generous bounds for the polls.
+constexpr int slurmctld_timeout_s = 3;
+const auto takeover_bound = std::chrono::seconds{slurmctld_timeout_s} + 30s;
+
+/// Two shoalctld (ctl1, the primary, and ctl2, the backup) and node1, node2 on 127.0.0.1.
+struct backup_pair {
+  scratch_dir dir;
+  std::string conf;
+  std::unique_ptr<daemon_process> primary;
+  std::unique_ptr<daemon_process> backup;
+  std::vector<std::unique_ptr<daemon_process>> nodes;
+  int primary_starts = 0;
+
+  backup_pair() {
+    auto ports = shoal::runtime::free_loopback_ports(2);
+    BOOST_REQUIRE(ports);
+    auto p1 = std::to_string((*ports)[0]);
+    auto p2 = std::to_string((*ports)[1]);
+    conf = write_file(dir.file("shoal.conf"),
+                      "ClusterName=pair\n"
+                      "SlurmctldHost=ctl1(127.0.0.1:" +
+                          p1 +
+                          ")\n"
+                          "SlurmctldHost=ctl2(127.0.0.1:" +
+                          p2 +
+                          ")\n"
+                          "SlurmctldTimeout=" +
+                          std::to_string(slurmctld_timeout_s) +
+                          "\n"
+                          "MetricsPort=0\nNodeMetricsPort=0\n"
+                          "HeartBeatInterval=1\nSlurmdTimeout=5\nKillWait=2\n"
+                          "StateSaveLocation=" +
+                          dir.file("state") +
+                          "\n"
+                          "NodeName=node[1-2] NodeAddr=127.0.0.1\n"
+                          "PartitionName=debug Nodes=node[1-2] Default=YES MaxTime=INFINITE\n");
+    start_primary();
+    backup = std::make_unique<daemon_process>(
+        std::vector<std::string>{bin_path("shoalctld"), "-f", conf, "--controller", "ctl2"},
+        dir.file("ctl2.log"));
+    for (const char* node : {"node1", "node2"})
+      nodes.push_back(std::make_unique<daemon_process>(
+          std::vector<std::string>{bin_path("shoald"), "-f", conf, "-N", node},
+          dir.file(std::string{node} + ".log")));
+  }
+
+  ~backup_pair() {
+    if (!current_test_passed()) {
+      dir.keep();
+      BOOST_TEST_MESSAGE("kept the logs in " << dir.path());
+    }
+  }
+
+  void start_primary() {
+    primary = std::make_unique<daemon_process>(
+        std::vector<std::string>{bin_path("shoalctld"), "-f", conf, "--controller", "ctl1"},
+        dir.file("ctl1-" + std::to_string(++primary_starts) + ".log"));
+  }
+
+  command_result shoal(const std::vector<std::string>& args) {
+    command_options opt;
+    opt.cwd = dir.path();
+    opt.timeout = 60s;
+    return run_shoal(conf, args, opt);
+  }
+
+  /// Both nodes are IDLE, as the controller in control sees them.
+  bool nodes_idle() {
+    auto r = shoal({"info", "-N", "--json"});
+    auto doc = parse_json(r.out);
+    if (r.exit_code != 0 || !doc.is_object()) return false;
+    size_t idle = 0;
+    for (auto& n : doc["nodes"]) idle += n.value("state", "") == "IDLE" ? 1 : 0;
+    return idle == 2;
+  }
+
+  bool log_has(const std::string& file, const std::string& text) {
+    return read_file(dir.file(file)).find(text) != std::string::npos;
+  }
+
+  /// A two-node step runs through whichever controller is in control.
+  void check_a_job_runs() {
+    auto r = shoal({"run", "-N2", "-l", "hostname"});
+    BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+    BOOST_CHECK_EQUAL(lines_of(r.out).size(), 2u);
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(backup_controller, backup_pair)
+
+BOOST_AUTO_TEST_CASE(the_backup_takes_over_from_a_killed_primary_and_hands_control_back) {
+  BOOST_REQUIRE_MESSAGE(wait_until([&] { return nodes_idle(); }, 60s), "the cluster never came up");
+  auto ping = shoal({"control", "ping"});
+  BOOST_CHECK_MESSAGE(ping.exit_code == 0, ping.describe());
+  BOOST_CHECK_EQUAL(count_lines_with(ping.out, "shoalctld(primary) at ctl1 is UP"), 1u);
+  BOOST_CHECK_EQUAL(count_lines_with(ping.out, "shoalctld(backup) at ctl2 is UP"), 1u);
+  BOOST_CHECK(log_has("ctl2.log", "standing by role=backup name=ctl2"));
+
+  // The primary dies. A listing issued at once waits for the takeover, then succeeds.
+  primary->kill_now();
+  auto queue = shoal({"queue"});
+  BOOST_CHECK_MESSAGE(queue.exit_code == 0, queue.describe());
+  BOOST_CHECK(lines_of(queue.out).size() == 1u);  // the header: no jobs
+  BOOST_CHECK(wait_until([&] { return log_has("ctl2.log", "controller in control role=backup"); },
+                         takeover_bound));
+  BOOST_REQUIRE_MESSAGE(wait_until([&] { return nodes_idle(); }, takeover_bound),
+                        "the node daemons did not register with the backup");
+  for (const char* node : {"node1.log", "node2.log"})
+    BOOST_CHECK_MESSAGE(log_has(node, "controller=ctl2 at 127.0.0.1:"), node);
+  check_a_job_runs();
+  ping = shoal({"control", "ping"});
+  BOOST_CHECK_MESSAGE(ping.exit_code == 0, ping.describe());
+  BOOST_CHECK_EQUAL(count_lines_with(ping.out, "shoalctld(primary) at ctl1 is DOWN"), 1u);
+  BOOST_CHECK_EQUAL(count_lines_with(ping.out, "shoalctld(backup) at ctl2 is UP"), 1u);
+
+  // The primary returns: the backup saves, stands down, and the primary takes control back.
+  start_primary();
+  BOOST_CHECK(wait_until(
+      [&] { return log_has("ctl1-2.log", "controller in control role=primary"); }, takeover_bound));
+  BOOST_CHECK(log_has("ctl1-2.log", "controller reclaiming control from=backup ctl2"));
+  BOOST_CHECK(log_has("ctl2.log", "controller handing control back to=primary ctl1"));
+  BOOST_CHECK(log_has("ctl2.log", "controller in standby role=backup"));
+  BOOST_REQUIRE_MESSAGE(wait_until([&] { return nodes_idle(); }, takeover_bound),
+                        "the node daemons did not register with the primary again");
+  BOOST_CHECK(wait_until(
+      [&] {
+        return count_lines_with(read_file(dir.file("node1.log")), "controller=ctl1 at") >= 2 &&
+               count_lines_with(read_file(dir.file("node2.log")), "controller=ctl1 at") >= 2;
+      },
+      takeover_bound));
+  check_a_job_runs();
+  BOOST_CHECK(read_file(dir.file("ctl1-2.log")).find("job submit job=") != std::string::npos);
+  ping = shoal({"control", "ping"});
+  BOOST_CHECK_EQUAL(count_lines_with(ping.out, "is UP"), 2u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+/// One SlurmctldHost line on a free port, and no shoalctld yet.
+struct lone_line {
+  scratch_dir dir;
+  uint16_t port = free_port();
+  std::string conf;
+
+  explicit lone_line(const std::string& extra = "") {
+    conf = write_file(dir.file("shoal.conf"),
+                      "SlurmctldHost=ctl(127.0.0.1:" + std::to_string(port) + ")\n" +
+                          "MetricsPort=0\nStateSaveLocation=" + dir.file("state") + "\n" + extra);
+  }
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(waiting_for_the_controller)
+
+BOOST_AUTO_TEST_CASE(a_request_waits_for_the_controller_and_succeeds_once_it_starts) {
+  lone_line line;  // MessageTimeout: Slurm's 10 s
+  command_options opt;
+  opt.env = {{"SHOAL_CONF", line.conf}};
+  child_process queue{{bin_path("shoal"), "queue"}, opt};
+  // Down for about 3 s: long enough for the waiting message.
+  std::this_thread::sleep_for(3s);
+  daemon_process ctl{{bin_path("shoalctld"), "-f", line.conf}, line.dir.file("ctl.log")};
+  auto r = queue.finish();
+  BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_CHECK_MESSAGE(count_lines_with(r.err,
+                                       "shoal: waiting for the controller (ctl at "
+                                       "127.0.0.1:" +
+                                           std::to_string(line.port) + ": ") == 1,
+                      r.describe());
+  BOOST_CHECK_EQUAL(count_lines_with(r.err, "error"), 0u);
+  BOOST_CHECK_EQUAL(count_lines_with(r.out, "JOBID"), 1u);
+}
+
+BOOST_AUTO_TEST_CASE(without_a_controller_a_request_fails_after_message_timeout) {
+  lone_line line{"MessageTimeout=3\n"};
+  auto r = run_shoal(line.conf, {"queue"});
+  BOOST_CHECK_MESSAGE(r.exit_code == 1 && !r.timed_out, r.describe());
+  BOOST_CHECK_MESSAGE(count_lines_with(r.err, "shoal: waiting for the controller") == 1,
+                      r.describe());
+  BOOST_CHECK_MESSAGE(count_lines_with(r.err, "error") == 1, r.describe());
+  BOOST_CHECK_MESSAGE(count_lines_with(r.err, "cannot reach the controller at 127.0.0.1:") == 1,
+                      r.describe());
+  BOOST_CHECK_MESSAGE(r.err.find("waited 3 s: MessageTimeout") != std::string::npos, r.describe());
+  auto ping = run_shoal(line.conf, {"control", "ping"});
+  BOOST_CHECK_EQUAL(ping.exit_code, 1);
+  BOOST_CHECK_EQUAL(count_lines_with(ping.out, "shoalctld(primary) at ctl is DOWN"), 1u);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
