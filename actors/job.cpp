@@ -577,6 +577,14 @@ void on_client_down(job_self self, const caf::actor_addr& who) {
   }
 }
 
+/// Ok once the job's record (sent before) is durable: the keeper answers the client itself, so
+/// the answer comes even when the job has already stopped (a cancelled pending job).
+caf::result<caf::ok_atom> once_saved(job_self self) {
+  auto& keeper = self->state.setup.keeper;
+  if (!keeper) return caf::ok_atom::value;
+  return self->delegate(keeper, msg::sync_atom_v);
+}
+
 bool may_act_on(job_self self, uint32_t uid) {
   auto& st = self->state;
   return uid == 0 || uid == st.info.uid || uid == st.setup.admin_uid;
@@ -603,7 +611,7 @@ caf::result<caf::ok_atom> on_cancel(job_self self, int32_t signo, uint32_t uid) 
   config::log().info("job cancelled job={} uid={} state={}", st.info.job_id, uid,
                      msg::to_string(st.info.state));
   handle(self, policy::event{event_kind::cancel});
-  return caf::ok_atom::value;
+  return once_saved(self);
 }
 
 caf::result<caf::ok_atom> on_requeue(job_self self, const std::string& op, uint32_t uid) {
@@ -626,7 +634,7 @@ caf::result<caf::ok_atom> on_requeue(job_self self, const std::string& op, uint3
     event_data data;
     execute(self, t, data);
   }
-  return caf::ok_atom::value;  // applied, or still queued (ignored)
+  return once_saved(self);  // applied, or still queued (ignored)
 }
 
 void on_reason(job_self self, const std::string& reason, uint64_t priority) {

@@ -39,6 +39,9 @@ struct node_state_t {
   std::chrono::milliseconds interval{30000};    ///< HeartBeatInterval
   metrics::histogram* heartbeat_lag = nullptr;  ///< null when not metered
   state_keeper_actor keeper;                    ///< null: admin changes are not saved
+  /// Output sinks reattached after a controller restart, per (job, step): a daemon that
+  /// registers after the attach gets them then.
+  std::map<std::pair<uint64_t, uint32_t>, caf::actor> sinks;
 };
 
 /// The public interface plus the silence timer's tick, which only the actor sends itself.
@@ -283,6 +286,8 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                       merge_report(self, rep);
                       check_resources(self);
                       on_alive(self);
+                      for (auto& [key, sink] : st.sinks)
+                        send_to(self, daemon, msg::attach_atom_v, key.first, key.second, sink);
                       // The daemon heartbeats straight to this actor from now on.
                       return caf::actor_cast<caf::actor>(self);
                     }),
@@ -328,6 +333,10 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                       }
                       self->state.jobs.erase(job);
                       self->state.completing.erase(job);
+                      auto& sinks = st.sinks;
+                      for (auto it = sinks.lower_bound({job, 0});
+                           it != sinks.end() && it->first.first == job;)
+                        it = sinks.erase(it);
                       // The daemon may forget the job's ended steps now.
                       if (st.daemon) send_to(self, st.daemon, msg::release_atom_v, job);
                       publish(self);
@@ -358,9 +367,10 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                     }),
       probe.metered("attach",
                     [self](msg::attach_atom, uint64_t job, uint32_t step, caf::actor& sink) {
-                      if (self->state.daemon)
-                        send_to(self, self->state.daemon, msg::attach_atom_v, job, step,
-                                std::move(sink));
+                      auto& st = self->state;
+                      st.sinks[{job, step}] = sink;
+                      if (st.daemon)
+                        send_to(self, st.daemon, msg::attach_atom_v, job, step, std::move(sink));
                     }),
       probe.metered(
           "step_exit",

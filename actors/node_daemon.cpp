@@ -265,6 +265,10 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
       probe.metered("attach",
                     [self](msg::attach_atom, uint64_t job, uint32_t step, caf::actor& sink) {
                       auto it = self->state.shepherds.find({job, step});
+                      config::log().info("step output reattached job={} step={} node={} found={}",
+                                         job, msg::step_label(step),
+                                         self->state.setup.status.node_name,
+                                         it != self->state.shepherds.end());
                       if (it != self->state.shepherds.end())
                         self->send(it->second, msg::attach_atom_v, std::move(sink));
                     }),

@@ -156,6 +156,67 @@ BOOST_AUTO_TEST_CASE(the_backup_takes_over_from_a_killed_primary_and_hands_contr
   BOOST_CHECK_EQUAL(count_lines_with(ping.out, "is UP"), 2u);
 }
 
+BOOST_AUTO_TEST_CASE(no_job_is_lost_or_run_twice_across_takeover_and_hand_back) {
+  BOOST_REQUIRE_MESSAGE(wait_until([&] { return nodes_idle(); }, 60s), "the cluster never came up");
+  // Two running jobs that count their runs and wait for a gate; eight held ones.
+  auto gate = dir.file("gate");
+  std::vector<uint64_t> running;
+  for (int i = 0; i < 2; ++i) {
+    auto script =
+        write_file(dir.file("run" + std::to_string(i) + ".sh"),
+                   "#!/bin/sh\necho ran >> " + dir.file("runs-$SHOAL_JOB_ID") + "\nwhile [ ! -e " +
+                       gate + " ]; do sleep 0.2; done\nexit $((SHOAL_JOB_ID % 4))\n",
+                   true);
+    auto r = shoal({"batch", "-N1", script});
+    BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+    running.push_back(submitted_job_id(r.out));
+  }
+  std::vector<uint64_t> held;
+  auto quick = write_file(dir.file("quick.sh"), "#!/bin/sh\ntrue\n", true);
+  for (int i = 0; i < 8; ++i) {
+    auto r = shoal({"batch", "-H", quick});
+    BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+    held.push_back(submitted_job_id(r.out));
+  }
+  auto state_of = [&](uint64_t id) {
+    auto r = shoal({"queue", "-t", "all", "--json"});
+    auto doc = parse_json(r.out);
+    if (!doc.is_object()) return std::string{};
+    for (auto& j : doc["jobs"])
+      if (j.value("job_id", uint64_t{0}) == id) return j.value("state", "");
+    return std::string{};
+  };
+  for (auto id : running) BOOST_REQUIRE(wait_until([&] { return state_of(id) == "RUNNING"; }, 30s));
+
+  // The backup takes over from the saved state: every job is there, the running ones still run.
+  primary->kill_now();
+  BOOST_REQUIRE(wait_until([&] { return log_has("ctl2.log", "controller in control role=backup"); },
+                           takeover_bound));
+  for (auto id : running) BOOST_CHECK_EQUAL(state_of(id), "RUNNING");
+  for (auto id : held) BOOST_CHECK_EQUAL(state_of(id), "PENDING");
+
+  // The primary returns and takes everything back from the backup's saved state.
+  start_primary();
+  BOOST_REQUIRE(wait_until(
+      [&] { return log_has("ctl1-2.log", "controller in control role=primary"); }, takeover_bound));
+  for (auto id : running) BOOST_CHECK_EQUAL(state_of(id), "RUNNING");
+  for (auto id : held) BOOST_CHECK_EQUAL(state_of(id), "PENDING");
+
+  // The gate opens: each running job ends once, with its own exit code.
+  write_file(gate, "open\n");
+  for (auto id : running) {
+    BOOST_CHECK(wait_until(
+        [&] { return id % 4 == 0 ? state_of(id) == "COMPLETED" : state_of(id) == "FAILED"; }, 60s));
+    BOOST_CHECK_EQUAL(count_lines_with(read_file(dir.file("runs-" + std::to_string(id))), "ran"),
+                      1u);
+  }
+  std::string list;
+  for (auto id : held) list += (list.empty() ? "" : ",") + std::to_string(id);
+  auto r = shoal({"control", "release", list});
+  BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+  for (auto id : held) BOOST_CHECK(wait_until([&] { return state_of(id) == "COMPLETED"; }, 60s));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 namespace {

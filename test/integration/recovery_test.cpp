@@ -3,10 +3,13 @@
 // admin set survive, and `shoalctld -c` starts cold.
 
 #include <signal.h>
+#include <stdlib.h>
 
 #include <boost/test/unit_test.hpp>
 
+#include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -125,6 +128,27 @@ BOOST_AUTO_TEST_CASE(a_killed_controller_comes_back_with_every_job_and_running_o
   BOOST_CHECK_GT(next, last_id);
 }
 
+BOOST_AUTO_TEST_CASE(a_shoal_run_streams_across_a_controller_restart_and_exits_with_its_code) {
+  command_options opt;
+  opt.timeout = 90s;
+  auto run = start_cli({"run", "-N1", "sh", "-c",
+                        "i=0; while [ $i -lt 40 ]; do echo line$i; i=$((i+1)); sleep 0.2; done; "
+                        "exit 3"},
+                       opt);
+  BOOST_REQUIRE(wait_until(
+      [&] {
+        auto all = jobs();
+        return all.size() == 1 && all[0].value("state", "") == "RUNNING";
+      },
+      30s));
+  BOOST_REQUIRE(crash_and_restart());
+  auto r = run->finish();
+  BOOST_CHECK_MESSAGE(r.exit_code == 3, r.describe());
+  // What the tasks print after the client reattached reaches it.
+  BOOST_CHECK_MESSAGE(count_lines_with(r.out, "line39") == 1, r.describe());
+  BOOST_CHECK_MESSAGE(count_lines_with(r.err, "reattached to job") == 1, r.describe());
+}
+
 BOOST_AUTO_TEST_CASE(a_time_limit_holds_across_the_controller_gap) {
   auto id = submit_script("forever.sh", "#!/bin/sh\nsleep 120\n", {"--time=0:06", "-N1"});
   BOOST_REQUIRE(id != 0);
@@ -165,6 +189,110 @@ BOOST_AUTO_TEST_CASE(a_cold_start_forgets_the_saved_state_and_kills_unknown_task
       15s));
   // Long enough for the script to have reached its touch, had it lived.
   BOOST_CHECK(!wait_until([&] { return std::filesystem::exists(marker); }, 6s));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+/// A private pair of state directories, as StateSaveLocation=PRIMARY,SECONDARY names them.
+std::string fresh_state_root() {
+  char tmpl[] = "/tmp/shoal-state-it-XXXXXX";
+  auto* dir = ::mkdtemp(tmpl);
+  BOOST_REQUIRE(dir != nullptr);
+  return dir;
+}
+
+/// One node, state saved in two copies.
+struct two_state_copies : cluster_fixture {
+  inline static std::string root;
+  two_state_copies()
+      : cluster_fixture(1, "StateSaveLocation=" + (root = fresh_state_root()) + "/a," + root +
+                               "/b\nHeartBeatInterval=0.5\nSlurmdTimeout=10\n") {}
+  ~two_state_copies() { std::filesystem::remove_all(root); }
+
+  /// The newest file named PREFIX.N in `dir`.
+  static std::string newest(const std::string& dir, const std::string& prefix) {
+    std::string best;
+    uint64_t best_n = 0;
+    for (auto& entry : std::filesystem::directory_iterator(dir)) {
+      auto name = entry.path().filename().string();
+      if (name.rfind(prefix + ".", 0) != 0) continue;
+      auto n = std::strtoull(name.c_str() + prefix.size() + 1, nullptr, 10);
+      if (best.empty() || n > best_n) {
+        best = entry.path().string();
+        best_n = n;
+      }
+    }
+    return best;
+  }
+
+  bool restart_after_kill() {
+    cluster.signal_controller(SIGKILL);
+    BOOST_REQUIRE(!cluster.restart_controller());
+    return wait_until([&] { return run_cli({"queue"}).exit_code == 0; }, 30s);
+  }
+
+  std::string latest_controller_log() {
+    std::string last;
+    for (unsigned k = 1; k < 10; ++k) {
+      auto text = read_file(cluster.directory() + "/shoalctld." + std::to_string(k) + ".log");
+      if (text.empty()) break;
+      last = text;
+    }
+    return last;
+  }
+};
+
+/// Flips every byte in [from, from + count) of `path`.
+void damage(const std::string& path, std::streamoff from, size_t count) {
+  std::fstream f{path, std::ios::in | std::ios::out | std::ios::binary};
+  BOOST_REQUIRE(f);
+  f.seekg(from);
+  std::string bytes(count, '\0');
+  f.read(bytes.data(), static_cast<std::streamsize>(count));
+  for (auto& c : bytes) c = static_cast<char>(~c);
+  f.seekp(from);
+  f.write(bytes.data(), static_cast<std::streamsize>(count));
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(recovery_files, two_state_copies)
+
+BOOST_AUTO_TEST_CASE(a_corrupt_primary_snapshot_is_recovered_from_the_secondary) {
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(submit_script("held.sh", "#!/bin/sh\ntrue\n", {"-H"}));
+  // A restart writes what it recovered as a new snapshot: the jobs are in it now.
+  BOOST_REQUIRE(restart_after_kill());
+  auto snapshot = newest(root + "/a", "snapshot");
+  BOOST_REQUIRE(!snapshot.empty());
+  auto size = std::filesystem::file_size(snapshot);
+  BOOST_REQUIRE_GT(size, 64u);
+  damage(snapshot, static_cast<std::streamoff>(size / 2), 16);
+  BOOST_REQUIRE(restart_after_kill());
+  for (auto id : ids) BOOST_CHECK_EQUAL(job_state(id), "PENDING");
+  auto log = latest_controller_log();
+  BOOST_CHECK_MESSAGE(log.find(snapshot) != std::string::npos,
+                      "the damaged file is not named in the log");
+}
+
+BOOST_AUTO_TEST_CASE(a_journal_torn_in_its_last_record_keeps_everything_before) {
+  std::vector<uint64_t> ids;
+  for (int i = 0; i < 5; ++i) ids.push_back(submit_script("held.sh", "#!/bin/sh\ntrue\n", {"-H"}));
+  cluster.signal_controller(SIGKILL);
+  // Both copies lose the tail of their last record, as a power cut mid-write would leave them.
+  for (auto dir : {root + "/a", root + "/b"}) {
+    auto journal = newest(dir, "journal");
+    BOOST_REQUIRE(!journal.empty());
+    std::filesystem::resize_file(journal, std::filesystem::file_size(journal) - 5);
+  }
+  BOOST_REQUIRE(!cluster.restart_controller());
+  BOOST_REQUIRE(wait_until([&] { return run_cli({"queue"}).exit_code == 0; }, 30s));
+  // Every job but the last (whose records were torn) is back.
+  for (size_t i = 0; i + 1 < ids.size(); ++i) BOOST_CHECK_EQUAL(job_state(ids[i]), "PENDING");
+  BOOST_CHECK_MESSAGE(latest_controller_log().find("saved state:") != std::string::npos,
+                      "the torn record is not reported");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -75,9 +75,8 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     if (!s) return code;
     auto result = std::make_shared<std::promise<int>>();
     auto done = result->get_future();
-    auto [host, port] = runtime::controller_endpoint(s->conf);
-    auto client =
-        spawn_run_client(*s->sys, s->controller, std::move(*req), result, std::move(host), port);
+    auto client = spawn_run_client(*s->sys, s->controller, std::move(*req), result,
+                                   runtime::controller_lines(s->conf));
     watch_signals(client);
     quit_process(done.get());
   };

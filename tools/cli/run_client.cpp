@@ -32,8 +32,9 @@ struct run_client_state {
   uint32_t nodes_reported = 0;
   int32_t code = 0;
   std::map<std::pair<int32_t, int>, bool> mid_line;  ///< (rank, stream) -> last chunk lacked '\n'
-  std::string host;  ///< where the controller listens, to find it again after it restarted
-  uint16_t port = 0;
+  /// The SlurmctldHost lines, to find the controller in control again after it went away.
+  std::vector<config::controller_host> lines;
+  size_t next_line = 0;
   std::chrono::steady_clock::time_point lost_at;  ///< when the controller went away
   bool reconnecting = false;
 };
@@ -119,20 +120,30 @@ constexpr auto controller_patience = std::chrono::minutes{5};
 
 void reconnect(client_self self);
 
-/// The controller is back: become the job's client again. A job that ended meanwhile ends us.
+/// Passes what the job's steps send on to the run client. A new actor on purpose: a node daemon
+/// still holds a proxy for the run client whose route went through the controller that died, and
+/// CAF 0.17 learns a route only with a new proxy (a handle it has not seen), which this is.
+caf::behavior relay(caf::event_based_actor* self, caf::actor client) {
+  return {
+      [self, client](msg::task_output& out) { self->send(client, std::move(out)); },
+      [self, client](msg::step_exit& ex) { self->send(client, std::move(ex)); },
+      [self, client](msg::job_event& ev) { self->send(client, std::move(ev)); },
+  };
+}
+
+/// The controller is back: become the job's client again (through a relay, see above). A job
+/// that ended meanwhile ends us.
 void attach(client_self self, caf::actor controller) {
-  auto& st = self->state;
-  st.controller = controller;
-  self->monitor(controller);
-  self->request(controller, std::chrono::seconds{10}, msg::attach_atom_v, st.job_id,
-                caf::actor{self})
+  auto sink = self->spawn<caf::linked>(relay, caf::actor{self});
+  self->request(controller, std::chrono::seconds{10}, msg::attach_atom_v, self->state.job_id, sink)
       .then(
-          [self](const msg::job_info& info) {
+          [self, controller](const msg::job_info& info) {
             auto& st = self->state;
             st.reconnecting = false;
+            st.controller = controller;
+            self->monitor(controller);
             note("reattached to job " + std::to_string(info.job_id) +
-                 " after the controller "
-                 "restarted");
+                 " after the controller restarted");
             if (!msg::is_finished(info.state)) return;
             st.code = info.exit_code;
             if (info.state != msg::job_state::completed && st.code == 0) st.code = 1;
@@ -159,8 +170,10 @@ void reconnect(client_self self) {
          std::to_string(st.job_id) + " (it may still run: see shoal queue)");
     return finish(self, 1);
   }
+  if (st.lines.empty()) return finish(self, 1);
+  auto& line = st.lines[st.next_line++ % st.lines.size()];
   auto mm = self->system().middleman().actor_handle();
-  self->request(mm, std::chrono::seconds{5}, caf::connect_atom::value, st.host, st.port)
+  self->request(mm, std::chrono::seconds{5}, caf::connect_atom::value, line.address, line.port)
       .then(
           [self](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>&) {
             if (!ptr) {
@@ -189,15 +202,14 @@ void on_controller_lost(client_self self) {
 }
 
 caf::behavior run_client(client_self self, caf::actor controller, msg::job_request req,
-                         std::shared_ptr<std::promise<int>> exit_code, std::string host,
-                         uint16_t port) {
+                         std::shared_ptr<std::promise<int>> exit_code,
+                         std::vector<config::controller_host> lines) {
   auto& st = self->state;
   st.controller = controller;
   st.exit_code = std::move(exit_code);
   st.is_step = req.job_id != 0;
   st.req = req;
-  st.host = std::move(host);
-  st.port = port;
+  st.lines = std::move(lines);
   self->monitor(controller);
   self->set_down_handler([self](const caf::down_msg& dm) {
     if (dm.source == self->state.controller.address()) on_controller_lost(self);
@@ -246,10 +258,10 @@ caf::behavior run_client(client_self self, caf::actor controller, msg::job_reque
 }  // namespace
 
 caf::actor spawn_run_client(caf::actor_system& sys, caf::actor controller, msg::job_request req,
-                            std::shared_ptr<std::promise<int>> exit_code, std::string host,
-                            uint16_t port) {
+                            std::shared_ptr<std::promise<int>> exit_code,
+                            std::vector<config::controller_host> lines) {
   return sys.spawn(run_client, std::move(controller), std::move(req), std::move(exit_code),
-                   std::move(host), port);
+                   std::move(lines));
 }
 
 }  // namespace shoal::cli
