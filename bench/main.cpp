@@ -25,6 +25,7 @@
 #include "bench/journal.hpp"
 #include "bench/latency.hpp"
 #include "bench/overhead.hpp"
+#include "bench/recovery.hpp"
 #include "bench/support.hpp"
 #include "bench/throughput.hpp"
 #include "messages/errc.hpp"
@@ -64,6 +65,7 @@ struct options {
   unsigned overhead_rounds = 3;
   double journal_seconds = 3;
   size_t journal_records = 100000;
+  size_t recovery_jobs = 100000;
 };
 
 /// The durable-state figures, in a private directory of their own; no cluster needed.
@@ -85,7 +87,20 @@ bool run_journal(const options& opt) {
 /// The metrics-overhead aim (issue 4): metering costs under 5% of the throughput figure.
 constexpr double overhead_target_pct = 5;
 
-void print_overhead(const bench::overhead_result& r, size_t jobs, unsigned rounds) {
+void print_overhead(const bench::overhead_result& r, size_t jobs, unsigned rounds,
+                    bool durability) {
+  if (durability) {
+    std::printf(
+        "durability  journaling on (StateSaveLocation, group commit) vs off "
+        "(StateSaveLocation=none): actor-API bursts of %zu jobs, %u rounds alternating\n",
+        jobs, rounds);
+    std::printf("            journal on : median %7.1f jobs/s end to end\n", r.on_median);
+    std::printf("            journal off: median %7.1f jobs/s end to end\n", r.off_median);
+    std::printf("            cost of journaling %.1f%% of throughput\n", r.overhead_pct);
+    for (auto& f : r.failures) std::printf("            FAILED %s\n", f.c_str());
+    std::fflush(stdout);
+    return;
+  }
   auto list = [](const std::vector<double>& v) {
     std::string s;
     for (auto x : v) s += (s.empty() ? "" : " ") + std::to_string(static_cast<int>(x + 0.5));
@@ -253,6 +268,11 @@ int run(const options& opt, const std::string& cmdline) {
               SHOAL_BENCH_BUILD_TYPE);
   std::printf("# command: %s\n", cmdline.c_str());
   std::fflush(stdout);
+  if (opt.only == "recovery") {
+    bool valid = bench::run_recovery_bench(opt.recovery_jobs, opt.nodes);
+    if (!valid) std::printf("# INVALID RUN: recovery failed (see above)\n");
+    return valid ? 0 : 1;
+  }
   if (opt.only == "journal") {
     bool valid = run_journal(opt);
     if (!valid) std::printf("# INVALID RUN: a sync or a load failed (see above)\n");
@@ -269,7 +289,10 @@ int run(const options& opt, const std::string& cmdline) {
   runtime::local_cluster cluster;
   // Figure (c)'s twin: the same cluster with metering off.
   runtime::local_cluster unmetered;
-  bool overhead = opt.attach.empty() && (opt.only == "all" || opt.only == "overhead");
+  // Figure (c) compares metrics on and off; --only durability, journaling on (StateSaveLocation
+  // in the cluster's directory) and off (StateSaveLocation=none), the same way.
+  bool durability = opt.only == "durability";
+  bool overhead = opt.attach.empty() && (opt.only == "all" || opt.only == "overhead" || durability);
   auto conf_path = opt.attach;
   if (conf_path.empty()) {
     // Fork the daemons before any thread exists (local_cluster's contract).
@@ -283,7 +306,8 @@ int run(const options& opt, const std::string& cmdline) {
     }
     conf_path = cluster.config_path();
     if (overhead) {
-      if (auto err = unmetered.launch(opt.nodes, array_limit + "CollectMetrics=NO\n")) {
+      auto twin = durability ? "StateSaveLocation=none\n" : "CollectMetrics=NO\n";
+      if (auto err = unmetered.launch(opt.nodes, array_limit + twin)) {
         std::fprintf(stderr, "shoal_bench: error: %s\n", describe(err).c_str());
         unmetered.tear_down(true);
         return 1;
@@ -389,7 +413,7 @@ int run(const options& opt, const std::string& cmdline) {
         off_access.controller = *off_ctl;
         auto r = bench::measure_overhead(access, off_access, opt.jobs, opt.overhead_rounds, work,
                                          deadline);
-        print_overhead(r, opt.jobs, opt.overhead_rounds);
+        print_overhead(r, opt.jobs, opt.overhead_rounds, durability);
         valid = valid && r.valid;
       }
     }
@@ -431,7 +455,8 @@ int main(int argc, char** argv) {
                  "the end-to-end time and the watching load on the controller)")
       ->check(CLI::Range(1u, 10000u));
   app.add_option("--only", opt.only,
-                 "Run one figure only: latency, cli, api, array, overhead or journal (default all)")
+                 "Run one figure only: latency, cli, api, array, overhead, journal, durability "
+                 "(journaling on against off) or recovery (default all)")
       ->check(CLI::IsMember({"all", "latency", "cli", "api", "array", "overhead", "journal"}));
   app.add_option("--overhead-rounds", opt.overhead_rounds,
                  "Metrics on/off burst pairs for the overhead figure (default 3)")
@@ -442,6 +467,8 @@ int main(int argc, char** argv) {
   app.add_option("--journal-seconds", opt.journal_seconds,
                  "Wall time of each state keeper run of the journal figure (default 3)")
       ->check(CLI::Range(0.05, 600.0));
+  app.add_option("--recovery-jobs", opt.recovery_jobs,
+                 "Saved jobs the recovery figure starts a controller on (default 100000)");
   app.add_option("--journal-records", opt.journal_records,
                  "Records in the saved state the journal figure loads (default 100000)")
       ->check(CLI::Range(size_t{1}, size_t{10000000}));

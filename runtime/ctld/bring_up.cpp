@@ -16,6 +16,7 @@ namespace shoal::runtime {
 
 std::vector<std::string> state_locations(const std::string& value) {
   std::vector<std::string> out;
+  if (value == "none") return out;
   size_t from = 0;
   for (;;) {
     auto comma = value.find(',', from);
@@ -35,6 +36,9 @@ caf::expected<actors::controller_recovery> recover_state(caf::actor_system& sys,
                                                          bool cold_start) {
   actors::controller_recovery recovery;
   auto locations = state_locations(cfg.state_save_location);
+  if (locations.empty())
+    config::log().warn(
+        "StateSaveLocation=none: nothing is saved, a restart forgets every job and node state");
   if (cold_start) {
     config::log().info("cold start: saved state ignored locations={}", cfg.state_save_location);
   } else {

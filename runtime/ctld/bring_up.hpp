@@ -38,7 +38,8 @@ caf::expected<controller_instance> bring_up_controller(caf::actor_system& sys,
                                                        const std::string& metrics_address,
                                                        bool cold_start = false);
 
-/// StateSaveLocation=PRIMARY[,SECONDARY]: the directories the state is saved in, both written.
+/// StateSaveLocation=PRIMARY[,SECONDARY]: the directories the state is saved in, both written;
+/// `none` (a shoal value, for throwaway clusters and measurements): nowhere.
 std::vector<std::string> state_locations(const std::string& value);
 
 /// Stops what bring_up_controller started: kills the controller (its node actors and scheduler
