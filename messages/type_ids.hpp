@@ -67,5 +67,13 @@ CAF_ADD_ATOM(shoal, shoal::msg, jobctl_atom, "jobctl")
 CAF_ADD_ATOM(shoal, shoal::msg, pending_atom, "pending")
 CAF_ADD_ATOM(shoal, shoal::msg, ended_atom, "ended")
 CAF_ADD_ATOM(shoal, shoal::msg, arraytask_atom, "arraytask")
+// Inside shoald: a step's proxy and its shoal-stepd (whose own socket carries the stepd_* types
+// in the shoal codec; their IDs let them travel as CAF values too, as every wire type can).
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::stepd_core))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::stepd_setup))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::stepd_hello))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::stepd_frame))
+CAF_ADD_ATOM(shoal, shoal::msg, adopt_atom, "adopt")
+CAF_ADD_ATOM(shoal, shoal::msg, stepdgone_atom, "stepdgone")
 
 CAF_END_TYPE_ID_BLOCK(shoal)

@@ -51,6 +51,10 @@ SHOAL_TRAITS(node_update, NodeUpdate)
 SHOAL_TRAITS(pending_detail, PendingDetail)
 SHOAL_TRAITS(job_control, JobControl)
 SHOAL_TRAITS(topology_view, TopologyView)
+SHOAL_TRAITS(stepd_core, StepdCore)
+SHOAL_TRAITS(stepd_setup, StepdSetup)
+SHOAL_TRAITS(stepd_hello, StepdHello)
+SHOAL_TRAITS(stepd_frame, StepdFrame)
 
 #undef SHOAL_TRAITS
 
@@ -58,7 +62,8 @@ SHOAL_TRAITS(topology_view, TopologyView)
 using codec_types =
     std::tuple<msg::machine_status, msg::node_info, msg::partition_info, msg::job_request,
                msg::job_info, msg::launch_request, msg::task_output, msg::step_exit, msg::job_event,
-               msg::node_update, msg::topology_view, msg::pending_detail, msg::job_control>;
+               msg::node_update, msg::topology_view, msg::pending_detail, msg::job_control,
+               msg::stepd_core, msg::stepd_setup, msg::stepd_hello, msg::stepd_frame>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {
