@@ -78,6 +78,7 @@ struct cluster_config {
   int64_t heartbeat_timeout_ms = 300000;      ///< SlurmdTimeout= / HeartBeatTimeout=
   int64_t kill_wait_s = 30;                   ///< KillWait=
   std::string state_save_location = "/var/spool/shoal";  ///< StateSaveLocation=
+  std::string node_spool_dir = "/var/spool/shoald";      ///< SlurmdSpoolDir= (%n, %h expanded)
   std::string tmp_fs = "/tmp";                           ///< TmpFS=
   std::string ctld_log_file;                             ///< SlurmctldLogFile=; empty: stderr
   std::string node_log_file;                             ///< SlurmdLogFile=; empty: stderr
@@ -161,6 +162,13 @@ std::string base_partition_name(const std::string& prefix, int x, int y, int z);
 /// lines. Without the first line it parses back to an equivalent cluster: membership is written
 /// on the PartitionName= lines only, and NodeSpecConf/PartitionConf only as comments.
 std::string render_config(const cluster_config& cfg);
+
+/// Where node `node`'s step sockets live (shoal-stepd, one per running step): SlurmdSpoolDir
+/// with "%n" as the node name and "%h" as `host` (the short host name), as Slurm expands it;
+/// when the value names no node (no "%n"), the node's own subdirectory of it, so that several
+/// daemons sharing a host never see each other's steps.
+std::string node_spool_dir(const cluster_config& cfg, const std::string& node,
+                           const std::string& host);
 
 /// A partition's OverSubscribe as scontrol prints it: NO, EXCLUSIVE, YES:N or FORCE:N.
 std::string over_subscribe_text(const partition_config& p);

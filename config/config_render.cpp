@@ -111,6 +111,7 @@ std::string render_config(const cluster_config& cfg) {
   add("SlurmctldSyslogDebug", cfg.ctld_syslog_debug);
   add("SlurmdDebug", cfg.node_debug);
   add("SlurmdLogFile", cfg.node_log_file);
+  add("SlurmdSpoolDir", cfg.node_spool_dir);
   add("SlurmdSyslogDebug", cfg.node_syslog_debug);
   add("SlurmdTimeout", cs::format_ms_as_seconds(cfg.heartbeat_timeout_ms));
   add("StateSaveLocation", cfg.state_save_location);
