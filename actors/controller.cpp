@@ -629,6 +629,19 @@ controller_actor::behavior_type controller_behavior(
                       if (it != self->state.jobs.end())
                         self->send(it->second, msg::nodedown_atom_v, node);
                     }),
+      probe.metered("step_exit",
+                    [self](msg::step_exit& ex) {
+                      // A step adopted by a restarted shoald ended; its node actor relayed it.
+                      auto it = self->state.jobs.find(ex.job_id);
+                      if (it == self->state.jobs.end()) {
+                        config::log().warn(
+                            "step exit for an unknown job dropped job={} step={} "
+                            "node={}",
+                            ex.job_id, msg::step_label(ex.step_id), ex.node_name);
+                        return;
+                      }
+                      self->send(it->second, std::move(ex));
+                    }),
       probe.rpc("submit",
                 [self, probe](msg::submit_atom, msg::job_request& req,
                               caf::actor& client) -> caf::result<msg::job_info> {

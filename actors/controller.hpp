@@ -70,7 +70,10 @@ using controller_actor = caf::typed_actor<
     caf::reacts_to<msg::arraytask_atom, uint64_t, uint32_t, uint64_t, std::vector<std::string>,
                    std::vector<caf::actor>, std::vector<uint32_t>, std::string>,
     /// A node holding the job went DOWN: (node, job).
-    caf::reacts_to<msg::nodedown_atom, std::string, uint64_t>>;
+    caf::reacts_to<msg::nodedown_atom, std::string, uint64_t>,
+    /// A node actor relays the end of a step a restarted shoald adopted: handed to the job by
+    /// its id; dropped (and logged) when the job is unknown.
+    caf::reacts_to<msg::step_exit>>;
 
 /// `interconnect` is the SwitchType plugin every job's steps use; null builds it from the config
 /// (switch/none when the name is unknown: shoalctld refuses such a config before it gets here).

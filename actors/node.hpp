@@ -36,7 +36,10 @@ using node_actor = caf::typed_actor<
     caf::reacts_to<msg::signal_atom, uint64_t, uint32_t, int32_t>,
     /// `shoal control update nodename=...`: errc::invalid_request for a bad state or a missing
     /// reason.
-    caf::replies_to<msg::nodeupd_atom, msg::node_update>::with<caf::ok_atom>>;
+    caf::replies_to<msg::nodeupd_atom, msg::node_update>::with<caf::ok_atom>,
+    /// The end of a step its shoald adopted after a restart (the shepherd that knew the job is
+    /// gone): relayed to the controller, which hands it to the job.
+    caf::replies_to<msg::step_exit>::with<caf::ok_atom>>;
 
 node_actor spawn_node(caf::actor_system& sys, config::node_config cfg, caf::actor controller,
                       int64_t heartbeat_timeout_ms, int64_t heartbeat_interval_ms,

@@ -128,8 +128,13 @@ void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::a
   auto key = std::make_pair(req.job_id, req.step_id);
   config::log().info("step launch job={} step={} node={} ranks={}", req.job_id,
                      msg::step_label(req.step_id), st.setup.status.node_name, req.ranks.size());
-  auto shepherd = spawn_shepherd(self->system(), std::move(req), std::move(sink), std::move(job),
-                                 st.setup.status.node_name, st.setup.cores, st.setup.meters);
+  shepherd_setup where;
+  where.node_name = st.setup.status.node_name;
+  where.spool_dir = st.setup.spool_dir;
+  where.cores = st.setup.cores;
+  where.meters = st.setup.meters;
+  auto shepherd =
+      spawn_shepherd(self->system(), std::move(req), std::move(sink), std::move(job), where);
   self->monitor(shepherd);
   st.shepherds[key] = shepherd;
 }
@@ -140,9 +145,36 @@ void forward_signal(daemon_self self, uint64_t job, uint32_t step, int32_t signo
       self->send(shepherd, msg::signal_atom_v, signo);
 }
 
+/// The steps the previous shoald left running are ours now: signals reach them, and their ends
+/// come back here to be relayed.
+void take_adopted(daemon_self self) {
+  auto& st = self->state;
+  for (auto& step : st.setup.adopted) {
+    self->monitor(step.shepherd);
+    self->send(step.shepherd, msg::adopt_atom_v, caf::actor_cast<step_report_actor>(self));
+    st.shepherds[{step.job_id, step.step_id}] = std::move(step.shepherd);
+  }
+  st.setup.adopted.clear();
+}
+
+/// An adopted step's end goes the way of every node report: to our node actor, which hands it
+/// to the controller, which hands it to the job.
+caf::result<caf::ok_atom> relay_step_exit(daemon_self self, msg::step_exit& ex) {
+  auto& st = self->state;
+  if (!st.node)
+    return make_error(errc::unreachable,
+                      "node " + st.setup.status.node_name + " is not registered with a controller");
+  auto rp = self->make_response_promise<caf::ok_atom>();
+  self->request(st.node, std::chrono::seconds{10}, std::move(ex))
+      .then([rp](caf::ok_atom) mutable { rp.deliver(caf::ok_atom::value); },
+            [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+  return rp;
+}
+
 daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
   actor_probe probe{self, setup.meters, "node_daemon"};
   self->state.setup = std::move(setup);
+  take_adopted(self);
   self->set_down_handler([self](const caf::down_msg& dm) {
     auto& st = self->state;
     if (st.controller && dm.source == st.controller.address()) {
@@ -183,6 +215,7 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
                                   msg::step_label(step), signo, self->state.setup.status.node_name);
                       forward_signal(self, job, step, signo);
                     }),
+      probe.metered("step_exit", [self](msg::step_exit& ex) { return relay_step_exit(self, ex); }),
   };
 }
 

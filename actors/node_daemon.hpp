@@ -8,6 +8,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "actors/shepherd.hpp"
 #include "messages/type_ids.hpp"
 #include "messages/types.hpp"
 #include "metrics/registry.hpp"
@@ -22,12 +23,17 @@ struct node_daemon_setup {
   msg::machine_status status;  ///< what this node reports; status.node_name is who we are
   std::vector<topology::core_info> cores;  ///< the probe's core table, for --cpu-bind
   metrics::registry* meters = nullptr;     ///< the daemon and its shepherds meter themselves here
+  std::string spool_dir;  ///< this node's step sockets (SlurmdSpoolDir), created already
+  /// Steps whose shoal-stepd outlived the previous shoald (adopt_steps): the daemon signals them
+  /// like its own and relays their step_exit to the controller.
+  std::vector<adopted_step> adopted;
 };
 
 /// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects
 /// to the controller (retrying every second, and again whenever the connection drops), registers
 /// its machine status once (the static hwloc probe), then heartbeats every interval straight to
-/// the node actor the registration returned, and starts one shepherd per job step.
+/// the node actor the registration returned, and starts one shepherd per job step (each step
+/// runs in a shoal-stepd of its own, which outlives this daemon; see shepherd.hpp).
 ///
 /// Quits with errc::unknown_node if the controller does not know this node's name. What the
 /// controller's node actor sends it:
@@ -35,7 +41,10 @@ using node_daemon_actor = caf::typed_actor<
     /// (request, sink, job): start a step's tasks here, in a shepherd of their own.
     caf::reacts_to<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>,
     /// (job, step, signo): signal a step's tasks (step 0xffffffff: every step of the job).
-    caf::reacts_to<msg::signal_atom, uint64_t, uint32_t, int32_t>>;
+    caf::reacts_to<msg::signal_atom, uint64_t, uint32_t, int32_t>,
+    /// From an adopted shepherd: relayed to the node actor, answered once the controller has
+    /// it; errc::unreachable while no controller is connected.
+    caf::replies_to<msg::step_exit>::with<caf::ok_atom>>;
 
 node_daemon_actor spawn_node_daemon(caf::actor_system& sys, node_daemon_setup setup);
 
