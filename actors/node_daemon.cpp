@@ -133,6 +133,7 @@ void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::a
   where.spool_dir = st.setup.spool_dir;
   where.cores = st.setup.cores;
   where.meters = st.setup.meters;
+  where.spares = st.setup.spares;
   auto shepherd =
       spawn_shepherd(self->system(), std::move(req), std::move(sink), std::move(job), where);
   self->monitor(shepherd);

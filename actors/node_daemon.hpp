@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +25,7 @@ struct node_daemon_setup {
   std::vector<topology::core_info> cores;  ///< the probe's core table, for --cpu-bind
   metrics::registry* meters = nullptr;     ///< the daemon and its shepherds meter themselves here
   std::string spool_dir;  ///< this node's step sockets (SlurmdSpoolDir), created already
+  std::shared_ptr<process::stepd_spares> spares;  ///< null: a fresh shoal-stepd per step
   /// Steps whose shoal-stepd outlived the previous shoald (adopt_steps): the daemon signals them
   /// like its own and relays their step_exit to the controller.
   std::vector<adopted_step> adopted;

@@ -102,6 +102,7 @@ struct shepherd_state {
   bool warned_report = false;
   bool killed = false;
   std::unique_ptr<stepd_link> link;
+  std::shared_ptr<process::stepd_spares> spares;
 };
 
 using shepherd_self = shepherd_impl::stateful_pointer<shepherd_state>;
@@ -124,6 +125,8 @@ msg::step_exit exit_of_all(const msg::launch_request& req, const std::string& no
 void acknowledge_and_quit(shepherd_self self) {
   auto& st = self->state;
   if (st.link) st.link->send(process::make_frame(process::frame_kind::ack));
+  // The step is over: a good moment to load the next step's shoal-stepd.
+  if (st.spares) st.spares->replenish();
   self->quit();
 }
 
@@ -178,7 +181,8 @@ std::unique_ptr<stepd_link> launch(shepherd_self self, shepherd_start& start) {
     setup.cores.push_back(msg::stepd_core{core.socket, core.numa_node, core.pus});
   auto path =
       start.setup.stepd_path.empty() ? process::sibling_stepd_path() : start.setup.stepd_path;
-  auto conn = process::start_stepd(path, setup);
+  auto conn =
+      start.setup.spares ? start.setup.spares->start(setup) : process::start_stepd(path, setup);
   if (!conn) {
     config::log().error("step not started job={} step={} node={}: {}", st.req.job_id,
                         msg::step_label(st.req.step_id), st.node_name, describe(conn.error()));
@@ -195,6 +199,7 @@ shepherd_impl::behavior_type shepherd_behavior(shepherd_self self,
   actor_probe probe{self, start->setup.meters, "shepherd"};
   auto& st = self->state;
   st.node_name = start->setup.node_name;
+  st.spares = start->setup.spares;
   st.sink = start->sink;
   st.job = start->job;
   if (start->adopted) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "messages/type_ids.hpp"
 #include "messages/types.hpp"
 #include "metrics/registry.hpp"
+#include "process/stepd_client.hpp"
 #include "topology/machine_probe.hpp"
 
 namespace shoal::actors {
@@ -104,6 +106,9 @@ struct shepherd_setup {
   std::vector<topology::core_info> cores;  ///< the probe's core table, for --cpu-bind
   metrics::registry* meters = nullptr;     ///< null: not metered
   std::string stepd_path;                  ///< empty: shoal-stepd beside the running binary
+  /// Pre-started shoal-stepd processes, shared by a shoald's shepherds (null: start one per
+  /// step; `stepd_path` is then used).
+  std::shared_ptr<process::stepd_spares> spares;
 };
 
 /// Starts shoal-stepd for `req` and a shepherd relaying it to `sink` (output and step_exit) and

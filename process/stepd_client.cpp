@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <mutex>
 #include <utility>
 
 #include "messages/codec.hpp"
@@ -91,8 +92,14 @@ caf::error prepare_spool_dir(const std::string& dir) {
   return caf::none;
 }
 
-caf::expected<step_connection> start_stepd(const std::string& stepd_path,
-                                           const msg::stepd_setup& setup) {
+namespace {
+
+/// A shoal-stepd started, detached, and waiting for its setup on `fd` (its stdin).
+struct idle_stepd {
+  int fd = -1;
+};
+
+caf::expected<idle_stepd> spawn_idle(const std::string& stepd_path) {
   // One socket pair as the daemon's stdin: the setup goes down it (then our half-close), the
   // daemon's start-up error (or nothing, once it listens) comes back. A socket rather than a
   // pipe, so that a daemon dying early costs us no SIGPIPE.
@@ -127,33 +134,111 @@ caf::expected<step_connection> start_stepd(const std::string& stepd_path,
     ::close(ours);
     return system_error("posix_spawn(" + stepd_path + ")", err);
   }
+  // The first process only forks the detached daemon and exits: reap it. The daemon (init's
+  // child from now on) waits for its setup.
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    // It could not even fork: its message, if any, is on the socket.
+    std::string said;
+    char buf[512];
+    ssize_t n;
+    while ((n = ::read(ours, buf, sizeof buf)) > 0) said.append(buf, static_cast<size_t>(n));
+    ::close(ours);
+    while (!said.empty() && said.back() == '\n') said.pop_back();
+    return make_error(errc::system_error,
+                      "shoal-stepd: " + (said.empty() ? stepd_path + " failed to start" : said));
+  }
+  return idle_stepd{ours};
+}
+
+/// What handing a setup over gave: a connection, or why not, and whether the daemon was dead
+/// before it could read the setup (a spare killed meanwhile: worth a fresh one).
+struct hand_over_result {
+  caf::expected<step_connection> conn{caf::error{}};
+  bool dead_before_setup = false;
+};
+
+hand_over_result hand_over(idle_stepd daemon, const msg::stepd_setup& setup,
+                           const std::string& stepd_path) {
+  hand_over_result out;
   auto bytes = msg::encode(setup);
-  int write_err = write_all(ours, bytes.data(), bytes.size());
-  ::shutdown(ours, SHUT_WR);
+  int write_err = write_all(daemon.fd, bytes.data(), bytes.size());
+  ::shutdown(daemon.fd, SHUT_WR);
   std::string said;
   char buf[512];
   for (;;) {
-    auto n = ::read(ours, buf, sizeof buf);
+    auto n = ::read(daemon.fd, buf, sizeof buf);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     said.append(buf, static_cast<size_t>(n));
   }
-  ::close(ours);
-  // The first process only forks the daemon and exits: reap it.
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  ::close(daemon.fd);
   if (!said.empty()) {
     while (!said.empty() && said.back() == '\n') said.pop_back();
-    return make_error(errc::system_error, "shoal-stepd: " + said);
+    out.conn = make_error(errc::system_error, "shoal-stepd: " + said);
+    return out;
   }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    auto why = WIFEXITED(status) ? "exited with " + std::to_string(WEXITSTATUS(status))
-                                 : "killed by signal " + std::to_string(WTERMSIG(status));
-    if (write_err != 0) why += " (setup not written: " + errno_text(write_err) + ")";
-    return make_error(errc::system_error, stepd_path + " " + why);
+  if (write_err != 0) {
+    // Gone before it read its setup (a spare someone killed): nothing listens for this step.
+    out.conn = make_error(errc::system_error, stepd_path + " ended before its setup was written (" +
+                                                  errno_text(write_err) + ")");
+    out.dead_before_setup = true;
+    return out;
   }
-  return connect_stepd(setup.socket_path);
+  out.conn = connect_stepd(setup.socket_path);
+  // Closed without a word and nobody listens: it died (was killed) before it could start.
+  out.dead_before_setup = !out.conn && out.conn.error().category() == error_category &&
+                          static_cast<errc>(out.conn.error().code()) == errc::unreachable;
+  return out;
+}
+
+}  // namespace
+
+caf::expected<step_connection> start_stepd(const std::string& stepd_path,
+                                           const msg::stepd_setup& setup) {
+  auto daemon = spawn_idle(stepd_path);
+  if (!daemon) return std::move(daemon.error());
+  return std::move(hand_over(*daemon, setup, stepd_path).conn);
+}
+
+// -- spares -------------------------------------------------------------------
+
+stepd_spares::stepd_spares(std::string stepd_path) : stepd_path_(std::move(stepd_path)) {
+  std::lock_guard<std::mutex> guard{mutex_};
+  refill();
+}
+
+stepd_spares::~stepd_spares() {
+  std::lock_guard<std::mutex> guard{mutex_};
+  // EOF without a setup: the spare exits at once.
+  if (spare_fd_ >= 0) ::close(spare_fd_);
+}
+
+void stepd_spares::replenish() {
+  std::lock_guard<std::mutex> guard{mutex_};
+  if (spare_fd_ < 0) refill();
+}
+
+void stepd_spares::refill() {
+  auto next = spawn_idle(stepd_path_);
+  if (!next) return;  // the launch that needs it starts one itself, and says why if it cannot
+  spare_fd_ = next->fd;
+}
+
+caf::expected<step_connection> stepd_spares::start(const msg::stepd_setup& setup) {
+  idle_stepd taken;
+  {
+    std::lock_guard<std::mutex> guard{mutex_};
+    taken = idle_stepd{spare_fd_};
+    spare_fd_ = -1;
+  }
+  if (taken.fd >= 0) {
+    auto got = hand_over(taken, setup, stepd_path_);
+    if (!got.dead_before_setup) return std::move(got.conn);
+  }
+  return start_stepd(stepd_path_, setup);
 }
 
 namespace {

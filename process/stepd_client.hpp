@@ -4,8 +4,11 @@
 // restart), and finding the live ones in a node's spool directory. Blocking calls: the shepherd
 // makes them on its own thread, shoald's main before its actors start.
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -44,6 +47,39 @@ caf::error prepare_spool_dir(const std::string& dir);
 /// errc::system_error naming what failed (the daemon's own message when it could not start).
 caf::expected<step_connection> start_stepd(const std::string& stepd_path,
                                            const msg::stepd_setup& setup);
+
+/// shoal-stepd processes started ahead of need: one waits, libraries loaded, for the next
+/// launch's setup, so a launch does not wait for a process to start (the dynamic loading and
+/// static initialization of shoal-stepd take about 3-4 ms on the reference machine, most of a
+/// `shoal run -N1 true`'s added cost). Each start() takes the waiting one; replenish() starts
+/// the next.
+/// A spare is already detached (its own session, init's child) and only reads its stdin: the
+/// EOF it gets when shoald ends without using it ends it.
+/// Thread-safe: every shepherd of a shoald shares one.
+class stepd_spares {
+ public:
+  /// Starts the first spare (none when `stepd_path` cannot be started; start() then says why).
+  explicit stepd_spares(std::string stepd_path);
+  /// Ends the waiting spare.
+  ~stepd_spares();
+  stepd_spares(const stepd_spares&) = delete;
+  stepd_spares& operator=(const stepd_spares&) = delete;
+
+  /// As start_stepd, with the waiting spare (a fresh process when there is none, or when the
+  /// spare died before it could read the setup).
+  caf::expected<step_connection> start(const msg::stepd_setup& setup);
+
+  /// Starts a spare unless one waits. Called once a step is over, not when one starts: loading
+  /// the next spare then would take CPU from the step being launched.
+  void replenish();
+
+ private:
+  void refill();  ///< needs mutex_
+
+  std::string stepd_path_;
+  std::mutex mutex_;
+  int spare_fd_ = -1;  ///< its stdin; -1: no spare waits
+};
 
 /// Connects to the step daemon listening on `socket_path` and reads its hello. Errors:
 /// errc::unreachable when nobody listens there (a stale socket) or it says nothing within

@@ -181,11 +181,15 @@ int main(int argc, char** argv) {
       shoal::config::log().info("metrics endpoint node={} url=http://{}:{}/metrics", log_name,
                                 address, port);
   }
+  // One shoal-stepd waits, loaded, for the next step of any node this process serves.
+  auto spares =
+      std::make_shared<shoal::process::stepd_spares>(shoal::process::sibling_stepd_path());
   std::vector<caf::actor> daemons;
   for (size_t i = 0; i < served.size(); ++i) {
     const auto& name = served[i];
     shoal::actors::node_daemon_setup setup;
     setup.spool_dir = spool_dirs[i];
+    setup.spares = spares;
     // Steps the previous shoald started run on in their shoal-stepd: find them before the
     // daemon registers, so it speaks for them from the start.
     setup.adopted =

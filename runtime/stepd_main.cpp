@@ -1,9 +1,10 @@
 // shoal-stepd: one job step on one node, in a process of its own (as Slurm's slurmstepd), so
 // that its tasks outlive a restart or a kill -9 of shoald. shoald starts it with a socket on
-// stdin carrying a msg::stepd_setup; it forks once more and detaches (setsid), listens on the
-// step's socket in the node's spool directory, reports "ready" by closing stdin's socket (or
-// writes why it could not start), runs the tasks and serves whichever shoald connects until one
-// acknowledges the step's exit. No actor system: a poll loop (process/stepd_server.hpp).
+// stdin; it forks once more and detaches (setsid), reads a msg::stepd_setup from stdin (an
+// empty one: its shoald ended first, nothing to do), listens on the step's socket in the node's
+// spool directory, reports "ready" by closing stdin's socket (or writes why it could not start),
+// runs the tasks and serves whichever shoald connects until one acknowledges the step's exit.
+// No actor system: a poll loop (process/stepd_server.hpp).
 
 #include <fcntl.h>
 #include <signal.h>
@@ -74,15 +75,9 @@ int main() {
   close_inherited_fds();
   // Sockets are written with MSG_NOSIGNAL, but stderr may be a pipe whose reader is gone.
   ::signal(SIGPIPE, SIG_IGN);
-  auto bytes = read_to_end(0);
-  shoal::process::stepd_options opt;
-  if (auto err = shoal::msg::decode(std::vector<char>(bytes.begin(), bytes.end()), opt.setup))
-    fail("cannot read the step's setup: " + shoal::describe(err));
-  auto job_id = opt.setup.request.job_id;
-  auto step = shoal::msg::step_label(opt.setup.request.step_id);
-  auto socket_path = opt.setup.socket_path;
-  // Detach: the first process exits at once (shoald reaps it), the second leads a session of
-  // its own, so neither shoald's end nor a signal to its process group reaches the step.
+  // Detach first: the first process exits at once (shoald reaps it), the second leads a session
+  // of its own, so neither shoald's end nor a signal to its process group reaches the step. A
+  // spare (process/stepd_client.hpp) does all of this before its step is known.
   pid_t child = ::fork();
   if (child < 0) fail(std::string{"fork: "} + shoal::process::errno_text(errno));
   if (child > 0) std::_Exit(0);
@@ -91,6 +86,15 @@ int main() {
                                                  std::make_shared<spdlog::sinks::stderr_sink_st>());
   logger->set_pattern("[%Y-%m-%dT%H:%M:%S.%e] %n[%P] %l: %v");
   spdlog::set_default_logger(logger);
+  auto bytes = read_to_end(0);
+  // A spare whose shoald ended before it had a step for it.
+  if (bytes.empty()) return 0;
+  shoal::process::stepd_options opt;
+  if (auto err = shoal::msg::decode(std::vector<char>(bytes.begin(), bytes.end()), opt.setup))
+    fail("cannot read the step's setup: " + shoal::describe(err));
+  auto job_id = opt.setup.request.job_id;
+  auto step = shoal::msg::step_label(opt.setup.request.step_id);
+  auto socket_path = opt.setup.socket_path;
   opt.shoal_conf = env_or_empty("SHOAL_CONF");
   opt.own_path = env_or_empty("PATH");
   auto server = shoal::process::stepd_server::listen(std::move(opt));

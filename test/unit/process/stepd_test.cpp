@@ -329,6 +329,24 @@ BOOST_AUTO_TEST_CASE(sigterm_kills_the_tasks_and_ends_the_daemon_without_an_ack)
   BOOST_TEST(!fs::exists(s.socket_path));
 }
 
+BOOST_AUTO_TEST_CASE(spares_run_one_step_after_another) {
+  stepd_spares spares{sibling_stepd_path()};
+  for (uint32_t step = 1; step <= 3; ++step) {
+    auto s = setup({"sh", "-c", "echo " + std::to_string(step) + "; exit " + std::to_string(step)},
+                   {0}, 42, step);
+    auto conn = spares.start(s);
+    BOOST_REQUIRE_MESSAGE(conn, "spares.start: " << (conn ? "" : describe(conn.error())));
+    open_fds.push_back(conn->fd);
+    send(*conn, make_frame(frame_kind::attach));
+    auto r = read_until_exit(*conn);
+    BOOST_REQUIRE_MESSAGE(r.got_exit, r.error);
+    BOOST_TEST(r.out == std::to_string(step) + "\n");
+    BOOST_TEST(r.exit.tasks.at(0).exit_code == static_cast<int32_t>(step));
+    send(*conn, make_frame(frame_kind::ack));
+    BOOST_TEST(closed_by_peer(*conn));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(a_socket_path_too_long_is_a_start_error) {
   auto s = setup({"true"});
   s.socket_path = dir.string() + "/" + std::string(200, 'x') + ".sock";
