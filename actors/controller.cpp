@@ -844,15 +844,6 @@ controller_actor::behavior_type controller_behavior(
                        msg::node_report& report) -> caf::result<caf::actor> {
                   return on_register(self, rep, daemon, &report);
                 }),
-      probe.metered("step_exit",
-                    [self](msg::step_exit& ex) {
-                      auto job = self->state.jobs.find(ex.job_id);
-                      if (job != self->state.jobs.end())
-                        self->send(job->second, std::move(ex));
-                      else
-                        SHOAL_DEBUG(steps, "step exit for a job no longer running job={} step={}",
-                                    ex.job_id, msg::step_label(ex.step_id));
-                    }),
       probe.metered("view_node",
                     [self](msg::view_atom, msg::node_info& info) {
                       auto& st = self->state;
@@ -915,6 +906,19 @@ controller_actor::behavior_type controller_behavior(
                       auto it = self->state.jobs.find(job);
                       if (it != self->state.jobs.end())
                         self->send(it->second, msg::nodedown_atom_v, node);
+                    }),
+      probe.metered("step_exit",
+                    [self](msg::step_exit& ex) {
+                      // A step known by job id only ended; its node actor relayed it.
+                      auto it = self->state.jobs.find(ex.job_id);
+                      if (it == self->state.jobs.end()) {
+                        config::log().warn(
+                            "step exit for an unknown job dropped job={} step={} "
+                            "node={}",
+                            ex.job_id, msg::step_label(ex.step_id), ex.node_name);
+                        return;
+                      }
+                      self->send(it->second, std::move(ex));
                     }),
       probe.rpc("submit",
                 [self, probe](msg::submit_atom, msg::job_request& req,

@@ -84,10 +84,12 @@ using controller_actor = caf::typed_actor<
     /// nodelist).
     caf::reacts_to<msg::arraytask_atom, uint64_t, uint32_t, uint64_t, std::vector<std::string>,
                    std::vector<caf::actor>, std::vector<uint32_t>, std::string>,
-    /// A step's end a node relays by job id (see node_actor): passed to the job.
-    caf::reacts_to<msg::step_exit>,
     /// A node holding the job went DOWN: (node, job).
-    caf::reacts_to<msg::nodedown_atom, std::string, uint64_t>>;
+    caf::reacts_to<msg::nodedown_atom, std::string, uint64_t>,
+    /// A node actor relays the end of a step its shoald knows only by job id (adopted after a
+    /// shoald restart, or from before a controller restart): handed to the job; dropped (and
+    /// logged) when the job is unknown.
+    caf::reacts_to<msg::step_exit>>;
 
 /// What the controller saves its state through, and what it recovers from.
 struct controller_recovery {

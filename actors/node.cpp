@@ -372,11 +372,15 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                       if (st.daemon)
                         send_to(self, st.daemon, msg::attach_atom_v, job, step, std::move(sink));
                     }),
-      probe.metered(
-          "step_exit",
-          [self](msg::step_exit& ex) { send_to(self, self->state.controller, std::move(ex)); }),
       probe.metered("nodeupd", [self](msg::nodeupd_atom,
                                       const msg::node_update& up) { return on_update(self, up); }),
+      probe.metered("step_exit",
+                    [self](msg::step_exit& ex) -> caf::result<caf::ok_atom> {
+                      SHOAL_DEBUG(steps, "adopted step exit job={} step={} node={}", ex.job_id,
+                                  msg::step_label(ex.step_id), self->state.info.name);
+                      send_to(self, self->state.controller, std::move(ex));
+                      return caf::ok_atom::value;
+                    }),
   };
 }
 

@@ -35,16 +35,17 @@ using node_actor = caf::typed_actor<
     /// (launch_request, sink, job): relayed to the shoald; without one the job gets a
     /// step_exit with a launch_error.
     caf::reacts_to<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>,
-    /// A step ended whose job the daemon knows only by id (its handle predates a controller
-    /// restart): relayed to the controller, which finds the job.
-    caf::reacts_to<msg::step_exit>,
     /// (job, step, sink): a step's output goes to `sink` from now on; relayed to the shoald.
     caf::reacts_to<msg::attach_atom, uint64_t, uint32_t, caf::actor>,
     /// (job, step, signo): relayed to the shoald (step 0xffffffff: every step).
     caf::reacts_to<msg::signal_atom, uint64_t, uint32_t, int32_t>,
     /// `shoal control update nodename=...`: errc::invalid_request for a bad state or a missing
     /// reason.
-    caf::replies_to<msg::nodeupd_atom, msg::node_update>::with<caf::ok_atom>>;
+    caf::replies_to<msg::nodeupd_atom, msg::node_update>::with<caf::ok_atom>,
+    /// The end of a step whose job its shoald knows only by id (it adopted the step after a
+    /// restart, or the job's handle predates a controller restart): relayed to the controller,
+    /// which hands it to the job.
+    caf::replies_to<msg::step_exit>::with<caf::ok_atom>>;
 
 /// `keeper` saves what an admin set (drain or down, with the reason) under node_key (null: not
 /// saved); `saved` is that record from before a restart.

@@ -186,27 +186,36 @@ void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::a
   config::log().info("step launch job={} step={} node={} ranks={}", req.job_id,
                      msg::step_label(req.step_id), st.setup.status.node_name, req.ranks.size());
   st.step_jobs[key] = std::move(job);
+  shepherd_setup where;
+  where.node_name = st.setup.status.node_name;
+  where.spool_dir = st.setup.spool_dir;
+  where.cores = st.setup.cores;
+  where.meters = st.setup.meters;
+  where.spares = st.setup.spares;
+  // The daemon hears every step's end first (on_step_exit), then passes it to the job.
   auto shepherd = spawn_shepherd(self->system(), std::move(req), std::move(sink),
-                                 caf::actor_cast<caf::actor>(self), st.setup.status.node_name,
-                                 st.setup.cores, st.setup.meters);
+                                 caf::actor_cast<caf::actor>(self), where);
   self->monitor(shepherd);
   st.shepherds[key] = shepherd;
 }
 
-void on_step_exit(daemon_self self, msg::step_exit& ex) {
+caf::result<caf::ok_atom> relay_step_exit(daemon_self self, msg::step_exit& ex);
+
+/// A step ended: kept until its job releases the node (the next registration reports it), and
+/// passed to the job: straight to its handle, or by job id through the node actor when the
+/// handle predates a controller restart or the step was adopted. Answered once it is on its way
+/// (relayed: once the controller has it); errc::unreachable while no controller is connected.
+caf::result<caf::ok_atom> on_step_exit(daemon_self self, msg::step_exit& ex) {
   auto& st = self->state;
   auto key = std::make_pair(ex.job_id, ex.step_id);
   st.ended[key] = ex;
-  // While the controller is away this goes nowhere; the next registration reports it.
-  if (!st.registered) return;
   auto job = st.step_jobs.find(key);
-  if (job != st.step_jobs.end()) {
+  if (st.registered && job != st.step_jobs.end()) {
     send_to(self, job->second, std::move(ex));
     st.step_jobs.erase(job);
-  } else {
-    // The job's handle is from before the controller restarted: the node actor finds the job.
-    send_to(self, st.node, std::move(ex));
+    return caf::ok_atom::value;
   }
+  return relay_step_exit(self, ex);
 }
 
 void on_release(daemon_self self, uint64_t job) {
@@ -221,9 +230,36 @@ void forward_signal(daemon_self self, uint64_t job, uint32_t step, int32_t signo
       self->send(shepherd, msg::signal_atom_v, signo);
 }
 
+/// The steps the previous shoald left running are ours now: signals reach them, and their ends
+/// come back here to be relayed.
+void take_adopted(daemon_self self) {
+  auto& st = self->state;
+  for (auto& step : st.setup.adopted) {
+    self->monitor(step.shepherd);
+    self->send(step.shepherd, msg::adopt_atom_v, caf::actor_cast<step_report_actor>(self));
+    st.shepherds[{step.job_id, step.step_id}] = std::move(step.shepherd);
+  }
+  st.setup.adopted.clear();
+}
+
+/// An adopted step's end goes the way of every node report: to our node actor, which hands it
+/// to the controller, which hands it to the job.
+caf::result<caf::ok_atom> relay_step_exit(daemon_self self, msg::step_exit& ex) {
+  auto& st = self->state;
+  if (!st.node)
+    return make_error(errc::unreachable,
+                      "node " + st.setup.status.node_name + " is not registered with a controller");
+  auto rp = self->make_response_promise<caf::ok_atom>();
+  self->request(st.node, std::chrono::seconds{10}, std::move(ex))
+      .then([rp](caf::ok_atom) mutable { rp.deliver(caf::ok_atom::value); },
+            [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+  return rp;
+}
+
 daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
   actor_probe probe{self, setup.meters, "node_daemon"};
   self->state.setup = std::move(setup);
+  take_adopted(self);
   self->set_down_handler([self](const caf::down_msg& dm) {
     auto& st = self->state;
     if (st.controller && dm.source == st.controller.address()) {
@@ -260,7 +296,6 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
                     }),
       probe.metered("launch", [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink,
                                      caf::actor& job) { launch(self, req, sink, job); }),
-      probe.metered("step_exit", [self](msg::step_exit& ex) { on_step_exit(self, ex); }),
       probe.metered("release", [self](msg::release_atom, uint64_t job) { on_release(self, job); }),
       probe.metered("attach",
                     [self](msg::attach_atom, uint64_t job, uint32_t step, caf::actor& sink) {
@@ -278,6 +313,7 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
                                   msg::step_label(step), signo, self->state.setup.status.node_name);
                       forward_signal(self, job, step, signo);
                     }),
+      probe.metered("step_exit", [self](msg::step_exit& ex) { return on_step_exit(self, ex); }),
   };
 }
 

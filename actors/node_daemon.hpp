@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "actors/shepherd.hpp"
 #include "config/config.hpp"
 #include "messages/type_ids.hpp"
 #include "messages/types.hpp"
@@ -23,6 +25,11 @@ struct node_daemon_setup {
   msg::machine_status status;  ///< what this node reports; status.node_name is who we are
   std::vector<topology::core_info> cores;  ///< the probe's core table, for --cpu-bind
   metrics::registry* meters = nullptr;     ///< the daemon and its shepherds meter themselves here
+  std::string spool_dir;  ///< this node's step sockets (SlurmdSpoolDir), created already
+  std::shared_ptr<process::stepd_spares> spares;  ///< null: a fresh shoal-stepd per step
+  /// Steps whose shoal-stepd outlived the previous shoald (adopt_steps): the daemon signals them
+  /// like its own and relays their step_exit to the controller.
+  std::vector<adopted_step> adopted;
 };
 
 /// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects
@@ -31,7 +38,8 @@ struct node_daemon_setup {
 /// machine status once (the static hwloc probe) with the steps it runs and those that ended since
 /// the job last heard (a restarted controller reconciles its jobs with them), then heartbeats
 /// every interval straight to the node actor the registration returned, and starts one shepherd
-/// per job step. Tasks keep running while the controller is away.
+/// per job step (each step runs in a shoal-stepd of its own, which outlives this daemon; see
+/// shepherd.hpp). Tasks keep running while the controller is away.
 ///
 /// Quits with errc::unknown_node if the controller does not know this node's name. What the
 /// controller's node actor sends it:
@@ -40,9 +48,11 @@ using node_daemon_actor = caf::typed_actor<
     caf::reacts_to<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>,
     /// (job, step, signo): signal a step's tasks (step 0xffffffff: every step of the job).
     caf::reacts_to<msg::signal_atom, uint64_t, uint32_t, int32_t>,
-    /// One of its shepherds' steps ended: kept (and reported at each registration) until the
-    /// job releases the node, and passed on to the job.
-    caf::reacts_to<msg::step_exit>,
+    /// A step ended (from its shepherd; an adopted one asks until it is answered): kept, and
+    /// reported at each registration, until the job releases the node; passed to the job, or
+    /// by job id through the node actor (answered once the controller has it;
+    /// errc::unreachable while no controller is connected).
+    caf::replies_to<msg::step_exit>::with<caf::ok_atom>,
     /// (job, step, sink): the step's output goes to `sink` from now on (its `shoal run`
     /// reattached after a controller restart).
     caf::reacts_to<msg::attach_atom, uint64_t, uint32_t, caf::actor>,

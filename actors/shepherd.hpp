@@ -1,5 +1,7 @@
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,21 +12,33 @@
 #include "messages/type_ids.hpp"
 #include "messages/types.hpp"
 #include "metrics/registry.hpp"
+#include "process/stepd_client.hpp"
 #include "topology/machine_probe.hpp"
 
 namespace shoal::actors {
 
-/// Starts the tasks of one job step on this node and watches them to the end (seed 001's Job
-/// Shepherd). Runs as a detached actor: fork/exec, pipe reads and waitpid block, so they never
-/// run in a cooperative handler.
+/// Where an adopted step reports its end: its node daemon, which answers once the controller
+/// has the step_exit (errc::unreachable while it has no controller: the shepherd retries).
+using step_report_actor = caf::typed_actor<
+    /// An adopted step ended: relay it to the job through the controller.
+    caf::replies_to<msg::step_exit>::with<caf::ok_atom>>;
+
+/// Watches the tasks of one job step on this node (seed 001's Job Shepherd). The tasks
+/// themselves belong to a per-step process, shoal-stepd (as Slurm's slurmstepd), which shoald
+/// starts detached from itself: the tasks outlive a restart, an upgrade or a kill -9 of shoald,
+/// and the next shoald finds them again (adopt_steps). The shepherd is shoald's proxy for that
+/// process: a detached actor relaying its socket's frames as CAF messages and CAF messages as
+/// frames (process/stepd_wire.hpp).
 ///
-/// For each rank in `req.ranks` it forks a task in its own process group, with PR_SET_PDEATHSIG
-/// so no task outlives a killed shoald, in `req.cwd` (falling back to $HOME, then /tmp), as
-/// `req.uid`/`req.gid` when shoald runs as root and they differ, with `req.env` plus
-/// SHOAL_JOB_ID, SHOAL_STEP_ID, SHOAL_PROCID (rank), SHOAL_NTASKS, SHOAL_NODEID (req.node_index),
-/// SHOAL_LOCALID (index in req.ranks), SHOAL_NNODES, SHOAL_JOB_NODELIST, SHOAL_STEP_NODELIST,
-/// SHOAL_SUBMIT_DIR (req.cwd), SHOAL_CPUS_PER_TASK, SHOAL_JOB_NAME, SHOAL_JOB_PARTITION,
-/// SHOAL_NODENAME and SHOAL_CONF (when set in shoald's environment). argv[0] is looked up in PATH.
+/// shoal-stepd (process/stepd_server.hpp, process/step_tasks.hpp) forks a task in its own
+/// process group for each rank in `req.ranks`, with PR_SET_PDEATHSIG bound to shoal-stepd (so
+/// no task outlives a killed stepd; shoald's end no longer matters), in `req.cwd` (falling back
+/// to $HOME, then /tmp), as `req.uid`/`req.gid` when shoald runs as root and they differ, with
+/// `req.env` plus SHOAL_JOB_ID, SHOAL_STEP_ID, SHOAL_PROCID (rank), SHOAL_NTASKS, SHOAL_NODEID
+/// (req.node_index), SHOAL_LOCALID (index in req.ranks), SHOAL_NNODES, SHOAL_JOB_NODELIST,
+/// SHOAL_STEP_NODELIST, SHOAL_SUBMIT_DIR (req.cwd), SHOAL_CPUS_PER_TASK, SHOAL_JOB_NAME,
+/// SHOAL_JOB_PARTITION, SHOAL_NODENAME and SHOAL_CONF (when set in shoald's environment).
+/// argv[0] is looked up in PATH.
 ///
 /// CPU binding (`req.cpu_bind`, srun's --cpu-bind): before starting anything, each task's CPUs
 /// are planned from `cores` (this node's hwloc core table) with topology::plan_cpu_binding; the
@@ -51,13 +65,16 @@ namespace shoal::actors {
 ///   being started when it arrives get it too, once started.
 /// - `caf::exit_msg` with a non-normal reason (e.g. `anon_send_exit(shepherd, user_shutdown)`):
 ///   SIGKILL to every task; ranks not started yet report signal 9. step_exit is still sent.
-/// - Anything else is dropped, so the mailbox never fills up.
+/// - Anything else is dropped.
 /// When every task has exited it sends one `msg::step_exit` (one entry per rank) to `sink` and
 /// to `job` (once when they are the same actor), after all output; then it quits. If fork/exec
 /// of any task fails, the tasks already started are killed and step_exit carries `launch_error`
 /// (e.g. "execvp(foo): No such file or directory") with exit code 127 for ranks that never
 /// started, or 126 when not executable. Failures before exec are reported alike, with 127:
-/// "open(PATH): ..." for a batch output file, "setuid(UID): ...", "write(batch script): ...".
+/// "open(PATH): ..." for a batch output file, "setuid(UID): ...", "write(batch script): ...",
+/// and "shoal-stepd: ..." when the step's process itself cannot start. A shoal-stepd that dies
+/// before reporting (killed) ends the step with signal 9 for every rank and launch_error
+/// "shoal-stepd died: ...".
 ///
 /// Details:
 /// - Program lookup uses PATH from `req.env`, else shoald's own PATH. A name containing '/' is
@@ -67,24 +84,60 @@ namespace shoal::actors {
 ///   newline came for 50 ms, or at EOF. Ranks and streams are not ordered against each other.
 /// - Once the last task exited, output still arriving from its descendants is read for at most
 ///   200 ms more; then whatever is left in the tasks' process groups gets SIGKILL.
-/// - PR_SET_PDEATHSIG is bound to the shepherd's own thread: if it dies, its tasks die.
 /// - Batch: the script's memfd is owned by the job's user when shoald switches users; it stays
 ///   open in the task (the interpreter reads it through /dev/fd/N) and nothing is written to
 ///   disk. An empty `req.stdout_path` means "shoal-<job_id>.out" in the working directory.
-/// - `spawn_shepherd` itself reads SHOAL_CONF and PATH from shoald's environment, once.
+/// - shoal-stepd listens on `<spool_dir>/job<J>.step<S>.sock` (process::step_socket_path) and
+///   keeps the step_exit, and up to 4 MiB of output not yet delivered (beyond that it stops
+///   reading the tasks' pipes, so they block rather than lose output), while no shoald is
+///   connected; it exits once a shepherd acknowledged the exit, which this one does right
+///   after sending it on. It reads SHOAL_CONF and PATH from the environment shoald gave it.
 /// - It meters itself into `meters` as actor type "shepherd" (null: not metered).
-/// What the shepherd takes (its blocking receive loop drops anything else; an exit_msg with a
-/// non-normal reason kills every task).
 using shepherd_actor = caf::typed_actor<
     /// Send signo to every task's process group (ranks still starting get it once started).
     caf::reacts_to<msg::signal_atom, int32_t>,
+    /// An adopted step's reports go to this daemon (adopt_steps); until then it holds them.
+    caf::reacts_to<msg::adopt_atom, step_report_actor>,
     /// Output (and the step's end) goes to this sink from now on: the step's `shoal run`
     /// reattached after the controller restarted.
     caf::reacts_to<msg::attach_atom, caf::actor>>;
 
+/// Where and how a shepherd runs its step.
+struct shepherd_setup {
+  std::string node_name;                   ///< the node the step runs on (SHOAL_NODENAME)
+  std::string spool_dir;                   ///< this node's step sockets (SlurmdSpoolDir)
+  std::vector<topology::core_info> cores;  ///< the probe's core table, for --cpu-bind
+  metrics::registry* meters = nullptr;     ///< null: not metered
+  std::string stepd_path;                  ///< empty: shoal-stepd beside the running binary
+  /// Pre-started shoal-stepd processes, shared by a shoald's shepherds (null: start one per
+  /// step; `stepd_path` is then used).
+  std::shared_ptr<process::stepd_spares> spares;
+};
+
+/// Starts shoal-stepd for `req` and a shepherd relaying it to `sink` (output and step_exit) and
+/// `job` (step_exit).
 shepherd_actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
-                              caf::actor job, std::string node_name,
-                              std::vector<topology::core_info> cores = {},
-                              metrics::registry* meters = nullptr);
+                              caf::actor job, shepherd_setup setup);
+
+/// A running step shoald found again at start.
+struct adopted_step {
+  uint64_t job_id = 0;
+  uint32_t step_id = 0;
+  shepherd_actor shepherd;
+  msg::launch_request request;  ///< what the step runs, as its shoal-stepd said
+};
+
+/// Connects to every shoal-stepd listening in `spool_dir` (removing the sockets nobody listens
+/// on: their step daemons died) and starts an adopted shepherd for each. Blocks (each daemon
+/// says hello within a few seconds): call from main(), before the node daemon starts. An
+/// adopted shepherd has no sink and no job: output arriving through it is dropped (its client
+/// went with the old shoald), and it reports its step_exit to the actor it gets in
+/// `(msg::adopt_atom, daemon)`, as a request, acknowledging the exit to shoal-stepd only once
+/// that request succeeded (retried every second until then). `cores` and `meters` are as in
+/// shepherd_setup; the step keeps the core table its shoal-stepd got at launch.
+std::vector<adopted_step> adopt_steps(caf::actor_system& sys, const std::string& spool_dir,
+                                      const std::string& node_name,
+                                      std::vector<topology::core_info> cores,
+                                      metrics::registry* meters);
 
 }  // namespace shoal::actors

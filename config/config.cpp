@@ -13,6 +13,7 @@
 
 #include "config/config_syntax.hpp"
 #include "config/duration.hpp"
+#include "config/log_settings.hpp"
 #include "messages/errc.hpp"
 #include "topology/hostlist.hpp"
 
@@ -31,9 +32,9 @@ constexpr uint64_t max_seed_partition = 31;
 
 /// Keys of Slurm's slurm.conf that shoal reads without acting on them.
 constexpr std::string_view compat_keys[] = {
-    "authtype",      "slurmuser",       "proctracktype",         "taskplugin",
-    "mpidefault",    "returntoservice", "slurmdspooldir",        "slurmctldpidfile",
-    "slurmdpidfile", "jobcomptype",     "accountingstoragetype", "slurmdport",
+    "authtype",        "slurmuser",        "proctracktype", "taskplugin",  "mpidefault",
+    "returntoservice", "slurmctldpidfile", "slurmdpidfile", "jobcomptype", "accountingstoragetype",
+    "slurmdport",
 };
 
 /// NodeName State= values: Slurm's, plus IDLE and the seed's DRAINING/DRAINED (stored as DRAIN).
@@ -358,9 +359,11 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
     cfg_.kill_wait_s = static_cast<int64_t>(*s);
     return {};
   }
-  if (k == "statesavelocation" || k == "tmpfs") {
+  if (k == "statesavelocation" || k == "tmpfs" || k == "slurmdspooldir") {
     if (v.empty()) return fail(at, p.key + " needs a directory");
-    (k == "tmpfs" ? cfg_.tmp_fs : cfg_.state_save_location) = v;
+    (k == "tmpfs"            ? cfg_.tmp_fs
+     : k == "slurmdspooldir" ? cfg_.node_spool_dir
+                             : cfg_.state_save_location) = v;
     return {};
   }
   if (k == "slurmctldlogfile") {
@@ -859,6 +862,13 @@ caf::expected<cluster_config> load_config(const std::string& path) {
   auto cfg = parse_config(text, path, fs::path{path}.parent_path().string());
   if (cfg) cfg->path = path;
   return cfg;
+}
+
+std::string node_spool_dir(const cluster_config& cfg, const std::string& node,
+                           const std::string& host) {
+  auto dir = expand_log_file_name(cfg.node_spool_dir, host, node);
+  if (cfg.node_spool_dir.find("%n") != std::string::npos) return dir;
+  return dir + "/" + node;
 }
 
 }  // namespace shoal::config

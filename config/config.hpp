@@ -96,6 +96,7 @@ struct cluster_config {
   int64_t heartbeat_timeout_ms = 300000;     ///< SlurmdTimeout= / HeartBeatTimeout=
   int64_t kill_wait_s = 30;                  ///< KillWait=
   std::string state_save_location = "/var/spool/shoal";  ///< StateSaveLocation=
+  std::string node_spool_dir = "/var/spool/shoald";      ///< SlurmdSpoolDir= (%n, %h expanded)
   std::string tmp_fs = "/tmp";                           ///< TmpFS=
   std::string ctld_log_file;                             ///< SlurmctldLogFile=; empty: stderr
   std::string node_log_file;                             ///< SlurmdLogFile=; empty: stderr
@@ -183,6 +184,13 @@ std::string render_config(const cluster_config& cfg);
 /// A SlurmctldHost= value as written back: NAME, NAME(ADDRESS), or NAME(ADDRESS:PORT) when the
 /// line's port is not SlurmctldPort.
 std::string controller_host_text(const controller_host& host, const cluster_config& cfg);
+
+/// Where node `node`'s step sockets live (shoal-stepd, one per running step): SlurmdSpoolDir
+/// with "%n" as the node name and "%h" as `host` (the short host name), as Slurm expands it;
+/// when the value names no node (no "%n"), the node's own subdirectory of it, so that several
+/// daemons sharing a host never see each other's steps.
+std::string node_spool_dir(const cluster_config& cfg, const std::string& node,
+                           const std::string& host);
 
 /// A partition's OverSubscribe as scontrol prints it: NO, EXCLUSIVE, YES:N or FORCE:N.
 std::string over_subscribe_text(const partition_config& p);

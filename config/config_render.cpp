@@ -122,6 +122,7 @@ std::string render_config(const cluster_config& cfg) {
   add("SlurmctldTimeout", std::to_string(cfg.slurmctld_timeout_s));
   add("SlurmdDebug", cfg.node_debug);
   add("SlurmdLogFile", cfg.node_log_file);
+  add("SlurmdSpoolDir", cfg.node_spool_dir);
   add("SlurmdSyslogDebug", cfg.node_syslog_debug);
   add("SlurmdTimeout", cs::format_ms_as_seconds(cfg.heartbeat_timeout_ms));
   add("StateSaveLocation", cfg.state_save_location);

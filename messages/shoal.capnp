@@ -335,3 +335,38 @@ struct ControllerStatus {
   inControl @0 :Bool;        # it runs the cluster's controller now
   reclaiming @1 :Bool;       # a primary back in service, waiting for a backup to hand control back
 }
+
+# -- shoal-stepd, the per-step process (process/stepd_*.hpp) --------------------------------------
+# shoald starts one shoal-stepd per job step, hands it a StepdSetup on a pipe, then talks to it
+# over a unix stream socket (<SlurmdSpoolDir>/<node>/job<J>.step<S>.sock): each frame is a
+# little-endian UInt32 byte count, then one encoded StepdFrame (version header included).
+
+struct StepdCore {
+  socket @0 :UInt32;         # hwloc package of the core
+  numaNode @1 :UInt32;       # NUMA node of the core
+  pus @2 :List(UInt32);      # OS indices of its hardware threads
+}
+
+struct StepdSetup {
+  request @0 :LaunchRequest; # the step to run
+  nodeName @1 :Text;         # the node this step runs on (SHOAL_NODENAME)
+  socketPath @2 :Text;       # where to listen for shoald
+  cores @3 :List(StepdCore); # this node's hwloc core table, for --cpu-bind and job CPUs
+}
+
+struct StepdHello {
+  request @0 :LaunchRequest; # the step this process runs
+  tasksRunning @1 :Bool;     # false once every task has exited
+  pid @2 :Int32;             # process id of shoal-stepd
+  nodeName @3 :Text;
+}
+
+struct StepdFrame {
+  kind @0 :UInt8;            # stepd -> shoald: 1 hello (first on every connection), 2 output,
+                             # 3 exit; shoald -> stepd: 4 signal, 5 kill, 6 ack (of exit),
+                             # 7 attach (report output and exit to this connection)
+  hello @1 :StepdHello;      # kind 1
+  output @2 :TaskOutput;     # kind 2
+  exit @3 :StepExit;         # kind 3: sent until acknowledged, on every new connection
+  signo @4 :Int32;           # kind 4: the signal for every task's process group
+}

@@ -84,5 +84,12 @@ CAF_ADD_ATOM(shoal, shoal::msg, attach_atom, "attach")
 CAF_ADD_ATOM(shoal, shoal::msg, persist_atom, "persist")
 CAF_ADD_ATOM(shoal, shoal::msg, sync_atom, "sync")
 CAF_ADD_ATOM(shoal, shoal::msg, snapshot_atom, "snapshot")
+// Inside shoald: a step's proxy and its shoal-stepd (whose own socket carries the stepd_* types
+// in the shoal codec; their IDs let them travel as CAF values too, as every wire type can).
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::stepd_core))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::stepd_setup))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::stepd_hello))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::stepd_frame))
+CAF_ADD_ATOM(shoal, shoal::msg, stepdgone_atom, "stepdgone")
 
 CAF_END_TYPE_ID_BLOCK(shoal)

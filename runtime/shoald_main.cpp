@@ -15,6 +15,7 @@
 #include "actors/node_daemon.hpp"
 #include "config/log.hpp"
 #include "messages/errc.hpp"
+#include "process/stepd_client.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/logging.hpp"
 #include "runtime/bootstrap/metrics_server.hpp"
@@ -150,6 +151,16 @@ int main(int argc, char** argv) {
               node_name, facts->hostname, facts->os, facts->cpus, facts->sockets,
               facts->cores_per_socket, facts->threads_per_core, facts->real_memory_mb,
               facts->tmp_disk_mb);
+  // Each node's step sockets: created (or checked) before anything runs, as slurmd refuses to
+  // start without its spool directory.
+  std::vector<std::string> spool_dirs;
+  for (auto& name : served) {
+    spool_dirs.push_back(shoal::config::node_spool_dir(*cfg, name, short_hostname()));
+    if (auto err = shoal::process::prepare_spool_dir(spool_dirs.back())) {
+      std::fprintf(stderr, "shoald: error: SlurmdSpoolDir: %s\n", shoal::describe(err).c_str());
+      return 1;
+    }
+  }
   caf::actor_system_config sys_cfg;
   shoal::runtime::configure_actor_system(sys_cfg, 2);
   caf::actor_system sys{sys_cfg};
@@ -170,10 +181,20 @@ int main(int argc, char** argv) {
       shoal::config::log().info("metrics endpoint node={} url=http://{}:{}/metrics", log_name,
                                 address, port);
   }
+  // One shoal-stepd waits, loaded, for the next step of any node this process serves.
+  auto spares =
+      std::make_shared<shoal::process::stepd_spares>(shoal::process::sibling_stepd_path());
   std::vector<caf::actor> daemons;
-  for (auto& name : served) {
+  for (size_t i = 0; i < served.size(); ++i) {
+    const auto& name = served[i];
     shoal::actors::node_daemon_setup setup;
     setup.controllers = shoal::runtime::controller_lines(*cfg);
+    setup.spool_dir = spool_dirs[i];
+    setup.spares = spares;
+    // Steps the previous shoald started run on in their shoal-stepd: find them before the
+    // daemon registers, so it speaks for them from the start.
+    setup.adopted =
+        shoal::actors::adopt_steps(sys, setup.spool_dir, name, facts->cores, meters.get());
     setup.heartbeat_interval_ms = cfg->heartbeat_interval_ms;
     setup.status = to_status(*facts, name);
     setup.cores = facts->cores;
@@ -197,6 +218,7 @@ int main(int argc, char** argv) {
   shoal::config::log().info("shoald stopped node={} code={}", log_name, code);
   spdlog::shutdown();
   std::fflush(nullptr);
-  // Tasks die with us (PR_SET_PDEATHSIG); skip the actor-system teardown.
+  // Steps run on in their shoal-stepd (the next shoald adopts them) and our shepherds only
+  // relay them: skip the actor-system teardown.
   std::_Exit(code);
 }

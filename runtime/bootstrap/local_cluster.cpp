@@ -22,6 +22,7 @@
 #include "config/config.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
+#include "process/stepd_client.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"
@@ -105,12 +106,14 @@ caf::error local_cluster::start_controller(const std::string& base_config,
     std::ofstream out{config_path_};
     out << base_config;
     out << "StateSaveLocation=" << dir_ << "/state\nTmpFS=" << dir_ << "\n";
+    out << "SlurmdSpoolDir=" << dir_ << "/spool\n";
     out << "MetricsPort=" << metrics_port_ << "\n" << extra_config;
     if (!out) return make_error(errc::system_error, "cannot write " + config_path_);
   }
   auto ctld =
       spawn_daemon({sibling_binary("shoalctld"), "-f", config_path_}, dir_ + "/shoalctld.log");
   if (!ctld) return std::move(ctld.error());
+  pids_.push_back(*ctld);
   return caf::none;
 }
 
@@ -121,10 +124,11 @@ caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config
     return err;
   for (unsigned i = 1; i <= nodes; ++i) {
     auto name = "node" + std::to_string(i);
-    auto node = spawn_daemon({sibling_binary("shoald"), "-f", config_path_, "--node-name", name,
-                              "--metrics-port", std::to_string(node_metrics_ports_[i - 1])},
-                             dir_ + "/shoald-" + name + ".log");
-    if (!node) return std::move(node.error());
+    if (auto err =
+            spawn_node_daemon({sibling_binary("shoald"), "-f", config_path_, "--node-name", name,
+                               "--metrics-port", std::to_string(node_metrics_ports_[i - 1])},
+                              dir_ + "/shoald-" + name + ".log"))
+      return err;
   }
   return caf::none;
 }
@@ -147,20 +151,30 @@ caf::error local_cluster::launch_torus(const std::array<int, 3>& dims, unsigned 
     std::vector<std::string> served(names.begin() + f * names.size() / front_ends,
                                     names.begin() + (f + 1) * names.size() / front_ends);
     auto expr = topology::compress_hostlist(served);
-    auto fe = spawn_daemon({sibling_binary("shoald"), "-f", config_path_, "--nodes", expr,
-                            "--metrics-port", std::to_string(node_metrics_ports_[f])},
-                           dir_ + "/shoald-fe" + std::to_string(f) + ".log");
-    if (!fe) return std::move(fe.error());
+    if (auto err = spawn_node_daemon({sibling_binary("shoald"), "-f", config_path_, "--nodes", expr,
+                                      "--metrics-port", std::to_string(node_metrics_ports_[f])},
+                                     dir_ + "/shoald-fe" + std::to_string(f) + ".log"))
+      return err;
   }
   return caf::none;
 }
 
+caf::error local_cluster::spawn_node_daemon(const std::vector<std::string>& argv,
+                                            const std::string& log) {
+  auto pid = spawn_daemon(argv, log);
+  if (!pid) return std::move(pid.error());
+  pids_.push_back(*pid);
+  node_commands_.emplace_back(argv, log);
+  return caf::none;
+}
+
 caf::expected<pid_t> local_cluster::spawn_daemon(const std::vector<std::string>& argv,
-                                                 const std::string& log) {
+                                                 const std::string& log, bool append) {
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int fd =
+      ::open(log.c_str(), O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC) | O_CLOEXEC, 0644);
   if (fd < 0) return make_error(errc::system_error, "cannot open " + log + ": " + strerror(errno));
   auto parent = ::getpid();
   pid_t pid = ::fork();
@@ -181,7 +195,6 @@ caf::expected<pid_t> local_cluster::spawn_daemon(const std::vector<std::string>&
     ::_exit(127);
   }
   ::close(fd);
-  pids_.push_back(pid);
   return pid;
 }
 
@@ -248,9 +261,20 @@ caf::error local_cluster::restart_controller(const std::vector<std::string>& ext
   auto log = dir_ + "/shoalctld." + std::to_string(++controller_restarts_) + ".log";
   auto pid = spawn_daemon(argv, log);
   if (!pid) return std::move(pid.error());
-  // spawn_daemon appended it; the controller's place is first.
   pids_[0] = *pid;
-  pids_.pop_back();
+  return caf::none;
+}
+
+caf::error local_cluster::restart_node(unsigned index) {
+  if (index < 1 || index >= pids_.size() || index > node_commands_.size())
+    return make_error(errc::invalid_request, "no node daemon " + std::to_string(index));
+  int status = 0;
+  while (::waitpid(pids_[index], &status, 0) < 0 && errno == EINTR) {
+  }
+  auto& [argv, log] = node_commands_[index - 1];
+  auto pid = spawn_daemon(argv, log, true);
+  if (!pid) return std::move(pid.error());
+  pids_[index] = *pid;
   return caf::none;
 }
 
@@ -271,6 +295,14 @@ void local_cluster::tear_down(bool keep_dir) {
     }
   }
   pids_.clear();
+  node_commands_.clear();
+  // Steps run in shoal-stepd processes of their own, which outlive their shoald by design; a
+  // throwaway cluster ends them with itself, once no shoald is left to start another.
+  if (!dir_.empty()) {
+    std::error_code ec;
+    for (auto& entry : fs::directory_iterator(dir_ + "/spool", ec))
+      process::terminate_stepds(entry.path().string());
+  }
   if (!keep_dir && !dir_.empty()) {
     std::error_code ec;
     fs::remove_all(dir_, ec);

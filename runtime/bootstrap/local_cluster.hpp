@@ -4,6 +4,7 @@
 
 #include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <caf/expected.hpp>
@@ -21,7 +22,9 @@ caf::expected<std::vector<uint16_t>> free_loopback_ports(size_t count);
 /// A controller and N node daemons on 127.0.0.1, started from the embedded default config in a
 /// private directory (config and logs), in their own process group so a Ctrl-C meant for the
 /// user's command does not reach them. Used by `shoal start`, the integration tests and the
-/// benchmarks. The daemons are looked up beside the running binary, then in PATH.
+/// benchmarks. The daemons are looked up beside the running binary, then in PATH. Its shoald
+/// keep their step sockets under the directory (SlurmdSpoolDir=DIR/spool); tear_down ends the
+/// steps still running there too, since a step outlives its shoald by design.
 class local_cluster {
  public:
   ~local_cluster();
@@ -56,6 +59,12 @@ class local_cluster {
   /// log goes to shoalctld.N.log for the N-th restart.
   caf::error restart_controller(const std::vector<std::string>& extra_args = {});
 
+  /// Starts the shoald of node `index` (1-based; on a torus, front end `index`) again, with the
+  /// same arguments, its log appended to; waits for the previous one to exit first (signal it
+  /// beforehand). Error: errc::invalid_request for an unknown index, errc::system_error when the
+  /// fork fails.
+  caf::error restart_node(unsigned index);
+
   /// Process ids: the controller first, then node1..nodeN.
   const std::vector<pid_t>& daemon_pids() const { return pids_; }
 
@@ -74,7 +83,10 @@ class local_cluster {
   /// Writes the config (`base_config`, this cluster's paths and ports, `extra_config`) and starts
   /// shoalctld on it.
   caf::error start_controller(const std::string& base_config, const std::string& extra_config);
-  caf::expected<pid_t> spawn_daemon(const std::vector<std::string>& argv, const std::string& log);
+  caf::expected<pid_t> spawn_daemon(const std::vector<std::string>& argv, const std::string& log,
+                                    bool append = false);
+  /// Starts a shoald and remembers how, for restart_node.
+  caf::error spawn_node_daemon(const std::vector<std::string>& argv, const std::string& log);
 
   std::string dir_;
   std::string config_path_;
@@ -84,6 +96,9 @@ class local_cluster {
   unsigned nodes_ = 0;
   std::vector<pid_t> pids_;
   unsigned controller_restarts_ = 0;
+
+  /// How each shoald was started (node1 first): its command line and log file.
+  std::vector<std::pair<std::vector<std::string>, std::string>> node_commands_;
 };
 
 }  // namespace shoal::runtime

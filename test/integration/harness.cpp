@@ -503,6 +503,13 @@ bool cluster_fixture::wait_job_state(uint64_t id, const std::string& state, mill
   return ok;
 }
 
+void cluster_fixture::kill_and_restart_node(unsigned index) {
+  cluster.signal_node(index, SIGKILL);
+  // restart_node reaps the killed one first, so the new one never races it for its port.
+  auto err = cluster.restart_node(index);
+  BOOST_REQUIRE_MESSAGE(!err, "restarting shoald " << index << ": " << shoal::describe(err));
+}
+
 bool cluster_fixture::wait_node_state(const std::string& name, const std::string& state,
                                       millis timeout) {
   std::string last;

@@ -206,6 +206,13 @@ class cluster_fixture {
   /// Polls until the node is in `state`; true when it got there within `timeout`.
   bool wait_node_state(const std::string& name, const std::string& state, millis timeout = 30s);
 
+  // -- daemons --
+
+  /// kill -9 of node `index`'s shoald (1-based), then the same shoald started again (same
+  /// config, node name and log, appended to), as an admin restarting it would. Its running
+  /// steps live on in their shoal-stepd processes for the new one to adopt.
+  void kill_and_restart_node(unsigned index);
+
   runtime::local_cluster cluster;
   scratch_dir scratch;
   std::string conf;  ///< the cluster's config file

@@ -114,4 +114,15 @@ BOOST_AUTO_TEST_CASE(a_bad_request_is_answered_with_an_error_and_the_controller_
   BOOST_TEST(static_cast<bool>(submit("after:1")));
 }
 
+BOOST_AUTO_TEST_CASE(a_step_exit_for_an_unknown_job_is_dropped_and_the_controller_keeps_serving) {
+  // What a node actor relays when a restarted shoald adopted a step of a job long gone.
+  msg::step_exit ex;
+  ex.job_id = 999'999;
+  ex.step_id = 0;
+  ex.node_name = "node1";
+  ex.tasks = {{0, 0, 0}};
+  caf::anon_send(controller, ex);
+  BOOST_TEST(static_cast<bool>(submit("after:2")));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

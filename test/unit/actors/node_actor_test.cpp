@@ -13,12 +13,14 @@ using namespace std::chrono_literals;
 
 /// The controller as the node actor sees it: it records views and node-down notices.
 caf::behavior controller_double(caf::event_based_actor*, test::inbox<msg::node_info> views,
-                                test::inbox<uint64_t> down_jobs) {
+                                test::inbox<uint64_t> down_jobs,
+                                test::inbox<msg::step_exit> step_exits) {
   return {
       [views](msg::view_atom, msg::node_info& info) { views->push_back(std::move(info)); },
       [down_jobs](msg::nodedown_atom, const std::string&, uint64_t job) {
         down_jobs->push_back(job);
       },
+      [step_exits](msg::step_exit& ex) { step_exits->push_back(std::move(ex)); },
   };
 }
 
@@ -36,7 +38,8 @@ struct node_fixture : test::coordinated_fixture {
   test::inbox<msg::node_info> views = test::make_inbox<msg::node_info>();
   test::inbox<uint64_t> down_jobs = test::make_inbox<uint64_t>();
   test::inbox<uint64_t> launches = test::make_inbox<uint64_t>();
-  caf::actor controller = keep(sys.spawn(controller_double, views, down_jobs));
+  test::inbox<msg::step_exit> step_exits = test::make_inbox<msg::step_exit>();
+  caf::actor controller = keep(sys.spawn(controller_double, views, down_jobs, step_exits));
   caf::actor daemon = keep(sys.spawn(daemon_double, launches));
   actors::node_actor node;
 
@@ -184,6 +187,25 @@ BOOST_AUTO_TEST_CASE(a_launch_goes_to_the_registered_daemon) {
   caf::anon_send(node, msg::launch_atom_v, req, caf::actor{}, controller);
   sched.run();
   BOOST_TEST(*launches == std::vector<uint64_t>({42}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(an_adopted_steps_exit_is_relayed_to_the_controller_and_acknowledged) {
+  register_daemon();
+  msg::step_exit ex;
+  ex.job_id = 42;
+  ex.step_id = 3;
+  ex.node_name = "n1";
+  ex.tasks = {{0, 3, 0}};
+  caf::scoped_actor self{sys, true};
+  auto handle = self->request(node, caf::infinite, ex);
+  sched.run();
+  bool acknowledged = false;
+  handle.receive([&](caf::ok_atom) { acknowledged = true; },
+                 [](caf::error& err) { BOOST_FAIL("refused: " << to_string(err)); });
+  BOOST_TEST(acknowledged);
+  BOOST_REQUIRE_EQUAL(step_exits->size(), 1u);
+  BOOST_TEST(step_exits->front().job_id == 42u);
+  BOOST_TEST(step_exits->front().tasks.at(0).exit_code == 3);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -92,8 +92,17 @@ struct fixture {
     return req;
   }
 
+  /// Node "n2", its step sockets in the test's directory, shoal-stepd from beside the test.
+  actors::shepherd_setup where(std::vector<topology::core_info> cores = {}) {
+    actors::shepherd_setup setup;
+    setup.node_name = "n2";
+    setup.spool_dir = tmp.string();
+    setup.cores = std::move(cores);
+    return setup;
+  }
+
   actors::shepherd_actor spawn(msg::launch_request req) {
-    return actors::spawn_shepherd(sys, std::move(req), caf::actor{sink}, caf::actor{job}, "n2");
+    return actors::spawn_shepherd(sys, std::move(req), caf::actor{sink}, caf::actor{job}, where());
   }
 
   /// Waits for the step's end at the sink and the job, then for the shepherd to quit.
@@ -506,7 +515,7 @@ BOOST_AUTO_TEST_CASE(batch_runs_as_the_requested_user_when_root) {
 
 BOOST_AUTO_TEST_CASE(without_a_sink_only_the_job_hears_of_the_end) {
   auto shepherd = actors::spawn_shepherd(sys, request({"sh", "-c", "echo x; exit 2"}), caf::actor{},
-                                         caf::actor{job}, "n2");
+                                         caf::actor{job}, where());
   job->monitor(shepherd);
   bool got_exit = false;
   job->receive(
@@ -524,7 +533,7 @@ BOOST_AUTO_TEST_CASE(without_a_sink_only_the_job_hears_of_the_end) {
 
 BOOST_AUTO_TEST_CASE(a_sink_that_is_also_the_job_gets_one_step_exit) {
   auto shepherd =
-      actors::spawn_shepherd(sys, request({"true"}), caf::actor{sink}, caf::actor{sink}, "n2");
+      actors::spawn_shepherd(sys, request({"true"}), caf::actor{sink}, caf::actor{sink}, where());
   sink->monitor(shepherd);
   int exits = 0;
   bool down = false;
@@ -547,7 +556,7 @@ BOOST_AUTO_TEST_CASE(cpu_bind_binds_each_task_and_reports_it_verbosely) {
   auto plan = topology::plan_cpu_binding(facts->cores, 2, 1, *spec);
   BOOST_REQUIRE(plan);
   auto shepherd =
-      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2", facts->cores);
+      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, where(facts->cores));
   auto r = finish(shepherd);
   BOOST_REQUIRE(r.got_exit);
   BOOST_TEST(r.exit.launch_error == "");
@@ -575,7 +584,7 @@ BOOST_AUTO_TEST_CASE(a_cpu_bind_the_node_cannot_honour_starts_no_task) {
   auto req = request({"touch", marker.string()}, {0, 1});
   req.cpu_bind = "quiet,map_cpu:4095";
   auto shepherd =
-      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2", facts->cores);
+      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, where(facts->cores));
   auto r = finish(shepherd);
   BOOST_REQUIRE(r.got_exit);
   BOOST_TEST(r.exit.launch_error.find("--cpu-bind=map_cpu: CPU 4095 is not one of this "
@@ -597,8 +606,8 @@ BOOST_AUTO_TEST_CASE(a_cpu_the_kernel_refuses_fails_the_launch_with_code_1) {
   ghost.pus = {4000};
   auto req = request({"true"});
   req.cpu_bind = "verbose,cores";
-  auto shepherd = actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2",
-                                         std::vector<topology::core_info>{ghost});
+  auto shepherd =
+      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, where({ghost}));
   auto r = finish(shepherd);
   BOOST_REQUIRE(r.got_exit);
   BOOST_TEST(r.exit.launch_error == "sched_setaffinity(CPUs 4000): Invalid argument");
@@ -755,7 +764,7 @@ BOOST_FIXTURE_TEST_CASE(tasks_run_only_on_the_cpus_their_job_holds, fixture) {
   auto req = request({"sh", "-c", "grep Cpus_allowed_list /proc/self/status"}, {0, 1});
   req.job_cpus = {last};
   auto r = finish(
-      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2", facts->cores));
+      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, where(facts->cores)));
   BOOST_REQUIRE(r.got_exit);
   BOOST_TEST(r.exit.launch_error == "");
   auto want = "Cpus_allowed_list:\t" + std::to_string(host_pu(facts->cores, last)) + "\n";
@@ -770,7 +779,7 @@ BOOST_FIXTURE_TEST_CASE(cpu_bind_plans_within_the_jobs_cpus, fixture) {
   req.job_cpus = {last};
   req.cpu_bind = "quiet,cores";
   auto r = finish(
-      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2", facts->cores));
+      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, where(facts->cores)));
   BOOST_REQUIRE(r.got_exit);
   BOOST_TEST(r.exit.launch_error == "");
   BOOST_TEST(r.text(0) ==
@@ -783,7 +792,7 @@ BOOST_FIXTURE_TEST_CASE(cpus_beyond_the_host_leave_tasks_unconfined, fixture) {
   auto req = request({"sh", "-c", "grep Cpus_allowed_list /proc/self/status"});
   req.job_cpus = {0, facts->cpus + 7};
   auto r = finish(
-      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, "n2", facts->cores));
+      actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, where(facts->cores)));
   BOOST_REQUIRE(r.got_exit);
   BOOST_TEST(r.exit.launch_error == "");
   BOOST_TEST(r.text(0) ==

@@ -655,6 +655,18 @@ BOOST_AUTO_TEST_CASE(string_keys_are_stored_as_written) {
   BOOST_CHECK(cfg.warnings.empty());
 }
 
+BOOST_AUTO_TEST_CASE(slurmd_spool_dir_gives_each_node_a_directory_of_its_own) {
+  auto plain = parse_ok("SlurmdSpoolDir=/var/spool/sd\n");
+  BOOST_CHECK(plain.warnings.empty());
+  BOOST_CHECK_EQUAL(plain.node_spool_dir, "/var/spool/sd");
+  BOOST_CHECK_EQUAL(node_spool_dir(plain, "n7", "host1"), "/var/spool/sd/n7");
+  // As in Slurm, %n is the node and %h the host; a value naming the node is used as it is.
+  auto named = parse_ok("SlurmdSpoolDir=/spool/%h/%n\n");
+  BOOST_CHECK_EQUAL(node_spool_dir(named, "n7", "host1"), "/spool/host1/n7");
+  BOOST_CHECK_EQUAL(node_spool_dir(cluster_config{}, "n1", "h"), "/var/spool/shoald/n1");
+  BOOST_CHECK(!parse_config("SlurmdSpoolDir=\n", "test.conf", ""));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // -- nodes ----------------------------------------------------------------------------------------

@@ -57,6 +57,10 @@ SHOAL_TRAITS(node_record, NodeRecord)
 SHOAL_TRAITS(controller_record, ControllerRecord)
 SHOAL_TRAITS(node_report, NodeReport)
 SHOAL_TRAITS(controller_status, ControllerStatus)
+SHOAL_TRAITS(stepd_core, StepdCore)
+SHOAL_TRAITS(stepd_setup, StepdSetup)
+SHOAL_TRAITS(stepd_hello, StepdHello)
+SHOAL_TRAITS(stepd_frame, StepdFrame)
 
 #undef SHOAL_TRAITS
 
@@ -66,8 +70,8 @@ using codec_types =
                msg::job_info, msg::launch_request, msg::task_output, msg::step_exit, msg::job_event,
                msg::node_update, msg::topology_view, msg::pending_detail, msg::job_control,
                msg::job_record, msg::array_record, msg::node_record, msg::controller_record,
-               msg::node_report,
-                              msg::controller_status>;
+               msg::node_report, msg::controller_status, msg::stepd_core, msg::stepd_setup,
+               msg::stepd_hello, msg::stepd_frame>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {

@@ -412,4 +412,40 @@ inline msg::controller_status sample_controller_status() {
   return x;
 }
 
+inline msg::stepd_core sample_stepd_core() {
+  msg::stepd_core x;
+  x.socket = 1;
+  x.numa_node = 3;
+  x.pus = {2, 4294967295u};
+  return x;
+}
+
+inline msg::stepd_setup sample_stepd_setup() {
+  msg::stepd_setup x;
+  x.request = sample_launch_request();
+  x.node_name = "node2";
+  x.socket_path = "/var/spool/shoald/node2/job77.stepbatch.sock";
+  x.cores = {sample_stepd_core(), {0, 0, {0, 1}}};
+  return x;
+}
+
+inline msg::stepd_hello sample_stepd_hello() {
+  msg::stepd_hello x;
+  x.request = sample_launch_request();
+  x.tasks_running = true;
+  x.pid = -2;
+  x.node_name = "node2";
+  return x;
+}
+
+inline msg::stepd_frame sample_stepd_frame() {
+  msg::stepd_frame x;
+  x.kind = 255;
+  x.hello = sample_stepd_hello();
+  x.output = sample_task_output();
+  x.exit = sample_step_exit();
+  x.signo = -15;
+  return x;
+}
+
 }  // namespace shoal::test

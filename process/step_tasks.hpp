@@ -1,0 +1,151 @@
+#pragma once
+
+// The tasks of one job step on this node, from fork/exec to the last exit code: what the job
+// shepherd does at the process level (seed 001). shoal-stepd drives it from its poll loop; see
+// actors/shepherd.hpp for the behaviour users see.
+
+#include <poll.h>
+#include <sys/types.h>
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "messages/types.hpp"
+#include "process/memory_guard.hpp"
+#include "process/task_launch.hpp"
+#include "topology/cpu_binding.hpp"
+#include "topology/machine_probe.hpp"
+
+namespace shoal::process {
+
+/// What step_tasks needs from whoever runs it: somewhere to put output, and a share of its poll
+/// loop so the owner can serve its own descriptors (a socket) while tasks start and run.
+class step_host {
+ public:
+  virtual ~step_host() = default;
+
+  /// A chunk of a task's output (never for batch steps: their output goes to files).
+  virtual void on_output(msg::task_output out) = 0;
+
+  /// True while no more output can be taken: the tasks' pipes are then left unread, so tasks
+  /// block on a full pipe instead of losing output.
+  virtual bool output_paused() const = 0;
+
+  /// Appends the owner's descriptors to the poll set.
+  virtual void add_fds(std::vector<pollfd>& fds) = 0;
+
+  /// Serves the descriptors add_fds appended (`fds[0..count)`, in the same order) after poll
+  /// returned; may call step_tasks::signal or kill_all.
+  virtual void handle_fds(const pollfd* fds, size_t count) = 0;
+};
+
+/// One step's tasks on this node. Not copyable; single-threaded.
+class step_tasks {
+ public:
+  /// `cores` is this node's hwloc core table (for --cpu-bind and the job's CPUs); `shoal_conf`
+  /// becomes SHOAL_CONF when not empty; `own_path` is the PATH programs are looked up in when
+  /// the request's environment has none.
+  step_tasks(msg::launch_request req, std::string node_name, std::vector<topology::core_info> cores,
+             std::string shoal_conf, std::string own_path);
+  ~step_tasks();
+  step_tasks(const step_tasks&) = delete;
+  step_tasks& operator=(const step_tasks&) = delete;
+
+  /// Starts every task, watches them until the last exited and its output is drained (at most
+  /// 200 ms after the last exit), kills what is left in their process groups, and returns the
+  /// step's exit. Serves `host` all along. Call once.
+  msg::step_exit run(step_host& host);
+
+  /// Sends `signo` to every task's process group; ranks still being started get it too, once
+  /// started. Ignores signals outside 1..NSIG-1.
+  void signal(int signo);
+
+  /// SIGKILL to every task; ranks not started yet are not started and report signal 9.
+  void kill_all();
+
+  /// True until every started task has been reaped.
+  bool tasks_running() const;
+
+  const msg::launch_request& request() const { return req_; }
+  const std::string& node_name() const { return node_name_; }
+
+ private:
+  using clock_type = std::chrono::steady_clock;
+
+  struct output_stream {
+    explicit output_stream(msg::stream_kind k) : kind(k) {}
+    msg::stream_kind kind;
+    int fd = -1;
+    std::string pending;
+    bool has_partial = false;
+    clock_type::time_point partial_since;
+  };
+
+  struct task_state {
+    uint32_t rank = 0;
+    pid_t pid = -1;        ///< -1: never started
+    bool running = false;  ///< forked and not reaped yet
+    int exit_fd = -1;      ///< pidfd: readable once the task exits, so poll() wakes at once
+    msg::task_exit exit;
+    output_stream out{msg::stream_kind::out};
+    output_stream err{msg::stream_kind::err};
+  };
+
+  // -- launching --
+  void confine_to_job_cpus();
+  bool write_script();
+  bool switch_user() const;
+  std::vector<gid_t> supplementary_groups() const;
+  task_spec make_spec(uint32_t rank, uint32_t local_id);
+  void fail_unstarted(size_t first, std::string what, int32_t code);
+  bool plan_binding();
+  void launch_all();
+  launch_failure wait_for_exec(int& status_fd);
+  std::string program_name() const;
+
+  // -- watching --
+  void watch();
+  void limit_memory();
+  void check_memory();
+  bool any_open() const;
+  int poll_timeout_ms(clock_type::time_point now, bool draining,
+                      clock_type::time_point drain_deadline) const;
+  void poll_once(int timeout_ms, bool read_output);
+  void read_stream(task_state& t, output_stream& s);
+  void emit(task_state& t, output_stream& s, bool all);
+  void flush_stale_partials();
+  void send_output(const task_state& t, const output_stream& s, std::string data);
+  void reap();
+  void signal_tasks(int signo);
+  msg::step_exit finish();
+
+  // -- member variables --
+  msg::launch_request req_;
+  std::string node_name_;
+  std::vector<topology::core_info> cores_;
+  std::string shoal_conf_;
+  std::string own_path_;
+  step_host* host_ = nullptr;
+  bool binding_ = false;  ///< --cpu-bind was given: set its variables, bind unless none
+  topology::cpu_bind_spec bind_spec_;
+  std::vector<topology::cpu_list> bind_plan_;  ///< per local task; empty for none
+  uint32_t bind_width_ = 0;                    ///< highest CPU number + 1, for padded masks
+  topology::cpu_list inherited_cpus_;          ///< what none shows and a failed bind keeps
+  std::vector<task_state> tasks_;
+  std::vector<gid_t> groups_;
+  std::string program_path_;
+  int script_fd_ = -1;             ///< the batch script, in memory
+  std::vector<uint32_t> job_pus_;  ///< the host CPUs the job holds here; empty: all
+  memory_guard memory_;
+  bool out_of_memory_ = false;
+  clock_type::time_point next_memory_check_;
+  std::string launch_error_;
+  bool launching_ = true;
+  bool aborted_ = false;
+  std::vector<int> early_signals_;
+  std::vector<char> read_buf_;
+};
+
+}  // namespace shoal::process
