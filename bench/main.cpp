@@ -120,6 +120,35 @@ void print_overhead(const bench::overhead_result& r, size_t jobs, unsigned round
   std::fflush(stdout);
 }
 
+/// Submissions per second (until the last submission was answered) with journaling on and off,
+/// alternating rounds: with the journal every answer waits for its group commit.
+void print_submission_rates(const bench::cluster_access& on, const bench::cluster_access& off,
+                            const options& opt, const std::string& work,
+                            std::chrono::seconds deadline) {
+  std::vector<double> on_rates, off_rates;
+  for (unsigned round = 0; round < opt.overhead_rounds; ++round) {
+    for (int k = 0; k < 2; ++k) {
+      bool journal = (round + k) % 2 == 0;
+      auto dir = work + "/submit-" + std::to_string(round) + (journal ? "-on" : "-off");
+      std::filesystem::create_directory(dir);
+      auto r = bench::run_api_burst(journal ? on : off, opt.jobs, dir, deadline);
+      auto rate = r.submit_s > 0 ? static_cast<double>(r.accepted) / r.submit_s : 0.0;
+      (journal ? on_rates : off_rates).push_back(rate);
+    }
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+  };
+  std::printf(
+      "durability  submissions/s (actor API, %zu at once, until the last is answered), %u rounds "
+      "alternating\n",
+      opt.jobs, opt.overhead_rounds);
+  std::printf("            journal on : median %8.1f submissions/s\n", median(on_rates));
+  std::printf("            journal off: median %8.1f submissions/s\n", median(off_rates));
+  std::fflush(stdout);
+}
+
 void print_latency(const bench::latency_result& r, const char* target_note) {
   auto& s = r.stats;
   std::printf(
@@ -414,6 +443,7 @@ int run(const options& opt, const std::string& cmdline) {
         auto r = bench::measure_overhead(access, off_access, opt.jobs, opt.overhead_rounds, work,
                                          deadline);
         print_overhead(r, opt.jobs, opt.overhead_rounds, durability);
+        if (durability) print_submission_rates(access, off_access, opt, work, deadline);
         valid = valid && r.valid;
       }
     }
@@ -457,7 +487,8 @@ int main(int argc, char** argv) {
   app.add_option("--only", opt.only,
                  "Run one figure only: latency, cli, api, array, overhead, journal, durability "
                  "(journaling on against off) or recovery (default all)")
-      ->check(CLI::IsMember({"all", "latency", "cli", "api", "array", "overhead", "journal"}));
+      ->check(CLI::IsMember({"all", "latency", "cli", "api", "array", "overhead", "journal",
+                             "durability", "recovery"}));
   app.add_option("--overhead-rounds", opt.overhead_rounds,
                  "Metrics on/off burst pairs for the overhead figure (default 3)")
       ->check(CLI::Range(1u, 100u));

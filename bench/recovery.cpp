@@ -125,7 +125,7 @@ bool run_recovery_bench(size_t jobs, unsigned nodes) {
     }
   }
   auto load_ms = logged_load_ms(cluster.directory() + "/shoalctld.log");
-  auto rss = proc_status_kib(cluster.daemon_pids().front(), "VmRSS:");
+  auto rss = proc_status_kib(cluster.daemon_pids().front(), "VmRSS");
   std::printf(
       "recovery    %zu held jobs saved (one snapshot of %.1f MiB): load %ld ms (shoalctld's "
       "figure); start of shoalctld to its first answer listing job %s: %.2f s; shoalctld RSS "
