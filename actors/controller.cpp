@@ -671,12 +671,7 @@ void recover_array(controller_self self, uint64_t id, msg::array_record& rec,
   req.workload.array = rec.spec;
   self->send(st.scheduler, msg::enqueue_atom_v, id, req, policy::workload_ptr{std::move(workload)},
              caf::actor_cast<caf::actor>(self));
-  if (rec.info.reason == "JobHeldUser" || rec.info.reason == "JobHeldAdmin") {
-    bool admin = rec.info.reason == "JobHeldAdmin";
-    self->request(st.scheduler, caf::infinite, msg::jobctl_atom_v,
-                  std::string{admin ? "hold" : "uhold"}, id, uint32_t{0}, admin)
-        .then([](caf::ok_atom) {}, [](caf::error&) {});
-  }
+  hold_again(self, st.scheduler, id, rec.info.reason);
 }
 
 /// Resumes one job from its record: finished ones only for listings and dependencies, the rest
@@ -738,6 +733,13 @@ void recover(controller_self self, state::record_map& saved) {
     bool ok = rec.info.state == msg::job_state::completed && rec.info.exit_code == 0;
     self->send(st.scheduler, msg::ended_atom_v, id, ok, rec.info.start_time);
   }
+  // A client retrying a submission across the restart gets its job back, not a second one.
+  for (auto& [id, rec] : arrays)
+    if (!rec.task_template.submit_token.empty())
+      remember_token(self, rec.task_template.submit_token, id);
+  for (auto& [id, rec] : jobs)
+    if (!rec.request.submit_token.empty() && rec.info.array_job_id == 0)
+      remember_token(self, rec.request.submit_token, id);
   for (auto& [id, rec] : arrays) recover_array(self, id, rec, tasks_with_records);
   for (auto& [id, rec] : jobs) {
     live += msg::is_finished(rec.info.state) ? 0 : 1;

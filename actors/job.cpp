@@ -738,12 +738,7 @@ void restore(job_self self) {
     req.workload.hold = false;
     self->send(st.setup.scheduler, msg::enqueue_atom_v, st.info.job_id, req, st.setup.workload,
                handle_of(self));
-    if (st.life.reason == "JobHeldUser" || st.life.reason == "JobHeldAdmin") {
-      bool admin = st.life.reason == "JobHeldAdmin";
-      self->request(st.setup.scheduler, caf::infinite, msg::jobctl_atom_v,
-                    std::string{admin ? "hold" : "uhold"}, st.info.job_id, uint32_t{0}, admin)
-          .then([](caf::ok_atom) {}, [](caf::error&) {});
-    }
+    hold_again(self, st.setup.scheduler, st.info.job_id, st.life.reason);
     return;
   }
   st.nodes = std::move(rec.nodes);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include <caf/actor.hpp>
@@ -54,5 +55,19 @@ using scheduler_actor = caf::typed_actor<
 scheduler_actor spawn_scheduler(caf::actor_system& sys, const config::cluster_config& cfg,
                                 std::vector<caf::actor> node_actors, caf::actor controller,
                                 metrics::registry* meters);
+
+/// A job or array recovered from saved state while held: `self` holds it again in `scheduler`,
+/// as the pending reason it was saved with says (JobHeldUser: the user's hold, JobHeldAdmin: an
+/// admin's); any other reason does nothing. Holds come back from that reason, not from the
+/// submission's -H, which a release may have undone since.
+template <class Self>
+void hold_again(Self* self, const scheduler_actor& scheduler, uint64_t id,
+                const std::string& reason) {
+  if (reason != "JobHeldUser" && reason != "JobHeldAdmin") return;
+  bool admin = reason == "JobHeldAdmin";
+  self->request(scheduler, caf::infinite, msg::jobctl_atom_v, std::string{admin ? "hold" : "uhold"},
+                id, uint32_t{0}, admin)
+      .then([](caf::ok_atom) {}, [](caf::error&) {});
+}
 
 }  // namespace shoal::actors

@@ -6,9 +6,12 @@
 #include <caf/io/middleman.hpp>
 
 #include "actors/controller.hpp"
+#include "actors/job.hpp"
+#include "actors/saved_state.hpp"
 #include "config/config.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
+#include "policy/job_lifecycle.hpp"
 
 namespace {
 
@@ -85,6 +88,39 @@ BOOST_AUTO_TEST_CASE(a_retried_submission_returns_the_first_job) {
   BOOST_REQUIRE(first);
   BOOST_REQUIRE(again);
   BOOST_TEST(first->job_id == again->job_id);
+}
+
+BOOST_AUTO_TEST_CASE(a_submission_retried_across_a_restart_returns_the_recovered_job) {
+  // A held job saved by an earlier controller, with the token its client sent.
+  actors::job_setup setup;
+  setup.id = 7;
+  setup.req.user = "alice";
+  setup.req.uid = 1000;
+  setup.req.argv = {"true"};
+  setup.req.cwd = "/tmp";
+  setup.req.partition = "debug";
+  setup.req.min_nodes = 1;
+  setup.req.workload.hold = true;
+  setup.req.submit_token = "host:1:99";
+  msg::job_record rec;
+  rec.request = setup.req;
+  rec.info = actors::initial_job_info(setup);
+  rec.life_state = static_cast<uint32_t>(policy::initial_lifecycle(true).state);
+  rec.life_reason = rec.info.reason;
+  actors::controller_recovery recovery;
+  recovery.saved.emplace(actors::job_key(7), actors::encoded(rec));
+  auto conf = config::parse_config(config::default_config_text(2, 6917), "<embedded>", "/");
+  BOOST_REQUIRE(conf);
+  caf::anon_send_exit(controller, caf::exit_reason::user_shutdown);
+  controller = caf::actor_cast<caf::actor>(
+      actors::spawn_controller(*sys, *conf, nullptr, nullptr, std::move(recovery)));
+  auto again = submit("host:1:99");
+  BOOST_REQUIRE(again);
+  BOOST_TEST(again->job_id == 7u);
+  auto fresh = submit("host:1:100");
+  BOOST_REQUIRE(fresh);
+  BOOST_TEST(fresh->job_id == 8u);
+  submitted = {7, 8};
 }
 
 BOOST_AUTO_TEST_CASE(different_tokens_make_different_jobs) {
