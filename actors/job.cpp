@@ -732,6 +732,19 @@ void restore(job_self self) {
   st.next_step = rec.next_step;
   config::log().info("job recovered job={} state={} nodes={}", st.info.job_id,
                      msg::to_string(st.info.state), st.info.nodelist);
+  if (!queued(st.life.state) && st.life.state != policy::lifecycle_state::completing &&
+      rec.steps.empty()) {
+    // Placed, but its first step was never launched (launches wait for the record naming
+    // them): it never ran, so it queues again rather than launch on nodes not yet back.
+    st.life = policy::initial_lifecycle(false);
+    st.life.told_queued = true;
+    st.info.state = policy::to_job_state(st.life.state);
+    st.info.reason = st.life.reason;
+    st.info.nodelist.clear();
+    st.info.start_time = 0;
+    st.logged = st.info.state;
+    publish(self);
+  }
   if (queued(st.life.state)) {
     // Holds come back from the reason the scheduler last gave, not the submission's -H.
     auto req = st.setup.req;
@@ -772,11 +785,6 @@ void restore(job_self self) {
     auto left = st.info.start_time + st.info.time_limit_s - unix_now();
     self->delayed_send(self, std::chrono::seconds{std::max<int64_t>(0, left)}, msg::tlimit_atom_v,
                        st.timer_gen);
-  }
-  if (st.steps.empty()) {
-    // Placed but no step was launched before the controller stopped: launch it now.
-    run_effect(self, policy::effect{effect_kind::launch_main_step}, none, then);
-    for (auto& [ev, data] : then) handle(self, ev, std::move(data));
   }
 }
 

@@ -16,6 +16,7 @@
 #include "actors/job.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
+#include "policy/job_lifecycle.hpp"
 #include "test/unit/actors/coordinated.hpp"
 
 using namespace std::chrono_literals;
@@ -484,6 +485,96 @@ BOOST_AUTO_TEST_CASE(a_refused_switch_allocation_fails_the_step_with_the_reason)
   BOOST_TEST(state() == "FAILED");
   BOOST_TEST(view().reason.find("interconnect: no switch windows left") != std::string::npos,
              view().reason);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// -- recovery: a job resumed from its saved record ------------------------------------------------
+
+namespace {
+
+/// Job 7 as a controller saved it while RUNNING on n1 and n2, its main step 0 waiting on both.
+actors::job_setup recovered(policy::lifecycle_state state, bool with_step) {
+  actors::job_setup s;
+  s.id = 7;
+  s.req.user = "alice";
+  s.req.uid = 1000;
+  s.req.partition = "debug";
+  s.req.min_nodes = 2;
+  s.req.argv = {"true"};
+  s.req.cwd = "/tmp";
+  s.req.time_limit_s = 600;
+  msg::job_record rec;
+  rec.request = s.req;
+  rec.info = actors::initial_job_info(s);
+  rec.info.state = policy::to_job_state(state);
+  rec.info.nodelist = "n[1-2]";
+  rec.info.start_time = 1;  // long ago: only its time limit's remainder matters
+  rec.info.time_limit_s = 0;
+  rec.life_state = static_cast<uint32_t>(state);
+  rec.nodes = {"n1", "n2"};
+  rec.next_step = 1;
+  if (with_step) rec.steps = {{0, {0, 1}, {"n1", "n2"}, 0, "", false}};
+  s.restored = std::move(rec);
+  return s;
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(job_actor_recovery, fixture)
+
+BOOST_AUTO_TEST_CASE(a_recovered_running_job_takes_its_nodes_back_and_ends_with_its_steps) {
+  auto s = recovered(policy::lifecycle_state::running, true);
+  s.controller = controller;
+  s.scheduler = caf::actor_cast<actors::scheduler_actor>(scheduler);
+  s.start_node_actors = nodes;
+  spawn(std::move(s));
+  BOOST_TEST((count<msg::adopt_atom, uint64_t, msg::job_request, std::vector<std::string>,
+                    std::vector<uint32_t>, int64_t, uint64_t, uint32_t>(sched_box)) == 1u);
+  BOOST_TEST(
+      (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
+          sched_box)) == 0u);
+  for (auto& box : node_box) {
+    BOOST_TEST((count<msg::start_atom, uint64_t, uint32_t>(box)) == 1u);
+    BOOST_TEST((count<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>(box)) ==
+               0u);  // its step already runs there
+  }
+  report(0, 0);
+  report(1, 3);
+  BOOST_TEST(msg::to_string(view().state) == "FAILED");
+  BOOST_TEST(view().exit_code == 3);
+}
+
+BOOST_AUTO_TEST_CASE(a_recovered_step_its_node_no_longer_runs_is_lost) {
+  auto s = recovered(policy::lifecycle_state::running, true);
+  s.controller = controller;
+  s.scheduler = caf::actor_cast<actors::scheduler_actor>(scheduler);
+  s.start_node_actors = nodes;
+  spawn(std::move(s));
+  // n2 still runs step 0 and later reports it; n1 came back without it.
+  caf::anon_send(job, msg::adopt_atom_v, std::string{"n2"}, std::vector<uint32_t>{0});
+  caf::anon_send(job, msg::adopt_atom_v, std::string{"n1"}, std::vector<uint32_t>{});
+  sched.run();
+  BOOST_TEST(msg::to_string(view().state) != "FAILED");  // n2's tasks have not reported yet
+  report(1, 0);
+  BOOST_TEST(msg::to_string(view().state) == "FAILED");
+  BOOST_TEST(view().exit_code == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_recovered_job_placed_but_never_launched_queues_again) {
+  auto s = recovered(policy::lifecycle_state::configuring, false);
+  s.controller = controller;
+  s.scheduler = caf::actor_cast<actors::scheduler_actor>(scheduler);
+  s.start_node_actors = nodes;
+  spawn(std::move(s));
+  BOOST_TEST(
+      (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
+          sched_box)) == 1u);
+  BOOST_TEST((count<msg::adopt_atom, uint64_t, msg::job_request, std::vector<std::string>,
+                    std::vector<uint32_t>, int64_t, uint64_t, uint32_t>(sched_box)) == 0u);
+  for (auto& box : node_box)
+    BOOST_TEST((count<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>(box)) == 0u);
+  BOOST_TEST(msg::to_string(view().state) == "PENDING");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
