@@ -139,11 +139,12 @@ void save(job_self self) {
                encoded(record_of(st)));
 }
 
-/// Sends the listing view and saves the record; a changed state is logged here, once per
-/// publication.
-void publish(job_self self) {
+/// Sends the listing view and saves the record (unless `save_record` is false: the first view,
+/// whose record the controller saved before spawning the job); a changed state is logged here,
+/// once per publication.
+void publish(job_self self, bool save_record = true) {
   auto& st = self->state;
-  save(self);
+  if (save_record) save(self);
   if (st.info.state != st.logged) log_state_change(st.info, st.logged);
   st.logged = st.info.state;
   send_to(self, st.setup.controller, msg::view_atom_v, st.info);
@@ -799,7 +800,7 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
   self->set_down_handler([self](const caf::down_msg& dm) { on_client_down(self, dm.source); });
   if (st.setup.restored) {
     restore(self);
-  } else if (publish(self); !st.setup.start_nodes.empty()) {
+  } else if (publish(self, false); !st.setup.start_nodes.empty()) {
     // An array task: placed before it was spawned.
     on_start(self, std::move(st.setup.start_nodes), std::move(st.setup.start_node_actors),
              std::move(st.setup.start_cpus), std::move(st.setup.start_nodelist));

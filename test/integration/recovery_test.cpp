@@ -3,7 +3,6 @@
 // admin set survive, and `shoalctld -c` starts cold.
 
 #include <signal.h>
-#include <stdlib.h>
 
 #include <boost/test/unit_test.hpp>
 
@@ -14,6 +13,7 @@
 #include <set>
 #include <string>
 
+#include "runtime/bootstrap/temp_dir.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;
@@ -195,12 +195,11 @@ BOOST_AUTO_TEST_SUITE_END()
 
 namespace {
 
-/// A private pair of state directories, as StateSaveLocation=PRIMARY,SECONDARY names them.
+/// A private root for the pair of state directories StateSaveLocation=PRIMARY,SECONDARY names.
 std::string fresh_state_root() {
-  char tmpl[] = "/tmp/shoal-state-it-XXXXXX";
-  auto* dir = ::mkdtemp(tmpl);
-  BOOST_REQUIRE(dir != nullptr);
-  return dir;
+  auto dir = shoal::runtime::make_temp_dir("shoal-state-it");
+  BOOST_REQUIRE(dir);
+  return *dir;
 }
 
 /// One node, state saved in two copies.

@@ -521,14 +521,25 @@ actors::job_setup recovered(policy::lifecycle_state state, bool with_step) {
 
 }  // namespace
 
-BOOST_FIXTURE_TEST_SUITE(job_actor_recovery, fixture)
+namespace {
+
+/// The fixture, spawning job 7 recovered in `state` (see recovered()) on its two node recorders.
+struct recovery_fixture : fixture {
+  void spawn_recovered(policy::lifecycle_state state, bool with_step) {
+    auto s = recovered(state, with_step);
+    s.controller = controller;
+    s.scheduler = caf::actor_cast<actors::scheduler_actor>(scheduler);
+    s.start_node_actors = nodes;
+    spawn(std::move(s));
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(job_actor_recovery, recovery_fixture)
 
 BOOST_AUTO_TEST_CASE(a_recovered_running_job_takes_its_nodes_back_and_ends_with_its_steps) {
-  auto s = recovered(policy::lifecycle_state::running, true);
-  s.controller = controller;
-  s.scheduler = caf::actor_cast<actors::scheduler_actor>(scheduler);
-  s.start_node_actors = nodes;
-  spawn(std::move(s));
+  spawn_recovered(policy::lifecycle_state::running, true);
   BOOST_TEST((count<msg::adopt_atom, uint64_t, msg::job_request, std::vector<std::string>,
                     std::vector<uint32_t>, int64_t, uint64_t, uint32_t>(sched_box)) == 1u);
   BOOST_TEST(
@@ -546,11 +557,7 @@ BOOST_AUTO_TEST_CASE(a_recovered_running_job_takes_its_nodes_back_and_ends_with_
 }
 
 BOOST_AUTO_TEST_CASE(a_recovered_step_its_node_no_longer_runs_is_lost) {
-  auto s = recovered(policy::lifecycle_state::running, true);
-  s.controller = controller;
-  s.scheduler = caf::actor_cast<actors::scheduler_actor>(scheduler);
-  s.start_node_actors = nodes;
-  spawn(std::move(s));
+  spawn_recovered(policy::lifecycle_state::running, true);
   // n2 still runs step 0 and later reports it; n1 came back without it.
   caf::anon_send(job, msg::adopt_atom_v, std::string{"n2"}, std::vector<uint32_t>{0});
   caf::anon_send(job, msg::adopt_atom_v, std::string{"n1"}, std::vector<uint32_t>{});
@@ -562,11 +569,7 @@ BOOST_AUTO_TEST_CASE(a_recovered_step_its_node_no_longer_runs_is_lost) {
 }
 
 BOOST_AUTO_TEST_CASE(a_recovered_job_placed_but_never_launched_queues_again) {
-  auto s = recovered(policy::lifecycle_state::configuring, false);
-  s.controller = controller;
-  s.scheduler = caf::actor_cast<actors::scheduler_actor>(scheduler);
-  s.start_node_actors = nodes;
-  spawn(std::move(s));
+  spawn_recovered(policy::lifecycle_state::configuring, false);
   BOOST_TEST(
       (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
           sched_box)) == 1u);
