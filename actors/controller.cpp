@@ -477,7 +477,9 @@ caf::result<caf::ok_atom> cancel(controller_self self, const std::string& text, 
   return caf::ok_atom::value;
 }
 
-/// Sends every request and answers ok once all answered ok, or the first error.
+/// Sends every request and answers ok once all answered ok and everything handed to the keeper
+/// so far (the controller's own records the answers brought, such as an array's held line) is
+/// durable; else the first error.
 caf::result<caf::ok_atom> all_ok(controller_self self,
                                  std::vector<std::pair<caf::actor, caf::message>> requests) {
   auto rp = self->make_response_promise<caf::ok_atom>();
@@ -486,8 +488,20 @@ caf::result<caf::ok_atom> all_ok(controller_self self,
   for (auto& [to, m] : requests) {
     self->request(to, std::chrono::seconds{10}, std::move(m))
         .then(
-            [rp, remaining, failed](caf::ok_atom) mutable {
-              if (--*remaining == 0 && !*failed) rp.deliver(caf::ok_atom::value);
+            [self, rp, remaining, failed](caf::ok_atom) mutable {
+              if (--*remaining > 0 || *failed) return;
+              auto& keeper = self->state.keeper;
+              if (!keeper) {
+                rp.deliver(caf::ok_atom::value);
+                return;
+              }
+              self->request(keeper, caf::infinite, msg::sync_atom_v)
+                  .then([rp](caf::ok_atom) mutable { rp.deliver(caf::ok_atom::value); },
+                        [rp](caf::error& err) mutable {
+                          rp.deliver(
+                              make_error(errc::system_error,
+                                         "the controller cannot save its state: " + describe(err)));
+                        });
             },
             [rp, failed](caf::error& err) mutable {
               if (!*failed) {

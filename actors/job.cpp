@@ -820,6 +820,12 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
                                       uint32_t uid) { return on_requeue(self, op, uid); }),
       probe.metered("view", [self](msg::view_atom, const std::string& reason,
                                    uint64_t priority) { on_reason(self, reason, priority); }),
+      probe.metered(
+          "view_sync",
+          [self](msg::view_atom, const std::string& reason, uint64_t priority, msg::sync_atom) {
+            on_reason(self, reason, priority);
+            return once_saved(self);
+          }),
       probe.metered("step_exit", [self](const msg::step_exit& ex) { on_step_exit(self, ex); }),
       probe.metered("step",
                     [self](msg::step_atom, msg::job_request& req, caf::actor& client) {

@@ -68,6 +68,9 @@ using job_actor = caf::typed_actor<
     /// The scheduler's pending reason (holds and DependencyNeverSatisfied included) and
     /// priority for the job.
     caf::reacts_to<msg::view_atom, std::string, uint64_t>,
+    /// As above, for a hold or release a client waits for: ok once the job's record holding it
+    /// is durable.
+    caf::replies_to<msg::view_atom, std::string, uint64_t, msg::sync_atom>::with<caf::ok_atom>,
     /// One node's tasks of one step ended.
     caf::reacts_to<msg::step_exit>,
     /// A step inside the allocation for `client`; errc::invalid_request unless running,

@@ -273,13 +273,35 @@ caf::result<caf::ok_atom> job_command(scheduler_self self, const std::string& op
   if (!err.empty()) return make_error(errc::invalid_request, err);
   config::log().info("job {} job={} uid={}", op, id, uid);
   request_pass(self);
-  return caf::ok_atom::value;
+  if (op == "top") return caf::ok_atom::value;
+  // A hold or release is told at once, not at the next pass, so that the record holding it is
+  // durable before the client hears ok. Released, the reason is "None" until the pass gives
+  // one (as in Slurm).
+  std::string reason = q->hold == policy::hold_kind::none   ? "None"
+                       : q->hold == policy::hold_kind::user ? "JobHeldUser"
+                                                            : "JobHeldAdmin";
+  auto& st = self->state;
+  auto job = st.job_actors.find(id);
+  if (q->is_array || job == st.job_actors.end()) {
+    // An array's line is the controller's, which saves it on this news; the controller makes
+    // it durable before it answers the client (its messages from here arrive in order).
+    tell_reason(self, *q, reason);
+    return caf::ok_atom::value;
+  }
+  q->reason = reason;
+  q->told_priority = static_cast<uint64_t>(std::max<int64_t>(0, q->factors.total));
+  auto rp = self->make_response_promise<caf::ok_atom>();
+  self->request(job->second, caf::infinite, msg::view_atom_v, reason, q->told_priority,
+                msg::sync_atom_v)
+      .then([rp](caf::ok_atom) mutable { rp.deliver(caf::ok_atom::value); },
+            [rp](caf::error& e) mutable { rp.deliver(std::move(e)); });
+  return rp;
 }
 
 /// A job recovered from saved state takes its nodes back, as the pass would have recorded them.
 void adopt(scheduler_self self, uint64_t id, const msg::job_request& req,
-           const std::vector<std::string>& names, const std::vector<uint32_t>& cpus,
-           int64_t start, uint64_t array_id, uint32_t index) {
+           const std::vector<std::string>& names, const std::vector<uint32_t>& cpus, int64_t start,
+           uint64_t array_id, uint32_t index) {
   auto& st = self->state;
   policy::started_job run;
   bool whole = cpus.size() != names.size();

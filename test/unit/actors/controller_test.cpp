@@ -8,10 +8,13 @@
 #include "actors/controller.hpp"
 #include "actors/job.hpp"
 #include "actors/saved_state.hpp"
+#include "actors/state_keeper.hpp"
 #include "config/config.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 #include "policy/job_lifecycle.hpp"
+#include "runtime/bootstrap/temp_dir.hpp"
+#include "state/load.hpp"
 
 namespace {
 
@@ -159,6 +162,52 @@ BOOST_AUTO_TEST_CASE(a_step_exit_for_an_unknown_job_is_dropped_and_the_controlle
   ex.tasks = {{0, 0, 0}};
   caf::anon_send(controller, ex);
   BOOST_TEST(static_cast<bool>(submit("after:2")));
+}
+
+BOOST_AUTO_TEST_CASE(a_hold_or_release_is_on_disk_when_the_client_hears_ok) {
+  // A controller saving to a real directory; each ok is checked against what load() finds.
+  auto dir = runtime::make_temp_dir("shoal-hold-durable");
+  BOOST_REQUIRE(dir);
+  actors::state_keeper_settings keep;
+  keep.locations = {*dir};
+  actors::controller_recovery recovery;
+  auto keeper = actors::spawn_state_keeper(*sys, keep, {});
+  recovery.keeper = keeper;
+  auto conf = config::parse_config(config::default_config_text(2, 6917), "<embedded>", "/");
+  BOOST_REQUIRE(conf);
+  caf::anon_send_exit(controller, caf::exit_reason::user_shutdown);
+  controller = caf::actor_cast<caf::actor>(
+      actors::spawn_controller(*sys, *conf, nullptr, nullptr, std::move(recovery)));
+  auto job = submit("host:1:hold");  // stays pending: no node daemon ever registers
+  BOOST_REQUIRE(job);
+  auto saved_reason = [&] {
+    auto loaded = state::load({*dir});
+    BOOST_REQUIRE(loaded);
+    auto rec = actors::decoded<msg::job_record>(loaded->records[actors::job_key(job->job_id)]);
+    BOOST_REQUIRE(rec);
+    return rec->info.reason;
+  };
+  auto control = [&](const std::string& op) {
+    msg::job_control ctl;
+    ctl.op = op;
+    ctl.jobs = {std::to_string(job->job_id)};
+    ctl.uid = 1000;
+    caf::scoped_actor self{*sys};
+    bool ok = false;
+    self->request(controller, std::chrono::seconds{5}, msg::jobctl_atom_v, ctl)
+        .receive([&](caf::ok_atom) { ok = true; },
+                 [&](caf::error& err) { BOOST_FAIL(op << ": " << caf::to_string(err)); });
+    BOOST_REQUIRE(ok);
+  };
+  control("hold");
+  BOOST_TEST(saved_reason() == "JobHeldUser");
+  control("release");
+  auto released = saved_reason();
+  BOOST_TEST(released != "JobHeldUser");
+  BOOST_TEST(released != "JobHeldAdmin");
+  control("uhold");
+  BOOST_TEST(saved_reason() == "JobHeldUser");
+  caf::anon_send_exit(keeper, caf::exit_reason::user_shutdown);  // its writer goes with it
 }
 
 BOOST_AUTO_TEST_SUITE_END()
