@@ -15,7 +15,7 @@ $C.includes(["messages/states.hpp"]);
 # Raise the major (and reset the minor) for any change older peers cannot read; peers of another
 # major then refuse each other's messages with errc::incompatible_version.
 const wireMajor :UInt16 = 1;
-const wireMinor :UInt16 = 1;
+const wireMinor :UInt16 = 2;
 
 struct MachineStatus {
   nodeName @0 :Text;         # the configured node name this daemon speaks for
@@ -369,4 +369,39 @@ struct StepdFrame {
   output @2 :TaskOutput;     # kind 2
   exit @3 :StepExit;         # kind 3: sent until acknowledged, on every new connection
   signo @4 :Int32;           # kind 4: the signal for every task's process group
+}
+
+# -- the CLI's front door (runtime/ctld/front_door.hpp) --------------------------------------------
+# A client connects to a controller line's port + 1 (SlurmctldPort and the port after it) and
+# sends frames: a little-endian UInt32 byte count, then one encoded ClientRequest (version header
+# included). The front door answers each with one ClientReply frame, in order, on the same
+# connection.
+
+struct ClientRequest {
+  op @0 :UInt8;              # 1 ping, 2 jobs, 3 job, 4 nodes, 5 partitions, 6 config, 7 cancel,
+                             # 8 jobControl, 9 pending, 10 map, 11 nodeUpdate, 12 setDebug,
+                             # 13 debugFlags, 14 diagReset, 15 submit
+  credential @1 :Text;       # the caller's credential (AuthType); empty under auth/none
+  includeFinished @2 :Bool;  # jobs: finished ones too
+  jobId @3 :UInt64;          # job
+  target @4 :Text;           # cancel: "12", "12_4" (an array task), "12_[1-5]"
+  signo @5 :Int32;           # cancel: 0 cancels, else the signal for the tasks
+  uid @6 :UInt32;            # cancel, diagReset: who asks
+  text @7 :Text;             # setDebug: the level; debugFlags: the changes ("+F -F")
+  user @8 :Text;             # setDebug, debugFlags: who asks
+  submission @9 :JobRequest; # submit
+  control @10 :JobControl;   # jobControl
+  update @11 :NodeUpdate;    # nodeUpdate
+}
+
+struct ClientReply {
+  errorCode @0 :UInt8;       # 0: done; else the errc (messages/errc.hpp) of the refusal
+  errorText @1 :Text;        # what the user is shown
+  jobs @2 :List(JobInfo);    # jobs; job and submit: the one job
+  nodes @3 :List(NodeInfo);  # nodes
+  partitions @4 :List(PartitionInfo); # partitions
+  pending @5 :List(PendingDetail);    # pending
+  map @6 :TopologyView;      # map
+  status @7 :ControllerStatus; # ping
+  text @8 :Text;             # config (rendered), setDebug and debugFlags (what is now on)
 }

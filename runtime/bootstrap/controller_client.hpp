@@ -24,6 +24,12 @@ caf::expected<config::cluster_config> load_cluster_config(const std::string& exp
 /// lines, else 127.0.0.1 on SlurmctldPort.
 std::vector<config::controller_host> controller_lines(const config::cluster_config& cfg);
 
+/// The port of a controller line's front door (runtime/ctld/front_door.hpp): the one after the
+/// line's port, as Slurm's SlurmctldPort=6817-6818 gives slurmctld two.
+inline uint16_t front_door_port(const config::controller_host& line) {
+  return static_cast<uint16_t>(line.port + 1);
+}
+
 /// Address and port of the first of controller_lines (the primary).
 std::pair<std::string, uint16_t> controller_endpoint(const config::cluster_config& cfg);
 

@@ -32,28 +32,65 @@ namespace shoal::runtime {
 
 namespace fs = std::filesystem;
 
-caf::expected<std::vector<uint16_t>> free_loopback_ports(size_t count) {
+namespace {
+
+/// A socket bound to 127.0.0.1:`port` (0: any), or -1.
+int bind_loopback(uint16_t port) {
+  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+uint16_t port_of(int fd) {
+  sockaddr_in addr{};
+  socklen_t len = sizeof addr;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return 0;
+  return ntohs(addr.sin_port);
+}
+
+}  // namespace
+
+caf::expected<std::vector<uint16_t>> free_loopback_ports(size_t count, size_t pairs) {
   // All sockets stay bound until every port is read, so the ports are distinct (one at a time,
   // the kernel may hand the same port out twice).
   std::vector<int> fds;
   std::vector<uint16_t> ports;
   caf::error failed;
   for (size_t i = 0; i < count && !failed; ++i) {
-    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    if (fd < 0) {
-      failed = make_error(errc::system_error, std::string{"socket: "} + strerror(errno));
-      break;
+    // A controller's port needs the one after it free too, for its front door.
+    for (int attempt = 0;; ++attempt) {
+      int fd = bind_loopback(0);
+      if (fd < 0) {
+        failed = make_error(errc::system_error, std::string{"bind: "} + strerror(errno));
+        break;
+      }
+      auto port = port_of(fd);
+      if (i >= pairs) {
+        fds.push_back(fd);
+        ports.push_back(port);
+        break;
+      }
+      int next = port < 65535 ? bind_loopback(static_cast<uint16_t>(port + 1)) : -1;
+      if (next >= 0) {
+        fds.push_back(fd);
+        fds.push_back(next);
+        ports.push_back(port);
+        break;
+      }
+      fds.push_back(fd);  // held, so the kernel offers another next time
+      if (attempt == 100) {
+        failed = make_error(errc::system_error, "no two consecutive free ports on 127.0.0.1");
+        break;
+      }
     }
-    fds.push_back(fd);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof addr;
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
-      failed = make_error(errc::system_error, std::string{"bind: "} + strerror(errno));
-    else
-      ports.push_back(ntohs(addr.sin_port));
   }
   for (auto fd : fds) ::close(fd);
   if (failed) return failed;
@@ -61,7 +98,7 @@ caf::expected<std::vector<uint16_t>> free_loopback_ports(size_t count) {
 }
 
 caf::expected<uint16_t> free_loopback_port() {
-  auto ports = free_loopback_ports(1);
+  auto ports = free_loopback_ports(1, 1);
   if (!ports) return std::move(ports.error());
   return ports->front();
 }
@@ -91,7 +128,7 @@ caf::error local_cluster::prepare(const char* dir_prefix, unsigned daemons) {
   dir_ = std::move(*dir);
   // The controller, its /metrics and each daemon's /metrics: ports of their own, so clusters and
   // daemons can share the host.
-  auto ports = free_loopback_ports(2 + daemons);
+  auto ports = free_loopback_ports(2 + daemons, 1);
   if (!ports) return std::move(ports.error());
   port_ = (*ports)[0];
   config_path_ = dir_ + "/shoal.conf";

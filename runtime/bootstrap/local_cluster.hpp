@@ -11,13 +11,16 @@
 
 namespace shoal::runtime {
 
-/// A TCP port on 127.0.0.1 that was free a moment ago (bound to port 0, then released).
+/// A TCP port on 127.0.0.1 that was free a moment ago, with the port after it (bound to port 0,
+/// then released): for a controller, whose front door listens on the next port.
 /// Error: errc::system_error when no socket can be bound.
 caf::expected<uint16_t> free_loopback_port();
 
 /// `count` such ports, all different (held bound together until all are known), for one
-/// cluster's controller and /metrics endpoints. Error: errc::system_error.
-caf::expected<std::vector<uint16_t>> free_loopback_ports(size_t count);
+/// cluster's controllers and /metrics endpoints; the first `pairs` of them have the port after
+/// them free too (and different from every other port returned), for controllers.
+/// Error: errc::system_error.
+caf::expected<std::vector<uint16_t>> free_loopback_ports(size_t count, size_t pairs = 0);
 
 /// A controller and N node daemons on 127.0.0.1, started from the embedded default config in a
 /// private directory (config and logs), in their own process group so a Ctrl-C meant for the

@@ -15,6 +15,7 @@
 #include "messages/type_ids.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/ctld/bring_up.hpp"
+#include "runtime/ctld/front_door.hpp"
 
 namespace shoal::runtime {
 
@@ -38,6 +39,10 @@ class failover {
   void run() {
     config::log().info("shoalctld starting role={} name={} address={} port={} lines={}", role_,
                        me_.name, me_.address, me_.port, setup_.lines.size());
+    if (!open_door()) {
+      self_->fail_state(std::move(failure_));
+      return;
+    }
     if (index() == 0)
       take_control();
     else
@@ -87,6 +92,7 @@ class failover {
     }
     // A shutdown: what was acknowledged must be durable before the process goes.
     if (running_.controller) make_durable();
+    caf::anon_send_exit(door_, caf::exit_reason::user_shutdown);
     if (failure_) self_->fail_state(std::move(failure_));
   }
 
@@ -150,9 +156,8 @@ class failover {
     if (stopping_) return false;
     drop_standby();
     auto started = clock::now();
-    auto instance =
-        bring_up_controller(self_->system(), setup_.cfg, setup_.meters, setup_.metrics_address,
-                            setup_.cold_start);
+    auto instance = bring_up_controller(self_->system(), setup_.cfg, setup_.meters,
+                                        setup_.metrics_address, setup_.cold_start);
     setup_.cold_start = false;  // a later stint in control resumes from the saved state
     if (!instance) {
       fail(std::move(instance.error()));
@@ -253,6 +258,24 @@ class failover {
 
   // -- the port -----------------------------------------------------------------------------------
 
+  /// The CLI's front door, on the port after this line's, for this process's whole life; what
+  /// answers behind it follows the role (retarget_atom in publish and unpublish).
+  bool open_door() {
+    front_door_setup door;
+    door.address = setup_.bind_address;
+    door.port = front_door_port(me_);
+    door.request_timeout = std::max(std::chrono::seconds{60}, message_timeout_);
+    auto opened = open_front_door(self_->system(), door);
+    if (!opened) {
+      failure_ = std::move(opened.error());
+      config::log().error("{}", describe(failure_));
+      return false;
+    }
+    door_ = opened->actor;
+    config::log().info("shoalctld front door listening port={}", opened->port);
+    return true;
+  }
+
   /// Publishes `whom` on this line's port. A port given up a moment ago may still be held while
   /// CAF closes its acceptor, so a re-publish is retried for a few seconds.
   bool publish(const caf::actor& whom, bool standby) {
@@ -260,6 +283,7 @@ class failover {
     for (;;) {
       auto port = publish_controller(self_->system(), whom, me_.port, setup_.bind_address, standby);
       if (port) {
+        retarget(whom);
         if (!published_once_)
           config::log().info("shoalctld listening port={} config={}", *port, setup_.cfg.path);
         published_once_ = true;
@@ -276,7 +300,18 @@ class failover {
     }
   }
 
+  /// Points the front door at `whom` and waits until it took effect.
+  void retarget(const caf::actor& whom) {
+    self_->request(door_, message_timeout_, retarget_atom::value, whom)
+        .receive([](caf::ok_atom) {},
+                 [&](caf::error& err) {
+                   config::log().error("front door: cannot retarget: {}",
+                                       self_->system().render(err));
+                 });
+  }
+
   void unpublish(const caf::actor& whom) {
+    retarget(caf::actor{});
     self_
         ->request(self_->system().middleman().actor_handle(), message_timeout_,
                   caf::unpublish_atom::value, whom.address(), me_.port)
@@ -333,6 +368,7 @@ class failover {
   std::chrono::seconds message_timeout_;
   controller_instance running_;
   caf::actor standby_;
+  caf::actor door_;
   bool published_once_ = false;
   bool stopping_ = false;
   bool handed_back_ = false;

@@ -32,7 +32,7 @@ struct backup_pair {
   int primary_starts = 0;
 
   backup_pair() {
-    auto ports = shoal::runtime::free_loopback_ports(2);
+    auto ports = shoal::runtime::free_loopback_ports(2, 2);
     BOOST_REQUIRE(ports);
     auto p1 = std::to_string((*ports)[0]);
     auto p2 = std::to_string((*ports)[1]);

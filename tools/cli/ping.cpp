@@ -5,28 +5,25 @@
 #include <chrono>
 #include <cstdio>
 
-#include <caf/all.hpp>
-#include <caf/io/all.hpp>
-
-#include "messages/type_ids.hpp"
+#include "messages/front_door.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
-#include "runtime/bootstrap/system_setup.hpp"
+#include "runtime/bootstrap/front_door_client.hpp"
 #include "tools/cli/session.hpp"
 
 namespace shoal::cli {
 
 namespace {
 
-/// True when the shoalctld of `line` answers a ping within MessageTimeout, in control or not.
-bool answers(caf::actor_system& sys, const config::controller_host& line,
-             std::chrono::seconds timeout) {
-  auto peer = runtime::connect_controller_at(sys, line.address, line.port, true);
-  if (!peer) return false;
-  bool up = false;
-  caf::scoped_actor self{sys};
-  self->request(*peer, timeout, caf::ping_atom::value)
-      .receive([&](const msg::controller_status&) { up = true; }, [](caf::error&) {});
-  return up;
+/// True when the shoalctld of `line` answers a ping through its front door within
+/// MessageTimeout, in control or not.
+bool answers(const config::controller_host& line, std::chrono::seconds timeout) {
+  auto door = runtime::front_door_client::connect(line.address, runtime::front_door_port(line),
+                                                  std::chrono::seconds{2});
+  if (!door) return false;
+  auto reply = door->call(msg::make_client_request(msg::client_op::ping), timeout);
+  // A shoalctld between roles refuses even a ping, but it is up.
+  return reply && (reply->error_code == 0 ||
+                   reply->error_code == static_cast<uint8_t>(errc::not_in_control));
 }
 
 }  // namespace
@@ -34,14 +31,11 @@ bool answers(caf::actor_system& sys, const config::controller_host& line,
 int ping_controllers(const std::string& conf_path) {
   auto conf = runtime::load_cluster_config(conf_path);
   if (!conf) return fail("control", describe(conf.error()));
-  caf::actor_system_config sys_cfg;
-  runtime::configure_actor_system(sys_cfg, 2);
-  caf::actor_system sys{sys_cfg};
   auto lines = runtime::controller_lines(*conf);
   bool any_up = false;
   bool any_down = false;
   for (size_t i = 0; i < lines.size(); ++i) {
-    bool up = answers(sys, lines[i], std::chrono::seconds{conf->message_timeout_s});
+    bool up = answers(lines[i], std::chrono::seconds{conf->message_timeout_s});
     (up ? any_up : any_down) = true;
     std::printf("shoalctld(%s) at %s is %s\n", runtime::controller_role(i, lines.size()).c_str(),
                 lines[i].name.c_str(), up ? "UP" : "DOWN");

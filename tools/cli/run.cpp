@@ -71,7 +71,7 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     // Before any thread exists, so only the watcher thread ever takes these signals.
     runtime::block_shutdown_signals();
     int code = 0;
-    auto s = open_session("run", conf, code);
+    auto s = open_actor_session("run", conf, code);
     if (!s) return code;
     auto result = std::make_shared<std::promise<int>>();
     auto done = result->get_future();

@@ -27,6 +27,14 @@ std::unique_ptr<session> open_session(const std::string& cmd, const std::string&
     return nullptr;
   }
   s->conf = std::move(*conf);
+  code = 0;
+  return s;
+}
+
+std::unique_ptr<session> open_actor_session(const std::string& cmd, const std::string& conf_path,
+                                            int& code) {
+  auto s = open_session(cmd, conf_path, code);
+  if (!s) return nullptr;
   s->sys_cfg = std::make_unique<caf::actor_system_config>();
   runtime::configure_actor_system(*s->sys_cfg, 2);
   s->sys = std::make_unique<caf::actor_system>(*s->sys_cfg);
@@ -34,18 +42,43 @@ std::unique_ptr<session> open_session(const std::string& cmd, const std::string&
     code = fail(cmd, describe(err));
     return nullptr;
   }
-  code = 0;
   return s;
 }
+
+namespace {
+
+/// Counts the wait for a controller in control: nothing while waiting_since is unset; prints the
+/// waiting line once after 2 s; an error once `patience` has passed.
+caf::error keep_waiting(session& s, const std::string& why, const caf::error& last, size_t lines) {
+  auto now = std::chrono::steady_clock::now();
+  if (!s.waiting_since) s.waiting_since = now;
+  auto waited = now - *s.waiting_since;
+  auto patience = runtime::controller_patience(s.conf);
+  if (waited >= patience) {
+    auto seconds = std::chrono::duration_cast<std::chrono::seconds>(patience).count();
+    if (lines == 1 && !is_not_in_control(last))
+      return make_error(errc::unreachable, describe(last) + " (waited " + std::to_string(seconds) +
+                                               " s: MessageTimeout)");
+    return make_error(errc::unreachable, "no controller in control after waiting " +
+                                             std::to_string(seconds) + " s (" + why + ")");
+  }
+  if (!s.said_waiting && waited >= std::chrono::seconds{2}) {
+    std::fprintf(stderr, "shoal: waiting for the controller (%s)...\n", why.c_str());
+    std::fflush(stderr);
+    s.said_waiting = true;
+  }
+  std::this_thread::sleep_for(std::chrono::seconds{1});
+  return caf::none;
+}
+
+}  // namespace
 
 bool is_not_in_control(const caf::error& err) {
   return err.category() == error_category && static_cast<errc>(err.code()) == errc::not_in_control;
 }
 
 caf::error find_controller(session& s) {
-  using clock = std::chrono::steady_clock;
   auto lines = runtime::controller_lines(s.conf);
-  auto patience = runtime::controller_patience(s.conf);
   for (;;) {
     std::string why;
     caf::error last;
@@ -62,34 +95,181 @@ caf::error find_controller(session& s) {
       why += (why.empty() ? "" : "; ") + runtime::describe_line(line) + ": " + reason;
       last = std::move(ctl.error());
     }
-    auto now = clock::now();
-    if (!s.waiting_since) s.waiting_since = now;
-    auto waited = now - *s.waiting_since;
-    if (waited >= patience) {
-      auto seconds = std::chrono::duration_cast<std::chrono::seconds>(patience).count();
-      if (lines.size() == 1 && !is_not_in_control(last))
-        return make_error(errc::unreachable, describe(last) + " (waited " +
-                                                 std::to_string(seconds) + " s: MessageTimeout)");
-      return make_error(errc::unreachable, "no controller in control after waiting " +
-                                               std::to_string(seconds) + " s (" + why + ")");
-    }
-    if (!s.said_waiting && waited >= std::chrono::seconds{2}) {
-      std::fprintf(stderr, "shoal: waiting for the controller (%s)...\n", why.c_str());
-      std::fflush(stderr);
-      s.said_waiting = true;
-    }
-    std::this_thread::sleep_for(std::chrono::seconds{1});
+    if (auto err = keep_waiting(s, why, last, lines.size())) return err;
   }
 }
 
-caf::error reconnect(session& s) {
-  // Leaked on purpose: tearing a CAF 0.17 system down can wait on its connections.
-  (void)s.sys.release();
-  (void)s.sys_cfg.release();
-  s.sys_cfg = std::make_unique<caf::actor_system_config>();
-  runtime::configure_actor_system(*s.sys_cfg, 2);
-  s.sys = std::make_unique<caf::actor_system>(*s.sys_cfg);
-  return find_controller(s);
+caf::expected<msg::client_reply> call(session& s, const msg::client_request& req) {
+  auto lines = runtime::controller_lines(s.conf);
+  auto patience =
+      std::chrono::duration_cast<std::chrono::milliseconds>(runtime::controller_patience(s.conf));
+  for (;;) {
+    std::string why;
+    caf::error last;
+    for (size_t k = 0; k < lines.size(); ++k) {
+      size_t i = (s.line + k) % lines.size();
+      const auto& line = lines[i];
+      auto port = runtime::front_door_port(line);
+      caf::error err;
+      std::string reason;  // a few words for the waiting line
+      if (!s.door.connected() || s.line != i) {
+        auto door =
+            runtime::front_door_client::connect(line.address, port, std::chrono::seconds{2});
+        if (door) {
+          s.door = std::move(*door);
+          s.line = i;
+        } else {
+          reason = describe(door.error());
+          err = make_error(errc::unreachable, "cannot reach the controller at " + line.address +
+                                                  ":" + std::to_string(port) + " (" + reason +
+                                                  "); is shoalctld running there?");
+        }
+      }
+      if (!err) {
+        auto reply = s.door.call(req, patience);
+        if (!reply) {
+          if (reply.error().category() == error_category &&
+              static_cast<errc>(reply.error().code()) == errc::incompatible_version)
+            return std::move(reply.error());
+          err = std::move(reply.error());
+          reason = describe(err);
+        } else if (reply->error_code == static_cast<uint8_t>(errc::not_in_control)) {
+          err = make_error(errc::not_in_control, reply->error_text);
+          reason = "not in control";
+          s.door = runtime::front_door_client{};
+        } else if (reply->error_code != 0) {
+          s.waiting_since.reset();
+          return make_error(static_cast<errc>(reply->error_code), reply->error_text);
+        } else {
+          s.waiting_since.reset();
+          return std::move(*reply);
+        }
+      }
+      why += (why.empty() ? "" : "; ") + runtime::describe_line(line) + ": " + reason;
+      last = std::move(err);
+    }
+    if (auto err = keep_waiting(s, why, last, lines.size())) return err;
+  }
+}
+
+// -- requests -------------------------------------------------------------------------------
+
+namespace {
+
+msg::client_request request_of(msg::client_op op) {
+  return msg::make_client_request(op);
+}
+
+}  // namespace
+
+msg::client_request to_request(msg::jobs_atom, bool include_finished) {
+  auto r = request_of(msg::client_op::jobs);
+  r.include_finished = include_finished;
+  return r;
+}
+
+msg::client_request to_request(msg::jobs_atom) {
+  return to_request(msg::jobs_atom_v, true);
+}
+
+msg::client_request to_request(msg::jobs_atom, uint64_t id) {
+  auto r = request_of(msg::client_op::job);
+  r.job_id = id;
+  return r;
+}
+
+msg::client_request to_request(msg::nodes_atom) {
+  return request_of(msg::client_op::nodes);
+}
+
+msg::client_request to_request(msg::parts_atom) {
+  return request_of(msg::client_op::partitions);
+}
+
+msg::client_request to_request(msg::config_atom) {
+  return request_of(msg::client_op::config);
+}
+
+msg::client_request to_request(msg::cancel_atom, std::string target, int32_t signo, uint32_t uid) {
+  auto r = request_of(msg::client_op::cancel);
+  r.target = std::move(target);
+  r.signo = signo;
+  r.uid = uid;
+  return r;
+}
+
+msg::client_request to_request(msg::jobctl_atom, msg::job_control ctl) {
+  auto r = request_of(msg::client_op::job_control);
+  r.control = std::move(ctl);
+  return r;
+}
+
+msg::client_request to_request(msg::pending_atom) {
+  return request_of(msg::client_op::pending);
+}
+
+msg::client_request to_request(msg::map_atom) {
+  return request_of(msg::client_op::map);
+}
+
+msg::client_request to_request(msg::nodeupd_atom, msg::node_update up) {
+  auto r = request_of(msg::client_op::node_update);
+  r.update = std::move(up);
+  return r;
+}
+
+msg::client_request to_request(msg::setdebug_atom, std::string level, std::string user) {
+  auto r = request_of(msg::client_op::set_debug);
+  r.text = std::move(level);
+  r.user = std::move(user);
+  return r;
+}
+
+msg::client_request to_request(msg::dbgflags_atom, std::string changes, std::string user) {
+  auto r = request_of(msg::client_op::debug_flags);
+  r.text = std::move(changes);
+  r.user = std::move(user);
+  return r;
+}
+
+msg::client_request to_request(msg::diagreset_atom, uint32_t uid) {
+  auto r = request_of(msg::client_op::diag_reset);
+  r.uid = uid;
+  return r;
+}
+
+msg::client_request to_request(msg::submit_atom, msg::job_request req, caf::actor) {
+  auto r = request_of(msg::client_op::submit);
+  r.submission = std::move(req);
+  return r;
+}
+
+void take(msg::client_reply& r, std::vector<msg::job_info>& out) {
+  out = std::move(r.jobs);
+}
+
+void take(msg::client_reply& r, msg::job_info& out) {
+  if (!r.jobs.empty()) out = std::move(r.jobs.front());
+}
+
+void take(msg::client_reply& r, std::vector<msg::node_info>& out) {
+  out = std::move(r.nodes);
+}
+
+void take(msg::client_reply& r, std::vector<msg::partition_info>& out) {
+  out = std::move(r.partitions);
+}
+
+void take(msg::client_reply& r, std::vector<msg::pending_detail>& out) {
+  out = std::move(r.pending);
+}
+
+void take(msg::client_reply& r, msg::topology_view& out) {
+  out = std::move(r.map);
+}
+
+void take(msg::client_reply& r, std::string& out) {
+  out = std::move(r.text);
 }
 
 void quit_process(int code) {

@@ -10,6 +10,9 @@
 
 #include "config/config.hpp"
 #include "messages/errc.hpp"
+#include "messages/front_door.hpp"
+#include "messages/type_ids.hpp"
+#include "runtime/bootstrap/front_door_client.hpp"
 
 namespace shoal::cli {
 
@@ -17,13 +20,18 @@ namespace shoal::cli {
 constexpr int exit_failure = 1;
 constexpr int exit_usage = 2;
 
-/// A connected CLI process: the config it read, its actor system and the controller handle.
+/// A CLI process talking to the controller: the config it read and its connection to the front
+/// door of the controller line in control (runtime/ctld/front_door.hpp: no actor system). Only
+/// `shoal run`, which streams output through actor messages, also connects an actor system
+/// (open_actor_session).
 struct session {
   std::string cmd;  ///< the command, for messages
   config::cluster_config conf;
-  std::unique_ptr<caf::actor_system_config> sys_cfg;
-  std::unique_ptr<caf::actor_system> sys;
-  caf::actor controller;
+  runtime::front_door_client door;  ///< to the front door of `line`, once connected
+  size_t line = 0;                  ///< the SlurmctldHost line that answered last
+  std::unique_ptr<caf::actor_system_config> sys_cfg;  ///< open_actor_session only
+  std::unique_ptr<caf::actor_system> sys;             ///< open_actor_session only
+  caf::actor controller;                              ///< open_actor_session only
   /// When the current request first found no controller in control (unset while one answers).
   std::optional<std::chrono::steady_clock::time_point> waiting_since;
   bool said_waiting = false;  ///< the "waiting for the controller" line was printed
@@ -32,61 +40,73 @@ struct session {
 /// Prints "shoal CMD: error: TEXT" to stderr and returns `code`.
 int fail(const std::string& cmd, const std::string& text, int code = exit_failure);
 
-/// Reads the config (-f, $SHOAL_CONF, /etc/shoal/shoal.conf) and connects to its controller in
-/// control (find_controller). On failure prints the error and returns the exit code in `code`.
+/// Reads the config (-f, $SHOAL_CONF, /etc/shoal/shoal.conf). Connecting waits for the first
+/// request. On failure prints the error and returns the exit code in `code`.
 std::unique_ptr<session> open_session(const std::string& cmd, const std::string& conf_path,
                                       int& code);
 
-/// Connects to the controller in control: the SlurmctldHost lines in order, the first that
-/// answers and is in control. While none is, it waits, retrying about every second; after 2 s
-/// it prints once to stderr "shoal: waiting for the controller (NAME at ADDR:PORT: why)...",
-/// and after runtime::controller_patience (MessageTimeout; with a backup line, at least
-/// 1.5 x SlurmctldTimeout, time for a takeover) it gives up. Error: errc::unreachable naming
-/// every line and why; errc::incompatible_version at once.
-caf::error find_controller(session& s);
+/// As open_session, plus an actor system connected to the controller in control
+/// (find_controller), for `shoal run`.
+std::unique_ptr<session> open_actor_session(const std::string& cmd, const std::string& conf_path,
+                                            int& code);
 
-/// Replaces the connection with a fresh actor system and find_controller's connection (the old
-/// system is left to the process exit). Error: as find_controller.
-caf::error reconnect(session& s);
+/// Connects the actor system to the controller in control: the SlurmctldHost lines in order,
+/// the first that answers and is in control. While none is, it waits, retrying about every
+/// second; after 2 s it prints once to stderr "shoal: waiting for the controller (NAME at
+/// ADDR:PORT: why)...", and after runtime::controller_patience (MessageTimeout; with a backup
+/// line, at least 1.5 x SlurmctldTimeout, time for a takeover) it gives up. Error:
+/// errc::unreachable naming every line and why; errc::incompatible_version at once.
+caf::error find_controller(session& s);
 
 /// True for errc::not_in_control: the shoalctld asked handed control to another.
 bool is_not_in_control(const caf::error& err);
 
-/// Sends a request and blocks for the answer (CLI only). Every request the CLI makes this way is
-/// idempotent (listings, updates, cancel, token-carrying submissions), so it is retried when no
-/// reply comes (over a fresh connection: CAF 0.17 can drop a reply on a connection whose socket
-/// id the controller reused a moment earlier, see docs/benchmarks.md, "A lost reply"; and a
-/// controller that died mid-request only shows as a timeout) and when the shoalctld asked is no
-/// longer in control (then find_controller follows control to another line, waiting for it).
+/// Sends `req` to the front door of the controller in control and waits for the reply. Lines
+/// are tried in order from the one that answered last; a line that is down, or answers that it
+/// is not in control, passes the request to the next; when none takes it, it waits as
+/// find_controller does (message after 2 s, gives up after controller_patience). A connection
+/// lost mid-request is tried again: every request the CLI sends is idempotent (listings,
+/// updates, cancel, token-carrying submissions). A refusal by the controller is an error with
+/// its errc and text.
+caf::expected<msg::client_reply> call(session& s, const msg::client_request& req);
+
+// -- requests as the controller's actor messages name them (see actors/controller.hpp) --------
+
+msg::client_request to_request(msg::jobs_atom, bool include_finished);
+msg::client_request to_request(msg::jobs_atom);
+msg::client_request to_request(msg::jobs_atom, uint64_t id);
+msg::client_request to_request(msg::nodes_atom);
+msg::client_request to_request(msg::parts_atom);
+msg::client_request to_request(msg::config_atom);
+msg::client_request to_request(msg::cancel_atom, std::string target, int32_t signo, uint32_t uid);
+msg::client_request to_request(msg::jobctl_atom, msg::job_control ctl);
+msg::client_request to_request(msg::pending_atom);
+msg::client_request to_request(msg::map_atom);
+msg::client_request to_request(msg::nodeupd_atom, msg::node_update up);
+msg::client_request to_request(msg::setdebug_atom, std::string level, std::string user);
+msg::client_request to_request(msg::dbgflags_atom, std::string changes, std::string user);
+msg::client_request to_request(msg::diagreset_atom, uint32_t uid);
+msg::client_request to_request(msg::submit_atom, msg::job_request req, caf::actor);
+
+/// The answer a reply carries, by the type the controller's actor answers with.
+void take(msg::client_reply& r, std::vector<msg::job_info>& out);
+void take(msg::client_reply& r, msg::job_info& out);
+void take(msg::client_reply& r, std::vector<msg::node_info>& out);
+void take(msg::client_reply& r, std::vector<msg::partition_info>& out);
+void take(msg::client_reply& r, std::vector<msg::pending_detail>& out);
+void take(msg::client_reply& r, msg::topology_view& out);
+void take(msg::client_reply& r, std::string& out);
+inline void take(msg::client_reply&, caf::ok_atom&) {}
+
+/// Sends a request through the front door and returns its answer, typed as the controller's
+/// actor answers it: `ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v, false)`.
 template <class T, class... Ts>
 caf::expected<T> ask(session& s, Ts&&... xs) {
-  // A healthy controller answers in milliseconds; a retry costs one reconnect and, thanks to
-  // idempotence, nothing else, so the first wait is short and later ones allow for load.
-  constexpr std::chrono::milliseconds waits[] = {std::chrono::seconds{2}, std::chrono::seconds{5},
-                                                 std::chrono::seconds{20}};
-  constexpr int attempts = 3;
-  int timeouts = 0;
-  for (;;) {
-    caf::expected<T> result{caf::error{}};
-    {
-      caf::scoped_actor self{*s.sys};
-      self->request(s.controller, waits[timeouts], xs...)
-          .receive([&](T& x) { result = std::move(x); },
-                   [&](caf::error& err) { result = std::move(err); });
-    }
-    if (result) {
-      s.waiting_since.reset();
-      return result;
-    }
-    if (is_not_in_control(result.error())) {
-      // Control moved between the connect and the request: follow it (bounded by
-      // find_controller's patience, which counts from the first refusal).
-      if (auto err = find_controller(s)) return err;
-      continue;
-    }
-    if (result.error() != caf::sec::request_timeout || ++timeouts == attempts) return result;
-    if (auto err = reconnect(s)) return err;
-  }
+  auto reply = call(s, to_request(std::forward<Ts>(xs)...));
+  if (!reply) return std::move(reply.error());
+  T out{};
+  take(*reply, out);
+  return out;
 }
 
 /// Flushes stdout/stderr and ends the process at once: a CLI has nothing to tear down, and the

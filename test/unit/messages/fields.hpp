@@ -448,4 +448,35 @@ inline msg::stepd_frame sample_stepd_frame() {
   return x;
 }
 
+inline msg::client_request sample_client_request() {
+  msg::client_request x;
+  x.op = 254;
+  x.credential = "MUNGE:AwQDAAA";
+  x.include_finished = true;
+  x.job_id = 77;
+  x.target = "12_[1-5]";
+  x.signo = -9;
+  x.uid = 4242;
+  x.text = "debug3";
+  x.user = "alice";
+  x.submission = sample_job_request();
+  x.control = sample_job_control();
+  x.update = sample_node_update();
+  return x;
+}
+
+inline msg::client_reply sample_client_reply() {
+  msg::client_reply x;
+  x.error_code = 253;
+  x.error_text = "Access/permission denied";
+  x.jobs = {sample_job_info(), sample_job_info()};
+  x.nodes = {sample_node_info()};
+  x.partitions = {sample_partition_info()};
+  x.pending = {sample_pending_detail()};
+  x.map = sample_topology_view();
+  x.status = sample_controller_status();
+  x.text = "PartitionName=debug";
+  return x;
+}
+
 }  // namespace shoal::test

@@ -18,4 +18,16 @@ BOOST_AUTO_TEST_CASE(ports_picked_together_are_all_different) {
   }
 }
 
+// A controller's front door listens on the port after its own: that one must be free too, and
+// not handed to anyone else.
+BOOST_AUTO_TEST_CASE(controller_ports_come_with_the_next_port_free_and_unshared) {
+  for (int round = 0; round < 20; ++round) {
+    auto ports = shoal::runtime::free_loopback_ports(12, 3);
+    BOOST_REQUIRE_MESSAGE(ports, (ports ? "" : shoal::describe(ports.error())));
+    std::set<uint16_t> taken(ports->begin(), ports->end());
+    for (size_t i = 0; i < 3; ++i) taken.insert(static_cast<uint16_t>((*ports)[i] + 1));
+    BOOST_REQUIRE_EQUAL(taken.size(), 15u);
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,323 @@
+#include "runtime/ctld/front_door.hpp"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <unordered_map>
+
+#include <caf/all.hpp>
+#include <caf/io/all.hpp>
+
+#include "config/log.hpp"
+#include "messages/codec.hpp"
+#include "messages/errc.hpp"
+#include "messages/front_door.hpp"
+#include "messages/type_ids.hpp"
+
+namespace shoal::runtime {
+
+namespace {
+
+using clock = std::chrono::steady_clock;
+using caf::io::connection_handle;
+using op = msg::client_op;
+
+using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
+
+/// One client connection. Handles are socket numbers, which the kernel hands out again as soon
+/// as a connection closes: a reply that arrives after its connection closed must not reach the
+/// next connection on the same number, so each connection has a serial of its own.
+struct connection {
+  uint64_t serial = 0;
+  std::string peer;           ///< "address:port", for the log
+  bool want_length = true;    ///< reading the 4-byte length, else the frame it announced
+  clock::time_point started;  ///< when the frame being read began (its first byte)
+  bool mid_frame = false;
+  uint64_t next_request = 0;  ///< number of the next request read
+  uint64_t next_reply = 0;    ///< number of the next reply to write (replies go out in order)
+  std::map<uint64_t, std::string> ready;  ///< replies waiting for the ones before them
+};
+
+struct door_state {
+  front_door_setup setup;
+  caf::actor target;  ///< who answers now (see retarget_atom)
+  std::unordered_map<connection_handle, connection> conns;
+  uint64_t next_serial = 1;
+  static inline const char* name = "front_door";
+};
+
+using door_self = caf::io::stateful_broker<door_state>*;
+
+void drop(door_self self, connection_handle hdl, const std::string& why) {
+  auto it = self->state.conns.find(hdl);
+  if (it == self->state.conns.end()) return;
+  config::log().warn("front door: dropped client {}: {}", it->second.peer, why);
+  self->state.conns.erase(it);
+  self->close(hdl);
+}
+
+/// Queues reply `number` of the connection `serial` and writes every reply now in order.
+void answer(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,
+            const msg::client_reply& reply) {
+  auto it = self->state.conns.find(hdl);
+  if (it == self->state.conns.end() || it->second.serial != serial) return;  // gone meanwhile
+  auto& c = it->second;
+  c.ready.emplace(number, msg::encode_client_frame(reply));
+  bool wrote = false;
+  for (auto r = c.ready.find(c.next_reply); r != c.ready.end(); r = c.ready.find(c.next_reply)) {
+    self->write(hdl, r->second.size(), r->second.data());
+    c.ready.erase(r);
+    ++c.next_reply;
+    wrote = true;
+  }
+  if (wrote) self->flush(hdl);
+}
+
+msg::client_reply refusal(const caf::error& err) {
+  msg::client_reply reply;
+  if (err.category() == error_category) {
+    reply.error_code = err.code();
+    reply.error_text = describe(err);
+  } else if (err == caf::sec::request_timeout) {
+    reply.error_code = static_cast<uint8_t>(errc::unreachable);
+    reply.error_text = "the controller did not answer in time";
+  } else {
+    reply.error_code = static_cast<uint8_t>(errc::system_error);
+    reply.error_text = "the controller failed to answer: " + caf::to_string(err);
+  }
+  return reply;
+}
+
+/// Asks the target and writes what it answers; `fill` puts a success into the reply.
+template <class... Answer, class Fill>
+void forward(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,
+             caf::message request, Fill fill) {
+  auto& st = self->state;
+  self->request(st.target, st.setup.request_timeout, std::move(request))
+      .then(
+          [self, hdl, serial, number, fill](Answer&... xs) {
+            msg::client_reply reply;
+            fill(reply, xs...);
+            answer(self, hdl, serial, number, reply);
+          },
+          [self, hdl, serial, number](caf::error& err) {
+            answer(self, hdl, serial, number, refusal(err));
+          });
+}
+
+void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,
+           msg::client_request& req) {
+  auto& st = self->state;
+  if (!st.target) {
+    answer(self, hdl, serial, number,
+           refusal(make_error(errc::not_in_control,
+                              "not in control: this shoalctld is changing roles")));
+    return;
+  }
+  auto done = [](msg::client_reply&, caf::ok_atom) {};
+  auto one_job = [](msg::client_reply& r, msg::job_info& j) { r.jobs.push_back(std::move(j)); };
+  auto text = [](msg::client_reply& r, std::string& t) { r.text = std::move(t); };
+  switch (static_cast<op>(req.op)) {
+    case op::ping:
+      forward<msg::controller_status>(
+          self, hdl, serial, number, caf::make_message(caf::ping_atom::value),
+          [](msg::client_reply& r, msg::controller_status& s) { r.status = s; });
+      return;
+    case op::jobs:
+      forward<std::vector<msg::job_info>>(
+          self, hdl, serial, number, caf::make_message(msg::jobs_atom_v, req.include_finished),
+          [](msg::client_reply& r, std::vector<msg::job_info>& v) { r.jobs = std::move(v); });
+      return;
+    case op::job:
+      forward<msg::job_info>(self, hdl, serial, number,
+                             caf::make_message(msg::jobs_atom_v, req.job_id), one_job);
+      return;
+    case op::nodes:
+      forward<std::vector<msg::node_info>>(
+          self, hdl, serial, number, caf::make_message(msg::nodes_atom_v),
+          [](msg::client_reply& r, std::vector<msg::node_info>& v) { r.nodes = std::move(v); });
+      return;
+    case op::partitions:
+      forward<std::vector<msg::partition_info>>(
+          self, hdl, serial, number, caf::make_message(msg::parts_atom_v),
+          [](msg::client_reply& r, std::vector<msg::partition_info>& v) {
+            r.partitions = std::move(v);
+          });
+      return;
+    case op::config:
+      forward<std::string>(self, hdl, serial, number, caf::make_message(msg::config_atom_v), text);
+      return;
+    case op::cancel:
+      forward<caf::ok_atom>(
+          self, hdl, serial, number,
+          caf::make_message(msg::cancel_atom_v, std::move(req.target), req.signo, req.uid), done);
+      return;
+    case op::job_control:
+      forward<caf::ok_atom>(self, hdl, serial, number,
+                            caf::make_message(msg::jobctl_atom_v, std::move(req.control)), done);
+      return;
+    case op::pending:
+      forward<std::vector<msg::pending_detail>>(
+          self, hdl, serial, number, caf::make_message(msg::pending_atom_v),
+          [](msg::client_reply& r, std::vector<msg::pending_detail>& v) {
+            r.pending = std::move(v);
+          });
+      return;
+    case op::map:
+      forward<msg::topology_view>(
+          self, hdl, serial, number, caf::make_message(msg::map_atom_v),
+          [](msg::client_reply& r, msg::topology_view& v) { r.map = std::move(v); });
+      return;
+    case op::node_update:
+      forward<caf::ok_atom>(self, hdl, serial, number,
+                            caf::make_message(msg::nodeupd_atom_v, std::move(req.update)), done);
+      return;
+    case op::set_debug:
+      forward<std::string>(
+          self, hdl, serial, number,
+          caf::make_message(msg::setdebug_atom_v, std::move(req.text), std::move(req.user)), text);
+      return;
+    case op::debug_flags:
+      forward<std::string>(
+          self, hdl, serial, number,
+          caf::make_message(msg::dbgflags_atom_v, std::move(req.text), std::move(req.user)), text);
+      return;
+    case op::diag_reset:
+      forward<caf::ok_atom>(self, hdl, serial, number,
+                            caf::make_message(msg::diagreset_atom_v, req.uid), done);
+      return;
+    case op::submit:
+      forward<msg::job_info>(
+          self, hdl, serial, number,
+          caf::make_message(msg::submit_atom_v, std::move(req.submission), caf::actor{}), one_job);
+      return;
+  }
+  answer(self, hdl, serial, number,
+         refusal(make_error(errc::invalid_request, "unknown request " +
+                                                       std::to_string(static_cast<int>(req.op)) +
+                                                       " (a client newer than this controller?)")));
+}
+
+void on_data(door_self self, caf::io::new_data_msg& m) {
+  auto it = self->state.conns.find(m.handle);
+  if (it == self->state.conns.end()) return;
+  auto& c = it->second;
+  if (c.want_length) {
+    auto length = msg::client_frame_length(m.buf.data());
+    if (length == 0 || length > msg::max_request_frame) {
+      drop(self, m.handle,
+           "frame length " + std::to_string(length) + " out of range (1.." +
+               std::to_string(msg::max_request_frame) + ")");
+      return;
+    }
+    c.want_length = false;
+    c.mid_frame = true;
+    c.started = clock::now();
+    self->configure_read(m.handle, caf::io::receive_policy::exactly(length));
+    return;
+  }
+  msg::client_request req;
+  if (auto err = msg::decode(m.buf, req)) {
+    drop(self, m.handle, describe(err));
+    return;
+  }
+  c.want_length = true;
+  c.mid_frame = false;
+  self->configure_read(m.handle, caf::io::receive_policy::exactly(msg::client_length_size));
+  serve(self, m.handle, c.serial, c.next_request++, req);
+}
+
+caf::behavior door_behavior(door_self self, int listen_fd, front_door_setup setup) {
+  self->state.setup = std::move(setup);
+  self->add_doorman(listen_fd);
+  self->delayed_send(self, self->state.setup.frame_patience / 2, sweep_atom::value);
+  return {
+      [self](const caf::io::new_connection_msg& m) {
+        auto& c = self->state.conns[m.handle];
+        c.serial = self->state.next_serial++;
+        c.peer = self->remote_addr(m.handle) + ":" + std::to_string(self->remote_port(m.handle));
+        c.started = clock::now();
+        self->configure_read(m.handle, caf::io::receive_policy::exactly(msg::client_length_size));
+      },
+      [self](caf::io::new_data_msg& m) { on_data(self, m); },
+      [self](const caf::io::connection_closed_msg& m) { self->state.conns.erase(m.handle); },
+      [](const caf::io::acceptor_closed_msg&) {
+        config::log().error("front door: the listening socket closed");
+      },
+      [self](retarget_atom, caf::actor& target) {
+        self->state.target = std::move(target);
+        return caf::ok_atom::value;
+      },
+      [self](sweep_atom) {
+        // A frame begun and not finished in time: a slow or stuck client (or one sending a
+        // length it never fills). Idle connections between frames cost nothing and stay.
+        auto& st = self->state;
+        auto now = clock::now();
+        std::vector<connection_handle> slow;
+        for (auto& [hdl, c] : st.conns)
+          if (c.mid_frame && now - c.started > st.setup.frame_patience) slow.push_back(hdl);
+        for (auto hdl : slow) drop(self, hdl, "frame not complete in time");
+        self->delayed_send(self, st.setup.frame_patience / 2, sweep_atom::value);
+      },
+  };
+}
+
+/// A listening TCP socket on `address`:`port` (every address when empty).
+caf::expected<int> listen_on(const std::string& address, uint16_t port) {
+  auto where = (address.empty() ? std::string{"*"} : address) + ":" + std::to_string(port);
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  auto service = std::to_string(port);
+  if (int rc = ::getaddrinfo(address.empty() ? nullptr : address.c_str(), service.c_str(), &hints,
+                             &found);
+      rc != 0)
+    return make_error(errc::system_error,
+                      "front door: cannot resolve " + where + ": " + ::gai_strerror(rc));
+  std::string why;
+  int fd = -1;
+  for (auto* ai = found; ai != nullptr && fd < 0; ai = ai->ai_next) {
+    fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0) continue;
+    int one = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (::bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || ::listen(fd, SOMAXCONN) != 0) {
+      why = std::strerror(errno);
+      ::close(fd);
+      fd = -1;
+    }
+  }
+  ::freeaddrinfo(found);
+  if (fd < 0)
+    return make_error(errc::system_error, "front door: cannot listen on " + where + ": " + why);
+  return fd;
+}
+
+uint16_t bound_port(int fd) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return 0;
+  if (addr.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
+  return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+}
+
+}  // namespace
+
+caf::expected<front_door> open_front_door(caf::actor_system& sys, const front_door_setup& setup) {
+  auto fd = listen_on(setup.address, setup.port);
+  if (!fd) return std::move(fd.error());
+  front_door door;
+  door.port = bound_port(*fd);
+  door.actor = sys.middleman().spawn_broker(door_behavior, *fd, setup);
+  return door;
+}
+
+}  // namespace shoal::runtime

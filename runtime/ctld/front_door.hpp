@@ -1,0 +1,49 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/atom.hpp>
+#include <caf/expected.hpp>
+
+namespace shoal::runtime {
+
+/// Where the front door listens and how patient it is with clients.
+struct front_door_setup {
+  std::string address;  ///< "" for every address
+  uint16_t port = 0;    ///< 0: any (tests); shoalctld uses its line's port + 1
+  /// A frame begun must be whole within this, else the peer is dropped (a slow client must not
+  /// hold a connection and its buffer forever).
+  std::chrono::milliseconds frame_patience{std::chrono::seconds{10}};
+  /// How long the controller's actors may take to answer one request.
+  std::chrono::seconds request_timeout{60};
+};
+
+/// `(retarget_atom, actor)` tells the front door which actor answers requests now: the
+/// controller in control, the standby while out of control, or a null handle while shoalctld
+/// changes roles (requests are then refused with errc::not_in_control, and clients try the next
+/// SlurmctldHost line). Answered with ok once in effect: a broker handles socket events as they
+/// come, not in its mailbox's order, so a request read after the send may still see the old
+/// target until then.
+using retarget_atom = caf::atom_constant<caf::atom("retarget")>;
+
+/// The CLI's front door (issue 17): a broker that speaks the framed Cap'n Proto protocol of
+/// messages/shoal.capnp's ClientRequest and ClientReply on a TCP port of its own, and turns each
+/// request into the actor message the controller answers (actors/controller.hpp), so a client
+/// needs no actor system, and replies travel on the connection that asked. Each connection is
+/// served in order, one request after another. A frame that is too long, does not decode, or
+/// comes too slowly is logged with the peer's address and the connection is closed; other
+/// connections carry on. The port is the returned actor's for its whole life.
+struct front_door {
+  caf::actor actor;
+  uint16_t port = 0;  ///< the port it listens on (the one asked for, or the one chosen)
+};
+
+/// Opens the port and spawns the door (blocking: for shoalctld's failover thread and tests).
+/// Error: errc::system_error naming the address and port.
+caf::expected<front_door> open_front_door(caf::actor_system& sys, const front_door_setup& setup);
+
+}  // namespace shoal::runtime
