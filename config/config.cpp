@@ -108,7 +108,8 @@ std::optional<controller_host> parse_controller_host(const std::string& text) {
   host.address = text.substr(open + 1, text.size() - open - 2);
   auto colon = host.address.find(':');
   if (colon != std::string::npos && colon == host.address.rfind(':')) {
-    auto port = cs::parse_unsigned(std::string_view{host.address}.substr(colon + 1), 65535);
+    // 65534 at most: the port after it is the controller's front door for the CLI.
+    auto port = cs::parse_unsigned(std::string_view{host.address}.substr(colon + 1), 65534);
     if (!port || *port == 0 || colon == 0) return std::nullopt;
     host.port = static_cast<uint16_t>(*port);
     host.address.resize(colon);
@@ -308,13 +309,17 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
   }
   if (k == "slurmctldport" || k == "machstatusport") {
     auto dash = v.find('-');
-    auto first = cs::parse_unsigned(std::string_view{v}.substr(0, dash), 65535);
+    // 65534 at most: the port after it is the controller's front door for the CLI.
+    auto first = cs::parse_unsigned(std::string_view{v}.substr(0, dash), 65534);
     bool ok = first && *first > 0;
     if (ok && dash != std::string::npos) {
       auto last = cs::parse_unsigned(std::string_view{v}.substr(dash + 1), 65535);
       ok = last && *last >= *first;
     }
-    if (!ok) return bad_value(at, p, p.key, "a port 1-65535, or a range such as 6817-6818");
+    if (!ok)
+      return bad_value(at, p, p.key,
+                       "a port 1-65534 (the CLI's front door takes the one after it), or a range "
+                       "such as 6817-6818");
     cfg_.controller_port = static_cast<uint16_t>(*first);
     return {};
   }

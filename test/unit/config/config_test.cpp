@@ -346,6 +346,7 @@ BOOST_AUTO_TEST_CASE(every_error_names_file_and_line) {
        "test.conf:1: ", "conflicts with Default=YES on partition 'a'"},
       {"SlurmctldPort=0\n", "test.conf:1: ", "invalid value '0' for SlurmctldPort"},
       {"SlurmctldPort=70000\n", "test.conf:1: ", "invalid value '70000' for SlurmctldPort"},
+      {"SlurmctldPort=65535\n", "test.conf:1: ", "the CLI's front door takes the one after it"},
       {"MachStatusPort=abc\n", "test.conf:1: ", "invalid value 'abc' for MachStatusPort"},
       {"SlurmctldPort=6818-6817\n", "test.conf:1: ", "for SlurmctldPort"},
       {"MetricsPort=-1\n", "test.conf:1: ", "for MetricsPort"},
@@ -503,7 +504,7 @@ BOOST_AUTO_TEST_CASE(render_config_writes_controller_lines_and_timeouts_back) {
 BOOST_AUTO_TEST_CASE(port_ranges_take_the_first_port) {
   BOOST_CHECK_EQUAL(parse_ok("SlurmctldPort=6817-6818\n").controller_port, 6817);
   BOOST_CHECK_EQUAL(parse_ok("MachStatusPort=612\n").controller_port, 612);
-  BOOST_CHECK_EQUAL(parse_ok("SlurmctldPort=65535\n").controller_port, 65535);
+  BOOST_CHECK_EQUAL(parse_ok("SlurmctldPort=65534\n").controller_port, 65534);
   BOOST_CHECK_EQUAL(parse_ok("MetricsPort=9100\n").metrics_port, 9100);
 }
 
