@@ -1,9 +1,5 @@
 #include "runtime/bootstrap/front_door_client.hpp"
 
-#include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -13,60 +9,13 @@
 
 #include "messages/errc.hpp"
 #include "messages/front_door.hpp"
+#include "runtime/bootstrap/tcp_connect.hpp"
 
 namespace shoal::runtime {
 
 namespace {
 
 using clock = std::chrono::steady_clock;
-
-int millis_left(clock::time_point deadline) {
-  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
-  return left.count() > 0 ? static_cast<int>(left.count()) : 0;
-}
-
-/// Waits until `fd` is ready for `events` or the deadline passes; false on time-out.
-bool wait_ready(int fd, short events, clock::time_point deadline) {
-  for (;;) {
-    pollfd p{fd, events, 0};
-    int rc = ::poll(&p, 1, millis_left(deadline));
-    if (rc > 0) return true;
-    if (rc == 0) return false;
-    if (errno != EINTR) return true;  // let the read or write report it
-  }
-}
-
-/// Connects a non-blocking socket to one address; returns the fd or -1 with `why` set.
-int connect_one(const addrinfo* ai, clock::time_point deadline, std::string& why) {
-  int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, ai->ai_protocol);
-  if (fd < 0) {
-    why = std::strerror(errno);
-    return -1;
-  }
-  if (::connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
-    if (errno != EINPROGRESS) {
-      why = std::strerror(errno);
-      ::close(fd);
-      return -1;
-    }
-    if (!wait_ready(fd, POLLOUT, deadline)) {
-      why = "timed out";
-      ::close(fd);
-      return -1;
-    }
-    int err = 0;
-    socklen_t len = sizeof err;
-    ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len);
-    if (err != 0) {
-      why = std::strerror(err);
-      ::close(fd);
-      return -1;
-    }
-  }
-  int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  return fd;
-}
 
 }  // namespace
 
@@ -94,22 +43,9 @@ void front_door_client::close() {
 
 caf::expected<front_door_client> front_door_client::connect(const std::string& host, uint16_t port,
                                                             std::chrono::milliseconds timeout) {
-  auto deadline = clock::now() + timeout;
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  auto service = std::to_string(port);
-  if (int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0)
-    return make_error(errc::system_error, "cannot resolve " + host + ": " + ::gai_strerror(rc));
-  std::string why = "no address";
-  int fd = -1;
-  for (auto* ai = found; ai != nullptr && fd < 0; ai = ai->ai_next)
-    fd = connect_one(ai, deadline, why);
-  ::freeaddrinfo(found);
-  if (fd < 0) return make_error(errc::unreachable, why);
-  return front_door_client{fd};
+  auto fd = tcp_connect(host, port, timeout);
+  if (!fd) return std::move(fd.error());
+  return front_door_client{*fd};
 }
 
 caf::expected<msg::client_reply> front_door_client::call(const msg::client_request& req,

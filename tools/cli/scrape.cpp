@@ -1,9 +1,10 @@
 #include "tools/cli/scrape.hpp"
 
-#include <httplib.h>
+#include <cstdlib>
 
 #include "messages/errc.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
+#include "runtime/bootstrap/tcp_connect.hpp"
 
 namespace shoal::cli {
 
@@ -26,13 +27,17 @@ caf::expected<metrics::exposition> scrape(const std::string& url) {
   auto slash = rest.find('/');
   auto host_port = rest.substr(0, slash);
   auto path = slash == std::string::npos ? std::string{"/metrics"} : rest.substr(slash);
-  httplib::Client client{"http://" + host_port};
-  client.set_connection_timeout(5);
-  client.set_read_timeout(10);
-  auto res = client.Get(path.c_str());
+  auto colon = host_port.rfind(':');
+  auto host = host_port.substr(0, colon);
+  long port =
+      colon == std::string::npos ? 80 : std::strtol(host_port.c_str() + colon + 1, nullptr, 10);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);  // [::1]
+  if (host.empty() || port <= 0 || port > 65535)
+    return make_error(errc::invalid_request, "cannot read " + url + ": not http://HOST:PORT/PATH");
+  auto res = runtime::http_get(host, static_cast<uint16_t>(port), path, std::chrono::seconds{10});
   if (!res)
-    return make_error(errc::unreachable, "cannot read " + url + " (" +
-                                             httplib::to_string(res.error()) +
+    return make_error(errc::unreachable, "cannot read " + url + " (" + describe(res.error()) +
                                              "); is the daemon running with metrics on?");
   if (res->status != 200)
     return make_error(errc::unreachable,
