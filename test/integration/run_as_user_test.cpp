@@ -1,0 +1,78 @@
+// A job submitted by another user runs as that user: shoald (root here) starts its tasks with
+// the submitter's uid, gid and groups, in the submitter's working directory. Needs root, to
+// create the user and to run the CLI as it; without root the case says so and checks nothing.
+
+#include <boost/test/unit_test.hpp>
+
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "test/integration/harness.hpp"
+
+using namespace shoal::test;
+
+namespace {
+
+const char* const test_user = "shoal-it-user";
+
+/// The test user's passwd entry, created when missing; null when it cannot be.
+const passwd* ensure_test_user() {
+  if (auto* pw = ::getpwnam(test_user); pw != nullptr) return pw;
+  auto r =
+      run_command({"useradd", "--system", "--no-create-home", "--shell", "/bin/sh", test_user});
+  if (r.exit_code != 0 && r.exit_code != 9) {  // 9: it exists (another test made it meanwhile)
+    BOOST_TEST_MESSAGE("useradd failed: " << r.describe());
+    return nullptr;
+  }
+  return ::getpwnam(test_user);
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(run_as_user, one_node)
+
+BOOST_AUTO_TEST_CASE(a_job_runs_with_its_submitters_uid_gid_and_directory) {
+  if (::geteuid() != 0) {
+    BOOST_TEST_MESSAGE("not root: cannot create a user or run as one; nothing checked");
+    return;
+  }
+  const passwd* pw = ensure_test_user();
+  BOOST_REQUIRE_MESSAGE(pw != nullptr, "no test user");
+  const auto uid = pw->pw_uid;
+  const auto gid = pw->pw_gid;
+  // The user reads the cluster's config; its job writes to a directory of its own.
+  auto cluster_dir = std::filesystem::path{conf}.parent_path();
+  ::chmod(cluster_dir.c_str(), 0755);
+  ::chmod(conf.c_str(), 0644);
+  ::chmod(scratch.path().c_str(), 0711);
+  auto work = scratch.file("user-work");
+  std::filesystem::create_directory(work);
+  BOOST_REQUIRE(::chown(work.c_str(), uid, gid) == 0);
+  auto script = write_file(work + "/whoami.sh", "#!/bin/sh\nid -u\nid -g\npwd\n", true);
+  command_options opt;
+  opt.cwd = work;
+  opt.env = {{"SHOAL_CONF", conf}};
+  auto r =
+      run_command({"setpriv", "--reuid=" + std::to_string(uid), "--regid=" + std::to_string(gid),
+                   "--init-groups", bin_path("shoal"), "batch", "-o", work + "/out.txt", script},
+                  opt);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  auto id = submitted_job_id(r.out);
+  BOOST_REQUIRE(id != 0);
+  BOOST_REQUIRE(wait_job_state(id, "COMPLETED", 30s));
+  auto lines = lines_of(read_file(work + "/out.txt"));
+  BOOST_REQUIRE_MESSAGE(lines.size() >= 3, read_file(work + "/out.txt"));
+  BOOST_TEST(lines[0] == std::to_string(uid));
+  BOOST_TEST(lines[1] == std::to_string(gid));
+  BOOST_TEST(lines[2] == work);
+  // The listing names the submitter.
+  BOOST_TEST(job(id).value("user", "") == test_user);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
