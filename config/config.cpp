@@ -335,6 +335,21 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
     cfg_.node_metrics_port = static_cast<uint16_t>(*port);
     return {};
   }
+  if (k == "adminusers") {
+    cfg_.admin_users.clear();
+    size_t start = 0;
+    while (start <= v.size()) {
+      auto comma = v.find(',', start);
+      auto name = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      while (!name.empty() && cs::is_blank(name.back())) name.pop_back();
+      while (!name.empty() && cs::is_blank(name.front())) name.erase(0, 1);
+      if (name.empty()) return bad_value(at, p, p.key, "a comma-separated list of user names");
+      cfg_.admin_users.push_back(std::move(name));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    return {};
+  }
   if (k == "collectmetrics") {
     auto yes = cs::to_lower(v);
     if (yes == "yes" || yes == "true" || yes == "1")

@@ -121,6 +121,9 @@ struct cluster_config {
                                              ///< (shoald --metrics-port overrides)
   bool collect_metrics = true;               ///< CollectMetrics=NO: actors meter nothing and
                                              ///< no endpoint runs (for overhead benchmarks)
+  std::vector<std::string> admin_users;      ///< AdminUsers= (shoal's): user names that may
+                                             ///< administer the cluster, beside root and the
+                                             ///< user shoalctld runs as (SlurmUser)
   scheduler_settings scheduling;             ///< SchedulerType=, Priority*=, MaxArraySize=, ...
   std::string node_spec_conf;                ///< NodeSpecConf= (seed), as resolved
   std::string partition_conf;                ///< PartitionConf= (seed), as resolved; "" if absent

@@ -93,6 +93,11 @@ std::string render_config(const cluster_config& cfg) {
   // Alphabetical, as `scontrol show config` prints them.
   add("ClusterName", cfg.cluster_name);
   add("CollectMetrics", cfg.collect_metrics ? "YES" : "NO");
+  if (!cfg.admin_users.empty()) {
+    std::string names;
+    for (const auto& n : cfg.admin_users) names += (names.empty() ? "" : ",") + n;
+    add("AdminUsers", names);
+  }
   add("CollectorNodes", topology::compress_hostlist(cfg.collector_nodes));
   add("DebugFlags", render_debug_flags(cfg.debug_flags));
   add("HeartBeatInterval", cs::format_ms_as_seconds(cfg.heartbeat_interval_ms));

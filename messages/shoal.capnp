@@ -386,7 +386,7 @@ struct ClientRequest {
   jobId @3 :UInt64;          # job
   target @4 :Text;           # cancel: "12", "12_4" (an array task), "12_[1-5]"
   signo @5 :Int32;           # cancel: 0 cancels, else the signal for the tasks
-  uid @6 :UInt32;            # cancel, diagReset: who asks
+  uid @6 :UInt32;            # who asks (every request; the CLI sets it)
   text @7 :Text;             # setDebug: the level; debugFlags: the changes ("+F -F")
   user @8 :Text;             # setDebug, debugFlags: who asks
   submission @9 :JobRequest; # submit

@@ -1,5 +1,8 @@
 #include "runtime/ctld/failover.hpp"
 
+#include <pwd.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <optional>
@@ -265,6 +268,13 @@ class failover {
     door.address = setup_.bind_address;
     door.port = front_door_port(me_);
     door.request_timeout = std::max(std::chrono::seconds{60}, message_timeout_);
+    door.admin_uids.push_back(static_cast<uint32_t>(::getuid()));
+    for (const auto& name : setup_.cfg.admin_users) {
+      if (auto* pw = ::getpwnam(name.c_str()); pw != nullptr)
+        door.admin_uids.push_back(static_cast<uint32_t>(pw->pw_uid));
+      else
+        config::log().warn("AdminUsers names '{}', who is no user on this host: ignored", name);
+    }
     auto opened = open_front_door(self_->system(), door);
     if (!opened) {
       failure_ = std::move(opened.error());

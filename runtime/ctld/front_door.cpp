@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -111,9 +112,26 @@ void forward(door_self self, connection_handle hdl, uint64_t serial, uint64_t nu
           });
 }
 
+/// Node updates, debug levels and flags, and the diagnostics' reset: root's and the admins'.
+bool is_administration(op o) {
+  return o == op::node_update || o == op::set_debug || o == op::debug_flags || o == op::diag_reset;
+}
+
 void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,
            msg::client_request& req) {
   auto& st = self->state;
+  auto kind = static_cast<op>(req.op);
+  if (is_administration(kind) && req.uid != 0 &&
+      std::find(st.setup.admin_uids.begin(), st.setup.admin_uids.end(), req.uid) ==
+          st.setup.admin_uids.end()) {
+    auto it = st.conns.find(hdl);
+    config::log().warn("front door: permission denied request={} uid={} peer={}",
+                       static_cast<int>(req.op), req.uid,
+                       it != st.conns.end() ? it->second.peer : std::string{"?"});
+    answer(self, hdl, serial, number,
+           refusal(make_error(errc::permission_denied, "Access/permission denied")));
+    return;
+  }
   if (!st.target) {
     answer(self, hdl, serial, number,
            refusal(make_error(errc::not_in_control,
@@ -123,7 +141,7 @@ void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t numb
   auto done = [](msg::client_reply&, caf::ok_atom) {};
   auto one_job = [](msg::client_reply& r, msg::job_info& j) { r.jobs.push_back(std::move(j)); };
   auto text = [](msg::client_reply& r, std::string& t) { r.text = std::move(t); };
-  switch (static_cast<op>(req.op)) {
+  switch (kind) {
     case op::ping:
       forward<msg::controller_status>(
           self, hdl, serial, number, caf::make_message(caf::ping_atom::value),

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
@@ -20,6 +21,9 @@ struct front_door_setup {
   std::chrono::milliseconds frame_patience{std::chrono::seconds{10}};
   /// How long the controller's actors may take to answer one request.
   std::chrono::seconds request_timeout{60};
+  /// Who may administer the cluster (update nodes, set debug levels and flags, reset the
+  /// diagnostics) beside root: the user shoalctld runs as (SlurmUser) and AdminUsers'.
+  std::vector<uint32_t> admin_uids;
 };
 
 /// `(retarget_atom, actor)` tells the front door which actor answers requests now: the
@@ -37,6 +41,11 @@ using retarget_atom = caf::atom_constant<caf::atom("retarget")>;
 /// served in order, one request after another. A frame that is too long, does not decode, or
 /// comes too slowly is logged with the peer's address and the connection is closed; other
 /// connections carry on. The port is the returned actor's for its whole life.
+///
+/// Administration requests from anyone but root and `admin_uids` are refused here, with
+/// errc::permission_denied "Access/permission denied" and a log line naming the uid; requests on
+/// jobs carry the uid to the controller's actors, which let users act only on their own jobs.
+/// The uid is the one the request names (issue 17: a MUNGE credential is to prove it).
 struct front_door {
   caf::actor actor;
   uint16_t port = 0;  ///< the port it listens on (the one asked for, or the one chosen)

@@ -37,7 +37,7 @@ const passwd* ensure_test_user() {
 
 BOOST_FIXTURE_TEST_SUITE(run_as_user, one_node)
 
-BOOST_AUTO_TEST_CASE(a_job_runs_with_its_submitters_uid_gid_and_directory) {
+BOOST_AUTO_TEST_CASE(a_job_runs_as_its_submitter_who_may_not_drain_a_node) {
   if (::geteuid() != 0) {
     BOOST_TEST_MESSAGE("not root: cannot create a user or run as one; nothing checked");
     return;
@@ -73,6 +73,18 @@ BOOST_AUTO_TEST_CASE(a_job_runs_with_its_submitters_uid_gid_and_directory) {
   BOOST_TEST(lines[2] == work);
   // The listing names the submitter.
   BOOST_TEST(job(id).value("user", "") == test_user);
+  // The user may not drain a node (one error line, exit 1); root may.
+  auto drain = run_command({"setpriv", "--reuid=" + std::to_string(uid),
+                            "--regid=" + std::to_string(gid), "--init-groups", bin_path("shoal"),
+                            "control", "update", "nodename=node1", "state=drain", "reason=mine"},
+                           opt);
+  BOOST_CHECK_MESSAGE(drain.exit_code == 1, drain.describe());
+  BOOST_CHECK_MESSAGE(count_lines_with(drain.err, "error: Access/permission denied") == 1,
+                      drain.describe());
+  BOOST_TEST(node_state("node1") == "IDLE");
+  auto by_root = run_cli({"control", "update", "nodename=node1", "state=drain", "reason=root's"});
+  BOOST_CHECK_MESSAGE(by_root.exit_code == 0, by_root.describe());
+  BOOST_CHECK(wait_node_state("node1", "DRAINED", 10s));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -99,7 +99,9 @@ caf::error find_controller(session& s) {
   }
 }
 
-caf::expected<msg::client_reply> call(session& s, const msg::client_request& req) {
+caf::expected<msg::client_reply> call(session& s, const msg::client_request& request) {
+  auto req = request;
+  req.uid = static_cast<uint32_t>(::getuid());  // who asks, for the door's checks
   auto lines = runtime::controller_lines(s.conf);
   auto patience =
       std::chrono::duration_cast<std::chrono::milliseconds>(runtime::controller_patience(s.conf));

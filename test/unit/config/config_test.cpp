@@ -347,6 +347,7 @@ BOOST_AUTO_TEST_CASE(every_error_names_file_and_line) {
       {"SlurmctldPort=0\n", "test.conf:1: ", "invalid value '0' for SlurmctldPort"},
       {"SlurmctldPort=70000\n", "test.conf:1: ", "invalid value '70000' for SlurmctldPort"},
       {"SlurmctldPort=65535\n", "test.conf:1: ", "the CLI's front door takes the one after it"},
+      {"AdminUsers=alice,,bob\n", "test.conf:1: ", "for AdminUsers"},
       {"MachStatusPort=abc\n", "test.conf:1: ", "invalid value 'abc' for MachStatusPort"},
       {"SlurmctldPort=6818-6817\n", "test.conf:1: ", "for SlurmctldPort"},
       {"MetricsPort=-1\n", "test.conf:1: ", "for MetricsPort"},
@@ -499,6 +500,13 @@ BOOST_AUTO_TEST_CASE(render_config_writes_controller_lines_and_timeouts_back) {
   BOOST_CHECK(contains(text, "\nMessageTimeout          = 4\n"));
   auto again = parse_ok(render_body(cfg));
   check_same_cluster(cfg, again);
+}
+
+BOOST_AUTO_TEST_CASE(admin_users_are_a_list_of_names) {
+  auto cfg = parse_ok("AdminUsers=alice,bob,carol\n");
+  BOOST_REQUIRE_EQUAL(cfg.admin_users.size(), 3u);
+  BOOST_CHECK_EQUAL(cfg.admin_users[1], "bob");
+  BOOST_CHECK(parse_ok("").admin_users.empty());
 }
 
 BOOST_AUTO_TEST_CASE(port_ranges_take_the_first_port) {

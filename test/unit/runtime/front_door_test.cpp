@@ -183,6 +183,29 @@ BOOST_AUTO_TEST_CASE(without_a_target_every_request_is_not_in_control) {
   caf::anon_send_exit(standby, caf::exit_reason::user_shutdown);
 }
 
+BOOST_AUTO_TEST_CASE(administration_is_for_root_and_the_admins_only) {
+  auto c = connect();
+  auto drain = msg::make_client_request(msg::client_op::node_update);
+  drain.update.nodes = "node1";
+  drain.update.state = "DRAIN";
+  drain.update.reason = "test";
+  drain.uid = 4321;  // neither root nor an admin (the fixture's door has none)
+  auto refused = call(c, drain);
+  BOOST_TEST(refused.error_code == static_cast<uint8_t>(errc::permission_denied));
+  BOOST_TEST(refused.error_text == "Access/permission denied");
+  auto debug = msg::make_client_request(msg::client_op::set_debug);
+  debug.text = "debug";
+  debug.uid = 4321;
+  BOOST_TEST(call(c, debug).error_code == static_cast<uint8_t>(errc::permission_denied));
+  // Listing is for everyone.
+  auto nodes = msg::make_client_request(msg::client_op::nodes);
+  nodes.uid = 4321;
+  BOOST_TEST(call(c, nodes).error_code == 0);
+  // Root's update reaches the controller.
+  drain.uid = 0;
+  BOOST_TEST(call(c, drain).error_code == 0);
+}
+
 BOOST_AUTO_TEST_CASE(random_bytes_drop_the_peer_and_others_carry_on) {
   std::mt19937 rng{17};
   for (int round = 0; round < 20; ++round) {
