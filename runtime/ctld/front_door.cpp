@@ -112,9 +112,10 @@ void forward(door_self self, connection_handle hdl, uint64_t serial, uint64_t nu
           });
 }
 
-/// Node updates, debug levels and flags, and the diagnostics' reset: root's and the admins'.
+/// Node updates, debug levels and flags: root's and the admins'. (The diagnostics' reset is the
+/// controller's to refuse: root's and SlurmUser's only, as sdiag --reset.)
 bool is_administration(op o) {
-  return o == op::node_update || o == op::set_debug || o == op::debug_flags || o == op::diag_reset;
+  return o == op::node_update || o == op::set_debug || o == op::debug_flags;
 }
 
 void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,

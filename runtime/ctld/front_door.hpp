@@ -21,8 +21,8 @@ struct front_door_setup {
   std::chrono::milliseconds frame_patience{std::chrono::seconds{10}};
   /// How long the controller's actors may take to answer one request.
   std::chrono::seconds request_timeout{60};
-  /// Who may administer the cluster (update nodes, set debug levels and flags, reset the
-  /// diagnostics) beside root: the user shoalctld runs as (SlurmUser) and AdminUsers'.
+  /// Who may administer the cluster (update nodes, set debug levels and flags) beside root: the
+  /// user shoalctld runs as (SlurmUser) and AdminUsers'.
   std::vector<uint32_t> admin_uids;
 };
 
