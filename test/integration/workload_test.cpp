@@ -216,7 +216,11 @@ BOOST_AUTO_TEST_CASE(a_held_job_waits_until_released) {
 }
 
 BOOST_AUTO_TEST_CASE(top_moves_a_job_ahead_of_its_owners_other_jobs) {
-  auto blocker = submit_script("blocker.sh", "#!/bin/sh\nsleep 2\n");
+  // The blocker holds the node until the test opens its gate (a fixed sleep can run out first
+  // on a slow machine, and the queued jobs start before `top`).
+  auto gate = scratch.file("top-gate");
+  auto blocker =
+      submit_script("blocker.sh", "#!/bin/sh\nwhile [ ! -e " + gate + " ]; do sleep 0.05; done\n");
   BOOST_REQUIRE(blocker != 0);
   BOOST_REQUIRE(wait_job_state(blocker, "RUNNING"));
   auto first = submit_script("a.sh", "#!/bin/sh\ntrue\n");
@@ -224,6 +228,7 @@ BOOST_AUTO_TEST_CASE(top_moves_a_job_ahead_of_its_owners_other_jobs) {
   auto third = submit_script("c.sh", "#!/bin/sh\ntrue\n");
   BOOST_REQUIRE(first != 0 && second != 0 && third != 0);
   auto r = run_cli({"control", "top", std::to_string(third)});
+  write_file(gate, "");
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
   for (auto id : {first, second, third}) BOOST_REQUIRE(wait_job_state(id, "COMPLETED"));
   BOOST_CHECK_LE(job(third).value("start_time", 0), job(first).value("start_time", 0));
