@@ -156,16 +156,8 @@ caf::expected<msg::client_reply> call(session& s, const msg::client_request& req
 
 // -- requests -------------------------------------------------------------------------------
 
-namespace {
-
-msg::client_request request_of(msg::client_op op) {
-  return msg::make_client_request(op);
-}
-
-}  // namespace
-
 msg::client_request to_request(msg::jobs_atom, bool include_finished) {
-  auto r = request_of(msg::client_op::jobs);
+  auto r = msg::make_client_request(msg::client_op::jobs);
   r.include_finished = include_finished;
   return r;
 }
@@ -175,25 +167,25 @@ msg::client_request to_request(msg::jobs_atom) {
 }
 
 msg::client_request to_request(msg::jobs_atom, uint64_t id) {
-  auto r = request_of(msg::client_op::job);
+  auto r = msg::make_client_request(msg::client_op::job);
   r.job_id = id;
   return r;
 }
 
 msg::client_request to_request(msg::nodes_atom) {
-  return request_of(msg::client_op::nodes);
+  return msg::make_client_request(msg::client_op::nodes);
 }
 
 msg::client_request to_request(msg::parts_atom) {
-  return request_of(msg::client_op::partitions);
+  return msg::make_client_request(msg::client_op::partitions);
 }
 
 msg::client_request to_request(msg::config_atom) {
-  return request_of(msg::client_op::config);
+  return msg::make_client_request(msg::client_op::config);
 }
 
 msg::client_request to_request(msg::cancel_atom, std::string target, int32_t signo, uint32_t uid) {
-  auto r = request_of(msg::client_op::cancel);
+  auto r = msg::make_client_request(msg::client_op::cancel);
   r.target = std::move(target);
   r.signo = signo;
   r.uid = uid;
@@ -201,47 +193,47 @@ msg::client_request to_request(msg::cancel_atom, std::string target, int32_t sig
 }
 
 msg::client_request to_request(msg::jobctl_atom, msg::job_control ctl) {
-  auto r = request_of(msg::client_op::job_control);
+  auto r = msg::make_client_request(msg::client_op::job_control);
   r.control = std::move(ctl);
   return r;
 }
 
 msg::client_request to_request(msg::pending_atom) {
-  return request_of(msg::client_op::pending);
+  return msg::make_client_request(msg::client_op::pending);
 }
 
 msg::client_request to_request(msg::map_atom) {
-  return request_of(msg::client_op::map);
+  return msg::make_client_request(msg::client_op::map);
 }
 
 msg::client_request to_request(msg::nodeupd_atom, msg::node_update up) {
-  auto r = request_of(msg::client_op::node_update);
+  auto r = msg::make_client_request(msg::client_op::node_update);
   r.update = std::move(up);
   return r;
 }
 
 msg::client_request to_request(msg::setdebug_atom, std::string level, std::string user) {
-  auto r = request_of(msg::client_op::set_debug);
+  auto r = msg::make_client_request(msg::client_op::set_debug);
   r.text = std::move(level);
   r.user = std::move(user);
   return r;
 }
 
 msg::client_request to_request(msg::dbgflags_atom, std::string changes, std::string user) {
-  auto r = request_of(msg::client_op::debug_flags);
+  auto r = msg::make_client_request(msg::client_op::debug_flags);
   r.text = std::move(changes);
   r.user = std::move(user);
   return r;
 }
 
 msg::client_request to_request(msg::diagreset_atom, uint32_t uid) {
-  auto r = request_of(msg::client_op::diag_reset);
+  auto r = msg::make_client_request(msg::client_op::diag_reset);
   r.uid = uid;
   return r;
 }
 
 msg::client_request to_request(msg::submit_atom, msg::job_request req, caf::actor) {
-  auto r = request_of(msg::client_op::submit);
+  auto r = msg::make_client_request(msg::client_op::submit);
   r.submission = std::move(req);
   return r;
 }
