@@ -450,9 +450,9 @@ caf::result<caf::ok_atom> cancel(controller_self self, const std::string& text, 
   }
   auto& arr = it->second;
   if (!may_act_on(self, arr.task_template.req.uid, uid))
-    return make_error(errc::permission_denied, "job " + std::to_string(ref->id) + " belongs to " +
-                                                   arr.task_template.req.user +
-                                                   "; only its owner or an admin may cancel it");
+    return make_error(errc::permission_denied, "Access/permission denied: job " +
+                                                   std::to_string(ref->id) + " belongs to " +
+                                                   arr.task_template.req.user);
   for (auto& [index, task] : arr.running) {
     if (!names_task(*ref, index)) continue;
     auto job = st.jobs.find(task);

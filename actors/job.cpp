@@ -594,9 +594,9 @@ bool may_act_on(job_self self, uint32_t uid) {
 caf::result<caf::ok_atom> on_cancel(job_self self, int32_t signo, uint32_t uid) {
   auto& st = self->state;
   if (!may_act_on(self, uid))
-    return make_error(errc::permission_denied, "job " + std::to_string(st.info.job_id) +
-                                                   " belongs to " + st.info.user +
-                                                   "; only its owner or an admin may cancel it");
+    return make_error(errc::permission_denied, "Access/permission denied: job " +
+                                                   std::to_string(st.info.job_id) + " belongs to " +
+                                                   st.info.user);
   if (signo != 0) {
     policy::event ev{event_kind::signal};
     ev.signo = signo;

@@ -32,10 +32,26 @@ constexpr uint64_t max_seed_partition = 31;
 
 /// Keys of Slurm's slurm.conf that shoal reads without acting on them.
 constexpr std::string_view compat_keys[] = {
-    "authtype",        "slurmuser",        "proctracktype", "taskplugin",  "mpidefault",
-    "returntoservice", "slurmctldpidfile", "slurmdpidfile", "jobcomptype", "accountingstoragetype",
+    "proctracktype",    "taskplugin",    "mpidefault",  "returntoservice",
+    "slurmctldpidfile", "slurmdpidfile", "jobcomptype", "accountingstoragetype",
     "slurmdport",
 };
+
+/// The items of a comma-separated list, blanks around each trimmed (empty items kept, so a
+/// caller can refuse them).
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  size_t start = 0;
+  for (;;) {
+    auto comma = text.find(',', start);
+    auto item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    while (!item.empty() && cs::is_blank(item.back())) item.pop_back();
+    while (!item.empty() && cs::is_blank(item.front())) item.erase(0, 1);
+    items.push_back(std::move(item));
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
+}
 
 /// NodeName State= values: Slurm's, plus IDLE and the seed's DRAINING/DRAINED (stored as DRAIN).
 constexpr std::string_view node_states[] = {
@@ -178,6 +194,7 @@ class parser {
   caf::error include(const cs::pair& p, const where& at, int depth, bool required,
                      std::string& resolved);
   caf::error resolve_partitions();
+  caf::error auth_info(const cs::pair& p, const where& at);
 
   void warn(const where& at, const std::string& what) {
     cfg_.warnings.push_back(at.str() + ": " + what);
@@ -337,16 +354,41 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
   }
   if (k == "adminusers") {
     cfg_.admin_users.clear();
-    size_t start = 0;
-    while (start <= v.size()) {
-      auto comma = v.find(',', start);
-      auto name = v.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      while (!name.empty() && cs::is_blank(name.back())) name.pop_back();
-      while (!name.empty() && cs::is_blank(name.front())) name.erase(0, 1);
+    for (auto& name : split_list(v)) {
       if (name.empty()) return bad_value(at, p, p.key, "a comma-separated list of user names");
       cfg_.admin_users.push_back(std::move(name));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
+    }
+    return {};
+  }
+  if (k == "authtype") {
+    auto type = cs::to_lower(v);
+    if (type != "auth/munge" && type != "auth/none")
+      return bad_value(at, p, p.key, "auth/munge or auth/none");
+    cfg_.auth.munge = type == "auth/munge";
+    return {};
+  }
+  if (k == "authinfo") return auth_info(p, at);
+  if (k == "controllerlisten") {
+    auto where = cs::to_lower(v);
+    if (where != "line" && where != "all")
+      return bad_value(at, p, p.key,
+                       "line (its SlurmctldHost address, the default) or all (every address)");
+    cfg_.listen_all = where == "all";
+    return {};
+  }
+  if (k == "slurmuser") {
+    cfg_.slurm_user = v;
+    return {};
+  }
+  if (k == "privatedata") {
+    // Slurm's list (accounts, events, jobs, nodes, ...): shoal hides jobs; the rest are public.
+    cfg_.private_jobs = false;
+    for (const auto& word : split_list(v)) {
+      auto w = cs::to_lower(word);
+      if (w == "jobs")
+        cfg_.private_jobs = true;
+      else if (w != "none")
+        warn(at, "PrivateData=" + word + " has no effect (shoal hides only jobs)");
     }
     return {};
   }
@@ -489,6 +531,22 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
     return {};
   }
   unknown_key(at, p);
+  return {};
+}
+
+/// AuthInfo=socket=PATH[,ttl=N,...]: Slurm's options for auth/munge; shoal reads the socket.
+caf::error parser::auth_info(const cs::pair& p, const where& at) {
+  for (const auto& option : split_list(p.value)) {
+    auto eq = option.find('=');
+    auto name = cs::to_lower(option.substr(0, eq));
+    auto value = eq == std::string::npos ? std::string{} : option.substr(eq + 1);
+    if (name == "socket") {
+      if (value.empty()) return bad_value(at, p, p.key, "socket=PATH (munged's socket)");
+      cfg_.auth.munge_socket = value;
+    } else if (!option.empty()) {
+      warn(at, "AuthInfo option '" + option + "' has no effect (shoal reads socket=)");
+    }
+  }
   return {};
 }
 

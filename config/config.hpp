@@ -13,6 +13,15 @@
 
 namespace shoal::config {
 
+/// How daemons and clients prove who they are (AuthType=, AuthInfo=; docs/security.md).
+struct auth_settings {
+  /// auth/munge (the default, as Slurm's): every request carries a MUNGE credential that the
+  /// receiver verifies. auth/none: a request's uid is believed (single-user clusters only;
+  /// the daemons warn at start).
+  bool munge = true;
+  std::string munge_socket = "/run/munge/munge.socket.2";  ///< AuthInfo=socket=PATH
+};
+
 /// One compute node as configured (NodeName= line, or the seed's NodeSpecConf Name= line).
 /// Resources left at 0 are taken from what the node reports.
 struct node_config {
@@ -114,20 +123,25 @@ struct cluster_config {
   bool torus3d = false;  ///< SelectType=select/torus3d (alias select/bluegene): `torus` holds the
                          ///< grid; every node is a base partition of it, the grid is complete
   torus_grid torus;
-  std::string switch_type = "switch/none";   ///< SwitchType=, as written; the runtime builds the
-                                             ///< matching interconnect::switch_manager
-  uint16_t metrics_port = 6920;              ///< MetricsPort=: shoalctld's /metrics; 0 = off
-  uint16_t node_metrics_port = 6921;         ///< NodeMetricsPort=: each shoald's; 0 = off
-                                             ///< (shoald --metrics-port overrides)
-  bool collect_metrics = true;               ///< CollectMetrics=NO: actors meter nothing and
-                                             ///< no endpoint runs (for overhead benchmarks)
-  std::vector<std::string> admin_users;      ///< AdminUsers= (shoal's): user names that may
-                                             ///< administer the cluster, beside root and the
-                                             ///< user shoalctld runs as (SlurmUser)
-  scheduler_settings scheduling;             ///< SchedulerType=, Priority*=, MaxArraySize=, ...
-  std::string node_spec_conf;                ///< NodeSpecConf= (seed), as resolved
-  std::string partition_conf;                ///< PartitionConf= (seed), as resolved; "" if absent
-  std::vector<node_config> nodes;            ///< in config order, names unique
+  std::string switch_type = "switch/none";  ///< SwitchType=, as written; the runtime builds the
+                                            ///< matching interconnect::switch_manager
+  uint16_t metrics_port = 6920;             ///< MetricsPort=: shoalctld's /metrics; 0 = off
+  uint16_t node_metrics_port = 6921;        ///< NodeMetricsPort=: each shoald's; 0 = off
+                                            ///< (shoald --metrics-port overrides)
+  bool collect_metrics = true;              ///< CollectMetrics=NO: actors meter nothing and
+                                            ///< no endpoint runs (for overhead benchmarks)
+  std::vector<std::string> admin_users;     ///< AdminUsers= (shoal's): user names that may
+                                            ///< administer the cluster, beside root and the
+                                            ///< user shoalctld runs as (SlurmUser)
+  std::string slurm_user;                   ///< SlurmUser=: may administer too; empty: none
+  auth_settings auth;                       ///< AuthType=, AuthInfo=
+  bool private_jobs = false;                ///< PrivateData=jobs: users list only their jobs
+  bool listen_all = false;         ///< ControllerListen=all (shoal's): shoalctld's ports listen on
+                                   ///< every address; by default only on its SlurmctldHost address
+  scheduler_settings scheduling;   ///< SchedulerType=, Priority*=, MaxArraySize=, ...
+  std::string node_spec_conf;      ///< NodeSpecConf= (seed), as resolved
+  std::string partition_conf;      ///< PartitionConf= (seed), as resolved; "" if absent
+  std::vector<node_config> nodes;  ///< in config order, names unique
   std::vector<partition_config> partitions;  ///< in config order, names unique
   std::vector<std::string> warnings;         ///< "file:line: unknown key 'Foo' (ignored)", ...
 };

@@ -91,14 +91,17 @@ std::string render_config(const cluster_config& cfg) {
     keys.emplace_back(key, cs::quote_if_needed(value));
   };
   // Alphabetical, as `scontrol show config` prints them.
-  add("ClusterName", cfg.cluster_name);
-  add("CollectMetrics", cfg.collect_metrics ? "YES" : "NO");
   if (!cfg.admin_users.empty()) {
     std::string names;
     for (const auto& n : cfg.admin_users) names += (names.empty() ? "" : ",") + n;
     add("AdminUsers", names);
   }
+  add("AuthInfo", "socket=" + cfg.auth.munge_socket);
+  add("AuthType", cfg.auth.munge ? "auth/munge" : "auth/none");
+  add("ClusterName", cfg.cluster_name);
+  add("CollectMetrics", cfg.collect_metrics ? "YES" : "NO");
   add("CollectorNodes", topology::compress_hostlist(cfg.collector_nodes));
+  add("ControllerListen", cfg.listen_all ? "all" : "line");
   add("DebugFlags", render_debug_flags(cfg.debug_flags));
   add("HeartBeatInterval", cs::format_ms_as_seconds(cfg.heartbeat_interval_ms));
   add("KillWait", std::to_string(cfg.kill_wait_s));
@@ -108,6 +111,8 @@ std::string render_config(const cluster_config& cfg) {
   add("MessageTimeout", std::to_string(cfg.message_timeout_s));
   add("MetricsPort", std::to_string(cfg.metrics_port));
   add("NodeMetricsPort", std::to_string(cfg.node_metrics_port));
+  add("PrivateData", cfg.private_jobs ? "jobs" : "none");
+  if (!cfg.slurm_user.empty()) add("SlurmUser", cfg.slurm_user);
   add("SelectType", cfg.torus3d                                             ? "select/torus3d"
                     : cfg.scheduling.consumable                             ? "select/cons_tres"
                     : cfg.select_type == topology::selection_policy::linear ? "select/linear"
@@ -170,6 +175,9 @@ std::string default_config_text(unsigned nodes, uint16_t port) {
   out += "# The controller (shoalctld) and the port the node daemons reach it on.\n";
   out += "SlurmctldHost=localhost(127.0.0.1)\n";
   out += "SlurmctldPort=" + std::to_string(port) + "\n";
+  out += "# One user's cluster: requests are believed without a MUNGE credential (a production\n";
+  out += "# cluster keeps Slurm's default, AuthType=auth/munge; docs/security.md).\n";
+  out += "AuthType=auth/none\n";
   out += "#\n";
   out += "# Node daemons report every second; one silent for 5 seconds is marked DOWN.\n";
   out += "HeartBeatInterval=1\n";

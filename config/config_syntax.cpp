@@ -163,7 +163,7 @@ std::string quote_if_needed(const std::string& value) {
   std::string plain;
   for (char c : value) {
     if (c == '"') continue;
-    if (is_blank(c) || c == '#') needs = true;
+    if (is_blank(c) || c == '#' || c == '=') needs = true;  // "a=b" after "Key = " reads as a pair
     plain += c;
   }
   return needs ? "\"" + plain + "\"" : plain;

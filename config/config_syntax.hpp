@@ -50,7 +50,7 @@ std::string format_ms_as_seconds(int64_t ms);
 /// A decimal with up to 15 significant digits and no trailing zeros: "1.5", "863.8", "2".
 std::string format_decimal(double value);
 
-/// `value`, double-quoted when it is empty or holds a blank, `#` or `"` (a `"` inside is
+/// `value`, double-quoted when it is empty or holds a blank, `#`, `=` or `"` (a `"` inside is
 /// dropped, as the parser has no escape for it).
 std::string quote_if_needed(const std::string& value);
 

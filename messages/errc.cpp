@@ -35,6 +35,8 @@ const char* to_string(errc code) {
       return "incompatible_version";
     case errc::not_in_control:
       return "not_in_control";
+    case errc::authentication_failed:
+      return "authentication_failed";
   }
   return "unknown_error";
 }

@@ -40,6 +40,9 @@ enum class errc : uint8_t {
   /// The shoalctld asked is not in control (a backup in standby, or a primary taking control
   /// back); the text names the one that is. Clients move on to the next SlurmctldHost line.
   not_in_control = 14,
+  /// A request's credential is missing, forged, expired, replayed or not for this request
+  /// (AuthType=auth/munge); the text is Slurm's "Protocol authentication error" and the reason.
+  authentication_failed = 15,
 };
 
 /// The stable name of a code, e.g. "invalid_config".

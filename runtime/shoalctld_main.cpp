@@ -25,9 +25,12 @@
 
 namespace {
 
-/// Loopback controllers listen on loopback only; any other address listens everywhere.
-const char* bind_address(const std::string& host) {
-  return host == "127.0.0.1" || host == "localhost" ? "127.0.0.1" : nullptr;
+/// Where shoalctld's ports listen: only on its SlurmctldHost line's address (a name is
+/// resolved), or on every address ("") under ControllerListen=all.
+std::string listen_address(const shoal::config::controller_host& me,
+                           const shoal::config::cluster_config& cfg) {
+  if (cfg.listen_all) return "";
+  return me.address == "localhost" ? "127.0.0.1" : me.address;
 }
 
 std::string long_host_name() {
@@ -131,9 +134,8 @@ int main(int argc, char** argv) {
   shoal::runtime::configure_actor_system(sys_cfg, 2);
   caf::actor_system sys{sys_cfg};
   const auto& me = setup.lines[setup.self_index];
-  const char* address = bind_address(me.address);
-  setup.bind_address = address ? address : "";
-  setup.metrics_address = address ? address : "0.0.0.0";
+  setup.bind_address = listen_address(me, *cfg);
+  setup.metrics_address = setup.bind_address.empty() ? "0.0.0.0" : setup.bind_address;
   // Lives as long as the process: controllers come and go (a backup taking over and handing
   // back), and their actors write to it until they are gone.
   std::unique_ptr<shoal::metrics::registry> meters;

@@ -12,6 +12,7 @@ packages=(
   libcli11-dev nlohmann-json3-dev      # CLI parsing, JSON output
   libbenchmark-dev                     # micro-benchmarks
   libcpp-httplib-dev                   # the Prometheus /metrics endpoint
+  munge libmunge-dev                   # AuthType=auth/munge (the tests start a private munged)
 )
 
 missing=()

@@ -6,6 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <pwd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -20,6 +22,7 @@
 #include "messages/errc.hpp"
 #include "messages/front_door.hpp"
 #include "messages/type_ids.hpp"
+#include "runtime/bootstrap/request_auth.hpp"
 
 namespace shoal::runtime {
 
@@ -30,6 +33,11 @@ using caf::io::connection_handle;
 using op = msg::client_op;
 
 using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
+using verify_atom = caf::atom_constant<caf::atom("verify")>;
+
+/// Requests one connection may have awaiting their replies (the CLI has one at a time): a
+/// client pipelining more is dropped, so their replies cannot pile up.
+constexpr uint64_t max_requests_in_flight = 1024;
 
 /// One client connection. Handles are socket numbers, which the kernel hands out again as soon
 /// as a connection closes: a reply that arrives after its connection closed must not reach the
@@ -50,6 +58,8 @@ struct door_state {
   caf::actor target;  ///< who answers now (see retarget_atom)
   std::unordered_map<connection_handle, connection> conns;
   uint64_t next_serial = 1;
+  std::vector<caf::actor> checkers;  ///< auth/munge: who checks credentials, in turn
+  size_t next_checker = 0;
   static inline const char* name = "front_door";
 };
 
@@ -77,7 +87,14 @@ void answer(door_self self, connection_handle hdl, uint64_t serial, uint64_t num
     ++c.next_reply;
     wrote = true;
   }
-  if (wrote) self->flush(hdl);
+  if (!wrote) return;
+  self->flush(hdl);
+  // What flush could not hand to the kernel waits here: a client that sends and never reads
+  // would grow it without end.
+  if (self->wr_buf(hdl).size() > self->state.setup.max_unread_reply_bytes)
+    drop(self, hdl,
+         "over " + std::to_string(self->state.setup.max_unread_reply_bytes) +
+             " bytes of replies unread");
 }
 
 msg::client_reply refusal(const caf::error& err) {
@@ -112,6 +129,16 @@ void forward(door_self self, connection_handle hdl, uint64_t serial, uint64_t nu
           });
 }
 
+bool is_admin(const door_state& st, uint32_t uid) {
+  return uid == 0 || std::find(st.setup.admin_uids.begin(), st.setup.admin_uids.end(), uid) !=
+                         st.setup.admin_uids.end();
+}
+
+/// Whether `uid` may see `job` (PrivateData=jobs hides other users' jobs from all but admins).
+bool may_see(const door_state& st, uint32_t uid, const msg::job_info& job) {
+  return !st.setup.private_jobs || job.uid == uid || is_admin(st, uid);
+}
+
 /// Node updates, debug levels and flags: root's and the admins'. (The diagnostics' reset is the
 /// controller's to refuse: root's and SlurmUser's only, as sdiag --reset.)
 bool is_administration(op o) {
@@ -122,9 +149,7 @@ void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t numb
            msg::client_request& req) {
   auto& st = self->state;
   auto kind = static_cast<op>(req.op);
-  if (is_administration(kind) && req.uid != 0 &&
-      std::find(st.setup.admin_uids.begin(), st.setup.admin_uids.end(), req.uid) ==
-          st.setup.admin_uids.end()) {
+  if (is_administration(kind) && !is_admin(st, req.uid)) {
     auto it = st.conns.find(hdl);
     config::log().warn("front door: permission denied request={} uid={} peer={}",
                        static_cast<int>(req.op), req.uid,
@@ -151,11 +176,22 @@ void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t numb
     case op::jobs:
       forward<std::vector<msg::job_info>>(
           self, hdl, serial, number, caf::make_message(msg::jobs_atom_v, req.include_finished),
-          [](msg::client_reply& r, std::vector<msg::job_info>& v) { r.jobs = std::move(v); });
+          [self, uid = req.uid](msg::client_reply& r, std::vector<msg::job_info>& v) {
+            for (auto& job : v)
+              if (may_see(self->state, uid, job)) r.jobs.push_back(std::move(job));
+          });
       return;
     case op::job:
       forward<msg::job_info>(self, hdl, serial, number,
-                             caf::make_message(msg::jobs_atom_v, req.job_id), one_job);
+                             caf::make_message(msg::jobs_atom_v, req.job_id),
+                             [self, uid = req.uid](msg::client_reply& r, msg::job_info& job) {
+                               if (may_see(self->state, uid, job)) {
+                                 r.jobs.push_back(std::move(job));
+                                 return;
+                               }
+                               r.error_code = static_cast<uint8_t>(errc::permission_denied);
+                               r.error_text = "Access/permission denied";
+                             });
       return;
     case op::nodes:
       forward<std::vector<msg::node_info>>(
@@ -223,6 +259,65 @@ void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t numb
                                                        " (a client newer than this controller?)")));
 }
 
+/// The name of `uid` on this host, or the number when it has none.
+std::string user_name(uint32_t uid) {
+  passwd pw{};
+  passwd* found = nullptr;
+  std::vector<char> buf(16384);
+  if (::getpwuid_r(uid, &pw, buf.data(), buf.size(), &found) == 0 && found != nullptr)
+    return found->pw_name;
+  return std::to_string(uid);
+}
+
+/// Puts the proven sender wherever the request names one, so the controller's checks (own jobs
+/// only) and the job's identity rest on the proof and not on what the client wrote.
+void stamp_sender(msg::client_request& req, const request_sender& who) {
+  req.uid = who.uid;
+  req.control.uid = who.uid;
+  auto name = user_name(who.uid);
+  req.user = name;
+  if (static_cast<op>(req.op) == op::submit) {
+    req.submission.uid = who.uid;
+    req.submission.gid = who.gid;
+    req.submission.user = std::move(name);
+  }
+}
+
+/// Checks credentials (auth/munge) on a thread of its own: munge_decode waits for munged, and
+/// the door must not stop serving meanwhile.
+caf::behavior credential_checker(caf::event_based_actor*, config::auth_settings auth) {
+  return {
+      [auth](verify_atom, msg::client_request& req) -> caf::result<msg::client_request> {
+        auto who = verify_request(auth, req);
+        if (!who) return std::move(who.error());
+        stamp_sender(req, *who);
+        return std::move(req);
+      },
+  };
+}
+
+/// Serves `req` once its sender is proven (auth/munge), or at once (auth/none).
+void admit(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,
+           msg::client_request& req) {
+  auto& st = self->state;
+  if (st.checkers.empty()) {
+    req.credential.clear();
+    return serve(self, hdl, serial, number, req);
+  }
+  auto& checker = st.checkers[st.next_checker++ % st.checkers.size()];
+  self->request(checker, st.setup.request_timeout, verify_atom::value, std::move(req))
+      .then([self, hdl, serial,
+             number](msg::client_request& verified) { serve(self, hdl, serial, number, verified); },
+            [self, hdl, serial, number](caf::error& err) {
+              auto it = self->state.conns.find(hdl);
+              config::log().warn("front door: {} peer={}", describe(err),
+                                 it != self->state.conns.end() && it->second.serial == serial
+                                     ? it->second.peer
+                                     : std::string{"?"});
+              answer(self, hdl, serial, number, refusal(err));
+            });
+}
+
 void on_data(door_self self, caf::io::new_data_msg& m) {
   auto it = self->state.conns.find(m.handle);
   if (it == self->state.conns.end()) return;
@@ -246,14 +341,24 @@ void on_data(door_self self, caf::io::new_data_msg& m) {
     drop(self, m.handle, describe(err));
     return;
   }
+  if (c.next_request - c.next_reply >= max_requests_in_flight) {
+    drop(self, m.handle,
+         "over " + std::to_string(max_requests_in_flight) + " requests awaiting replies");
+    return;
+  }
   c.want_length = true;
   c.mid_frame = false;
   self->configure_read(m.handle, caf::io::receive_policy::exactly(msg::client_length_size));
-  serve(self, m.handle, c.serial, c.next_request++, req);
+  admit(self, m.handle, c.serial, c.next_request++, req);
 }
 
 caf::behavior door_behavior(door_self self, int listen_fd, front_door_setup setup) {
   self->state.setup = std::move(setup);
+  auto& auth = self->state.setup.auth;
+  if (auth.munge)
+    for (unsigned i = 0; i < std::max(1u, self->state.setup.checkers); ++i)
+      self->state.checkers.push_back(
+          self->spawn<caf::detached + caf::linked>(credential_checker, auth));
   self->add_doorman(listen_fd);
   self->delayed_send(self, self->state.setup.frame_patience / 2, sweep_atom::value);
   return {

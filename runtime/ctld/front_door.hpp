@@ -10,6 +10,8 @@
 #include <caf/atom.hpp>
 #include <caf/expected.hpp>
 
+#include "config/config.hpp"
+
 namespace shoal::runtime {
 
 /// Where the front door listens and how patient it is with clients.
@@ -24,6 +26,19 @@ struct front_door_setup {
   /// Who may administer the cluster (update nodes, set debug levels and flags) beside root: the
   /// user shoalctld runs as (SlurmUser) and AdminUsers'.
   std::vector<uint32_t> admin_uids;
+  /// How requests prove their sender (AuthType=, AuthInfo=): under auth/munge each request's
+  /// credential is checked (runtime/bootstrap/request_auth.hpp) by `checkers` actors of their
+  /// own threads, as munged's answer is waited for, and the proven uid and gid replace the
+  /// ones the request names; a request that fails is refused with errc::authentication_failed.
+  config::auth_settings auth;
+  unsigned checkers = 2;
+  /// PrivateData=jobs: a job listing shows a user only their own jobs, and asking for another
+  /// user's job is refused (Access/permission denied); root and the admins see every job.
+  bool private_jobs = false;
+  /// Replies written and not yet taken by a client that keeps sending requests: past this many
+  /// bytes the door stops reading from it until it has drained (a client that never reads must
+  /// not grow the controller's memory without bound).
+  size_t max_unread_reply_bytes = 64u << 20;
 };
 
 /// `(retarget_atom, actor)` tells the front door which actor answers requests now: the
@@ -45,7 +60,7 @@ using retarget_atom = caf::atom_constant<caf::atom("retarget")>;
 /// Administration requests from anyone but root and `admin_uids` are refused here, with
 /// errc::permission_denied "Access/permission denied" and a log line naming the uid; requests on
 /// jobs carry the uid to the controller's actors, which let users act only on their own jobs.
-/// The uid is the one the request names (issue 17: a MUNGE credential is to prove it).
+/// Under auth/none the uid is the one the request names (single-user clusters only).
 struct front_door {
   caf::actor actor;
   uint16_t port = 0;  ///< the port it listens on (the one asked for, or the one chosen)

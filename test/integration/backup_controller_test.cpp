@@ -53,7 +53,8 @@ struct backup_pair {
                           dir.file("state") +
                           "\n"
                           "NodeName=node[1-2] NodeAddr=127.0.0.1\n"
-                          "PartitionName=debug Nodes=node[1-2] Default=YES MaxTime=INFINITE\n");
+                          "PartitionName=debug Nodes=node[1-2] Default=YES MaxTime=INFINITE\n" +
+                          test_auth_config());
     start_primary();
     backup = std::make_unique<daemon_process>(
         std::vector<std::string>{bin_path("shoalctld"), "-f", conf, "--controller", "ctl2"},
@@ -230,7 +231,8 @@ struct lone_line {
   explicit lone_line(const std::string& extra = "") {
     conf = write_file(dir.file("shoal.conf"),
                       "SlurmctldHost=ctl(127.0.0.1:" + std::to_string(port) + ")\n" +
-                          "MetricsPort=0\nStateSaveLocation=" + dir.file("state") + "\n" + extra);
+                          "MetricsPort=0\nStateSaveLocation=" + dir.file("state") + "\n" +
+                          test_auth_config() + extra);
   }
 };
 

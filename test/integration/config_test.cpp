@@ -18,7 +18,8 @@ namespace {
 /// A minimal valid config for one node; `line3` is its third line.
 std::string config_with_line3(uint16_t port, const std::string& line3) {
   return "ClusterName=it\nSlurmctldPort=" + std::to_string(port) + "\n" + line3 +
-         "\nNodeName=node1 NodeAddr=127.0.0.1\nPartitionName=debug Nodes=node1 Default=YES\n";
+         "\nNodeName=node1 NodeAddr=127.0.0.1\nPartitionName=debug Nodes=node1 Default=YES\n" +
+         test_auth_config();
 }
 
 /// True when something accepts TCP connections on 127.0.0.1:`port`.

@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -307,6 +308,12 @@ std::vector<std::string> lines_of(const std::string& text) {
   return out;
 }
 
+std::string test_auth_config() {
+  const char* socket = std::getenv("SHOAL_TEST_MUNGE_SOCKET");
+  if (socket == nullptr || *socket == '\0') return "";
+  return std::string{"AuthType=auth/munge\nAuthInfo=socket="} + socket + "\n";
+}
+
 uint16_t free_port() {
   auto port = shoal::runtime::free_loopback_port();
   if (!port) fail_setup("bind");
@@ -405,7 +412,7 @@ size_t count_lines_with(const std::string& text, const std::string& needle) {
 // -- fixtures -------------------------------------------------------------------------------------
 
 cluster_fixture::cluster_fixture(unsigned nodes, const std::string& extra_config) {
-  if (auto err = cluster.launch(nodes, extra_config)) {
+  if (auto err = cluster.launch(nodes, test_auth_config() + extra_config)) {
     cluster.tear_down(true);
     throw std::runtime_error("cannot launch the cluster: " + shoal::describe(err));
   }

@@ -119,6 +119,12 @@ std::string read_file(const std::string& path);
 /// The lines of `text` without their '\n'.
 std::vector<std::string> lines_of(const std::string& text);
 
+/// The config lines that make a test cluster authenticate with the tests' private munged
+/// (test/munge/munged.sh, whose socket ctest names in SHOAL_TEST_MUNGE_SOCKET): AuthType=auth/munge
+/// and its AuthInfo; "" when no such munged runs (the binary started outside ctest), leaving the
+/// config's own AuthType.
+std::string test_auth_config();
+
 /// A loopback TCP port that was free a moment ago (bound, then released).
 uint16_t free_port();
 

@@ -98,7 +98,7 @@ BOOST_AUTO_TEST_CASE(a_node_reporting_less_memory_than_configured_is_drained) {
                "NodeName=node1 NodeAddr=127.0.0.1 RealMemory=99999999\n"
                "NodeName=node2 NodeAddr=127.0.0.1\n");
   text += "StateSaveLocation=" + dir.path() + "/state\nTmpFS=" + dir.path() + "\n";
-  text += "SlurmdSpoolDir=" + dir.path() + "/spool\n";
+  text += "SlurmdSpoolDir=" + dir.path() + "/spool\n" + test_auth_config();
   auto conf = write_file(dir.file("shoal.conf"), text);
   daemon_process ctld{{bin_path("shoalctld"), "-f", conf}, dir.file("shoalctld.log")};
   daemon_process node1{{bin_path("shoald"), "-f", conf, "--node-name", "node1"},

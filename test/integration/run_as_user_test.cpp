@@ -20,18 +20,36 @@ using namespace shoal::test;
 namespace {
 
 const char* const test_user = "shoal-it-user";
+const char* const other_user = "shoal-it-other";
 
-/// The test user's passwd entry, created when missing; null when it cannot be.
-const passwd* ensure_test_user() {
-  if (auto* pw = ::getpwnam(test_user); pw != nullptr) return pw;
-  auto r =
-      run_command({"useradd", "--system", "--no-create-home", "--shell", "/bin/sh", test_user});
+/// A test user's passwd entry, created when missing; null when it cannot be.
+const passwd* ensure_user(const char* name) {
+  if (auto* pw = ::getpwnam(name); pw != nullptr) return pw;
+  auto r = run_command({"useradd", "--system", "--no-create-home", "--shell", "/bin/sh", name});
   if (r.exit_code != 0 && r.exit_code != 9) {  // 9: it exists (another test made it meanwhile)
     BOOST_TEST_MESSAGE("useradd failed: " << r.describe());
     return nullptr;
   }
-  return ::getpwnam(test_user);
+  return ::getpwnam(name);
 }
+
+const passwd* ensure_test_user() {
+  return ensure_user(test_user);
+}
+
+/// `args` for the CLI run as the user `pw` (setpriv, as root).
+std::vector<std::string> as_user(const passwd* pw, std::vector<std::string> args) {
+  std::vector<std::string> argv{"setpriv", "--reuid=" + std::to_string(pw->pw_uid),
+                                "--regid=" + std::to_string(pw->pw_gid), "--init-groups",
+                                bin_path("shoal")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return argv;
+}
+
+/// One node, jobs private to their owners (PrivateData=jobs).
+struct private_one_node : cluster_fixture {
+  private_one_node() : cluster_fixture(1, "PrivateData=jobs\n") {}
+};
 
 }  // namespace
 
@@ -85,6 +103,58 @@ BOOST_AUTO_TEST_CASE(a_job_runs_as_its_submitter_who_may_not_drain_a_node) {
   auto by_root = run_cli({"control", "update", "nodename=node1", "state=drain", "reason=root's"});
   BOOST_CHECK_MESSAGE(by_root.exit_code == 0, by_root.describe());
   BOOST_CHECK(wait_node_state("node1", "DRAINED", 10s));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_FIXTURE_TEST_SUITE(users_and_their_jobs, private_one_node)
+
+BOOST_AUTO_TEST_CASE(a_user_may_not_cancel_or_see_another_users_job_and_root_may) {
+  if (::geteuid() != 0) {
+    BOOST_TEST_MESSAGE("not root: cannot create users or run as them; nothing checked");
+    return;
+  }
+  const passwd* owner = ensure_user(test_user);
+  BOOST_REQUIRE(owner != nullptr);
+  const auto owner_uid = owner->pw_uid;
+  const auto owner_gid = owner->pw_gid;
+  const passwd* other = ensure_user(other_user);
+  BOOST_REQUIRE(other != nullptr);
+  passwd owner_entry = *owner;  // getpwnam's buffer is shared: keep the owner's numbers
+  owner_entry.pw_uid = owner_uid;
+  owner_entry.pw_gid = owner_gid;
+  auto cluster_dir = std::filesystem::path{conf}.parent_path();
+  ::chmod(cluster_dir.c_str(), 0755);
+  ::chmod(conf.c_str(), 0644);
+  ::chmod(scratch.path().c_str(), 0711);
+  auto work = scratch.file("owner-work");
+  std::filesystem::create_directory(work);
+  BOOST_REQUIRE(::chown(work.c_str(), owner_uid, owner_gid) == 0);
+  ::chmod(work.c_str(), 0755);
+  auto script = write_file(work + "/long.sh", "#!/bin/sh\nsleep 300\n", true);
+  command_options opt;
+  opt.cwd = work;
+  opt.env = {{"SHOAL_CONF", conf}};
+  auto r = run_command(as_user(&owner_entry, {"batch", "-o", work + "/out.txt", script}), opt);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  auto id = submitted_job_id(r.out);
+  BOOST_REQUIRE(id != 0);
+  BOOST_REQUIRE(wait_job_state(id, "RUNNING", 30s));
+  // The other user neither sees the job (PrivateData=jobs) nor may cancel it.
+  auto listed = run_command(as_user(other, {"queue", "--noheader", "-o", "JobId"}), opt);
+  BOOST_CHECK_MESSAGE(listed.exit_code == 0, listed.describe());
+  BOOST_CHECK_MESSAGE(listed.out.find(std::to_string(id)) == std::string::npos, listed.describe());
+  auto cancel = run_command(as_user(other, {"cancel", std::to_string(id)}), opt);
+  BOOST_CHECK_MESSAGE(cancel.exit_code == 1, cancel.describe());
+  BOOST_CHECK_MESSAGE(count_lines_with(cancel.err, "Access/permission denied") == 1,
+                      cancel.describe());
+  BOOST_TEST(job(id).value("state", "") == "RUNNING");
+  // The owner sees it; root sees it and may cancel it.
+  auto own = run_command(as_user(&owner_entry, {"queue", "--noheader", "-o", "JobId"}), opt);
+  BOOST_CHECK_MESSAGE(own.out.find(std::to_string(id)) != std::string::npos, own.describe());
+  auto by_root = run_cli({"cancel", std::to_string(id)});
+  BOOST_CHECK_MESSAGE(by_root.exit_code == 0, by_root.describe());
+  BOOST_CHECK(wait_job_state(id, "CANCELLED", 30s));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

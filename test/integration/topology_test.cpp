@@ -23,7 +23,7 @@ namespace {
 /// An 8x4x4 torus (SelectType=select/torus3d, nodes bgl[000x733]) served by two front ends.
 struct torus_cluster {
   torus_cluster() {
-    if (auto err = cluster.launch_torus({8, 4, 4}, 2)) {
+    if (auto err = cluster.launch_torus({8, 4, 4}, 2, test_auth_config())) {
       cluster.tear_down(true);
       throw std::runtime_error("cannot launch the torus: " + shoal::describe(err));
     }

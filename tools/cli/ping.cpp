@@ -8,6 +8,7 @@
 #include "messages/front_door.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/front_door_client.hpp"
+#include "runtime/bootstrap/request_auth.hpp"
 #include "tools/cli/session.hpp"
 
 namespace shoal::cli {
@@ -16,14 +17,17 @@ namespace {
 
 /// True when the shoalctld of `line` answers a ping through its front door within
 /// MessageTimeout, in control or not.
-bool answers(const config::controller_host& line, std::chrono::seconds timeout) {
+bool answers(const config::cluster_config& conf, const config::controller_host& line) {
   auto door = runtime::front_door_client::connect(line.address, runtime::front_door_port(line),
                                                   std::chrono::seconds{2});
   if (!door) return false;
-  auto reply = door->call(msg::make_client_request(msg::client_op::ping), timeout);
-  // A shoalctld between roles refuses even a ping, but it is up.
-  return reply && (reply->error_code == 0 ||
-                   reply->error_code == static_cast<uint8_t>(errc::not_in_control));
+  auto ping = msg::make_client_request(msg::client_op::ping);
+  ping.uid = static_cast<uint32_t>(::getuid());
+  // Unsigned when munged cannot be reached: the refusal still proves the daemon up.
+  (void)runtime::sign_request(conf.auth, ping);
+  auto reply = door->call(ping, std::chrono::seconds{conf.message_timeout_s});
+  // Any answer, a refusal too (between roles, or of the credential), proves it up.
+  return static_cast<bool>(reply);
 }
 
 }  // namespace
@@ -35,7 +39,7 @@ int ping_controllers(const std::string& conf_path) {
   bool any_up = false;
   bool any_down = false;
   for (size_t i = 0; i < lines.size(); ++i) {
-    bool up = answers(lines[i], std::chrono::seconds{conf->message_timeout_s});
+    bool up = answers(*conf, lines[i]);
     (up ? any_up : any_down) = true;
     std::printf("shoalctld(%s) at %s is %s\n", runtime::controller_role(i, lines.size()).c_str(),
                 lines[i].name.c_str(), up ? "UP" : "DOWN");

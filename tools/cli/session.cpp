@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "runtime/bootstrap/controller_client.hpp"
+#include "runtime/bootstrap/request_auth.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 
 namespace shoal::cli {
@@ -128,6 +129,8 @@ caf::expected<msg::client_reply> call(session& s, const msg::client_request& req
         }
       }
       if (!err) {
+        // A credential is good for one decode: each attempt gets its own.
+        if (auto failed = runtime::sign_request(s.conf.auth, req)) return failed;
         auto reply = s.door.call(req, patience);
         if (!reply) {
           if (reply.error().category() == error_category &&

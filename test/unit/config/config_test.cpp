@@ -214,7 +214,7 @@ BOOST_AUTO_TEST_CASE(seed_sample_round_trips_through_render_config) {
   auto cfg = load_config(data_dir + "/seed/SlurmConf");
   BOOST_REQUIRE(cfg);
   auto again = parse_ok(render_body(*cfg));
-  BOOST_CHECK(again.warnings.empty());
+  BOOST_CHECK_MESSAGE(again.warnings.empty(), (again.warnings.empty() ? "" : again.warnings[0]));
   check_same_cluster(*cfg, again);
 }
 
@@ -282,12 +282,45 @@ BOOST_AUTO_TEST_CASE(unknown_keys_warn_with_file_and_line) {
 }
 
 BOOST_AUTO_TEST_CASE(common_slurm_keys_are_accepted_with_a_no_effect_warning) {
-  auto cfg = parse_ok("AuthType=auth/munge\nSlurmUser=slurm\nProctrackType=proctrack/pgid\n");
+  auto cfg = parse_ok("TaskPlugin=task/affinity\nMpiDefault=none\nProctrackType=proctrack/pgid\n");
   BOOST_REQUIRE_EQUAL(cfg.warnings.size(), 3u);
   BOOST_CHECK_EQUAL(cfg.warnings[0],
-                    "test.conf:1: key 'AuthType' is accepted for Slurm "
+                    "test.conf:1: key 'TaskPlugin' is accepted for Slurm "
                     "compatibility and has no effect");
   BOOST_CHECK(starts_with(cfg.warnings[2], "test.conf:3: key 'ProctrackType'"));
+}
+
+BOOST_AUTO_TEST_CASE(authentication_is_munge_unless_the_config_says_none) {
+  auto plain = parse_ok("ClusterName=c\n");
+  BOOST_CHECK(plain.auth.munge);
+  BOOST_CHECK_EQUAL(plain.auth.munge_socket, "/run/munge/munge.socket.2");
+  auto none = parse_ok("AuthType=auth/none\n");
+  BOOST_CHECK(!none.auth.munge);
+  auto munge = parse_ok("AuthType=auth/munge\nAuthInfo=socket=/tmp/m.sock,ttl=60\n");
+  BOOST_CHECK(munge.auth.munge);
+  BOOST_CHECK_EQUAL(munge.auth.munge_socket, "/tmp/m.sock");
+  BOOST_REQUIRE_EQUAL(munge.warnings.size(), 1u);
+  BOOST_CHECK(starts_with(munge.warnings[0], "test.conf:2: AuthInfo option 'ttl=60'"));
+  BOOST_CHECK(starts_with(parse_error("AuthType=auth/jwt\n"), "test.conf:1:"));
+  BOOST_CHECK(parse_error("AuthType=auth/jwt\n").find("auth/munge or auth/none") !=
+              std::string::npos);
+  BOOST_CHECK(starts_with(parse_error("\nAuthInfo=socket=\n"), "test.conf:2:"));
+}
+
+BOOST_AUTO_TEST_CASE(private_data_jobs_and_slurm_user_are_read) {
+  auto cfg = parse_ok("PrivateData=accounts,jobs\nSlurmUser=slurm\n");
+  BOOST_CHECK(cfg.private_jobs);
+  BOOST_CHECK_EQUAL(cfg.slurm_user, "slurm");
+  BOOST_REQUIRE_EQUAL(cfg.warnings.size(), 1u);
+  BOOST_CHECK(starts_with(cfg.warnings[0], "test.conf:1: PrivateData=accounts has no effect"));
+  BOOST_CHECK(!parse_ok("ClusterName=c\n").private_jobs);
+}
+
+BOOST_AUTO_TEST_CASE(the_controller_listens_on_its_line_unless_told_all) {
+  BOOST_CHECK(!parse_ok("ClusterName=c\n").listen_all);
+  BOOST_CHECK(parse_ok("ControllerListen=all\n").listen_all);
+  BOOST_CHECK(!parse_ok("ControllerListen=line\n").listen_all);
+  BOOST_CHECK(starts_with(parse_error("ControllerListen=everywhere\n"), "test.conf:1:"));
 }
 
 BOOST_AUTO_TEST_CASE(seed_daemon_binary_paths_are_accepted_silently) {
@@ -979,7 +1012,7 @@ BOOST_AUTO_TEST_CASE(render_config_prints_padded_keys_after_a_header_line) {
 BOOST_AUTO_TEST_CASE(render_config_round_trips_the_default_config) {
   auto cfg = parse_ok(default_config_text(8, 7001));
   auto again = parse_ok(render_body(cfg));
-  BOOST_CHECK(again.warnings.empty());
+  BOOST_CHECK_MESSAGE(again.warnings.empty(), (again.warnings.empty() ? "" : again.warnings[0]));
   check_same_cluster(cfg, again);
 }
 
@@ -999,7 +1032,7 @@ BOOST_AUTO_TEST_CASE(render_config_round_trips_a_varied_config) {
       "PartitionName=q State=INACTIVE\n");
   BOOST_CHECK(cfg.warnings.empty());
   auto again = parse_ok(render_body(cfg));
-  BOOST_CHECK(again.warnings.empty());
+  BOOST_CHECK_MESSAGE(again.warnings.empty(), (again.warnings.empty() ? "" : again.warnings[0]));
   check_same_cluster(cfg, again);
 }
 

@@ -7,7 +7,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <sys/wait.h>
+
 #include <chrono>
+#include <cstdlib>
+#include <functional>
 #include <random>
 #include <set>
 #include <thread>
@@ -22,6 +26,8 @@
 #include "messages/front_door.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/bootstrap/front_door_client.hpp"
+#include "runtime/bootstrap/munge.hpp"
+#include "runtime/bootstrap/request_auth.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 #include "runtime/ctld/front_door.hpp"
 
@@ -30,8 +36,16 @@ namespace {
 using namespace shoal;
 using namespace std::chrono_literals;
 
+/// auth/none: the door believes the uid a request names (most cases here test other things).
+config::auth_settings no_auth() {
+  config::auth_settings auth;
+  auth.munge = false;
+  return auth;
+}
+
 struct door_fixture {
-  door_fixture() {
+  explicit door_fixture(config::auth_settings auth = no_auth(),
+                        const std::function<void(runtime::front_door_setup&)>& adjust = {}) {
     runtime::configure_actor_system(cfg, 2);
     sys = std::make_unique<caf::actor_system>(cfg);
     auto conf = config::parse_config(config::default_config_text(2, 6917), "<embedded>", "/");
@@ -40,6 +54,8 @@ struct door_fixture {
     runtime::front_door_setup setup;
     setup.address = "127.0.0.1";
     setup.frame_patience = 400ms;
+    setup.auth = auth;
+    if (adjust) adjust(setup);
     auto opened = runtime::open_front_door(*sys, setup);
     BOOST_REQUIRE_MESSAGE(opened, (opened ? "" : describe(opened.error())));
     door = opened->actor;
@@ -281,6 +297,229 @@ BOOST_AUTO_TEST_CASE(many_clients_at_once_each_get_their_own_replies) {
   BOOST_TEST(distinct.size() == size_t{clients * each});
   BOOST_TEST(distinct.count(0) == 0u);
   submitted.assign(distinct.begin(), distinct.end());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// -- PrivateData=jobs, and clients that do not read ---------------------------------------------
+
+namespace {
+
+struct private_door : door_fixture {
+  private_door()
+      : door_fixture(no_auth(), [](runtime::front_door_setup& s) { s.private_jobs = true; }) {}
+};
+
+struct small_buffer_door : door_fixture {
+  small_buffer_door()
+      : door_fixture(no_auth(),
+                     [](runtime::front_door_setup& s) { s.max_unread_reply_bytes = 256 << 10; }) {}
+};
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(front_door_limits)
+
+BOOST_FIXTURE_TEST_CASE(private_data_jobs_shows_users_only_their_own_jobs, private_door) {
+  auto c = connect();
+  auto reply = call(c, submission("door:private"));  // alice's, uid 1000
+  BOOST_REQUIRE_EQUAL(reply.jobs.size(), 1u);
+  auto id = reply.jobs[0].job_id;
+  submitted.push_back(id);
+  auto list_as = [&](uint32_t uid) {
+    auto req = msg::make_client_request(msg::client_op::jobs);
+    req.include_finished = true;
+    req.uid = uid;
+    std::set<uint64_t> ids;
+    for (auto& j : call(c, req).jobs) ids.insert(j.job_id);
+    return ids;
+  };
+  BOOST_TEST(list_as(1000).count(id) == 1u);
+  BOOST_TEST(list_as(2000).count(id) == 0u);
+  BOOST_TEST(list_as(0).count(id) == 1u);
+  auto show = msg::make_client_request(msg::client_op::job);
+  show.job_id = id;
+  show.uid = 2000;
+  auto refused = call(c, show);
+  BOOST_TEST(refused.error_code == static_cast<uint8_t>(errc::permission_denied));
+  BOOST_TEST(refused.error_text == "Access/permission denied");
+  show.uid = 1000;
+  BOOST_TEST(call(c, show).jobs.size() == 1u);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_client_that_sends_and_never_reads_is_dropped, small_buffer_door) {
+  // Each config reply is a few KiB: 20,000 of them outgrow the kernel's socket buffers and the
+  // door's 256 KiB bound many times over.
+  int fd = raw_socket();
+  auto frame = msg::encode_client_frame(msg::make_client_request(msg::client_op::config));
+  std::string burst;
+  for (int i = 0; i < 200; ++i) burst += frame;
+  timeval tv{2, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+  for (int i = 0; i < 100; ++i)
+    if (::send(fd, burst.data(), burst.size(), MSG_NOSIGNAL) < 0) break;  // dropped already
+  // Now read: what was sent before the drop arrives, then the end of the stream.
+  tv = {10, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  std::vector<char> buf(1 << 16);
+  ssize_t n = 0;
+  while ((n = ::recv(fd, buf.data(), buf.size(), 0)) > 0) {
+  }
+  bool closed = n == 0 || (n < 0 && errno == ECONNRESET);
+  ::close(fd);
+  BOOST_TEST(closed);
+  still_serving();
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+// -- AuthType=auth/munge, with the tests' private munged (test/munge/munged.sh) ----------------
+
+namespace {
+
+namespace utf = boost::unit_test;
+
+std::string test_munge_socket() {
+  const char* socket = std::getenv("SHOAL_TEST_MUNGE_SOCKET");
+  return socket != nullptr ? socket : "";
+}
+
+/// ctest starts a private munged for these cases and always runs them; the binary run by hand
+/// without one skips them.
+boost::test_tools::assertion_result have_test_munged(utf::test_unit_id) {
+  boost::test_tools::assertion_result ok{!test_munge_socket().empty()};
+  ok.message() << "SHOAL_TEST_MUNGE_SOCKET is not set (ctest starts a private munged)";
+  return ok;
+}
+
+config::auth_settings test_munge() {
+  config::auth_settings auth;
+  auth.munge = true;
+  auth.munge_socket = test_munge_socket();
+  return auth;
+}
+
+/// `req` signed by uid 65534 (nobody): in a child that drops to it when the test runs as root,
+/// else by this (unprivileged) process itself.
+msg::client_request signed_by_someone_else(msg::client_request req) {
+  if (::getuid() != 0) {
+    BOOST_REQUIRE(!runtime::sign_request(test_munge(), req));
+    return req;
+  }
+  int fds[2];
+  BOOST_REQUIRE(::pipe(fds) == 0);
+  auto pid = ::fork();
+  BOOST_REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::close(fds[0]);
+    if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(3);
+    if (runtime::sign_request(test_munge(), req)) ::_exit(4);
+    auto n = ::write(fds[1], req.credential.data(), req.credential.size());
+    ::_exit(n == static_cast<ssize_t>(req.credential.size()) ? 0 : 5);
+  }
+  ::close(fds[1]);
+  std::string credential;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) credential.append(buf, n);
+  ::close(fds[0]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  BOOST_REQUIRE_MESSAGE(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                        "the child could not sign as nobody");
+  req.credential = credential;
+  return req;
+}
+
+struct munge_door : door_fixture {
+  munge_door() : door_fixture(test_munge()) {}
+
+  msg::client_request signed_request(msg::client_request req) {
+    BOOST_REQUIRE(!runtime::sign_request(test_munge(), req));
+    return req;
+  }
+
+  void still_serving_signed() {
+    auto c = connect();
+    auto reply = call(c, signed_request(msg::make_client_request(msg::client_op::ping)));
+    BOOST_TEST(reply.error_code == 0);
+  }
+};
+
+bool is_auth_refusal(const msg::client_reply& reply) {
+  return reply.error_code == static_cast<uint8_t>(errc::authentication_failed) &&
+         reply.error_text.rfind("Protocol authentication error", 0) == 0;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(munge_credentials)
+
+BOOST_AUTO_TEST_CASE(a_credential_names_its_maker_and_is_good_for_one_decode,
+                     *utf::precondition(have_test_munged)) {
+  auto cred = runtime::make_munge_credential(test_munge_socket(), "payload");
+  BOOST_REQUIRE_MESSAGE(cred, (cred ? "" : describe(cred.error())));
+  auto who = runtime::decode_munge_credential(test_munge_socket(), *cred);
+  BOOST_REQUIRE_MESSAGE(who, (who ? "" : describe(who.error())));
+  BOOST_TEST(who->uid == ::getuid());
+  BOOST_TEST(who->gid == ::getgid());
+  BOOST_TEST(who->payload == "payload");
+  auto again = runtime::decode_munge_credential(test_munge_socket(), *cred);
+  BOOST_REQUIRE(!again);
+  BOOST_TEST(describe(again.error()) ==
+             "Protocol authentication error (MUNGE: Replayed credential)");
+}
+
+BOOST_AUTO_TEST_CASE(an_unreachable_munged_is_a_clear_error_with_the_fix) {
+  auto cred = runtime::make_munge_credential("/nonexistent/munge.socket", "x");
+  BOOST_REQUIRE(!cred);
+  auto text = describe(cred.error());
+  BOOST_TEST(text.find("cannot reach munged at /nonexistent/munge.socket") != std::string::npos);
+  BOOST_TEST(text.find("AuthType=auth/none") != std::string::npos);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_signed_request_is_served_as_the_user_munged_proves, munge_door,
+                        *utf::precondition(have_test_munged)) {
+  auto c = connect();
+  auto ping = signed_request(msg::make_client_request(msg::client_op::ping));
+  BOOST_TEST(call(c, ping).error_code == 0);
+  // Someone else claims root's uid for a drain: the proven uid is refused, whatever it names.
+  auto drain = msg::make_client_request(msg::client_op::node_update);
+  drain.update.nodes = "node1";
+  drain.update.state = "DRAIN";
+  drain.update.reason = "claims to be root";
+  drain.uid = 0;
+  auto refused = call(c, signed_by_someone_else(drain));
+  BOOST_TEST(refused.error_code == static_cast<uint8_t>(errc::permission_denied));
+  BOOST_TEST(refused.error_text == "Access/permission denied");
+  // A submission's owner is the prover, not the name or uid it carries.
+  auto reply = call(c, signed_by_someone_else(submission("door:munge")));
+  BOOST_REQUIRE_EQUAL(reply.error_code, 0);
+  BOOST_REQUIRE_EQUAL(reply.jobs.size(), 1u);
+  submitted.push_back(reply.jobs[0].job_id);
+  auto query = msg::make_client_request(msg::client_op::job);
+  query.job_id = reply.jobs[0].job_id;
+  auto job = call(c, signed_request(query));
+  BOOST_REQUIRE_EQUAL(job.jobs.size(), 1u);
+  BOOST_TEST(job.jobs[0].uid == 65534u);
+  BOOST_TEST(job.jobs[0].user != "alice");
+}
+
+BOOST_FIXTURE_TEST_CASE(unsigned_forged_replayed_and_altered_requests_are_refused, munge_door,
+                        *utf::precondition(have_test_munged)) {
+  auto c = connect();
+  auto ping = msg::make_client_request(msg::client_op::ping);
+  BOOST_TEST(is_auth_refusal(call(c, ping)));  // no credential
+  ping.credential = "MUNGE:not-a-credential:";
+  BOOST_TEST(is_auth_refusal(call(c, ping)));  // forged
+  auto good = signed_request(msg::make_client_request(msg::client_op::jobs));
+  BOOST_TEST(call(c, good).error_code == 0);
+  BOOST_TEST(is_auth_refusal(call(c, good)));  // replayed
+  auto altered = signed_request(msg::make_client_request(msg::client_op::jobs));
+  altered.include_finished = !altered.include_finished;
+  auto reply = call(c, altered);
+  BOOST_TEST(is_auth_refusal(reply));
+  BOOST_TEST(reply.error_text.find("another request") != std::string::npos);
+  still_serving_signed();
 }
 
 BOOST_AUTO_TEST_SUITE_END()
