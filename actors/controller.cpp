@@ -515,6 +515,21 @@ caf::result<caf::ok_atom> all_ok(controller_self self,
 
 /// hold, uhold, release, top (the scheduler's) and requeue (running jobs'), on each job named;
 /// one reply for all, the first error if any.
+/// Under AuthType=auth/munge a client's request counts only when it came through this process's
+/// front door, where its MUNGE credential was checked: CAF's own port authenticates nobody, so a
+/// request from another host's actor system proves nothing. (Node daemons send none of these.)
+caf::error unproven(controller_self self) {
+  if (!self->state.cfg.auth.munge) return caf::none;
+  const auto& sender = self->current_sender();
+  if (!sender || sender->node() == self->node()) return caf::none;
+  config::log().warn(
+      "request refused: it came over the CAF port from {}, not through the front door",
+      to_string(sender->node()));
+  return make_error(errc::authentication_failed,
+                    "Protocol authentication error (send requests through the front door, the "
+                    "port after SlurmctldPort, with a MUNGE credential)");
+}
+
 caf::result<caf::ok_atom> job_control(controller_self self, const msg::job_control& ctl) {
   auto& st = self->state;
   static const std::vector<std::string> ops = {"hold", "uhold", "release", "top", "requeue"};
@@ -907,6 +922,7 @@ controller_actor::behavior_type controller_behavior(
       probe.rpc("jobctl",
                 [self, probe](msg::jobctl_atom, const msg::job_control& ctl) {
                   probe.attribute_to(uid_label(ctl.uid));
+                  if (auto err = unproven(self)) return caf::result<caf::ok_atom>{std::move(err)};
                   return job_control(self, ctl);
                 }),
       probe.rpc("pending",
@@ -940,6 +956,7 @@ controller_actor::behavior_type controller_behavior(
                 [self, probe](msg::submit_atom, msg::job_request& req,
                               caf::actor& client) -> caf::result<msg::job_info> {
                   probe.attribute_to(req.user);
+                  if (auto err = unproven(self)) return err;
                   SHOAL_DEBUG(msg, "rpc submit user={} uid={} job={} batch={}", req.user, req.uid,
                               req.job_id, req.batch);
                   if (req.job_id == 0) return submit_job(self, req, client);
@@ -1006,18 +1023,21 @@ controller_actor::behavior_type controller_behavior(
                               uint32_t uid) -> caf::result<caf::ok_atom> {
                   probe.attribute_to(uid_label(uid));
                   SHOAL_DEBUG(msg, "rpc cancel job={} signal={} uid={}", job, signo, uid);
+                  if (auto err = unproven(self)) return err;
                   return cancel(self, job, signo, uid);
                 }),
       probe.rpc("cancel",
                 [self, probe](msg::cancel_atom, uint64_t id, int32_t signo,
                               uint32_t uid) -> caf::result<caf::ok_atom> {
                   probe.attribute_to(uid_label(uid));
+                  if (auto err = unproven(self)) return err;
                   return cancel(self, std::to_string(id), signo, uid);
                 }),
       probe.rpc(
           "attach",
           [self](msg::attach_atom, uint64_t id, caf::actor& client) -> caf::result<msg::job_info> {
             auto& st = self->state;
+            if (auto err = unproven(self)) return err;
             if (auto job = st.jobs.find(id); job != st.jobs.end())
               return self->delegate(job->second, msg::attach_atom_v, std::move(client));
             if (auto view = st.job_view.find(id); view != st.job_view.end()) return view->second;
@@ -1026,6 +1046,7 @@ controller_actor::behavior_type controller_behavior(
           }),
       probe.rpc("signal",
                 [self](msg::signal_atom, uint64_t id, int32_t signo) {
+                  if (unproven(self)) return;
                   auto it = self->state.jobs.find(id);
                   if (it != self->state.jobs.end())
                     self->send(it->second, msg::signal_atom_v, signo);
@@ -1035,22 +1056,28 @@ controller_actor::behavior_type controller_behavior(
                   probe.attribute_to(up.user);
                   SHOAL_DEBUG(msg, "rpc update nodes={} state={} user={}", up.nodes, up.state,
                               up.user);
+                  if (auto err = unproven(self)) return caf::result<caf::ok_atom>{std::move(err)};
                   return update_nodes(self, up);
                 }),
       probe.rpc("setdebug",
-                [probe](msg::setdebug_atom, const std::string& level,
-                        const std::string& user) -> caf::result<std::string> {
+                [self, probe](msg::setdebug_atom, const std::string& level,
+                              const std::string& user) -> caf::result<std::string> {
                   probe.attribute_to(user);
+                  if (auto err = unproven(self)) return err;
                   return on_setdebug(level, user);
                 }),
       probe.rpc("dbgflags",
-                [probe](msg::dbgflags_atom, const std::string& changes,
-                        const std::string& user) -> caf::result<std::string> {
+                [self, probe](msg::dbgflags_atom, const std::string& changes,
+                              const std::string& user) -> caf::result<std::string> {
                   probe.attribute_to(user);
+                  if (auto err = unproven(self)) return err;
                   return on_setdebugflags(changes, user);
                 }),
       probe.rpc("diagreset",
-                [self](msg::diagreset_atom, uint32_t uid) { return reset_diag(self, uid); }),
+                [self](msg::diagreset_atom, uint32_t uid) -> caf::result<caf::ok_atom> {
+                  if (auto err = unproven(self)) return err;
+                  return reset_diag(self, uid);
+                }),
       probe.rpc("ping",
                 [](caf::ping_atom) {
                   msg::controller_status status;

@@ -30,6 +30,17 @@ enum class client_op : uint8_t {
   debug_flags = 13,  ///< text (changes), user -> text (the flags now on)
   diag_reset = 14,   ///< uid -> ok
   submit = 15,       ///< submission -> jobs (the job)
+  signal = 16,       ///< job_id, signo -> ok (the signal for the job's tasks; srun's Ctrl-C)
+  run = 17,          ///< submission -> jobs (the job), and the job's stream (client_stream)
+  attach = 18,       ///< job_id -> jobs (the job), and its stream from now on
+};
+
+/// What a frame of a run or attach connection carries (msg::client_reply::stream).
+enum class client_stream : uint8_t {
+  reply = 0,      ///< the request's reply
+  output = 1,     ///< output: what a task wrote
+  step_exit = 2,  ///< exited: a node's tasks ended
+  event = 3,      ///< event: queued, allocated, message, ended
 };
 
 /// A request of kind `op`.

@@ -15,7 +15,7 @@ $C.includes(["messages/states.hpp"]);
 # Raise the major (and reset the minor) for any change older peers cannot read; peers of another
 # major then refuse each other's messages with errc::incompatible_version.
 const wireMajor :UInt16 = 1;
-const wireMinor :UInt16 = 2;
+const wireMinor :UInt16 = 3;
 
 struct MachineStatus {
   nodeName @0 :Text;         # the configured node name this daemon speaks for
@@ -380,16 +380,17 @@ struct StepdFrame {
 struct ClientRequest {
   op @0 :UInt8;              # 1 ping, 2 jobs, 3 job, 4 nodes, 5 partitions, 6 config, 7 cancel,
                              # 8 jobControl, 9 pending, 10 map, 11 nodeUpdate, 12 setDebug,
-                             # 13 debugFlags, 14 diagReset, 15 submit
+                             # 13 debugFlags, 14 diagReset, 15 submit, 16 signal, 17 run,
+                             # 18 attach
   credential @1 :Text;       # the caller's credential (AuthType); empty under auth/none
   includeFinished @2 :Bool;  # jobs: finished ones too
-  jobId @3 :UInt64;          # job
+  jobId @3 :UInt64;          # job, signal, attach
   target @4 :Text;           # cancel: "12", "12_4" (an array task), "12_[1-5]"
-  signo @5 :Int32;           # cancel: 0 cancels, else the signal for the tasks
+  signo @5 :Int32;           # cancel: 0 cancels, else the signal for the tasks; signal
   uid @6 :UInt32;            # who asks (every request; the CLI sets it)
   text @7 :Text;             # setDebug: the level; debugFlags: the changes ("+F -F")
   user @8 :Text;             # setDebug, debugFlags: who asks
-  submission @9 :JobRequest; # submit
+  submission @9 :JobRequest; # submit, run
   control @10 :JobControl;   # jobControl
   update @11 :NodeUpdate;    # nodeUpdate
 }
@@ -404,4 +405,10 @@ struct ClientReply {
   map @6 :TopologyView;      # map
   status @7 :ControllerStatus; # ping
   text @8 :Text;             # config (rendered), setDebug and debugFlags (what is now on)
+  # run and attach stream what the job's client hears on the same connection, each in a frame of
+  # its own, before and after the request's reply (stream 0): 1 output, 2 exited, 3 event.
+  stream @9 :UInt8;
+  output @10 :TaskOutput;
+  exited @11 :StepExit;
+  event @12 :JobEvent;
 }

@@ -50,6 +50,12 @@ caf::expected<front_door_client> front_door_client::connect(const std::string& h
 
 caf::expected<msg::client_reply> front_door_client::call(const msg::client_request& req,
                                                          std::chrono::milliseconds timeout) {
+  if (auto err = send(req, timeout)) return err;
+  return receive(timeout);
+}
+
+caf::error front_door_client::send(const msg::client_request& req,
+                                   std::chrono::milliseconds timeout) {
   if (fd_ < 0) return make_error(errc::unreachable, "not connected");
   auto deadline = clock::now() + timeout;
   auto lost = [this](const std::string& why) {
@@ -69,7 +75,17 @@ caf::expected<msg::client_reply> front_door_client::call(const msg::client_reque
       return lost(std::string{"connection lost: "} + std::strerror(errno));
     }
   }
-  // The reply: its length, then that many bytes.
+  return caf::none;
+}
+
+caf::expected<msg::client_reply> front_door_client::receive(std::chrono::milliseconds timeout) {
+  if (fd_ < 0) return make_error(errc::unreachable, "not connected");
+  auto deadline = clock::now() + timeout;
+  auto lost = [this](const std::string& why) {
+    close();
+    return make_error(errc::unreachable, why);
+  };
+  // The frame: its length, then that many bytes.
   std::vector<char> buf(msg::client_length_size);
   size_t want = buf.size();
   size_t got = 0;

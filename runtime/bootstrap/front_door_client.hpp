@@ -34,7 +34,15 @@ class front_door_client {
   caf::expected<msg::client_reply> call(const msg::client_request& req,
                                         std::chrono::milliseconds timeout);
 
+  /// The halves of call, for a connection that streams (run, attach): sends `req` within
+  /// `timeout`; receives the next frame within `timeout` (errors as call's).
+  caf::error send(const msg::client_request& req, std::chrono::milliseconds timeout);
+  caf::expected<msg::client_reply> receive(std::chrono::milliseconds timeout);
+
   bool connected() const { return fd_ >= 0; }
+
+  /// The socket, to wait for it with poll() beside other descriptors; -1 when not connected.
+  int fd() const { return fd_; }
 
  private:
   explicit front_door_client(int fd) : fd_(fd) {}

@@ -34,6 +34,8 @@ using op = msg::client_op;
 
 using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
 using verify_atom = caf::atom_constant<caf::atom("verify")>;
+using push_atom = caf::atom_constant<caf::atom("push")>;
+using hangup_atom = caf::atom_constant<caf::atom("hangup")>;
 
 /// Requests one connection may have awaiting their replies (the CLI has one at a time): a
 /// client pipelining more is dropped, so their replies cannot pile up.
@@ -51,6 +53,7 @@ struct connection {
   uint64_t next_request = 0;  ///< number of the next request read
   uint64_t next_reply = 0;    ///< number of the next reply to write (replies go out in order)
   std::map<uint64_t, std::string> ready;  ///< replies waiting for the ones before them
+  std::vector<caf::actor> relays;         ///< run and attach: who streams the job's news here
 };
 
 struct door_state {
@@ -65,12 +68,32 @@ struct door_state {
 
 using door_self = caf::io::stateful_broker<door_state>*;
 
+/// Forgets a connection that closed. Its relays go too: the jobs they served see their client
+/// leave, as srun's jobs do when srun dies.
+void forget(door_self self, connection_handle hdl) {
+  auto it = self->state.conns.find(hdl);
+  if (it == self->state.conns.end()) return;
+  for (auto& relay : it->second.relays) self->send_exit(relay, caf::exit_reason::user_shutdown);
+  self->state.conns.erase(it);
+}
+
 void drop(door_self self, connection_handle hdl, const std::string& why) {
   auto it = self->state.conns.find(hdl);
   if (it == self->state.conns.end()) return;
   config::log().warn("front door: dropped client {}: {}", it->second.peer, why);
-  self->state.conns.erase(it);
+  forget(self, hdl);
   self->close(hdl);
+}
+
+/// Writes `frame` on `hdl` now. What flush could not hand to the kernel waits in the broker: a
+/// client that sends and never reads would grow it without end, so past the bound it is dropped.
+void write_frame(door_self self, connection_handle hdl, const std::string& frame) {
+  self->write(hdl, frame.size(), frame.data());
+  self->flush(hdl);
+  if (self->wr_buf(hdl).size() > self->state.setup.max_unread_reply_bytes)
+    drop(self, hdl,
+         "over " + std::to_string(self->state.setup.max_unread_reply_bytes) +
+             " bytes of replies unread");
 }
 
 /// Queues reply `number` of the connection `serial` and writes every reply now in order.
@@ -80,21 +103,16 @@ void answer(door_self self, connection_handle hdl, uint64_t serial, uint64_t num
   if (it == self->state.conns.end() || it->second.serial != serial) return;  // gone meanwhile
   auto& c = it->second;
   c.ready.emplace(number, msg::encode_client_frame(reply));
-  bool wrote = false;
+  std::vector<std::string> now;
   for (auto r = c.ready.find(c.next_reply); r != c.ready.end(); r = c.ready.find(c.next_reply)) {
-    self->write(hdl, r->second.size(), r->second.data());
+    now.push_back(std::move(r->second));
     c.ready.erase(r);
     ++c.next_reply;
-    wrote = true;
   }
-  if (!wrote) return;
-  self->flush(hdl);
-  // What flush could not hand to the kernel waits here: a client that sends and never reads
-  // would grow it without end.
-  if (self->wr_buf(hdl).size() > self->state.setup.max_unread_reply_bytes)
-    drop(self, hdl,
-         "over " + std::to_string(self->state.setup.max_unread_reply_bytes) +
-             " bytes of replies unread");
+  for (auto& frame : now) {
+    if (self->state.conns.count(hdl) == 0) return;  // dropped by the write before
+    write_frame(self, hdl, frame);
+  }
 }
 
 msg::client_reply refusal(const caf::error& err) {
@@ -139,6 +157,71 @@ bool may_see(const door_state& st, uint32_t uid, const msg::job_info& job) {
   return !st.setup.private_jobs || job.uid == uid || is_admin(st, uid);
 }
 
+/// What a run's or attach's job tells its client, framed (off the broker's thread) for the
+/// connection that asked. When the controller it came through goes away (a shoalctld handing
+/// control back), the door hangs up, and the client attaches again to the one in control.
+caf::behavior stream_relay(caf::event_based_actor* self, caf::actor door, caf::actor controller,
+                           int64_t hdl, uint64_t serial) {
+  auto push = [self, door, hdl, serial](msg::client_reply reply) {
+    self->send(door, push_atom::value, hdl, serial, msg::encode_client_frame(reply));
+  };
+  self->monitor(controller);
+  self->set_down_handler([self, door, hdl, serial](const caf::down_msg&) {
+    self->send(door, hangup_atom::value, hdl, serial);
+  });
+  return {
+      [push](msg::task_output& out) {
+        msg::client_reply r;
+        r.stream = static_cast<uint8_t>(msg::client_stream::output);
+        r.output = std::move(out);
+        push(std::move(r));
+      },
+      [push](msg::step_exit& ex) {
+        msg::client_reply r;
+        r.stream = static_cast<uint8_t>(msg::client_stream::step_exit);
+        r.exited = std::move(ex);
+        push(std::move(r));
+      },
+      [push](msg::job_event& ev) {
+        msg::client_reply r;
+        r.stream = static_cast<uint8_t>(msg::client_stream::event);
+        r.event = std::move(ev);
+        push(std::move(r));
+      },
+  };
+}
+
+/// A relay for the connection `hdl`, which dies with it; null when the connection is gone.
+caf::actor new_relay(door_self self, connection_handle hdl, uint64_t serial) {
+  auto it = self->state.conns.find(hdl);
+  if (it == self->state.conns.end() || it->second.serial != serial) return {};
+  auto relay = self->spawn(stream_relay, caf::actor_cast<caf::actor>(self), self->state.target,
+                           hdl.id(), serial);
+  it->second.relays.push_back(relay);
+  return relay;
+}
+
+/// Runs `then` when `uid` may act on job `id` (its owner or an admin); answers the refusal
+/// otherwise.
+template <class Then>
+void if_owner(door_self self, connection_handle hdl, uint64_t serial, uint64_t number, uint64_t id,
+              uint32_t uid, Then then) {
+  self->request(self->state.target, self->state.setup.request_timeout, msg::jobs_atom_v, id)
+      .then(
+          [self, hdl, serial, number, uid, then](msg::job_info& job) {
+            if (job.uid == uid || is_admin(self->state, uid)) return then();
+            config::log().warn("front door: permission denied job={} uid={}", job.job_id, uid);
+            msg::client_reply r;
+            r.error_code = static_cast<uint8_t>(errc::permission_denied);
+            r.error_text = "Access/permission denied: job " + std::to_string(job.job_id) +
+                           " belongs to " + job.user;
+            answer(self, hdl, serial, number, r);
+          },
+          [self, hdl, serial, number](caf::error& err) {
+            answer(self, hdl, serial, number, refusal(err));
+          });
+}
+
 /// Node updates, debug levels and flags: root's and the admins'. (The diagnostics' reset is the
 /// controller's to refuse: root's and SlurmUser's only, as sdiag --reset.)
 bool is_administration(op o) {
@@ -149,6 +232,8 @@ void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t numb
            msg::client_request& req) {
   auto& st = self->state;
   auto kind = static_cast<op>(req.op);
+  if (auto it = st.conns.find(hdl); it == st.conns.end() || it->second.serial != serial)
+    return;  // the client left while its credential was checked
   if (is_administration(kind) && !is_admin(st, req.uid)) {
     auto it = st.conns.find(hdl);
     config::log().warn("front door: permission denied request={} uid={} peer={}",
@@ -252,6 +337,28 @@ void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t numb
           self, hdl, serial, number,
           caf::make_message(msg::submit_atom_v, std::move(req.submission), caf::actor{}), one_job);
       return;
+    case op::signal:
+      if_owner(self, hdl, serial, number, req.job_id, req.uid,
+               [self, hdl, serial, number, id = req.job_id, signo = req.signo] {
+                 self->send(self->state.target, msg::signal_atom_v, id, signo);
+                 answer(self, hdl, serial, number, msg::client_reply{});
+               });
+      return;
+    case op::run:
+      forward<msg::job_info>(self, hdl, serial, number,
+                             caf::make_message(msg::submit_atom_v, std::move(req.submission),
+                                               new_relay(self, hdl, serial)),
+                             one_job);
+      return;  // (the connection is there: checked above)
+    case op::attach:
+      if_owner(self, hdl, serial, number, req.job_id, req.uid,
+               [self, hdl, serial, number, id = req.job_id, one_job] {
+                 auto relay = new_relay(self, hdl, serial);
+                 if (!relay) return;  // the client left meanwhile
+                 forward<msg::job_info>(self, hdl, serial, number,
+                                        caf::make_message(msg::attach_atom_v, id, relay), one_job);
+               });
+      return;
   }
   answer(self, hdl, serial, number,
          refusal(make_error(errc::invalid_request, "unknown request " +
@@ -276,7 +383,7 @@ void stamp_sender(msg::client_request& req, const request_sender& who) {
   req.control.uid = who.uid;
   auto name = user_name(who.uid);
   req.user = name;
-  if (static_cast<op>(req.op) == op::submit) {
+  if (static_cast<op>(req.op) == op::submit || static_cast<op>(req.op) == op::run) {
     req.submission.uid = who.uid;
     req.submission.gid = who.gid;
     req.submission.user = std::move(name);
@@ -370,7 +477,22 @@ caf::behavior door_behavior(door_self self, int listen_fd, front_door_setup setu
         self->configure_read(m.handle, caf::io::receive_policy::exactly(msg::client_length_size));
       },
       [self](caf::io::new_data_msg& m) { on_data(self, m); },
-      [self](const caf::io::connection_closed_msg& m) { self->state.conns.erase(m.handle); },
+      [self](const caf::io::connection_closed_msg& m) { forget(self, m.handle); },
+      [self](push_atom, int64_t hdl_id, uint64_t serial, std::string& frame) {
+        auto hdl = connection_handle::from_int(hdl_id);
+        auto it = self->state.conns.find(hdl);
+        if (it == self->state.conns.end() || it->second.serial != serial) return;  // gone
+        write_frame(self, hdl, frame);
+      },
+      [self](hangup_atom, int64_t hdl_id, uint64_t serial) {
+        auto hdl = connection_handle::from_int(hdl_id);
+        auto it = self->state.conns.find(hdl);
+        if (it == self->state.conns.end() || it->second.serial != serial) return;
+        config::log().info("front door: closing {}: the controller its job was attached to left",
+                           it->second.peer);
+        forget(self, hdl);
+        self->close(hdl);
+      },
       [](const caf::io::acceptor_closed_msg&) {
         config::log().error("front door: the listening socket closed");
       },

@@ -38,8 +38,9 @@ int send_raw(uint16_t port, const std::string& bytes, bool keep_open = false) {
 
 BOOST_FIXTURE_TEST_SUITE(front_door_clients, two_nodes)
 
-// 32 CLI processes submitting 40 jobs each at once while others list the queue and the nodes:
-// 1,280 replies, 1,280 distinct jobs, every one COMPLETED.
+// 32 CLI processes submitting 40 jobs each at once while others list the queue and the nodes
+// and four run `shoal run` in turn: 1,280 replies, 1,280 distinct jobs, every one COMPLETED, and
+// every run printed its own output and exited 0.
 BOOST_AUTO_TEST_CASE(parallel_clients_lose_no_reply_and_make_no_duplicate) {
   constexpr int submitters = 32;
   constexpr int each = 40;
@@ -64,6 +65,18 @@ BOOST_AUTO_TEST_CASE(parallel_clients_lose_no_reply_and_make_no_duplicate) {
         ids[t].push_back(id);
       }
     });
+  constexpr int runners = 4;
+  constexpr int runs_each = 10;
+  std::vector<std::string> run_failures(runners);
+  std::vector<std::thread> runs;
+  for (int t = 0; t < runners; ++t)
+    runs.emplace_back([&, t] {
+      for (int i = 0; i < runs_each; ++i) {
+        auto word = "run-" + std::to_string(t) + "-" + std::to_string(i);
+        auto r = run_cli({"run", "-N1", "echo", word}, patient);
+        if (r.exit_code != 0 || r.out != word + "\n") run_failures[t] = r.describe();
+      }
+    });
   std::vector<std::thread> listers;
   for (auto* what : {"queue", "info", "queue"})
     listers.emplace_back([&, what] {
@@ -74,6 +87,7 @@ BOOST_AUTO_TEST_CASE(parallel_clients_lose_no_reply_and_make_no_duplicate) {
       }
     });
   for (auto& th : threads) th.join();
+  for (auto& th : runs) th.join();
   submitting = false;
   for (auto& th : listers) th.join();
   std::set<uint64_t> distinct;
@@ -85,6 +99,8 @@ BOOST_AUTO_TEST_CASE(parallel_clients_lose_no_reply_and_make_no_duplicate) {
   }
   BOOST_TEST(replies == size_t{submitters * each});
   BOOST_TEST(distinct.size() == size_t{submitters * each});
+  for (int t = 0; t < runners; ++t)
+    BOOST_CHECK_MESSAGE(run_failures[t].empty(), "runner " << t << ": " << run_failures[t]);
   BOOST_TEST(listings > 0);
   BOOST_TEST(listing_failures == 0);
   // Every job ran to the end: none was lost between the reply and the scheduler.
@@ -123,7 +139,6 @@ BOOST_AUTO_TEST_CASE(garbage_to_the_controller_ports_leaves_it_serving) {
   BOOST_CHECK_MESSAGE(q.exit_code == 0, q.describe());
   auto info = run_cli({"info"});
   BOOST_CHECK_MESSAGE(info.exit_code == 0, info.describe());
-  // `shoal run` still goes through CAF's port.
   auto run = run_cli({"run", "-N1", "echo", "still here"});
   BOOST_CHECK_MESSAGE(run.exit_code == 0 && run.out.find("still here") != std::string::npos,
                       run.describe());

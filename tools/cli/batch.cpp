@@ -59,7 +59,7 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
     int code = 0;
     auto s = open_session("batch", conf, code);
     if (!s) return code;
-    auto info = ask<msg::job_info>(*s, msg::submit_atom_v, std::move(*req), caf::actor{});
+    auto info = ask<msg::job_info>(*s, msg::submit_atom_v, std::move(*req));
     if (!info) return fail("batch", describe(info.error()));
     std::printf("Submitted batch job %llu\n", static_cast<unsigned long long>(info->job_id));
     return 0;

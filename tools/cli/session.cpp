@@ -9,7 +9,6 @@
 
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/request_auth.hpp"
-#include "runtime/bootstrap/system_setup.hpp"
 
 namespace shoal::cli {
 
@@ -29,20 +28,6 @@ std::unique_ptr<session> open_session(const std::string& cmd, const std::string&
   }
   s->conf = std::move(*conf);
   code = 0;
-  return s;
-}
-
-std::unique_ptr<session> open_actor_session(const std::string& cmd, const std::string& conf_path,
-                                            int& code) {
-  auto s = open_session(cmd, conf_path, code);
-  if (!s) return nullptr;
-  s->sys_cfg = std::make_unique<caf::actor_system_config>();
-  runtime::configure_actor_system(*s->sys_cfg, 2);
-  s->sys = std::make_unique<caf::actor_system>(*s->sys_cfg);
-  if (auto err = find_controller(*s)) {
-    code = fail(cmd, describe(err));
-    return nullptr;
-  }
   return s;
 }
 
@@ -76,28 +61,6 @@ caf::error keep_waiting(session& s, const std::string& why, const caf::error& la
 
 bool is_not_in_control(const caf::error& err) {
   return err.category() == error_category && static_cast<errc>(err.code()) == errc::not_in_control;
-}
-
-caf::error find_controller(session& s) {
-  auto lines = runtime::controller_lines(s.conf);
-  for (;;) {
-    std::string why;
-    caf::error last;
-    for (const auto& line : lines) {
-      std::string reason;
-      auto ctl = runtime::connect_controller_at(*s.sys, line.address, line.port, false, &reason);
-      if (ctl) {
-        s.controller = std::move(*ctl);
-        return caf::none;
-      }
-      if (ctl.error().category() == error_category &&
-          static_cast<errc>(ctl.error().code()) == errc::incompatible_version)
-        return std::move(ctl.error());
-      why += (why.empty() ? "" : "; ") + runtime::describe_line(line) + ": " + reason;
-      last = std::move(ctl.error());
-    }
-    if (auto err = keep_waiting(s, why, last, lines.size())) return err;
-  }
 }
 
 caf::expected<msg::client_reply> call(session& s, const msg::client_request& request) {
@@ -155,6 +118,28 @@ caf::expected<msg::client_reply> call(session& s, const msg::client_request& req
     }
     if (auto err = keep_waiting(s, why, last, lines.size())) return err;
   }
+}
+
+caf::expected<runtime::front_door_client> open_stream(session& s, msg::client_request req,
+                                                      bool find_controller) {
+  req.uid = static_cast<uint32_t>(::getuid());
+  if (find_controller || !s.door.connected()) {
+    if (find_controller) {
+      auto ping = call(s, msg::make_client_request(msg::client_op::ping));
+      if (!ping) return std::move(ping.error());
+    } else {
+      auto lines = runtime::controller_lines(s.conf);
+      const auto& line = lines[s.line % lines.size()];
+      auto door = runtime::front_door_client::connect(line.address, runtime::front_door_port(line),
+                                                      std::chrono::seconds{2});
+      if (!door) return open_stream(s, std::move(req), true);
+      s.door = std::move(*door);
+    }
+  }
+  if (auto err = runtime::sign_request(s.conf.auth, req)) return err;
+  auto stream = std::move(s.door);
+  if (auto err = stream.send(req, std::chrono::seconds{10})) return err;
+  return stream;
 }
 
 // -- requests -------------------------------------------------------------------------------
@@ -235,7 +220,7 @@ msg::client_request to_request(msg::diagreset_atom, uint32_t uid) {
   return r;
 }
 
-msg::client_request to_request(msg::submit_atom, msg::job_request req, caf::actor) {
+msg::client_request to_request(msg::submit_atom, msg::job_request req) {
   auto r = msg::make_client_request(msg::client_op::submit);
   r.submission = std::move(req);
   return r;

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include <caf/all.hpp>
-#include <caf/io/all.hpp>
+#include <caf/error.hpp>
+#include <caf/expected.hpp>
 
 #include "config/config.hpp"
 #include "messages/errc.hpp"
@@ -21,17 +21,12 @@ constexpr int exit_failure = 1;
 constexpr int exit_usage = 2;
 
 /// A CLI process talking to the controller: the config it read and its connection to the front
-/// door of the controller line in control (runtime/ctld/front_door.hpp: no actor system). Only
-/// `shoal run`, which streams output through actor messages, also connects an actor system
-/// (open_actor_session).
+/// door of the controller line in control (runtime/ctld/front_door.hpp: no actor system).
 struct session {
   std::string cmd;  ///< the command, for messages
   config::cluster_config conf;
   runtime::front_door_client door;  ///< to the front door of `line`, once connected
   size_t line = 0;                  ///< the SlurmctldHost line that answered last
-  std::unique_ptr<caf::actor_system_config> sys_cfg;  ///< open_actor_session only
-  std::unique_ptr<caf::actor_system> sys;             ///< open_actor_session only
-  caf::actor controller;                              ///< open_actor_session only
   /// When the current request first found no controller in control (unset while one answers).
   std::optional<std::chrono::steady_clock::time_point> waiting_since;
   bool said_waiting = false;  ///< the "waiting for the controller" line was printed
@@ -45,30 +40,27 @@ int fail(const std::string& cmd, const std::string& text, int code = exit_failur
 std::unique_ptr<session> open_session(const std::string& cmd, const std::string& conf_path,
                                       int& code);
 
-/// As open_session, plus an actor system connected to the controller in control
-/// (find_controller), for `shoal run`.
-std::unique_ptr<session> open_actor_session(const std::string& cmd, const std::string& conf_path,
-                                            int& code);
-
-/// Connects the actor system to the controller in control: the SlurmctldHost lines in order,
-/// the first that answers and is in control. While none is, it waits, retrying about every
-/// second; after 2 s it prints once to stderr "shoal: waiting for the controller (NAME at
-/// ADDR:PORT: why)...", and after runtime::controller_patience (MessageTimeout; with a backup
-/// line, at least 1.5 x SlurmctldTimeout, time for a takeover) it gives up. Error:
-/// errc::unreachable naming every line and why; errc::incompatible_version at once.
-caf::error find_controller(session& s);
-
 /// True for errc::not_in_control: the shoalctld asked handed control to another.
 bool is_not_in_control(const caf::error& err);
 
 /// Sends `req` to the front door of the controller in control and waits for the reply. Lines
 /// are tried in order from the one that answered last; a line that is down, or answers that it
-/// is not in control, passes the request to the next; when none takes it, it waits as
-/// find_controller does (message after 2 s, gives up after controller_patience). A connection
+/// is not in control, passes the request to the next; when none takes it, it waits, retrying
+/// about every second: after 2 s it prints once to stderr "shoal: waiting for the controller
+/// (NAME at ADDR:PORT: why)...", and after runtime::controller_patience (MessageTimeout; with a
+/// backup line, at least 1.5 x SlurmctldTimeout, time for a takeover) it gives up with
+/// errc::unreachable naming every line and why. A connection
 /// lost mid-request is tried again: every request the CLI sends is idempotent (listings,
 /// updates, cancel, token-carrying submissions). A refusal by the controller is an error with
 /// its errc and text.
 caf::expected<msg::client_reply> call(session& s, const msg::client_request& req);
+
+/// Sends `req` (signed) on a connection of its own and returns that connection, for requests
+/// whose answers stream (run, attach). Connects to the line that answered last; with
+/// `find_controller`, pings first (as call() does, waiting for a controller in control) so the
+/// connection is the controller's in control.
+caf::expected<runtime::front_door_client> open_stream(session& s, msg::client_request req,
+                                                      bool find_controller);
 
 // -- requests as the controller's actor messages name them (see actors/controller.hpp) --------
 
@@ -86,7 +78,7 @@ msg::client_request to_request(msg::nodeupd_atom, msg::node_update up);
 msg::client_request to_request(msg::setdebug_atom, std::string level, std::string user);
 msg::client_request to_request(msg::dbgflags_atom, std::string changes, std::string user);
 msg::client_request to_request(msg::diagreset_atom, uint32_t uid);
-msg::client_request to_request(msg::submit_atom, msg::job_request req, caf::actor);
+msg::client_request to_request(msg::submit_atom, msg::job_request req);
 
 /// The answer a reply carries, by the type the controller's actor answers with.
 void take(msg::client_reply& r, std::vector<msg::job_info>& out);
@@ -109,8 +101,7 @@ caf::expected<T> ask(session& s, Ts&&... xs) {
   return out;
 }
 
-/// Flushes stdout/stderr and ends the process at once: a CLI has nothing to tear down, and the
-/// actor system's orderly shutdown would only add latency.
+/// Flushes stdout/stderr and ends the process at once: a CLI has nothing to tear down.
 [[noreturn]] void quit_process(int code);
 
 /// The calling user's name, uid and gid.

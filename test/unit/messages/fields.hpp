@@ -476,6 +476,10 @@ inline msg::client_reply sample_client_reply() {
   x.map = sample_topology_view();
   x.status = sample_controller_status();
   x.text = "PartitionName=debug";
+  x.stream = 252;
+  x.output = sample_task_output();
+  x.exited = sample_step_exit();
+  x.event = sample_job_event();
   return x;
 }
 

@@ -299,6 +299,70 @@ BOOST_AUTO_TEST_CASE(many_clients_at_once_each_get_their_own_replies) {
   submitted.assign(distinct.begin(), distinct.end());
 }
 
+BOOST_AUTO_TEST_CASE(a_run_streams_its_jobs_news_and_ends_the_job_when_its_client_leaves) {
+  msg::job_info job;
+  {
+    auto c = connect();
+    auto run = submission("door:run");
+    run.op = static_cast<uint8_t>(msg::client_op::run);
+    BOOST_REQUIRE(!c.send(run, 5s));
+    // No node daemon here: the job waits, and its client hears so.
+    bool replied = false;
+    bool queued = false;
+    while (!replied || !queued) {
+      auto frame = c.receive(5s);
+      BOOST_REQUIRE_MESSAGE(frame, (frame ? "" : describe(frame.error())));
+      auto kind = static_cast<msg::client_stream>(frame->stream);
+      if (kind == msg::client_stream::reply) {
+        BOOST_REQUIRE_EQUAL(frame->error_code, 0);
+        BOOST_REQUIRE_EQUAL(frame->jobs.size(), 1u);
+        job = frame->jobs[0];
+        replied = true;
+      } else if (kind == msg::client_stream::event && frame->event.kind == "queued") {
+        queued = true;
+      }
+    }
+    auto other = connect();
+    auto peek = msg::make_client_request(msg::client_op::job);
+    peek.job_id = job.job_id;
+    BOOST_TEST((call(other, peek).jobs.at(0).state == msg::job_state::pending));
+  }  // the client leaves, as a killed srun does
+  auto c = connect();
+  auto peek = msg::make_client_request(msg::client_op::job);
+  peek.job_id = job.job_id;
+  bool cancelled = false;
+  for (int i = 0; i < 50 && !cancelled; ++i) {
+    cancelled = call(c, peek).jobs.at(0).state == msg::job_state::cancelled;
+    if (!cancelled) std::this_thread::sleep_for(100ms);
+  }
+  BOOST_TEST(cancelled);
+}
+
+BOOST_AUTO_TEST_CASE(signals_and_attaching_are_for_the_jobs_owner) {
+  auto c = connect();
+  auto reply = call(c, submission("door:owned"));  // alice's, uid 1000
+  BOOST_REQUIRE_EQUAL(reply.jobs.size(), 1u);
+  auto id = reply.jobs[0].job_id;
+  submitted.push_back(id);
+  auto sig = msg::make_client_request(msg::client_op::signal);
+  sig.job_id = id;
+  sig.signo = 10;
+  sig.uid = 2000;
+  auto refused = call(c, sig);
+  BOOST_TEST(refused.error_code == static_cast<uint8_t>(errc::permission_denied));
+  BOOST_TEST(refused.error_text.rfind("Access/permission denied", 0) == 0);
+  sig.uid = 1000;
+  BOOST_TEST(call(c, sig).error_code == 0);
+  auto attach = msg::make_client_request(msg::client_op::attach);
+  attach.job_id = id;
+  attach.uid = 2000;
+  BOOST_TEST(call(c, attach).error_code == static_cast<uint8_t>(errc::permission_denied));
+  attach.uid = 0;
+  auto attached = call(c, attach);
+  BOOST_TEST(attached.error_code == 0);
+  BOOST_TEST(attached.jobs.size() == 1u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // -- PrivateData=jobs, and clients that do not read ---------------------------------------------
