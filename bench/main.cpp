@@ -31,6 +31,7 @@
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
+#include "runtime/bootstrap/controller_link.hpp"
 #include "runtime/bootstrap/local_cluster.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"

@@ -4,27 +4,11 @@
 #include <chrono>
 #include <cstdlib>
 
-#include <caf/io/middleman.hpp>
-#include <caf/io/middleman_actor.hpp>
-#include <caf/scoped_actor.hpp>
-
 #include "messages/codec.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 
 namespace shoal::runtime {
-
-namespace {
-
-/// A CAF connection error in a few words ("cannot connect to node").
-std::string short_reason(const caf::error& err) {
-  if (err.category() != caf::atom("system")) return "no connection";
-  auto text = caf::to_string(static_cast<caf::sec>(err.code()));
-  std::replace(text.begin(), text.end(), '_', ' ');
-  return text;
-}
-
-}  // namespace
 
 caf::expected<config::cluster_config> load_cluster_config(const std::string& explicit_path) {
   std::string path = explicit_path;
@@ -79,90 +63,6 @@ std::chrono::seconds controller_patience(const config::cluster_config& cfg) {
   if (controller_lines(cfg).size() > 1)
     seconds = std::max(seconds, cfg.slurmctld_timeout_s + cfg.slurmctld_timeout_s / 2);
   return std::chrono::seconds{seconds};
-}
-
-caf::expected<caf::actor> connect_controller(caf::actor_system& sys,
-                                             const config::cluster_config& cfg) {
-  auto lines = controller_lines(cfg);
-  if (lines.size() == 1) return connect_controller_at(sys, lines[0].address, lines[0].port);
-  std::string why;
-  bool all_standby = true;
-  for (const auto& line : lines) {
-    auto ctl = connect_controller_at(sys, line.address, line.port);
-    if (ctl) return ctl;
-    const auto& err = ctl.error();
-    bool standby =
-        err.category() == error_category && static_cast<errc>(err.code()) == errc::not_in_control;
-    if (err.category() == error_category &&
-        static_cast<errc>(err.code()) == errc::incompatible_version)
-      return ctl;
-    all_standby = all_standby && standby;
-    why += (why.empty() ? "" : "; ") + describe_line(line) + ": " +
-           (standby ? std::string{"not in control"} : sys.render(err));
-  }
-  return make_error(all_standby ? errc::not_in_control : errc::unreachable,
-                    "no controller in control (" + why + ")");
-}
-
-caf::expected<caf::actor> connect_controller_at(caf::actor_system& sys, const std::string& host,
-                                                uint16_t port, bool accept_standby,
-                                                std::string* reason) {
-  auto endpoint = host + ":" + std::to_string(port);
-  caf::expected<caf::actor> out{caf::error{}};
-  std::string why;
-  caf::scoped_actor self{sys};
-  self->request(sys.middleman().actor_handle(), caf::infinite, caf::connect_atom::value, host, port)
-      .receive(
-          [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>& ifs) {
-            if (!ptr) {
-              why = "nothing published there";
-              out = make_error(errc::unreachable, "nothing is published at " + endpoint +
-                                                      "; is shoalctld running there?");
-              return;
-            }
-            auto who = "the controller at " + endpoint;
-            auto version = msg::version_of_interface(ifs, who);
-            if (!version) {
-              why = "another version";
-              out = std::move(version.error());
-              return;
-            }
-            if (auto err = msg::check_peer_version(*version, who)) {
-              why = "another version";
-              out = std::move(err);
-              return;
-            }
-            if (!accept_standby && ifs.count(msg::standby_interface) != 0) {
-              why = "not in control";
-              out = make_error(errc::not_in_control,
-                               "the shoalctld at " + endpoint + " is not in control");
-              return;
-            }
-            out = caf::actor_cast<caf::actor>(std::move(ptr));
-          },
-          [&](caf::error& err) {
-            why = short_reason(err);
-            out = make_error(errc::unreachable, "cannot reach the controller at " + endpoint +
-                                                    " (" + sys.render(err) +
-                                                    "); is shoalctld running there?");
-          });
-  if (!out && reason != nullptr) *reason = why;
-  return out;
-}
-
-caf::expected<uint16_t> publish_controller(caf::actor_system& sys, const caf::actor& controller,
-                                           uint16_t port, const std::string& address,
-                                           bool standby) {
-  caf::expected<uint16_t> out{caf::error{}};
-  caf::scoped_actor self{sys};
-  std::set<std::string> interface { msg::wire_interface() };
-  if (standby) interface.insert(msg::standby_interface);
-  self->request(sys.middleman().actor_handle(), caf::infinite, caf::publish_atom::value, port,
-                caf::actor_cast<caf::strong_actor_ptr>(controller), std::move(interface), address,
-                true)
-      .receive([&](uint16_t actual) { out = actual; },
-               [&](caf::error& err) { out = std::move(err); });
-  return out;
 }
 
 }  // namespace shoal::runtime

@@ -16,15 +16,13 @@
 #include <fstream>
 #include <thread>
 
-#include <caf/all.hpp>
-#include <caf/io/all.hpp>
-
 #include "config/config.hpp"
 #include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/front_door.hpp"
 #include "process/stepd_client.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
-#include "runtime/bootstrap/system_setup.hpp"
+#include "runtime/bootstrap/front_door_client.hpp"
+#include "runtime/bootstrap/request_auth.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"
 #include "topology/hostlist.hpp"
 
@@ -236,12 +234,12 @@ caf::expected<pid_t> local_cluster::spawn_daemon(const std::vector<std::string>&
 }
 
 caf::error local_cluster::wait_until_ready(int timeout_s) {
-  caf::actor_system_config cfg;
-  runtime::configure_actor_system(cfg, 2);
-  caf::actor_system sys{cfg};
+  // Through the front door, as the CLI asks: no actor system for a start-up wait.
+  auto conf = config::load_config(config_path_);
+  if (!conf) return std::move(conf.error());
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{timeout_s};
-  caf::actor ctl;
   std::string last = "controller not reachable";
+  front_door_client door;
   while (std::chrono::steady_clock::now() < deadline) {
     for (auto pid : pids_) {
       int status = 0;
@@ -251,24 +249,29 @@ caf::error local_cluster::wait_until_ready(int timeout_s) {
                                                   "see the logs in " +
                                                   dir_);
     }
-    if (!ctl) {
-      auto remote = connect_controller_at(sys, "127.0.0.1", port_);
-      if (remote)
-        ctl = *remote;
+    if (!door.connected()) {
+      auto connected = front_door_client::connect("127.0.0.1", static_cast<uint16_t>(port_ + 1),
+                                                  std::chrono::seconds{1});
+      if (connected)
+        door = std::move(*connected);
       else
-        last = describe(remote.error());
+        last = describe(connected.error());
     }
-    if (ctl) {
-      caf::scoped_actor self{sys};
-      size_t idle = 0;
-      self->request(ctl, std::chrono::seconds{5}, msg::nodes_atom_v)
-          .receive(
-              [&](const std::vector<msg::node_info>& nodes) {
-                for (auto& n : nodes) idle += n.state == msg::node_state::idle ? 1 : 0;
-                last = std::to_string(idle) + " of " + std::to_string(nodes_) + " nodes up";
-              },
-              [&](caf::error& err) { last = sys.render(err); });
-      if (idle == nodes_) return caf::none;
+    if (door.connected()) {
+      auto req = msg::make_client_request(msg::client_op::nodes);
+      req.uid = static_cast<uint32_t>(::getuid());
+      if (auto err = sign_request(conf->auth, req)) return err;
+      auto reply = door.call(req, std::chrono::seconds{5});
+      if (!reply) {
+        last = describe(reply.error());
+      } else if (reply->error_code != 0) {
+        last = reply->error_text;
+      } else {
+        size_t idle = 0;
+        for (auto& n : reply->nodes) idle += n.state == msg::node_state::idle ? 1 : 0;
+        last = std::to_string(idle) + " of " + std::to_string(nodes_) + " nodes up";
+        if (idle == nodes_) return caf::none;
+      }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds{20});
   }

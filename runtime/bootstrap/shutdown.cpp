@@ -9,20 +9,6 @@
 
 namespace shoal::runtime {
 
-sigset_t shutdown_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGHUP);
-  return set;
-}
-
-void block_shutdown_signals() {
-  auto set = shutdown_signals();
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-}
-
 int run_until_shutdown(caf::actor_system& sys, const caf::actor& main_actor) {
   caf::scoped_actor self{sys};
   self->monitor(main_actor);

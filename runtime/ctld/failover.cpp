@@ -17,6 +17,7 @@
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
+#include "runtime/bootstrap/controller_link.hpp"
 #include "runtime/ctld/bring_up.hpp"
 #include "runtime/ctld/front_door.hpp"
 

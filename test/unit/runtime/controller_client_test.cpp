@@ -9,6 +9,7 @@
 #include "messages/codec.hpp"
 #include "messages/errc.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
+#include "runtime/bootstrap/controller_link.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 
 namespace {

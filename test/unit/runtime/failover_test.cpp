@@ -16,6 +16,7 @@
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
+#include "runtime/bootstrap/controller_link.hpp"
 #include "runtime/bootstrap/local_cluster.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 #include "runtime/ctld/failover.hpp"
