@@ -39,8 +39,9 @@ int send_raw(uint16_t port, const std::string& bytes, bool keep_open = false) {
 BOOST_FIXTURE_TEST_SUITE(front_door_clients, two_nodes)
 
 // 32 CLI processes submitting 40 jobs each at once while others list the queue and the nodes
-// and four run `shoal run` in turn: 1,280 replies, 1,280 distinct jobs, every one COMPLETED, and
-// every run printed its own output and exited 0.
+// and four run `shoal run` in turn and two cancel what they submit: 1,280 replies, 1,280 distinct
+// jobs, every one COMPLETED; every run printed its own output and exited 0; every cancelled job
+// ended CANCELLED.
 BOOST_AUTO_TEST_CASE(parallel_clients_lose_no_reply_and_make_no_duplicate) {
   constexpr int submitters = 32;
   constexpr int each = 40;
@@ -77,6 +78,26 @@ BOOST_AUTO_TEST_CASE(parallel_clients_lose_no_reply_and_make_no_duplicate) {
         if (r.exit_code != 0 || r.out != word + "\n") run_failures[t] = r.describe();
       }
     });
+  // And two that submit a long job and cancel it at once, 10 times each.
+  constexpr int cancellers = 2;
+  constexpr int cancels_each = 10;
+  write_file(scratch.file("long.sh"), "#!/bin/sh\nsleep 60\n", true);
+  std::vector<std::vector<uint64_t>> cancelled_ids(cancellers);
+  std::vector<std::string> cancel_failures(cancellers);
+  for (int t = 0; t < cancellers; ++t)
+    runs.emplace_back([&, t] {
+      for (int i = 0; i < cancels_each; ++i) {
+        auto r = run_cli({"batch", "-o", "/dev/null", "long.sh"}, patient);
+        auto id = submitted_job_id(r.out);
+        if (r.exit_code != 0 || id == 0) {
+          cancel_failures[t] = r.describe();
+          continue;
+        }
+        auto c = run_cli({"cancel", std::to_string(id)}, patient);
+        if (c.exit_code != 0) cancel_failures[t] = c.describe();
+        cancelled_ids[t].push_back(id);
+      }
+    });
   std::vector<std::thread> listers;
   for (auto* what : {"queue", "info", "queue"})
     listers.emplace_back([&, what] {
@@ -101,6 +122,13 @@ BOOST_AUTO_TEST_CASE(parallel_clients_lose_no_reply_and_make_no_duplicate) {
   BOOST_TEST(distinct.size() == size_t{submitters * each});
   for (int t = 0; t < runners; ++t)
     BOOST_CHECK_MESSAGE(run_failures[t].empty(), "runner " << t << ": " << run_failures[t]);
+  std::set<uint64_t> to_cancel;
+  for (int t = 0; t < cancellers; ++t) {
+    BOOST_CHECK_MESSAGE(cancel_failures[t].empty(),
+                        "canceller " << t << ": " << cancel_failures[t]);
+    to_cancel.insert(cancelled_ids[t].begin(), cancelled_ids[t].end());
+  }
+  BOOST_TEST(to_cancel.size() == size_t{cancellers * cancels_each});
   BOOST_TEST(listings > 0);
   BOOST_TEST(listing_failures == 0);
   // Every job ran to the end: none was lost between the reply and the scheduler.
@@ -108,11 +136,14 @@ BOOST_AUTO_TEST_CASE(parallel_clients_lose_no_reply_and_make_no_duplicate) {
       [&] {
         auto all = jobs();
         size_t completed = 0;
-        for (auto& j : all)
-          if (distinct.count(j.value("job_id", uint64_t{0})) > 0 &&
-              j.value("state", "") == "COMPLETED")
-            ++completed;
-        return completed == distinct.size();
+        size_t cancelled = 0;
+        for (auto& j : all) {
+          auto id = j.value("job_id", uint64_t{0});
+          auto state = j.value("state", "");
+          completed += distinct.count(id) > 0 && state == "COMPLETED" ? 1 : 0;
+          cancelled += to_cancel.count(id) > 0 && state == "CANCELLED" ? 1 : 0;
+        }
+        return completed == distinct.size() && cancelled == to_cancel.size();
       },
       120s);
   BOOST_TEST(all_done);
