@@ -700,6 +700,10 @@ caf::error parser::on_node_line(const std::vector<cs::pair>& pairs, const where&
   if (seed && !rec.cfg.partitions_given) rec.cfg.partitions = {"0"};
   for (size_t i = 0; i < names->size(); ++i) {
     const auto& name = (*names)[i];
+    // Written back as its own line, such a node would become the DEFAULT record.
+    if (iequals(name, "DEFAULT"))
+      return fail(at,
+                  "node name '" + name + "' is reserved (" + head.key + "=DEFAULT sets defaults)");
     if (auto it = node_index_.find(name); it != node_index_.end()) {
       const auto& prev = cfg_.nodes[it->second];
       return fail(at, "node '" + name + "' is already defined at " + prev.file + ":" +

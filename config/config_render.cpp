@@ -31,7 +31,7 @@ bool same_settings(const node_config& a, const node_config& b) {
 /// One NodeName= line for `names`, all set like `n`. Fields at their defaults are left out.
 /// Partition membership is written on the PartitionName= lines instead.
 std::string node_line(const std::vector<std::string>& names, const node_config& n) {
-  std::string out = "NodeName=" + topology::compress_hostlist(names);
+  std::string out = "NodeName=" + cs::quote_if_needed(topology::compress_hostlist(names));
   auto add = [&](const char* key, const std::string& value) {
     out += ' ';
     out += key;

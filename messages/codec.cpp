@@ -107,7 +107,13 @@ caf::error decode_message(const std::vector<char>& buf,
   auto words = kj::heapArray<capnp::word>(size / sizeof(capnp::word));
   std::memcpy(words.begin(), buf.data() + wire_header_size, size);
   try {
-    capnp::FlatArrayMessageReader reader{words};
+    // Reading is bounded by what was sent: a list of empty structs costs no bytes on the wire,
+    // and Cap'n Proto's default limit (8 Mi words) would let 57 bytes ask for millions of
+    // elements. Every field is read once, so twice the message's words is room enough; this also
+    // lifts the default cap for the big replies max_client_frame allows.
+    capnp::ReaderOptions options;
+    options.traversalLimitInWords = words.size() * 2 + 1024;
+    capnp::FlatArrayMessageReader reader{words, options};
     read(reader);
     return caf::none;
   } catch (const kj::Exception& e) {

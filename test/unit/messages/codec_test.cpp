@@ -307,4 +307,32 @@ BOOST_AUTO_TEST_CASE_TEMPLATE(corrupted_valid_encodings_never_throw, T, codec_ty
   }
 }
 
+// Found by the client_frame fuzz target: 57 bytes whose reply names a list of 8,000,000 empty
+// job structs (free on the wire) and once decoded to 4.5 GB. Reading is now bounded by the
+// message's own size.
+BOOST_AUTO_TEST_CASE(a_tiny_message_cannot_ask_for_millions_of_elements) {
+  const std::string hex =
+      "53484f4c010003000000000005000000000000000100030000000000000000000000000000000000010000"
+      "000090d0030000000000000000";
+  std::vector<char> buf;
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    buf.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  msg::client_reply reply;
+  auto err = msg::decode(buf, reply);
+  BOOST_TEST((err == errc::malformed_message));
+  BOOST_TEST(reply.jobs.size() < 1000u);
+}
+
+BOOST_AUTO_TEST_CASE(a_reply_past_capnps_default_read_limit_decodes_whole) {
+  // Cap'n Proto's default stops at 8 Mi words (64 MiB); a listing of every job may be larger
+  // (max_client_frame allows 256 MiB), and the bound now grows with the message.
+  msg::client_reply big;
+  big.jobs.assign(200000, sample_job_info());
+  auto buf = msg::encode(big);
+  BOOST_TEST_REQUIRE(buf.size() > size_t{64} << 20);
+  msg::client_reply back;
+  BOOST_REQUIRE(!msg::decode(buf, back));
+  BOOST_TEST(back.jobs.size() == 200000u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
