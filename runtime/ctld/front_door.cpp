@@ -383,6 +383,7 @@ void stamp_sender(msg::client_request& req, const request_sender& who) {
   req.control.uid = who.uid;
   auto name = user_name(who.uid);
   req.user = name;
+  req.update.user = name;  // who a node's reason names
   if (static_cast<op>(req.op) == op::submit || static_cast<op>(req.op) == op::run) {
     req.submission.uid = who.uid;
     req.submission.gid = who.gid;
