@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace shoal::config::config_syntax {
 
@@ -136,7 +137,8 @@ std::optional<double> parse_decimal(std::string_view text) {
       return std::nullopt;
     }
   }
-  if (!digits || text.size() > 64) return std::nullopt;
+  // 128: room for what format_decimal writes of any value this reads (0.000...1 grows by one).
+  if (!digits || text.size() > 128) return std::nullopt;
   std::string copy{text};
   return std::strtod(copy.c_str(), nullptr);
 }
@@ -155,7 +157,28 @@ std::string format_ms_as_seconds(int64_t ms) {
 std::string format_decimal(double value) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.15g", value);
-  return buf;
+  if (std::strchr(buf, 'e') == nullptr) return buf;
+  // parse_decimal (as Slurm's) reads no exponent: the same 15 digits, written out in place.
+  std::snprintf(buf, sizeof buf, "%.14e", value);  // d.dddddddddddddde[+-]XX
+  std::string text = buf;
+  bool negative = text[0] == '-';
+  if (negative) text.erase(0, 1);
+  auto e = text.find('e');
+  int exponent = std::atoi(text.c_str() + e + 1);
+  std::string digits = text.substr(0, 1) + text.substr(2, e - 2);
+  std::string out;
+  if (exponent < 0)
+    out = "0." + std::string(static_cast<size_t>(-exponent - 1), '0') + digits;
+  else if (static_cast<size_t>(exponent) + 1 >= digits.size())
+    out = digits + std::string(static_cast<size_t>(exponent) + 1 - digits.size(), '0');
+  else
+    out = digits.substr(0, static_cast<size_t>(exponent) + 1) + "." +
+          digits.substr(static_cast<size_t>(exponent) + 1);
+  if (out.find('.') != std::string::npos) {
+    while (out.back() == '0') out.pop_back();
+    if (out.back() == '.') out.pop_back();
+  }
+  return negative ? "-" + out : out;
 }
 
 std::string quote_if_needed(const std::string& value) {

@@ -47,7 +47,8 @@ std::optional<double> parse_decimal(std::string_view text);
 /// Milliseconds as seconds the way HeartBeatInterval= takes them: "300", "1.5", "0.25".
 std::string format_ms_as_seconds(int64_t ms);
 
-/// A decimal with up to 15 significant digits and no trailing zeros: "1.5", "863.8", "2".
+/// A decimal with up to 15 significant digits and no trailing zeros: "1.5", "863.8", "2",
+/// "0.00001"; never an exponent, which parse_decimal (as Slurm's parser) does not read.
 std::string format_decimal(double value);
 
 /// `value`, double-quoted when it is empty or holds a blank, `#`, `=` or `"` (a `"` inside is

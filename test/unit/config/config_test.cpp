@@ -316,6 +316,18 @@ BOOST_AUTO_TEST_CASE(private_data_jobs_and_slurm_user_are_read) {
   BOOST_CHECK(!parse_ok("ClusterName=c\n").private_jobs);
 }
 
+// Found by the config fuzz target: `%g` wrote 0.00001 as 1e-05, which the parser refuses.
+BOOST_AUTO_TEST_CASE(tiny_and_huge_speeds_render_as_plain_decimals_that_parse_back) {
+  for (const char* speed : {"0.00001", "123456789012345678901234567890", "863.8", "2"}) {
+    auto cfg = parse_ok(std::string{"NodeName=n1 Speed="} + speed + "\n");
+    auto again = parse_ok(render_body(cfg));
+    BOOST_REQUIRE_EQUAL(again.nodes.size(), 1u);
+    BOOST_CHECK_EQUAL(render_body(again), render_body(cfg));
+  }
+  auto tiny = parse_ok("NodeName=n1 Speed=0.00001\n");
+  BOOST_CHECK(render_body(tiny).find("Speed=0.00001") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(the_controller_listens_on_its_line_unless_told_all) {
   BOOST_CHECK(!parse_ok("ClusterName=c\n").listen_all);
   BOOST_CHECK(parse_ok("ControllerListen=all\n").listen_all);
