@@ -4,8 +4,9 @@
 // buffer. Any buffer decodes without throwing, or fails with malformed_message or
 // incompatible_version; what decodes re-encodes to a buffer that decodes again, and to the same
 // bytes the second time (a round trip neither loses nor alters a field). A violated property
-// aborts with the input shown in hex. Built as a libFuzzer binary with clang (scripts/fuzz.sh)
-// and, with any compiler, into client_frame_fuzz_replay (mutation_driver.cpp), which ctest runs.
+// aborts with the input shown (bytes escaped). Built as a libFuzzer binary with clang
+// (scripts/fuzz.sh) and, with any compiler, into client_frame_fuzz_replay (mutation_driver.cpp),
+// which ctest runs.
 //
 // The seeds in corpus/client_frame are encodings of wire version 1.3; after a major version
 // change they only reach the version check, so regenerate them then.
@@ -21,15 +22,13 @@
 #include "messages/codec.hpp"
 #include "messages/errc.hpp"
 #include "messages/types.hpp"
+#include "test/fuzz/violated.hpp"
 
 namespace {
 
 [[noreturn]] void violated(const uint8_t* data, size_t size, const char* what,
                            const std::string& detail) {
-  std::fprintf(stderr, "client frame fuzz: %s\n  input (%zu bytes): ", what, size);
-  for (size_t i = 0; i < size; ++i) std::fprintf(stderr, "%02x", data[i]);
-  std::fprintf(stderr, "\n  %s\n", detail.c_str());
-  std::abort();
+  shoal::fuzz::violated("client frame", {reinterpret_cast<const char*>(data), size}, what, detail);
 }
 
 bool is_documented_decode_error(const caf::error& err) {

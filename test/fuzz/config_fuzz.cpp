@@ -18,6 +18,7 @@
 #include "config/config.hpp"
 #include "config/config_syntax.hpp"
 #include "messages/errc.hpp"
+#include "test/fuzz/violated.hpp"
 #include "topology/hostlist.hpp"
 
 namespace {
@@ -37,15 +38,7 @@ const std::string config_file = "fuzz.conf";
 const std::string missing_base_dir = "/nonexistent/shoal-config-fuzz";
 
 [[noreturn]] void violated(std::string_view input, const char* what, const std::string& detail) {
-  std::fprintf(stderr, "config fuzz: %s\n  input (%zu bytes): '", what, input.size());
-  for (unsigned char c : input) {
-    if (c >= 0x20 && c < 0x7f && c != '\'')
-      std::fputc(c, stderr);
-    else
-      std::fprintf(stderr, "\\x%02x", c);
-  }
-  std::fprintf(stderr, "'\n  %s\n", detail.c_str());
-  std::abort();
+  shoal::fuzz::violated("config", input, what, detail);
 }
 
 /// Calls `visit` with the pairs of each line, split as the parser splits them, until it returns

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "messages/errc.hpp"
+#include "test/fuzz/violated.hpp"
 #include "topology/hostlist.hpp"
 
 namespace {
@@ -22,15 +23,7 @@ namespace {
 constexpr size_t max_checked_names = 4096;
 
 [[noreturn]] void violated(std::string_view input, const char* what, const std::string& detail) {
-  std::fprintf(stderr, "hostlist fuzz: %s\n  input (%zu bytes): '", what, input.size());
-  for (unsigned char c : input) {
-    if (c >= 0x20 && c < 0x7f && c != '\'')
-      std::fputc(c, stderr);
-    else
-      std::fprintf(stderr, "\\x%02x", c);
-  }
-  std::fprintf(stderr, "'\n  %s\n", detail.c_str());
-  std::abort();
+  shoal::fuzz::violated("hostlist", input, what, detail);
 }
 
 void check_round_trip(std::string_view input, const std::vector<std::string>& names,

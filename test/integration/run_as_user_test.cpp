@@ -33,10 +33,6 @@ const passwd* ensure_user(const char* name) {
   return ::getpwnam(name);
 }
 
-const passwd* ensure_test_user() {
-  return ensure_user(test_user);
-}
-
 /// `args` for the CLI run as the user `pw` (setpriv, as root).
 std::vector<std::string> as_user(const passwd* pw, std::vector<std::string> args) {
   std::vector<std::string> argv{"setpriv", "--reuid=" + std::to_string(pw->pw_uid),
@@ -60,7 +56,7 @@ BOOST_AUTO_TEST_CASE(a_job_runs_as_its_submitter_who_may_not_drain_a_node) {
     BOOST_TEST_MESSAGE("not root: cannot create a user or run as one; nothing checked");
     return;
   }
-  const passwd* pw = ensure_test_user();
+  const passwd* pw = ensure_user(test_user);
   BOOST_REQUIRE_MESSAGE(pw != nullptr, "no test user");
   const auto uid = pw->pw_uid;
   const auto gid = pw->pw_gid;
@@ -76,10 +72,7 @@ BOOST_AUTO_TEST_CASE(a_job_runs_as_its_submitter_who_may_not_drain_a_node) {
   command_options opt;
   opt.cwd = work;
   opt.env = {{"SHOAL_CONF", conf}};
-  auto r =
-      run_command({"setpriv", "--reuid=" + std::to_string(uid), "--regid=" + std::to_string(gid),
-                   "--init-groups", bin_path("shoal"), "batch", "-o", work + "/out.txt", script},
-                  opt);
+  auto r = run_command(as_user(pw, {"batch", "-o", work + "/out.txt", script}), opt);
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
   auto id = submitted_job_id(r.out);
   BOOST_REQUIRE(id != 0);
@@ -92,10 +85,8 @@ BOOST_AUTO_TEST_CASE(a_job_runs_as_its_submitter_who_may_not_drain_a_node) {
   // The listing names the submitter.
   BOOST_TEST(job(id).value("user", "") == test_user);
   // The user may not drain a node (one error line, exit 1); root may.
-  auto drain = run_command({"setpriv", "--reuid=" + std::to_string(uid),
-                            "--regid=" + std::to_string(gid), "--init-groups", bin_path("shoal"),
-                            "control", "update", "nodename=node1", "state=drain", "reason=mine"},
-                           opt);
+  auto drain = run_command(
+      as_user(pw, {"control", "update", "nodename=node1", "state=drain", "reason=mine"}), opt);
   BOOST_CHECK_MESSAGE(drain.exit_code == 1, drain.describe());
   BOOST_CHECK_MESSAGE(count_lines_with(drain.err, "error: Access/permission denied") == 1,
                       drain.describe());
