@@ -63,6 +63,7 @@ struct controller_state {
   std::map<uint64_t, array_entry> arrays;
   uint64_t next_job_id = 1;
   uint32_t admin_uid = 0;
+  daemon_gate_actor gate;  ///< null: registrations are believed and launches go unsigned
   /// Submission tokens seen recently -> job id, so a client that lost a reply and retries gets
   /// its job back instead of a second one. Oldest first, for pruning.
   std::unordered_map<std::string, uint64_t> tokens;
@@ -808,9 +809,10 @@ void reconcile(controller_self self, const std::string& node, const caf::actor& 
   st.unconfirmed.erase(waiting);
 }
 
-/// Registration: reconcile the daemon's report, then the node actor answers with its handle.
-caf::result<caf::actor> on_register(controller_self self, msg::machine_status& rep,
-                                    caf::actor& daemon, msg::node_report* report) {
+/// The node actor a daemon's registration goes to, once the steps it reports are reconciled;
+/// errc::unknown_node for a name the config lacks.
+caf::expected<node_actor> admit(controller_self self, const msg::machine_status& rep,
+                                const caf::actor& daemon, msg::node_report* report) {
   SHOAL_DEBUG(init, "registration node={} host={} pid={} cpus={}", rep.node_name, rep.hostname,
               rep.daemon_pid, rep.cpus);
   auto it = self->state.nodes.find(rep.node_name);
@@ -820,14 +822,49 @@ caf::result<caf::actor> on_register(controller_self self, msg::machine_status& r
                       "node '" + rep.node_name + "' is not in the controller's configuration");
   }
   if (report) reconcile(self, rep.node_name, daemon, *report);
-  return self->delegate(it->second, msg::register_atom_v, std::move(rep), std::move(daemon));
+  return it->second;
+}
+
+/// Registration: with a gate, only once it vouched for the daemon (a crafted peer on the CAF
+/// port cannot pose as a node); then the node actor answers with its handle.
+caf::result<caf::actor> on_register(controller_self self, msg::machine_status& rep,
+                                    caf::actor& daemon, msg::node_report* report) {
+  auto& st = self->state;
+  if (!st.gate) {
+    rep.credential.clear();
+    auto node = admit(self, rep, daemon, report);
+    if (!node) return std::move(node.error());
+    return self->delegate(*node, msg::register_atom_v, std::move(rep), std::move(daemon));
+  }
+  auto rp = self->make_response_promise<caf::actor>();
+  auto kept = report ? std::optional<msg::node_report>{std::move(*report)} : std::nullopt;
+  auto checked = kept ? *kept : msg::node_report{};
+  self->request(st.gate, std::chrono::seconds{10}, msg::register_atom_v, rep, std::move(checked))
+      .then(
+          [self, rp, rep, daemon, kept](caf::ok_atom) mutable {
+            rep.credential.clear();
+            auto node = admit(self, rep, daemon, kept ? &*kept : nullptr);
+            if (!node)
+              rp.deliver(std::move(node.error()));
+            else
+              rp.delegate(*node, msg::register_atom_v, std::move(rep), std::move(daemon));
+          },
+          [rp, rep](caf::error& err) mutable {
+            config::log().warn("registration refused node={} host={} pid={}: {}", rep.node_name,
+                               rep.hostname, rep.daemon_pid, describe(err));
+            rp.deliver(std::move(err));
+          });
+  return rp;
 }
 
 controller_actor::behavior_type controller_behavior(
     controller_self self, config::cluster_config cfg, metrics::registry* meters,
-    std::shared_ptr<interconnect::switch_manager> interconnect, controller_recovery recovery) {
+    std::shared_ptr<interconnect::switch_manager> interconnect, controller_recovery recovery,
+    daemon_gate_actor gate) {
   auto& st = self->state;
   st.cfg = std::move(cfg);
+  st.gate = std::move(gate);
+  if (st.gate) self->link_to(st.gate);
   st.keeper = std::move(recovery.keeper);
   st.interconnect = std::move(interconnect);
   if (!st.interconnect) {
@@ -850,7 +887,7 @@ controller_actor::behavior_type controller_behavior(
       saved = decode_record<msg::node_record>(rec->first, rec->second);
     auto node = spawn_node(self->system(), n, caf::actor_cast<caf::actor>(self),
                            st.cfg.heartbeat_timeout_ms, st.cfg.heartbeat_interval_ms, meters,
-                           st.keeper, std::move(saved));
+                           st.keeper, std::move(saved), st.gate);
     self->link_to(node);
     st.nodes.emplace(n.name, node);
     ordered_nodes.push_back(caf::actor_cast<caf::actor>(node));
@@ -1093,9 +1130,9 @@ controller_actor::behavior_type controller_behavior(
 controller_actor spawn_controller(caf::actor_system& sys, config::cluster_config cfg,
                                   metrics::registry* meters,
                                   std::shared_ptr<interconnect::switch_manager> interconnect,
-                                  controller_recovery recovery) {
+                                  controller_recovery recovery, daemon_gate_actor daemon_gate) {
   return sys.spawn(controller_behavior, std::move(cfg), meters, std::move(interconnect),
-                   std::move(recovery));
+                   std::move(recovery), std::move(daemon_gate));
 }
 
 }  // namespace shoal::actors

@@ -6,6 +6,7 @@
 #include <caf/actor_system.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "actors/daemon_gate.hpp"
 #include "actors/state_keeper.hpp"
 #include "config/config.hpp"
 #include "interconnect/switch_manager.hpp"
@@ -99,9 +100,11 @@ struct controller_recovery {
 
 /// `interconnect` is the SwitchType plugin every job's steps use; null builds it from the config
 /// (switch/none when the name is unknown: shoalctld refuses such a config before it gets here).
+/// `daemon_gate` (auth/munge) checks each node daemon's registration and signs the launches
+/// the node actors send; the controller links to it. Null: daemons are believed (auth/none).
 controller_actor spawn_controller(
     caf::actor_system& sys, config::cluster_config cfg, metrics::registry* meters = nullptr,
     std::shared_ptr<interconnect::switch_manager> interconnect = nullptr,
-    controller_recovery recovery = {});
+    controller_recovery recovery = {}, daemon_gate_actor daemon_gate = {});
 
 }  // namespace shoal::actors

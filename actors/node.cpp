@@ -39,6 +39,7 @@ struct node_state_t {
   std::chrono::milliseconds interval{30000};    ///< HeartBeatInterval
   metrics::histogram* heartbeat_lag = nullptr;  ///< null when not metered
   state_keeper_actor keeper;                    ///< null: admin changes are not saved
+  daemon_gate_actor gate;                       ///< null: the daemon hears us directly
   /// Output sinks reattached after a controller restart, per (job, step): a daemon that
   /// registers after the attach gets them then.
   std::map<std::pair<uint64_t, uint32_t>, caf::actor> sinks;
@@ -55,6 +56,15 @@ using liveness = node_flags::liveness;
 /// How stale LastResponse may get in listings: heartbeats alone are not news, so a node that
 /// changes nothing republishes its view only this often.
 constexpr int64_t last_response_refresh_s = 60;
+
+/// Sends to `daemon`, through the gate when there is one: in the order sent, and launches signed.
+template <class... Ts>
+void to_daemon(node_self self, const caf::actor& daemon, Ts&&... xs) {
+  if (self->state.gate)
+    self->send(self->state.gate, std::forward<Ts>(xs)..., daemon);
+  else
+    send_to(self, daemon, std::forward<Ts>(xs)...);
+}
 
 /// Recomputes the visible state and tells the controller (and through it the scheduler) only
 /// when something users see changed, or LastResponse is a minute behind.
@@ -217,8 +227,10 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                                        caf::actor controller, int64_t heartbeat_timeout_ms,
                                        int64_t heartbeat_interval_ms, metrics::registry* meters,
                                        state_keeper_actor keeper,
-                                       std::optional<msg::node_record> saved) {
+                                       std::optional<msg::node_record> saved,
+                                       daemon_gate_actor gate) {
   auto& st = self->state;
+  st.gate = std::move(gate);
   actor_probe probe{self, meters, "node"};
   st.interval = std::chrono::milliseconds{heartbeat_interval_ms};
   // Today the controller collects every heartbeat itself; with collector fan-in (seed 000's
@@ -287,7 +299,7 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                       check_resources(self);
                       on_alive(self);
                       for (auto& [key, sink] : st.sinks)
-                        send_to(self, daemon, msg::attach_atom_v, key.first, key.second, sink);
+                        to_daemon(self, daemon, msg::attach_atom_v, key.first, key.second, sink);
                       // The daemon heartbeats straight to this actor from now on.
                       return caf::actor_cast<caf::actor>(self);
                     }),
@@ -338,7 +350,7 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                            it != sinks.end() && it->first.first == job;)
                         it = sinks.erase(it);
                       // The daemon may forget the job's ended steps now.
-                      if (st.daemon) send_to(self, st.daemon, msg::release_atom_v, job);
+                      if (st.daemon) to_daemon(self, st.daemon, msg::release_atom_v, job);
                       publish(self);
                     }),
       probe.metered(
@@ -357,20 +369,20 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
             }
             if (auto held = st.cpu_ids.find(req.job_id); held != st.cpu_ids.end())
               req.job_cpus = held->second;
-            send_to(self, st.daemon, msg::launch_atom_v, std::move(req), std::move(sink),
-                    std::move(job));
+            to_daemon(self, st.daemon, msg::launch_atom_v, std::move(req), std::move(sink),
+                      std::move(job));
           }),
       probe.metered("signal",
                     [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
                       if (self->state.daemon)
-                        send_to(self, self->state.daemon, msg::signal_atom_v, job, step, signo);
+                        to_daemon(self, self->state.daemon, msg::signal_atom_v, job, step, signo);
                     }),
       probe.metered("attach",
                     [self](msg::attach_atom, uint64_t job, uint32_t step, caf::actor& sink) {
                       auto& st = self->state;
                       st.sinks[{job, step}] = sink;
                       if (st.daemon)
-                        send_to(self, st.daemon, msg::attach_atom_v, job, step, std::move(sink));
+                        to_daemon(self, st.daemon, msg::attach_atom_v, job, step, std::move(sink));
                     }),
       probe.metered("nodeupd", [self](msg::nodeupd_atom,
                                       const msg::node_update& up) { return on_update(self, up); }),
@@ -387,9 +399,10 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
 node_actor spawn_node(caf::actor_system& sys, config::node_config cfg, caf::actor controller,
                       int64_t heartbeat_timeout_ms, int64_t heartbeat_interval_ms,
                       metrics::registry* meters, state_keeper_actor keeper,
-                      std::optional<msg::node_record> saved) {
+                      std::optional<msg::node_record> saved, daemon_gate_actor gate) {
   return sys.spawn(node_behavior, std::move(cfg), std::move(controller), heartbeat_timeout_ms,
-                   heartbeat_interval_ms, meters, std::move(keeper), std::move(saved));
+                   heartbeat_interval_ms, meters, std::move(keeper), std::move(saved),
+                   std::move(gate));
 }
 
 }  // namespace shoal::actors

@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "actors/daemon_gate.hpp"
 #include "actors/state_keeper.hpp"
 #include "config/config.hpp"
 #include "messages/type_ids.hpp"
@@ -48,10 +49,12 @@ using node_actor = caf::typed_actor<
     caf::replies_to<msg::step_exit>::with<caf::ok_atom>>;
 
 /// `keeper` saves what an admin set (drain or down, with the reason) under node_key (null: not
-/// saved); `saved` is that record from before a restart.
+/// saved); `saved` is that record from before a restart. With a `gate` (auth/munge), all the
+/// node actor sends its daemon goes through it, launches signed (null: straight to the daemon).
 node_actor spawn_node(caf::actor_system& sys, config::node_config cfg, caf::actor controller,
                       int64_t heartbeat_timeout_ms, int64_t heartbeat_interval_ms,
                       metrics::registry* meters, state_keeper_actor keeper = {},
-                      std::optional<msg::node_record> saved = std::nullopt);
+                      std::optional<msg::node_record> saved = std::nullopt,
+                      daemon_gate_actor gate = {});
 
 }  // namespace shoal::actors

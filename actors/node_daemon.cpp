@@ -112,8 +112,19 @@ msg::node_report report_of(const node_daemon_state& st) {
 
 void register_with(daemon_self self, caf::actor ctl) {
   auto& st = self->state;
-  self->request(ctl, std::chrono::seconds{10}, msg::register_atom_v, st.setup.status,
-                caf::actor_cast<caf::actor>(self), report_of(st))
+  auto status = st.setup.status;
+  auto report = report_of(st);
+  if (st.setup.sign_registration) {
+    if (auto err = st.setup.sign_registration(status, report)) {
+      config::log().error("registration not signed node={}: {}; retrying",
+                          st.setup.status.node_name, describe(err));
+      self->demonitor(ctl);
+      retry_later(self);
+      return;
+    }
+  }
+  self->request(ctl, std::chrono::seconds{10}, msg::register_atom_v, std::move(status),
+                caf::actor_cast<caf::actor>(self), std::move(report))
       .then(
           [self, ctl](caf::actor& node) {
             auto& st = self->state;
@@ -132,7 +143,8 @@ void register_with(daemon_self self, caf::actor ctl) {
           },
           [self, ctl](caf::error& err) {
             if (err.category() == error_category &&
-                static_cast<errc>(err.code()) == errc::unknown_node) {
+                (static_cast<errc>(err.code()) == errc::unknown_node ||
+                 static_cast<errc>(err.code()) == errc::authentication_failed)) {
               config::log().error("controller refused registration node={}: {}",
                                   self->state.setup.status.node_name, describe(err));
               self->quit(std::move(err));
@@ -192,6 +204,7 @@ void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::a
   where.cores = st.setup.cores;
   where.meters = st.setup.meters;
   where.spares = st.setup.spares;
+  where.check_launch = st.setup.check_launch;
   // The daemon hears every step's end first (on_step_exit), then passes it to the job.
   auto shepherd = spawn_shepherd(self->system(), std::move(req), std::move(sink),
                                  caf::actor_cast<caf::actor>(self), where);

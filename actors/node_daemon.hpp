@@ -1,12 +1,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
+#include <caf/error.hpp>
 #include <caf/typed_actor.hpp>
 
 #include "actors/shepherd.hpp"
@@ -30,6 +32,11 @@ struct node_daemon_setup {
   /// Steps whose shoal-stepd outlived the previous shoald (adopt_steps): the daemon signals them
   /// like its own and relays their step_exit to the controller.
   std::vector<adopted_step> adopted;
+  /// Puts this daemon's credential on each registration (auth/munge: runtime/bootstrap's
+  /// sign_registration; blocks once per registration). Null: registrations go unsigned.
+  std::function<caf::error(msg::machine_status&, const msg::node_report&)> sign_registration;
+  /// Checks each launch came from the controller before its tasks start (see shepherd_setup).
+  std::function<caf::error(msg::launch_request&)> check_launch;
 };
 
 /// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects
@@ -41,7 +48,8 @@ struct node_daemon_setup {
 /// per job step (each step runs in a shoal-stepd of its own, which outlives this daemon; see
 /// shepherd.hpp). Tasks keep running while the controller is away.
 ///
-/// Quits with errc::unknown_node if the controller does not know this node's name. What the
+/// Quits with errc::unknown_node if the controller does not know this node's name, and with
+/// errc::authentication_failed if it refuses the daemon's credential. What the
 /// controller's node actor sends it:
 using node_daemon_actor = caf::typed_actor<
     /// (request, sink, job): start a step's tasks here, in a shepherd of their own.

@@ -176,6 +176,19 @@ void on_step_exit(shepherd_self self, msg::step_exit ex) {
 /// reason as its launch error, as any launch failure does.
 std::unique_ptr<stepd_link> launch(shepherd_self self, shepherd_start& start) {
   auto& st = self->state;
+  if (start.setup.check_launch) {
+    auto refused = start.setup.check_launch(start.req);
+    st.req.credential.clear();
+    if (refused) {
+      config::log().error("launch refused job={} step={} node={}: {}", st.req.job_id,
+                          msg::step_label(st.req.step_id), st.node_name, describe(refused));
+      on_step_exit(
+          self,
+          exit_of_all(st.req, st.node_name,
+                      "launch refused by node " + st.node_name + ": " + describe(refused), 1, 0));
+      return nullptr;
+    }
+  }
   msg::stepd_setup setup;
   setup.request = start.req;
   setup.node_name = start.setup.node_name;

@@ -1,12 +1,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
+#include <caf/error.hpp>
 #include <caf/typed_actor.hpp>
 
 #include "messages/type_ids.hpp"
@@ -112,6 +114,10 @@ struct shepherd_setup {
   /// Pre-started shoal-stepd processes, shared by a shoald's shepherds (null: start one per
   /// step; `stepd_path` is then used).
   std::shared_ptr<process::stepd_spares> spares;
+  /// Checks that the launch came from the controller (and removes its credential) before any
+  /// task starts; an error fails the step with a launch error. Null: every launch runs. May
+  /// block (the shepherd is detached).
+  std::function<caf::error(msg::launch_request&)> check_launch;
 };
 
 /// Starts shoal-stepd for `req` and a shepherd relaying it to `sink` (output and step_exit) and

@@ -15,7 +15,7 @@ $C.includes(["messages/states.hpp"]);
 # Raise the major (and reset the minor) for any change older peers cannot read; peers of another
 # major then refuse each other's messages with errc::incompatible_version.
 const wireMajor :UInt16 = 1;
-const wireMinor :UInt16 = 3;
+const wireMinor :UInt16 = 4;
 
 struct MachineStatus {
   nodeName @0 :Text;         # the configured node name this daemon speaks for
@@ -32,6 +32,7 @@ struct MachineStatus {
   bootTime @11 :Int64;       # host boot time, Unix seconds
   daemonStartTime @12 :Int64;  # when this shoald started, Unix seconds
   daemonPid @13 :Int64;      # process id of this shoald
+  credential @14 :Text;      # auth/munge: MUNGE credential over this status and the report
 }
 
 struct NodeInfo {
@@ -201,6 +202,7 @@ struct LaunchRequest {
   cpuBind @23 :Text;         # --cpu-bind in canonical form; empty: leave affinity alone
   jobCpus @24 :List(UInt32); # the node's CPUs (0..CPUs-1) the job holds; empty: the whole node
   memLimitMb @25 :UInt64;    # the job's memory on this node; 0: no limit
+  credential @26 :Text;      # auth/munge: the controller's MUNGE credential over this launch
 }
 
 struct TaskOutput {

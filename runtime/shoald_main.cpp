@@ -17,6 +17,7 @@
 #include "messages/errc.hpp"
 #include "process/stepd_client.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
+#include "runtime/bootstrap/daemon_auth.hpp"
 #include "runtime/bootstrap/logging.hpp"
 #include "runtime/bootstrap/metrics_server.hpp"
 #include "runtime/bootstrap/shutdown.hpp"
@@ -184,6 +185,10 @@ int main(int argc, char** argv) {
   // One shoal-stepd waits, loaded, for the next step of any node this process serves.
   auto spares =
       std::make_shared<shoal::process::stepd_spares>(shoal::process::sibling_stepd_path());
+  if (!cfg->auth.munge)
+    shoal::config::log().warn(
+        "AuthType=auth/none: this shoald runs every launch it is sent, as the user the launch "
+        "names; for a single-user cluster only (docs/security.md)");
   std::vector<caf::actor> daemons;
   for (size_t i = 0; i < served.size(); ++i) {
     const auto& name = served[i];
@@ -199,6 +204,17 @@ int main(int argc, char** argv) {
     setup.status = to_status(*facts, name);
     setup.cores = facts->cores;
     setup.meters = meters.get();
+    if (cfg->auth.munge) {
+      // The controller signs each launch and we sign each registration (docs/security.md).
+      setup.sign_registration = [auth = cfg->auth](shoal::msg::machine_status& status,
+                                                   const shoal::msg::node_report& report) {
+        return shoal::runtime::sign_registration(auth, status, report);
+      };
+      setup.check_launch = [auth = cfg->auth, trusted = shoal::runtime::daemon_uids(*cfg)](
+                               shoal::msg::launch_request& req) {
+        return shoal::runtime::verify_launch(auth, trusted, req);
+      };
+    }
     shoal::config::log().info("shoald starting node={} cpus={} mem_mb={} controller={}", name,
                               facts->cpus, facts->real_memory_mb,
                               shoal::runtime::describe_line(setup.controllers.front()));

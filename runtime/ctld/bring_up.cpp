@@ -6,10 +6,12 @@
 #include <caf/send.hpp>
 
 #include "actors/controller.hpp"
+#include "actors/daemon_gate.hpp"
 #include "actors/state_keeper.hpp"
 #include "config/log.hpp"
 #include "interconnect/switch_manager.hpp"
 #include "messages/errc.hpp"
+#include "runtime/bootstrap/daemon_auth.hpp"
 #include "state/load.hpp"
 
 namespace shoal::runtime {
@@ -64,6 +66,21 @@ caf::expected<actors::controller_recovery> recover_state(caf::actor_system& sys,
   return recovery;
 }
 
+/// Under auth/munge, the actor that signs launches and checks registrations (node daemons prove
+/// themselves as the controller's clients do); none under auth/none.
+actors::daemon_gate_actor spawn_gate(caf::actor_system& sys, const config::cluster_config& cfg) {
+  if (!cfg.auth.munge) return {};
+  actors::daemon_credentials creds;
+  creds.sign_launch = [auth = cfg.auth](msg::launch_request& req) {
+    return sign_launch(auth, req);
+  };
+  creds.check_registration = [auth = cfg.auth, trusted = daemon_uids(cfg)](
+                                 msg::machine_status& status, const msg::node_report& report) {
+    return verify_registration(auth, trusted, status, report);
+  };
+  return actors::spawn_daemon_gate(sys, std::move(creds));
+}
+
 }  // namespace
 
 caf::expected<controller_instance> bring_up_controller(caf::actor_system& sys,
@@ -83,7 +100,7 @@ caf::expected<controller_instance> bring_up_controller(caf::actor_system& sys,
   // A dynamic handle: clients (the CLI, shoald) hold it as caf::actor.
   out.controller = caf::actor_cast<caf::actor>(actors::spawn_controller(
       sys, cfg, meters, std::shared_ptr<interconnect::switch_manager>{std::move(*interconnect)},
-      std::move(*recovery)));
+      std::move(*recovery), spawn_gate(sys, cfg)));
   if (meters && cfg.metrics_port != 0) {
     out.endpoint = std::make_unique<metrics_server>(*meters);
     if (auto err = out.endpoint->start(metrics_address, cfg.metrics_port)) {

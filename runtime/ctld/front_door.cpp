@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <memory>
+#include <set>
 #include <unordered_map>
 
 #include <caf/all.hpp>
@@ -222,6 +224,38 @@ void if_owner(door_self self, connection_handle hdl, uint64_t serial, uint64_t n
           });
 }
 
+/// The ids of the active jobs `uid` may see under PrivateData=jobs, for `then`; null (every job)
+/// for an admin or without PrivateData. Answers the refusal when the controller does not tell.
+template <class Then>
+void visible_jobs(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,
+                  uint32_t uid, Then then) {
+  auto& st = self->state;
+  if (!st.setup.private_jobs || is_admin(st, uid))
+    return then(std::shared_ptr<const std::set<uint64_t>>{});
+  self->request(st.target, st.setup.request_timeout, msg::jobs_atom_v, false)
+      .then(
+          [uid, then](std::vector<msg::job_info>& jobs) {
+            auto mine = std::make_shared<std::set<uint64_t>>();
+            for (auto& job : jobs)
+              if (job.uid == uid) mine->insert(job.job_id);
+            then(std::shared_ptr<const std::set<uint64_t>>{std::move(mine)});
+          },
+          [self, hdl, serial, number](caf::error& err) {
+            answer(self, hdl, serial, number, refusal(err));
+          });
+}
+
+/// The map as `visible` lets its user see it: other users' jobs leave no id behind.
+void hide_others(msg::topology_view& view, const std::set<uint64_t>& visible) {
+  for (auto& node : view.nodes)
+    if (node.job_id != 0 && visible.count(node.job_id) == 0) node.job_id = 0;
+  auto& allocs = view.allocations;
+  allocs.erase(
+      std::remove_if(allocs.begin(), allocs.end(),
+                     [&](const msg::map_allocation& a) { return visible.count(a.job_id) == 0; }),
+      allocs.end());
+}
+
 /// Node updates, debug levels and flags: root's and the admins'. (The diagnostics' reset is the
 /// controller's to refuse: root's and SlurmUser's only, as sdiag --reset.)
 bool is_administration(op o) {
@@ -303,16 +337,24 @@ void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t numb
                             caf::make_message(msg::jobctl_atom_v, std::move(req.control)), done);
       return;
     case op::pending:
-      forward<std::vector<msg::pending_detail>>(
-          self, hdl, serial, number, caf::make_message(msg::pending_atom_v),
-          [](msg::client_reply& r, std::vector<msg::pending_detail>& v) {
-            r.pending = std::move(v);
-          });
+      visible_jobs(self, hdl, serial, number, req.uid, [=](auto visible) {
+        forward<std::vector<msg::pending_detail>>(
+            self, hdl, serial, number, caf::make_message(msg::pending_atom_v),
+            [visible](msg::client_reply& r, std::vector<msg::pending_detail>& v) {
+              for (auto& detail : v)
+                if (!visible || visible->count(detail.job_id) != 0)
+                  r.pending.push_back(std::move(detail));
+            });
+      });
       return;
     case op::map:
-      forward<msg::topology_view>(
-          self, hdl, serial, number, caf::make_message(msg::map_atom_v),
-          [](msg::client_reply& r, msg::topology_view& v) { r.map = std::move(v); });
+      visible_jobs(self, hdl, serial, number, req.uid, [=](auto visible) {
+        forward<msg::topology_view>(self, hdl, serial, number, caf::make_message(msg::map_atom_v),
+                                    [visible](msg::client_reply& r, msg::topology_view& v) {
+                                      if (visible) hide_others(v, *visible);
+                                      r.map = std::move(v);
+                                    });
+      });
       return;
     case op::node_update:
       forward<caf::ok_atom>(self, hdl, serial, number,

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -140,12 +141,42 @@ BOOST_AUTO_TEST_CASE(a_user_may_not_cancel_or_see_another_users_job_and_root_may
   BOOST_CHECK_MESSAGE(count_lines_with(cancel.err, "Access/permission denied") == 1,
                       cancel.describe());
   BOOST_TEST(job(id).value("state", "") == "RUNNING");
+  // A second job waits behind the first: neither shows in the other user's priorities or map.
+  auto queued =
+      run_command(as_user(&owner_entry, {"batch", "-o", work + "/out2.txt", script}), opt);
+  BOOST_REQUIRE_MESSAGE(queued.exit_code == 0, queued.describe());
+  auto pending_id = submitted_job_id(queued.out);
+  BOOST_REQUIRE(wait_job_state(pending_id, "PENDING", 30s));
+  auto prio_of = [&](const passwd* who) {
+    return run_command(as_user(who, {"queue", "--priority", "--noheader"}), opt);
+  };
+  auto others_prio = prio_of(other);
+  BOOST_CHECK_MESSAGE(others_prio.exit_code == 0, others_prio.describe());
+  BOOST_CHECK_MESSAGE(others_prio.out.find(std::to_string(pending_id)) == std::string::npos,
+                      others_prio.describe());
+  auto owners_prio = prio_of(&owner_entry);
+  BOOST_CHECK_MESSAGE(owners_prio.out.find(std::to_string(pending_id)) != std::string::npos,
+                      owners_prio.describe());
+  auto jobs_on_map = [&](const passwd* who) {
+    std::set<uint64_t> ids;
+    auto r = run_command(as_user(who, {"map", "--json"}), opt);
+    BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+    auto doc = parse_json(r.out);
+    for (auto& n : doc.value("nodes", nlohmann::json::array()))
+      ids.insert(n.value("job_id", uint64_t{0}));
+    for (auto& j : doc.value("jobs", nlohmann::json::array()))
+      ids.insert(j.value("job_id", uint64_t{0}));
+    return ids;
+  };
+  BOOST_CHECK(jobs_on_map(other).count(id) == 0);
+  BOOST_CHECK(jobs_on_map(&owner_entry).count(id) == 1);
   // The owner sees it; root sees it and may cancel it.
   auto own = run_command(as_user(&owner_entry, {"queue", "--noheader", "-o", "JobId"}), opt);
   BOOST_CHECK_MESSAGE(own.out.find(std::to_string(id)) != std::string::npos, own.describe());
   auto by_root = run_cli({"cancel", std::to_string(id)});
   BOOST_CHECK_MESSAGE(by_root.exit_code == 0, by_root.describe());
   BOOST_CHECK(wait_job_state(id, "CANCELLED", 30s));
+  BOOST_CHECK(run_cli({"cancel", std::to_string(pending_id)}).exit_code == 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

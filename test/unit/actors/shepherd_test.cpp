@@ -18,6 +18,7 @@
 #include <caf/all.hpp>
 
 #include "actors/shepherd.hpp"
+#include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 #include "process/task_launch.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"
@@ -613,6 +614,23 @@ BOOST_AUTO_TEST_CASE(a_cpu_the_kernel_refuses_fails_the_launch_with_code_1) {
   BOOST_TEST(r.exit.launch_error == "sched_setaffinity(CPUs 4000): Invalid argument");
   BOOST_REQUIRE_EQUAL(r.exit.tasks.size(), 1u);
   BOOST_TEST(r.exit.tasks[0].exit_code == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_launch_that_fails_its_check_runs_nothing_and_says_why) {
+  auto marker = tmp / "ran";
+  auto req = request({"touch", marker.string()}, {0, 1});
+  auto setup = where();
+  setup.check_launch = [](msg::launch_request& r) -> caf::error {
+    r.credential.clear();
+    return make_error(errc::authentication_failed, "Protocol authentication error (forged)");
+  };
+  auto r = finish(actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, setup));
+  BOOST_REQUIRE(r.got_exit);
+  BOOST_TEST(r.exit.launch_error ==
+             "launch refused by node n2: Protocol authentication error (forged)");
+  BOOST_REQUIRE(r.exit.tasks.size() == 2u);
+  for (auto& t : r.exit.tasks) BOOST_TEST(t.exit_code != 0);
+  BOOST_TEST(!fs::exists(marker));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

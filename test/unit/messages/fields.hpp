@@ -130,6 +130,7 @@ inline msg::machine_status sample_machine_status() {
   x.boot_time = 1'700'000'000;
   x.daemon_start_time = -1'700'000'123;
   x.daemon_pid = 4'194'304;
+  x.credential = "MUNGE:AwQDAACm3IN+registration:";
   return x;
 }
 
@@ -278,6 +279,7 @@ inline msg::launch_request sample_launch_request() {
   x.cpu_bind = "quiet,cores";
   x.job_cpus = {0, 3, 4294967295u};
   x.mem_limit_mb = 1ull << 40;
+  x.credential = "MUNGE:AwQDAACm3IN+launch:";
   return x;
 }
 

@@ -1,0 +1,49 @@
+#include "actors/daemon_gate.hpp"
+
+#include <caf/all.hpp>
+
+#include "actors/send_to.hpp"
+#include "config/log.hpp"
+#include "messages/errc.hpp"
+
+namespace shoal::actors {
+
+namespace {
+
+daemon_gate_actor::behavior_type daemon_gate_behavior(daemon_gate_actor::pointer self,
+                                                      daemon_credentials credentials) {
+  // A peer holding a dynamic handle may send anything: drop it quietly.
+  self->set_default_handler(caf::drop);
+  return {
+      [self, credentials](msg::launch_atom, msg::launch_request& req, caf::actor& sink,
+                          caf::actor& job, caf::actor& daemon) {
+        if (auto err = credentials.sign_launch(req))
+          config::log().error("launch not signed job={} step={}: {}", req.job_id,
+                              msg::step_label(req.step_id), describe(err));
+        send_to(self, daemon, msg::launch_atom_v, std::move(req), std::move(sink), std::move(job));
+      },
+      [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo, caf::actor& daemon) {
+        send_to(self, daemon, msg::signal_atom_v, job, step, signo);
+      },
+      [self](msg::attach_atom, uint64_t job, uint32_t step, caf::actor& sink, caf::actor& daemon) {
+        send_to(self, daemon, msg::attach_atom_v, job, step, std::move(sink));
+      },
+      [self](msg::release_atom, uint64_t job, caf::actor& daemon) {
+        send_to(self, daemon, msg::release_atom_v, job);
+      },
+      [credentials](msg::register_atom, msg::machine_status& status,
+                    const msg::node_report& report) -> caf::result<caf::ok_atom> {
+        if (auto err = credentials.check_registration(status, report)) return err;
+        return caf::ok_atom::value;
+      },
+  };
+}
+
+}  // namespace
+
+daemon_gate_actor spawn_daemon_gate(caf::actor_system& sys, daemon_credentials credentials) {
+  // Detached: both credential calls block on munged.
+  return sys.spawn<caf::detached>(daemon_gate_behavior, std::move(credentials));
+}
+
+}  // namespace shoal::actors

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <caf/error.hpp>
+
+#include "config/config.hpp"
+#include "messages/types.hpp"
+
+namespace shoal::runtime {
+
+/// The uids whose MUNGE credential may speak for the cluster's daemons: root, the user this
+/// process runs as, and SlurmUser (when it names a user of this host).
+std::vector<uint32_t> daemon_uids(const config::cluster_config& cfg);
+
+/// Under auth/munge, puts the controller's credential on `req`: a MUNGE credential whose payload
+/// is the digest of the launch's encoding (credential empty), so it vouches for this launch
+/// alone. Does nothing under auth/none. Blocks for one round trip to munged.
+/// Error: errc::system_error (munged unreachable).
+caf::error sign_launch(const config::auth_settings& auth, msg::launch_request& req);
+
+/// Checks that `req` came from the controller, and empties its credential: under auth/munge, a
+/// genuine, fresh, first-seen credential made by one of `trusted` for exactly this launch.
+/// Always fine under auth/none. Blocks for one round trip to munged.
+/// Error: errc::authentication_failed naming what is wrong, errc::system_error (munged).
+caf::error verify_launch(const config::auth_settings& auth, const std::vector<uint32_t>& trusted,
+                         msg::launch_request& req);
+
+/// As sign_launch, for a node daemon's registration: the digest covers its machine status and
+/// the steps it reports.
+caf::error sign_registration(const config::auth_settings& auth, msg::machine_status& status,
+                             const msg::node_report& report);
+
+/// As verify_launch, for a node daemon's registration.
+caf::error verify_registration(const config::auth_settings& auth,
+                               const std::vector<uint32_t>& trusted, msg::machine_status& status,
+                               const msg::node_report& report);
+
+}  // namespace shoal::runtime
