@@ -1,7 +1,7 @@
 #!/bin/bash
 # Fuzzes shoal's parsers with libFuzzer, SECONDS (default 60) each: hostlist (the hostlist
-# parser), client_frame (the front door's request and reply decoder) and config (the config
-# parser) in turn, or only the one --target names. Builds test/fuzz's TARGET_fuzz binaries with
+# parser), client_frame (the front door's request and reply decoder), config (the config
+# parser) and job_options (the CLI's job options and script directives) in turn, or only the one --target names. Builds test/fuzz's TARGET_fuzz binaries with
 # clang into BUILD_DIR (default build-fuzz), every library instrumented for coverage with
 # AddressSanitizer and UndefinedBehaviorSanitizer, and runs each on a copy of its seed corpus
 # (test/fuzz/corpus/TARGET), which grows across runs in BUILD_DIR/corpus for hostlist and in
@@ -9,10 +9,10 @@
 # BUILD_DIR/artifacts (hostlist) or BUILD_DIR/artifacts-TARGET; replay it with
 #   BUILD_DIR/bin/TARGET_fuzz <file>
 # The exit status is that of the last target that failed, 0 when none did.
-# usage: scripts/fuzz.sh [--target hostlist|client_frame|config] [SECONDS] [extra libFuzzer flags...]
+# usage: scripts/fuzz.sh [--target hostlist|client_frame|config|job_options] [SECONDS] [extra libFuzzer flags...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-all_targets=(hostlist client_frame config)
+all_targets=(hostlist client_frame config job_options)
 targets=("${all_targets[@]}")
 case "${1:-}" in
   --target | --target=*)
@@ -24,7 +24,7 @@ case "${1:-}" in
       shift
     fi
     case "$chosen" in
-      hostlist | client_frame | config) ;;
+      hostlist | client_frame | config | job_options) ;;
       *)
         echo "fuzz.sh: --target takes one of: ${all_targets[*]}" >&2
         exit 2
@@ -40,12 +40,12 @@ jobs="${JOBS:-2}"
 
 # Inputs longer than this are cut: the hostlist parser's interesting inputs are short, the
 # largest client_frame seed (a reply with every field set) is 2.5 KiB, and config_fuzz skips
-# texts over 4 KiB.
+# texts over 4 KiB, as job_options_fuzz does scripts.
 max_len() {
   case "$1" in
     hostlist) echo 256 ;;
     client_frame) echo 8192 ;;
-    config) echo 4096 ;;
+    config | job_options) echo 4096 ;;
   esac
 }
 

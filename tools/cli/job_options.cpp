@@ -10,13 +10,13 @@
 #include <ctime>
 #include <random>
 
-#include "policy/array_spec.hpp"
-#include "policy/dependency.hpp"
-#include "messages/errc.hpp"
 #include "config/begin_time.hpp"
 #include "config/duration.hpp"
 #include "config/memory_size.hpp"
-#include "tools/cli/session.hpp"
+#include "messages/errc.hpp"
+#include "policy/array_spec.hpp"
+#include "policy/dependency.hpp"
+#include "tools/cli/identity.hpp"
 #include "topology/cpu_binding.hpp"
 
 extern char** environ;

@@ -13,6 +13,7 @@
 #include "messages/front_door.hpp"
 #include "messages/type_ids.hpp"
 #include "runtime/bootstrap/front_door_client.hpp"
+#include "tools/cli/identity.hpp"
 
 namespace shoal::cli {
 
@@ -103,16 +104,5 @@ caf::expected<T> ask(session& s, Ts&&... xs) {
 
 /// Flushes stdout/stderr and ends the process at once: a CLI has nothing to tear down.
 [[noreturn]] void quit_process(int code);
-
-/// The calling user's name, uid and gid.
-struct user_identity {
-  std::string name;
-  uint32_t uid = 0;
-  uint32_t gid = 0;
-};
-user_identity current_user();
-
-/// Unix seconds now.
-int64_t now_seconds();
 
 }  // namespace shoal::cli
