@@ -12,28 +12,17 @@
 
 #include "messages/errc.hpp"
 #include "runtime/bootstrap/daemon_auth.hpp"
+#include "test/unit/runtime/test_munged.hpp"
 
 namespace utf = boost::unit_test;
 using namespace shoal;
 
 namespace {
 
-std::string munge_socket() {
-  const char* socket = std::getenv("SHOAL_TEST_MUNGE_SOCKET");
-  return socket != nullptr ? socket : "";
-}
-
-boost::test_tools::assertion_result have_munged(utf::test_unit_id) {
-  boost::test_tools::assertion_result ok{!munge_socket().empty()};
-  ok.message() << "SHOAL_TEST_MUNGE_SOCKET is not set (ctest starts a private munged)";
-  return ok;
-}
+using test::have_test_munged;
 
 config::auth_settings munge_auth() {
-  config::auth_settings auth;
-  auth.munge = true;
-  auth.munge_socket = munge_socket();
-  return auth;
+  return test::test_munge();
 }
 
 config::auth_settings no_auth() {
@@ -72,7 +61,7 @@ bool refused_for(const caf::error& err, const std::string& why) {
 
 BOOST_AUTO_TEST_SUITE(daemon_auth)
 
-BOOST_AUTO_TEST_CASE(a_signed_launch_passes_once, *utf::precondition(have_munged)) {
+BOOST_AUTO_TEST_CASE(a_signed_launch_passes_once, *utf::precondition(have_test_munged)) {
   auto req = a_launch();
   BOOST_REQUIRE(!runtime::sign_launch(munge_auth(), req));
   BOOST_TEST(!req.credential.empty());
@@ -84,12 +73,13 @@ BOOST_AUTO_TEST_CASE(a_signed_launch_passes_once, *utf::precondition(have_munged
   BOOST_TEST(refused_for(runtime::verify_launch(munge_auth(), ourselves, copy), "Replayed"));
 }
 
-BOOST_AUTO_TEST_CASE(an_unsigned_launch_is_refused, *utf::precondition(have_munged)) {
+BOOST_AUTO_TEST_CASE(an_unsigned_launch_is_refused, *utf::precondition(have_test_munged)) {
   auto req = a_launch();
   BOOST_TEST(refused_for(runtime::verify_launch(munge_auth(), ourselves, req), "no MUNGE"));
 }
 
-BOOST_AUTO_TEST_CASE(a_launch_altered_after_signing_is_refused, *utf::precondition(have_munged)) {
+BOOST_AUTO_TEST_CASE(a_launch_altered_after_signing_is_refused,
+                     *utf::precondition(have_test_munged)) {
   auto req = a_launch();
   BOOST_REQUIRE(!runtime::sign_launch(munge_auth(), req));
   req.uid = 0;  // run it as root instead
@@ -98,7 +88,7 @@ BOOST_AUTO_TEST_CASE(a_launch_altered_after_signing_is_refused, *utf::preconditi
 }
 
 BOOST_AUTO_TEST_CASE(a_launch_signed_by_an_untrusted_user_is_refused,
-                     *utf::precondition(have_munged)) {
+                     *utf::precondition(have_test_munged)) {
   auto req = a_launch();
   BOOST_REQUIRE(!runtime::sign_launch(munge_auth(), req));
   // This process's uid is not among those the daemon trusts here: as for a user's own forgery.
@@ -108,7 +98,7 @@ BOOST_AUTO_TEST_CASE(a_launch_signed_by_an_untrusted_user_is_refused,
 }
 
 BOOST_AUTO_TEST_CASE(a_credential_for_a_registration_does_not_pass_as_a_launch,
-                     *utf::precondition(have_munged)) {
+                     *utf::precondition(have_test_munged)) {
   msg::machine_status status;
   status.node_name = "node1";
   status.cpus = 4;
@@ -121,7 +111,7 @@ BOOST_AUTO_TEST_CASE(a_credential_for_a_registration_does_not_pass_as_a_launch,
 }
 
 BOOST_AUTO_TEST_CASE(a_registration_covers_its_status_and_its_report,
-                     *utf::precondition(have_munged)) {
+                     *utf::precondition(have_test_munged)) {
   msg::machine_status status;
   status.node_name = "node1";
   status.cpus = 4;

@@ -30,6 +30,7 @@
 #include "runtime/bootstrap/request_auth.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 #include "runtime/ctld/front_door.hpp"
+#include "test/unit/runtime/test_munged.hpp"
 
 namespace {
 
@@ -443,25 +444,9 @@ namespace {
 
 namespace utf = boost::unit_test;
 
-std::string test_munge_socket() {
-  const char* socket = std::getenv("SHOAL_TEST_MUNGE_SOCKET");
-  return socket != nullptr ? socket : "";
-}
-
-/// ctest starts a private munged for these cases and always runs them; the binary run by hand
-/// without one skips them.
-boost::test_tools::assertion_result have_test_munged(utf::test_unit_id) {
-  boost::test_tools::assertion_result ok{!test_munge_socket().empty()};
-  ok.message() << "SHOAL_TEST_MUNGE_SOCKET is not set (ctest starts a private munged)";
-  return ok;
-}
-
-config::auth_settings test_munge() {
-  config::auth_settings auth;
-  auth.munge = true;
-  auth.munge_socket = test_munge_socket();
-  return auth;
-}
+using test::have_test_munged;
+using test::test_munge;
+using test::test_munge_socket;
 
 /// `req` signed by uid 65534 (nobody): in a child that drops to it when the test runs as root,
 /// else by this (unprivileged) process itself.
