@@ -13,6 +13,7 @@
 #include "messages/codec.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
+#include "process/simulated_step.hpp"
 
 namespace shoal::actors {
 
@@ -35,12 +36,23 @@ struct node_daemon_state {
   /// Steps that ended, until their job releases the node: a controller that restarted meanwhile
   /// learns their outcome from the next registration.
   std::map<std::pair<uint64_t, uint32_t>, msg::step_exit> ended;
+  /// Simulated steps still "running" (setup.simulate), with their launch and output sink.
+  struct simulated_step {
+    msg::launch_request req;
+    caf::actor sink;
+    int32_t exit_code = 0;  ///< what its tasks end with when their time is up
+  };
+  std::map<std::pair<uint64_t, uint32_t>, simulated_step> simulated;
 };
+
+/// A simulated step's time is up (setup.simulate).
+using simdone_atom = caf::atom_constant<caf::atom("simdone")>;
 
 /// The public interface plus what the daemon sends itself: connection retries and heartbeat
 /// ticks (with the generation of the live heartbeat loop).
 using daemon_impl = node_daemon_actor::extend<caf::reacts_to<caf::connect_atom>,
-                                              caf::reacts_to<msg::heartbeat_atom, uint64_t>>;
+                                              caf::reacts_to<msg::heartbeat_atom, uint64_t>,
+                                              caf::reacts_to<simdone_atom, uint64_t, uint32_t>>;
 using daemon_self = daemon_impl::stateful_pointer<node_daemon_state>;
 
 void connect(daemon_self self);
@@ -106,6 +118,7 @@ msg::node_report report_of(const node_daemon_state& st) {
   msg::node_report report;
   for (auto& [key, shepherd] : st.shepherds)
     if (st.ended.count(key) == 0) report.running.push_back({key.first, key.second});
+  for (auto& [key, step] : st.simulated) report.running.push_back({key.first, key.second});
   for (auto& [key, ex] : st.ended) report.ended.push_back(ex);
   return report;
 }
@@ -192,12 +205,70 @@ void connect(daemon_self self) {
           });
 }
 
+caf::result<caf::ok_atom> on_step_exit(daemon_self self, msg::step_exit& ex);
+
+/// A simulated step ends: its tasks with `exit_code`, or killed by `signo`; reported as a
+/// shepherd reports a real one (the sink first, then the job through on_step_exit).
+void end_simulated(daemon_self self, std::pair<uint64_t, uint32_t> key, int32_t exit_code,
+                   int32_t signo) {
+  auto& st = self->state;
+  auto it = st.simulated.find(key);
+  if (it == st.simulated.end()) return;  // ended already (signalled before its time was up)
+  auto step = std::move(it->second);
+  st.simulated.erase(it);
+  msg::step_exit ex;
+  ex.job_id = key.first;
+  ex.step_id = key.second;
+  ex.node_name = st.setup.status.node_name;
+  if (step.req.batch)
+    ex.tasks.push_back({0, exit_code, signo});
+  else
+    for (auto r : step.req.ranks) ex.tasks.push_back({r, exit_code, signo});
+  if (step.sink) send_to(self, step.sink, ex);
+  on_step_exit(self, ex);
+}
+
+/// `shoald --simulate`: the step "runs" until simulate_step's time is up.
+void launch_simulated(daemon_self self, msg::launch_request& req, caf::actor& sink) {
+  auto& st = self->state;
+  if (st.setup.check_launch) {
+    if (auto refused = st.setup.check_launch(req)) {
+      config::log().error("launch refused job={} step={} node={}: {}", req.job_id,
+                          msg::step_label(req.step_id), st.setup.status.node_name,
+                          describe(refused));
+      msg::step_exit ex;
+      ex.job_id = req.job_id;
+      ex.step_id = req.step_id;
+      ex.node_name = st.setup.status.node_name;
+      ex.launch_error =
+          "launch refused by node " + st.setup.status.node_name + ": " + describe(refused);
+      if (req.batch)
+        ex.tasks.push_back({0, 1, 0});
+      else
+        for (auto r : req.ranks) ex.tasks.push_back({r, 1, 0});
+      if (sink) send_to(self, sink, ex);
+      on_step_exit(self, ex);
+      return;
+    }
+  }
+  auto key = std::make_pair(req.job_id, req.step_id);
+  auto outcome = process::simulate_step(req);
+  st.simulated[key] = {std::move(req), std::move(sink), outcome.exit_code};
+  if (outcome.runs_for.count() == 0) {
+    end_simulated(self, key, outcome.exit_code, 0);
+    return;
+  }
+  // A signal that ends a task may end the step first; the timer then finds nothing.
+  self->delayed_send(self, outcome.runs_for, simdone_atom::value, key.first, key.second);
+}
+
 void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::actor& job) {
   auto& st = self->state;
   auto key = std::make_pair(req.job_id, req.step_id);
   config::log().info("step launch job={} step={} node={} ranks={}", req.job_id,
                      msg::step_label(req.step_id), st.setup.status.node_name, req.ranks.size());
   st.step_jobs[key] = std::move(job);
+  if (st.setup.simulate) return launch_simulated(self, req, sink);
   shepherd_setup where;
   where.node_name = st.setup.status.node_name;
   where.spool_dir = st.setup.spool_dir;
@@ -241,6 +312,11 @@ void forward_signal(daemon_self self, uint64_t job, uint32_t step, int32_t signo
   for (auto& [key, shepherd] : self->state.shepherds)
     if (key.first == job && (step == all_steps || key.second == step))
       self->send(shepherd, msg::signal_atom_v, signo);
+  if (!process::ends_a_task(signo)) return;
+  std::vector<std::pair<uint64_t, uint32_t>> hit;
+  for (auto& [key, simulated] : self->state.simulated)
+    if (key.first == job && (step == all_steps || key.second == step)) hit.push_back(key);
+  for (auto& key : hit) end_simulated(self, key, 0, signo);
 }
 
 /// The steps the previous shoald left running are ours now: signals reach them, and their ends
@@ -310,6 +386,12 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
       probe.metered("launch", [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink,
                                      caf::actor& job) { launch(self, req, sink, job); }),
       probe.metered("release", [self](msg::release_atom, uint64_t job) { on_release(self, job); }),
+      probe.metered("simdone",
+                    [self](simdone_atom, uint64_t job, uint32_t step) {
+                      auto it = self->state.simulated.find({job, step});
+                      if (it != self->state.simulated.end())
+                        end_simulated(self, {job, step}, it->second.exit_code, 0);
+                    }),
       probe.metered("attach",
                     [self](msg::attach_atom, uint64_t job, uint32_t step, caf::actor& sink) {
                       auto it = self->state.shepherds.find({job, step});

@@ -37,6 +37,9 @@ struct node_daemon_setup {
   std::function<caf::error(msg::machine_status&, const msg::node_report&)> sign_registration;
   /// Checks each launch came from the controller before its tasks start (see shepherd_setup).
   std::function<caf::error(msg::launch_request&)> check_launch;
+  /// `shoald --simulate`: no process runs; each step ends as process::simulate_step says (a
+  /// signal that ends a task ends it at once), while the controller's side is the real one.
+  bool simulate = false;
 };
 
 /// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <unordered_map>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -54,6 +55,25 @@ shoal::msg::machine_status to_status(const shoal::topology::machine_facts& f,
   return s;
 }
 
+/// A simulated node reports what its NodeName line configures, where it says, instead of this
+/// host's probe: a thousand 64-CPU nodes can then be simulated on a 2-CPU host.
+void as_configured(shoal::msg::machine_status& s, const shoal::config::node_config& n) {
+  if (n.cpus != 0) s.cpus = n.cpus;
+  if (n.sockets != 0) s.sockets = n.sockets;
+  if (n.cores_per_socket != 0) s.cores_per_socket = n.cores_per_socket;
+  if (n.threads_per_core != 0) s.threads_per_core = n.threads_per_core;
+  if (n.real_memory_mb != 0) s.real_memory_mb = n.real_memory_mb;
+  if (n.virtual_memory_mb != 0) s.virtual_memory_mb = n.virtual_memory_mb;
+  if (n.tmp_disk_mb != 0) s.tmp_disk_mb = n.tmp_disk_mb;
+  if (!n.os.empty()) s.os = n.os;
+  // A consistent shape: the controller drains a node whose topology does not add up.
+  if (n.cpus != 0 && s.sockets * s.cores_per_socket * s.threads_per_core != s.cpus) {
+    s.sockets = 1;
+    s.cores_per_socket = s.cpus;
+    s.threads_per_core = 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -87,6 +107,11 @@ int main(int argc, char** argv) {
                  "one process, as Blue Gene/L's front-end node daemon; their tasks and batch "
                  "scripts run on this host")
       ->excludes("--node-name");
+  bool simulate = false;
+  app.add_flag("--simulate", simulate,
+               "Run no processes (scale tests): a task whose command is `sleep N` ends after N "
+               "seconds with 0, `false` ends at once with 1, anything else at once with 0; the "
+               "node reports the CPUs and memory its NodeName line configures");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -120,10 +145,10 @@ int main(int argc, char** argv) {
     if (node_name.empty()) node_name = short_hostname();
     served.push_back(node_name);
   }
+  std::unordered_map<std::string, const shoal::config::node_config*> configured;
+  for (auto& n : cfg->nodes) configured.emplace(n.name, &n);
   for (auto& name : served) {
-    auto known = std::any_of(cfg->nodes.begin(), cfg->nodes.end(),
-                             [&](const auto& n) { return n.name == name; });
-    if (!known) {
+    if (configured.count(name) == 0) {
       std::fprintf(stderr, "shoald: error: node '%s' is not in %s (use --node-name NAME)\n",
                    name.c_str(), cfg->path.c_str());
       return 1;
@@ -184,7 +209,11 @@ int main(int argc, char** argv) {
   }
   // One shoal-stepd waits, loaded, for the next step of any node this process serves.
   auto spares =
-      std::make_shared<shoal::process::stepd_spares>(shoal::process::sibling_stepd_path());
+      simulate
+          ? nullptr
+          : std::make_shared<shoal::process::stepd_spares>(shoal::process::sibling_stepd_path());
+  if (simulate)
+    shoal::config::log().warn("simulated nodes={}: no task runs here (--simulate)", log_name);
   if (!cfg->auth.munge)
     shoal::config::log().warn(
         "AuthType=auth/none: this shoald runs every launch it is sent, as the user the launch "
@@ -198,10 +227,13 @@ int main(int argc, char** argv) {
     setup.spares = spares;
     // Steps the previous shoald started run on in their shoal-stepd: find them before the
     // daemon registers, so it speaks for them from the start.
-    setup.adopted =
-        shoal::actors::adopt_steps(sys, setup.spool_dir, name, facts->cores, meters.get());
+    if (!simulate)
+      setup.adopted =
+          shoal::actors::adopt_steps(sys, setup.spool_dir, name, facts->cores, meters.get());
     setup.heartbeat_interval_ms = cfg->heartbeat_interval_ms;
     setup.status = to_status(*facts, name);
+    setup.simulate = simulate;
+    if (simulate) as_configured(setup.status, *configured.at(name));
     setup.cores = facts->cores;
     setup.meters = meters.get();
     if (cfg->auth.munge) {

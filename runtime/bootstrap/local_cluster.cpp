@@ -194,6 +194,28 @@ caf::error local_cluster::launch_torus(const std::array<int, 3>& dims, unsigned 
   return caf::none;
 }
 
+caf::error local_cluster::launch_simulated(unsigned nodes, unsigned front_ends,
+                                           const std::string& extra_config) {
+  if (nodes == 0) return make_error(errc::invalid_request, "a simulated cluster needs a node");
+  nodes_ = nodes;
+  front_ends = std::max(1u, std::min(front_ends, nodes));
+  if (auto err = prepare("shoal-sim", front_ends)) return err;
+  if (auto err = start_controller(config::default_config_text(nodes, port_), extra_config))
+    return err;
+  for (unsigned f = 0; f < front_ends; ++f) {
+    auto first = 1 + static_cast<uint64_t>(f) * nodes / front_ends;
+    auto last = static_cast<uint64_t>(f + 1) * nodes / front_ends;
+    auto expr = first == last ? "node" + std::to_string(first)
+                              : "node[" + std::to_string(first) + "-" + std::to_string(last) + "]";
+    if (auto err = spawn_node_daemon(
+            {sibling_binary("shoald"), "-f", config_path_, "--nodes", expr, "--simulate",
+             "--metrics-port", std::to_string(node_metrics_ports_[f])},
+            dir_ + "/shoald-fe" + std::to_string(f) + ".log"))
+      return err;
+  }
+  return caf::none;
+}
+
 caf::error local_cluster::spawn_node_daemon(const std::vector<std::string>& argv,
                                             const std::string& log) {
   auto pid = spawn_daemon(argv, log);

@@ -43,6 +43,12 @@ class local_cluster {
   caf::error launch_torus(const std::array<int, 3>& dims, unsigned front_ends = 1,
                           const std::string& extra_config = "");
 
+  /// As launch, for `nodes` simulated nodes (node1...nodeN) served by `front_ends` shoald
+  /// processes with `--nodes=... --simulate` (no task runs; see shoald --help), each speaking
+  /// for an equal run of the nodes.
+  caf::error launch_simulated(unsigned nodes, unsigned front_ends,
+                              const std::string& extra_config = "");
+
   /// Polls the controller until every node is IDLE or `timeout_s` passes.
   caf::error wait_until_ready(int timeout_s);
 

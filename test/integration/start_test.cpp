@@ -10,8 +10,11 @@ using namespace shoal::test;
 
 namespace {
 
-command_result start(const std::vector<std::string>& command) {
-  std::vector<std::string> argv{bin_path("shoal"), "start", "--test-size=2"};
+/// `shoal start OPTIONS COMMAND`.
+command_result start(const std::vector<std::string>& command,
+                     const std::vector<std::string>& options = {"--test-size=2"}) {
+  std::vector<std::string> argv{bin_path("shoal"), "start"};
+  argv.insert(argv.end(), options.begin(), options.end());
   argv.insert(argv.end(), command.begin(), command.end());
   command_options opt;
   opt.timeout = 90s;
@@ -25,6 +28,22 @@ BOOST_AUTO_TEST_SUITE(local_start)
 BOOST_AUTO_TEST_CASE(start_runs_a_command_across_its_nodes) {
   auto r = start({bin_path("shoal"), "run", "-N2", "true"});
   BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+}
+
+BOOST_AUTO_TEST_CASE(the_command_finds_this_shoal_on_path_and_its_cluster_in_shoal_conf) {
+  auto r = start({"sh", "-c", "command -v shoal; shoal info >/dev/null && echo reached"});
+  BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+  auto lines = lines_of(r.out);
+  BOOST_REQUIRE_MESSAGE(lines.size() == 2u, r.describe());
+  BOOST_TEST(lines[0] == bin_path("shoal"));
+  BOOST_TEST(lines[1] == "reached");
+}
+
+BOOST_AUTO_TEST_CASE(a_simulated_cluster_runs_no_process_yet_takes_each_sleep) {
+  auto r = start({"sh", "-c", "shoal run -N40 sleep 1 && shoal run -N40 hostname"},
+                 {"--simulate=40", "--front-ends=2"});
+  BOOST_CHECK_MESSAGE(r.exit_code == 0 && r.out.empty(), r.describe());
+  BOOST_CHECK(r.elapsed.count() >= 1.0);
 }
 
 BOOST_AUTO_TEST_CASE(start_returns_the_commands_exit_code) {

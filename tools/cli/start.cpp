@@ -19,7 +19,21 @@ namespace shoal::cli {
 namespace {
 /// Runs the user's command with the cluster's config in its environment; returns its exit code
 /// (128+signal when signalled), or 127 when it cannot be started.
+/// The folder of the running binary ("" when /proc does not say), put first on the command's
+/// PATH so that `shoal` inside it is this shoal, as `flux start` does.
+std::string own_folder() {
+  char path[4096];
+  auto n = ::readlink("/proc/self/exe", path, sizeof(path) - 1);
+  if (n <= 0) return "";
+  std::string exe(path, static_cast<size_t>(n));
+  auto slash = exe.rfind('/');
+  return slash == std::string::npos ? "" : exe.substr(0, slash);
+}
+
 int run_command(const std::vector<std::string>& command, const std::string& conf) {
+  std::string path = own_folder();
+  if (const char* old = std::getenv("PATH"); old != nullptr && *old != '\0')
+    path = path.empty() ? std::string{old} : path + ":" + old;
   std::vector<char*> args;
   for (auto& a : command) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -29,6 +43,7 @@ int run_command(const std::vector<std::string>& command, const std::string& conf
     auto set = runtime::shutdown_signals();
     ::sigprocmask(SIG_UNBLOCK, &set, nullptr);
     ::setenv("SHOAL_CONF", conf.c_str(), 1);
+    if (!path.empty()) ::setenv("PATH", path.c_str(), 1);
     ::execvp(args[0], args.data());
     std::fprintf(stderr, "shoal start: error: cannot run %s: %s\n", args[0], strerror(errno));
     ::_exit(127);
@@ -56,18 +71,29 @@ command_runner add_start_command(CLI::App& app) {
                   "A 3-D torus of XxYxZ base partitions (SelectType=select/torus3d, nodes "
                   "bgl000...), served by front-end node daemons; e.g. 8x4x4")
       ->excludes("--test-size");
+  auto simulate = std::make_shared<unsigned>(0);
+  cmd->add_option("--simulate", *simulate,
+                  "N simulated nodes (node1...nodeN): no task runs, `sleep N` takes N seconds, "
+                  "`false` fails, the rest ends at once; for scale tests")
+      ->check(CLI::Range(1u, 1000000u))
+      ->excludes("--test-size")
+      ->excludes("--torus");
   cmd->add_option("--front-ends", *front_ends,
-                  "With --torus: shoald processes sharing the base partitions (default 1)")
+                  "With --torus or --simulate: shoald processes sharing the nodes (default 1)")
       ->check(CLI::Range(1u, 64u));
   cmd->add_flag("--keep", *keep, "Keep the cluster's directory (config, logs) afterwards");
   cmd->add_option("--timeout", *timeout, "Seconds to wait for every node to come up (default 60)");
   cmd->prefix_command();
   cmd->footer(
-      "Usage: shoal start [--test-size=N] [COMMAND [ARGS...]]\n"
+      "Usage: shoal start [--test-size=N | --torus=XxYxZ | --simulate=N] [--front-ends=F] "
+      "[COMMAND [ARGS...]]\n"
+      "COMMAND runs with SHOAL_CONF naming the cluster's config and this shoal's folder first on "
+      "PATH.\n"
       "Examples:\n  shoal start --test-size=4 shoal run -N4 -l hostname\n"
       "  shoal start --test-size=2        # stays up; point a shell at it with SHOAL_CONF\n"
-      "  shoal start --torus=8x4x4 shoal map -c");
-  return [cmd, size, keep, timeout, torus, front_ends]() -> int {
+      "  shoal start --torus=8x4x4 shoal map -c\n"
+      "  shoal start --simulate=1000 --front-ends=2 shoal run -N1000 sleep 5");
+  return [cmd, size, keep, timeout, torus, front_ends, simulate]() -> int {
     std::vector<std::string> argv;
     for (auto& extra : cmd->remaining()) argv.push_back(extra);
     // Options end where the command starts; an unknown option is a usage error, not a command.
@@ -85,9 +111,11 @@ command_runner add_start_command(CLI::App& app) {
                     exit_usage);
       *size = static_cast<unsigned>(dims[0] * dims[1] * dims[2]);
     }
+    if (*simulate > 0) *size = *simulate;
     runtime::local_cluster cluster;
-    auto launched =
-        torus->empty() ? cluster.launch(*size) : cluster.launch_torus(dims, *front_ends);
+    auto launched = *simulate > 0    ? cluster.launch_simulated(*simulate, *front_ends)
+                    : torus->empty() ? cluster.launch(*size)
+                                     : cluster.launch_torus(dims, *front_ends);
     if (auto err = launched) {
       cluster.tear_down(true);
       return fail("start", describe(err));
@@ -105,8 +133,11 @@ command_runner add_start_command(CLI::App& app) {
           "shoal: a local cluster of %u nodes%s is up (controller 127.0.0.1:%u, files in %s)\n"
           "Point a shell at it with:\n  export SHOAL_CONF=%s\n"
           "then try: shoal info; shoal run -N%u -l hostname\nPress Ctrl-C to stop it.\n",
-          *size, torus->empty() ? "" : (" (" + *torus + " torus)").c_str(), cluster.port(),
-          cluster.directory().c_str(), cluster.config_path().c_str(), *size);
+          *size,
+          *simulate > 0    ? " (simulated)"
+          : torus->empty() ? ""
+                           : (" (" + *torus + " torus)").c_str(),
+          cluster.port(), cluster.directory().c_str(), cluster.config_path().c_str(), *size);
       std::printf("Metrics (Prometheus text): shoalctld http://127.0.0.1:%u/metrics",
                   cluster.metrics_port());
       auto& node_ports = cluster.node_metrics_ports();
