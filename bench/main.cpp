@@ -26,6 +26,7 @@
 #include "bench/latency.hpp"
 #include "bench/overhead.hpp"
 #include "bench/recovery.hpp"
+#include "bench/scale.hpp"
 #include "bench/support.hpp"
 #include "bench/throughput.hpp"
 #include "messages/errc.hpp"
@@ -67,6 +68,7 @@ struct options {
   double journal_seconds = 3;
   size_t journal_records = 100000;
   size_t recovery_jobs = 100000;
+  bench::scale_options scale;
 };
 
 /// The durable-state figures, in a private directory of their own; no cluster needed.
@@ -303,6 +305,11 @@ int run(const options& opt, const std::string& cmdline) {
     if (!valid) std::printf("# INVALID RUN: recovery failed (see above)\n");
     return valid ? 0 : 1;
   }
+  if (opt.only == "scale") {
+    bool valid = bench::run_scale_bench(opt.scale);
+    if (!valid) std::printf("# INVALID RUN: the scale figure failed (see above)\n");
+    return valid ? 0 : 1;
+  }
   if (opt.only == "journal") {
     bool valid = run_journal(opt);
     if (!valid) std::printf("# INVALID RUN: a sync or a load failed (see above)\n");
@@ -487,9 +494,25 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 10000u));
   app.add_option("--only", opt.only,
                  "Run one figure only: latency, cli, api, array, overhead, journal, durability "
-                 "(journaling on against off) or recovery (default all)")
+                 "(journaling on against off), recovery or scale (simulated nodes; not in all) "
+                 "(default all)")
       ->check(CLI::IsMember({"all", "latency", "cli", "api", "array", "overhead", "journal",
-                             "durability", "recovery"}));
+                             "durability", "recovery", "scale"}));
+  app.add_option("--scale-nodes", opt.scale.nodes,
+                 "Simulated nodes of the scale figure (default 10000)")
+      ->check(CLI::Range(1u, 1000000u));
+  app.add_option("--scale-front-ends", opt.scale.front_ends,
+                 "shoald processes serving them (default 4)")
+      ->check(CLI::Range(1u, 256u));
+  app.add_option("--scale-window", opt.scale.window_s,
+                 "Seconds the controller's steady-state CPU is sampled (default 60)")
+      ->check(CLI::Range(1.0, 3600.0));
+  app.add_option("--scale-heartbeat", opt.scale.heartbeat_interval_s,
+                 "HeartBeatInterval of the scale figure, seconds (default 30)")
+      ->check(CLI::Range(1, 3600));
+  app.add_option("--scale-timeout", opt.scale.slurmd_timeout_s,
+                 "SlurmdTimeout of the scale figure, seconds (default 90)")
+      ->check(CLI::Range(2, 36000));
   app.add_option("--overhead-rounds", opt.overhead_rounds,
                  "Metrics on/off burst pairs for the overhead figure (default 3)")
       ->check(CLI::Range(1u, 100u));

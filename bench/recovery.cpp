@@ -59,20 +59,6 @@ long logged_load_ms(const std::string& log) {
   return -1;
 }
 
-/// What `argv` (no shell: each word quoted) prints on stdout.
-std::string capture(const std::vector<std::string>& argv) {
-  std::string cmd;
-  for (auto& a : argv) cmd += "'" + a + "' ";
-  cmd += "2>/dev/null";
-  std::string out;
-  if (auto* p = ::popen(cmd.c_str(), "r")) {
-    char buf[4096];
-    for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-    ::pclose(p);
-  }
-  return out;
-}
-
 uint64_t directory_bytes(const std::string& dir) {
   uint64_t total = 0;
   for (auto& entry : std::filesystem::directory_iterator(dir))

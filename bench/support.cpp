@@ -85,6 +85,19 @@ std::string describe_status(const process_run& r) {
   return text;
 }
 
+std::string capture(const std::vector<std::string>& argv) {
+  std::string cmd;
+  for (auto& a : argv) cmd += "'" + a + "' ";
+  cmd += "2>/dev/null";
+  std::string out;
+  if (auto* p = ::popen(cmd.c_str(), "r")) {
+    char buf[4096];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+    ::pclose(p);
+  }
+  return out;
+}
+
 long proc_status_kib(pid_t pid, const char* key) {
   std::ifstream in{"/proc/" + std::to_string(pid) + "/status"};
   std::string line;

@@ -42,6 +42,9 @@ bool succeeded(const process_run& r);
 /// "exit 3", "signal 9" or the spawn error, for failure lines.
 std::string describe_status(const process_run& r);
 
+/// What `argv` (no shell: each word quoted) prints on stdout; stderr is dropped.
+std::string capture(const std::vector<std::string>& argv);
+
 /// "VmRSS" or "VmHWM" of a process from /proc, in KiB; 0 when unreadable.
 long proc_status_kib(pid_t pid, const char* key);
 
