@@ -798,7 +798,11 @@ void reconcile(controller_self self, const std::string& node, const caf::actor& 
     }
     config::log().warn("job unknown to the controller node={} job={} step={}: killing its tasks",
                        node, ref.job_id, msg::step_label(ref.step_id));
-    caf::anon_send(daemon, msg::signal_atom_v, ref.job_id, ref.step_id, int32_t{SIGKILL});
+    if (st.gate)
+      self->send(st.gate, msg::signal_atom_v, ref.job_id, ref.step_id, int32_t{SIGKILL}, daemon);
+    else
+      caf::anon_send(daemon, msg::signal_atom_v, ref.job_id, ref.step_id, int32_t{SIGKILL},
+                     std::string{});
   }
   auto waiting = st.unconfirmed.find(node);
   if (waiting == st.unconfirmed.end()) return;

@@ -22,8 +22,15 @@ daemon_gate_actor::behavior_type daemon_gate_behavior(daemon_gate_actor::pointer
                               msg::step_label(req.step_id), describe(err));
         send_to(self, daemon, msg::launch_atom_v, std::move(req), std::move(sink), std::move(job));
       },
-      [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo, caf::actor& daemon) {
-        send_to(self, daemon, msg::signal_atom_v, job, step, signo);
+      [self, credentials](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo,
+                          caf::actor& daemon) {
+        std::string credential;
+        if (auto signed_signal = credentials.sign_signal(job, step, signo))
+          credential = std::move(*signed_signal);
+        else
+          config::log().error("signal not signed job={} step={} signal={}: {}", job,
+                              msg::step_label(step), signo, describe(signed_signal.error()));
+        send_to(self, daemon, msg::signal_atom_v, job, step, signo, std::move(credential));
       },
       [self](msg::attach_atom, uint64_t job, uint32_t step, caf::actor& sink, caf::actor& daemon) {
         send_to(self, daemon, msg::attach_atom_v, job, step, std::move(sink));

@@ -6,6 +6,7 @@
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/error.hpp>
+#include <caf/expected.hpp>
 #include <caf/typed_actor.hpp>
 
 #include "messages/type_ids.hpp"
@@ -20,6 +21,9 @@ struct daemon_credentials {
   /// Puts the controller's credential on a launch. On error the launch goes unsigned and its
   /// daemon refuses it, so the step fails with a launch error instead of never starting.
   std::function<caf::error(msg::launch_request&)> sign_launch;
+  /// The credential for a signal (job, step, signo). On error the signal goes without one and
+  /// its daemon drops it.
+  std::function<caf::expected<std::string>(uint64_t, uint32_t, int32_t)> sign_signal;
   /// Checks (and removes) a registration's credential; an error refuses the registration.
   std::function<caf::error(msg::machine_status&, const msg::node_report&)> check_registration;
 };
@@ -31,7 +35,7 @@ struct daemon_credentials {
 using daemon_gate_actor = caf::typed_actor<
     /// (request, sink, job, daemon): signed, then sent on as node_daemon_actor's launch.
     caf::reacts_to<msg::launch_atom, msg::launch_request, caf::actor, caf::actor, caf::actor>,
-    /// (job, step, signo, daemon)
+    /// (job, step, signo, daemon): signed, then sent on as node_daemon_actor's signal.
     caf::reacts_to<msg::signal_atom, uint64_t, uint32_t, int32_t, caf::actor>,
     /// (job, step, sink, daemon)
     caf::reacts_to<msg::attach_atom, uint64_t, uint32_t, caf::actor, caf::actor>,

@@ -66,6 +66,15 @@ void to_daemon(node_self self, const caf::actor& daemon, Ts&&... xs) {
     send_to(self, daemon, std::forward<Ts>(xs)...);
 }
 
+/// Signals a step through the gate, which signs it, or straight with no credential (auth/none).
+void signal_daemon(node_self self, const caf::actor& daemon, uint64_t job, uint32_t step,
+                   int32_t signo) {
+  if (self->state.gate)
+    self->send(self->state.gate, msg::signal_atom_v, job, step, signo, daemon);
+  else
+    send_to(self, daemon, msg::signal_atom_v, job, step, signo, std::string{});
+}
+
 /// Recomputes the visible state and tells the controller (and through it the scheduler) only
 /// when something users see changed, or LastResponse is a minute behind.
 void publish(node_self self) {
@@ -375,7 +384,7 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
       probe.metered("signal",
                     [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
                       if (self->state.daemon)
-                        to_daemon(self, self->state.daemon, msg::signal_atom_v, job, step, signo);
+                        signal_daemon(self, self->state.daemon, job, step, signo);
                     }),
       probe.metered("attach",
                     [self](msg::attach_atom, uint64_t job, uint32_t step, caf::actor& sink) {

@@ -403,9 +403,19 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
                         self->send(it->second, msg::attach_atom_v, std::move(sink));
                     }),
       probe.metered("signal",
-                    [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
+                    [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo,
+                           const std::string& credential) {
+                      auto& st = self->state;
                       SHOAL_DEBUG(steps, "step signal job={} step={} signal={} node={}", job,
-                                  msg::step_label(step), signo, self->state.setup.status.node_name);
+                                  msg::step_label(step), signo, st.setup.status.node_name);
+                      if (st.setup.check_signal) {
+                        if (auto refused = st.setup.check_signal(job, step, signo, credential)) {
+                          config::log().warn("signal refused job={} step={} signal={} node={}: {}",
+                                             job, msg::step_label(step), signo,
+                                             st.setup.status.node_name, describe(refused));
+                          return;
+                        }
+                      }
                       forward_signal(self, job, step, signo);
                     }),
       probe.metered("step_exit", [self](msg::step_exit& ex) { return on_step_exit(self, ex); }),

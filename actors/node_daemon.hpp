@@ -37,6 +37,9 @@ struct node_daemon_setup {
   std::function<caf::error(msg::machine_status&, const msg::node_report&)> sign_registration;
   /// Checks each launch came from the controller before its tasks start (see shepherd_setup).
   std::function<caf::error(msg::launch_request&)> check_launch;
+  /// Checks a signal's credential (job, step, signo, credential) before it reaches a step: a
+  /// signal the controller did not sign is dropped. Blocks on munged. Null: every signal counts.
+  std::function<caf::error(uint64_t, uint32_t, int32_t, const std::string&)> check_signal;
   /// `shoald --simulate`: no process runs; each step ends as process::simulate_step says (a
   /// signal that ends a task ends it at once), while the controller's side is the real one.
   bool simulate = false;
@@ -57,8 +60,9 @@ struct node_daemon_setup {
 using node_daemon_actor = caf::typed_actor<
     /// (request, sink, job): start a step's tasks here, in a shepherd of their own.
     caf::reacts_to<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>,
-    /// (job, step, signo): signal a step's tasks (step 0xffffffff: every step of the job).
-    caf::reacts_to<msg::signal_atom, uint64_t, uint32_t, int32_t>,
+    /// (job, step, signo, credential): signal a step's tasks (step 0xffffffff: every step of the
+    /// job); the credential is the controller's under auth/munge (see check_signal).
+    caf::reacts_to<msg::signal_atom, uint64_t, uint32_t, int32_t, std::string>,
     /// A step ended (from its shepherd; an adopted one asks until it is answered): kept, and
     /// reported at each registration, until the job releases the node; passed to the job, or
     /// by job id through the node actor (answered once the controller has it;

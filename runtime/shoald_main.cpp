@@ -246,6 +246,11 @@ int main(int argc, char** argv) {
                                shoal::msg::launch_request& req) {
         return shoal::runtime::verify_launch(auth, trusted, req);
       };
+      setup.check_signal = [auth = cfg->auth, trusted = shoal::runtime::daemon_uids(*cfg)](
+                               uint64_t job, uint32_t step, int32_t signo,
+                               const std::string& credential) {
+        return shoal::runtime::verify_signal(auth, trusted, job, step, signo, credential);
+      };
     }
     shoal::config::log().info("shoald starting node={} cpus={} mem_mb={} controller={}", name,
                               facts->cpus, facts->real_memory_mb,

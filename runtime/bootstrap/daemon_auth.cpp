@@ -23,6 +23,11 @@ std::string launch_payload(const msg::launch_request& unsigned_req) {
   return "shoal-launch sha256=" + digest_of(msg::encode(unsigned_req));
 }
 
+std::string signal_payload(uint64_t job, uint32_t step, int32_t signo) {
+  return "shoal-signal job=" + std::to_string(job) + " step=" + std::to_string(step) +
+         " signal=" + std::to_string(signo);
+}
+
 std::string registration_payload(const msg::machine_status& unsigned_status,
                                  const msg::node_report& report) {
   return "shoal-node-registration sha256=" + digest_of(msg::encode(unsigned_status)) +
@@ -76,6 +81,19 @@ caf::error verify_launch(const config::auth_settings& auth, const std::vector<ui
   auto credential = std::move(req.credential);
   req.credential.clear();
   return check(auth, trusted, credential, launch_payload(req), "launch");
+}
+
+caf::expected<std::string> sign_signal(const config::auth_settings& auth, uint64_t job,
+                                       uint32_t step, int32_t signo) {
+  std::string credential;
+  if (auto err = seal(auth, signal_payload(job, step, signo), credential)) return err;
+  return credential;
+}
+
+caf::error verify_signal(const config::auth_settings& auth, const std::vector<uint32_t>& trusted,
+                         uint64_t job, uint32_t step, int32_t signo,
+                         const std::string& credential) {
+  return check(auth, trusted, credential, signal_payload(job, step, signo), "signal");
 }
 
 caf::error sign_registration(const config::auth_settings& auth, msg::machine_status& status,

@@ -1,9 +1,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <caf/error.hpp>
+#include <caf/expected.hpp>
 
 #include "config/config.hpp"
 #include "messages/types.hpp"
@@ -26,6 +28,16 @@ caf::error sign_launch(const config::auth_settings& auth, msg::launch_request& r
 /// Error: errc::authentication_failed naming what is wrong, errc::system_error (munged).
 caf::error verify_launch(const config::auth_settings& auth, const std::vector<uint32_t>& trusted,
                          msg::launch_request& req);
+
+/// The controller's credential for signalling step `step` of `job` (0xffffffff: every step)
+/// with `signo` on a node daemon; "" under auth/none. Blocks for one round trip to munged.
+/// Error: errc::system_error (munged unreachable).
+caf::expected<std::string> sign_signal(const config::auth_settings& auth, uint64_t job,
+                                       uint32_t step, int32_t signo);
+
+/// Checks `credential` was made by one of `trusted` for exactly this signal (as verify_launch).
+caf::error verify_signal(const config::auth_settings& auth, const std::vector<uint32_t>& trusted,
+                         uint64_t job, uint32_t step, int32_t signo, const std::string& credential);
 
 /// As sign_launch, for a node daemon's registration: the digest covers its machine status and
 /// the steps it reports.

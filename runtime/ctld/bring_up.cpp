@@ -74,6 +74,9 @@ actors::daemon_gate_actor spawn_gate(caf::actor_system& sys, const config::clust
   creds.sign_launch = [auth = cfg.auth](msg::launch_request& req) {
     return sign_launch(auth, req);
   };
+  creds.sign_signal = [auth = cfg.auth](uint64_t job, uint32_t step, int32_t signo) {
+    return sign_signal(auth, job, step, signo);
+  };
   creds.check_registration = [auth = cfg.auth, trusted = daemon_uids(cfg)](
                                  msg::machine_status& status, const msg::node_report& report) {
     return verify_registration(auth, trusted, status, report);

@@ -29,6 +29,9 @@ actors::daemon_credentials fake_credentials() {
     req.credential = "signed job " + std::to_string(req.job_id);
     return caf::none;
   };
+  creds.sign_signal = [](uint64_t job, uint32_t, int32_t) -> caf::expected<std::string> {
+    return "signal for job " + std::to_string(job);
+  };
   creds.check_registration = [](msg::machine_status& status,
                                 const msg::node_report&) -> caf::error {
     auto credential = std::move(status.credential);
@@ -96,7 +99,8 @@ BOOST_AUTO_TEST_CASE(launches_leave_signed_and_signals_never_overtake_them) {
           BOOST_TEST(req.credential == "signed job " + std::to_string(req.job_id));
           seen.push_back("launch " + std::to_string(req.job_id));
         },
-        [&](msg::signal_atom, uint64_t job, uint32_t, int32_t) {
+        [&](msg::signal_atom, uint64_t job, uint32_t, int32_t, const std::string& credential) {
+          BOOST_TEST(credential == "signal for job " + std::to_string(job));
           seen.push_back("signal " + std::to_string(job));
         },
         caf::after(10s) >> [&] { BOOST_FAIL("the daemon heard " << seen.size() << " messages"); });

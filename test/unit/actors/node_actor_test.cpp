@@ -30,7 +30,7 @@ caf::behavior daemon_double(caf::event_based_actor*, test::inbox<uint64_t> launc
       [launches](msg::launch_atom, msg::launch_request& req, caf::actor&, caf::actor&) {
         launches->push_back(req.job_id);
       },
-      [](msg::signal_atom, uint64_t, uint32_t, int32_t) {},
+      [](msg::signal_atom, uint64_t, uint32_t, int32_t, const std::string&) {},
   };
 }
 

@@ -2,6 +2,7 @@
 // node daemon runs a launch only when the controller's credential vouches for exactly that
 // launch, and the controller takes a registration only from one of the cluster's daemons.
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -134,6 +135,25 @@ BOOST_AUTO_TEST_CASE(a_registration_covers_its_status_and_its_report,
   unsigned_status.node_name = "node1";
   BOOST_TEST(refused_for(
       runtime::verify_registration(munge_auth(), ourselves, unsigned_status, report), "no MUNGE"));
+}
+
+BOOST_AUTO_TEST_CASE(a_signal_passes_only_as_signed, *utf::precondition(have_test_munged)) {
+  auto credential = runtime::sign_signal(munge_auth(), 7, 0, SIGTERM);
+  BOOST_REQUIRE_MESSAGE(credential, (credential ? "" : describe(credential.error())));
+  auto again = runtime::sign_signal(munge_auth(), 7, 0, SIGTERM);
+  BOOST_REQUIRE(again);
+  // The same credential for another job, or as SIGKILL instead of SIGTERM, is refused.
+  BOOST_TEST(
+      refused_for(runtime::verify_signal(munge_auth(), ourselves, 8, 0, SIGTERM, *credential),
+                  "the credential was made for another signal"));
+  BOOST_TEST(refused_for(runtime::verify_signal(munge_auth(), ourselves, 7, 0, SIGKILL, *again),
+                         "the credential was made for another signal"));
+  auto fresh = runtime::sign_signal(munge_auth(), 7, 0, SIGTERM);
+  BOOST_REQUIRE(fresh);
+  auto err = runtime::verify_signal(munge_auth(), ourselves, 7, 0, SIGTERM, *fresh);
+  BOOST_TEST(!err, describe(err));
+  BOOST_TEST(
+      refused_for(runtime::verify_signal(munge_auth(), ourselves, 7, 0, SIGTERM, ""), "no MUNGE"));
 }
 
 BOOST_AUTO_TEST_CASE(auth_none_signs_nothing_and_checks_nothing) {
