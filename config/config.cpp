@@ -166,7 +166,8 @@ struct deferred {
 
 class parser {
  public:
-  explicit parser(std::string base_dir) : base_dir_(std::move(base_dir)) {}
+  explicit parser(std::string base_dir, bool client_only = false)
+      : base_dir_(std::move(base_dir)), client_only_(client_only) {}
 
   caf::error parse_text(const std::string& text, const std::string& file, int depth) {
     size_t pos = 0;
@@ -213,6 +214,7 @@ class parser {
 
   cluster_config cfg_;
   std::string base_dir_;
+  bool client_only_ = false;  ///< skip node and partition lines (load_client_config)
   size_t seq_ = 0;
   node_template node_defaults_;
   partition_template partition_defaults_;
@@ -293,6 +295,8 @@ caf::error parser::on_line(std::string_view line, const where& at, int depth) {
   if (res.pairs.empty()) return {};
   ++seq_;
   const auto& first = res.pairs.front().lower;
+  if (client_only_ && (first == "nodename" || first == "name" || first == "partitionname"))
+    return {};
   if (first == "nodename") return on_node_line(res.pairs, at, false);
   if (first == "name") return on_node_line(res.pairs, at, true);
   if (first == "partitionname") return on_partition_line(res.pairs, at);
@@ -903,6 +907,7 @@ caf::expected<cluster_config> parser::finish() {
                         " s) must be greater than " + name(interval_, "HeartBeatInterval") + " (" +
                         cs::format_ms_as_seconds(cfg_.heartbeat_interval_ms) + " s)");
   }
+  if (client_only_) return std::move(cfg_);
   for (const auto& name : cfg_.collector_nodes)
     if (node_index_.count(name) == 0)
       return fail(collectors_.at, collectors_.key + " names unknown node '" + name + "'");
@@ -936,14 +941,28 @@ caf::expected<cluster_config> parse_config(const std::string& text, const std::s
   return p.finish();
 }
 
-caf::expected<cluster_config> load_config(const std::string& path) {
+namespace {
+
+caf::expected<cluster_config> load(const std::string& path, bool client_only) {
   std::string text;
   std::string error;
   if (!read_file(path, text, error))
     return make_error(errc::invalid_config, path + ": cannot read: " + error);
-  auto cfg = parse_config(text, path, fs::path{path}.parent_path().string());
+  parser p{fs::path{path}.parent_path().string(), client_only};
+  if (auto err = p.parse_text(text, path, 0)) return err;
+  auto cfg = p.finish();
   if (cfg) cfg->path = path;
   return cfg;
+}
+
+}  // namespace
+
+caf::expected<cluster_config> load_config(const std::string& path) {
+  return load(path, false);
+}
+
+caf::expected<cluster_config> load_client_config(const std::string& path) {
+  return load(path, true);
 }
 
 std::string node_spool_dir(const cluster_config& cfg, const std::string& node,

@@ -173,6 +173,12 @@ struct cluster_config {
 ///   the SelectType line for a missing base partition).
 caf::expected<cluster_config> load_config(const std::string& path);
 
+/// As load_config, for a client of the controller (the CLI): NodeName=, Name= and
+/// PartitionName= lines are skipped, with the checks that need them, so the result has no nodes
+/// or partitions and a 100,000-node config costs a command nothing. Everything else (controller
+/// lines, ports, AuthType, timeouts) is read and checked as load_config does.
+caf::expected<cluster_config> load_client_config(const std::string& path);
+
 /// Parses config text; `source` names it in messages (a file path, or "<embedded>").
 /// `base_dir` resolves relative NodeSpecConf/PartitionConf paths ("" = the working directory).
 /// As load_config, but `path` of the result stays empty.

@@ -165,7 +165,11 @@ std::string render_config(const cluster_config& cfg) {
 
 std::string default_config_text(unsigned nodes, uint16_t port) {
   auto n = std::to_string(nodes);
-  std::string names = nodes == 1 ? "node1" : "node[1-" + n + "]";
+  // Compressed as hostlists are: no bracket range over 65,536 names (Slurm's limit too).
+  std::vector<std::string> all;
+  all.reserve(nodes);
+  for (unsigned i = 1; i <= nodes; ++i) all.push_back("node" + std::to_string(i));
+  std::string names = topology::compress_hostlist(all);
   std::string out;
   out += "#\n";
   out += "# shoal: a local test cluster of " + n + " node daemon(s) on 127.0.0.1\n";

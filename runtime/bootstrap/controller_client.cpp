@@ -10,13 +10,14 @@
 
 namespace shoal::runtime {
 
-caf::expected<config::cluster_config> load_cluster_config(const std::string& explicit_path) {
+caf::expected<config::cluster_config> load_cluster_config(const std::string& explicit_path,
+                                                          bool client_only) {
   std::string path = explicit_path;
   if (path.empty()) {
     const char* env = std::getenv("SHOAL_CONF");
     path = env != nullptr && *env != '\0' ? env : "/etc/shoal/shoal.conf";
   }
-  auto cfg = config::load_config(path);
+  auto cfg = client_only ? config::load_client_config(path) : config::load_config(path);
   const char* endpoint = std::getenv("SHOAL_CONTROLLER");
   if (!cfg && explicit_path.empty() && endpoint != nullptr && *endpoint != '\0')
     return config::cluster_config{};  // a client that only needs the controller's address

@@ -14,8 +14,10 @@ namespace shoal::runtime {
 /// Where a process finds the cluster configuration: `explicit_path` (-f) when given, else
 /// $SHOAL_CONF, else /etc/shoal/shoal.conf. A client with $SHOAL_CONTROLLER set and no config
 /// file gets an empty configuration. Error: errc::invalid_config naming the file tried and how
-/// to point at another one.
-caf::expected<config::cluster_config> load_cluster_config(const std::string& explicit_path);
+/// to point at another one. `client_only` (the CLI) reads it as config::load_client_config:
+/// no nodes or partitions.
+caf::expected<config::cluster_config> load_cluster_config(const std::string& explicit_path,
+                                                          bool client_only = false);
 
 /// The SlurmctldHost lines a client tries, in order (the primary first): one line from
 /// SHOAL_CONTROLLER=host[:port] when set (for clients outside the cluster), else the config's

@@ -205,8 +205,9 @@ caf::error local_cluster::launch_simulated(unsigned nodes, unsigned front_ends,
   for (unsigned f = 0; f < front_ends; ++f) {
     auto first = 1 + static_cast<uint64_t>(f) * nodes / front_ends;
     auto last = static_cast<uint64_t>(f + 1) * nodes / front_ends;
-    auto expr = first == last ? "node" + std::to_string(first)
-                              : "node[" + std::to_string(first) + "-" + std::to_string(last) + "]";
+    std::vector<std::string> served;
+    for (auto i = first; i <= last; ++i) served.push_back("node" + std::to_string(i));
+    auto expr = topology::compress_hostlist(served);
     if (auto err = spawn_node_daemon(
             {sibling_binary("shoald"), "-f", config_path_, "--nodes", expr, "--simulate",
              "--metrics-port", std::to_string(node_metrics_ports_[f])},

@@ -33,7 +33,7 @@ int run_diag(const std::string& conf_path, const diag_options& opt) {
   }
   auto url = opt.url;
   if (url.empty()) {
-    auto conf = runtime::load_cluster_config(conf_path);
+    auto conf = runtime::load_cluster_config(conf_path, /*client_only=*/true);
     if (!conf) return fail("diag", describe(conf.error()));
     auto found = controller_metrics_url(*conf);
     if (!found) return fail("diag", describe(found.error()));

@@ -33,7 +33,7 @@ bool answers(const config::cluster_config& conf, const config::controller_host& 
 }  // namespace
 
 int ping_controllers(const std::string& conf_path) {
-  auto conf = runtime::load_cluster_config(conf_path);
+  auto conf = runtime::load_cluster_config(conf_path, /*client_only=*/true);
   if (!conf) return fail("control", describe(conf.error()));
   auto lines = runtime::controller_lines(*conf);
   bool any_up = false;

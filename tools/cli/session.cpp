@@ -19,7 +19,7 @@ std::unique_ptr<session> open_session(const std::string& cmd, const std::string&
                                       int& code) {
   auto s = std::make_unique<session>();
   s->cmd = cmd;
-  auto conf = runtime::load_cluster_config(conf_path);
+  auto conf = runtime::load_cluster_config(conf_path, /*client_only=*/true);
   if (!conf) {
     code = fail(cmd, describe(conf.error()));
     return nullptr;

@@ -30,7 +30,7 @@ struct top_options {
 int run_top(const std::string& conf_path, const top_options& opt) {
   auto url = opt.url;
   if (url.empty()) {
-    auto conf = runtime::load_cluster_config(conf_path);
+    auto conf = runtime::load_cluster_config(conf_path, /*client_only=*/true);
     if (!conf) return fail("top", describe(conf.error()));
     auto found = controller_metrics_url(*conf);
     if (!found) return fail("top", describe(found.error()));

@@ -973,7 +973,35 @@ BOOST_AUTO_TEST_SUITE_END()
 
 // -- the embedded default and render_config -------------------------------------------------------
 
+BOOST_AUTO_TEST_SUITE(client_config)
+
+BOOST_AUTO_TEST_CASE(a_client_reads_the_controller_lines_and_skips_the_nodes) {
+  auto full = load_config(data_dir + "/seed/SlurmConf");
+  BOOST_REQUIRE(full);
+  auto client = load_client_config(data_dir + "/seed/SlurmConf");
+  BOOST_REQUIRE_MESSAGE(client, why(client));
+  BOOST_CHECK(client->nodes.empty());
+  BOOST_CHECK(client->partitions.empty());
+  BOOST_CHECK_EQUAL(client->path, data_dir + "/seed/SlurmConf");
+  BOOST_CHECK(host_addresses(*client) == host_addresses(*full));
+  BOOST_CHECK_EQUAL(client->controller_port, full->controller_port);
+  BOOST_CHECK_EQUAL(client->auth.munge, full->auth.munge);
+  BOOST_CHECK_EQUAL(client->message_timeout_s, full->message_timeout_s);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
 BOOST_AUTO_TEST_SUITE(embedded_default)
+
+BOOST_AUTO_TEST_CASE(a_default_of_a_hundred_thousand_nodes_splits_its_ranges_and_parses) {
+  // A bracket range names at most 65,536 hosts (as in Slurm): the embedded default splits.
+  auto text = default_config_text(100000, 7123);
+  BOOST_CHECK(text.find("node[1-65536,65537-100000]") != std::string::npos);
+  auto cfg = parse_ok(text);
+  BOOST_REQUIRE_EQUAL(cfg.nodes.size(), 100000u);
+  BOOST_CHECK_EQUAL(cfg.nodes.back().name, "node100000");
+  BOOST_CHECK_EQUAL(cfg.partitions.front().nodes.size(), 100000u);
+}
 
 BOOST_AUTO_TEST_CASE(the_embedded_default_parses_with_no_warnings) {
   for (unsigned n : {0u, 1u, 4u, 12u}) {
