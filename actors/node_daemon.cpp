@@ -216,14 +216,7 @@ void end_simulated(daemon_self self, std::pair<uint64_t, uint32_t> key, int32_t 
   if (it == st.simulated.end()) return;  // ended already (signalled before its time was up)
   auto step = std::move(it->second);
   st.simulated.erase(it);
-  msg::step_exit ex;
-  ex.job_id = key.first;
-  ex.step_id = key.second;
-  ex.node_name = st.setup.status.node_name;
-  if (step.req.batch)
-    ex.tasks.push_back({0, exit_code, signo});
-  else
-    for (auto r : step.req.ranks) ex.tasks.push_back({r, exit_code, signo});
+  auto ex = exit_of_all(step.req, st.setup.status.node_name, "", exit_code, signo);
   if (step.sink) send_to(self, step.sink, ex);
   on_step_exit(self, ex);
 }
@@ -233,19 +226,7 @@ void launch_simulated(daemon_self self, msg::launch_request& req, caf::actor& si
   auto& st = self->state;
   if (st.setup.check_launch) {
     if (auto refused = st.setup.check_launch(req)) {
-      config::log().error("launch refused job={} step={} node={}: {}", req.job_id,
-                          msg::step_label(req.step_id), st.setup.status.node_name,
-                          describe(refused));
-      msg::step_exit ex;
-      ex.job_id = req.job_id;
-      ex.step_id = req.step_id;
-      ex.node_name = st.setup.status.node_name;
-      ex.launch_error =
-          "launch refused by node " + st.setup.status.node_name + ": " + describe(refused);
-      if (req.batch)
-        ex.tasks.push_back({0, 1, 0});
-      else
-        for (auto r : req.ranks) ex.tasks.push_back({r, 1, 0});
+      auto ex = refused_launch(req, st.setup.status.node_name, refused);
       if (sink) send_to(self, sink, ex);
       on_step_exit(self, ex);
       return;

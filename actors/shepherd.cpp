@@ -22,6 +22,28 @@
 
 namespace shoal::actors {
 
+msg::step_exit exit_of_all(const msg::launch_request& req, const std::string& node_name,
+                           std::string error, int32_t code, int32_t signal) {
+  msg::step_exit ex;
+  ex.job_id = req.job_id;
+  ex.step_id = req.step_id;
+  ex.node_name = node_name;
+  ex.launch_error = std::move(error);
+  if (req.batch)
+    ex.tasks.push_back({0, code, signal});
+  else
+    for (auto r : req.ranks) ex.tasks.push_back({r, code, signal});
+  return ex;
+}
+
+msg::step_exit refused_launch(const msg::launch_request& req, const std::string& node_name,
+                              const caf::error& why) {
+  config::log().error("launch refused job={} step={} node={}: {}", req.job_id,
+                      msg::step_label(req.step_id), node_name, describe(why));
+  return exit_of_all(req, node_name, "launch refused by node " + node_name + ": " + describe(why),
+                     1, 0);
+}
+
 namespace {
 
 using namespace std::chrono_literals;
@@ -107,21 +129,6 @@ struct shepherd_state {
 
 using shepherd_self = shepherd_impl::stateful_pointer<shepherd_state>;
 
-/// Every rank of `req` with the same outcome, for steps whose shoal-stepd never reported.
-msg::step_exit exit_of_all(const msg::launch_request& req, const std::string& node_name,
-                           std::string error, int32_t code, int32_t signal) {
-  msg::step_exit ex;
-  ex.job_id = req.job_id;
-  ex.step_id = req.step_id;
-  ex.node_name = node_name;
-  ex.launch_error = std::move(error);
-  if (req.batch)
-    ex.tasks.push_back({0, code, signal});
-  else
-    for (auto r : req.ranks) ex.tasks.push_back({r, code, signal});
-  return ex;
-}
-
 void acknowledge_and_quit(shepherd_self self) {
   auto& st = self->state;
   if (st.link) st.link->send(process::make_frame(process::frame_kind::ack));
@@ -180,12 +187,7 @@ std::unique_ptr<stepd_link> launch(shepherd_self self, shepherd_start& start) {
     auto refused = start.setup.check_launch(start.req);
     st.req.credential.clear();
     if (refused) {
-      config::log().error("launch refused job={} step={} node={}: {}", st.req.job_id,
-                          msg::step_label(st.req.step_id), st.node_name, describe(refused));
-      on_step_exit(
-          self,
-          exit_of_all(st.req, st.node_name,
-                      "launch refused by node " + st.node_name + ": " + describe(refused), 1, 0));
+      on_step_exit(self, refused_launch(st.req, st.node_name, refused));
       return nullptr;
     }
   }

@@ -120,6 +120,16 @@ struct shepherd_setup {
   std::function<caf::error(msg::launch_request&)> check_launch;
 };
 
+/// Every rank of `req` with the same outcome: a step whose shoal-stepd never reported, or a
+/// simulated one (`error` empty when it ran).
+msg::step_exit exit_of_all(const msg::launch_request& req, const std::string& node_name,
+                           std::string error, int32_t code, int32_t signal);
+
+/// A launch its node refused (shepherd_setup::check_launch): logged once, every rank exited 1,
+/// and the launch error naming the node and `why`.
+msg::step_exit refused_launch(const msg::launch_request& req, const std::string& node_name,
+                              const caf::error& why);
+
 /// Starts shoal-stepd for `req` and a shepherd relaying it to `sink` (output and step_exit) and
 /// `job` (step_exit).
 shepherd_actor spawn_shepherd(caf::actor_system& sys, msg::launch_request req, caf::actor sink,
