@@ -240,6 +240,15 @@ void save_new_job(controller_self self, const job_setup& setup) {
   persist(self, job_key(setup.id), encoded(rec));
 }
 
+/// Lists a new job from now, not from its actor's first news: a `queue` or `show job` sent right
+/// after the submission's reply must find it.
+void record_initial_view(controller_self self, const job_setup& setup) {
+  auto& st = self->state;
+  auto info = initial_job_info(setup);
+  if (st.cluster) st.cluster->job_changed(std::nullopt, info.state);
+  st.job_view[setup.id] = std::move(info);
+}
+
 /// An array's record: its task template, its listing line and the tasks still pending.
 void save_array(controller_self self, uint64_t id) {
   auto& st = self->state;
@@ -339,6 +348,7 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
                      setup.req.batch);
   save_new_job(self, setup);
   save_next_job_id(self);
+  record_initial_view(self, setup);
   // Not linked: unlinking is linear in the links held, paid at every job's end, and shoalctld
   // exits without tearing its actors down anyway.
   auto job = spawn_job(self->system(), std::move(setup));
@@ -391,6 +401,7 @@ void start_array_task(controller_self self, uint64_t array_id, uint32_t index, u
   // Saved before the scheduler's next news of the array's pending tasks, so a restart finds
   // every started task either pending in the array or as a job of its own.
   save_new_job(self, setup);
+  record_initial_view(self, setup);
   auto job = spawn_job(self->system(), std::move(setup));
   st.jobs.emplace(task_id, job);
   arr.running[index] = task_id;

@@ -15,6 +15,7 @@
 #include "policy/job_lifecycle.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"
 #include "state/load.hpp"
+#include "test/unit/actors/coordinated.hpp"
 
 namespace {
 
@@ -208,6 +209,47 @@ BOOST_AUTO_TEST_CASE(a_hold_or_release_is_on_disk_when_the_client_hears_ok) {
   control("uhold");
   BOOST_TEST(saved_reason() == "JobHeldUser");
   caf::anon_send_exit(keeper, caf::exit_reason::user_shutdown);  // its writer goes with it
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_FIXTURE_TEST_SUITE(controller_in_order, test::coordinated_fixture)
+
+// The job actor a submission spawns has not run yet when the next request arrives: the listing
+// must not wait for it (`shoal submit; shoal queue` shows the job at once, as sbatch; squeue).
+BOOST_AUTO_TEST_CASE(a_job_is_listed_as_soon_as_its_submission_is_answered) {
+  auto conf = config::parse_config(config::default_config_text(2, 6917), "<embedded>", "/");
+  BOOST_REQUIRE(conf);
+  auto controller = keep(caf::actor_cast<caf::actor>(actors::spawn_controller(sys, *conf)));
+  sched.run();
+  msg::job_request req;
+  req.user = "alice";
+  req.uid = 1000;
+  req.argv = {"true"};
+  req.cwd = "/tmp";
+  caf::scoped_actor self{sys, true};
+  auto submitted = self->request(controller, caf::infinite, msg::submit_atom_v, req, caf::actor{});
+  BOOST_REQUIRE(sched.prioritize(controller));
+  sched.run_once();
+  uint64_t id = 0;
+  submitted.receive([&](msg::job_info& info) { id = info.job_id; },
+                    [](caf::error& err) { BOOST_FAIL("submit: " << to_string(err)); });
+  BOOST_REQUIRE(id != 0u);
+  auto shown = self->request(controller, caf::infinite, msg::jobs_atom_v, id);
+  auto listed = self->request(controller, caf::infinite, msg::jobs_atom_v, false);
+  BOOST_REQUIRE(sched.prioritize(controller));
+  sched.run_once();
+  BOOST_REQUIRE(sched.prioritize(controller));
+  sched.run_once();
+  shown.receive([&](msg::job_info& info) { BOOST_TEST((info.state == msg::job_state::pending)); },
+                [](caf::error& err) { BOOST_FAIL("show job: " << to_string(err)); });
+  listed.receive(
+      [&](std::vector<msg::job_info>& jobs) {
+        BOOST_REQUIRE_EQUAL(jobs.size(), 1u);
+        BOOST_TEST(jobs.front().job_id == id);
+        BOOST_TEST(jobs.front().user == "alice");
+      },
+      [](caf::error& err) { BOOST_FAIL("jobs: " << to_string(err)); });
 }
 
 BOOST_AUTO_TEST_SUITE_END()
