@@ -13,6 +13,7 @@
 
 #include "actors/clock.hpp"
 #include "actors/cluster_meters.hpp"
+#include "actors/collector_manager.hpp"
 #include "actors/job.hpp"
 #include "actors/job_ref.hpp"
 #include "actors/metering.hpp"
@@ -60,6 +61,7 @@ struct controller_state {
   std::map<uint64_t, job_actor> jobs;
   std::map<uint64_t, msg::job_info> job_view;
   scheduler_actor scheduler;
+  collector_manager_actor collectors;  ///< null without CollectorNodes
   std::map<uint64_t, array_entry> arrays;
   uint64_t next_job_id = 1;
   uint32_t admin_uid = 0;
@@ -910,6 +912,23 @@ controller_actor::behavior_type controller_behavior(
   st.scheduler = spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes),
                                  caf::actor_cast<caf::actor>(self), meters);
   self->link_to(st.scheduler);
+  if (!st.cfg.collector_nodes.empty()) {
+    collector_manager_setup cs;
+    cs.collectors = st.cfg.collector_nodes;
+    std::set<std::string> is_collector(cs.collectors.begin(), cs.collectors.end());
+    for (auto& n : st.cfg.nodes) {
+      if (is_collector.count(n.name) != 0)
+        cs.hosts[n.name] = n.address.empty() ? n.name : n.address;
+      else
+        cs.nodes.push_back(n.name);
+    }
+    for (auto& [name, node] : st.nodes) cs.node_actors.emplace(name, node);
+    cs.heartbeat_interval_ms = st.cfg.heartbeat_interval_ms;
+    cs.heartbeat_timeout_ms = st.cfg.heartbeat_timeout_ms;
+    cs.meters = meters;
+    st.collectors = spawn_collector_manager(self->system(), std::move(cs));
+    self->link_to(st.collectors);
+  }
   if (!recovery.saved.empty()) recover(self, recovery.saved);
   config::log().info("controller up cluster={} nodes={} partitions={}", st.cfg.cluster_name,
                      st.cfg.nodes.size(), st.cfg.partitions.size());
@@ -984,6 +1003,21 @@ controller_actor::behavior_type controller_behavior(
       probe.rpc("map",
                 [self](msg::map_atom) -> caf::result<msg::topology_view> {
                   return self->delegate(self->state.scheduler, msg::map_atom_v);
+                }),
+      probe.rpc("collector",
+                [self](msg::collector_atom, std::string& name, uint16_t port,
+                       caf::actor& collector) -> caf::result<caf::ok_atom> {
+                  if (!self->state.collectors)
+                    return make_error(errc::invalid_request, "node " + name +
+                                                                 " announced a collector, but "
+                                                                 "CollectorNodes is empty");
+                  return self->delegate(self->state.collectors, msg::collector_atom_v,
+                                        std::move(name), port, std::move(collector));
+                }),
+      probe.rpc("collectors",
+                [self](msg::collectors_atom) -> caf::result<std::vector<msg::collector_info>> {
+                  if (!self->state.collectors) return std::vector<msg::collector_info>{};
+                  return self->delegate(self->state.collectors, msg::collectors_atom_v);
                 }),
       probe.metered("nodedown",
                     [self](msg::nodedown_atom, const std::string& node, uint64_t job) {

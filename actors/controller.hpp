@@ -31,6 +31,9 @@ using controller_actor = caf::typed_actor<
     /// reconciles them with its jobs (ended ones are recorded, unknown jobs' tasks killed).
     caf::replies_to<msg::register_atom, msg::machine_status, caf::actor,
                     msg::node_report>::with<caf::actor>,
+    /// (node, port, collector): a CollectorNode's shoald announces its collector (handed to the
+    /// collector manager; errc::invalid_request without CollectorNodes).
+    caf::replies_to<msg::collector_atom, std::string, uint16_t, caf::actor>::with<caf::ok_atom>,
     // -- from the CLI --
     /// A new job (job_id 0), or a step in a running job's allocation (job_id set).
     caf::replies_to<msg::submit_atom, msg::job_request, caf::actor>::with<msg::job_info>,
@@ -59,6 +62,8 @@ using controller_actor = caf::typed_actor<
     caf::reacts_to<msg::signal_atom, uint64_t, int32_t>,
     /// The allocation map (`shoal map`).
     caf::replies_to<msg::map_atom>::with<msg::topology_view>,
+    /// `shoal control show collectors`: empty without CollectorNodes.
+    caf::replies_to<msg::collectors_atom>::with<std::vector<msg::collector_info>>,
     /// `shoal control update nodename=...`.
     caf::replies_to<msg::nodeupd_atom, msg::node_update>::with<caf::ok_atom>,
     /// (level, user): `shoal control setdebug`; answers the new level.

@@ -38,6 +38,10 @@ daemon_gate_actor::behavior_type daemon_gate_behavior(daemon_gate_actor::pointer
       [self](msg::release_atom, uint64_t job, caf::actor& daemon) {
         send_to(self, daemon, msg::release_atom_v, job);
       },
+      [self](msg::collector_atom, std::string& name, std::string& host, uint16_t port,
+             caf::actor& daemon) {
+        send_to(self, daemon, msg::collector_atom_v, std::move(name), std::move(host), port);
+      },
       [credentials](msg::register_atom, msg::machine_status& status,
                     const msg::node_report& report) -> caf::result<caf::ok_atom> {
         if (auto err = credentials.check_registration(status, report)) return err;

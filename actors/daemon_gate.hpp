@@ -41,6 +41,8 @@ using daemon_gate_actor = caf::typed_actor<
     caf::reacts_to<msg::attach_atom, uint64_t, uint32_t, caf::actor, caf::actor>,
     /// (job, daemon)
     caf::reacts_to<msg::release_atom, uint64_t, caf::actor>,
+    /// (collector, host, port, daemon): where the daemon beats (not signed: docs/security.md)
+    caf::reacts_to<msg::collector_atom, std::string, std::string, uint16_t, caf::actor>,
     /// A daemon's registration, before the controller takes it: ok, or why it is refused.
     caf::replies_to<msg::register_atom, msg::machine_status, msg::node_report>::with<caf::ok_atom>>;
 

@@ -36,10 +36,15 @@ struct node_state_t {
   std::set<uint64_t> completing;
   uint64_t check_gen = 0;  ///< generation of the live silence timer
   std::chrono::steady_clock::time_point last_heard;
-  std::chrono::milliseconds interval{30000};    ///< HeartBeatInterval
-  metrics::histogram* heartbeat_lag = nullptr;  ///< null when not metered
-  state_keeper_actor keeper;                    ///< null: admin changes are not saved
-  daemon_gate_actor gate;                       ///< null: the daemon hears us directly
+  std::chrono::milliseconds interval{30000};       ///< HeartBeatInterval
+  metrics::histogram* heartbeat_lag = nullptr;     ///< null when not metered
+  metrics::counter* heartbeat_messages = nullptr;  ///< null when not metered
+  /// The collector the daemon beats to (collector manager's word); empty: it beats here.
+  std::string collector;
+  std::string collector_host;
+  uint16_t collector_port = 0;
+  state_keeper_actor keeper;  ///< null: admin changes are not saved
+  daemon_gate_actor gate;     ///< null: the daemon hears us directly
   /// Output sinks reattached after a controller restart, per (job, step): a daemon that
   /// registers after the attach gets them then.
   std::map<std::pair<uint64_t, uint32_t>, caf::actor> sinks;
@@ -113,6 +118,8 @@ void set_reason(node_self self, std::string reason, std::string user) {
 
 void arm_silence_timer(node_self self) {
   self->state.last_heard = std::chrono::steady_clock::now();
+  // Under a collector the manager times the silence; no timer here.
+  if (!self->state.collector.empty()) return;
   self->delayed_send(self, self->state.timeout, msg::check_atom_v, ++self->state.check_gen);
 }
 
@@ -251,6 +258,11 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                                          "previous report beyond HeartBeatInterval, by collector.",
                                          {"collector"}, metrics::lag_buckets())
                             .with({"shoalctld"});
+  if (meters)
+    st.heartbeat_messages = &meters->counter_of(
+        "shoal_heartbeat_messages_total",
+        "Heartbeat messages the controller received: one per node beat without collectors, one "
+        "per collector round with them");
   st.controller = std::move(controller);
   st.timeout = std::chrono::milliseconds{heartbeat_timeout_ms};
   st.info.name = cfg.name;
@@ -309,6 +321,10 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                       on_alive(self);
                       for (auto& [key, sink] : st.sinks)
                         to_daemon(self, daemon, msg::attach_atom_v, key.first, key.second, sink);
+                      // A restarted daemon has forgotten where it beats.
+                      if (!st.collector.empty())
+                        to_daemon(self, daemon, msg::collector_atom_v, st.collector,
+                                  st.collector_host, st.collector_port);
                       // The daemon heartbeats straight to this actor from now on.
                       return caf::actor_cast<caf::actor>(self);
                     }),
@@ -317,8 +333,38 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                       if (!self->state.daemon) return;  // a late beat from a daemon we already lost
                       SHOAL_DEBUG(heartbeat, "heartbeat node={}", self->state.info.name);
                       meter_heartbeat(self);
+                      if (self->state.heartbeat_messages) self->state.heartbeat_messages->inc();
                       self->state.info.last_response = unix_now();
                       on_alive(self);
+                    }),
+      probe.metered(
+          "collector",
+          [self](msg::collector_atom, std::string& name, std::string& host, uint16_t port) {
+            auto& st = self->state;
+            bool was_collected = !st.collector.empty();
+            st.collector = std::move(name);
+            st.collector_host = std::move(host);
+            st.collector_port = port;
+            if (st.collector.empty()) {
+              if (was_collected) arm_silence_timer(self);
+            } else {
+              ++st.check_gen;  // the manager times the silence from now on
+            }
+            if (st.daemon)
+              to_daemon(self, st.daemon, msg::collector_atom_v, st.collector, st.collector_host,
+                        st.collector_port);
+          }),
+      probe.metered("responding",
+                    [self](msg::responding_atom, bool responding) {
+                      auto& st = self->state;
+                      if (responding) {
+                        st.info.last_response = unix_now();
+                        on_alive(self);
+                      } else if (st.flags.life != liveness::down) {
+                        config::log().warn("node not responding node={} collector={}", st.info.name,
+                                           st.collector);
+                        go_down(self, "Not responding", false, "shoal");
+                      }
                     }),
       probe.metered("check",
                     [self](msg::check_atom, uint64_t gen) {

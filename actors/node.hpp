@@ -27,6 +27,13 @@ using node_actor = caf::typed_actor<
     caf::replies_to<msg::register_atom, msg::machine_status, caf::actor>::with<caf::actor>,
     /// The daemon is alive: sent straight here, never through the controller.
     caf::reacts_to<msg::heartbeat_atom>,
+    /// (collector, host, port) from the collector manager: the daemon beats to that collector
+    /// from now on (told now and at each registration), and the manager, not this actor, times
+    /// its silence. An empty collector: back to beating here, timed here.
+    caf::reacts_to<msg::collector_atom, std::string, std::string, uint16_t>,
+    /// From the collector manager: the node stopped beating past HeartBeatTimeout (false: DOWN,
+    /// "Not responding") or beats again (true).
+    caf::reacts_to<msg::responding_atom, bool>,
     /// A job takes the node, holding this many CPUs (0: the whole node).
     caf::reacts_to<msg::start_atom, uint64_t, uint32_t>,
     /// The job is ending here (COMPLETING until it releases the node).

@@ -26,6 +26,14 @@ struct node_daemon_state {
   node_daemon_setup setup;
   caf::actor controller;
   caf::actor node;  ///< our node actor in the controller: heartbeats go straight to it
+  /// Under CollectorNodes: the collector we beat to instead (name, where, and its handle once
+  /// connected; no beat goes anywhere while it is not).
+  std::string collector_name;
+  std::string collector_host;
+  uint16_t collector_port = 0;
+  caf::actor collector;
+  uint64_t collector_gen = 0;  ///< counts assignments: a retry for an older one is dropped
+  bool warned_collector = false;
   bool registered = false;
   bool warned_unreachable = false;
   size_t line = 0;  ///< the SlurmctldHost line being tried (0: the primary)
@@ -52,6 +60,7 @@ using simdone_atom = caf::atom_constant<caf::atom("simdone")>;
 /// ticks (with the generation of the live heartbeat loop).
 using daemon_impl = node_daemon_actor::extend<caf::reacts_to<caf::connect_atom>,
                                               caf::reacts_to<msg::heartbeat_atom, uint64_t>,
+                                              caf::reacts_to<msg::collector_atom, uint64_t>,
                                               caf::reacts_to<simdone_atom, uint64_t, uint32_t>>;
 using daemon_self = daemon_impl::stateful_pointer<node_daemon_state>;
 
@@ -84,6 +93,58 @@ void try_next_line(daemon_self self) {
 
 void start_heartbeats(daemon_self self) {
   self->send(self, msg::heartbeat_atom_v, ++self->state.beat_gen);
+}
+
+/// Tries the collector again in a second, unless another assignment came meanwhile.
+void retry_collector(daemon_self self) {
+  self->delayed_send(self, std::chrono::seconds{1}, msg::collector_atom_v,
+                     self->state.collector_gen);
+}
+
+/// Connects to the collector we were told to beat to; retried every second while it is the one.
+void connect_collector(daemon_self self) {
+  auto& st = self->state;
+  if (st.collector_name.empty() || st.collector) return;
+  auto mm = self->system().middleman().actor_handle();
+  self->request(mm, std::chrono::seconds{5}, caf::connect_atom::value, st.collector_host,
+                st.collector_port)
+      .then(
+          [self, gen = st.collector_gen](const caf::node_id&, caf::strong_actor_ptr& ptr,
+                                         const std::set<std::string>&) {
+            auto& st = self->state;
+            if (gen != st.collector_gen || st.collector) return;
+            if (!ptr) return retry_collector(self);
+            st.collector = caf::actor_cast<caf::actor>(std::move(ptr));
+            self->monitor(st.collector);
+            st.warned_collector = false;
+            config::log().info("beating to collector node={} collector={}",
+                               st.setup.status.node_name, st.collector_name);
+          },
+          [self, gen = st.collector_gen](caf::error& err) {
+            auto& st = self->state;
+            if (gen != st.collector_gen) return;
+            if (!st.warned_collector)
+              config::log().warn(
+                  "collector unreachable node={} collector={} at {}:{}: {}; "
+                  "retrying every second",
+                  st.setup.status.node_name, st.collector_name, st.collector_host,
+                  st.collector_port, describe(err));
+            st.warned_collector = true;
+            retry_collector(self);
+          });
+}
+
+/// A CollectorNode's daemon tells the controller where its collector listens, once registered.
+void announce_collector(daemon_self self) {
+  auto& st = self->state;
+  if (!st.setup.collector || !st.controller) return;
+  self->request(st.controller, std::chrono::seconds{10}, msg::collector_atom_v,
+                st.setup.status.node_name, st.setup.collector_port, st.setup.collector)
+      .then([](caf::ok_atom) {},
+            [self](caf::error& err) {
+              config::log().error("collector not announced node={}: {}",
+                                  self->state.setup.status.node_name, describe(err));
+            });
 }
 
 void register_with(daemon_self self, caf::actor ctl);
@@ -153,6 +214,7 @@ void register_with(daemon_self self, caf::actor ctl) {
             // After a drop, the primary is tried first again.
             st.line = 0;
             start_heartbeats(self);
+            announce_collector(self);
           },
           [self, ctl](caf::error& err) {
             if (err.category() == error_category &&
@@ -344,6 +406,13 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
       retry_later(self);
       return;
     }
+    if (st.collector && dm.source == st.collector.address()) {
+      config::log().warn("collector connection lost node={} collector={}; reconnecting",
+                         st.setup.status.node_name, st.collector_name);
+      st.collector = nullptr;
+      retry_collector(self);
+      return;
+    }
     for (auto it = st.shepherds.begin(); it != st.shepherds.end(); ++it) {
       if (it->second.address() == dm.source) {
         st.shepherds.erase(it);
@@ -354,16 +423,19 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
   connect(self);
   return {
       probe.metered("connect", [self](caf::connect_atom) { connect(self); }),
-      probe.metered("heartbeat",
-                    [self](msg::heartbeat_atom, uint64_t gen) {
-                      auto& st = self->state;
-                      if (gen != st.beat_gen || !st.node) return;
-                      SHOAL_DEBUG(heartbeat, "heartbeat sent node={}", st.setup.status.node_name);
-                      send_to(self, st.node, msg::heartbeat_atom_v);
-                      self->delayed_send(self,
-                                         std::chrono::milliseconds{st.setup.heartbeat_interval_ms},
-                                         msg::heartbeat_atom_v, gen);
-                    }),
+      probe.metered(
+          "heartbeat",
+          [self](msg::heartbeat_atom, uint64_t gen) {
+            auto& st = self->state;
+            if (gen != st.beat_gen || !st.node) return;
+            SHOAL_DEBUG(heartbeat, "heartbeat sent node={}", st.setup.status.node_name);
+            if (st.collector_name.empty())
+              send_to(self, st.node, msg::heartbeat_atom_v);
+            else if (st.collector)
+              send_to(self, st.collector, msg::heartbeat_atom_v, st.setup.status.node_name);
+            self->delayed_send(self, std::chrono::milliseconds{st.setup.heartbeat_interval_ms},
+                               msg::heartbeat_atom_v, gen);
+          }),
       probe.metered("launch", [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink,
                                      caf::actor& job) { launch(self, req, sink, job); }),
       probe.metered("release", [self](msg::release_atom, uint64_t job) { on_release(self, job); }),
@@ -400,6 +472,31 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
                       forward_signal(self, job, step, signo);
                     }),
       probe.metered("step_exit", [self](msg::step_exit& ex) { return on_step_exit(self, ex); }),
+      probe.metered("collector_retry",
+                    [self](msg::collector_atom, uint64_t gen) {
+                      if (gen == self->state.collector_gen) connect_collector(self);
+                    }),
+      probe.metered(
+          "collector",
+          [self](msg::collector_atom, std::string& name, std::string& host, uint16_t port) {
+            auto& st = self->state;
+            if (name == st.collector_name && host == st.collector_host &&
+                port == st.collector_port) {
+              connect_collector(self);  // the same word again (a registration)
+              return;
+            }
+            // Stop beating to the old collector before beating to the new one.
+            if (st.collector) self->demonitor(st.collector);
+            st.collector = nullptr;
+            ++st.collector_gen;
+            st.collector_name = std::move(name);
+            st.collector_host = std::move(host);
+            st.collector_port = port;
+            st.warned_collector = false;
+            if (st.collector_name.empty())
+              config::log().info("beating to the controller node={}", st.setup.status.node_name);
+            connect_collector(self);
+          }),
   };
 }
 

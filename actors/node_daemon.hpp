@@ -43,6 +43,10 @@ struct node_daemon_setup {
   /// `shoald --simulate`: no process runs; each step ends as process::simulate_step says (a
   /// signal that ends a task ends it at once), while the controller's side is the real one.
   bool simulate = false;
+  /// This node is a CollectorNode: its collector (actors/collector.hpp), published on
+  /// `collector_port`, which the daemon announces to the controller after each registration.
+  caf::actor collector;
+  uint16_t collector_port = 0;
 };
 
 /// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects
@@ -50,7 +54,8 @@ struct node_daemon_setup {
 /// and again whenever the connection drops: so it follows a backup's takeover), registers its
 /// machine status once (the static hwloc probe) with the steps it runs and those that ended since
 /// the job last heard (a restarted controller reconciles its jobs with them), then heartbeats
-/// every interval straight to the node actor the registration returned, and starts one shepherd
+/// every interval straight to the node actor the registration returned (or to the collector the
+/// controller names, under CollectorNodes), and starts one shepherd
 /// per job step (each step runs in a shoal-stepd of its own, which outlives this daemon; see
 /// shepherd.hpp). Tasks keep running while the controller is away.
 ///
@@ -72,7 +77,10 @@ using node_daemon_actor = caf::typed_actor<
     /// reattached after a controller restart).
     caf::reacts_to<msg::attach_atom, uint64_t, uint32_t, caf::actor>,
     /// The job released the node: its ended steps need not be reported again.
-    caf::reacts_to<msg::release_atom, uint64_t>>;
+    caf::reacts_to<msg::release_atom, uint64_t>,
+    /// (collector, host, port): beat to that collector from now on (connecting to it, and again
+    /// whenever it drops, every second); an empty collector: beat to the node actor again.
+    caf::reacts_to<msg::collector_atom, std::string, std::string, uint16_t>>;
 
 node_daemon_actor spawn_node_daemon(caf::actor_system& sys, node_daemon_setup setup);
 

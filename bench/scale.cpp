@@ -45,6 +45,36 @@ double cpu_seconds(pid_t pid) {
 }
 
 /// DOWN nodes in `shoal info --json`'s partitions (each node counted in its first partition).
+/// The collectors' last rounds from `control show collectors --json`: (collectors up, nodes on
+/// their lists, median round in ms, reports received in all); all zero without collectors.
+struct collector_figures {
+  long up = 0;
+  long nodes = 0;
+  double median_round_ms = 0;
+  long reports = 0;
+};
+
+collector_figures collectors_now(const std::string& shoal, const std::string& conf) {
+  auto out = capture({shoal, "-f", conf, "control", "show", "collectors", "--json"});
+  collector_figures f;
+  static const std::regex line{
+      "\"nodes\": ([0-9]+),[^}]*\"reports\": ([0-9]+),[^}]*\"round_ms\": ([0-9]+),[^}]*"
+      "\"state\": \"([A-Z]+)\""};
+  std::vector<double> rounds;
+  for (std::sregex_iterator it{out.begin(), out.end(), line}, end; it != end; ++it) {
+    if ((*it)[4] != "UP") continue;
+    ++f.up;
+    f.nodes += std::stol((*it)[1]);
+    f.reports += std::stol((*it)[2]);
+    rounds.push_back(std::stod((*it)[3]));
+  }
+  if (!rounds.empty()) {
+    std::sort(rounds.begin(), rounds.end());
+    f.median_round_ms = rounds[rounds.size() / 2];
+  }
+  return f;
+}
+
 long down_nodes(const std::string& shoal, const std::string& conf) {
   auto out = capture({shoal, "-f", conf, "info", "--json"});
   if (out.empty()) return -1;
@@ -79,12 +109,15 @@ bool time_listing(const std::string& shoal, const std::string& conf, const char*
 
 bool run_scale_bench(const scale_options& opt) {
   auto shoal = sibling_binary("shoal");
-  std::printf("scale: %u simulated nodes in %u front ends, HeartBeatInterval=%d SlurmdTimeout=%d\n",
-              opt.nodes, opt.front_ends, opt.heartbeat_interval_s, opt.slurmd_timeout_s);
+  std::printf(
+      "scale: %u simulated nodes in %u front ends, %u collectors, HeartBeatInterval=%d "
+      "SlurmdTimeout=%d\n",
+      opt.nodes, opt.front_ends, opt.collectors, opt.heartbeat_interval_s, opt.slurmd_timeout_s);
   std::fflush(stdout);
   runtime::local_cluster cluster;
   auto extra = "HeartBeatInterval=" + std::to_string(opt.heartbeat_interval_s) +
-               "\nSlurmdTimeout=" + std::to_string(opt.slurmd_timeout_s) + "\n";
+               "\nSlurmdTimeout=" + std::to_string(opt.slurmd_timeout_s) + "\n" +
+               runtime::local_cluster::spread_collectors(opt.nodes, opt.collectors);
   auto start = clock_type::now();
   if (auto err = cluster.launch_simulated(opt.nodes, opt.front_ends, extra)) {
     std::printf("  cannot launch: %s\n", describe(err).c_str());
@@ -101,14 +134,26 @@ bool run_scale_bench(const scale_options& opt) {
   // Steady state: registrations are over, heartbeats go on.
   auto cpu_before = cpu_seconds(ctld);
   auto window_start = clock_type::now();
+  auto rounds_before = collectors_now(shoal, conf);
   std::this_thread::sleep_for(std::chrono::duration<double>(opt.window_s));
   auto cpu_share = (cpu_seconds(ctld) - cpu_before) / seconds_since(window_start);
+  auto rounds = collectors_now(shoal, conf);
+  auto window = seconds_since(window_start);
   std::printf("  %-36s %9.2f %% of one core over %.0f s (aim at 100,000 nodes: under 10 %%)\n",
               "controller CPU, steady state", 100 * cpu_share, opt.window_s);
   std::printf("  %-36s %9.1f MiB (aim at 100,000 nodes: under 2 GiB)\n", "controller RSS",
               static_cast<double>(proc_status_kib(ctld, "VmRSS")) / 1024);
-  std::printf("  %-36s %9s (no collectors yet: each node reports to its node actor)\n",
-              "heartbeat round", "n/a");
+  if (opt.collectors == 0) {
+    std::printf("  %-36s %9.0f (every node beats to its node actor)\n",
+                "heartbeat messages per interval", static_cast<double>(opt.nodes));
+  } else {
+    auto per_interval = static_cast<double>(rounds.reports - rounds_before.reports) / window *
+                        opt.heartbeat_interval_s;
+    std::printf("  %-36s %9.0f ms median over %ld collectors up (%ld nodes on their lists)\n",
+                "heartbeat round", rounds.median_round_ms, rounds.up, rounds.nodes);
+    std::printf("  %-36s %9.0f (collector reports; plus the %u collectors' own beats)\n",
+                "heartbeat messages per interval", per_interval, opt.collectors);
+  }
   bool valid = time_listing(shoal, conf, "shoal info", {"info"}, opt.runs) &&
                time_listing(shoal, conf, "shoal queue", {"queue"}, opt.runs) &&
                time_listing(shoal, conf, "shoal info -N (one line per node)", {"info", "-N"},

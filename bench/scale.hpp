@@ -7,6 +7,8 @@ namespace shoal::bench {
 struct scale_options {
   unsigned nodes = 10000;
   unsigned front_ends = 4;
+  unsigned collectors =
+      0;  ///< CollectorNodes, spread evenly (0: every node beats to the controller)
   int heartbeat_interval_s = 30;
   int slurmd_timeout_s = 90;  ///< HeartBeatTimeout: how long a silent node stays up
   double window_s = 60;       ///< the steady-state sample of the controller's CPU

@@ -641,6 +641,14 @@ caf::error parser::apply_node_key(node_template& rec, const cs::pair& p, const w
     n.os = p.value;
   } else if (k == "features" || k == "feature") {
     n.features = p.value;
+  } else if (k == "simulate") {
+    auto yes = cs::to_lower(p.value);
+    if (yes == "yes" || yes == "true" || yes == "1")
+      n.simulate = true;
+    else if (yes == "no" || yes == "false" || yes == "0")
+      n.simulate = false;
+    else
+      return bad_value(at, p, "Simulate", "YES or NO");
   } else if (k == "state") {
     auto state = cs::to_upper(p.value);
     if (state == "DRAINING" || state == "DRAINED") state = "DRAIN";

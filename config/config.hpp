@@ -44,6 +44,7 @@ struct node_config {
                                         ///< partition order (also the implied "0" and those
                                         ///< whose PartitionName= Nodes= list it)
   bool partitions_given = false;        ///< true when a Partition= key applied (even an empty one)
+  bool simulate = false;                ///< Simulate=YES (shoal's): its shoald runs no process
   std::string file;                     ///< where the record was defined
   int line = 0;
 };

@@ -25,7 +25,7 @@ bool same_settings(const node_config& a, const node_config& b) {
          a.speed == b.speed && a.real_memory_mb == b.real_memory_mb &&
          a.virtual_memory_mb == b.virtual_memory_mb && a.tmp_disk_mb == b.tmp_disk_mb &&
          a.os == b.os && a.weight == b.weight && a.features == b.features &&
-         a.initial_state == b.initial_state;
+         a.simulate == b.simulate && a.initial_state == b.initial_state;
 }
 
 /// One NodeName= line for `names`, all set like `n`. Fields at their defaults are left out.
@@ -51,6 +51,7 @@ std::string node_line(const std::vector<std::string>& names, const node_config& 
   if (n.weight != 1) add("Weight", std::to_string(n.weight));
   if (!n.features.empty()) add("Features", n.features);
   if (!n.initial_state.empty()) add("State", n.initial_state);
+  if (n.simulate) add("Simulate", "YES");
   return out;
 }
 

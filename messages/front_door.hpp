@@ -33,6 +33,7 @@ enum class client_op : uint8_t {
   signal = 16,       ///< job_id, signo -> ok (the signal for the job's tasks; srun's Ctrl-C)
   run = 17,          ///< submission -> jobs (the job), and the job's stream (client_stream)
   attach = 18,       ///< job_id -> jobs (the job), and its stream from now on
+  collectors = 19,   ///< -> collectors (`shoal control show collectors`)
 };
 
 /// What a frame of a run or attach connection carries (msg::client_reply::stream).

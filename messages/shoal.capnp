@@ -15,7 +15,7 @@ $C.includes(["messages/states.hpp"]);
 # Raise the major (and reset the minor) for any change older peers cannot read; peers of another
 # major then refuse each other's messages with errc::incompatible_version.
 const wireMajor :UInt16 = 1;
-const wireMinor :UInt16 = 4;
+const wireMinor :UInt16 = 5;
 
 struct MachineStatus {
   nodeName @0 :Text;         # the configured node name this daemon speaks for
@@ -383,7 +383,7 @@ struct ClientRequest {
   op @0 :UInt8;              # 1 ping, 2 jobs, 3 job, 4 nodes, 5 partitions, 6 config, 7 cancel,
                              # 8 jobControl, 9 pending, 10 map, 11 nodeUpdate, 12 setDebug,
                              # 13 debugFlags, 14 diagReset, 15 submit, 16 signal, 17 run,
-                             # 18 attach
+                             # 18 attach, 19 collectors
   credential @1 :Text;       # the caller's credential (AuthType); empty under auth/none
   includeFinished @2 :Bool;  # jobs: finished ones too
   jobId @3 :UInt64;          # job, signal, attach
@@ -413,4 +413,38 @@ struct ClientReply {
   output @10 :TaskOutput;
   exited @11 :StepExit;
   event @12 :JobEvent;
+  collectors @13 :List(CollectorInfo); # collectors
+}
+
+# -- heartbeat fan-in (seed 000's CollectorNodes; actors/collector.hpp) ----------------------------
+
+# The collector manager's word to a collector: the nodes whose heartbeats it gathers. Each new list
+# replaces the last; its version comes back in every report, so a report made for an older list
+# is not read as news about the nodes of the new one.
+struct CollectorList {
+  nodes @0 :List(Text);
+  version @1 :UInt64;
+  intervalMs @2 :Int64;      # HeartBeatInterval: a round ends at 1.5 x this without every node
+}
+
+# One round of a collector: sent when every node of its list has beaten, or 1.5 x the interval
+# after the round began. Only what changed travels: the nodes that did not beat, by name.
+struct CollectorReport {
+  collector @0 :Text;        # the collector node's name
+  version @1 :UInt64;        # the CollectorList.version this round counted against
+  round @2 :UInt64;          # counts from 1 in each collector's life
+  answered @3 :UInt32;       # nodes of the list that beat this round
+  silent @4 :List(Text);     # nodes of the list that did not
+  roundMs @5 :Int64;         # from the round's start to this report
+}
+
+# A line of `shoal control show collectors`.
+struct CollectorInfo {
+  name @0 :Text;
+  state @1 :Text;            # UP (reporting), DOWN (lost or silent past HeartBeatTimeout),
+                             # WAITING (configured, never announced)
+  nodes @2 :UInt32;          # nodes in its list
+  lastReport @3 :Int64;      # Unix seconds of its last report, 0: never
+  roundMs @4 :Int64;         # its last round's length
+  reports @5 :UInt64;        # reports received from it
 }

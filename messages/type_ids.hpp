@@ -39,6 +39,10 @@ CAF_ADD_TYPE_ID(shoal, (shoal::msg::array_record))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::node_record))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::controller_record))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::controller_status))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::collector_list))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::collector_report))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::collector_info))
+CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::collector_info>))
 
 // Between processes.
 CAF_ADD_ATOM(shoal, shoal::msg, register_atom, "register")
@@ -57,6 +61,12 @@ CAF_ADD_ATOM(shoal, shoal::msg, map_atom, "map")
 CAF_ADD_ATOM(shoal, shoal::msg, setdebug_atom, "setdebug")
 CAF_ADD_ATOM(shoal, shoal::msg, dbgflags_atom, "dbgflags")
 CAF_ADD_ATOM(shoal, shoal::msg, diagreset_atom, "diagreset")
+// Heartbeat fan-in: a collector announces itself, gets its list, reports each round; a node
+// daemon learns where to beat; `shoal control show collectors`.
+CAF_ADD_ATOM(shoal, shoal::msg, collector_atom, "collector")
+CAF_ADD_ATOM(shoal, shoal::msg, collect_atom, "collect")
+CAF_ADD_ATOM(shoal, shoal::msg, collectors_atom, "collectors")
+CAF_ADD_ATOM(shoal, shoal::msg, responding_atom, "responding")
 // Between controllers (the backup controller): make state durable before control moves, and a
 // backup's word to a returning primary that it handed control back.
 CAF_ADD_ATOM(shoal, shoal::msg, handover_atom, "handover")

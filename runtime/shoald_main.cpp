@@ -7,12 +7,15 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 #include <caf/all.hpp>
+#include <caf/io/all.hpp>
 
+#include "actors/collector.hpp"
 #include "actors/node_daemon.hpp"
 #include "config/log.hpp"
 #include "messages/errc.hpp"
@@ -207,17 +210,24 @@ int main(int argc, char** argv) {
       shoal::config::log().info("metrics endpoint node={} url=http://{}:{}/metrics", log_name,
                                 address, port);
   }
+  // --simulate, or Simulate=YES on the node's line: no process runs for it.
+  auto simulated = [&](const std::string& name) {
+    return simulate || configured.at(name)->simulate;
+  };
+  bool all_simulated = std::all_of(served.begin(), served.end(), simulated);
   // One shoal-stepd waits, loaded, for the next step of any node this process serves.
   auto spares =
-      simulate
+      all_simulated
           ? nullptr
           : std::make_shared<shoal::process::stepd_spares>(shoal::process::sibling_stepd_path());
-  if (simulate)
-    shoal::config::log().warn("simulated nodes={}: no task runs here (--simulate)", log_name);
+  if (all_simulated)
+    shoal::config::log().warn("simulated nodes={}: no task runs here (--simulate or Simulate=YES)",
+                              log_name);
   if (!cfg->auth.munge)
     shoal::config::log().warn(
         "AuthType=auth/none: this shoald runs every launch it is sent, as the user the launch "
         "names; for a single-user cluster only (docs/security.md)");
+  std::set<std::string> collector_nodes(cfg->collector_nodes.begin(), cfg->collector_nodes.end());
   std::vector<caf::actor> daemons;
   for (size_t i = 0; i < served.size(); ++i) {
     const auto& name = served[i];
@@ -227,13 +237,13 @@ int main(int argc, char** argv) {
     setup.spares = spares;
     // Steps the previous shoald started run on in their shoal-stepd: find them before the
     // daemon registers, so it speaks for them from the start.
-    if (!simulate)
+    if (!simulated(name))
       setup.adopted =
           shoal::actors::adopt_steps(sys, setup.spool_dir, name, facts->cores, meters.get());
     setup.heartbeat_interval_ms = cfg->heartbeat_interval_ms;
     setup.status = to_status(*facts, name);
-    setup.simulate = simulate;
-    if (simulate) as_configured(setup.status, *configured.at(name));
+    setup.simulate = simulated(name);
+    if (setup.simulate) as_configured(setup.status, *configured.at(name));
     setup.cores = facts->cores;
     setup.meters = meters.get();
     if (cfg->auth.munge) {
@@ -251,6 +261,24 @@ int main(int argc, char** argv) {
                                const std::string& credential) {
         return shoal::runtime::verify_signal(auth, trusted, job, step, signo, credential);
       };
+    }
+    if (collector_nodes.count(name) != 0) {
+      // A CollectorNode: the nodes of its list beat to its collector, on a port of the node's
+      // own address that the daemon announces to the controller.
+      auto collector = shoal::actors::spawn_collector(sys, name, meters.get());
+      const auto& address = configured.at(name)->address;
+      auto bound =
+          sys.middleman().publish(collector, 0, address.empty() ? nullptr : address.c_str());
+      if (!bound) {
+        std::fprintf(stderr,
+                     "shoald: error: node %s is a CollectorNode but cannot listen on %s: %s\n",
+                     name.c_str(), address.c_str(), caf::to_string(bound.error()).c_str());
+        std::fflush(nullptr);
+        std::_Exit(1);  // daemons may be running already: no actor-system teardown
+      }
+      shoal::config::log().info("collector listening node={} address={}:{}", name, address, *bound);
+      setup.collector = caf::actor_cast<caf::actor>(collector);
+      setup.collector_port = *bound;
     }
     shoal::config::log().info("shoald starting node={} cpus={} mem_mb={} controller={}", name,
                               facts->cpus, facts->real_memory_mb,

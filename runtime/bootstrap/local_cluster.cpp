@@ -217,6 +217,15 @@ caf::error local_cluster::launch_simulated(unsigned nodes, unsigned front_ends,
   return caf::none;
 }
 
+std::string local_cluster::spread_collectors(unsigned nodes, unsigned collectors) {
+  collectors = std::min(collectors, nodes);
+  if (collectors == 0) return {};
+  std::vector<std::string> names;
+  for (unsigned k = 0; k < collectors; ++k)
+    names.push_back("node" + std::to_string(1 + static_cast<uint64_t>(k) * nodes / collectors));
+  return "CollectorNodes=" + topology::compress_hostlist(names) + "\n";
+}
+
 caf::error local_cluster::spawn_node_daemon(const std::vector<std::string>& argv,
                                             const std::string& log) {
   auto pid = spawn_daemon(argv, log);

@@ -49,6 +49,10 @@ class local_cluster {
   caf::error launch_simulated(unsigned nodes, unsigned front_ends,
                               const std::string& extra_config = "");
 
+  /// "CollectorNodes=..." naming `collectors` of node1..nodeN spread evenly (node1 first), so
+  /// front ends that split the nodes in runs each hold some; "" when `collectors` is 0.
+  static std::string spread_collectors(unsigned nodes, unsigned collectors);
+
   /// Polls the controller until every node is IDLE or `timeout_s` passes.
   caf::error wait_until_ready(int timeout_s);
 

@@ -22,9 +22,11 @@
 #include <stdexcept>
 #include <thread>
 
+#include <httplib.h>
 #include <boost/test/results_collector.hpp>
 
 #include "messages/errc.hpp"
+#include "metrics/text_parser.hpp"
 
 extern char** environ;
 
@@ -401,6 +403,17 @@ command_result run_shoal(const std::string& conf, const std::vector<std::string>
   argv.insert(argv.end(), args.begin(), args.end());
   opt.env.insert(opt.env.begin(), {"SHOAL_CONF", conf});
   return run_command(argv, opt);
+}
+
+std::optional<double> metric_value(uint16_t port, const std::string& name) {
+  httplib::Client client{"127.0.0.1", port};
+  client.set_connection_timeout(5);
+  client.set_read_timeout(10);
+  auto res = client.Get("/metrics");
+  if (!res || res->status != 200) return std::nullopt;
+  auto parsed = shoal::metrics::parse_text(res->body);
+  if (!parsed) return std::nullopt;
+  return parsed->value(name, {});
 }
 
 size_t count_lines_with(const std::string& text, const std::string& needle) {

@@ -163,6 +163,10 @@ uint64_t submitted_job_id(const std::string& out);
 command_result run_shoal(const std::string& conf, const std::vector<std::string>& args,
                          command_options opt = {});
 
+/// The value of the unlabelled series `name` at http://127.0.0.1:PORT/metrics; nullopt when the
+/// endpoint does not answer or has no such series.
+std::optional<double> metric_value(uint16_t port, const std::string& name);
+
 /// How many lines of `text` contain `needle`.
 size_t count_lines_with(const std::string& text, const std::string& needle);
 

@@ -1,6 +1,7 @@
-// `shoal control`: scontrol. show node|partition|job|config|hostnames|hostlist|hostlistsorted,
-// update NodeName=... State=... Reason=..., setdebug LEVEL, setdebugflags +FLAG -FLAG, and the
-// job commands hold, uhold, release, requeue, top.
+// `shoal control`: scontrol. show
+// node|partition|job|config|collectors|hostnames|hostlist|hostlistsorted, update NodeName=...
+// State=... Reason=..., setdebug LEVEL, setdebugflags +FLAG -FLAG, and the job commands hold,
+// uhold, release, requeue, top.
 
 #include <strings.h>
 
@@ -120,6 +121,27 @@ int show(session& s, const std::string& what, const std::string& name, bool json
     if (!json && jobs.empty()) std::printf("No jobs in the system\n");
     return 0;
   }
+  if (is_entity(what, "collector")) {
+    auto collectors = ask<std::vector<msg::collector_info>>(s, msg::collectors_atom_v);
+    if (!collectors) return fail("control", describe(collectors.error()));
+    if (!name.empty()) {
+      collectors->erase(
+          std::remove_if(collectors->begin(), collectors->end(),
+                         [&](const msg::collector_info& c) { return c.name != name; }),
+          collectors->end());
+      if (collectors->empty()) return fail("control", "collector " + name + " not found");
+    }
+    if (json) {
+      nlohmann::json out = nlohmann::json::array();
+      for (auto& c : *collectors) out.push_back(to_json(c));
+      std::printf("%s\n", nlohmann::json{{"collectors", out}}.dump(2).c_str());
+    } else if (collectors->empty()) {
+      std::printf("No collectors: every node reports to the controller (CollectorNodes=)\n");
+    } else {
+      std::fputs(render_collectors(*collectors).c_str(), stdout);
+    }
+    return 0;
+  }
   if (is(what, "config")) {
     auto text = ask<std::string>(s, msg::config_atom_v);
     if (!text) return fail("control", describe(text.error()));
@@ -128,7 +150,7 @@ int show(session& s, const std::string& what, const std::string& name, bool json
   }
   return fail("control",
               "cannot show '" + what +
-                  "' (use node, partition, job, config, hostnames, hostlist or "
+                  "' (use node, partition, job, config, collectors, hostnames, hostlist or "
                   "hostlistsorted)",
               exit_usage);
 }
@@ -225,7 +247,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
   auto words = std::make_shared<std::vector<std::string>>();
   cmd->add_flag("--json", *json, "Print JSON (show only)");
   cmd->add_option("words", *words,
-                  "show node|partition|job|config [NAME] | show hostnames|hostlist|"
+                  "show node|partition|job|config|collectors [NAME] | show hostnames|hostlist|"
                   "hostlistsorted EXPR | update NodeName=X State=drain|resume|down|idle "
                   "Reason=\"...\" | ping | setdebug LEVEL | setdebugflags +FLAG|-FLAG ... | "
                   "hold|uhold|release|requeue|top JOB_LIST")
@@ -234,6 +256,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       "Examples:\n  shoal control show node node1\n  shoal control show job 12\n"
       "  shoal control update nodename=node[1-2] state=drain reason=\"disk swap\"\n"
       "  shoal control show hostnames 'lx[01-03]'\n"
+      "  shoal control show collectors    (heartbeat fan-in: each CollectorNodes entry)\n"
       "  shoal control hold 12,13_4       (release with: shoal control release 12,13_4)\n"
       "  shoal control top 15             (first among your own pending jobs)\n"
       "  shoal control ping               (is each SlurmctldHost's shoalctld UP or DOWN?)\n"
@@ -251,7 +274,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       return fail("control", "unexpected argument '" + extras.front() + "'", exit_usage);
     if (is(w[0], "show")) {
       if (w.size() < 2)
-        return fail("control", "show what? (node, partition, job, config)", exit_usage);
+        return fail("control", "show what? (node, partition, job, config, collectors)", exit_usage);
       if (is(w[1], "hostnames") || is(w[1], "hostlist") || is(w[1], "hostlistsorted")) {
         if (w.size() != 3)
           return fail("control", "show " + w[1] + " needs one expression", exit_usage);

@@ -253,6 +253,14 @@ void take(msg::client_reply& r, std::string& out) {
   out = std::move(r.text);
 }
 
+void take(msg::client_reply& r, std::vector<msg::collector_info>& out) {
+  out = std::move(r.collectors);
+}
+
+msg::client_request to_request(msg::collectors_atom) {
+  return msg::make_client_request(msg::client_op::collectors);
+}
+
 void quit_process(int code) {
   std::fflush(stdout);
   std::fflush(stderr);

@@ -81,19 +81,27 @@ command_runner add_start_command(CLI::App& app) {
   cmd->add_option("--front-ends", *front_ends,
                   "With --torus or --simulate: shoald processes sharing the nodes (default 1)")
       ->check(CLI::Range(1u, 64u));
+  auto collectors = std::make_shared<unsigned>(0);
+  cmd->add_option("--collectors", *collectors,
+                  "C of the nodes, spread evenly, gather the others' heartbeats (CollectorNodes=; "
+                  "see `shoal control show collectors`)")
+      ->check(CLI::Range(1u, 10000u))
+      ->excludes("--torus");
   cmd->add_flag("--keep", *keep, "Keep the cluster's directory (config, logs) afterwards");
   cmd->add_option("--timeout", *timeout, "Seconds to wait for every node to come up (default 60)");
   cmd->prefix_command();
   cmd->footer(
       "Usage: shoal start [--test-size=N | --torus=XxYxZ | --simulate=N] [--front-ends=F] "
-      "[COMMAND [ARGS...]]\n"
+      "[--collectors=C] [COMMAND [ARGS...]]\n"
       "COMMAND runs with SHOAL_CONF naming the cluster's config and this shoal's folder first on "
       "PATH.\n"
       "Examples:\n  shoal start --test-size=4 shoal run -N4 -l hostname\n"
       "  shoal start --test-size=2        # stays up; point a shell at it with SHOAL_CONF\n"
       "  shoal start --torus=8x4x4 shoal map -c\n"
-      "  shoal start --simulate=1000 --front-ends=2 shoal run -N1000 sleep 5");
-  return [cmd, size, keep, timeout, torus, front_ends, simulate]() -> int {
+      "  shoal start --simulate=1000 --front-ends=2 shoal run -N1000 sleep 5\n"
+      "  shoal start --simulate=10000 --front-ends=4 --collectors=10 shoal control show "
+      "collectors");
+  return [cmd, size, keep, timeout, torus, front_ends, simulate, collectors]() -> int {
     std::vector<std::string> argv;
     for (auto& extra : cmd->remaining()) argv.push_back(extra);
     // Options end where the command starts; an unknown option is a usage error, not a command.
@@ -113,8 +121,9 @@ command_runner add_start_command(CLI::App& app) {
     }
     if (*simulate > 0) *size = *simulate;
     runtime::local_cluster cluster;
-    auto launched = *simulate > 0    ? cluster.launch_simulated(*simulate, *front_ends)
-                    : torus->empty() ? cluster.launch(*size)
+    auto extra = runtime::local_cluster::spread_collectors(*size, *collectors);
+    auto launched = *simulate > 0    ? cluster.launch_simulated(*simulate, *front_ends, extra)
+                    : torus->empty() ? cluster.launch(*size, extra)
                                      : cluster.launch_torus(dims, *front_ends);
     if (auto err = launched) {
       cluster.tear_down(true);

@@ -85,6 +85,10 @@ std::string render_priorities(const std::vector<msg::job_info>& jobs,
 /// `scontrol show node`, in the same layout as show_job; `now` is reserved for relative times.
 std::string show_node(const msg::node_info& n, int64_t now);
 
+/// `shoal control show collectors`: COLLECTOR STATE NODES LAST_REPORT ROUND_MS, one line per
+/// CollectorNodes entry (LAST_REPORT "Never" and ROUND_MS "-" before its first report).
+std::string render_collectors(const std::vector<msg::collector_info>& collectors);
+
 /// `scontrol show partition`, in the same layout as show_job; `nodes` supplies TotalCPUs and the
 /// per-state counts.
 std::string show_partition(const msg::partition_info& p, const std::vector<msg::node_info>& nodes);
@@ -97,5 +101,7 @@ nlohmann::json to_json(const msg::job_info& j);
 nlohmann::json to_json(const msg::node_info& n);
 /// Every field of the partition (no node counts; render_partitions adds those).
 nlohmann::json to_json(const msg::partition_info& p);
+/// Every field of a collector's line, plus the reports received from it.
+nlohmann::json to_json(const msg::collector_info& c);
 
 }  // namespace shoal::cli

@@ -125,6 +125,7 @@ void check_same_cluster(const cluster_config& a, const cluster_config& b) {
       BOOST_CHECK_EQUAL(x.os, y.os);
       BOOST_CHECK_EQUAL(x.weight, y.weight);
       BOOST_CHECK_EQUAL(x.features, y.features);
+      BOOST_CHECK_EQUAL(x.simulate, y.simulate);
       BOOST_CHECK_EQUAL(x.initial_state, y.initial_state);
       BOOST_CHECK(x.partitions == y.partitions);
     }
@@ -254,6 +255,18 @@ BOOST_AUTO_TEST_CASE(comments_and_blank_lines_are_ignored) {
   BOOST_CHECK_EQUAL(cfg.cluster_name, "c1");
   BOOST_CHECK_EQUAL(node(cfg, "n1").features, "a#b c");
   BOOST_CHECK(cfg.warnings.empty());
+}
+
+BOOST_AUTO_TEST_CASE(simulate_is_a_yes_or_no_per_node_line) {
+  auto cfg = parse_ok("NodeName=n[1-2] Simulate=YES\nNodeName=n3 Simulate=no\nNodeName=n4\n");
+  BOOST_CHECK(node(cfg, "n1").simulate);
+  BOOST_CHECK(node(cfg, "n2").simulate);
+  BOOST_CHECK(!node(cfg, "n3").simulate);
+  BOOST_CHECK(!node(cfg, "n4").simulate);
+  BOOST_CHECK(render_body(cfg).find("NodeName=n[1-2] Simulate=YES") != std::string::npos);
+  auto text = parse_error("NodeName=n1\nNodeName=n2 Simulate=maybe\n");
+  BOOST_CHECK(starts_with(text, "test.conf:2:"));
+  BOOST_CHECK(text.find("YES or NO") != std::string::npos);
 }
 
 BOOST_AUTO_TEST_CASE(crlf_line_ends_are_accepted) {

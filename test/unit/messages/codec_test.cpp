@@ -61,6 +61,9 @@ SHOAL_TRAITS(stepd_core, StepdCore)
 SHOAL_TRAITS(stepd_setup, StepdSetup)
 SHOAL_TRAITS(stepd_hello, StepdHello)
 SHOAL_TRAITS(stepd_frame, StepdFrame)
+SHOAL_TRAITS(collector_list, CollectorList)
+SHOAL_TRAITS(collector_report, CollectorReport)
+SHOAL_TRAITS(collector_info, CollectorInfo)
 SHOAL_TRAITS(client_request, ClientRequest)
 SHOAL_TRAITS(client_reply, ClientReply)
 
@@ -73,7 +76,8 @@ using codec_types =
                msg::node_update, msg::topology_view, msg::pending_detail, msg::job_control,
                msg::job_record, msg::array_record, msg::node_record, msg::controller_record,
                msg::node_report, msg::controller_status, msg::stepd_core, msg::stepd_setup,
-               msg::stepd_hello, msg::stepd_frame, msg::client_request, msg::client_reply>;
+               msg::stepd_hello, msg::stepd_frame, msg::collector_list, msg::collector_report,
+               msg::collector_info, msg::client_request, msg::client_reply>;
 
 /// The types that travel in CAF messages, by a registered type ID: all but the front door's
 /// frames, which only ever cross its own socket (runtime/ctld/front_door.hpp).
@@ -83,7 +87,8 @@ using caf_message_types =
                msg::node_update, msg::topology_view, msg::pending_detail, msg::job_control,
                msg::job_record, msg::array_record, msg::node_record, msg::controller_record,
                msg::node_report, msg::controller_status, msg::stepd_core, msg::stepd_setup,
-               msg::stepd_hello, msg::stepd_frame>;
+               msg::stepd_hello, msg::stepd_frame, msg::collector_list, msg::collector_report,
+               msg::collector_info>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {

@@ -414,6 +414,36 @@ inline msg::controller_status sample_controller_status() {
   return x;
 }
 
+inline msg::collector_list sample_collector_list() {
+  msg::collector_list x;
+  x.nodes = {"node3", "node4"};
+  x.version = 0x1'0000'0007ull;
+  x.interval_ms = -30000;
+  return x;
+}
+
+inline msg::collector_report sample_collector_report() {
+  msg::collector_report x;
+  x.collector = "node1";
+  x.version = 0x1'0000'0007ull;
+  x.round = 0x2'0000'0009ull;
+  x.answered = 4294967295u;
+  x.silent = {"node4", ""};
+  x.round_ms = -45000;
+  return x;
+}
+
+inline msg::collector_info sample_collector_info() {
+  msg::collector_info x;
+  x.name = "node1";
+  x.state = "UP";
+  x.nodes = 4294967295u;
+  x.last_report = -1;
+  x.round_ms = 45000;
+  x.reports = 0x3'0000'0001ull;
+  return x;
+}
+
 inline msg::stepd_core sample_stepd_core() {
   msg::stepd_core x;
   x.socket = 1;
@@ -482,6 +512,7 @@ inline msg::client_reply sample_client_reply() {
   x.output = sample_task_output();
   x.exited = sample_step_exit();
   x.event = sample_job_event();
+  x.collectors = {sample_collector_info()};
   return x;
 }
 
