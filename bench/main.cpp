@@ -27,6 +27,7 @@
 #include "bench/overhead.hpp"
 #include "bench/recovery.hpp"
 #include "bench/scale.hpp"
+#include "bench/scale_throughput.hpp"
 #include "bench/support.hpp"
 #include "bench/throughput.hpp"
 #include "messages/errc.hpp"
@@ -69,6 +70,7 @@ struct options {
   size_t journal_records = 100000;
   size_t recovery_jobs = 100000;
   bench::scale_options scale;
+  bench::scale_throughput_options scale_throughput;
 };
 
 /// The durable-state figures, in a private directory of their own; no cluster needed.
@@ -310,6 +312,11 @@ int run(const options& opt, const std::string& cmdline) {
     if (!valid) std::printf("# INVALID RUN: the scale figure failed (see above)\n");
     return valid ? 0 : 1;
   }
+  if (opt.only == "scale-throughput") {
+    bool valid = bench::run_scale_throughput_bench(opt.scale_throughput);
+    if (!valid) std::printf("# INVALID RUN: the throughput-at-scale figure failed (see above)\n");
+    return valid ? 0 : 1;
+  }
   if (opt.only == "journal") {
     bool valid = run_journal(opt);
     if (!valid) std::printf("# INVALID RUN: a sync or a load failed (see above)\n");
@@ -494,16 +501,19 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1u, 10000u));
   app.add_option("--only", opt.only,
                  "Run one figure only: latency, cli, api, array, overhead, journal, durability "
-                 "(journaling on against off), recovery or scale (simulated nodes; not in all) "
-                 "(default all)")
+                 "(journaling on against off), recovery, scale or scale-throughput (simulated "
+                 "nodes; not in all) (default all)")
       ->check(CLI::IsMember({"all", "latency", "cli", "api", "array", "overhead", "journal",
-                             "durability", "recovery", "scale"}));
+                             "durability", "recovery", "scale", "scale-throughput"}));
   app.add_option("--scale-nodes", opt.scale.nodes,
                  "Simulated nodes of the scale figure (default 10000)")
       ->check(CLI::Range(1u, 1000000u));
   app.add_option("--scale-front-ends", opt.scale.front_ends,
                  "shoald processes serving them (default 4)")
       ->check(CLI::Range(1u, 256u));
+  app.add_option("--scale-collectors", opt.scale.collectors,
+                 "CollectorNodes of the scale figure, spread evenly (default 0: none)")
+      ->check(CLI::Range(0u, 10000u));
   app.add_option("--scale-window", opt.scale.window_s,
                  "Seconds the controller's steady-state CPU is sampled (default 60)")
       ->check(CLI::Range(1.0, 3600.0));
@@ -513,6 +523,24 @@ int main(int argc, char** argv) {
   app.add_option("--scale-timeout", opt.scale.slurmd_timeout_s,
                  "SlurmdTimeout of the scale figure, seconds (default 90)")
       ->check(CLI::Range(2, 36000));
+  auto& st = opt.scale_throughput;
+  app.add_option("--throughput-nodes", st.nodes,
+                 "scale-throughput: simulated nodes (default 100000)")
+      ->check(CLI::Range(1u, 1000000u));
+  app.add_option("--throughput-front-ends", st.front_ends,
+                 "scale-throughput: shoald processes serving them (default 8)")
+      ->check(CLI::Range(1u, 256u));
+  app.add_option("--throughput-collectors", st.collectors,
+                 "scale-throughput: CollectorNodes, spread evenly (default 100)")
+      ->check(CLI::Range(0u, 10000u));
+  app.add_option("--throughput-jobs", st.jobs, "scale-throughput: jobs submitted (default 100000)")
+      ->check(CLI::Range(1u, 10000000u));
+  app.add_option("--throughput-max-nodes", st.max_job_nodes,
+                 "scale-throughput: each job takes 1 to this many nodes (default 64)")
+      ->check(CLI::Range(1u, 100000u));
+  app.add_option("--throughput-max-seconds", st.max_job_s,
+                 "scale-throughput: each job runs 1 to this many seconds (default 60)")
+      ->check(CLI::Range(1u, 86400u));
   app.add_option("--overhead-rounds", opt.overhead_rounds,
                  "Metrics on/off burst pairs for the overhead figure (default 3)")
       ->check(CLI::Range(1u, 100u));
