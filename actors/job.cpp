@@ -278,6 +278,8 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     lr.ntasks = ntasks;
     lr.ranks = layout[k];
     lr.cpus_per_task = req.cpus_per_task > 0 ? req.cpus_per_task : 1;
+    lr.cpus_per_task_set = req.cpus_per_task > 0;
+    lr.job_ntasks = st.setup.req.ntasks;
     lr.cpu_bind = req.cpu_bind;
     lr.batch = req.batch;
     lr.script = req.script;

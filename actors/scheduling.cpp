@@ -1,17 +1,17 @@
 #include "actors/scheduling.hpp"
 
+#include "topology/task_layout.hpp"
+
 namespace shoal::actors {
 
 std::vector<std::vector<uint32_t>> distribute_tasks(uint32_t ntasks, uint32_t nodes) {
+  // The counts come from the one function SLURM_TASKS_PER_NODE is computed from, so the
+  // variable always describes the launch.
   std::vector<std::vector<uint32_t>> out(nodes);
-  if (nodes == 0) return out;
-  uint32_t base = ntasks / nodes;
-  uint32_t extra = ntasks % nodes;
+  auto counts = topology::block_task_counts(ntasks, nodes);
   uint32_t rank = 0;
-  for (uint32_t n = 0; n < nodes; ++n) {
-    uint32_t count = base + (n < extra ? 1 : 0);
-    for (uint32_t i = 0; i < count; ++i) out[n].push_back(rank++);
-  }
+  for (uint32_t n = 0; n < nodes; ++n)
+    for (uint32_t i = 0; i < counts[n]; ++i) out[n].push_back(rank++);
   return out;
 }
 

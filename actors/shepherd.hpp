@@ -39,7 +39,9 @@ using step_report_actor = caf::typed_actor<
 /// `req.env` plus SHOAL_JOB_ID, SHOAL_STEP_ID, SHOAL_PROCID (rank), SHOAL_NTASKS, SHOAL_NODEID
 /// (req.node_index), SHOAL_LOCALID (index in req.ranks), SHOAL_NNODES, SHOAL_JOB_NODELIST,
 /// SHOAL_STEP_NODELIST, SHOAL_SUBMIT_DIR (req.cwd), SHOAL_CPUS_PER_TASK, SHOAL_JOB_NAME,
-/// SHOAL_JOB_PARTITION, SHOAL_NODENAME and SHOAL_CONF (when set in shoald's environment).
+/// SHOAL_JOB_PARTITION, SHOAL_NODENAME and SHOAL_CONF (when set in shoald's environment), Slurm's
+/// SLURM_* names beside them unless SlurmEnv=NO, and shoal's folders on PATH
+/// (process::build_task_env).
 /// argv[0] is looked up in PATH.
 ///
 /// CPU binding (`req.cpu_bind`, srun's --cpu-bind): before starting anything, each task's CPUs

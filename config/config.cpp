@@ -396,14 +396,12 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
     }
     return {};
   }
-  if (k == "collectmetrics") {
+  if (k == "collectmetrics" || k == "slurmenv") {
     auto yes = cs::to_lower(v);
-    if (yes == "yes" || yes == "true" || yes == "1")
-      cfg_.collect_metrics = true;
-    else if (yes == "no" || yes == "false" || yes == "0")
-      cfg_.collect_metrics = false;
-    else
+    bool on = yes == "yes" || yes == "true" || yes == "1";
+    if (!on && yes != "no" && yes != "false" && yes != "0")
       return bad_value(at, p, p.key, "YES or NO");
+    (k == "slurmenv" ? cfg_.slurm_env : cfg_.collect_metrics) = on;
     return {};
   }
   if (k == "heartbeatinterval" || k == "slurmdtimeout" || k == "heartbeattimeout") {

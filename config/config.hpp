@@ -131,6 +131,9 @@ struct cluster_config {
                                             ///< (shoald --metrics-port overrides)
   bool collect_metrics = true;              ///< CollectMetrics=NO: actors meter nothing and
                                             ///< no endpoint runs (for overhead benchmarks)
+  bool slurm_env = true;                    ///< SlurmEnv=NO (shoal's): tasks get no SLURM_*
+                                            ///< variables and no Slurm command names on PATH
+                                            ///< (Slurm runs beside shoal); shoald's config counts
   std::vector<std::string> admin_users;     ///< AdminUsers= (shoal's): user names that may
                                             ///< administer the cluster, beside root and the
                                             ///< user shoalctld runs as (SlurmUser)

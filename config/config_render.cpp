@@ -113,6 +113,7 @@ std::string render_config(const cluster_config& cfg) {
   add("MetricsPort", std::to_string(cfg.metrics_port));
   add("NodeMetricsPort", std::to_string(cfg.node_metrics_port));
   add("PrivateData", cfg.private_jobs ? "jobs" : "none");
+  add("SlurmEnv", cfg.slurm_env ? "YES" : "NO");
   if (!cfg.slurm_user.empty()) add("SlurmUser", cfg.slurm_user);
   add("SelectType", cfg.torus3d                                             ? "select/torus3d"
                     : cfg.scheduling.consumable                             ? "select/cons_tres"

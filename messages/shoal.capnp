@@ -203,6 +203,9 @@ struct LaunchRequest {
   jobCpus @24 :List(UInt32); # the node's CPUs (0..CPUs-1) the job holds; empty: the whole node
   memLimitMb @25 :UInt64;    # the job's memory on this node; 0: no limit
   credential @26 :Text;      # auth/munge: the controller's MUNGE credential over this launch
+  jobNtasks @27 :UInt32;     # tasks of the whole job (a batch script's SLURM_NTASKS); 0: not sent
+  cpusPerTaskSet @28 :Bool;  # --cpus-per-task was given for this step (or batch job), as opposed
+                             # to the default of 1: Slurm sets SLURM_CPUS_PER_TASK only then
 }
 
 struct TaskOutput {

@@ -41,13 +41,11 @@ int millis_until(std::chrono::steady_clock::time_point now,
 }  // namespace
 
 step_tasks::step_tasks(msg::launch_request req, std::string node_name,
-                       std::vector<topology::core_info> cores, std::string shoal_conf,
-                       std::string own_path)
+                       std::vector<topology::core_info> cores, task_env_settings env)
     : req_(std::move(req)),
       node_name_(std::move(node_name)),
       cores_(std::move(cores)),
-      shoal_conf_(std::move(shoal_conf)),
-      own_path_(std::move(own_path)) {
+      env_(std::move(env)) {
   if (req_.batch) {
     tasks_.resize(1);
     tasks_[0].rank = 0;
@@ -173,9 +171,9 @@ std::vector<gid_t> step_tasks::supplementary_groups() const {
 
 task_spec step_tasks::make_spec(uint32_t rank, uint32_t local_id) {
   task_spec spec;
-  spec.env = build_task_env(req_, rank, local_id, node_name_, shoal_conf_);
+  spec.env = build_task_env(req_, rank, local_id, node_name_, env_);
   if (binding_) {
-    set_cpu_bind_env(spec.env, bind_spec_, bind_plan_, bind_width_);
+    set_cpu_bind_env(spec.env, bind_spec_, bind_plan_, bind_width_, env_.slurm_env);
     if (local_id < bind_plan_.size()) spec.cpus = bind_plan_[local_id];
     spec.report_binding = bind_spec_.verbose;
     if (spec.report_binding)
@@ -259,11 +257,8 @@ void step_tasks::launch_all() {
       fail_unstarted(0, "execvp(): " + errno_text(ENOENT), 127);
       return;
     }
-    auto path = find_env(req_.env, "PATH");
-    auto path_var = path != nullptr     ? path->substr(5)
-                    : own_path_.empty() ? std::string{"/usr/local/bin:/usr/bin:/bin"}
-                                        : own_path_;
-    auto prog = resolve_program(req_.argv.front(), path_var, req_.cwd);
+    // The PATH the task gets, so `shoal run srun ...` finds what a shell in the task would.
+    auto prog = resolve_program(req_.argv.front(), task_path(req_.env, env_), req_.cwd);
     if (prog.error != 0) {
       launch_failure f{launch_stage::exec, prog.error};
       fail_unstarted(0, describe(f, task_spec{}, req_.argv.front()), exit_code_for(f));

@@ -44,11 +44,11 @@ class step_host {
 /// One step's tasks on this node. Not copyable; single-threaded.
 class step_tasks {
  public:
-  /// `cores` is this node's hwloc core table (for --cpu-bind and the job's CPUs); `shoal_conf`
-  /// becomes SHOAL_CONF when not empty; `own_path` is the PATH programs are looked up in when
-  /// the request's environment has none.
+  /// `cores` is this node's hwloc core table (for --cpu-bind and the job's CPUs); `env` is what
+  /// the node adds to each task's environment (build_task_env); programs are looked up in the
+  /// PATH the tasks get (task_path).
   step_tasks(msg::launch_request req, std::string node_name, std::vector<topology::core_info> cores,
-             std::string shoal_conf, std::string own_path);
+             task_env_settings env);
   ~step_tasks();
   step_tasks(const step_tasks&) = delete;
   step_tasks& operator=(const step_tasks&) = delete;
@@ -125,8 +125,7 @@ class step_tasks {
   msg::launch_request req_;
   std::string node_name_;
   std::vector<topology::core_info> cores_;
-  std::string shoal_conf_;
-  std::string own_path_;
+  task_env_settings env_;
   step_host* host_ = nullptr;
   bool binding_ = false;  ///< --cpu-bind was given: set its variables, bind unless none
   topology::cpu_bind_spec bind_spec_;

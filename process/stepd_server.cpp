@@ -103,8 +103,7 @@ caf::expected<std::unique_ptr<stepd_server>> stepd_server::listen(stepd_options 
 
 stepd_server::stepd_server(stepd_options opt, int listen_fd, int signal_fd)
     : opt_(std::move(opt)),
-      tasks_(opt_.setup.request, opt_.setup.node_name, to_cores(opt_.setup.cores), opt_.shoal_conf,
-             opt_.own_path),
+      tasks_(opt_.setup.request, opt_.setup.node_name, to_cores(opt_.setup.cores), opt_.env),
       listen_fd_(listen_fd),
       signal_fd_(signal_fd) {
   struct stat st {};

@@ -25,8 +25,7 @@ namespace shoal::process {
 /// What a step daemon needs besides its setup.
 struct stepd_options {
   msg::stepd_setup setup;
-  std::string shoal_conf;  ///< SHOAL_CONF for the tasks ("" leaves it out)
-  std::string own_path;    ///< PATH for program lookup when the request's environment has none
+  task_env_settings env;  ///< what the node adds to every task's environment
   /// Output held for shoald beyond this many bytes stops the reading of the tasks' pipes (the
   /// tasks then block on a full pipe rather than lose output).
   size_t max_buffered = 4u << 20;

@@ -20,16 +20,66 @@ namespace shoal::process {
 /// duplicates) or appending when there is none.
 void set_env(std::vector<std::string>& env, const std::string& key, const std::string& value);
 
-/// The value of `key` in `env`, or nullptr when absent.
+/// The `key=value` entry of `key` in `env`, or nullptr when absent.
 const std::string* find_env(const std::vector<std::string>& env, const std::string& key);
 
+/// Removes every entry for `key` from `env`.
+void unset_env(std::vector<std::string>& env, const std::string& key);
+
+/// The folder, beside the node daemon's binaries, that holds the Slurm command names (`sbatch`,
+/// `srun`, ...) as links to `shoal` in a build tree. An install puts them beside `shoal` instead
+/// (-DSHOAL_SLURM_NAMES=ON); CMakeLists.txt creates the folder under the same name.
+inline constexpr const char* slurm_names_folder = "slurm-names";
+
+/// What the node adds to every task's environment, besides what the launch says. shoal-stepd
+/// reads no config: it takes these from the environment shoald started it with.
+struct task_env_settings {
+  /// SHOAL_CONF for the tasks; "" leaves the request's.
+  std::string shoal_conf;
+  /// SlurmEnv=: also set Slurm's SLURM_* variables and put `slurm_names_dir` on PATH.
+  bool slurm_env = true;
+  /// SLURM_CLUSTER_NAME (ClusterName=); "" leaves it unset.
+  std::string cluster_name;
+  /// The folder holding `shoal`, put first on PATH unless PATH has it already; "" for none.
+  std::string shoal_dir;
+  /// The folder of the Slurm-name links, put on PATH after `shoal_dir` (under the same rule)
+  /// when `slurm_env`; "" for none.
+  std::string slurm_names_dir;
+  /// The PATH behind those folders when the request's environment has none.
+  std::string default_path = "/usr/local/bin:/usr/bin:/bin";
+};
+
+/// The folders of `exe_dir` (the folder of the running shoal-stepd, where shoald and shoal
+/// live too) that task_env_settings puts on PATH: `exe_dir` itself when it holds an executable
+/// `shoal`, and its slurm_names_folder when that is a directory. A folder that does not exist
+/// is left out ("").
+void find_command_dirs(const std::string& exe_dir, task_env_settings& settings);
+
+/// shoald's half of task_env_settings: puts SHOAL_CONF (`conf_path` made absolute; nothing when
+/// empty), SlurmEnv= and ClusterName= into this process's environment, which every shoal-stepd
+/// it starts inherits. setenv: call before any other thread exists.
+void export_task_env(const std::string& conf_path, bool slurm_env, const std::string& cluster_name);
+
+/// shoal-stepd's half: the settings export_task_env left in the environment (SlurmEnv on when
+/// it left none), PATH as the default path, and find_command_dirs on the folder of the running
+/// binary.
+task_env_settings task_env_from_environment();
+
+/// The PATH tasks of a launch whose environment is `env` run with (and programs are looked up
+/// in): the request's PATH (or `settings.default_path` when it has none), behind whichever of
+/// `settings.shoal_dir` and (with slurm_env) `settings.slurm_names_dir` it does not hold yet. The
+/// user's own entries keep their order: an install in a folder the user has on PATH already
+/// (/usr/bin) moves nothing.
+std::string task_path(const std::vector<std::string>& env, const task_env_settings& settings);
+
 /// The environment of task `rank` (the `local_id`-th task of the step on this node): `req.env`
-/// with the SHOAL_* variables documented in shepherd.hpp set over it. SHOAL_CONF is set to
-/// `shoal_conf` unless that is empty. SHOAL_STEP_ID is "batch" for `req.batch` or
-/// msg::batch_step_id.
+/// with the SHOAL_* variables documented in shepherd.hpp set over it, PATH as task_path says,
+/// SHOAL_CONF from `settings` unless that is empty, and with `settings.slurm_env` Slurm's
+/// SLURM_* variables with Slurm's names and formats (see the definition for each one and where
+/// it differs from Slurm). SHOAL_STEP_ID is "batch" for `req.batch` or msg::batch_step_id.
 std::vector<std::string> build_task_env(const msg::launch_request& req, uint32_t rank,
                                         uint32_t local_id, const std::string& node_name,
-                                        const std::string& shoal_conf);
+                                        const task_env_settings& settings);
 
 /// Sets what srun's task/affinity sets for `--cpu-bind`, under SHOAL_ names:
 /// SHOAL_CPU_BIND_VERBOSE (quiet|verbose), SHOAL_CPU_BIND_TYPE (none, rank, map_cpu: or
@@ -37,9 +87,11 @@ std::vector<std::string> build_task_env(const msg::launch_request& req, uint32_t
 /// SHOAL_CPU_BIND_LIST (the masks, or for map_cpu the CPU numbers, of all the step's tasks on
 /// this node, in local task order, masks zero-padded to `width_bits` bits as Slurm pads them to
 /// the node's CPU count) and SHOAL_CPU_BIND (VERBOSE,TYPE LIST, e.g. "quiet,mask_cpu:0x1,0x2").
-/// `plan` is plan_cpu_binding's result for this step and node.
+/// `plan` is plan_cpu_binding's result for this step and node. With `slurm_names` (SlurmEnv=)
+/// the same four are also set under Slurm's names (SLURM_CPU_BIND_VERBOSE, ...).
 void set_cpu_bind_env(std::vector<std::string>& env, const topology::cpu_bind_spec& spec,
-                      const std::vector<topology::cpu_list>& plan, uint32_t width_bits);
+                      const std::vector<topology::cpu_list>& plan, uint32_t width_bits,
+                      bool slurm_names = false);
 
 /// The calling thread's CPU affinity (OS CPU numbers), empty when it cannot be read.
 topology::cpu_list current_affinity();

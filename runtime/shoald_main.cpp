@@ -20,6 +20,7 @@
 #include "config/log.hpp"
 #include "messages/errc.hpp"
 #include "process/stepd_client.hpp"
+#include "process/task_launch.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/daemon_auth.hpp"
 #include "runtime/bootstrap/logging.hpp"
@@ -134,6 +135,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (auto& w : cfg->warnings) std::fprintf(stderr, "shoald: warning: %s\n", w.c_str());
+  // shoal-stepd reads no config: it inherits these through our environment. Before any thread.
+  shoal::process::export_task_env(cfg->path, cfg->slurm_env, cfg->cluster_name);
   std::vector<std::string> served;
   if (!frontend_nodes.empty()) {
     auto names = shoal::topology::expand_hostlist(frontend_nodes);

@@ -64,11 +64,6 @@ void point_at_dev_null(int fd, int flags) {
   ::close(null);
 }
 
-std::string env_or_empty(const char* name) {
-  const char* value = std::getenv(name);
-  return value != nullptr ? value : "";
-}
-
 }  // namespace
 
 int main() {
@@ -95,8 +90,7 @@ int main() {
   auto job_id = opt.setup.request.job_id;
   auto step = shoal::msg::step_label(opt.setup.request.step_id);
   auto socket_path = opt.setup.socket_path;
-  opt.shoal_conf = env_or_empty("SHOAL_CONF");
-  opt.own_path = env_or_empty("PATH");
+  opt.env = shoal::process::task_env_from_environment();
   auto server = shoal::process::stepd_server::listen(std::move(opt));
   if (!server) fail(shoal::describe(server.error()));
   // Listening: closing our end of shoald's socket says so.

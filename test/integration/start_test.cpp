@@ -1,8 +1,11 @@
 // `shoal start`: a whole cluster for one command, as `flux start --test-size=N`.
 
+#include <unistd.h>
+
 #include <boost/test/unit_test.hpp>
 
 #include <string>
+#include <vector>
 
 #include "test/integration/harness.hpp"
 
@@ -37,6 +40,16 @@ BOOST_AUTO_TEST_CASE(the_command_finds_this_shoal_on_path_and_its_cluster_in_sho
   BOOST_REQUIRE_MESSAGE(lines.size() == 2u, r.describe());
   BOOST_TEST(lines[0] == bin_path("shoal"));
   BOOST_TEST(lines[1] == "reached");
+}
+
+BOOST_AUTO_TEST_CASE(slurms_srun_runs_across_the_nodes_of_the_started_cluster) {
+  // `srun` is found on the PATH start gives the command (the build's slurm-names links).
+  auto r = start({"srun", "-N2", "hostname"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  BOOST_TEST(lines_of(r.out) == std::vector<std::string>(2, host),
+             boost::test_tools::per_element());
 }
 
 BOOST_AUTO_TEST_CASE(a_simulated_cluster_runs_no_process_yet_takes_each_sleep) {

@@ -1,13 +1,17 @@
 // shoal: the command-line tool. One binary, Slurm's commands as subcommands:
 // run (srun), batch (sbatch), queue (squeue), info (sinfo), cancel (scancel),
 // control (scontrol), map (smap), and start (a local test cluster, as `flux start`).
+// Run under one of Slurm's names (a link named sbatch, srun, ...), it is that subcommand.
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 #include "tools/cli/commands.hpp"
 #include "tools/cli/session.hpp"
+#include "tools/cli/slurm_names.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"shoal: submit and watch work on a shoal cluster"};
@@ -34,17 +38,54 @@ int main(int argc, char** argv) {
       {"top", shoal::cli::add_top_command(app, conf)},
       {"diag", shoal::cli::add_diag_command(app, conf)},
   };
+  std::vector<std::string> args(argv, argv + argc);
+  auto invoked = shoal::cli::command_basename(argc > 0 ? argv[0] : "shoal");
+  const auto* alias = shoal::cli::find_slurm_name(invoked);
+  CLI::App* aliased = nullptr;
+  if (alias != nullptr) {
+    auto found =
+        app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == alias->subcommand; });
+    if (!found.empty()) aliased = found.front();
+    if (aliased == nullptr) {
+      std::fprintf(stderr, "%s: error: %s\n", invoked.c_str(), alias->missing);
+      return shoal::cli::exit_usage;
+    }
+    // Slurm's commands all answer -V/--version alone; the subcommands do not know it.
+    if (argc == 2 && (args[1] == "-V" || args[1] == "--version")) {
+      std::printf("shoal %s (%s is shoal %s)\n", SHOAL_VERSION, invoked.c_str(), alias->subcommand);
+      return 0;
+    }
+    std::vector<std::string> prefix{alias->subcommand};
+    if (*alias->leading != '\0') prefix.emplace_back(alias->leading);
+    args.insert(args.begin() + 1, prefix.begin(), prefix.end());
+    std::string note = invoked + " is `shoal " + alias->subcommand +
+                       (*alias->leading != '\0' ? std::string{" "} + alias->leading : "") +
+                       "`, with its options (docs/migrating.md).";
+    auto footer = shoal::cli::as_invoked(aliased->get_footer(), *alias, invoked);
+    aliased->footer(footer.empty() ? note : footer + "\n" + note);
+  }
+  std::vector<char*> parse_argv;
+  for (auto& a : args) parse_argv.push_back(a.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(parse_argv.size()), parse_argv.data());
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    if (aliased == nullptr) return app.exit(e);
+    // The usage line names the command as it was run (`sbatch`, not `shoal batch`).
+    std::printf(
+        "%s",
+        aliased->get_formatter()->make_help(aliased, invoked, CLI::AppFormatMode::Normal).c_str());
+    return 0;
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "shoal: error: %s\nRun 'shoal --help' or 'shoal COMMAND --help'.\n",
-                 e.what());
+    if (aliased != nullptr)
+      std::fprintf(stderr, "%s: error: %s\nRun '%s --help'.\n", invoked.c_str(), e.what(),
+                   invoked.c_str());
+    else
+      std::fprintf(stderr, "shoal: error: %s\nRun 'shoal --help' or 'shoal COMMAND --help'.\n",
+                   e.what());
     return shoal::cli::exit_usage;
   }
   for (auto& [name, runner] : commands)

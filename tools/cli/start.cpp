@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "process/task_launch.hpp"
 #include "runtime/bootstrap/local_cluster.hpp"
 #include "runtime/bootstrap/shutdown.hpp"
 #include "tools/cli/commands.hpp"
@@ -17,8 +18,6 @@
 namespace shoal::cli {
 
 namespace {
-/// Runs the user's command with the cluster's config in its environment; returns its exit code
-/// (128+signal when signalled), or 127 when it cannot be started.
 /// The folder of the running binary ("" when /proc does not say), put first on the command's
 /// PATH so that `shoal` inside it is this shoal, as `flux start` does.
 std::string own_folder() {
@@ -30,8 +29,17 @@ std::string own_folder() {
   return slash == std::string::npos ? "" : exe.substr(0, slash);
 }
 
+/// Runs the user's command with the cluster's config in its environment; returns its exit code
+/// (128+signal when signalled), or 127 when it cannot be started.
 int run_command(const std::vector<std::string>& command, const std::string& conf) {
-  std::string path = own_folder();
+  // This shoal first, then the Slurm-name links beside it (bin/slurm-names in a build), so that
+  // `srun` in the command is this shoal too; the caller's PATH after them, unchanged.
+  auto folder = own_folder();
+  process::task_env_settings dirs;
+  process::find_command_dirs(folder, dirs);
+  std::string path = folder;
+  if (!dirs.slurm_names_dir.empty())
+    path = path.empty() ? dirs.slurm_names_dir : path + ":" + dirs.slurm_names_dir;
   if (const char* old = std::getenv("PATH"); old != nullptr && *old != '\0')
     path = path.empty() ? std::string{old} : path + ":" + old;
   std::vector<char*> args;
@@ -93,9 +101,10 @@ command_runner add_start_command(CLI::App& app) {
   cmd->footer(
       "Usage: shoal start [--test-size=N | --torus=XxYxZ | --simulate=N] [--front-ends=F] "
       "[--collectors=C] [COMMAND [ARGS...]]\n"
-      "COMMAND runs with SHOAL_CONF naming the cluster's config and this shoal's folder first on "
-      "PATH.\n"
+      "COMMAND runs with SHOAL_CONF naming the cluster's config, and this shoal's folder and "
+      "its Slurm command names (sbatch, srun, ...) first on PATH.\n"
       "Examples:\n  shoal start --test-size=4 shoal run -N4 -l hostname\n"
+      "  shoal start --test-size=2 srun -N2 hostname\n"
       "  shoal start --test-size=2        # stays up; point a shell at it with SHOAL_CONF\n"
       "  shoal start --torus=8x4x4 shoal map -c\n"
       "  shoal start --simulate=1000 --front-ends=2 shoal run -N1000 sleep 5\n"

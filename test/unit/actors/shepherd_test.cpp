@@ -690,7 +690,9 @@ BOOST_AUTO_TEST_CASE(task_env_overrides_the_callers_shoal_variables) {
   req.env = {"SHOAL_JOB_ID=1", "KEEP=yes", "SHOAL_CONF=/old"};
   req.nodelist = "a[1-2]";
   req.node_count = 2;
-  auto env = process::build_task_env(req, 0, 0, "a1", "/etc/shoal/shoal.conf");
+  process::task_env_settings settings;
+  settings.shoal_conf = "/etc/shoal/shoal.conf";
+  auto env = process::build_task_env(req, 0, 0, "a1", settings);
   auto value = [&](const std::string& key) {
     auto p = process::find_env(env, key);
     return p != nullptr ? p->substr(key.size() + 1) : std::string{"<unset>"};
@@ -703,7 +705,7 @@ BOOST_AUTO_TEST_CASE(task_env_overrides_the_callers_shoal_variables) {
   BOOST_TEST(value("SHOAL_JOB_NODELIST") == "a[1-2]");
   BOOST_TEST(value("SHOAL_JOB_NUM_NODES") == "2");
   BOOST_TEST(value("SHOAL_NODENAME") == "a1");
-  auto without_conf = process::build_task_env(req, 0, 0, "a1", "");
+  auto without_conf = process::build_task_env(req, 0, 0, "a1", process::task_env_settings{});
   BOOST_TEST(*process::find_env(without_conf, "SHOAL_CONF") == "SHOAL_CONF=/old");
 }
 

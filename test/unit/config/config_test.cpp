@@ -348,6 +348,22 @@ BOOST_AUTO_TEST_CASE(the_controller_listens_on_its_line_unless_told_all) {
   BOOST_CHECK(starts_with(parse_error("ControllerListen=everywhere\n"), "test.conf:1:"));
 }
 
+BOOST_AUTO_TEST_CASE(slurm_env_is_on_unless_set_to_no_and_a_bad_value_names_its_line) {
+  BOOST_CHECK(parse_ok("ClusterName=c\n").slurm_env);
+  BOOST_CHECK(!parse_ok("SlurmEnv=NO\n").slurm_env);
+  BOOST_CHECK(!parse_ok("slurmenv = false\n").slurm_env);
+  BOOST_CHECK(parse_ok("SlurmEnv=yes\n").slurm_env);
+  auto err = parse_error("ClusterName=c\nSlurmEnv=maybe\n");
+  BOOST_CHECK_MESSAGE(starts_with(err, "test.conf:2: invalid value 'maybe' for SlurmEnv"), err);
+  auto off = parse_ok("SlurmEnv=NO\n");
+  auto body = render_body(off);
+  auto at = body.find("\nSlurmEnv ");
+  BOOST_REQUIRE(at != std::string::npos);
+  auto line = body.substr(at + 1, body.find('\n', at + 1) - at - 1);
+  BOOST_CHECK_MESSAGE(line.size() > 4 && line.substr(line.size() - 4) == "= NO", line);
+  BOOST_CHECK(!parse_ok(render_body(off)).slurm_env);
+}
+
 BOOST_AUTO_TEST_CASE(seed_daemon_binary_paths_are_accepted_silently) {
   auto cfg = parse_ok(
       "MachStatusManager = /usr/local/SLURM/MachStatusManager\n"

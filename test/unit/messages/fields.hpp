@@ -280,6 +280,8 @@ inline msg::launch_request sample_launch_request() {
   x.job_cpus = {0, 3, 4294967295u};
   x.mem_limit_mb = 1ull << 40;
   x.credential = "MUNGE:AwQDAACm3IN+launch:";
+  x.job_ntasks = 12;
+  x.cpus_per_task_set = true;
   return x;
 }
 

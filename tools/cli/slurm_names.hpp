@@ -1,0 +1,34 @@
+#pragma once
+
+// Slurm's command names for `shoal`: run as `sbatch` (a link to shoal), it is `shoal batch`.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace shoal::cli {
+
+/// One of Slurm's command names and what `shoal` does when run under it.
+struct slurm_name {
+  const char* name;        ///< what the link is called, e.g. "sbatch"
+  const char* subcommand;  ///< the shoal subcommand it runs, e.g. "batch"
+  const char* leading;     ///< an argument put before the user's ("" for none)
+  const char* missing;     ///< when `subcommand` does not exist: why, and what to use instead
+};
+
+/// Every Slurm command name shoal answers to. CMake makes a link for each (tools/CMakeLists.txt
+/// reads the names from this table's definition, one `{"name", ...}` per line).
+const std::vector<slurm_name>& slurm_names();
+
+/// The entry for `invoked` (a basename such as "srun"), or nullptr when it is not a Slurm name.
+const slurm_name* find_slurm_name(std::string_view invoked);
+
+/// `help` (a subcommand's footer) with every `shoal SUBCOMMAND` written as `invoked`, so that
+/// usage lines and examples name the command as it was run. Unchanged for a name that adds a
+/// leading argument (sprio): there `shoal queue ...` is not what `sprio ...` runs.
+std::string as_invoked(std::string help, const slurm_name& name, const std::string& invoked);
+
+/// The last component of `argv0` ("sbatch" for "/usr/bin/sbatch").
+std::string command_basename(std::string_view argv0);
+
+}  // namespace shoal::cli
