@@ -141,6 +141,9 @@ void collector_down(manager_self self, collector_entry& col, const char* why) {
   config::log().warn("collector down collector={} nodes={}: {}; its nodes go to the others",
                      col.name, col.list.size(), why);
   col.state = collector_state_kind::down;
+  // Its node beats to its node actor again, which times it afresh: the node itself goes DOWN
+  // only if no beat comes within HeartBeatTimeout (a collector's shoald may only have lost us).
+  tell_node(self, col.name, nullptr);
   if (col.handle) self->demonitor(col.handle);
   col.handle = nullptr;
   col.list.clear();
@@ -165,6 +168,10 @@ caf::result<caf::ok_atom> on_announce(manager_self self, const std::string& name
   it->version = 0;
   self->monitor(it->handle);
   config::log().info("collector up collector={} address={}:{}", name, it->host, port);
+  // Its own node needs no beat: each round it reports vouches for it (seed 000, step 5).
+  auto& own = st.nodes[name];
+  own.last_heard = it->last_report;
+  tell_node(self, name, &*it);
   rebalance(self);
   return caf::ok_atom::value;
 }
@@ -190,6 +197,13 @@ void on_report(manager_self self, msg::collector_report& report) {
   it->last_report_unix = unix_now();
   it->round_ms = report.round_ms;
   ++it->reports;
+  auto& own = st.nodes[it->name];
+  own.last_heard = now;
+  if (own.reported_silent) {
+    own.reported_silent = false;
+    if (auto a = st.setup.node_actors.find(it->name); a != st.setup.node_actors.end())
+      self->send(a->second, msg::responding_atom_v, true);
+  }
   if (report.version != it->version) return;  // counted against a list it no longer has
   if (st.collected_nodes) st.collected_nodes->inc(report.answered);
   std::unordered_set<std::string> silent(report.silent.begin(), report.silent.end());

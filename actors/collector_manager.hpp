@@ -31,8 +31,10 @@ namespace shoal::actors {
 /// at a time: a collector drops beats from nodes not on its current list, and a report made
 /// against an older list says nothing about nodes.
 ///
-/// With no collector up, the node actors time their daemons' heartbeats themselves, as they do
-/// without CollectorNodes.
+/// A collector's own node beats nowhere while its collector is up: each round it reports
+/// vouches for it, so the controller gets one message per collector and round in all. When the
+/// collector goes DOWN its node beats to its node actor again. With no collector up, the node
+/// actors time their daemons' heartbeats themselves, as they do without CollectorNodes.
 using collector_manager_actor = caf::typed_actor<
     /// (collector node, port, collector): a collector's shoald announces it, after registering.
     /// errc::invalid_request when the node is not in CollectorNodes.

@@ -95,6 +95,11 @@ void start_heartbeats(daemon_self self) {
   self->send(self, msg::heartbeat_atom_v, ++self->state.beat_gen);
 }
 
+/// This node is the collector it was told to beat to: its collector's rounds vouch for it.
+bool own_collector(const node_daemon_state& st) {
+  return st.collector_name == st.setup.status.node_name;
+}
+
 /// Tries the collector again in a second, unless another assignment came meanwhile.
 void retry_collector(daemon_self self) {
   self->delayed_send(self, std::chrono::seconds{1}, msg::collector_atom_v,
@@ -104,7 +109,7 @@ void retry_collector(daemon_self self) {
 /// Connects to the collector we were told to beat to; retried every second while it is the one.
 void connect_collector(daemon_self self) {
   auto& st = self->state;
-  if (st.collector_name.empty() || st.collector) return;
+  if (st.collector_name.empty() || st.collector || own_collector(st)) return;
   auto mm = self->system().middleman().actor_handle();
   self->request(mm, std::chrono::seconds{5}, caf::connect_atom::value, st.collector_host,
                 st.collector_port)

@@ -133,11 +133,13 @@ BOOST_AUTO_TEST_SUITE_END()
 
 namespace {
 
-/// 40 simulated nodes in two front ends, two of them collectors, one in each.
+/// 100 simulated nodes in two front ends, ten of them collectors (node1, node11, ... node91).
 struct many_collected_nodes {
   many_collected_nodes() {
     if (auto err = cluster.launch_simulated(
-            40, 2, test_auth_config() + fast_heartbeats + "CollectorNodes=node1,node21\n")) {
+            100, 2,
+            test_auth_config() + fast_heartbeats +
+                shoal::runtime::local_cluster::spread_collectors(100, 10))) {
       cluster.tear_down(true);
       throw std::runtime_error("cannot launch: " + shoal::describe(err));
     }
@@ -170,7 +172,7 @@ BOOST_AUTO_TEST_CASE(the_controller_gets_one_message_per_collector_round_not_one
         up += c.value("state", "") == "UP" ? 1 : 0;
         nodes += c.value("nodes", 0u);
       }
-    return up == 2 && nodes == 38;
+    return up == 10 && nodes == 90;
   };
   BOOST_REQUIRE(wait_until(lists, 20s));
   // Let every daemon hear where to beat, then count what reaches the controller.
@@ -188,10 +190,12 @@ BOOST_AUTO_TEST_CASE(the_controller_gets_one_message_per_collector_round_not_one
   auto m1 = messages();
   auto c1 = collected();
   BOOST_REQUIRE(m0 >= 0 && m1 >= 0 && c0 >= 0 && c1 >= 0);
-  // Per round: two collector reports and the two collectors' own beats, against 38 node beats
-  // gathered. Without collectors the controller would get one message per beat of each node.
+  // Per round: one report from each of the 10 collectors, which vouches for its own node too,
+  // against 90 node beats gathered. Without collectors it would be one message per beat of
+  // each of the 100.
   BOOST_TEST_MESSAGE("heartbeat messages " << m1 - m0 << ", node beats gathered " << c1 - c0);
-  BOOST_CHECK_GT(c1 - c0, 38.0 * 4);
+  BOOST_CHECK_GT(c1 - c0, 90.0 * 4);
+  BOOST_CHECK_LT(m1 - m0, 10 * 10 * 1.5);  // 5 s at 0.5 s: 10 rounds of 10 reports
   BOOST_CHECK_LT((m1 - m0) * 5, c1 - c0);
 }
 

@@ -62,7 +62,9 @@ struct manager_fixture : test::coordinated_fixture {
     setup.collectors = {"c1", "c2"};
     setup.hosts = {{"c1", "10.0.0.1"}, {"c2", "10.0.0.2"}};
     for (int i = 1; i <= 6; ++i) setup.nodes.push_back("n" + std::to_string(i));
-    for (auto& name : setup.nodes) {
+    auto everyone = setup.nodes;
+    everyone.insert(everyone.end(), setup.collectors.begin(), setup.collectors.end());
+    for (auto& name : everyone) {
       config::node_config cfg;
       cfg.name = name;
       cfg.cpus = 4;
@@ -139,7 +141,8 @@ BOOST_AUTO_TEST_CASE(nodes_are_split_evenly_among_the_collectors_that_announce) 
   BOOST_REQUIRE(announce("c1"));
   BOOST_REQUIRE_EQUAL(lists["c1"]->size(), 1u);
   BOOST_TEST(lists["c1"]->back().nodes.size() == 6u);
-  for (auto& [name, collector] : told) BOOST_TEST(*collector == "c1");
+  for (auto& [name, collector] : told)
+    BOOST_TEST(*collector == (name == "c2" ? "" : "c1"));  // c2 has not announced yet
   BOOST_REQUIRE(announce("c2"));
   auto& a = lists["c1"]->back().nodes;
   auto& b = lists["c2"]->back().nodes;
@@ -221,6 +224,21 @@ BOOST_AUTO_TEST_CASE(a_silent_collector_goes_down_and_its_nodes_move_without_goi
   BOOST_REQUIRE(announce("c1"));
   BOOST_TEST(lists["c1"]->back().nodes.size() == 3u);
   BOOST_TEST(lists["c2"]->back().nodes.size() == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(a_collector_node_is_vouched_for_by_its_own_rounds) {
+  BOOST_REQUIRE(announce("c1"));
+  BOOST_REQUIRE(announce("c2"));
+  BOOST_TEST(*told["c1"] == "c1");  // its daemon beats nowhere
+  rounds(8, {});
+  BOOST_TEST(state_of("c1") == "IDLE");
+  // c1 stops reporting: DOWN as a collector, then its node beats to its node actor again and
+  // goes DOWN only when no beat comes there either.
+  rounds(6, {}, {"c2"});
+  BOOST_TEST(told["c1"]->empty());
+  BOOST_TEST(state_of("c1") == "IDLE");
+  rounds(6, {}, {"c2"});
+  BOOST_TEST(state_of("c1") == "DOWN");
 }
 
 BOOST_AUTO_TEST_CASE(without_a_collector_up_the_node_actors_time_their_daemons_again) {
