@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <caf/all.hpp>
 
@@ -19,8 +20,10 @@ struct collector_state {
   caf::actor manager;
   msg::collector_list list;
   std::unordered_map<std::string, bool> beaten;  ///< each node of the list: beat this round
+  std::unordered_set<std::string> silent;        ///< nodes that did not beat last round
+  bool full_next = true;  ///< the next report names every silent node (a new list)
   uint32_t answered = 0;
-  uint64_t round = 0;  ///< the live round; its timer carries the number
+  uint64_t round = 0;                        ///< the live round; its timer carries the number
   caf::actor_clock::time_point round_start;  ///< on the actor's clock
   metrics::counter* beats = nullptr;
   metrics::counter* reports = nullptr;
@@ -52,11 +55,22 @@ void end_round(collector_self self) {
   report.version = st.list.version;
   report.round = st.round;
   report.answered = st.answered;
+  // Only changes travel: who stopped beating and who beat again since the previous round.
+  std::unordered_set<std::string> silent;
   for (auto& node : st.list.nodes)
-    if (!st.beaten[node]) report.silent.push_back(node);
-  report.round_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        self->clock().now() - st.round_start)
-                        .count();
+    if (!st.beaten[node]) silent.insert(node);
+  report.full = st.full_next;
+  for (auto& node : st.list.nodes) {
+    bool now_silent = silent.count(node) != 0;
+    bool was_silent = st.silent.count(node) != 0;
+    if (now_silent && (st.full_next || !was_silent)) report.silent.push_back(node);
+    if (!now_silent && was_silent && !st.full_next) report.returned.push_back(node);
+  }
+  st.silent = std::move(silent);
+  st.full_next = false;
+  report.round_ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(self->clock().now() - st.round_start)
+          .count();
   SHOAL_DEBUG(heartbeat, "collector round collector={} round={} answered={} silent={}", st.name,
               st.round, report.answered, report.silent.size());
   if (st.reports) st.reports->inc();
@@ -80,6 +94,7 @@ void take_list(collector_self self, msg::collector_list& list, caf::actor& manag
   st.beaten = std::move(beaten);
   st.answered = answered;
   st.list = std::move(list);
+  st.full_next = true;
   config::log().info("collector list collector={} nodes={} version={}", st.name,
                      st.list.nodes.size(), st.list.version);
   if (first) begin_round(self);

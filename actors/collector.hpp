@@ -13,10 +13,11 @@ namespace shoal::actors {
 
 /// A CollectorNode's heartbeat fan-in (seed 000, steps 5 to 7), in the shoald that serves that
 /// node: the nodes of its list beat here instead of to their node actors, and the collector
-/// answers the controller's collector manager once per round, in one message naming only the
-/// nodes that did not beat (msg::collector_report). A round ends when every node of the list has
-/// beaten, or 1.5 x HeartBeatInterval after it began; an empty list still reports every interval,
-/// which is how the manager hears that the collector itself lives.
+/// answers the controller's collector manager once per round, in one message naming only what
+/// changed: the nodes that stopped beating and those that beat again (msg::collector_report; the
+/// first round against a new list names every silent node). A round ends when every node of the
+/// list has beaten, or 1.5 x HeartBeatInterval after it began; an empty list still reports every
+/// interval, which is how the manager hears that the collector itself lives.
 ///
 /// The seed's collector asks each node and gathers the answers; here each node beats to its
 /// collector on its own interval (it was told where by the manager, through its node actor), so

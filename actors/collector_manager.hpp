@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "actors/node.hpp"
+#include "actors/state_keeper.hpp"
 #include "messages/type_ids.hpp"
 #include "metrics/registry.hpp"
 
@@ -19,9 +21,12 @@ namespace shoal::actors {
 /// gathers which node's heartbeats, and whether a node gathered that way still answers.
 ///
 /// A collector announces itself once its shoald has registered (step 3: its registration is the
-/// probe). The manager splits every other node into lists of similar size, one per collector
-/// that is up, in config order so a list stays a neighbourhood (4); sends each collector its list
-/// (5) and tells each node actor where its daemon beats now, which passes it on to the daemon.
+/// probe). Once every collector has, or `settle_ms` after the first did, the manager splits every
+/// other node into lists of similar size, one per collector that is up (4), saves the mapping
+/// (and a restarted controller gives each collector its saved list back); sends each collector
+/// its list (5) and tells each node actor where its daemon beats now, which passes it on to the
+/// daemon. Later changes move as few nodes as they can. Each report carries only changes: the
+/// nodes that stopped beating since the previous round and those that beat again.
 /// Each round report names the nodes that did not beat; a node silent past HeartBeatTimeout is
 /// told to its node actor as not responding (6: DOWN), and as responding again when it beats (8,
 /// 9A: a DOWN node stays on its list, so its collector notices its return). A collector whose
@@ -51,7 +56,12 @@ struct collector_manager_setup {
   std::map<std::string, node_actor> node_actors;  ///< every node's actor
   int64_t heartbeat_interval_ms = 30000;
   int64_t heartbeat_timeout_ms = 300000;
-  metrics::registry* meters = nullptr;  ///< null: not metered
+  /// How long after the first announcement (or a restore) the first split waits for the other
+  /// collectors; it happens at once when every collector is up.
+  int64_t settle_ms = 10000;
+  metrics::registry* meters = nullptr;             ///< null: not metered
+  state_keeper_actor keeper;                       ///< saves the lists (null: not saved)
+  std::optional<msg::collector_map_record> saved;  ///< the lists before a controller restart
 };
 
 collector_manager_actor spawn_collector_manager(caf::actor_system& sys,

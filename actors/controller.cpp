@@ -925,7 +925,11 @@ controller_actor::behavior_type controller_behavior(
     for (auto& [name, node] : st.nodes) cs.node_actors.emplace(name, node);
     cs.heartbeat_interval_ms = st.cfg.heartbeat_interval_ms;
     cs.heartbeat_timeout_ms = st.cfg.heartbeat_timeout_ms;
+    cs.settle_ms = std::min<int64_t>(st.cfg.heartbeat_interval_ms, 10000);
     cs.meters = meters;
+    cs.keeper = st.keeper;
+    if (auto rec = recovery.saved.find("collectors"); rec != recovery.saved.end())
+      cs.saved = decode_record<msg::collector_map_record>(rec->first, rec->second);
     st.collectors = spawn_collector_manager(self->system(), std::move(cs));
     self->link_to(st.collectors);
   }

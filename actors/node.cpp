@@ -322,7 +322,7 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                       for (auto& [key, sink] : st.sinks)
                         to_daemon(self, daemon, msg::attach_atom_v, key.first, key.second, sink);
                       // A restarted daemon has forgotten where it beats.
-                      if (!st.collector.empty())
+                      if (!st.collector.empty() && st.collector_port != 0)
                         to_daemon(self, daemon, msg::collector_atom_v, st.collector,
                                   st.collector_host, st.collector_port);
                       // The daemon heartbeats straight to this actor from now on.
@@ -350,7 +350,8 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
             } else {
               ++st.check_gen;  // the manager times the silence from now on
             }
-            if (st.daemon)
+            // Port 0: the collector has not announced where it listens yet.
+            if (st.daemon && (st.collector.empty() || st.collector_port != 0))
               to_daemon(self, st.daemon, msg::collector_atom_v, st.collector, st.collector_host,
                         st.collector_port);
           }),

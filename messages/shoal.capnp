@@ -431,14 +431,26 @@ struct CollectorList {
 }
 
 # One round of a collector: sent when every node of its list has beaten, or 1.5 x the interval
-# after the round began. Only what changed travels: the nodes that did not beat, by name.
+# after the round began. Only what changed travels: the nodes that stopped beating since the
+# previous round and those that beat again, by name; the first round against a list names every
+# silent node (full).
 struct CollectorReport {
   collector @0 :Text;        # the collector node's name
   version @1 :UInt64;        # the CollectorList.version this round counted against
   round @2 :UInt64;          # counts from 1 in each collector's life
   answered @3 :UInt32;       # nodes of the list that beat this round
-  silent @4 :List(Text);     # nodes of the list that did not
+  silent @4 :List(Text);     # nodes that did not beat this round but did in the previous one
+                             # (full: every node that did not beat)
   roundMs @5 :Int64;         # from the round's start to this report
+  returned @6 :List(Text);   # nodes that beat this round but not in the previous one
+  full @7 :Bool;             # the first round against this list: silent names them all
+}
+
+# The collector manager's mapping (StateSaveLocation), so that a restarted controller gives each
+# collector back its own list instead of splitting the nodes anew.
+struct CollectorMapRecord {
+  collectors @0 :List(Text); # collector names, each with its nodes below
+  nodes @1 :List(Text);      # for each collector, its list as a hostlist expression
 }
 
 # A line of `shoal control show collectors`.

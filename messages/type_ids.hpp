@@ -42,6 +42,7 @@ CAF_ADD_TYPE_ID(shoal, (shoal::msg::controller_status))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::collector_list))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::collector_report))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::collector_info))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::collector_map_record))
 CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::collector_info>))
 
 // Between processes.

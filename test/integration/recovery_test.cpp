@@ -3,6 +3,7 @@
 // admin set survive, and `shoalctld -c` starts cold.
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 
@@ -131,16 +132,15 @@ BOOST_AUTO_TEST_CASE(a_killed_controller_comes_back_with_every_job_and_running_o
 BOOST_AUTO_TEST_CASE(a_shoal_run_streams_across_a_controller_restart_and_exits_with_its_code) {
   command_options opt;
   opt.timeout = 90s;
+  auto started = scratch.file("started");
   auto run = start_cli({"run", "-N1", "sh", "-c",
-                        "i=0; while [ $i -lt 40 ]; do echo line$i; i=$((i+1)); sleep 0.2; done; "
-                        "exit 3"},
+                        "touch " + started +
+                            "; i=0; while [ $i -lt 40 ]; do echo line$i; i=$((i+1)); sleep 0.2; "
+                            "done; exit 3"},
                        opt);
-  BOOST_REQUIRE(wait_until(
-      [&] {
-        auto all = jobs();
-        return all.size() == 1 && all[0].value("state", "") == "RUNNING";
-      },
-      30s));
+  // RUNNING is not enough: a crash while the launch is still on its way loses the step (the
+  // restarted controller finds the node not running it). Wait until the task runs.
+  BOOST_REQUIRE(wait_until([&] { return ::access(started.c_str(), F_OK) == 0; }, 30s));
   BOOST_REQUIRE(crash_and_restart());
   auto r = run->finish();
   BOOST_CHECK_MESSAGE(r.exit_code == 3, r.describe());

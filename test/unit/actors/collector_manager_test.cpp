@@ -56,9 +56,14 @@ struct manager_fixture : test::coordinated_fixture {
   std::map<std::string, caf::actor> collectors;
   actors::collector_manager_actor manager;
 
-  /// c1 and c2 are CollectorNodes; n1..n6 are gathered.
-  manager_fixture() {
+  static constexpr int64_t settle_ms = 2'000;
+
+  /// c1 and c2 are CollectorNodes; n1..n6 are gathered. `saved`: the lists a previous
+  /// controller saved.
+  explicit manager_fixture(std::optional<msg::collector_map_record> saved = std::nullopt) {
     actors::collector_manager_setup setup;
+    setup.saved = std::move(saved);
+    setup.settle_ms = settle_ms;
     setup.collectors = {"c1", "c2"};
     setup.hosts = {{"c1", "10.0.0.1"}, {"c2", "10.0.0.2"}};
     for (int i = 1; i <= 6; ++i) setup.nodes.push_back("n" + std::to_string(i));
@@ -110,6 +115,7 @@ struct manager_fixture : test::coordinated_fixture {
     r.version = version ? *version : list.version;
     r.answered = static_cast<uint32_t>(list.nodes.size() - silent.size());
     r.silent = std::move(silent);
+    r.full = true;  // a stand-in names every silent node each round
     caf::anon_send(manager, msg::collect_atom_v, r);
     sched.run();
   }
@@ -137,13 +143,11 @@ struct manager_fixture : test::coordinated_fixture {
 
 BOOST_FIXTURE_TEST_SUITE(collector_manager, manager_fixture)
 
-BOOST_AUTO_TEST_CASE(nodes_are_split_evenly_among_the_collectors_that_announce) {
+BOOST_AUTO_TEST_CASE(nodes_are_split_evenly_once_every_collector_announced) {
   BOOST_REQUIRE(announce("c1"));
-  BOOST_REQUIRE_EQUAL(lists["c1"]->size(), 1u);
-  BOOST_TEST(lists["c1"]->back().nodes.size() == 6u);
-  for (auto& [name, collector] : told)
-    BOOST_TEST(*collector == (name == "c2" ? "" : "c1"));  // c2 has not announced yet
+  BOOST_TEST(lists["c1"]->empty());  // the first split waits for c2
   BOOST_REQUIRE(announce("c2"));
+  BOOST_REQUIRE_EQUAL(lists["c1"]->size(), 1u);
   auto& a = lists["c1"]->back().nodes;
   auto& b = lists["c2"]->back().nodes;
   BOOST_TEST(a.size() == 3u);
@@ -151,8 +155,42 @@ BOOST_AUTO_TEST_CASE(nodes_are_split_evenly_among_the_collectors_that_announce) 
   std::set<std::string> all(a.begin(), a.end());
   all.insert(b.begin(), b.end());
   BOOST_TEST(all.size() == 6u);  // on one list each
+  for (auto& n : a) BOOST_TEST(*told[n] == "c1");
   for (auto& n : b) BOOST_TEST(*told[n] == "c2");
   BOOST_TEST(lists["c2"]->back().interval_ms == interval_ms);
+}
+
+BOOST_AUTO_TEST_CASE(without_the_others_the_first_split_comes_after_the_settle_delay) {
+  BOOST_REQUIRE(announce("c1"));
+  advance(std::chrono::milliseconds{settle_ms});
+  BOOST_REQUIRE_EQUAL(lists["c1"]->size(), 1u);
+  BOOST_TEST(lists["c1"]->back().nodes.size() == 6u);
+  // c2 comes later: it takes its share, and only its share moves.
+  BOOST_REQUIRE(announce("c2"));
+  BOOST_TEST(lists["c1"]->back().nodes.size() == 3u);
+  BOOST_TEST(lists["c2"]->back().nodes.size() == 3u);
+  int moved = 0;
+  for (auto& [name, collector] : told) moved += *collector == "c2" ? 1 : 0;
+  BOOST_TEST(moved == 4);  // three nodes and c2's own
+}
+
+BOOST_AUTO_TEST_CASE(a_restarted_controller_gives_each_collector_its_saved_list_back) {
+  msg::collector_map_record saved;
+  saved.collectors = {"c1", "c2"};
+  saved.nodes = {"n[1,3,5]", "n[2,4,6]"};
+  manager_fixture restarted{saved};
+  // The node actors stop timing their nodes at once; nothing reaches a daemon before its
+  // collector says where it listens.
+  for (auto& [name, collector] : restarted.told) BOOST_TEST(collector->empty());
+  BOOST_REQUIRE(restarted.announce("c1"));
+  for (auto n : {"n1", "n3", "n5"}) BOOST_TEST(*restarted.told[n] == "c1");
+  BOOST_REQUIRE(restarted.announce("c2"));
+  BOOST_TEST(restarted.lists["c1"]->back().nodes == (std::vector<std::string>{"n1", "n3", "n5"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(restarted.lists["c2"]->back().nodes == (std::vector<std::string>{"n2", "n4", "n6"}),
+             boost::test_tools::per_element());
+  restarted.rounds(8, {});
+  for (auto& [name, node] : restarted.nodes) BOOST_TEST(restarted.state_of(name) == "IDLE");
 }
 
 BOOST_AUTO_TEST_CASE(a_node_that_is_not_a_collector_cannot_announce_one) {
@@ -180,12 +218,16 @@ BOOST_AUTO_TEST_CASE(gathered_nodes_stay_up_on_reports_alone_and_go_down_when_si
 
 BOOST_AUTO_TEST_CASE(a_report_against_an_older_list_says_nothing_about_nodes) {
   BOOST_REQUIRE(announce("c1"));
+  advance(std::chrono::milliseconds{settle_ms});
+  report("c1");
   auto old_version = lists["c1"]->back().version;
   BOOST_REQUIRE(announce("c2"));
-  BOOST_REQUIRE(lists["c2"]->back().nodes == (std::vector<std::string>{"n4", "n5", "n6"}));
+  auto& c2_nodes = lists["c2"]->back().nodes;
+  BOOST_REQUIRE((std::set<std::string>(c2_nodes.begin(), c2_nodes.end()) ==
+                 std::set<std::string>{"n4", "n5", "n6"}));
   // c1 goes on reporting against its first list (all six), all of them silent, past the
-  // timeout. Its word counts for none of them: c2's nodes stay up on c2's rounds, and c1's own
-  // go DOWN, since no current round vouches for them.
+  // timeout (each report full, as after a new list). Its word counts for none of them: c2's nodes
+  // stay up on c2's rounds, and c1's own go DOWN, since no current round vouches for them.
   for (int i = 0; i < 7; ++i) {
     advance(std::chrono::milliseconds{interval_ms});
     report("c1", {"n1", "n2", "n3", "n4", "n5", "n6"}, old_version);
@@ -243,8 +285,11 @@ BOOST_AUTO_TEST_CASE(a_collector_node_is_vouched_for_by_its_own_rounds) {
 
 BOOST_AUTO_TEST_CASE(without_a_collector_up_the_node_actors_time_their_daemons_again) {
   BOOST_REQUIRE(announce("c1"));
-  // c1 never reports: it goes DOWN, no collector is left, every node beats to its actor again.
-  advance(std::chrono::milliseconds{timeout_ms + interval_ms});
+  BOOST_REQUIRE(announce("c2"));
+  rounds(2, {});
+  BOOST_TEST(*told["n1"] == "c1");
+  // Neither reports any more: both go DOWN, every node beats to its actor again.
+  advance(std::chrono::milliseconds{timeout_ms});
   for (auto& [name, collector] : told) BOOST_TEST(collector->empty());
   // Their own timers run again: no beat comes, so they go DOWN after the timeout.
   advance(std::chrono::milliseconds{timeout_ms + interval_ms});

@@ -64,6 +64,7 @@ SHOAL_TRAITS(stepd_frame, StepdFrame)
 SHOAL_TRAITS(collector_list, CollectorList)
 SHOAL_TRAITS(collector_report, CollectorReport)
 SHOAL_TRAITS(collector_info, CollectorInfo)
+SHOAL_TRAITS(collector_map_record, CollectorMapRecord)
 SHOAL_TRAITS(client_request, ClientRequest)
 SHOAL_TRAITS(client_reply, ClientReply)
 
@@ -77,7 +78,8 @@ using codec_types =
                msg::job_record, msg::array_record, msg::node_record, msg::controller_record,
                msg::node_report, msg::controller_status, msg::stepd_core, msg::stepd_setup,
                msg::stepd_hello, msg::stepd_frame, msg::collector_list, msg::collector_report,
-               msg::collector_info, msg::client_request, msg::client_reply>;
+               msg::collector_info, msg::collector_map_record, msg::client_request,
+               msg::client_reply>;
 
 /// The types that travel in CAF messages, by a registered type ID: all but the front door's
 /// frames, which only ever cross its own socket (runtime/ctld/front_door.hpp).
@@ -88,7 +90,7 @@ using caf_message_types =
                msg::job_record, msg::array_record, msg::node_record, msg::controller_record,
                msg::node_report, msg::controller_status, msg::stepd_core, msg::stepd_setup,
                msg::stepd_hello, msg::stepd_frame, msg::collector_list, msg::collector_report,
-               msg::collector_info>;
+               msg::collector_info, msg::collector_map_record>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {

@@ -432,6 +432,15 @@ inline msg::collector_report sample_collector_report() {
   x.answered = 4294967295u;
   x.silent = {"node4", ""};
   x.round_ms = -45000;
+  x.returned = {"node3"};
+  x.full = true;
+  return x;
+}
+
+inline msg::collector_map_record sample_collector_map_record() {
+  msg::collector_map_record x;
+  x.collectors = {"node1", "node9"};
+  x.nodes = {"node[2-8]", ""};
   return x;
 }
 
