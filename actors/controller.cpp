@@ -29,6 +29,7 @@
 #include "policy/dependency.hpp"
 #include "policy/job_lifecycle.hpp"
 #include "topology/hostlist.hpp"
+#include "topology/partition_summary.hpp"
 
 namespace shoal::actors {
 
@@ -1105,6 +1106,17 @@ controller_actor::behavior_type controller_behavior(
                   std::vector<msg::partition_info> out;
                   for (auto& p : self->state.cfg.partitions) out.push_back(partition_view(p));
                   return out;
+                }),
+      probe.rpc("summary",
+                [self](msg::summary_atom) {
+                  auto& view = self->state.node_view;
+                  std::vector<msg::partition_info> parts;
+                  for (auto& p : self->state.cfg.partitions) parts.push_back(partition_view(p));
+                  return topology::summarize_partitions(
+                      std::move(parts), [&view](const std::string& name) {
+                        auto it = view.find(name);
+                        return it != view.end() ? it->second.state : msg::node_state::unknown;
+                      });
                 }),
       probe.rpc("config",
                 [self](msg::config_atom) { return config::render_config(self->state.cfg); }),

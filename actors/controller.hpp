@@ -45,6 +45,8 @@ using controller_actor = caf::typed_actor<
     caf::replies_to<msg::jobs_atom, uint64_t>::with<msg::job_info>,
     caf::replies_to<msg::nodes_atom>::with<std::vector<msg::node_info>>,
     caf::replies_to<msg::parts_atom>::with<std::vector<msg::partition_info>>,
+    /// `shoal info`'s default view: a group per partition and node state.
+    caf::replies_to<msg::summary_atom>::with<std::vector<msg::partition_summary>>,
     /// The running configuration, rendered.
     caf::replies_to<msg::config_atom>::with<std::string>,
     /// (job, signo, uid): job is 12, 12_4 (an array task) or 12_[1-5]; signo 0 cancels.

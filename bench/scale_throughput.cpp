@@ -11,9 +11,9 @@
 #include <thread>
 #include <vector>
 
+#include <httplib.h>
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
-#include <httplib.h>
 
 #include "bench/support.hpp"
 #include "messages/errc.hpp"
@@ -37,10 +37,10 @@ double seconds_since(clock_type::time_point start) {
 /// What one scrape of shoalctld's /metrics says about the run.
 struct snapshot {
   bool ok = false;
-  double allocated = 0;  ///< nodes ALLOCATED or MIXED
-  double pending = 0;    ///< jobs PENDING
-  double running = 0;    ///< jobs RUNNING or COMPLETING
-  double started = 0;    ///< shoal_jobs_started_total
+  double allocated = 0;        ///< nodes ALLOCATED or MIXED
+  double pending = 0;          ///< jobs PENDING
+  double running = 0;          ///< jobs RUNNING or COMPLETING
+  double started = 0;          ///< shoal_jobs_started_total
   metrics::bucket_list cycle;  ///< shoal_scheduler_cycle_seconds, cumulative
 };
 
@@ -105,24 +105,15 @@ bool run_scale_throughput_bench(const scale_throughput_options& opt) {
       opt.heartbeat_interval_s);
   std::fflush(stdout);
   runtime::local_cluster cluster;
-  auto extra = "HeartBeatInterval=" + std::to_string(opt.heartbeat_interval_s) +
-               "\nSlurmdTimeout=" + std::to_string(3 * opt.heartbeat_interval_s) +
-               "\n" +
-               runtime::local_cluster::spread_collectors(opt.nodes, opt.collectors);
-  if (auto err = cluster.launch_simulated(opt.nodes, opt.front_ends, extra)) {
-    std::printf("  cannot launch: %s\n", describe(err).c_str());
+  if (!start_simulated(cluster, opt.nodes, opt.front_ends, opt.collectors, opt.heartbeat_interval_s,
+                       3 * opt.heartbeat_interval_s))
     return false;
-  }
-  if (auto err = cluster.wait_until_ready(600)) {
-    std::printf("  not up: %s (logs in %s)\n", describe(err).c_str(), cluster.directory().c_str());
-    cluster.tear_down(true);
-    return false;
-  }
   caf::actor_system_config cfg;
   runtime::configure_actor_system(cfg, 2);
   caf::actor_system sys{cfg};
   auto conf = runtime::load_cluster_config(cluster.config_path());
-  auto ctl = conf ? runtime::connect_controller(sys, *conf) : caf::expected<caf::actor>{conf.error()};
+  auto ctl =
+      conf ? runtime::connect_controller(sys, *conf) : caf::expected<caf::actor>{conf.error()};
   if (!ctl) {
     std::printf("  cannot reach the controller: %s\n", describe(ctl.error()).c_str());
     cluster.tear_down(true);

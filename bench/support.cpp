@@ -1,5 +1,7 @@
 #include "bench/support.hpp"
 
+#include "messages/errc.hpp"
+
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -169,6 +171,23 @@ void remove_tree(const std::string& dir) {
   if (dir.empty()) return;
   std::error_code ec;
   fs::remove_all(dir, ec);
+}
+
+bool start_simulated(runtime::local_cluster& cluster, unsigned nodes, unsigned front_ends,
+                     unsigned collectors, int heartbeat_s, int timeout_s) {
+  auto extra = "HeartBeatInterval=" + std::to_string(heartbeat_s) +
+               "\nSlurmdTimeout=" + std::to_string(timeout_s) + "\n" +
+               runtime::local_cluster::spread_collectors(nodes, collectors);
+  if (auto err = cluster.launch_simulated(nodes, front_ends, extra)) {
+    std::printf("  cannot launch: %s\n", describe(err).c_str());
+    return false;
+  }
+  if (auto err = cluster.wait_until_ready(600)) {
+    std::printf("  not up: %s (logs in %s)\n", describe(err).c_str(), cluster.directory().c_str());
+    cluster.tear_down(true);
+    return false;
+  }
+  return true;
 }
 
 }  // namespace shoal::bench

@@ -6,7 +6,15 @@
 #include <string>
 #include <vector>
 
+#include "runtime/bootstrap/local_cluster.hpp"
+
 namespace shoal::bench {
+
+/// Starts `nodes` simulated nodes in `front_ends` shoald processes, `collectors` of them
+/// CollectorNodes, at HeartBeatInterval=`heartbeat_s` and SlurmdTimeout=`timeout_s`, and waits
+/// (up to 10 minutes) until every node is IDLE; false after printing why.
+bool start_simulated(runtime::local_cluster& cluster, unsigned nodes, unsigned front_ends,
+                     unsigned collectors, int heartbeat_s, int timeout_s);
 
 /// Order statistics of a set of samples, in milliseconds.
 struct summary {

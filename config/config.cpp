@@ -397,11 +397,9 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
     return {};
   }
   if (k == "collectmetrics" || k == "slurmenv") {
-    auto yes = cs::to_lower(v);
-    bool on = yes == "yes" || yes == "true" || yes == "1";
-    if (!on && yes != "no" && yes != "false" && yes != "0")
-      return bad_value(at, p, p.key, "YES or NO");
-    (k == "slurmenv" ? cfg_.slurm_env : cfg_.collect_metrics) = on;
+    auto on = cs::parse_yes_no(v);
+    if (!on) return bad_value(at, p, p.key, "YES or NO");
+    (k == "slurmenv" ? cfg_.slurm_env : cfg_.collect_metrics) = *on;
     return {};
   }
   if (k == "heartbeatinterval" || k == "slurmdtimeout" || k == "heartbeattimeout") {
@@ -640,13 +638,9 @@ caf::error parser::apply_node_key(node_template& rec, const cs::pair& p, const w
   } else if (k == "features" || k == "feature") {
     n.features = p.value;
   } else if (k == "simulate") {
-    auto yes = cs::to_lower(p.value);
-    if (yes == "yes" || yes == "true" || yes == "1")
-      n.simulate = true;
-    else if (yes == "no" || yes == "false" || yes == "0")
-      n.simulate = false;
-    else
-      return bad_value(at, p, "Simulate", "YES or NO");
+    auto yes = cs::parse_yes_no(p.value);
+    if (!yes) return bad_value(at, p, "Simulate", "YES or NO");
+    n.simulate = *yes;
   } else if (k == "state") {
     auto state = cs::to_upper(p.value);
     if (state == "DRAINING" || state == "DRAINED") state = "DRAIN";
@@ -741,13 +735,9 @@ caf::error parser::apply_partition_key(partition_template& rec, const cs::pair& 
   if (k == "nodes") {
     rec.nodes_expr = p.value;
   } else if (k == "default") {
-    auto yes = cs::to_lower(p.value);
-    if (yes == "yes" || yes == "true" || yes == "1")
-      part.is_default = true;
-    else if (yes == "no" || yes == "false" || yes == "0")
-      part.is_default = false;
-    else
-      return bad_value(at, p, "Default", "YES or NO");
+    auto yes = cs::parse_yes_no(p.value);
+    if (!yes) return bad_value(at, p, "Default", "YES or NO");
+    part.is_default = *yes;
   } else if (k == "maxtime" || k == "defaulttime") {
     auto seconds = parse_time_limit(p.value);
     if (!seconds)

@@ -57,6 +57,13 @@ std::string to_lower(std::string_view text) {
   return out;
 }
 
+std::optional<bool> parse_yes_no(std::string_view text) {
+  auto v = to_lower(text);
+  if (v == "yes" || v == "true" || v == "1") return true;
+  if (v == "no" || v == "false" || v == "0") return false;
+  return std::nullopt;
+}
+
 std::string to_upper(std::string_view text) {
   std::string out{text};
   for (auto& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));

@@ -37,6 +37,9 @@ bool is_blank(char c);
 std::string to_lower(std::string_view text);
 std::string to_upper(std::string_view text);
 
+/// Slurm's booleans: YES, TRUE or 1 and NO, FALSE or 0, any case; nullopt for anything else.
+std::optional<bool> parse_yes_no(std::string_view text);
+
 /// A non-negative decimal integer no larger than `max`; nullopt for anything else (signs,
 /// blanks, empty text, overflow).
 std::optional<uint64_t> parse_unsigned(std::string_view text, uint64_t max);

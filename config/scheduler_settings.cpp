@@ -11,17 +11,6 @@ namespace {
 
 constexpr uint64_t max_u32 = 0xffff'ffffu;
 
-bool parse_yes_no(const std::string& value, bool& out) {
-  auto v = cs::to_lower(value);
-  if (v == "yes" || v == "true" || v == "1")
-    out = true;
-  else if (v == "no" || v == "false" || v == "0")
-    out = false;
-  else
-    return false;
-  return true;
-}
-
 /// SchedulerParameters: comma-separated options; the backfill ones shoal knows are applied,
 /// the others Slurm has are accepted and ignored (they tune Slurm internals).
 bool apply_scheduler_parameters(scheduler_settings& s, const std::string& value,
@@ -109,7 +98,10 @@ bool apply_scheduler_key(scheduler_settings& s, const std::string& k, const std:
     return true;
   }
   if (k == "priorityfavorsmall") {
-    if (!parse_yes_no(value, s.favor_small)) error = "expected YES or NO";
+    if (auto yes = cs::parse_yes_no(value))
+      s.favor_small = *yes;
+    else
+      error = "expected YES or NO";
     return true;
   }
   if (k == "maxarraysize") {

@@ -386,7 +386,7 @@ struct ClientRequest {
   op @0 :UInt8;              # 1 ping, 2 jobs, 3 job, 4 nodes, 5 partitions, 6 config, 7 cancel,
                              # 8 jobControl, 9 pending, 10 map, 11 nodeUpdate, 12 setDebug,
                              # 13 debugFlags, 14 diagReset, 15 submit, 16 signal, 17 run,
-                             # 18 attach, 19 collectors
+                             # 18 attach, 19 collectors, 20 partitionSummary
   credential @1 :Text;       # the caller's credential (AuthType); empty under auth/none
   includeFinished @2 :Bool;  # jobs: finished ones too
   jobId @3 :UInt64;          # job, signal, attach
@@ -417,6 +417,20 @@ struct ClientReply {
   exited @11 :StepExit;
   event @12 :JobEvent;
   collectors @13 :List(CollectorInfo); # collectors
+  summary @14 :List(PartitionSummary); # partitionSummary
+}
+
+# `shoal info`'s default view, grouped by the controller: a line per partition and node state,
+# without shipping every node's record (100,000 nodes: a few lines, not 100,000 records).
+struct StateGroup {
+  state @0 :Text $C.type("node_state") $C.init("node_state::unknown");
+  count @1 :UInt32;
+  nodes @2 :Text;            # hostlist, as `scontrol show hostlistsorted` prints it
+}
+
+struct PartitionSummary {
+  partition @0 :PartitionInfo;  # its nodes list left empty
+  groups @1 :List(StateGroup);  # in order of first appearance; empty: a partition without nodes
 }
 
 # -- heartbeat fan-in (seed 000's CollectorNodes; actors/collector.hpp) ----------------------------

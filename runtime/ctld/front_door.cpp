@@ -327,6 +327,13 @@ void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t numb
     case op::config:
       forward<std::string>(self, hdl, serial, number, caf::make_message(msg::config_atom_v), text);
       return;
+    case op::partition_summary:
+      forward<std::vector<msg::partition_summary>>(
+          self, hdl, serial, number, caf::make_message(msg::summary_atom_v),
+          [](msg::client_reply& r, std::vector<msg::partition_summary>& v) {
+            r.summary = std::move(v);
+          });
+      return;
     case op::collectors:
       forward<std::vector<msg::collector_info>>(
           self, hdl, serial, number, caf::make_message(msg::collectors_atom_v),

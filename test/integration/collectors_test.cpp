@@ -134,28 +134,10 @@ BOOST_AUTO_TEST_SUITE_END()
 namespace {
 
 /// 100 simulated nodes in two front ends, ten of them collectors (node1, node11, ... node91).
-struct many_collected_nodes {
-  many_collected_nodes() {
-    if (auto err = cluster.launch_simulated(
-            100, 2,
-            test_auth_config() + fast_heartbeats +
-                shoal::runtime::local_cluster::spread_collectors(100, 10))) {
-      cluster.tear_down(true);
-      throw std::runtime_error("cannot launch: " + shoal::describe(err));
-    }
-    if (auto err = cluster.wait_until_ready(60)) {
-      auto dir = cluster.directory();
-      cluster.tear_down(true);
-      throw std::runtime_error("the simulated cluster did not come up; logs in " + dir);
-    }
-  }
-  ~many_collected_nodes() {
-    if (!current_test_passed()) {
-      std::cerr << "integration: cluster kept in " << cluster.directory() << "\n";
-      cluster.tear_down(true);
-    }
-  }
-  shoal::runtime::local_cluster cluster;
+struct many_collected_nodes : simulated_cluster_fixture {
+  many_collected_nodes()
+      : simulated_cluster_fixture(
+            100, 2, fast_heartbeats + shoal::runtime::local_cluster::spread_collectors(100, 10)) {}
 };
 
 }  // namespace

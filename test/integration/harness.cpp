@@ -424,6 +424,25 @@ size_t count_lines_with(const std::string& text, const std::string& needle) {
 
 // -- fixtures -------------------------------------------------------------------------------------
 
+simulated_cluster_fixture::simulated_cluster_fixture(unsigned nodes, unsigned front_ends,
+                                                     const std::string& extra_config) {
+  if (auto err = cluster.launch_simulated(nodes, front_ends, test_auth_config() + extra_config)) {
+    cluster.tear_down(true);
+    throw std::runtime_error("cannot launch: " + shoal::describe(err));
+  }
+  if (auto err = cluster.wait_until_ready(60)) {
+    auto dir = cluster.directory();
+    cluster.tear_down(true);
+    throw std::runtime_error("the simulated cluster did not come up; logs in " + dir);
+  }
+}
+
+simulated_cluster_fixture::~simulated_cluster_fixture() {
+  if (current_test_passed()) return;
+  std::cerr << "integration: simulated cluster kept in " << cluster.directory() << "\n";
+  cluster.tear_down(true);
+}
+
 cluster_fixture::cluster_fixture(unsigned nodes, const std::string& extra_config) {
   if (auto err = cluster.launch(nodes, test_auth_config() + extra_config)) {
     cluster.tear_down(true);

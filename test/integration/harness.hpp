@@ -172,6 +172,21 @@ size_t count_lines_with(const std::string& text, const std::string& needle);
 
 // -- fixtures -------------------------------------------------------------------------------------
 
+/// `nodes` simulated nodes (`shoald --simulate`) served by `front_ends` shoald processes,
+/// launched (with test_auth_config() and `extra_config`) and waited for in the constructor,
+/// which throws when they do not come up within 60 s. When the test failed, the cluster's
+/// directory is kept and its path printed.
+class simulated_cluster_fixture {
+ public:
+  simulated_cluster_fixture(unsigned nodes, unsigned front_ends,
+                            const std::string& extra_config = "");
+  ~simulated_cluster_fixture();
+  simulated_cluster_fixture(const simulated_cluster_fixture&) = delete;
+  simulated_cluster_fixture& operator=(const simulated_cluster_fixture&) = delete;
+
+  shoal::runtime::local_cluster cluster;
+};
+
 /// A cluster of `nodes` node daemons, launched and waited for (every node IDLE) in the
 /// constructor; the constructor throws when it does not come up within 60 s. A scratch
 /// directory serves as the working directory of CLI commands. When the test failed, the

@@ -13,24 +13,8 @@ using namespace shoal::test;
 
 namespace {
 
-struct simulated_cluster {
-  simulated_cluster() {
-    if (auto err = cluster.launch_simulated(64, 2, test_auth_config())) {
-      cluster.tear_down(true);
-      throw std::runtime_error("cannot launch: " + shoal::describe(err));
-    }
-    if (auto err = cluster.wait_until_ready(60)) {
-      auto dir = cluster.directory();
-      cluster.tear_down(true);
-      throw std::runtime_error("the simulated cluster did not come up; logs in " + dir);
-    }
-  }
-  ~simulated_cluster() {
-    if (!current_test_passed()) {
-      std::cerr << "integration: simulated cluster kept in " << cluster.directory() << "\n";
-      cluster.tear_down(true);
-    }
-  }
+struct simulated_cluster : simulated_cluster_fixture {
+  simulated_cluster() : simulated_cluster_fixture(64, 2) {}
 
   /// How many nodes `info -N --json` lists in `state`.
   size_t nodes_in(const std::string& state) {
@@ -57,7 +41,6 @@ struct simulated_cluster {
     return run_shoal(cluster.config_path(), args, opt);
   }
 
-  shoal::runtime::local_cluster cluster;
   scratch_dir scratch;
 };
 

@@ -136,6 +136,15 @@ command_runner add_info_command(CLI::App& app, const std::string& conf) {
     int code = 0;
     auto s = open_session("info", conf, code);
     if (!s) return code;
+    if (!*node_oriented && opt.format.empty() && !opt.json) {
+      // The controller groups the nodes: a few lines, whatever the cluster's size. A controller
+      // older than the summary refuses the request; then the nodes come one by one as before.
+      auto sums = ask<std::vector<msg::partition_summary>>(*s, msg::summary_atom_v);
+      if (sums) return print_or_fail("info", render_partition_summary(*sums, opt));
+      auto older = sums.error().category() == error_category &&
+                   static_cast<errc>(sums.error().code()) == errc::invalid_request;
+      if (!older) return fail("info", describe(sums.error()));
+    }
     auto node_list = ask<std::vector<msg::node_info>>(*s, msg::nodes_atom_v);
     if (!node_list) return fail("info", describe(node_list.error()));
     auto part_list = ask<std::vector<msg::partition_info>>(*s, msg::parts_atom_v);

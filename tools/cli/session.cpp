@@ -261,6 +261,14 @@ msg::client_request to_request(msg::collectors_atom) {
   return msg::make_client_request(msg::client_op::collectors);
 }
 
+void take(msg::client_reply& r, std::vector<msg::partition_summary>& out) {
+  out = std::move(r.summary);
+}
+
+msg::client_request to_request(msg::summary_atom) {
+  return msg::make_client_request(msg::client_op::partition_summary);
+}
+
 void quit_process(int code) {
   std::fflush(stdout);
   std::fflush(stderr);

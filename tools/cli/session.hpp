@@ -81,6 +81,7 @@ msg::client_request to_request(msg::dbgflags_atom, std::string changes, std::str
 msg::client_request to_request(msg::diagreset_atom, uint32_t uid);
 msg::client_request to_request(msg::submit_atom, msg::job_request req);
 msg::client_request to_request(msg::collectors_atom);
+msg::client_request to_request(msg::summary_atom);
 
 /// The answer a reply carries, by the type the controller's actor answers with.
 void take(msg::client_reply& r, std::vector<msg::job_info>& out);
@@ -91,6 +92,7 @@ void take(msg::client_reply& r, std::vector<msg::pending_detail>& out);
 void take(msg::client_reply& r, msg::topology_view& out);
 void take(msg::client_reply& r, std::string& out);
 void take(msg::client_reply& r, std::vector<msg::collector_info>& out);
+void take(msg::client_reply& r, std::vector<msg::partition_summary>& out);
 inline void take(msg::client_reply&, caf::ok_atom&) {}
 
 /// Sends a request through the front door and returns its answer, typed as the controller's

@@ -3,10 +3,12 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <unordered_map>
 
 #include "config/duration.hpp"
 #include "tools/format/table.hpp"
 #include "topology/hostlist.hpp"
+#include "topology/partition_summary.hpp"
 
 namespace shoal::cli {
 
@@ -219,7 +221,8 @@ struct partition_row {
   const msg::partition_info* part = nullptr;
   bool has_state = false;  ///< false for a partition without nodes ("n/a")
   msg::node_state state = msg::node_state::unknown;
-  std::vector<std::string> nodes;
+  size_t count = 0;
+  std::string nodelist;  ///< as `scontrol show hostlistsorted` prints the group's nodes
 };
 
 std::string avail_text(const std::string& state) {
@@ -265,8 +268,8 @@ std::vector<field<partition_row>> partition_fields() {
   f.push_back({"Nodes",
                "NODES",
                true,
-               [](const R& r) { return std::to_string(r.nodes.size()); },
-               [](const R& r) { return static_cast<double>(r.nodes.size()); },
+               [](const R& r) { return std::to_string(r.count); },
+               [](const R& r) { return static_cast<double>(r.count); },
                {}});
   f.push_back(
       {"State",
@@ -282,35 +285,46 @@ std::vector<field<partition_row>> partition_fields() {
   f.push_back({"NodeList",
                "NODELIST",
                false,
-               [](const R& r) { return topology::compress_hostlist_sorted(r.nodes); },
+               [](const R& r) { return r.nodelist; },
                {},
                [](const R& r, const std::vector<std::string>& v) {
-                 return detail::names_intersect(r.nodes, v);
+                 return detail::hostlists_intersect(r.nodelist, v);
                }});
   return f;
 }
 
-std::vector<partition_row> partition_rows(const std::vector<msg::partition_info>& parts,
-                                          const std::vector<msg::node_info>& nodes) {
-  std::map<std::string, const msg::node_info*> by_name;
-  for (auto& n : nodes) by_name.emplace(n.name, &n);
+/// One row per group of the summaries (which outlive the rows), "n/a" for a partition without.
+std::vector<partition_row> partition_rows(const std::vector<msg::partition_summary>& sums) {
   std::vector<partition_row> rows;
-  for (auto& p : parts) {
-    auto first = rows.size();
-    for (auto& name : p.nodes) {
-      auto it = by_name.find(name);
-      auto state = it == by_name.end() ? msg::node_state::unknown : it->second->state;
-      auto row = std::find_if(rows.begin() + static_cast<std::ptrdiff_t>(first), rows.end(),
-                              [&](const partition_row& r) { return r.state == state; });
-      if (row == rows.end()) {
-        rows.push_back({&p, true, state, {}});
-        row = rows.end() - 1;
-      }
-      row->nodes.push_back(name);
-    }
-    if (rows.size() == first) rows.push_back({&p, false, msg::node_state::unknown, {}});
+  for (auto& s : sums) {
+    for (auto& g : s.groups) rows.push_back({&s.partition, true, g.state, g.count, g.nodes});
+    if (s.groups.empty()) rows.push_back({&s.partition, false, msg::node_state::unknown, 0, {}});
   }
   return rows;
+}
+
+/// Partitions in order of their first surviving group, with counts over surviving groups.
+std::string partitions_json(const std::vector<partition_row>& rows,
+                            const std::vector<msg::partition_info>& full) {
+  std::vector<std::string> order;
+  std::map<std::string, nlohmann::json> counts;
+  for (auto& r : rows) {
+    if (counts.count(r.part->name) == 0) {
+      order.push_back(r.part->name);
+      counts[r.part->name] = nlohmann::json::object();
+    }
+    if (r.has_state) counts[r.part->name][msg::short_name(r.state)] = r.count;
+  }
+  auto list = nlohmann::json::array();
+  for (auto& name : order) {
+    auto p = std::find_if(full.begin(), full.end(),
+                          [&](const msg::partition_info& x) { return x.name == name; });
+    if (p == full.end()) continue;
+    auto doc = to_json(*p);
+    doc["nodes_by_state"] = std::move(counts[name]);
+    list.push_back(std::move(doc));
+  }
+  return dump({{"partitions", std::move(list)}});
 }
 
 // -- nodes --------------------------------------------------------------------
@@ -496,28 +510,28 @@ caf::expected<std::string> render_jobs(const std::vector<msg::job_info>& jobs,
 caf::expected<std::string> render_partitions(const std::vector<msg::partition_info>& parts,
                                              const std::vector<msg::node_info>& nodes,
                                              const listing_options& opt) {
+  std::unordered_map<std::string, msg::node_state> state;
+  state.reserve(nodes.size());
+  for (auto& n : nodes) state.emplace(n.name, n.state);
+  auto sums = topology::summarize_partitions(parts, [&](const std::string& name) {
+    auto it = state.find(name);
+    return it == state.end() ? msg::node_state::unknown : it->second;
+  });
   auto fields = partition_fields();
-  auto rows = partition_rows(parts, nodes);
+  auto rows = partition_rows(sums);
   if (auto err = detail::filter_and_sort(rows, fields, opt)) return err;
-  if (opt.json) {
-    // Partitions in order of their first surviving group, counts over surviving groups.
-    std::vector<const msg::partition_info*> order;
-    std::map<const msg::partition_info*, nlohmann::json> counts;
-    for (auto& r : rows) {
-      if (counts.count(r.part) == 0) {
-        order.push_back(r.part);
-        counts[r.part] = nlohmann::json::object();
-      }
-      if (r.has_state) counts[r.part][msg::short_name(r.state)] = r.nodes.size();
-    }
-    auto list = nlohmann::json::array();
-    for (auto* p : order) {
-      auto doc = to_json(*p);
-      doc["nodes_by_state"] = std::move(counts[p]);
-      list.push_back(std::move(doc));
-    }
-    return dump({{"partitions", std::move(list)}});
-  }
+  if (opt.json) return partitions_json(rows, parts);
+  auto cols = detail::pick_columns(
+      fields, opt.format, {"Partition", "Avail", "TimeLimit", "Nodes", "State", "NodeList"});
+  if (!cols) return cols.error();
+  return detail::render_table(rows, *cols, opt.no_header);
+}
+
+caf::expected<std::string> render_partition_summary(const std::vector<msg::partition_summary>& sums,
+                                                    const listing_options& opt) {
+  auto fields = partition_fields();
+  auto rows = partition_rows(sums);
+  if (auto err = detail::filter_and_sort(rows, fields, opt)) return err;
   auto cols = detail::pick_columns(
       fields, opt.format, {"Partition", "Avail", "TimeLimit", "Nodes", "State", "NodeList"});
   if (!cols) return cols.error();

@@ -53,6 +53,12 @@ caf::expected<std::string> render_jobs(const std::vector<msg::job_info>& jobs,
 /// counts as unknown. Fields: Partition, Avail, TimeLimit, Nodes, State, NodeList.
 /// JSON: `{"partitions":[...]}`, each partition's fields plus "nodes_by_state" counted over the
 /// groups that pass the filters.
+/// The same table from the controller's grouping (topology::summarize_partitions: the
+/// partition_summary op), without every node's record; the table only (no JSON: JSON lists each
+/// partition's nodes, which the summary leaves out).
+caf::expected<std::string> render_partition_summary(const std::vector<msg::partition_summary>& sums,
+                                                    const listing_options& opt);
+
 caf::expected<std::string> render_partitions(const std::vector<msg::partition_info>& parts,
                                              const std::vector<msg::node_info>& nodes,
                                              const listing_options& opt);

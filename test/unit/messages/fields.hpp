@@ -437,6 +437,21 @@ inline msg::collector_report sample_collector_report() {
   return x;
 }
 
+inline msg::state_group sample_state_group() {
+  msg::state_group x;
+  x.state = msg::node_state::drained;
+  x.count = 4294967295u;
+  x.nodes = "node[1-3,7]";
+  return x;
+}
+
+inline msg::partition_summary sample_partition_summary() {
+  msg::partition_summary x;
+  x.partition = sample_partition_info();
+  x.groups = {sample_state_group(), {}};
+  return x;
+}
+
 inline msg::collector_map_record sample_collector_map_record() {
   msg::collector_map_record x;
   x.collectors = {"node1", "node9"};
@@ -524,6 +539,7 @@ inline msg::client_reply sample_client_reply() {
   x.exited = sample_step_exit();
   x.event = sample_job_event();
   x.collectors = {sample_collector_info()};
+  x.summary = {sample_partition_summary()};
   return x;
 }
 
