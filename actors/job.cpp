@@ -9,6 +9,7 @@
 #include <caf/all.hpp>
 
 #include "actors/clock.hpp"
+#include "actors/job_mail.hpp"
 #include "actors/metering.hpp"
 #include "actors/saved_state.hpp"
 #include "actors/scheduling.hpp"
@@ -474,11 +475,18 @@ policy::transition handle(job_self self, const policy::event& ev, event_data dat
 void execute(job_self self, const policy::transition& t, event_data& data) {
   if (t.outcome != verdict::applied) return;
   auto& st = self->state;
+  auto before = st.info.state;
   st.life = t.next;
   st.info.state = policy::to_job_state(st.life.state);
   st.info.reason = st.life.reason;
   follow_ups then;
   for (auto& e : t.effects) run_effect(self, e, data, then);
+  // After the effects, so the start and end times and the exit code are the transition's own.
+  if (!st.setup.mail_prog.empty()) {
+    if (auto event = mail_event(st.info.mail_type, before, st.info.state))
+      send_mail(self->system(),
+                mail_for(st.info, *event, st.setup.cluster_name, st.setup.mail_prog, unix_now()));
+  }
   for (auto& [ev, next_data] : then) handle(self, ev, std::move(next_data));
 }
 

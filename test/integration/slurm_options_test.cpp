@@ -211,3 +211,58 @@ BOOST_AUTO_TEST_CASE(an_option_that_would_change_what_the_job_gets_is_refused) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+/// A MailProg that appends its mail type, subject and recipient to a log, one line a mail.
+struct mail_log {
+  scratch_dir dir;
+  std::string log = dir.file("mail.log");
+  std::string prog = write_file(dir.file("mail.sh"),
+                                "#!/bin/sh\nprintf '%s|%s|%s\\n' \"$SLURM_JOB_MAIL_TYPE\" "
+                                "\"$2\" \"$3\" >> " +
+                                    log + "\n",
+                                true);
+};
+
+struct mailing_node : mail_log, cluster_fixture {
+  mailing_node() : cluster_fixture(1, "MailProg=" + prog + "\n") {}
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(slurm_mail, mailing_node)
+
+BOOST_AUTO_TEST_CASE(mail_prog_runs_on_the_events_the_job_asked_for) {
+  auto quiet = run_cli({"batch", "--wrap=true"});
+  BOOST_REQUIRE(wait_job_state(submitted_job_id(quiet.out), "COMPLETED"));
+  auto r =
+      run_cli({"batch", "--mail-type=BEGIN,END", "--mail-user=alice@example.org", "--wrap=true"});
+  auto id = std::to_string(submitted_job_id(r.out));
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_REQUIRE(wait_until([&] { return lines_of(read_file(log)).size() >= 2; }, 30s));
+  auto lines = lines_of(read_file(log));
+  BOOST_REQUIRE_EQUAL(lines.size(), 2u);
+  auto began = "Began|Slurm Job_id=" + id + " Name=wrap Began, Queued time ";
+  BOOST_CHECK_MESSAGE(lines[0].rfind(began, 0) == 0, lines[0]);
+  BOOST_CHECK_MESSAGE(
+      lines[0].size() > 18 && lines[0].substr(lines[0].size() - 18) == "|alice@example.org",
+      lines[0]);
+  auto ended = "Ended|Slurm Job_id=" + id + " Name=wrap Ended, Run time ";
+  BOOST_CHECK_MESSAGE(lines[1].rfind(ended, 0) == 0, lines[1]);
+  BOOST_CHECK_MESSAGE(
+      lines[1].find(", COMPLETED, ExitCode 0|alice@example.org") != std::string::npos, lines[1]);
+
+  auto failing = run_cli({"batch", "--mail-type=FAIL", "--wrap=exit 3"});
+  auto failed_id = std::to_string(submitted_job_id(failing.out));
+  BOOST_REQUIRE(wait_until([&] { return lines_of(read_file(log)).size() >= 3; }, 30s));
+  auto last = lines_of(read_file(log)).back();
+  BOOST_CHECK_MESSAGE(last.rfind("Failed|Slurm Job_id=" + failed_id + " Name=wrap Failed", 0) == 0,
+                      last);
+  // No --mail-user: the job's owner.
+  BOOST_CHECK_MESSAGE(last.find(", FAILED, ExitCode 3|") != std::string::npos, last);
+  BOOST_CHECK_MESSAGE(
+      last.substr(last.rfind('|') + 1) == job(std::stoull(failed_id)).value("user", ""), last);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

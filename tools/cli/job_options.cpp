@@ -89,8 +89,9 @@ void add_job_options(CLI::App& app, job_options& o, bool batch) {
   app.add_option("-q,--qos", o.qos, "Quality of service to record with the job (no limits apply)");
   app.add_option("--comment", o.comment, "Comment to record with the job");
   app.add_option("--mail-type", o.mail_type,
-                 "NONE, BEGIN, END, FAIL, REQUEUE, ALL, ... (recorded; shoal sends no mail)");
-  app.add_option("--mail-user", o.mail_user, "Who the mail is for (recorded; no mail is sent)");
+                 "When to mail: NONE, BEGIN, END, FAIL, REQUEUE, ALL, ... (through the cluster's "
+                 "MailProg; none without one)");
+  app.add_option("--mail-user", o.mail_user, "Who the mail goes to (default: the job's owner)");
   app.add_option("--open-mode", o.open_mode,
                  batch ? "How the output and error files are opened: append (default) or truncate"
                        : "append or truncate: accepted for srun's sake; shoal run writes no "
