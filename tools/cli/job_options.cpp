@@ -79,8 +79,10 @@ void add_job_options(CLI::App& app, job_options& o, bool batch) {
                  "3-D torus only: coprocessor (default) or virtual; recorded with the job");
   app.add_option("--ntasks-per-node", o.ntasks_per_node,
                  "Tasks on each node: without -n, -n is nodes x this; with -n, at most this "
-                 "many per node");
-  app.add_option("--mincpus", o.mincpus, "Use only nodes with at least this many CPUs");
+                 "many per node")
+      ->type_name("N");
+  app.add_option("--mincpus", o.mincpus, "Use only nodes with at least this many CPUs")
+      ->type_name("N");
   app.add_option("--export", o.export_env,
                  "Environment the job gets: ALL (default), NONE (only SHOAL_* and SLURM_*), or "
                  "VAR[=VALUE],... (those, with SHOAL_* and SLURM_*; ALL in the list adds all)");
