@@ -221,6 +221,8 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
   setup.req = std::move(req);
   setup.workload = std::move(workload);
   setup.kill_wait_s = st.cfg.kill_wait_s;
+  setup.mail_prog = st.cfg.mail_prog;
+  setup.cluster_name = st.cfg.cluster_name;
   setup.meters = st.meters;
   setup.admin_uid = st.admin_uid;
   setup.client = std::move(client);

@@ -9,6 +9,7 @@
 #include <caf/all.hpp>
 
 #include "actors/clock.hpp"
+#include "actors/job_mail.hpp"
 #include "actors/metering.hpp"
 #include "actors/saved_state.hpp"
 #include "actors/scheduling.hpp"
@@ -230,6 +231,10 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
                  const msg::job_request& req, caf::actor client) {
   auto& st = self->state;
   auto ntasks = req.ntasks > 0 ? req.ntasks : static_cast<uint32_t>(nodes.size());
+  // A step without -n: nodes x --ntasks-per-node, as srun counts. (A job's own request has its
+  // count already, from resolve_submission.)
+  if (req.ntasks == 0 && req.workload.ntasks_per_node > 0)
+    ntasks = static_cast<uint32_t>(nodes.size()) * req.workload.ntasks_per_node;
   if (req.batch) ntasks = 1;
   auto layout = distribute_tasks(ntasks, static_cast<uint32_t>(nodes.size()));
   std::vector<std::string> step_names;
@@ -290,6 +295,7 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     lr.partition = st.info.partition;
     lr.job_node_count = static_cast<uint32_t>(st.nodes.size());
     lr.mem_limit_mb = memory_on(st, launched[k]);
+    lr.open_mode = req.workload.open_mode;
     lr.switch_data = *switch_data;
     requests.push_back(std::move(lr));
   }
@@ -469,11 +475,18 @@ policy::transition handle(job_self self, const policy::event& ev, event_data dat
 void execute(job_self self, const policy::transition& t, event_data& data) {
   if (t.outcome != verdict::applied) return;
   auto& st = self->state;
+  auto before = st.info.state;
   st.life = t.next;
   st.info.state = policy::to_job_state(st.life.state);
   st.info.reason = st.life.reason;
   follow_ups then;
   for (auto& e : t.effects) run_effect(self, e, data, then);
+  // After the effects, so the start and end times and the exit code are the transition's own.
+  if (!st.setup.mail_prog.empty()) {
+    if (auto event = mail_event(st.info.mail_type, before, st.info.state))
+      send_mail(self->system(),
+                mail_for(st.info, *event, st.setup.cluster_name, st.setup.mail_prog, unix_now()));
+  }
   for (auto& [ev, next_data] : then) handle(self, ev, std::move(next_data));
 }
 
@@ -534,7 +547,16 @@ caf::result<msg::job_event> on_step_request(job_self self, msg::job_request& req
                       "job " + std::to_string(st.info.job_id) + " is not running");
   auto have = static_cast<uint32_t>(st.nodes.size());
   auto want = req.min_nodes;
+  const auto per_node = req.workload.ntasks_per_node;
+  if (want == 0 && req.ntasks > 0 && per_node > 0)
+    want = std::min((req.ntasks + per_node - 1) / per_node, have);
   if (want == 0) want = req.ntasks > 0 ? std::min(req.ntasks, have) : have;
+  if (per_node > 0 && req.ntasks > uint64_t{want} * per_node)
+    return make_error(errc::unsatisfiable,
+                      "requested node configuration is not available: step of " +
+                          std::to_string(req.ntasks) + " tasks at most " +
+                          std::to_string(per_node) + " per node (--ntasks-per-node) on " +
+                          std::to_string(want) + " nodes of job " + std::to_string(st.info.job_id));
   if (want > have)
     return make_error(errc::unsatisfiable, "step needs " + std::to_string(want) +
                                                " nodes but job " + std::to_string(st.info.job_id) +
@@ -888,6 +910,13 @@ msg::job_info initial_job_info(const job_setup& setup) {
   info.begin_time = req.workload.begin_time;
   info.mem_per_node_mb = req.workload.mem_per_node_mb;
   info.over_subscribe = req.workload.exclusive ? "NO" : req.workload.oversubscribe ? "YES" : "OK";
+  info.account = req.workload.account;
+  info.qos = req.workload.qos;
+  info.comment = req.workload.comment;
+  info.mail_type = req.workload.mail_type;
+  info.mail_user = req.workload.mail_user;
+  info.ntasks_per_node = req.workload.ntasks_per_node;
+  info.min_cpus = req.workload.min_cpus;
   info.state = msg::job_state::pending;
   if (req.workload.hold) info.reason = "JobHeldUser";
   return info;

@@ -28,6 +28,10 @@ struct job_setup {
   msg::job_request req;
   policy::workload_ptr workload;  ///< req's --array and --dependency, parsed at submission
   int64_t kill_wait_s = 30;
+  /// MailProg=, run on the job's --mail-type events (empty: no mail), and ClusterName= for its
+  /// SLURM_CLUSTER_NAME.
+  std::string mail_prog;
+  std::string cluster_name;
   uint32_t admin_uid = 0;  ///< besides root, this uid may cancel any job (the controller's)
   caf::actor client;       ///< the waiting `shoal run`, or invalid for batch jobs
   caf::actor controller;

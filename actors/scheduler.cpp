@@ -225,6 +225,8 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
   r.cpus_per_task = std::max<uint32_t>(1, req.cpus_per_task);
   r.mem_per_node_mb = req.workload.mem_per_node_mb;
   r.mem_per_cpu_mb = req.workload.mem_per_cpu_mb;
+  r.tasks_per_node = req.workload.ntasks_per_node;
+  r.min_cpus = req.workload.min_cpus;
   r.exclusive = req.workload.exclusive || !st.settings.consumable;
   r.sharing = req.workload.exclusive       ? policy::share_request::exclusive
               : req.workload.oversubscribe ? policy::share_request::oversubscribe

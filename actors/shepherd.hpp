@@ -59,7 +59,7 @@ using step_report_actor = caf::typed_actor<
 /// Batch (`req.batch`): one task (rank 0) runs `req.script`, held in a sealed in-memory file
 /// (memfd, mode 0700) that the task reads as /dev/fd/N (its $0), stdout to `req.stdout_path` and
 /// stderr to `req.stderr_path` (or stdout's file when empty), both opened O_APPEND|O_CREAT as the
-/// job's user.
+/// job's user (and O_TRUNC when `req.open_mode` is "truncate").
 ///
 /// Otherwise output is sent as it arrives, in chunks of whole lines where possible (at most
 /// 64 KiB), as `msg::task_output` to `sink` (skipped when `sink` is invalid).

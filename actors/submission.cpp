@@ -138,6 +138,14 @@ caf::expected<msg::job_request> resolve_submission(
   if (!required->empty()) req.nodelist = topology::compress_hostlist(*required);
 
   auto cpus_per_task = std::max<uint32_t>(1, req.cpus_per_task);
+  const auto per_node = req.workload.ntasks_per_node;
+  if (per_node > 0 && req.ntasks == 0) {
+    // As sbatch and srun: without -n, the count is nodes x --ntasks-per-node (one node when -N
+    // is open too).
+    req.min_nodes = std::max<uint32_t>({1, req.min_nodes, static_cast<uint32_t>(required->size())});
+    req.ntasks =
+        static_cast<uint32_t>(std::min<uint64_t>(uint64_t{req.min_nodes} * per_node, UINT32_MAX));
+  }
   if (req.min_nodes == 0) {
     if (req.ntasks > 0) {
       // Whole nodes: as many as the tasks need at the smallest node's CPU count.
@@ -149,8 +157,9 @@ caf::expected<msg::job_request> resolve_submission(
         auto c = n.cpus > 0 ? n.cpus : n.reported.cpus;
         if (c > 0) node_cpus = node_cpus == 0 ? c : std::min(node_cpus, c);
       }
-      auto per_node = std::max<uint32_t>(1, std::max<uint32_t>(1, node_cpus) / cpus_per_task);
-      req.min_nodes = (req.ntasks + per_node - 1) / per_node;
+      auto fit = std::max<uint32_t>(1, std::max<uint32_t>(1, node_cpus) / cpus_per_task);
+      if (per_node > 0) fit = std::min(fit, per_node);
+      req.min_nodes = (req.ntasks + fit - 1) / fit;
     } else {
       req.min_nodes = 1;
     }
@@ -166,6 +175,32 @@ caf::expected<msg::job_request> resolve_submission(
                       std::to_string(req.ntasks) + " tasks on " + std::to_string(req.min_nodes) +
                           " nodes is more than " + std::to_string(max_tasks_per_node) +
                           " tasks per node (MaxTasksPerNode)");
+  if (per_node > 0 && req.ntasks > uint64_t{req.min_nodes} * per_node)
+    return make_error(
+        errc::unsatisfiable,
+        "requested node configuration is not available: " + std::to_string(req.ntasks) +
+            " tasks at most " + std::to_string(per_node) + " per node (--ntasks-per-node) need " +
+            std::to_string((uint64_t{req.ntasks} + per_node - 1) / per_node) +
+            " nodes, -N asks for " + std::to_string(req.min_nodes));
+  if (req.workload.min_cpus > 0) {
+    // A node with fewer CPUs is never used, so the partition must hold enough that have them.
+    uint32_t big_enough = 0;
+    for (auto& name : part->nodes) {
+      if (std::find(excluded->begin(), excluded->end(), name) != excluded->end()) continue;
+      auto it = nodes.find(name);
+      if (it == nodes.end()) continue;
+      auto c = it->second.cpus > 0 ? it->second.cpus : it->second.reported.cpus;
+      // A node not yet heard from, with no CPUs= line, may well have them.
+      if (c == 0 || c >= req.workload.min_cpus) ++big_enough;
+    }
+    if (big_enough < req.min_nodes)
+      return make_error(
+          errc::unsatisfiable,
+          "requested node configuration is not available: " + std::to_string(req.min_nodes) +
+              " nodes with at least " + std::to_string(req.workload.min_cpus) +
+              " CPUs (--mincpus) requested, partition " + part->name + " has " +
+              std::to_string(big_enough));
+  }
   if (req.ntasks < req.min_nodes && !req.batch)
     return make_error(errc::invalid_request, "fewer tasks (-n " + std::to_string(req.ntasks) +
                                                  ") than nodes (-N " +

@@ -13,15 +13,17 @@
 namespace shoal::actors {
 
 /// Checks a new job against the configuration and fills in what the user left open: the default
-/// partition, the node count (from -N, or from -n and the CPUs per node), the task count (one per
-/// node), the time limit (the partition's DefaultTime, else MaxTime). `nodes` are the current
-/// node views by name (for reported CPU counts), read only for the partition's members. Pure.
-/// On a torus (SelectType=select/torus3d) a --geometry must fit the grid (in some rotation
+/// partition, the node count (from -N, or from -n and the CPUs per node, or from -n and
+/// --ntasks-per-node), the task count (one per node, or nodes x --ntasks-per-node as Slurm
+/// sets it without -n), the time limit (the partition's DefaultTime, else MaxTime). `nodes` are the
+/// current node views by name (for reported CPU counts), read only for the partition's members.
+/// Pure. On a torus (SelectType=select/torus3d) a --geometry must fit the grid (in some rotation
 /// unless --no-rotate) and sets the node count (-N, if given, must match); -w is refused. Off a
 /// torus a --geometry is refused; --no-rotate, --conn-type and --node-use are accepted and
 /// ignored, as Slurm does.
 /// Errors name the problem: unknown_partition, unknown_node, unsatisfiable (more nodes than the
-/// partition has, over MaxNodes or MaxTime), invalid_request.
+/// partition has, over MaxNodes or MaxTime, more tasks than -N x --ntasks-per-node, fewer
+/// nodes with --mincpus CPUs than the job needs), invalid_request.
 caf::expected<msg::job_request> resolve_submission(
     const config::cluster_config& cfg, const std::map<std::string, msg::node_info>& nodes,
     msg::job_request req);

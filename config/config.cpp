@@ -499,6 +499,12 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
     cfg_.switch_type = v;
     return {};
   }
+  if (k == "mailprog") {
+    // Slurm's default, /bin/mail, is left out on purpose: a test cluster sends no mail unasked.
+    if (v.empty()) return fail(at, p.key + " needs a program such as /usr/bin/mail");
+    cfg_.mail_prog = v;
+    return {};
+  }
   if (k == "clustername") {
     if (v.empty()) return fail(at, p.key + " needs a name");
     cfg_.cluster_name = v;

@@ -148,6 +148,9 @@ struct cluster_config {
   std::vector<node_config> nodes;  ///< in config order, names unique
   std::vector<partition_config> partitions;  ///< in config order, names unique
   std::vector<std::string> warnings;         ///< "file:line: unknown key 'Foo' (ignored)", ...
+  /// MailProg=: run for each --mail-type event, as slurmctld runs it; "": no mail (Slurm's
+  /// default, /bin/mail, is not assumed).
+  std::string mail_prog;
 };
 
 /// Reads a config file (and the NodeSpecConf/PartitionConf files it names). The format is

@@ -109,6 +109,7 @@ std::string render_config(const cluster_config& cfg) {
   add("LogFileCount", std::to_string(cfg.log_file_count));
   add("LogFileMaxSize", std::to_string(cfg.log_file_max_size));
   add("LogTimeFormat", cfg.log_time_format);
+  if (!cfg.mail_prog.empty()) add("MailProg", cfg.mail_prog);
   add("MessageTimeout", std::to_string(cfg.message_timeout_s));
   add("MetricsPort", std::to_string(cfg.metrics_port));
   add("NodeMetricsPort", std::to_string(cfg.node_metrics_port));

@@ -116,6 +116,14 @@ struct JobWorkload {
   memPerCpuMb @6 :UInt64;    # --mem-per-cpu; 0: unspecified
   exclusive @7 :Bool;        # --exclusive: whole nodes even when they could be shared
   oversubscribe @8 :Bool;    # -s: share CPUs (nodes) with other jobs where OverSubscribe allows
+  ntasksPerNode @9 :UInt32;  # --ntasks-per-node: at most this many tasks on a node; 0: no bound
+  minCpus @10 :UInt32;       # --mincpus: nodes with fewer CPUs are not used; 0: any node
+  account @11 :Text;         # -A/--account, recorded and shown (no limits)
+  qos @12 :Text;             # -q/--qos, recorded and shown (no limits)
+  comment @13 :Text;         # --comment
+  mailType @14 :Text;        # --mail-type as scontrol shows it ("BEGIN,END"); empty: none asked
+  mailUser @15 :Text;        # --mail-user
+  openMode @16 :Text;        # --open-mode of the batch output: append, truncate; empty: append
 }
 
 struct JobInfo {
@@ -154,6 +162,13 @@ struct JobInfo {
   beginTime @31 :Int64;      # eligible from (Unix seconds); 0: at submission
   memPerNodeMb @32 :UInt64;  # memory per node the job holds or asks; 0: unspecified
   overSubscribe @33 :Text = "OK";  # YES (-s), NO (--exclusive) or OK (as the partition says)
+  account @34 :Text;         # as submitted (-A), empty: none
+  qos @35 :Text;             # as submitted (-q), empty: none
+  comment @36 :Text;         # as submitted (--comment)
+  mailType @37 :Text;        # as JobWorkload.mailType
+  mailUser @38 :Text;        # as submitted (--mail-user), empty: none
+  ntasksPerNode @39 :UInt32; # --ntasks-per-node; 0: not asked
+  minCpus @40 :UInt32;       # --mincpus; 0: not asked
 }
 
 # What the scheduler knows of a pending job at its last pass (shoal queue --start/--priority).
@@ -206,6 +221,8 @@ struct LaunchRequest {
   jobNtasks @27 :UInt32;     # tasks of the whole job (a batch script's SLURM_NTASKS); 0: not sent
   cpusPerTaskSet @28 :Bool;  # --cpus-per-task was given for this step (or batch job), as opposed
                              # to the default of 1: Slurm sets SLURM_CPUS_PER_TASK only then
+  openMode @29 :Text;        # batch: --open-mode of the output files, append or truncate;
+                             # empty: append
 }
 
 struct TaskOutput {

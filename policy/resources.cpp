@@ -24,6 +24,7 @@ std::optional<allocation> place_whole(const resource_request& req,
   // Tasks a whole node can hold, by CPUs and by --mem-per-cpu.
   auto room_of = [&](size_t n) -> uint32_t {
     uint32_t by_cpu = nodes[n].cpus / cpt;
+    if (req.tasks_per_node > 0) by_cpu = std::min(by_cpu, req.tasks_per_node);
     if (req.mem_per_cpu_mb == 0) return by_cpu;
     return uint32_t(std::min<uint64_t>(by_cpu, nodes[n].memory_mb / (req.mem_per_cpu_mb * cpt)));
   };
@@ -40,6 +41,7 @@ std::optional<allocation> place_whole(const resource_request& req,
   auto fits = [&](size_t n) {
     const auto& cap = nodes[n];
     return cap.usable && free_enough(n) && cap.cpus >= req.cpus_per_task &&
+           cap.cpus >= req.min_cpus &&
            cap.memory_mb >= std::max(req.mem_per_node_mb, req.mem_per_cpu_mb * req.cpus_per_task);
   };
   std::vector<size_t> chosen;
@@ -111,8 +113,9 @@ std::optional<allocation> place_shared(const resource_request& req,
   const auto task_units = static_cast<uint32_t>(cpu_units(cpt, sb, free.units_per_cpu));
   // How many tasks node n can take now.
   auto room = [&](size_t n) -> uint32_t {
-    if (!nodes[n].usable || !kind_allows(free, n, sb > 1)) return 0;
+    if (!nodes[n].usable || !kind_allows(free, n, sb > 1) || nodes[n].cpus < req.min_cpus) return 0;
     uint32_t by_cpu = free.cpus[n] / task_units;
+    if (req.tasks_per_node > 0) by_cpu = std::min(by_cpu, req.tasks_per_node);
     if (sb > 1) by_cpu = std::min(by_cpu, nodes[n].cpus / cpt);
     if (req.mem_per_node_mb > 0) return free.memory_mb[n] >= req.mem_per_node_mb ? by_cpu : 0;
     if (req.mem_per_cpu_mb > 0) {

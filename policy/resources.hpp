@@ -30,7 +30,8 @@ enum class share_request : uint8_t {
   exclusive,      ///< --exclusive: never shares, whatever the partition says
 };
 
-/// What a job asks for (sbatch -N, -n, -c, --mem, --mem-per-cpu, --exclusive, -w, -x).
+/// What a job asks for (sbatch -N, -n, -c, --mem, --mem-per-cpu, --ntasks-per-node, --mincpus,
+/// --exclusive, -w, -x).
 struct resource_request {
   uint32_t min_nodes = 1;        ///< -N MIN
   uint32_t max_nodes = 0;        ///< -N MIN-MAX; 0 = no upper bound
@@ -38,6 +39,8 @@ struct resource_request {
   uint32_t cpus_per_task = 1;    ///< -c
   uint64_t mem_per_node_mb = 0;  ///< --mem; 0 = not asked
   uint64_t mem_per_cpu_mb = 0;   ///< --mem-per-cpu; 0 = not asked (at most one of the two is set)
+  uint32_t tasks_per_node = 0;   ///< --ntasks-per-node: at most this many on a node; 0 = any
+  uint32_t min_cpus = 0;         ///< --mincpus: nodes with fewer CPUs are not used; 0 = any
   bool exclusive = false;        ///< whole nodes even under cons_tres (--exclusive, or
                                  ///< a whole-node SelectType)
   share_request sharing = share_request::as_partition;

@@ -21,11 +21,15 @@ struct job_shape {
   bool exclusive;
   uint32_t shared_by;
   int64_t limit;
+  uint32_t tasks_per_node;  // 0 = no bound
+  uint32_t min_cpus;
 
   bool at_least_as_hard_as(const job_shape& a) const {
     bool fewer_max = a.max_nodes == 0 || (max_nodes != 0 && max_nodes <= a.max_nodes);
-    return min_nodes >= a.min_nodes && fewer_max && cpus >= a.cpus &&
-           cpus_per_task >= a.cpus_per_task && mem_per_node >= a.mem_per_node &&
+    bool fewer_per_node =
+        a.tasks_per_node == 0 || (tasks_per_node != 0 && tasks_per_node <= a.tasks_per_node);
+    return min_nodes >= a.min_nodes && fewer_max && fewer_per_node && min_cpus >= a.min_cpus &&
+           cpus >= a.cpus && cpus_per_task >= a.cpus_per_task && mem_per_node >= a.mem_per_node &&
            mem_per_cpu >= a.mem_per_cpu && (exclusive || !a.exclusive) &&
            shared_by == a.shared_by && limit >= a.limit;
   }
@@ -264,7 +268,9 @@ class pass {
             req.mem_per_cpu_mb,
             whole,
             share_count(req),
-            limit};
+            limit,
+            req.tasks_per_node,
+            req.min_cpus};
   }
 
   /// An allocation free from now for `limit` seconds that no reservation needs, or nullopt.

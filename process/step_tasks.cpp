@@ -207,6 +207,7 @@ task_spec step_tasks::make_spec(uint32_t rank, uint32_t local_id) {
     spec.stdout_path = req_.stdout_path.empty() ? "shoal-" + std::to_string(req_.job_id) + ".out"
                                                 : req_.stdout_path;
     spec.stderr_path = req_.stderr_path;
+    spec.truncate_output = req_.open_mode == "truncate";
   } else {
     spec.argv = req_.argv;
     spec.exec_path = program_path_;

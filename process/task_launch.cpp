@@ -185,11 +185,14 @@ void child_close_all_but(int keep, int also_keep, long max_fd) {
     child_dup(p, p.out_fd, 1);
     child_dup(p, p.err_fd, 2);
   } else {
-    int out = ::open(spec.stdout_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    // O_APPEND in both modes, as slurmstepd opens them: stdout and stderr opened separately onto
+    // one file never overwrite each other.
+    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (spec.truncate_output ? O_TRUNC : 0);
+    int out = ::open(spec.stdout_path.c_str(), flags, 0644);
     if (out < 0) child_fail(p.status_fd, launch_stage::open_out, errno);
     int err = out;
     if (!spec.stderr_path.empty()) {
-      err = ::open(spec.stderr_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+      err = ::open(spec.stderr_path.c_str(), flags, 0644);
       if (err < 0) child_fail(p.status_fd, launch_stage::open_err, errno);
     }
     child_dup(p, out, 1);

@@ -157,6 +157,8 @@ struct task_spec {
   bool capture_output = true;
   std::string stdout_path;
   std::string stderr_path;
+  /// With capture_output false: also O_TRUNC, so earlier contents go (--open-mode=truncate).
+  bool truncate_output = false;
   /// Switch to uid/gid/groups before anything else touches the file system.
   bool switch_user = false;
   uid_t uid = 0;

@@ -19,26 +19,40 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
   cmd->prefix_command();
   cmd->footer(
       "Usage: shoal batch [OPTIONS] SCRIPT [ARGS...]\n"
+      "       shoal batch [OPTIONS] --wrap=COMMAND\n"
       "#SHOAL (or #SBATCH) lines at the top of the script set options; the command\n"
-      "line wins. Output goes to shoal-%j.out in the current directory.");
+      "line wins. Output goes to shoal-%j.out in the current directory.\n"
+      "Options shoal recognises but cannot act on (--gres=gpu:0, --hint, a\n"
+      "--distribution other than block) print one warning each and are ignored.");
   return [cmd, opts, &conf]() -> int {
     std::vector<std::string> args;
     for (auto& extra : cmd->remaining()) args.push_back(extra);
     // Options end where the command starts; an unknown option is a usage error, not a command.
     if (!args.empty() && args.front().size() > 1 && args.front()[0] == '-')
       return fail("batch", "unrecognized option '" + args.front() + "'", exit_usage);
-    if (args.empty())
-      return fail("batch", "no script given (shoal batch [OPTIONS] SCRIPT [ARGS...])", exit_usage);
-    auto path = args.front();
-    std::ifstream in{path};
-    if (!in) return fail("batch", "cannot read script '" + path + "'", exit_usage);
-    std::stringstream text;
-    text << in.rdbuf();
+    std::string script;
+    std::string path;
+    if (!opts->wrap.empty()) {
+      // sbatch's own wording and check: --wrap is the whole script.
+      if (!args.empty())
+        return fail("batch", "Script arguments not permitted with --wrap option", exit_usage);
+      script = wrap_script(opts->wrap);
+    } else {
+      if (args.empty())
+        return fail("batch", "no script given (shoal batch [OPTIONS] SCRIPT [ARGS...])",
+                    exit_usage);
+      path = args.front();
+      args.erase(args.begin());
+      std::ifstream in{path};
+      if (!in) return fail("batch", "cannot read script '" + path + "'", exit_usage);
+      std::stringstream text;
+      text << in.rdbuf();
+      script = text.str();
+    }
     // #SHOAL lines set options; the command line wins, so parse them first and the command line
-    // again on top (single-value options keep their last value).
-    auto directives = script_directives(text.str());
+    // again on top.
+    auto directives = script_directives(script);
     if (!directives.empty()) {
-      auto given = *opts;
       CLI::App from_script{"#SHOAL directives"};
       auto script_opts = std::make_shared<job_options>();
       add_job_options(from_script, *script_opts, true);
@@ -48,20 +62,26 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
       } catch (const CLI::ParseError& e) {
         return fail("batch", path + ": bad #SHOAL line: " + e.what(), exit_usage);
       }
-      merge_unset(*script_opts, given, *cmd);
+      if (!script_opts->wrap.empty())
+        return fail("batch", path + ": --wrap cannot be given in a #SBATCH or #SHOAL line",
+                    exit_usage);
+      apply_command_line(from_script, *cmd);
       *opts = *script_opts;
     }
-    args.erase(args.begin());
     auto req = build_request(*opts, args, true);
     if (!req) return fail("batch", describe(req.error()), exit_usage);
-    req->script = text.str();
-    if (req->name.empty()) req->name = path.substr(path.rfind('/') + 1);
+    for (auto& note : ignored_option_notes(*opts)) warn("batch", note);
+    req->script = std::move(script);
+    if (req->name.empty()) req->name = path.empty() ? "wrap" : path.substr(path.rfind('/') + 1);
     int code = 0;
     auto s = open_session("batch", conf, code);
     if (!s) return code;
     auto info = ask<msg::job_info>(*s, msg::submit_atom_v, std::move(*req));
     if (!info) return fail("batch", describe(info.error()));
-    std::printf("Submitted batch job %llu\n", static_cast<unsigned long long>(info->job_id));
+    if (opts->parsable)
+      std::printf("%llu\n", static_cast<unsigned long long>(info->job_id));
+    else
+      std::printf("Submitted batch job %llu\n", static_cast<unsigned long long>(info->job_id));
     return 0;
   };
 }

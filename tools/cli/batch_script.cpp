@@ -53,27 +53,17 @@ std::vector<std::string> script_directives(const std::string& script) {
   return out;
 }
 
-void merge_unset(job_options& base, const job_options& given, const CLI::App& cmd) {
-  auto set = [&](const char* name) { return cmd.get_option(name)->count() > 0; };
-  if (set("--nodes")) base.nodes = given.nodes;
-  if (set("--ntasks")) base.ntasks = given.ntasks;
-  if (set("--cpus-per-task")) base.cpus_per_task = given.cpus_per_task;
-  if (set("--partition")) base.partition = given.partition;
-  if (set("--time")) base.time = given.time;
-  if (set("--job-name")) base.name = given.name;
-  if (set("--nodelist")) base.nodelist = given.nodelist;
-  if (set("--exclude")) base.exclude = given.exclude;
-  if (set("--chdir")) base.chdir = given.chdir;
-  if (set("--requeue")) base.requeue = given.requeue;
-  if (set("--nice")) base.nice = given.nice;
-  if (set("--jobid")) base.jobid = given.jobid;
-  if (set("--cpu-bind")) base.cpu_bind = given.cpu_bind;
-  if (set("--output")) base.output = given.output;
-  if (set("--error")) base.error = given.error;
-  if (set("--geometry")) base.geometry = given.geometry;
-  if (set("--no-rotate")) base.no_rotate = given.no_rotate;
-  if (set("--conn-type")) base.conn_type = given.conn_type;
-  if (set("--node-use")) base.node_use = given.node_use;
+void apply_command_line(CLI::App& script, const CLI::App& cmd) {
+  // Every option, not a hand-kept list: one left out of such a list (a --dependency given on the
+  // command line of a script with #SBATCH lines) was silently dropped.
+  for (const CLI::Option* given : cmd.get_options()) {
+    if (given->count() == 0) continue;
+    CLI::Option* target = script.get_option_no_throw(given->get_name());
+    if (target == nullptr) continue;
+    target->clear();
+    for (const auto& value : given->results()) target->add_result(value);
+    target->run_callback();
+  }
 }
 
 }  // namespace shoal::cli

@@ -14,8 +14,9 @@ namespace shoal::cli {
 /// blank nor a comment. Words split on blanks; double or single quotes group words.
 std::vector<std::string> script_directives(const std::string& script);
 
-/// Copies into `base` every option the user gave on the command line (`given`, parsed by `cmd`),
-/// so the command line overrides the script's directives.
-void merge_unset(job_options& base, const job_options& given, const CLI::App& cmd);
+/// Gives every option the user set on the command line (`cmd`, parsed) to the same option of
+/// `script` (which parsed the directives), as if typed there last, so the command line wins.
+/// Options `script` does not declare are skipped.
+void apply_command_line(CLI::App& script, const CLI::App& cmd);
 
 }  // namespace shoal::cli

@@ -2,13 +2,16 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <random>
+#include <set>
 
 #include "config/begin_time.hpp"
 #include "config/duration.hpp"
@@ -74,7 +77,38 @@ void add_job_options(CLI::App& app, job_options& o, bool batch) {
                  "3-D torus only: mesh (never wraps around the torus) or torus (default)");
   app.add_option("--node-use", o.node_use,
                  "3-D torus only: coprocessor (default) or virtual; recorded with the job");
+  app.add_option("--ntasks-per-node", o.ntasks_per_node,
+                 "Tasks on each node: without -n, -n is nodes x this; with -n, at most this "
+                 "many per node")
+      ->type_name("N");
+  app.add_option("--mincpus", o.mincpus, "Use only nodes with at least this many CPUs")
+      ->type_name("N");
+  app.add_option("--export", o.export_env,
+                 "Environment the job gets: ALL (default), NONE (only SHOAL_* and SLURM_*), or "
+                 "VAR[=VALUE],... (those, with SHOAL_* and SLURM_*; ALL in the list adds all)");
+  app.add_flag("--no-requeue", o.no_requeue, "Never requeue the job (the default)");
+  app.add_option("-A,--account", o.account, "Account to record with the job (no limits apply)");
+  app.add_option("-q,--qos", o.qos, "Quality of service to record with the job (no limits apply)");
+  app.add_option("--comment", o.comment, "Comment to record with the job");
+  app.add_option("--mail-type", o.mail_type,
+                 "When to mail: NONE, BEGIN, END, FAIL, REQUEUE, ALL, ... (through the cluster's "
+                 "MailProg; none without one)");
+  app.add_option("--mail-user", o.mail_user, "Who the mail goes to (default: the job's owner)");
+  app.add_option("--open-mode", o.open_mode,
+                 batch ? "How the output and error files are opened: append (default) or truncate"
+                       : "append or truncate: accepted for srun's sake; shoal run writes no "
+                         "files");
+  app.add_option("--gres", o.gres,
+                 "Generic resources: this cluster has none, so only counts of 0 (gpu:0) are "
+                 "accepted, with a warning");
+  app.add_option("-m,--distribution", o.distribution,
+                 "Task distribution: block is what shoal does; cyclic, plane and arbitrary are "
+                 "accepted with a warning and placed in block order");
+  app.add_option("--hint", o.hint, "Accepted with a warning and ignored (use --cpu-bind)");
   if (batch) {
+    app.add_option("--wrap", o.wrap,
+                   "Submit `#!/bin/sh` followed by this command instead of a script");
+    app.add_flag("--parsable", o.parsable, "Print only the job id");
     app.add_option("-a,--array", o.array,
                    "Job array indices: 1-100, 1-99:2, 1,3,5-7, with %N to run at most N at once");
     app.add_option("-o,--output", o.output,
@@ -136,7 +170,199 @@ std::string working_directory() {
   return getcwd(buf, sizeof buf) != nullptr ? buf : "/";
 }
 
+std::string upper(std::string text) {
+  for (auto& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+/// Slurm's parse_int for a count that must be positive, with its wording.
+caf::expected<uint32_t> positive_count(const std::string& text, const char* option) {
+  if (text.empty()) return 0u;
+  char* end = nullptr;
+  errno = 0;
+  auto value = std::strtol(text.c_str(), &end, 10);
+  if (end == text.c_str() || *end != '\0' || value <= 0 || errno == ERANGE || value > INT32_MAX)
+    return make_error(errc::invalid_request,
+                      "Invalid numeric value \"" + text + "\" for " + option + ".");
+  return static_cast<uint32_t>(value);
+}
+
+/// The count of each item of a --gres list ("gpu", "gpu:2", "gpu:tesla:2", "gres:gpu:1k"), or
+/// an error for an item Slurm's parser would refuse.
+caf::expected<std::vector<uint64_t>> gres_counts(const std::string& text) {
+  std::vector<uint64_t> counts;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    auto end = text.find(',', pos);
+    if (end == std::string::npos) end = text.size();
+    auto item = text.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty() || item.front() == ':' || item.back() == ':')
+      return make_error(errc::invalid_request, "Invalid generic resource (gres) specification");
+    auto colon = item.rfind(':');
+    uint64_t count = 1;
+    if (colon != std::string::npos) {
+      auto last = item.substr(colon + 1);
+      if (std::isdigit(static_cast<unsigned char>(last.front()))) {
+        char* stop = nullptr;
+        count = std::strtoull(last.c_str(), &stop, 10);
+        std::string suffix{stop};
+        if (suffix.size() > 1 ||
+            (suffix.size() == 1 && std::string{"kKmMgGtTpP"}.find(suffix) == std::string::npos))
+          return make_error(errc::invalid_request, "Invalid generic resource (gres) specification");
+      }
+    }
+    counts.push_back(count);
+  }
+  return counts;
+}
+
+/// The first level of a --distribution value ("cyclic" of "cyclic:block,Pack"), checked as
+/// Slurm's verify_dist_type accepts it.
+caf::expected<std::string> distribution_kind(const std::string& text) {
+  auto first = upper(text.substr(0, text.find_first_of(":,")));
+  if (first == "*") return std::string{"BLOCK"};
+  if (first == "BLOCK" || first == "CYCLIC" || first == "ARBITRARY") return first;
+  if (first.rfind("PLANE=", 0) == 0) {
+    auto size = first.substr(6);
+    if (!size.empty() && size.size() < 10 &&
+        size.find_first_not_of("0123456789") == std::string::npos &&
+        std::strtoul(size.c_str(), nullptr, 10) > 0)
+      return std::string{"PLANE"};
+  }
+  return make_error(errc::invalid_request, "Invalid --distribution specification");
+}
+
+/// Splits an --export list on commas outside quotes, dropping quotes around a whole item (as
+/// Slurm's find_quote_token).
+std::vector<std::string> export_items(const std::string& spec) {
+  std::vector<std::string> items;
+  std::string item;
+  char quote = 0;
+  auto finish = [&] {
+    if (item.size() >= 2 && (item.front() == '"' || item.front() == '\'') &&
+        item.back() == item.front())
+      item = item.substr(1, item.size() - 2);
+    items.push_back(item);
+    item.clear();
+  };
+  for (char c : spec) {
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == ',') {
+      finish();
+      continue;
+    }
+    item += c;
+  }
+  finish();
+  return items;
+}
+
+std::string name_of(const std::string& entry) {
+  return entry.substr(0, entry.find('='));
+}
+
+bool kept_always(const std::string& entry) {
+  return entry.rfind("SLURM_", 0) == 0 || entry.rfind("SHOAL_", 0) == 0;
+}
+
 }  // namespace
+
+std::vector<std::string> ignored_option_notes(const job_options& o) {
+  std::vector<std::string> notes;
+  if (!o.gres.empty())
+    notes.push_back("--gres=" + o.gres + " is ignored (no GRES on this cluster)");
+  if (!o.distribution.empty()) {
+    auto kind = distribution_kind(o.distribution);
+    // Plain block is what shoal does; a second level (how CPUs are picked) is not.
+    bool plain_block =
+        kind && *kind == "BLOCK" && o.distribution.find_first_of(":,") == std::string::npos;
+    if (!plain_block)
+      notes.push_back("--distribution=" + o.distribution +
+                      " is ignored (tasks are placed in block order, nodes filled in turn)");
+  }
+  if (!o.hint.empty())
+    notes.push_back("--hint=" + o.hint + " is ignored (use --cpu-bind to bind tasks)");
+  return notes;
+}
+
+caf::expected<std::vector<std::string>> exported_environment(const std::string& spec,
+                                                             const std::vector<std::string>& env) {
+  if (spec.empty() || upper(spec) == "ALL") return env;
+  std::vector<std::string> out;
+  auto put = [&out](const std::string& entry) {
+    auto name = name_of(entry);
+    auto same = std::find_if(out.begin(), out.end(),
+                             [&](const std::string& e) { return name_of(e) == name; });
+    if (same != out.end())
+      *same = entry;
+    else
+      out.push_back(entry);
+  };
+  if (upper(spec) != "NONE") {
+    for (auto& item : export_items(spec)) {
+      if (upper(item) == "ALL") {
+        for (auto& e : env) put(e);
+        continue;
+      }
+      if (item.empty() || item.front() == '=')
+        return make_error(errc::invalid_request,
+                          "invalid --export '" + spec +
+                              "' (use ALL, NONE or VAR[=VALUE],... with no empty item)");
+      if (item.find('=') != std::string::npos) {
+        put(item);
+        continue;
+      }
+      for (auto& e : env)
+        if (name_of(e) == item) put(e);
+    }
+  }
+  for (auto& e : env)
+    if (kept_always(e)) put(e);
+  return out;
+}
+
+caf::expected<std::string> canonical_mail_type(const std::string& text) {
+  // Slurm's bits, in the order print_mail_type lists them.
+  static const char* const order[] = {
+      "ARRAY_TASKS", "INVALID_DEPEND", "BEGIN",         "END",           "FAIL",      "REQUEUE",
+      "STAGE_OUT",   "TIME_LIMIT_50",  "TIME_LIMIT_80", "TIME_LIMIT_90", "TIME_LIMIT"};
+  std::set<std::string> set;
+  bool none = false;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    auto end = text.find(',', pos);
+    if (end == std::string::npos) end = text.size();
+    auto word = upper(text.substr(pos, end - pos));
+    pos = end + 1;
+    if (word == "NONE") {
+      set.clear();
+      none = true;
+      break;
+    }
+    if (word == "ALL") {
+      set.insert({"INVALID_DEPEND", "BEGIN", "END", "FAIL", "REQUEUE", "STAGE_OUT"});
+      continue;
+    }
+    for (auto* known : order)
+      if (word == known) set.insert(word);
+  }
+  if (set.empty() && !none)
+    return make_error(errc::invalid_request, "Invalid --mail-type specification");
+  if (none) return std::string{"NONE"};
+  std::string out;
+  for (auto* known : order)
+    if (set.count(known) != 0) out += (out.empty() ? "" : ",") + std::string{known};
+  return out;
+}
+
+std::string wrap_script(const std::string& command) {
+  // Word for word what sbatch submits, so `scontrol write batch_script`-style readers agree.
+  return "#!/bin/sh\n# This script was created by sbatch --wrap.\n\n" + command + "\n";
+}
 
 caf::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
                                               bool batch) {
@@ -184,7 +410,7 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
   req.nodelist = o.nodelist;
   req.exclude = o.exclude;
   req.label = o.label;
-  req.requeue = o.requeue;
+  req.requeue = o.requeue && !o.no_requeue;
   if (!o.cpu_bind.empty()) {
     auto bind = topology::parse_cpu_bind(o.cpu_bind);
     if (!bind) return std::move(bind.error());
@@ -196,7 +422,11 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
   req.stdout_path = o.output;
   req.stderr_path = o.error;
   req.argv = std::move(argv);
-  for (char** e = environ; *e != nullptr; ++e) req.env.emplace_back(*e);
+  std::vector<std::string> own_env;
+  for (char** e = environ; *e != nullptr; ++e) own_env.emplace_back(*e);
+  auto env = exported_environment(o.export_env, own_env);
+  if (!env) return std::move(env.error());
+  req.env = std::move(*env);
   req.submit_token = submission_token();
   auto& w = req.workload;
   // Syntax is checked here so a typo is a usage error; the controller checks the limits
@@ -234,6 +464,41 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
     auto mb = config::parse_memory_mb(o.mem_per_cpu, "--mem-per-cpu");
     if (!mb) return std::move(mb.error());
     w.mem_per_cpu_mb = *mb;
+  }
+  auto per_node = positive_count(o.ntasks_per_node, "--ntasks-per-node");
+  if (!per_node) return std::move(per_node.error());
+  w.ntasks_per_node = *per_node;
+  auto mincpus = positive_count(o.mincpus, "--mincpus");
+  if (!mincpus) return std::move(mincpus.error());
+  w.min_cpus = *mincpus;
+  if (!o.open_mode.empty()) {
+    // As Slurm: the first letter decides.
+    auto first = std::tolower(static_cast<unsigned char>(o.open_mode.front()));
+    if (first != 'a' && first != 't')
+      return make_error(errc::invalid_request, "Invalid --open-mode specification");
+    w.open_mode = first == 'a' ? "append" : "truncate";
+  }
+  if (!o.mail_type.empty()) {
+    auto mail = canonical_mail_type(o.mail_type);
+    if (!mail) return std::move(mail.error());
+    w.mail_type = *mail == "NONE" ? std::string{} : *mail;
+  }
+  w.mail_user = o.mail_user;
+  w.account = o.account;
+  w.qos = o.qos;
+  w.comment = o.comment;
+  if (!o.gres.empty() && o.gres != "none") {
+    auto counts = gres_counts(o.gres);
+    if (!counts) return std::move(counts.error());
+    if (std::any_of(counts->begin(), counts->end(), [](uint64_t c) { return c != 0; }))
+      return make_error(errc::invalid_request,
+                        "Invalid generic resource (gres) specification: --gres=" + o.gres +
+                            " asks for generic resources and this cluster has none (GresTypes "
+                            "is not supported yet)");
+  }
+  if (!o.distribution.empty()) {
+    auto kind = distribution_kind(o.distribution);
+    if (!kind) return std::move(kind.error());
   }
   return req;
 }

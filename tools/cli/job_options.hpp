@@ -42,15 +42,59 @@ struct job_options {
   bool no_rotate = false;  ///< -R
   std::string conn_type;   ///< mesh | torus
   std::string node_use;    ///< coprocessor | virtual
+  // -- Slurm options scripts carry (issue 18) --
+  std::string ntasks_per_node;  ///< as typed: build_request checks it with Slurm's wording
+  std::string mincpus;          ///< as typed: CPUs a node needs to be used
+  std::string wrap;             ///< batch only: the command the script wraps
+  std::string export_env;       ///< --export: ALL (default), NONE, or VAR[=VALUE],...
+  bool parsable = false;        ///< batch only: print only the job id
+  bool no_requeue = false;
+  std::string comment;
+  std::string account;
+  std::string qos;
+  std::string open_mode;  ///< append | truncate (Slurm reads the first letter)
+  std::string mail_type;
+  std::string mail_user;
+  // Recognised, with no effect here (ignored_option_notes says so); build_request refuses the
+  // values that would change what the job gets.
+  std::string gres;
+  std::string distribution;
+  std::string hint;
 };
 
 /// Declares the options on `app`; `batch` adds -o/-e and leaves out -l.
 void add_job_options(CLI::App& app, job_options& o, bool batch);
 
+/// One line for each option given that shoal recognises but does not act on, naming it and
+/// why ("--gres=gpu:0 is ignored (no GRES on this cluster)"), in option order; empty when none.
+/// Only values build_request accepts are described.
+std::vector<std::string> ignored_option_notes(const job_options& o);
+
+/// The environment a job gets for `--export=spec`, as sbatch builds it (env_merge_filter):
+/// empty or ALL: all of `env`; NONE: only its SHOAL_* and SLURM_* variables; otherwise the
+/// comma-separated items in order, each ALL (all of `env`), NAME (its value in `env`, skipped
+/// when unset) or NAME=VALUE, a later one replacing an earlier one of the same name, plus the
+/// SHOAL_* and SLURM_* variables of `env`. Commas inside quotes do not split; quotes around a
+/// whole item are dropped. Error: errc::invalid_request for an empty item or name.
+caf::expected<std::vector<std::string>> exported_environment(const std::string& spec,
+                                                             const std::vector<std::string>& env);
+
+/// Slurm's --mail-type list (NONE, BEGIN, END, FAIL, REQUEUE, ALL, ...; any case) in the form
+/// scontrol shows it, "BEGIN,END"; "NONE" for NONE. Unknown words are dropped as Slurm drops
+/// them. Error: errc::invalid_request ("Invalid --mail-type specification") when no word is
+/// known.
+caf::expected<std::string> canonical_mail_type(const std::string& text);
+
+/// The script `sbatch --wrap=CMD` submits.
+std::string wrap_script(const std::string& command);
+
 /// Turns parsed options plus the command (or, for batch, the script's arguments) into a request
 /// with the caller's identity, environment and working directory.
 /// Error: errc::invalid_request / errc::invalid_time naming the bad option (the torus options
-/// included: a geometry that is not AxBxC, a --conn-type or --node-use outside their values).
+/// included: a geometry that is not AxBxC, a --conn-type or --node-use outside their values),
+/// with Slurm's wording where Slurm has one: a --gres that asks for any generic resource (the
+/// cluster has none), a bad --ntasks-per-node, --mincpus, --open-mode, --mail-type,
+/// --distribution or --export.
 caf::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
                                               bool batch);
 

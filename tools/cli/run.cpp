@@ -19,6 +19,8 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
   cmd->footer(
       "Usage: shoal run [OPTIONS] COMMAND [ARGS...]\n"
       "Inside a job (SHOAL_JOB_ID set) it starts a step on the job's nodes.\n"
+      "Options shoal recognises but cannot act on (--gres=gpu:0, --hint, a\n"
+      "--distribution other than block, --open-mode) print one warning each.\n"
       "Example: shoal run -N2 -n4 -l hostname");
   return [cmd, opts, &conf]() -> int {
     std::vector<std::string> argv;
@@ -30,6 +32,8 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
       return fail("run", "no command given (shoal run [OPTIONS] COMMAND [ARGS...])", exit_usage);
     auto req = build_request(*opts, argv, false);
     if (!req) return fail("run", describe(req.error()), exit_usage);
+    for (auto& note : ignored_option_notes(*opts)) warn("run", note);
+    if (!opts->open_mode.empty()) warn("run", "--open-mode is ignored (shoal run writes no files)");
     if (opts->jobid != 0) {
       req->job_id = opts->jobid;
     } else if (const char* env = std::getenv("SHOAL_JOB_ID"); env != nullptr && *env != '\0') {

@@ -15,6 +15,10 @@ int fail(const std::string& cmd, const std::string& text, int code) {
   return code;
 }
 
+void warn(const std::string& cmd, const std::string& text) {
+  std::fprintf(stderr, "shoal %s: warning: %s\n", cmd.c_str(), text.c_str());
+}
+
 std::unique_ptr<session> open_session(const std::string& cmd, const std::string& conf_path,
                                       int& code) {
   auto s = std::make_unique<session>();

@@ -36,6 +36,10 @@ struct session {
 /// Prints "shoal CMD: error: TEXT" to stderr and returns `code`.
 int fail(const std::string& cmd, const std::string& text, int code = exit_failure);
 
+/// Prints "shoal CMD: warning: TEXT" to stderr: something the user asked for is not done, and
+/// the command goes on.
+void warn(const std::string& cmd, const std::string& text);
+
 /// Reads the config (-f, $SHOAL_CONF, /etc/shoal/shoal.conf). Connecting waits for the first
 /// request. On failure prints the error and returns the exit code in `code`.
 std::unique_ptr<session> open_session(const std::string& cmd, const std::string& conf_path,

@@ -187,6 +187,12 @@ std::vector<field<msg::job_info>> job_fields(int64_t now) {
                [](const J& j) { return as_number(j.cpus_per_task); },
                {}});
   f.push_back({"WorkDir", "WORK_DIR", false, [](const J& j) { return j.work_dir; }, {}, {}});
+  // squeue shows "(null)" for an account, QOS or comment the job was not given.
+  f.push_back(
+      {"Account", "ACCOUNT", false, [](const J& j) { return detail::or_null(j.account); }, {}, {}});
+  f.push_back({"QOS", "QOS", false, [](const J& j) { return detail::or_null(j.qos); }, {}, {}});
+  f.push_back(
+      {"Comment", "COMMENT", false, [](const J& j) { return detail::or_null(j.comment); }, {}, {}});
   f.push_back({"Command", "COMMAND", false, [](const J& j) { return j.command; }, {}, {}});
   f.push_back({"Priority",
                "PRIORITY",

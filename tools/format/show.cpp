@@ -1,5 +1,6 @@
 // scontrol show records and the JSON form of each record.
 
+#include <algorithm>
 #include <cstdio>
 #include <initializer_list>
 #include <map>
@@ -95,7 +96,8 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
   auto priority = pending != nullptr ? pending->priority : j.priority;
   std::vector<std::vector<std::string>> lines = {
       id_line,
-      {kv("UserId", j.user + "(" + std::to_string(j.uid) + ")"), kv_num("Priority", priority)},
+      {kv("UserId", j.user + "(" + std::to_string(j.uid) + ")"), kv_num("Priority", priority),
+       kv("Account", j.account), kv("QOS", j.qos)},
       {kv("JobState", msg::to_string(j.state)), kv("Reason", j.reason.empty() ? "None" : j.reason),
        kv("ExitCode", std::to_string(j.exit_code) + ":0")},
       {kv_num("Requeue", j.requeue ? 1 : 0), kv_num("Restarts", j.requeue_count),
@@ -107,15 +109,24 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
       {kv("Partition", j.partition), kv("NodeList", j.nodelist)},
       {kv("ReqNodeList", j.required_nodes), kv("ExcNodeList", j.exclude_nodes)},
       {kv_num("NumNodes", j.node_count), kv_num("NumTasks", j.ntasks),
-       kv_num("CPUs/Task", j.cpus_per_task)},
+       kv_num("CPUs/Task", j.cpus_per_task),
+       kv("NtasksPerN:B:S:C",
+          (j.ntasks_per_node > 0 ? std::to_string(j.ntasks_per_node) : "*") + ":*:*:*")},
       {kv("OverSubscribe", j.over_subscribe)},
       {kv("Command", j.command)},
       {kv("WorkDir", j.work_dir)},
       {kv("StdOut", j.stdout_path)},
       {kv("StdErr", j.stderr_path)},
       {kv("Dependency", detail::or_null(j.dependency)), kv_time("EligibleTime", j.begin_time),
+       kv_num("MinCPUsNode", std::max<uint32_t>(1, j.min_cpus)),
        kv_num("MinMemoryNode", j.mem_per_node_mb)},
   };
+  // Optional lines, as scontrol prints them only when set; a mail type without a user mails the
+  // job's owner, so that is who is shown.
+  if (!j.comment.empty()) lines.push_back({kv("Comment", j.comment)});
+  if (!j.mail_type.empty())
+    lines.push_back(
+        {kv("MailUser", j.mail_user.empty() ? j.user : j.mail_user), kv("MailType", j.mail_type)});
   if (pending != nullptr) {
     lines.push_back({kv_num("PriorityAge", pending->age_factor),
                      kv_num("PriorityJobSize", pending->size_factor),

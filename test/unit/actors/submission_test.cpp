@@ -236,6 +236,62 @@ BOOST_AUTO_TEST_CASE(a_batch_job_may_have_fewer_tasks_than_nodes) {
   BOOST_TEST(r.ntasks == 1u);
 }
 
+// -- --ntasks-per-node and --mincpus (as Slurm reads them) --------------------------------------
+
+BOOST_AUTO_TEST_CASE(ntasks_per_node_alone_is_that_many_tasks_on_one_node) {
+  auto req = request();
+  req.workload.ntasks_per_node = 3;
+  auto r = resolve_ok(req);
+  BOOST_TEST(r.min_nodes == 1u);
+  BOOST_TEST(r.ntasks == 3u);
+}
+
+BOOST_AUTO_TEST_CASE(ntasks_per_node_without_ntasks_multiplies_the_node_count) {
+  auto req = request();
+  req.min_nodes = 3;
+  req.workload.ntasks_per_node = 2;
+  auto r = resolve_ok(req);
+  BOOST_TEST(r.min_nodes == 3u);
+  BOOST_TEST(r.ntasks == 6u);
+}
+
+BOOST_AUTO_TEST_CASE(ntasks_with_ntasks_per_node_sets_the_node_count) {
+  auto req = request();
+  req.ntasks = 4;
+  req.workload.ntasks_per_node = 2;  // 4 CPUs a node would hold 4; at most 2 a node: 2 nodes
+  BOOST_TEST(resolve_ok(req).min_nodes == 2u);
+  req.ntasks = 5;
+  BOOST_TEST(resolve_ok(req).min_nodes == 3u);
+  req.workload.ntasks_per_node = 8;  // more than the CPUs: the CPUs decide
+  BOOST_TEST(resolve_ok(req).min_nodes == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(more_tasks_than_nodes_times_ntasks_per_node_is_unsatisfiable) {
+  auto req = request();
+  req.min_nodes = 2;
+  req.ntasks = 6;
+  req.workload.ntasks_per_node = 2;
+  auto text = resolve_error(req, errc::unsatisfiable);
+  BOOST_TEST(contains(text, "requested node configuration is not available"), text);
+  BOOST_TEST(contains(text, "need 3 nodes, -N asks for 2"), text);
+  req.ntasks = 4;
+  BOOST_TEST(resolve_ok(req).ntasks == 4u);
+}
+
+BOOST_AUTO_TEST_CASE(mincpus_beyond_every_node_is_unsatisfiable) {
+  auto req = request();
+  req.workload.min_cpus = 4;
+  BOOST_TEST(resolve_ok(req).min_nodes == 1u);
+  nodes["node1"].cpus = 2;
+  nodes["node2"].cpus = 2;
+  req.min_nodes = 2;
+  BOOST_TEST(resolve_ok(req).min_nodes == 2u);  // node3 and node4 have 4
+  req.min_nodes = 3;
+  auto text = resolve_error(req, errc::unsatisfiable);
+  BOOST_TEST(contains(text, "at least 4 CPUs (--mincpus)"), text);
+  BOOST_TEST(contains(text, "debug has 2"), text);
+}
+
 // -- time limits --------------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(over_max_time_is_unsatisfiable_naming_max_time) {

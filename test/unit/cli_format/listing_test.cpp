@@ -304,12 +304,14 @@ BOOST_AUTO_TEST_CASE(job_json_has_every_field_and_honours_filters) {
   BOOST_TEST(j.at("nodelist").get<std::string>() == "n[1-2]");
   BOOST_TEST(j.at("uid").get<uint32_t>() == 1000u);
   for (auto key :
-       {"name",         "user",       "partition",     "reason",        "submit_time",   "end_time",
-        "time_limit_s", "node_count", "ntasks",        "cpus_per_task", "exit_code",     "batch",
-        "work_dir",     "command",    "stdout_path",   "stderr_path",   "requeue_count", "priority",
-        "step_count",   "requeue",    "exclude_nodes", "required_nodes"})
+       {"name",          "user",           "partition",       "reason",     "submit_time",
+        "end_time",      "time_limit_s",   "node_count",      "ntasks",     "cpus_per_task",
+        "exit_code",     "batch",          "work_dir",        "command",    "stdout_path",
+        "stderr_path",   "requeue_count",  "priority",        "step_count", "requeue",
+        "exclude_nodes", "required_nodes", "account",         "qos",        "comment",
+        "mail_type",     "mail_user",      "ntasks_per_node", "min_cpus"})
     BOOST_TEST(j.contains(key), key);
-  BOOST_TEST(j.size() == 34u);
+  BOOST_TEST(j.size() == 41u);
 }
 
 // -- sinfo --------------------------------------------------------------------
@@ -445,6 +447,48 @@ BOOST_AUTO_TEST_CASE(show_job_prints_key_value_lines) {
   BOOST_TEST(text.substr(text.size() - 2) == "\n\n");
   for (auto& l : lines_of(text))
     if (!l.empty() && l.rfind("JobId=", 0) != 0) BOOST_TEST(l.rfind("   ", 0) == 0u, l);
+}
+
+BOOST_AUTO_TEST_CASE(show_job_prints_account_qos_comment_and_mail) {
+  auto bare = cli::show_job(jobs[0], now);
+  BOOST_TEST(bare.find("Account=(null) QOS=(null)") != std::string::npos, bare);
+  BOOST_TEST(bare.find("NtasksPerN:B:S:C=*:*:*:*") != std::string::npos, bare);
+  BOOST_TEST(bare.find("Comment=") == std::string::npos, bare);
+  BOOST_TEST(bare.find("MailUser=") == std::string::npos, bare);
+  auto j = jobs[0];
+  j.account = "physics";
+  j.qos = "high";
+  j.comment = "sweep 7";
+  j.mail_type = "BEGIN,END";
+  j.ntasks_per_node = 2;
+  j.min_cpus = 4;
+  auto text = cli::show_job(j, now);
+  for (auto key : {"Priority=50 Account=physics QOS=high", "NtasksPerN:B:S:C=2:*:*:*",
+                   "MinCPUsNode=4", "\n   Comment=sweep 7\n", "MailUser=alice MailType=BEGIN,END"})
+    BOOST_TEST(text.find(key) != std::string::npos, key << " in\n" << text);
+  j.mail_user = "bob@example.org";
+  text = cli::show_job(j, now);
+  BOOST_TEST(text.find("MailUser=bob@example.org MailType=BEGIN,END") != std::string::npos, text);
+}
+
+BOOST_AUTO_TEST_CASE(account_qos_and_comment_are_queue_fields) {
+  listing_options opt;
+  opt.format = "JobId,Account,QOS,Comment";
+  auto js = jobs;
+  js[0].account = "physics";
+  js[0].qos = "high";
+  js[0].comment = "sweep";
+  auto lines = lines_of(value_of(cli::render_jobs(js, opt, now)));
+  BOOST_REQUIRE_GE(lines.size(), 3u);
+  BOOST_TEST(words(lines[0]) == (std::vector<std::string>{"JOBID", "ACCOUNT", "QOS", "COMMENT"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(words(lines[1]) == (std::vector<std::string>{"7", "physics", "high", "sweep"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(words(lines[2]) == (std::vector<std::string>{"12", "(null)", "(null)", "(null)"}),
+             boost::test_tools::per_element());
+  opt.format = "JobId";
+  opt.filters = {"Account=physics"};
+  BOOST_TEST(value_of(cli::render_jobs(js, opt, now)) == "JOBID\n    7\n");
 }
 
 BOOST_AUTO_TEST_CASE(show_node_and_partition_print_key_fields) {

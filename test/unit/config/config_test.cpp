@@ -348,6 +348,15 @@ BOOST_AUTO_TEST_CASE(the_controller_listens_on_its_line_unless_told_all) {
   BOOST_CHECK(starts_with(parse_error("ControllerListen=everywhere\n"), "test.conf:1:"));
 }
 
+BOOST_AUTO_TEST_CASE(mail_prog_is_unset_unless_given_and_shown_when_set) {
+  BOOST_CHECK_EQUAL(parse_ok("ClusterName=c\n").mail_prog, "");
+  auto cfg = parse_ok("MailProg=/usr/bin/mail\n");
+  BOOST_CHECK_EQUAL(cfg.mail_prog, "/usr/bin/mail");
+  BOOST_CHECK(render_body(cfg).find("\nMailProg ") != std::string::npos);
+  BOOST_CHECK(render_body(parse_ok("ClusterName=c\n")).find("MailProg") == std::string::npos);
+  BOOST_CHECK(starts_with(parse_error("ClusterName=c\nMailProg=\n"), "test.conf:2:"));
+}
+
 BOOST_AUTO_TEST_CASE(slurm_env_is_on_unless_set_to_no_and_a_bad_value_names_its_line) {
   BOOST_CHECK(parse_ok("ClusterName=c\n").slurm_env);
   BOOST_CHECK(!parse_ok("SlurmEnv=NO\n").slurm_env);

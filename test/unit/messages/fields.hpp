@@ -204,6 +204,14 @@ inline msg::job_request sample_job_request() {
   x.workload.mem_per_cpu_mb = 2'000;
   x.workload.exclusive = true;
   x.workload.oversubscribe = true;
+  x.workload.ntasks_per_node = 2;
+  x.workload.min_cpus = 4;
+  x.workload.account = "physics";
+  x.workload.qos = "high";
+  x.workload.comment = "run 7 of the sweep";
+  x.workload.mail_type = "BEGIN,END";
+  x.workload.mail_user = "alice@example.org";
+  x.workload.open_mode = "truncate";
   x.shape.geometry = {2, 4, 0xffff'ffffu};
   x.shape.rotate = false;
   x.shape.conn_type = "mesh";
@@ -248,6 +256,13 @@ inline msg::job_info sample_job_info() {
   x.begin_time = 1'700'000'005;
   x.mem_per_node_mb = 4'096;
   x.over_subscribe = "YES";
+  x.account = "physics";
+  x.qos = "high";
+  x.comment = "run 7 of the sweep";
+  x.mail_type = "BEGIN,END";
+  x.mail_user = "alice@example.org";
+  x.ntasks_per_node = 2;
+  x.min_cpus = 4;
   return x;
 }
 
@@ -282,6 +297,7 @@ inline msg::launch_request sample_launch_request() {
   x.credential = "MUNGE:AwQDAACm3IN+launch:";
   x.job_ntasks = 12;
   x.cpus_per_task_set = true;
+  x.open_mode = "truncate";
   return x;
 }
 
