@@ -158,6 +158,10 @@ void balance(manager_self self) {
   std::vector<std::string> pool;
   for (size_t i = 0; i < st.collectors.size(); ++i) {
     auto& c = st.collectors[i];
+    if (share[i] == 0) {
+      c.list.clear();  // the loop below pools its nodes, once each
+      continue;
+    }
     while (c.list.size() > share[i]) {
       pool.push_back(std::move(c.list.back()));
       c.list.pop_back();
