@@ -249,8 +249,8 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
   st.gate = std::move(gate);
   actor_probe probe{self, meters, "node"};
   st.interval = std::chrono::milliseconds{heartbeat_interval_ms};
-  // Today the controller collects every heartbeat itself; with collector fan-in (seed 000's
-  // MSM) each collector gets its own series.
+  // Only beats that reach this actor are timed here; a node a collector gathers is timed by its
+  // collector's rounds (shoal control show collectors: ROUND_MS).
   if (meters)
     st.heartbeat_lag = &meters
                             ->histograms("shoal_heartbeat_lag_seconds",

@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -63,8 +65,11 @@ msg::launch_request batch_launch() {
 /// A fresh directory under /tmp, removed afterwards.
 struct temp_dir {
   temp_dir() {
-    char tmpl[] = "/tmp/shoal-task-env-XXXXXX";
-    path = ::mkdtemp(tmpl);
+    auto base = fs::temp_directory_path() / "shoal-task-env-XXXXXX";
+    std::string tmpl = base.string();
+    BOOST_REQUIRE_MESSAGE(::mkdtemp(tmpl.data()) != nullptr,
+                          "mkdtemp " << tmpl << ": " << std::strerror(errno));
+    path = tmpl;
   }
   ~temp_dir() { fs::remove_all(path); }
   std::string path;
