@@ -43,6 +43,27 @@ topology::torus_allocation prism_of(const topology::torus_map& map,
 
 }  // namespace
 
+void allocation_map::set_partition(size_t slot, const config::partition_config* p) {
+  if (slot >= partitions_.size()) partitions_.resize(slot + 1);
+  policy::partition_info part;
+  if (p == nullptr) {
+    part.up = false;
+    partitions_[slot] = std::move(part);
+    return;
+  }
+  // DRAIN takes no new jobs (the controller refuses them) but runs those queued; DOWN and
+  // INACTIVE run none.
+  part.up = p->state == "UP" || p->state == "DRAIN";
+  part.inactive = p->state == "INACTIVE";
+  for (auto& n : p->nodes) part.nodes.push_back(index_.at(n));
+  part.max_time = p->max_time_s > 0 ? p->max_time_s : 0;
+  part.priority_tier = p->priority;
+  part.exclusive = p->exclusive;
+  part.oversubscribe = p->oversubscribe;
+  part.force = p->force;
+  partitions_[slot] = std::move(part);
+}
+
 allocation_map::allocation_map(const config::cluster_config& cfg) {
   for (auto& n : cfg.nodes) {
     index_.emplace(n.name, names_.size());
@@ -55,17 +76,8 @@ allocation_map::allocation_map(const config::cluster_config& cfg) {
     config_.placement.weights.push_back(n.weight);
   }
   states_.assign(names_.size(), msg::node_state::unknown);
-  for (auto& p : cfg.partitions) {
-    policy::partition_info part;
-    part.up = p.state == "UP";
-    for (auto& n : p.nodes) part.nodes.push_back(index_.at(n));
-    part.max_time = p.max_time_s > 0 ? p.max_time_s : 0;
-    part.priority_tier = p.priority;
-    part.exclusive = p.exclusive;
-    part.oversubscribe = p.oversubscribe;
-    part.force = p.force;
-    partitions_.push_back(std::move(part));
-  }
+  for (size_t slot = 0; slot < cfg.partitions.size(); ++slot)
+    set_partition(slot, &cfg.partitions[slot]);
   auto& pc = config_;
   const auto& s = cfg.scheduling;
   pc.backfill = s.backfill;

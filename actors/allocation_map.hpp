@@ -51,6 +51,13 @@ class allocation_map {
   /// True on a 3-D torus (select/torus3d).
   bool torus() const { return torus_; }
 
+  // -- partitions --
+
+  /// Partition `slot` (the scheduler's index of it) takes `part`'s state, limits and members;
+  /// a slot past the end is added. Null closes the slot (a deleted partition: nothing is
+  /// placed in it again). Placements made already stand.
+  void set_partition(size_t slot, const config::partition_config* part);
+
   // -- placement --
 
   /// Runs one pass over `candidates` (eligible pending jobs) given what runs now, and records

@@ -23,6 +23,7 @@
 #include "actors/submission.hpp"
 #include "config/duration.hpp"
 #include "config/log.hpp"
+#include "config/partition_edit.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
 #include "policy/array_spec.hpp"
@@ -30,6 +31,7 @@
 #include "policy/job_lifecycle.hpp"
 #include "topology/hostlist.hpp"
 #include "topology/partition_summary.hpp"
+#include "topology/torus.hpp"
 
 namespace shoal::actors {
 
@@ -78,6 +80,9 @@ struct controller_state {
   /// Recovered jobs whose steps a node has not yet confirmed: node -> job ids. The node's next
   /// registration reports what it still runs.
   std::map<std::string, std::set<uint64_t>> unconfirmed;
+  /// The partition edits made at run time, as a restart replays them (short: see
+  /// config::record_partition_edit).
+  std::vector<msg::partition_edit> partition_edits;
 };
 
 using controller_self = controller_actor::stateful_pointer<controller_state>;
@@ -446,10 +451,10 @@ caf::result<caf::ok_atom> cancel_one_job(controller_self self, uint64_t id, int3
   if (it != st.jobs.end()) return self->delegate(it->second, msg::cancel_atom_v, signo, uid);
   auto v = st.job_view.find(id);
   if (v != st.job_view.end())
-    return make_error(errc::invalid_request, "job " + std::to_string(id) +
-                                                 " has already finished (" +
-                                                 msg::to_string(v->second.state) + ")");
-  return make_error(errc::unknown_job, "invalid job id " + std::to_string(id));
+    return make_error(errc::invalid_request,
+                      std::string{"Job/step already completing or completed ("} +
+                          msg::to_string(v->second.state) + ")");
+  return make_error(errc::unknown_job, "Invalid job id specified");
 }
 
 /// scancel of `12`, `12_4` or `12_[1-5]`: running tasks get the signal (or are cancelled),
@@ -595,6 +600,63 @@ caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_upd
     requests.emplace_back(caf::actor_cast<caf::actor>(st.nodes[n]),
                           caf::make_message(msg::nodeupd_atom_v, up));
   return all_ok(self, std::move(requests));
+}
+
+/// The key the partition edits are saved under; they are replayed over the config's partitions
+/// when a controller starts from saved state.
+const std::string partitions_key = "partitions";
+
+/// `shoal control update|create|delete partitionname=`: the controller owns the partition table;
+/// the scheduler (placement, priorities) and the nodes that joined or left a partition hear the
+/// new one, and the edit is durable before the client hears ok. Deleting a partition that pending
+/// or running jobs use is refused, as Slurm does.
+caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::partition_edit& edit) {
+  auto& st = self->state;
+  auto parts = config::apply_partition_edit(st.cfg, edit);
+  if (!parts) return std::move(parts.error());
+  if (edit.action == "delete")
+    for (auto& [id, job] : st.job_view)
+      if (job.partition == edit.name && !msg::is_finished(job.state))
+        return make_error(errc::invalid_request, "Partition is in use (job " + std::to_string(id) +
+                                                     " is " + msg::to_string(job.state) +
+                                                     " in it)");
+  std::map<std::string, std::vector<std::string>> before;
+  for (auto& n : st.cfg.nodes) before[n.name] = n.partitions;
+  st.cfg.partitions = std::move(*parts);
+  config::assign_node_partitions(st.cfg);
+  for (auto& n : st.cfg.nodes)
+    if (before[n.name] != n.partitions)
+      self->send(st.nodes.at(n.name), msg::parts_atom_v, n.partitions);
+  self->send(st.scheduler, msg::parts_atom_v,
+             std::make_shared<const std::vector<config::partition_config>>(st.cfg.partitions));
+  config::record_partition_edit(st.partition_edits, edit);
+  msg::partition_edits_record rec;
+  rec.edits = st.partition_edits;
+  persist(self, partitions_key, encoded(rec));
+  std::string settings;
+  for (auto& w : edit.settings) settings += (settings.empty() ? "" : " ") + w;
+  config::log().info("partition {} name={} settings=\"{}\" user={}", edit.action, edit.name,
+                     settings, edit.user);
+  return once_saved(self, caf::ok_atom::value);
+}
+
+/// The partitions as the saved edits left them (before any actor is spawned from the config).
+void replay_partitions(controller_state& st, const state::record_map& saved) {
+  auto rec = saved.find(partitions_key);
+  if (rec == saved.end()) return;
+  auto edits = decoded<msg::partition_edits_record>(rec->second);
+  if (!edits) {
+    config::log().error("saved state: record {} unreadable, skipped: {}", partitions_key,
+                        describe(edits.error()));
+    return;
+  }
+  std::vector<std::string> skipped;
+  config::replay_partition_edits(st.cfg, edits->edits, skipped);
+  for (auto& why : skipped)
+    config::log().warn("saved partition edit no longer applies, dropped: {}", why);
+  st.partition_edits = std::move(edits->edits);
+  config::log().info("partition edits replayed edits={} dropped={}", st.partition_edits.size(),
+                     skipped.size());
 }
 
 /// `shoal control setdebug`: the new level's name, or errc::invalid_request naming the levels.
@@ -900,6 +962,7 @@ controller_actor::behavior_type controller_behavior(
   }
   actor_probe probe{self, meters, "controller"};
   st.admin_uid = static_cast<uint32_t>(::getuid());
+  replay_partitions(st, recovery.saved);
   std::vector<caf::actor> ordered_nodes;
   for (auto& n : st.cfg.nodes) {
     std::optional<msg::node_record> saved;
@@ -1114,11 +1177,18 @@ controller_actor::behavior_type controller_behavior(
                   auto& view = self->state.node_view;
                   std::vector<msg::partition_info> parts;
                   for (auto& p : self->state.cfg.partitions) parts.push_back(partition_view(p));
-                  return topology::summarize_partitions(
-                      std::move(parts), [&view](const std::string& name) {
-                        auto it = view.find(name);
-                        return it != view.end() ? it->second.state : msg::node_state::unknown;
-                      });
+                  auto state_of = [&view](const std::string& name) {
+                    auto it = view.find(name);
+                    return it != view.end() ? it->second.state : msg::node_state::unknown;
+                  };
+                  const auto& cfg = self->state.cfg;
+                  if (!cfg.torus3d) return topology::summarize_partitions(std::move(parts), state_of);
+                  // A torus's groups in Blue Gene/L's box form: a few boxes, not 512 names.
+                  auto boxes = [&cfg](const std::vector<std::string>& names) {
+                    auto text = topology::box_hostlist(cfg.torus.prefix, cfg.torus.dims, names);
+                    return text ? *text : topology::compress_hostlist_sorted(names);
+                  };
+                  return topology::summarize_partitions(std::move(parts), state_of, boxes);
                 }),
       probe.rpc("config",
                 [self](msg::config_atom) { return config::render_config(self->state.cfg); }),
@@ -1162,6 +1232,13 @@ controller_actor::behavior_type controller_behavior(
                               up.user);
                   if (auto err = unproven(self)) return caf::result<caf::ok_atom>{std::move(err)};
                   return update_nodes(self, up);
+                }),
+      probe.rpc("partedit",
+                [self, probe](msg::partedit_atom,
+                              const msg::partition_edit& edit) -> caf::result<caf::ok_atom> {
+                  probe.attribute_to(edit.user);
+                  if (auto err = unproven(self)) return err;
+                  return edit_partitions(self, edit);
                 }),
       probe.rpc("setdebug",
                 [self, probe](msg::setdebug_atom, const std::string& level,

@@ -68,6 +68,8 @@ using controller_actor = caf::typed_actor<
     caf::replies_to<msg::collectors_atom>::with<std::vector<msg::collector_info>>,
     /// `shoal control update nodename=...`.
     caf::replies_to<msg::nodeupd_atom, msg::node_update>::with<caf::ok_atom>,
+    /// `shoal control update|create|delete partitionname=...`: ok once the edit is durable.
+    caf::replies_to<msg::partedit_atom, msg::partition_edit>::with<caf::ok_atom>,
     /// (level, user): `shoal control setdebug`; answers the new level.
     caf::replies_to<msg::setdebug_atom, std::string, std::string>::with<std::string>,
     /// (changes, user): `shoal control setdebugflags`; answers the flags now on.

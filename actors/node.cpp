@@ -273,6 +273,8 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
   st.info.weight = cfg.weight;
   st.info.partitions = cfg.partitions;
   st.info.features = cfg.features;
+  st.info.speed = cfg.speed;
+  st.info.os = cfg.os;
   st.info.state_since = unix_now();
   auto initial = cfg.initial_state;
   for (auto& c : initial) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -366,6 +368,11 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                                            st.collector);
                         go_down(self, "Not responding", false, "shoal");
                       }
+                    }),
+      probe.metered("partitions",
+                    [self](msg::parts_atom, std::vector<std::string>& names) {
+                      self->state.info.partitions = std::move(names);
+                      publish(self);
                     }),
       probe.metered("check",
                     [self](msg::check_atom, uint64_t gen) {

@@ -34,6 +34,8 @@ using node_actor = caf::typed_actor<
     /// From the collector manager: the node stopped beating past HeartBeatTimeout (false: DOWN,
     /// "Not responding") or beats again (true).
     caf::reacts_to<msg::responding_atom, bool>,
+    /// The partitions holding the node now (a partition changed at run time), in partition order.
+    caf::reacts_to<msg::parts_atom, std::vector<std::string>>,
     /// A job takes the node, holding this many CPUs (0: the whole node).
     caf::reacts_to<msg::start_atom, uint64_t, uint32_t>,
     /// The job is ending here (COMPLETING until it releases the node).

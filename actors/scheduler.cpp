@@ -34,7 +34,10 @@ struct scheduler_state {
   /// Which job holds which nodes and CPUs: the cluster's one record of it.
   std::optional<allocation_map> map;
   std::vector<caf::actor> node_actors;
+  /// Partition name -> its slot in the allocation map and the queue's factors; a slot is never
+  /// reused, so a queued job's slot stays its partition's when partitions change.
   std::unordered_map<std::string, size_t> partition_index;
+  policy::priority_scale scale;
   policy::job_queue queue{policy::priority_config{}, true};
   /// Null when not metered.
   metrics::histogram* cycle = nullptr;
@@ -347,6 +350,29 @@ std::vector<msg::pending_detail> pending_details(scheduler_self self) {
   return out;
 }
 
+/// The partitions as they are now: each keeps the slot it was first given (queued jobs hold
+/// it), a new one takes the next, a deleted one's slot closes. Priority factors follow.
+void set_partitions(scheduler_self self, const std::vector<config::partition_config>& parts) {
+  auto& st = self->state;
+  std::vector<bool> present(st.partition_index.size(), false);
+  for (auto& p : parts) {
+    auto slot = st.partition_index.emplace(p.name, st.partition_index.size()).first->second;
+    if (slot >= present.size()) present.resize(slot + 1, false);
+    present[slot] = true;
+    st.map->set_partition(slot, &p);
+  }
+  std::vector<uint32_t> factors(present.size(), 0);
+  uint32_t max_factor = 1;
+  for (auto& p : parts) {
+    factors[st.partition_index.at(p.name)] = p.job_factor;
+    max_factor = std::max(max_factor, p.job_factor);
+  }
+  for (size_t slot = 0; slot < present.size(); ++slot)
+    if (!present[slot]) st.map->set_partition(slot, nullptr);
+  st.scale.max_partition_job_factor = max_factor;
+  st.queue.set_scale(st.scale, std::move(factors));
+}
+
 void configure(scheduler_self self, const config::cluster_config& cfg) {
   auto& st = self->state;
   st.settings = cfg.scheduling;
@@ -358,18 +384,11 @@ void configure(scheduler_self self, const config::cluster_config& cfg) {
   prio.max_age = cfg.scheduling.priority_max_age_s;
   prio.favor_small = cfg.scheduling.favor_small;
   st.queue = policy::job_queue{prio, cfg.scheduling.multifactor};
-  policy::priority_scale scale;
   uint64_t cpus = 0;
   for (auto& n : cfg.nodes) cpus += std::max<uint32_t>(1, n.cpus);
-  std::vector<uint32_t> factors;
-  for (auto& p : cfg.partitions) {
-    st.partition_index.emplace(p.name, factors.size());
-    factors.push_back(p.job_factor);
-    scale.max_partition_job_factor = std::max(scale.max_partition_job_factor, p.job_factor);
-  }
-  scale.cluster_nodes = static_cast<uint32_t>(std::max<size_t>(1, cfg.nodes.size()));
-  scale.cluster_cpus = std::max<uint64_t>(1, cpus);
-  st.queue.set_scale(scale, std::move(factors));
+  st.scale.cluster_nodes = static_cast<uint32_t>(std::max<size_t>(1, cfg.nodes.size()));
+  st.scale.cluster_cpus = std::max<uint64_t>(1, cpus);
+  set_partitions(self, cfg.partitions);
 }
 
 scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
@@ -452,6 +471,11 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
                     [self](msg::jobctl_atom, const std::string& op, uint64_t id, uint32_t uid,
                            bool admin) { return job_command(self, op, id, uid, admin); }),
       probe.metered("pending", [self](msg::pending_atom) { return pending_details(self); }),
+      probe.metered("partitions",
+                    [self](msg::parts_atom, const partition_table& parts) {
+                      set_partitions(self, *parts);
+                      request_pass(self);
+                    }),
       probe.metered("schedule", [self](msg::schedule_atom) { run_pass(self); }),
       probe.metered("tick",
                     [self](msg::check_atom) {

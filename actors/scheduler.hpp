@@ -49,6 +49,9 @@ using scheduler_actor = caf::typed_actor<
     caf::replies_to<msg::pending_atom>::with<std::vector<msg::pending_detail>>,
     /// A node's latest view (from the controller); a node turning IDLE runs a pass.
     caf::reacts_to<msg::view_atom, msg::node_info>,
+    /// The partitions changed (`shoal control update partitionname=`): every partition as it is
+    /// now; runs a pass.
+    caf::reacts_to<msg::parts_atom, partition_table>,
     /// The allocation map, for `shoal map`.
     caf::replies_to<msg::map_atom>::with<msg::topology_view>>;
 

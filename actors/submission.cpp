@@ -126,6 +126,8 @@ caf::expected<msg::job_request> resolve_submission(
     return make_error(errc::unknown_partition, "invalid partition name '" + req.partition +
                                                    "' (partitions: " + partition_names(cfg) + ")");
   }
+  if (req.job_id == 0 && (part->state == "DRAIN" || part->state == "INACTIVE"))
+    return make_error(errc::unsatisfiable, "Required partition not available (inactive or drain)");
   if (!req.batch && req.argv.empty()) return make_error(errc::invalid_request, "no command to run");
   if (auto err = check_shape(cfg, req)) return err;
   auto required = member_list(req.nodelist, *part, "-w/--nodelist");

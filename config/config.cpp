@@ -14,6 +14,7 @@
 #include "config/config_syntax.hpp"
 #include "config/duration.hpp"
 #include "config/log_settings.hpp"
+#include "config/partition_edit.hpp"
 #include "messages/errc.hpp"
 #include "topology/hostlist.hpp"
 
@@ -57,8 +58,6 @@ std::vector<std::string> split_list(const std::string& text) {
 constexpr std::string_view node_states[] = {
     "UNKNOWN", "IDLE", "DOWN", "DRAIN", "FAIL", "FAILING", "FUTURE", "CLOUD",
 };
-
-constexpr std::string_view partition_states[] = {"UP", "DOWN", "DRAIN", "INACTIVE"};
 
 template <size_t N>
 bool contains(const std::string_view (&list)[N], std::string_view word) {
@@ -737,61 +736,10 @@ caf::error parser::on_node_line(const std::vector<cs::pair>& pairs, const where&
 caf::error parser::apply_partition_key(partition_template& rec, const cs::pair& p,
                                        const where& at) {
   const auto& k = p.lower;
-  auto& part = rec.cfg;
-  if (k == "nodes") {
-    rec.nodes_expr = p.value;
-  } else if (k == "default") {
-    auto yes = cs::parse_yes_no(p.value);
-    if (!yes) return bad_value(at, p, "Default", "YES or NO");
-    part.is_default = *yes;
-  } else if (k == "maxtime" || k == "defaulttime") {
-    auto seconds = parse_time_limit(p.value);
-    if (!seconds)
-      return fail(at, "invalid value '" + p.value + "' for " +
-                          (k == "maxtime" ? "MaxTime" : "DefaultTime") + ": " +
-                          describe(seconds.error()));
-    (k == "maxtime" ? part.max_time_s : part.default_time_s) = *seconds;
-  } else if (k == "state") {
-    auto state = cs::to_upper(p.value);
-    if (!contains(partition_states, state))
-      return bad_value(at, p, "State", "UP, DOWN, DRAIN or INACTIVE");
-    part.state = state;
-  } else if (k == "maxnodes") {
-    auto upper = cs::to_upper(p.value);
-    if (upper == "UNLIMITED" || upper == "INFINITE") {
-      part.max_nodes = 0;
-    } else {
-      auto value = cs::parse_unsigned(p.value, max_u32);
-      if (!value) return bad_value(at, p, "MaxNodes", "a non-negative integer or UNLIMITED");
-      part.max_nodes = static_cast<uint32_t>(*value);
-    }
-  } else if (k == "prioritytier" || k == "priority") {
-    auto value = cs::parse_unsigned(p.value, max_u32);
-    if (!value) return bad_value(at, p, "PriorityTier", "a non-negative integer");
-    part.priority = static_cast<uint32_t>(*value);
-  } else if (k == "priorityjobfactor") {
-    auto value = cs::parse_unsigned(p.value, 65'533);
-    if (!value) return bad_value(at, p, "PriorityJobFactor", "an integer from 0 to 65533");
-    part.job_factor = static_cast<uint32_t>(*value);
-  } else if (k == "oversubscribe" || k == "shared") {
-    auto colon = p.value.find(':');
-    auto mode = cs::to_upper(p.value.substr(0, colon));
-    bool counted = mode == "YES" || mode == "FORCE";  // the modes that take ":N"
-    bool known = counted || mode == "EXCLUSIVE" || mode == "NO";
-    if (!known || (colon != std::string::npos && !counted))
-      return bad_value(at, p, "OverSubscribe", "EXCLUSIVE, NO, YES[:N] or FORCE[:N]");
-    part.exclusive = mode == "EXCLUSIVE";
-    part.force = mode == "FORCE";
-    part.oversubscribe = counted ? 4 : 1;  // Slurm's default count
-    if (colon != std::string::npos) {
-      auto count = cs::parse_unsigned(p.value.substr(colon + 1), 1024);
-      if (!count || *count == 0)
-        return bad_value(at, p, "OverSubscribe", mode + ":N with N from 1 to 1024");
-      part.oversubscribe = static_cast<uint32_t>(*count);
-    }
-  } else if (k == "nodename" || k == "name" || k == "partitionname") {
+  if (k == "nodename" || k == "name" || k == "partitionname")
     return fail(at, "'" + p.key + "' must be the first key on its line");
-  } else {
+  if (auto err = apply_partition_setting(rec.cfg, rec.nodes_expr, p.key, p.value)) {
+    if (!err->unknown) return fail(at, err->text);
     unknown_key(at, p);
   }
   return {};

@@ -35,6 +35,7 @@ enum class client_op : uint8_t {
   attach = 18,             ///< job_id -> jobs (the job), and its stream from now on
   collectors = 19,         ///< -> collectors (`shoal control show collectors`)
   partition_summary = 20,  ///< -> summary (`shoal info`'s default view)
+  partition_edit = 21,     ///< partition_edit -> ok (update, create, delete partitionname=)
 };
 
 /// What a frame of a run or attach connection carries (msg::client_reply::stream).

@@ -53,6 +53,8 @@ struct NodeInfo {
   reported @13 :MachineStatus;  # the latest report; empty name when none yet
   jobIds @14 :List(UInt64);     # jobs holding the node
   features @15 :Text;
+  speed @16 :Float64;        # Speed= (seed): configured CPU speed, MHz; 0: not configured
+  os @17 :Text;              # OS= (seed): the minimum OS release configured; empty: none
 }
 
 struct PartitionInfo {
@@ -268,6 +270,21 @@ struct NodeUpdate {
   user @3 :Text;
 }
 
+# `shoal control update|create|delete partitionname=P Key=Value ...`: settings are applied as on
+# a PartitionName= line (config/partition_edit.hpp).
+struct PartitionEdit {
+  action @0 :Text;           # update, create or delete
+  name @1 :Text;
+  settings @2 :List(Text);   # Key=Value, in the order given
+  user @3 :Text;             # who asks (logged)
+}
+
+# The partition edits that outlive a restart, replayed over the config's partitions at start
+# (state key "partitions"): at most a delete and a create or update per partition.
+struct PartitionEditsRecord {
+  edits @0 :List(PartitionEdit);
+}
+
 struct MapNode {
   name @0 :Text;
   state @1 :Text $C.type("node_state") $C.init("node_state::unknown");  # as NodeInfo.state
@@ -403,7 +420,7 @@ struct ClientRequest {
   op @0 :UInt8;              # 1 ping, 2 jobs, 3 job, 4 nodes, 5 partitions, 6 config, 7 cancel,
                              # 8 jobControl, 9 pending, 10 map, 11 nodeUpdate, 12 setDebug,
                              # 13 debugFlags, 14 diagReset, 15 submit, 16 signal, 17 run,
-                             # 18 attach, 19 collectors, 20 partitionSummary
+                             # 18 attach, 19 collectors, 20 partitionSummary, 21 partitionEdit
   credential @1 :Text;       # the caller's credential (AuthType); empty under auth/none
   includeFinished @2 :Bool;  # jobs: finished ones too
   jobId @3 :UInt64;          # job, signal, attach
@@ -415,6 +432,7 @@ struct ClientRequest {
   submission @9 :JobRequest; # submit, run
   control @10 :JobControl;   # jobControl
   update @11 :NodeUpdate;    # nodeUpdate
+  partitionChange @12 :PartitionEdit;  # partitionEdit
 }
 
 struct ClientReply {

@@ -46,6 +46,8 @@ CAF_ADD_TYPE_ID(shoal, (shoal::msg::collector_map_record))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::partition_summary))
 CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::partition_summary>))
 CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::collector_info>))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::partition_edit))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::partition_edits_record))
 
 // Between processes.
 CAF_ADD_ATOM(shoal, shoal::msg, register_atom, "register")
@@ -72,6 +74,8 @@ CAF_ADD_ATOM(shoal, shoal::msg, collectors_atom, "collectors")
 CAF_ADD_ATOM(shoal, shoal::msg, responding_atom, "responding")
 // `shoal info`'s default view, grouped in the controller.
 CAF_ADD_ATOM(shoal, shoal::msg, summary_atom, "summary")
+// `shoal control update|create|delete partitionname=`.
+CAF_ADD_ATOM(shoal, shoal::msg, partedit_atom, "partedit")
 // Between controllers (the backup controller): make state durable before control moves, and a
 // backup's word to a returning primary that it handed control back.
 CAF_ADD_ATOM(shoal, shoal::msg, handover_atom, "handover")

@@ -186,7 +186,7 @@ class pass {
     if (job.partition >= partitions_.size()) return wait(job, "PartitionDown");
     const auto& part = partitions_[job.partition];
     auto& ps = state_[job.partition];
-    if (!part.up) return wait(job, "PartitionDown");
+    if (!part.up) return wait(job, part.inactive ? "PartitionInactive" : "PartitionDown");
     if (part.max_time > 0 && job.time_limit > part.max_time) return wait(job, "PartitionTimeLimit");
     int64_t limit =
         job.time_limit > 0 ? job.time_limit : (part.max_time > 0 ? part.max_time : forever);

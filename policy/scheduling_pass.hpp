@@ -11,7 +11,8 @@ namespace shoal::policy {
 
 /// A partition as the pass sees it.
 struct partition_info {
-  bool up = true;              ///< State=UP; otherwise its jobs wait with PartitionDown
+  bool up = true;         ///< State=UP or DRAIN; otherwise its jobs wait with PartitionDown
+  bool inactive = false;  ///< State=INACTIVE: its jobs wait with PartitionInactive instead
   std::vector<size_t> nodes;   ///< member node indices, config order
   int64_t max_time = 0;        ///< MaxTime, seconds; 0 = UNLIMITED
   uint32_t priority_tier = 1;  ///< PriorityTier: higher tiers are scheduled first

@@ -8,7 +8,8 @@ namespace shoal::topology {
 
 std::vector<msg::partition_summary> summarize_partitions(
     std::vector<msg::partition_info> parts,
-    const std::function<msg::node_state(const std::string&)>& state_of) {
+    const std::function<msg::node_state(const std::string&)>& state_of,
+    const std::function<std::string(const std::vector<std::string>&)>& compress) {
   std::vector<msg::partition_summary> out;
   out.reserve(parts.size());
   for (auto& p : parts) {
@@ -28,7 +29,7 @@ std::vector<msg::partition_summary> summarize_partitions(
       msg::state_group group;
       group.state = state;
       group.count = static_cast<uint32_t>(names.size());
-      group.nodes = compress_hostlist_sorted(names);
+      group.nodes = compress ? compress(names) : compress_hostlist_sorted(names);
       s.groups.push_back(std::move(group));
     }
     p.nodes.clear();

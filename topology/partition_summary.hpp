@@ -13,8 +13,10 @@ namespace shoal::topology {
 /// hostlist (compress_hostlist_sorted); a partition without nodes gets no group. The partitions
 /// come back with their node lists emptied: the groups say it all. The controller runs it (its
 /// reply is a few lines at any cluster size) and the CLI's tests hold it to the full listing.
+/// `compress`, when given, prints each group's nodes instead (on a torus: the box form).
 std::vector<msg::partition_summary> summarize_partitions(
     std::vector<msg::partition_info> parts,
-    const std::function<msg::node_state(const std::string&)>& state_of);
+    const std::function<msg::node_state(const std::string&)>& state_of,
+    const std::function<std::string(const std::vector<std::string>&)>& compress = {});
 
 }  // namespace shoal::topology

@@ -747,4 +747,65 @@ std::string box_expression(const std::string& prefix, const coord3& dims,
   return out + "]";
 }
 
+namespace {
+
+/// The grid position a name gives, or nullopt when it is not prefix + 3 base-36 digits in dims.
+std::optional<coord3> grid_position(const std::string& prefix, const coord3& dims,
+                                    const std::string& name) {
+  if (name.size() != prefix.size() + 3 || name.compare(0, prefix.size(), prefix) != 0)
+    return std::nullopt;
+  coord3 c{};
+  for (int d = 0; d < 3; ++d) {
+    char ch = name[prefix.size() + static_cast<size_t>(d)];
+    int v = ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'A' && ch <= 'Z' ? ch - 'A' + 10 : -1;
+    if (v < 0 || v >= dims[d]) return std::nullopt;
+    c[static_cast<size_t>(d)] = v;
+  }
+  return c;
+}
+
+}  // namespace
+
+std::optional<std::string> box_hostlist(const std::string& prefix, const coord3& dims,
+                                        const std::vector<std::string>& names) {
+  if (names.empty()) return std::string{};
+  for (int d = 0; d < 3; ++d)
+    if (dims[d] < 1 || dims[d] > max_torus_dim) return std::nullopt;
+  const int X = dims[0], Y = dims[1], Z = dims[2];
+  auto at = [&](int x, int y, int z) { return static_cast<size_t>((x * Y + y) * Z + z); };
+  std::vector<char> wanted(static_cast<size_t>(X * Y * Z), 0);
+  for (auto& name : names) {
+    auto c = grid_position(prefix, dims, name);
+    if (!c) return std::nullopt;
+    wanted[at((*c)[0], (*c)[1], (*c)[2])] = 1;
+  }
+  auto all_wanted = [&](int x0, int x1, int y0, int y1, int z0, int z1) {
+    for (int x = x0; x <= x1; ++x)
+      for (int y = y0; y <= y1; ++y)
+        for (int z = z0; z <= z1; ++z)
+          if (!wanted[at(x, y, z)]) return false;
+    return true;
+  };
+  auto digits = [](const coord3& c) { return torus_node_name("", c); };
+  std::vector<std::string> boxes;
+  for (int x = 0; x < X; ++x)
+    for (int y = 0; y < Y; ++y)
+      for (int z = 0; z < Z; ++z) {
+        if (!wanted[at(x, y, z)]) continue;
+        int z1 = z, y1 = y, x1 = x;
+        while (z1 + 1 < Z && wanted[at(x, y, z1 + 1)]) ++z1;
+        while (y1 + 1 < Y && all_wanted(x, x, y1 + 1, y1 + 1, z, z1)) ++y1;
+        while (x1 + 1 < X && all_wanted(x1 + 1, x1 + 1, y, y1, z, z1)) ++x1;
+        for (int i = x; i <= x1; ++i)
+          for (int j = y; j <= y1; ++j)
+            for (int k = z; k <= z1; ++k) wanted[at(i, j, k)] = 0;
+        coord3 lo{x, y, z}, hi{x1, y1, z1};
+        boxes.push_back(lo == hi ? digits(lo) : digits(lo) + "x" + digits(hi));
+      }
+  if (boxes.size() == 1 && boxes[0].size() == 3) return prefix + boxes[0];
+  std::string out = prefix + "[";
+  for (size_t i = 0; i < boxes.size(); ++i) out += (i > 0 ? "," : "") + boxes[i];
+  return out + "]";
+}
+
 }  // namespace shoal::topology

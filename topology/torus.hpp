@@ -160,4 +160,14 @@ std::string torus_node_name(const std::string& prefix, const coord3& c);
 std::string box_expression(const std::string& prefix, const coord3& dims,
                            const torus_allocation& a);
 
+/// Names of base partitions compressed in Blue Gene/L's box form, as its sinfo printed a
+/// partition's or a state's nodes: `bgl[000x133,200]`. The names are covered greedily with
+/// boxes: from the lowest name not yet covered (x, then y, then z order), the longest run in z,
+/// then as many y rows of that run as are all named, then as many x planes of that rectangle;
+/// a one-node box is its digits alone, boxes are listed in the order they were made. Nullopt
+/// when a name is not `prefix` plus three base-36 digits inside `dims` (the caller then prints
+/// an ordinary hostlist). Duplicates count once; an empty list gives "".
+std::optional<std::string> box_hostlist(const std::string& prefix, const coord3& dims,
+                                        const std::vector<std::string>& names);
+
 }  // namespace shoal::topology

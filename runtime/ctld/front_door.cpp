@@ -256,10 +256,11 @@ void hide_others(msg::topology_view& view, const std::set<uint64_t>& visible) {
       allocs.end());
 }
 
-/// Node updates, debug levels and flags: root's and the admins'. (The diagnostics' reset is the
-/// controller's to refuse: root's and SlurmUser's only, as sdiag --reset.)
+/// Node and partition updates, debug levels and flags: root's and the admins'. (The diagnostics'
+/// reset is the controller's to refuse: root's and SlurmUser's only, as sdiag --reset.)
 bool is_administration(op o) {
-  return o == op::node_update || o == op::set_debug || o == op::debug_flags;
+  return o == op::node_update || o == op::partition_edit || o == op::set_debug ||
+         o == op::debug_flags;
 }
 
 void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,
@@ -373,6 +374,11 @@ void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t numb
     case op::node_update:
       forward<caf::ok_atom>(self, hdl, serial, number,
                             caf::make_message(msg::nodeupd_atom_v, std::move(req.update)), done);
+      return;
+    case op::partition_edit:
+      forward<caf::ok_atom>(self, hdl, serial, number,
+                            caf::make_message(msg::partedit_atom_v, std::move(req.partition_change)),
+                            done);
       return;
     case op::set_debug:
       forward<std::string>(

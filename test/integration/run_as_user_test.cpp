@@ -92,6 +92,18 @@ BOOST_AUTO_TEST_CASE(a_job_runs_as_its_submitter_who_may_not_drain_a_node) {
   BOOST_CHECK_MESSAGE(count_lines_with(drain.err, "error: Access/permission denied") == 1,
                       drain.describe());
   BOOST_TEST(node_state("node1") == "IDLE");
+  // Nor change, create or delete a partition.
+  for (auto words : std::vector<std::vector<std::string>>{
+           {"control", "update", "partitionname=debug", "state=down"},
+           {"control", "create", "partitionname=mine", "nodes=node1"},
+           {"control", "delete", "partitionname=debug"}}) {
+    auto refused = run_command(as_user(pw, words), opt);
+    BOOST_CHECK_MESSAGE(refused.exit_code == 1, refused.describe());
+    BOOST_CHECK_MESSAGE(count_lines_with(refused.err, "error: Access/permission denied") == 1,
+                        refused.describe());
+  }
+  auto debug = run_cli({"control", "show", "partition", "debug"});
+  BOOST_TEST(debug.out.find("State=UP") != std::string::npos, debug.describe());
   auto by_root = run_cli({"control", "update", "nodename=node1", "state=drain", "reason=root's"});
   BOOST_CHECK_MESSAGE(by_root.exit_code == 0, by_root.describe());
   BOOST_CHECK(wait_node_state("node1", "DRAINED", 10s));

@@ -138,6 +138,9 @@ const std::regex box_form{R"(bgl\[[0-9A-Z]{3}x[0-9A-Z]{3}(,[0-9A-Z]{3}x[0-9A-Z]{
 BOOST_FIXTURE_TEST_SUITE(torus_topology, torus_cluster)
 
 BOOST_AUTO_TEST_CASE(geometries_get_non_overlapping_prisms_shown_in_box_form) {
+  // sinfo's lines in Blue Gene/L's box form: the idle torus is one box.
+  auto summary = cli({"info"});
+  BOOST_CHECK_MESSAGE(summary.out.find(" bgl[000x733]\n") != std::string::npos, summary.out);
   auto cube = sleeper({"-g", "2x2x2"});
   auto bar = sleeper({"--geometry=4x1x1", "--no-rotate"});
   auto count = sleeper({"-N", "4"});
@@ -182,6 +185,19 @@ BOOST_AUTO_TEST_CASE(geometries_get_non_overlapping_prisms_shown_in_box_form) {
   auto show = cli({"control", "show", "job", std::to_string(bar)});
   BOOST_CHECK_MESSAGE(
       show.out.find("NodeList=" + bar_alloc.value("nodelist", "?")) != std::string::npos, show.out);
+
+  // sinfo's allocated line names 16 nodes in a few boxes; idle and allocated make 128.
+  auto busy = cli({"info"});
+  size_t allocated_lines = 0;
+  for (auto& line : lines_of(busy.out)) {
+    if (line.find(" alloc ") == std::string::npos) continue;
+    ++allocated_lines;
+    auto boxes = line.substr(line.rfind(' ') + 1);
+    BOOST_CHECK_MESSAGE(boxes.find('x') != std::string::npos, line);
+    auto names = cli({"control", "show", "hostnames", boxes});
+    BOOST_CHECK_MESSAGE(lines_of(names.out).size() == 16u, names.describe());
+  }
+  BOOST_CHECK_MESSAGE(allocated_lines == 1u, busy.out);
 
   // The picture: a letter per job, a legend line per job.
   auto picture = cli({"map", "-c"});

@@ -1,7 +1,7 @@
 // `shoal control`: scontrol. show
 // node|partition|job|config|collectors|hostnames|hostlist|hostlistsorted, update NodeName=...
-// State=... Reason=..., setdebug LEVEL, setdebugflags +FLAG -FLAG, and the job commands hold,
-// uhold, release, requeue, top.
+// State=... Reason=..., update|create|delete PartitionName=..., setdebug LEVEL, setdebugflags
+// +FLAG -FLAG, and the job commands hold, uhold, release, requeue, top.
 
 #include <strings.h>
 
@@ -155,7 +155,35 @@ int show(session& s, const std::string& what, const std::string& name, bool json
               exit_usage);
 }
 
+bool names_partition(const std::string& word) {
+  auto key = word.substr(0, word.find('='));
+  return is(key, "partitionname") || is(key, "partition");
+}
+
+/// `update|create|delete PartitionName=P Key=Value ...`: the settings travel as written and the
+/// controller reads them as a PartitionName= line's (config/partition_edit.hpp).
+int edit_partition(session& s, const std::string& action, const std::vector<std::string>& words) {
+  msg::partition_edit edit;
+  edit.action = action;
+  for (auto& c : edit.action) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  edit.user = current_user().name;
+  for (auto& w : words) {
+    auto eq = w.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return fail("control", "expected Key=Value, got '" + w + "'", exit_usage);
+    if (names_partition(w) && edit.name.empty())
+      edit.name = w.substr(eq + 1);
+    else
+      edit.settings.push_back(w);
+  }
+  if (edit.name.empty()) return fail("control", action + " needs PartitionName=NAME", exit_usage);
+  auto ok = ask<caf::ok_atom>(s, msg::partedit_atom_v, edit);
+  if (!ok) return fail("control", describe(ok.error()));
+  return 0;
+}
+
 int update(session& s, const std::vector<std::string>& words) {
+  if (!words.empty() && names_partition(words.front())) return edit_partition(s, "update", words);
   msg::node_update up;
   up.user = current_user().name;
   for (auto& w : words) {
@@ -171,10 +199,13 @@ int update(session& s, const std::vector<std::string>& words) {
     else if (is(key, "reason"))
       up.reason = value;
     else
-      return fail("control", "cannot update '" + key + "' (use NodeName=, State=, Reason=)",
+      return fail("control",
+                  "cannot update '" + key +
+                      "' of a node (use NodeName=, State=, Reason=; or PartitionName= first)",
                   exit_usage);
   }
-  if (up.nodes.empty()) return fail("control", "update needs NodeName=", exit_usage);
+  if (up.nodes.empty())
+    return fail("control", "update needs NodeName= or PartitionName=", exit_usage);
   auto ok = ask<caf::ok_atom>(s, msg::nodeupd_atom_v, up);
   if (!ok) return fail("control", describe(ok.error()));
   return 0;
@@ -249,12 +280,18 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
   cmd->add_option("words", *words,
                   "show node|partition|job|config|collectors [NAME] | show hostnames|hostlist|"
                   "hostlistsorted EXPR | update NodeName=X State=drain|resume|down|idle "
-                  "Reason=\"...\" | ping | setdebug LEVEL | setdebugflags +FLAG|-FLAG ... | "
+                  "Reason=\"...\" | update|create PartitionName=P KEY=VALUE ... | delete "
+                  "PartitionName=P | ping | setdebug LEVEL | setdebugflags +FLAG|-FLAG ... | "
                   "hold|uhold|release|requeue|top JOB_LIST")
       ->required();
   cmd->footer(
       "Examples:\n  shoal control show node node1\n  shoal control show job 12\n"
       "  shoal control update nodename=node[1-2] state=drain reason=\"disk swap\"\n"
+      "  shoal control update partitionname=debug state=down maxtime=1:00:00\n"
+      "      (keys as on a PartitionName= line: Nodes, State=UP|DOWN|DRAIN|INACTIVE, MaxTime,\n"
+      "      DefaultTime, MaxNodes, Default, PriorityTier, PriorityJobFactor, OverSubscribe)\n"
+      "  shoal control create partitionname=gpu nodes=node[3-4]\n"
+      "  shoal control delete partitionname=gpu    (refused while jobs pend or run in it)\n"
       "  shoal control show hostnames 'lx[01-03]'\n"
       "  shoal control show collectors    (heartbeat fan-in: each CollectorNodes entry)\n"
       "  shoal control hold 12,13_4       (release with: shoal control release 12,13_4)\n"
@@ -292,6 +329,14 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       if (!s) return code;
       return update(*s, {w.begin() + 1, w.end()});
     }
+    if (is(w[0], "create") || is(w[0], "delete")) {
+      if (w.size() < 2 || !names_partition(w[1]))
+        return fail("control", w[0] + " takes PartitionName=NAME first", exit_usage);
+      int code = 0;
+      auto s = open_session("control", conf, code);
+      if (!s) return code;
+      return edit_partition(*s, w[0], {w.begin() + 1, w.end()});
+    }
     if (is(w[0], "ping")) {
       if (w.size() > 1) return fail("control", "too many words after ping", exit_usage);
       return ping_controllers(conf);
@@ -311,8 +356,8 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
     }
     return fail("control",
                 "unknown command '" + w[0] +
-                    "' (use show, update, ping, setdebug, setdebugflags, hold, uhold, release, "
-                    "requeue or top)",
+                    "' (use show, update, create, delete, ping, setdebug, setdebugflags, hold, "
+                    "uhold, release, requeue or top)",
                 exit_usage);
   };
 }

@@ -1,8 +1,10 @@
 // `shoal queue` (squeue), `shoal info` (sinfo; -N is the seed's machine status tool) and
 // `shoal cancel` (scancel).
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 
@@ -50,6 +52,16 @@ int parse_signal(const std::string& text) {
   return -1;
 }
 
+/// squeue -j of one job id the controller does not know (never was, or purged after MinJobAge)
+/// fails, which scripts polling a job's end test for; a list of ids never does.
+bool names_unknown_job(const std::string& ids, const std::vector<msg::job_info>& jobs) {
+  if (ids.empty() || ids.find_first_not_of("0123456789") != std::string::npos) return false;
+  auto id = std::strtoull(ids.c_str(), nullptr, 10);
+  return std::none_of(jobs.begin(), jobs.end(), [id](const msg::job_info& j) {
+    return j.job_id == id || j.array_job_id == id;
+  });
+}
+
 }  // namespace
 
 command_runner add_queue_command(CLI::App& app, const std::string& conf) {
@@ -92,6 +104,7 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
     if (!s) return code;
     auto list = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, include_finished);
     if (!list) return fail("queue", describe(list.error()));
+    if (names_unknown_job(*jobs, *list)) return fail("queue", "Invalid job id specified");
     if (*start || *priority) {
       auto details = ask<std::vector<msg::pending_detail>>(*s, msg::pending_atom_v);
       if (!details) return fail("queue", describe(details.error()));
@@ -174,7 +187,9 @@ command_runner add_cancel_command(CLI::App& app, const std::string& conf) {
     int result = 0;
     for (auto& id : *ids) {
       auto ok = ask<caf::ok_atom>(*s, msg::cancel_atom_v, id, int32_t{signo}, uid);
-      if (!ok) result = fail("cancel", "job " + id + ": " + describe(ok.error()));
+      // scancel's words, which scripts match on.
+      if (!ok)
+        result = fail("cancel", "Kill job error on job id " + id + ": " + describe(ok.error()));
     }
     return result;
   };

@@ -203,6 +203,12 @@ msg::client_request to_request(msg::nodeupd_atom, msg::node_update up) {
   return r;
 }
 
+msg::client_request to_request(msg::partedit_atom, msg::partition_edit edit) {
+  auto r = msg::make_client_request(msg::client_op::partition_edit);
+  r.partition_change = std::move(edit);
+  return r;
+}
+
 msg::client_request to_request(msg::setdebug_atom, std::string level, std::string user) {
   auto r = msg::make_client_request(msg::client_op::set_debug);
   r.text = std::move(level);

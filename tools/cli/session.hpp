@@ -80,6 +80,7 @@ msg::client_request to_request(msg::jobctl_atom, msg::job_control ctl);
 msg::client_request to_request(msg::pending_atom);
 msg::client_request to_request(msg::map_atom);
 msg::client_request to_request(msg::nodeupd_atom, msg::node_update up);
+msg::client_request to_request(msg::partedit_atom, msg::partition_edit edit);
 msg::client_request to_request(msg::setdebug_atom, std::string level, std::string user);
 msg::client_request to_request(msg::dbgflags_atom, std::string changes, std::string user);
 msg::client_request to_request(msg::diagreset_atom, uint32_t uid);

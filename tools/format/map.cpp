@@ -101,14 +101,22 @@ std::string render_map(const msg::topology_view& view, const std::vector<msg::jo
   auto letters = letters_of(view);
   std::string out =
       view.dims.size() == 3 ? torus_picture(view, letters) : line_picture(view, letters);
+  // On a torus each job also shows the shape it asked for, as Blue Gene/L's smap did: the
+  // connection (mesh or torus) and --node-use (coprocessor or virtual).
+  bool torus = view.dims.size() == 3;
   std::vector<std::vector<std::string>> rows;
-  rows.push_back({"ID", "JOBID", "PARTITION", "USER", "NAME", "ST", "NODES", "NODELIST"});
+  rows.push_back({"ID", "JOBID", "PARTITION", "USER", "NAME", "ST", "NODES"});
+  if (torus) rows.back().insert(rows.back().end(), {"CONN", "NODE_USE"});
+  rows.back().push_back("NODELIST");
+  auto or_dash = [](const std::string& s) { return s.empty() ? std::string{"-"} : s; };
   for (size_t i = 0; i < view.allocations.size(); ++i) {
     const auto& a = view.allocations[i];
     const auto* j = find_job(jobs, a.job_id);
     rows.push_back({std::string(1, map_letter(i)), std::to_string(a.job_id), j ? j->partition : "?",
                     j ? j->user : "?", j ? j->name : "?", j ? msg::short_code(j->state) : "?",
-                    std::to_string(a.node_count), a.nodelist});
+                    std::to_string(a.node_count)});
+    if (torus) rows.back().insert(rows.back().end(), {or_dash(a.conn_type), or_dash(a.node_use)});
+    rows.back().push_back(a.nodelist);
   }
   std::vector<size_t> widths(rows.front().size(), 0);
   for (auto& r : rows)

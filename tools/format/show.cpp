@@ -144,11 +144,21 @@ std::string show_node(const msg::node_info& n, int64_t now) {
   if (!n.reason.empty() && (!n.reason_user.empty() || n.reason_time != 0))
     reason += " [" + detail::or_null(n.reason_user) + "@" +
               detail::iso_time(n.reason_time, "Unknown") + "]";
+  line cpus{kv_num("CPUTot", n.cpus ? n.cpus : r.cpus), kv_num("Sockets", r.sockets),
+            kv_num("CoresPerSocket", r.cores_per_socket),
+            kv_num("ThreadsPerCore", r.threads_per_core), kv("CPUMHz", mhz(r.cpu_mhz))};
+  // The seed's Speed= and OS= are what the node must have; shown beside what it reports, and
+  // only when configured (Slurm has neither key).
+  if (n.speed > 0) {
+    char speed[32];
+    std::snprintf(speed, sizeof speed, "%.15g", n.speed);
+    cpus.push_back(kv("Speed", speed));
+  }
+  line os{kv("OS", r.os)};
+  if (!n.os.empty()) os.push_back(kv("ConfiguredOS", n.os));
   return record({
       {kv("NodeName", n.name), kv("NodeAddr", n.address), kv("NodeHostName", r.hostname)},
-      {kv_num("CPUTot", n.cpus ? n.cpus : r.cpus), kv_num("Sockets", r.sockets),
-       kv_num("CoresPerSocket", r.cores_per_socket), kv_num("ThreadsPerCore", r.threads_per_core),
-       kv("CPUMHz", mhz(r.cpu_mhz))},
+      cpus,
       {kv_num("RealMemory", n.real_memory_mb ? n.real_memory_mb : r.real_memory_mb),
        kv_num("VirtualMemory", r.virtual_memory_mb),
        kv_num("TmpDisk", n.tmp_disk_mb ? n.tmp_disk_mb : r.tmp_disk_mb),
@@ -157,7 +167,7 @@ std::string show_node(const msg::node_info& n, int64_t now) {
        kv_num("ReportedTmpDisk", r.tmp_disk_mb), kv("ReportedName", r.node_name)},
       {kv("State", msg::to_string(n.state)), kv_time("StateSince", n.state_since),
        kv_time("LastResponse", n.last_response)},
-      {kv("OS", r.os)},
+      os,
       {kv_time("BootTime", r.boot_time), kv_time("SlurmdStartTime", r.daemon_start_time),
        kv_num("SlurmdPid", r.daemon_pid)},
       {kv("Partitions", join(n.partitions)), kv("Jobs", join_ids(n.job_ids))},

@@ -64,9 +64,9 @@ BOOST_AUTO_TEST_CASE(a_torus_draws_one_block_per_x_plane_and_a_legend) {
                     "AAA  #?.\n"
                     "...  ..B\n"
                     "\n"
-                    "ID JOBID PARTITION USER  NAME  ST NODES NODELIST\n"
-                    "A      7 debug     alice relax R      3 bgl[000x002]\n"
-                    "B      9 ?         ?     ?     ?      1 bgl112\n");
+                    "ID JOBID PARTITION USER  NAME  ST NODES CONN  NODE_USE    NODELIST\n"
+                    "A      7 debug     alice relax R      3 mesh  coprocessor bgl[000x002]\n"
+                    "B      9 ?         ?     ?     ?      1 torus virtual     bgl112\n");
 }
 
 BOOST_AUTO_TEST_CASE(a_line_cluster_draws_fifty_nodes_per_row) {

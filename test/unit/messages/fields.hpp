@@ -152,6 +152,8 @@ inline msg::node_info sample_node_info() {
   x.reported = sample_machine_status();
   x.job_ids = {1, 0xffff'ffff'ffff'ffffull, 42};
   x.features = "gpu,ib";
+  x.speed = 2.5;
+  x.os = "Linux.2.4.7-10";
   return x;
 }
 
@@ -522,6 +524,21 @@ inline msg::stepd_frame sample_stepd_frame() {
   return x;
 }
 
+inline msg::partition_edit sample_partition_edit() {
+  msg::partition_edit x;
+  x.action = "update";
+  x.name = "gpu";
+  x.settings = {"State=DOWN", "Nodes=", "MaxTime=1-00:00:00"};
+  x.user = "root";
+  return x;
+}
+
+inline msg::partition_edits_record sample_partition_edits_record() {
+  msg::partition_edits_record x;
+  x.edits = {sample_partition_edit(), {}};
+  return x;
+}
+
 inline msg::client_request sample_client_request() {
   msg::client_request x;
   x.op = 254;
@@ -536,6 +553,7 @@ inline msg::client_request sample_client_request() {
   x.submission = sample_job_request();
   x.control = sample_job_control();
   x.update = sample_node_update();
+  x.partition_change = sample_partition_edit();
   return x;
 }
 

@@ -336,6 +336,37 @@ BOOST_AUTO_TEST_CASE(a_wrapping_prism_prints_one_box_per_piece_lowest_corner_fir
   BOOST_CHECK_EQUAL(box_expression("bgl", dims, {{0, 0, 0}, {1, 4, 1}}), "bgl[000x030]");
 }
 
+BOOST_AUTO_TEST_CASE(box_hostlist_covers_names_with_few_boxes) {
+  using shoal::topology::box_hostlist;
+  const shoal::topology::coord3 dims{8, 4, 4};
+  auto all = [&](const shoal::topology::coord3& lo, const shoal::topology::coord3& hi) {
+    std::vector<std::string> out;
+    for (int x = lo[0]; x <= hi[0]; ++x)
+      for (int y = lo[1]; y <= hi[1]; ++y)
+        for (int z = lo[2]; z <= hi[2]; ++z) out.push_back(torus_node_name("bgl", {x, y, z}));
+    return out;
+  };
+  // The whole grid is one box; so is any full prism, whatever the order of the names.
+  BOOST_CHECK_EQUAL(*box_hostlist("bgl", dims, all({0, 0, 0}, {7, 3, 3})), "bgl[000x733]");
+  auto prism = all({2, 0, 1}, {3, 1, 3});
+  std::reverse(prism.begin(), prism.end());
+  BOOST_CHECK_EQUAL(*box_hostlist("bgl", dims, prism), "bgl[201x313]");
+  // The grid less one node: boxes from the lowest uncovered name, longest z run first.
+  auto most = all({0, 0, 0}, {7, 3, 3});
+  most.erase(std::find(most.begin(), most.end(), "bgl000"));
+  BOOST_CHECK_EQUAL(*box_hostlist("bgl", dims, most), "bgl[001x733,010x730,100x700]");
+  // Single nodes are their digits; duplicates count once; base-36 digits work.
+  BOOST_CHECK_EQUAL(*box_hostlist("bgl", dims, {"bgl123"}), "bgl123");
+  BOOST_CHECK_EQUAL(*box_hostlist("bgl", dims, {"bgl123", "bgl000", "bgl123"}), "bgl[000,123]");
+  BOOST_CHECK(!box_hostlist("b", {12, 1, 1}, {"b A00"}));
+  BOOST_CHECK_EQUAL(*box_hostlist("b", {12, 1, 1}, {"bA00", "bB00"}), "b[A00xB00]");
+  // Empty: nothing; a name off the grid or of another prefix: the caller's hostlist instead.
+  BOOST_CHECK_EQUAL(*box_hostlist("bgl", dims, {}), "");
+  BOOST_CHECK(!box_hostlist("bgl", dims, {"bgl800"}));
+  BOOST_CHECK(!box_hostlist("bgl", dims, {"login1"}));
+  BOOST_CHECK(!box_hostlist("bgl", dims, {"bgl0000"}));
+}
+
 BOOST_AUTO_TEST_CASE(nodes_of_a_wrapping_prism_are_ascending_and_wrap) {
   torus_map m{{8, 4, 4}};
   const auto nodes = m.nodes_of({{7, 3, 3}, {2, 2, 2}});
