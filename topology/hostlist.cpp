@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <list>
 #include <utility>
 
@@ -20,8 +21,11 @@ constexpr uint64_t max_range_names = 65536;
 /// Bound on a whole expansion, so a hostile `a[0-9999][0-9999]` fails instead of eating memory.
 constexpr uint64_t max_total_names = 1000000;
 
-/// Longest numeric suffix handled as a number: 18 decimal digits always fit in uint64_t with room
-/// for the `+ 1` of range arithmetic.
+/// Slurm's MAX_RANGES: one bracket may hold at most this many elements (Slurm exits beyond).
+constexpr size_t max_bracket_elements = 65536;
+
+/// Longest number handled, in significant digits: 18 decimal digits always fit in uint64_t with
+/// room for the `+ 1` of range arithmetic.
 constexpr size_t max_digits = 18;
 
 /// A box corner has one base-36 digit per dimension of the Blue Gene/L torus.
@@ -33,6 +37,8 @@ bool is_digit(char c) {
   return c >= '0' && c <= '9';
 }
 
+/// Slurm separates items with commas, blanks and tabs; shoal also with newlines and carriage
+/// returns (Slurm keeps them in a name, except in `scontrol show hostlist` reading a file).
 bool is_separator(char c) {
   return c == ',' || c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
@@ -71,14 +77,19 @@ size_t digit_count(uint64_t value) {
 }
 
 // -- expansion ----------------------------------------------------------------------------------
+//
+// Slurm 22.05's _hostlist_create_bracketed, step by step (hostlist.c, one dimension): _next_tok
+// cuts the expression into items, the last '[' of an item opens its last bracket, and
+// _push_range_list expands the brackets before it from right to left, so that the bracket just
+// before the last one varies slowest. _parse_single_range reads each `lo-hi` with strtoul.
 
 caf::error fail(size_t column, const std::string& what) {
   return make_error(errc::invalid_hostlist, what + " at column " + std::to_string(column));
 }
 
 /// One element of a bracket: a numeric range `lo-hi` (a single number has lo == hi; every number
-/// is printed with at least `width` digits, the width of `lo` as written), or a box of torus
-/// coordinates from corner `low` to corner `high`.
+/// is printed with at least `width` digits, the length of the text before the '-'), or a box of
+/// torus coordinates from corner `low` to corner `high`.
 struct bracket_element {
   bool is_box = false;
   uint64_t lo = 0;
@@ -95,16 +106,45 @@ struct bracket_element {
   }
 };
 
-/// Reads a run of digits at `pos` of `text` (whose first character is column `base`). Returns
-/// the number of digits read; 0 means none.
-caf::expected<size_t> read_number(std::string_view text, size_t pos, size_t base, uint64_t& value) {
-  size_t end = pos;
-  while (end < text.size() && is_digit(text[end])) ++end;
-  if (end - pos > max_digits)
-    return fail(base + pos, "number longer than " + std::to_string(max_digits) + " digits");
+/// Sums the names of a bracket's elements, saturating at `cap + 1`.
+uint64_t bracket_size(const std::vector<bracket_element>& bracket, uint64_t cap) {
+  uint64_t n = 0;
+  for (const auto& r : bracket) n = std::min(cap + 1, n + std::min(cap + 1, r.size()));
+  return n;
+}
+
+/// strtoul in base 10, as _parse_single_range calls it, on `text` (whose first character is
+/// column `base`): C-locale white space, an optional sign, then digits. Returns the position after
+/// the last digit, or npos when there is no digit. Numbers of more than max_digits significant
+/// digits are errors (strtoul saturates them at 2^64 - 1); a '-' sign negates as strtoul does, so
+/// only -0 gives a number that Slurm can use, the others make a range of too many names.
+caf::expected<size_t> read_number(std::string_view text, size_t base, uint64_t& value) {
+  size_t pos = 0;
+  while (pos < text.size() && is_c_space(text[pos])) ++pos;
+  bool negative = false;
+  if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) negative = text[pos++] == '-';
+  auto first = pos;
+  while (pos < text.size() && text[pos] == '0') ++pos;
+  auto significant = pos;
+  while (pos < text.size() && is_digit(text[pos])) ++pos;
+  if (pos == first) return std::string_view::npos;
+  if (pos - significant > max_digits)
+    return fail(base + significant, "number longer than " + std::to_string(max_digits) + " digits");
   value = 0;
-  for (size_t i = pos; i < end; ++i) value = value * 10 + static_cast<uint64_t>(text[i] - '0');
-  return end - pos;
+  for (auto i = significant; i < pos; ++i)
+    value = value * 10 + static_cast<uint64_t>(text[i] - '0');
+  if (negative && value != 0) return fail(base + first - 1, "negative number in range");
+  return pos;
+}
+
+/// The error for a range part without a number: `text` starts at column `base`.
+caf::error no_number(std::string_view text, size_t base, const char* which) {
+  size_t pos = 0;
+  while (pos < text.size() && is_c_space(text[pos])) ++pos;
+  if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) ++pos;
+  if (pos < text.size())
+    return fail(base + pos, std::string{"non-digit '"} + text[pos] + "' in range");
+  return fail(base, std::string{"empty range part (missing "} + which + " bound)");
 }
 
 /// Parses a box `XYZxXYZ` (Blue Gene/L paper, 2004; Slurm's 3-D hostlist): two corners of one
@@ -136,34 +176,37 @@ caf::expected<bracket_element> parse_box(std::string_view elem, size_t cross, si
   return r;
 }
 
-/// Parses one element of a bracket (`7`, `01-16`, `000x311`). `base` is the column of `elem[0]`.
+/// Parses one element of a bracket (`7`, `01-16`, `000x311`) as _parse_single_range does.
+/// `base` is the column of `elem[0]`. The text before the first '-' is the lower bound and
+/// gives the width, blanks, signs and all (`n[ 1]` -> n01); when an upper bound follows,
+/// whatever trails the lower bound's digits is ignored but counts in the width (`n[1.5-3]` ->
+/// n001..n003); `lo-` is lo alone (`n[1-]` -> n1).
 caf::expected<bracket_element> parse_element(std::string_view elem, size_t base) {
   if (elem.empty()) return fail(base, "empty range part");
   if (auto cross = elem.find('x'); cross != std::string_view::npos)
     return parse_box(elem, cross, base);
   bracket_element r;
-  auto lo_len = read_number(elem, 0, base, r.lo);
-  if (!lo_len) return std::move(lo_len.error());
-  if (*lo_len == 0) {
-    if (elem[0] == '-') return fail(base, "empty range part (missing lower bound)");
-    return fail(base, std::string{"non-digit '"} + elem[0] + "' in range");
-  }
-  r.width = *lo_len;
-  size_t pos = *lo_len;
-  if (pos == elem.size()) {
+  auto dash = elem.find('-');
+  auto lo_text = elem.substr(0, dash);
+  auto hi_text = dash == std::string_view::npos ? std::string_view{} : elem.substr(dash + 1);
+  if (!hi_text.empty() && hi_text[0] == '-')
+    return fail(base + dash + 1, "negative number in range");
+  r.width = lo_text.size();
+  auto lo_end = read_number(lo_text, base, r.lo);
+  if (!lo_end) return std::move(lo_end.error());
+  if (*lo_end == std::string_view::npos) return no_number(lo_text, base, "lower");
+  if (hi_text.empty()) {
+    if (*lo_end != lo_text.size())
+      return fail(base + *lo_end, std::string{"non-digit '"} + lo_text[*lo_end] + "' in range");
     r.hi = r.lo;
     return r;
   }
-  if (elem[pos] != '-')
-    return fail(base + pos, std::string{"non-digit '"} + elem[pos] + "' in range");
-  ++pos;
-  if (pos == elem.size()) return fail(base + pos, "empty range part (missing upper bound)");
-  auto hi_len = read_number(elem, pos, base, r.hi);
-  if (!hi_len) return std::move(hi_len.error());
-  if (*hi_len == 0) return fail(base + pos, std::string{"non-digit '"} + elem[pos] + "' in range");
-  pos += *hi_len;
-  if (pos != elem.size())
-    return fail(base + pos, std::string{"non-digit '"} + elem[pos] + "' in range");
+  auto hi_base = base + dash + 1;
+  auto hi_end = read_number(hi_text, hi_base, r.hi);
+  if (!hi_end) return std::move(hi_end.error());
+  if (*hi_end == std::string_view::npos) return no_number(hi_text, hi_base, "upper");
+  if (*hi_end != hi_text.size())
+    return fail(hi_base + *hi_end, std::string{"non-digit '"} + hi_text[*hi_end] + "' in range");
   if (r.lo > r.hi)
     return fail(base, "reversed range " + std::string{elem} + " (lower bound above upper bound)");
   if (r.hi - r.lo + 1 > max_range_names)
@@ -172,12 +215,16 @@ caf::expected<bracket_element> parse_element(std::string_view elem, size_t base)
   return r;
 }
 
-/// Parses the text between `[` and `]`. `base` is the column of `body[0]`.
+/// Parses the text between `[` and `]`, a comma list of elements (_parse_range_list). `base`
+/// is the column of `body[0]`.
 caf::expected<std::vector<bracket_element>> parse_bracket(std::string_view body, size_t base) {
   if (body.empty()) return fail(base - 1, "empty brackets");
   std::vector<bracket_element> result;
   size_t start = 0;
   for (;;) {
+    if (result.size() == max_bracket_elements)
+      return fail(base - 1,
+                  "more than " + std::to_string(max_bracket_elements) + " elements in one bracket");
     auto comma = body.find(',', start);
     auto end = comma == std::string_view::npos ? body.size() : comma;
     auto r = parse_element(body.substr(start, end - start), base + start);
@@ -188,23 +235,24 @@ caf::expected<std::vector<bracket_element>> parse_bracket(std::string_view body,
   }
 }
 
-/// One item of an expression: literals[0] bracket[0] literals[1] ... literals[n].
-struct item {
-  std::vector<std::string> literals{std::string{}};
-  std::vector<std::vector<bracket_element>> brackets;
+/// A bracket before the last one, with the text that follows it up to the next bracket.
+struct prefix_bracket {
+  std::vector<std::string> values;
+  std::string_view text;
 };
 
-/// Names an item expands to, saturating at `cap + 1` so that products cannot overflow.
-uint64_t item_size(const item& it, uint64_t cap) {
-  uint64_t total = 1;
-  for (const auto& bracket : it.brackets) {
-    uint64_t n = 0;
-    for (const auto& r : bracket) n = std::min(cap + 1, n + r.size());
-    // n >= 1 and both factors are at most cap + 1, far below 2^64 / 2^21.
-    total = std::min(cap + 1, total * n);
-  }
-  return total;
-}
+/// One item of an expression, as Slurm pushes it: a plain name (no brackets), or
+/// head prefix[0] text[0] ... prefix[k-1] text[k-1] last suffix, where the names run with
+/// prefix[k-1] slowest, then prefix[k-2], ..., prefix[0], and the last bracket fastest. `suffix`
+/// is shoal's extension (Slurm accepts nothing after the last bracket).
+struct item {
+  std::string_view text;
+  bool plain = true;
+  std::string_view head;
+  std::vector<prefix_bracket> prefixes;
+  std::vector<bracket_element> last;
+  std::string_view suffix;
+};
 
 /// The suffixes a bracket element stands for, in order. A box runs x outermost, then y, then z,
 /// so a full grid comes out in node-index order (x * Y * Z + y * Z + z, topology/torus.hpp).
@@ -222,20 +270,160 @@ void append_values(const bracket_element& r, std::vector<std::string>& values) {
         values.push_back({base36_digit(x), base36_digit(y), base36_digit(z)});
 }
 
-void emit(const item& it, std::vector<std::string>& out) {
-  // Build names bracket by bracket: each pass appends the next bracket's values to every partial
-  // name, so the leftmost bracket varies slowest, as in Slurm.
-  std::vector<std::string> partial{it.literals[0]};
-  for (size_t b = 0; b < it.brackets.size(); ++b) {
-    std::vector<std::string> values;
-    for (const auto& r : it.brackets[b]) append_values(r, values);
-    std::vector<std::string> next;
-    next.reserve(partial.size() * values.size());
-    for (const auto& head : partial)
-      for (const auto& value : values) next.push_back(head + value + it.literals[b + 1]);
-    partial = std::move(next);
+/// The first `c` at or after a position, remembered: the items of an expression ask with
+/// positions that only grow, so a long list of plain names is read once, not once per item.
+struct next_char {
+  std::string_view text;
+  char c;
+  size_t from = std::string_view::npos;
+  size_t at = std::string_view::npos;
+
+  size_t find(size_t pos) {
+    if (from == std::string_view::npos || pos < from ||
+        (at != std::string_view::npos && at < pos)) {
+      at = text.find(c, pos);
+      from = pos;
+    }
+    return at;
   }
-  for (auto& name : partial) out.push_back(std::move(name));
+};
+
+/// Slurm's _next_tok: the item starting at `pos` (not a separator) ends at the first separator
+/// that is not between a '[' and the first ']' after it. Returns the end of the item.
+size_t item_end(std::string_view expr, size_t pos, next_char& opens, next_char& closes) {
+  auto parse = pos;
+  auto end = pos;
+  for (;;) {
+    while (end < expr.size() && !is_separator(expr[end])) ++end;
+    for (;;) {
+      auto open = opens.find(parse);
+      if (open == std::string_view::npos || open > end) return end;
+      auto close = closes.find(parse);
+      if (close == std::string_view::npos || close < open) return end;
+      if (close > end) {
+        end = close;
+        break;
+      }
+      parse = close + 1;
+    }
+  }
+}
+
+/// Text outside brackets must not hold a separator: Slurm keeps one when a '[' left open in one
+/// item is closed in a later one (`a[1 b[2]` -> the name `a[1 b2`); shoal rejects that.
+caf::error check_literal(std::string_view text, size_t base, std::string_view item_text,
+                         size_t item_column) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!is_separator(text[i])) continue;
+    auto at = static_cast<size_t>(text.data() - item_text.data()) + i;
+    auto open = item_text.rfind('[', at);
+    std::string why = open == std::string_view::npos
+                          ? "separator inside a name"
+                          : "separator inside a name ('[' at column " +
+                                std::to_string(item_column + open) + " is not closed before it)";
+    return fail(base + i, why);
+  }
+  return {};
+}
+
+/// Parses one item (Slurm's _hostlist_create_bracketed and _push_range_list) that starts at
+/// column `column`.
+caf::expected<item> parse_item(std::string_view text, size_t column) {
+  item it;
+  it.text = text;
+  auto open = text.rfind('[');
+  if (open == std::string_view::npos) return it;
+  it.plain = false;
+  auto close = text.find(']', open + 1);
+  // Slurm reads `n[1-3` as the name `n]` and `[1-3` as `1-3`.
+  if (close == std::string_view::npos) return fail(column + open, "unbalanced '['");
+  it.suffix = text.substr(close + 1);
+  if (auto stray = it.suffix.find(']'); stray != std::string_view::npos)
+    return fail(column + close + 1 + stray, "unbalanced ']'");
+  auto last = parse_bracket(text.substr(open + 1, close - open - 1), column + open + 1);
+  if (!last) return std::move(last.error());
+  it.last = std::move(*last);
+  // The brackets before the last one: each is the last '[' of what remains with the last ']'
+  // after it; a '[' without a ']' after it, and all before it, stays text (`n[[1-3]` -> n[1 ..).
+  auto prefix = text.substr(0, open);
+  for (;;) {
+    auto p = prefix.rfind('[');
+    if (p == std::string_view::npos) break;
+    auto q = prefix.rfind(']');
+    if (q == std::string_view::npos || q < p) break;
+    auto body = prefix.substr(p + 1, q - p - 1);
+    auto bracket = parse_bracket(body, column + p + 1);
+    if (!bracket) return std::move(bracket.error());
+    // Slurm's MAX_PREFIX_CNT.
+    if (bracket_size(*bracket, max_range_names) > max_range_names)
+      return fail(column + p, "bracket before the last one names more than " +
+                                  std::to_string(max_range_names) + " hosts");
+    prefix_bracket pb;
+    for (const auto& r : *bracket) append_values(r, pb.values);
+    pb.text = prefix.substr(q + 1);
+    if (auto err = check_literal(pb.text, column + q + 1, text, column)) return err;
+    it.prefixes.insert(it.prefixes.begin(), std::move(pb));
+    prefix = prefix.substr(0, p);
+  }
+  it.head = prefix;
+  if (auto err = check_literal(it.head, column, text, column)) return err;
+  if (auto err = check_literal(it.suffix, column + close + 1, text, column)) return err;
+  return it;
+}
+
+/// Names an item expands to, saturating at `cap + 1` so that products cannot overflow.
+uint64_t item_size(const item& it, uint64_t cap) {
+  if (it.plain) return 1;
+  uint64_t total = bracket_size(it.last, cap);
+  for (const auto& p : it.prefixes)
+    total = std::min(cap + 1, total * std::min<uint64_t>(cap + 1, p.values.size()));
+  return total;
+}
+
+/// Calls `f(prefix)` for every prefix of an item with brackets, in Slurm's order: the bracket
+/// just before the last one varies slowest, the first one fastest.
+template <class F>
+void for_each_prefix(const item& it, F&& f) {
+  std::vector<size_t> index(it.prefixes.size(), 0);
+  std::string prefix;
+  for (;;) {
+    prefix.assign(it.head);
+    for (size_t b = 0; b < it.prefixes.size(); ++b) {
+      prefix += it.prefixes[b].values[index[b]];
+      prefix += it.prefixes[b].text;
+    }
+    f(prefix);
+    size_t b = 0;
+    while (b < index.size() && ++index[b] == it.prefixes[b].values.size()) index[b++] = 0;
+    if (b == index.size()) return;
+  }
+}
+
+/// Reads a whole expression into items, checking the caps.
+caf::expected<std::vector<item>> parse_expression(std::string_view expr) {
+  std::vector<item> items;
+  uint64_t total = 0;
+  next_char opens{expr, '['};
+  next_char closes{expr, ']'};
+  size_t pos = 0;
+  while (pos < expr.size()) {
+    if (is_separator(expr[pos])) {
+      ++pos;
+      continue;
+    }
+    auto end = item_end(expr, pos, opens, closes);
+    auto it = parse_item(expr.substr(pos, end - pos), pos + 1);
+    if (!it) return std::move(it.error());
+    auto cap = max_total_names - total;
+    auto n = item_size(*it, cap);
+    if (n > cap)
+      return fail(pos + 1, "hostlist expands to more than " + std::to_string(max_total_names) +
+                               " names, item starting");
+    total += n;
+    items.push_back(std::move(*it));
+    pos = end;
+  }
+  return items;
 }
 
 // -- compression --------------------------------------------------------------------------------
@@ -254,14 +442,16 @@ struct host_range {
   size_t width = 0;
 };
 
-/// A name split into prefix and numeric suffix. A name without trailing digits (or with more
-/// than max_digits of them) is plain.
+/// A name split into prefix and numeric suffix (Slurm's hostname_create). A name without
+/// trailing digits, or whose digits hold more than max_digits significant ones, is plain.
 host_range split(std::string_view name) {
   size_t k = name.size();
   while (k > 0 && is_digit(name[k - 1])) --k;
   auto digits = name.size() - k;
+  auto significant = k;
+  while (significant < name.size() && name[significant] == '0') ++significant;
   host_range s;
-  if (digits == 0 || digits > max_digits) {
+  if (digits == 0 || name.size() - significant > max_digits) {
     s.prefix = name;
     return s;
   }
@@ -375,25 +565,26 @@ int compare_ranges(host_range& a, host_range& b) {
   return a.width < b.width ? -1 : (a.width > b.width ? 1 : 0);
 }
 
-/// Slurm's hostlist_push_host, one name after the other: a name joins the last range when it
-/// is that range's next number and prints the same under its width. Unlike Slurm, a range stops
-/// at 65,536 names, the most one range may name when read back (Slurm prints n[0-99999] and
-/// then rejects it).
+/// Slurm's hostlist_push_range: a range joins the last one when it continues it and prints the
+/// same under its width. Unlike Slurm, a range stops at 65,536 names, the most one range may name
+/// when read back (Slurm prints n[0-99999] and then rejects it).
+void push_range(std::vector<host_range>& ranges, host_range r) {
+  if (r.numbered && !ranges.empty()) {
+    auto& tail = ranges.back();
+    if (tail.numbered && tail.hi + 1 == r.lo && r.hi - tail.lo + 1 <= max_range_names &&
+        tail.prefix == r.prefix && combine_widths(tail, r)) {
+      tail.hi = r.hi;
+      return;
+    }
+  }
+  ranges.push_back(r);
+}
+
+/// Slurm's hostlist_push_host, one name after the other.
 std::vector<host_range> push_names(const std::vector<std::string>& names) {
   std::vector<host_range> ranges;
-  for (const auto& name : names) {
-    if (name.empty()) continue;
-    auto s = split(name);
-    if (s.numbered && !ranges.empty()) {
-      auto& tail = ranges.back();
-      if (tail.numbered && tail.hi + 1 == s.lo && tail.hi - tail.lo + 1 < max_range_names &&
-          tail.prefix == s.prefix && combine_widths(tail, s)) {
-        tail.hi = s.lo;
-        continue;
-      }
-    }
-    ranges.push_back(s);
-  }
+  for (const auto& name : names)
+    if (!name.empty()) push_range(ranges, split(name));
   return ranges;
 }
 
@@ -514,51 +705,8 @@ std::string ranged_string(const std::vector<host_range>& ranges) {
   return out;
 }
 
-}  // namespace
-
-caf::expected<std::vector<std::string>> expand_hostlist(std::string_view expr) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos < expr.size()) {
-    if (is_separator(expr[pos])) {
-      ++pos;
-      continue;
-    }
-    auto item_column = pos + 1;
-    item it;
-    while (pos < expr.size() && !is_separator(expr[pos])) {
-      auto c = expr[pos];
-      if (c == ']') return fail(pos + 1, "unbalanced ']'");
-      if (c != '[') {
-        it.literals.back().push_back(c);
-        ++pos;
-        continue;
-      }
-      // Commas inside brackets belong to the bracket, so look for the closing ']' directly.
-      auto close = expr.find_first_of("[]", pos + 1);
-      if (close == std::string_view::npos || expr[close] == '[')
-        return fail(pos + 1, "unbalanced '['");
-      auto bracket = parse_bracket(expr.substr(pos + 1, close - pos - 1), pos + 2);
-      if (!bracket) return std::move(bracket.error());
-      it.brackets.push_back(std::move(*bracket));
-      it.literals.emplace_back();
-      pos = close + 1;
-    }
-    auto cap = max_total_names - out.size();
-    if (item_size(it, cap) > cap)
-      return fail(item_column, "hostlist expands to more than " + std::to_string(max_total_names) +
-                                   " names, item starting");
-    emit(it, out);
-  }
-  return out;
-}
-
-std::string compress_hostlist(const std::vector<std::string>& names) {
-  return ranged_string(push_names(names));
-}
-
-std::string compress_hostlist_sorted(const std::vector<std::string>& names) {
-  auto ranges = push_names(names);
+/// Slurm's hostlist_sort followed by hostlist_ranged_string.
+std::string sorted_string(std::vector<host_range> ranges) {
   std::vector<host_range*> order;
   order.reserve(ranges.size());
   for (auto& r : ranges) order.push_back(&r);
@@ -569,6 +717,79 @@ std::string compress_hostlist_sorted(const std::vector<std::string>& names) {
   for (auto* r : order) sorted.push_back(*r);
   coalesce(sorted);
   return ranged_string(collapse(sorted));
+}
+
+// -- an expression's own ranges ------------------------------------------------------------------
+
+/// The ranges Slurm's hostlist holds for an expression: each prefix of an item with the numbers
+/// of its last bracket as one range, so that `n1[0-3]` stays prefix n1 with 0-3. Names that
+/// Slurm cannot hold as a range (shoal's suffixes and boxes) are pushed one by one, as
+/// compress_hostlist does. `store` keeps the prefixes the ranges point into.
+std::vector<host_range> push_items(const std::vector<item>& items, std::deque<std::string>& store) {
+  std::vector<host_range> ranges;
+  for (const auto& it : items) {
+    if (it.plain) {
+      push_range(ranges, split(it.text));
+      continue;
+    }
+    for_each_prefix(it, [&](const std::string& prefix) {
+      std::string_view held = store.emplace_back(prefix);
+      for (const auto& r : it.last) {
+        if (!r.is_box && it.suffix.empty()) {
+          push_range(ranges, host_range{held, true, r.lo, r.hi, r.width});
+          continue;
+        }
+        std::vector<std::string> values;
+        append_values(r, values);
+        for (const auto& v : values)
+          push_range(ranges, split(store.emplace_back(prefix + v + std::string{it.suffix})));
+      }
+    });
+  }
+  return ranges;
+}
+
+}  // namespace
+
+caf::expected<std::vector<std::string>> expand_hostlist(std::string_view expr) {
+  auto items = parse_expression(expr);
+  if (!items) return std::move(items.error());
+  std::vector<std::string> out;
+  std::vector<std::string> values;
+  for (const auto& it : *items) {
+    if (it.plain) {
+      out.emplace_back(it.text);
+      continue;
+    }
+    values.clear();
+    for (const auto& r : it.last) append_values(r, values);
+    for_each_prefix(it, [&](const std::string& prefix) {
+      for (const auto& v : values) out.push_back(prefix + v + std::string{it.suffix});
+    });
+  }
+  return out;
+}
+
+std::string compress_hostlist(const std::vector<std::string>& names) {
+  return ranged_string(push_names(names));
+}
+
+std::string compress_hostlist_sorted(const std::vector<std::string>& names) {
+  return sorted_string(push_names(names));
+}
+
+caf::expected<std::string> compress_hostlist_expression(std::string_view expr) {
+  auto items = parse_expression(expr);
+  if (!items) return std::move(items.error());
+  std::deque<std::string> store;
+  return ranged_string(push_items(*items, store));
+}
+
+caf::expected<std::string> compress_hostlist_expression_sorted(std::string_view expr) {
+  auto items = parse_expression(expr);
+  if (!items) return std::move(items.error());
+  std::deque<std::string> store;
+  return sorted_string(push_items(*items, store));
 }
 
 }  // namespace shoal::topology

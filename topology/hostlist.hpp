@@ -8,28 +8,44 @@
 
 namespace shoal::topology {
 
-/// Expands a Slurm-style hostlist expression into names, in input order, duplicates kept.
+/// Expands a Slurm-style hostlist expression into names, in Slurm's order, duplicates kept.
 /// Accepts comma- or blank-separated items; each item may hold bracketed ranges and lists with
-/// zero padding (`lx[01-06]`, `n[1-3,7]`, `rack[1-2]-n[01-04]`, expanded left part outermost as
-/// Slurm does) and Blue Gene/L boxes (`bgl[200x311]`). An empty or blank expression yields no
-/// names.
-/// Errors (errc::invalid_hostlist, text naming the 1-based column): unbalanced or empty
-/// brackets, a reversed range, a non-numeric range bound, more than 65,536 names in one range,
+/// zero padding (`lx[01-06]`, `n[1-3,7]`, `rack[1-2]-n[01-04]`), several brackets
+/// (`a[1-2]b[1-2]c[1-2]`) and Blue Gene/L boxes (`bgl[200x311]`). An empty or blank expression
+/// yields no names.
+/// Errors (errc::invalid_hostlist, text naming the 1-based column): whatever Slurm rejects
+/// (empty brackets or range parts, a reversed range, a non-numeric bound, more than 65,536 names
+/// in one range, text after a ']' other than shoal's suffix), a '[' with no ']' after it, and
 /// a malformed or reversed box.
 ///
-/// Details, checked against `scontrol show hostnames` (Slurm 22.05):
-/// - Items are separated by commas, blanks, tabs or newlines outside brackets; empty items are
-///   skipped (`,,n1,` -> n1). Names without brackets pass through unchanged.
-/// - A bracket holds a comma list of `N` or `lo-hi`. Every number of `lo-hi` is printed with at
-///   least as many digits as `lo` is written with (`n[8-10]` -> n8 n9 n10, `lx[01-10]` -> lx01 ..
-///   lx10, `n[09-100]` -> n09 .. n99 n100); the width of `hi` is ignored (`n[1-02]` -> n1 n2).
-/// - Several brackets may follow each other or be separated by text (`n[1-2][3-4]`).
+/// Details, read from Slurm 22.05's hostlist.c and checked against `scontrol show hostnames`
+/// (test/unit/topology/hostlist_slurm_table_test.cpp holds its answers):
+/// - Items are separated by commas, blanks and tabs, and (shoal) newlines and carriage returns;
+///   empty items are skipped (`,,n1,` -> n1). A separator between a '[' and the next ']' belongs
+///   to the item (`n[1, 3]` is one item). Items without '[' pass through unchanged, ']' and all
+///   (`n]1`).
+/// - An item's last '[' and the first ']' after it enclose its last bracket: a comma list of
+///   `lo-hi` or `lo`. The text before the first '-' is the lower bound as strtoul reads it
+///   (leading blanks and a '+' allowed) and its length is the width every number of the range
+///   is printed with (`n[8-10]` -> n8 n9 n10, `lx[01-10]` -> lx01 .. lx10, `n[ 1]` -> n01,
+///   `n[+1-3]` -> n01 n02 n03); the width of `hi` is ignored (`n[1-02]` -> n1 n2). When an
+///   upper bound follows, characters after the lower bound's digits are skipped but count in the
+///   width (`n[1.5-3]` -> n001 n002 n003, as Slurm); otherwise they are an error (`n[1.5]`).
+///   `lo-` is lo alone (`n[1-]` -> n1, `[1-]` -> 1); `-hi` and `lo--hi` are errors.
+/// - Brackets before the last one are found from the right: the last '[' of the text before
+///   with the last ']' after it. They expand with the bracket just before the last one varying
+///   slowest, then the one before it, and so on, and the last bracket fastest:
+///   `a[1-2]b[1-2]c[1-2]` -> a1b1c1 a1b1c2 a2b1c1 a2b1c2 a1b2c1 ... (Slurm's recursion). A '['
+///   without a ']' after it stays text, with everything before it (`n[[1-3]` -> n[1 n[2 n[3).
+///   Such a bracket may name at most 65,536 hosts (Slurm's MAX_PREFIX_CNT).
 /// - Extension: text may follow the last bracket (`n[1-3]-ib` -> n1-ib n2-ib n3-ib), which Slurm
-///   rejects.
-/// - Also errors: an empty range part (`n[1-]`, `n[-1]`, `n[1,,2]`), a nested `[`, a number of
-///   more than 18 digits, and an expression of more than 1,000,000 names in all. Nothing is
-///   guessed: any error rejects the whole expression. Slurm reads `n[1-]` as n1, a silent guess
-///   at a truncated range; shoal rejects it on purpose.
+///   rejects; it may not hold a ']' (`n[1-3]]` is an error, as in Slurm).
+/// - Deliberate differences (docs/hostlist.md): a '[' with no ']' after it is an error (Slurm
+///   reads `n[1-3` as the name `n]` and `[1-3` as `1-3`); a separator outside brackets inside
+///   one item is an error (Slurm reads `a[1 b[2]` as the name `a[1 b2`); a number of more than
+///   18 significant digits is an error (Slurm saturates it at 2^64 - 1); an expression of more
+///   than 1,000,000 names in all is an error. Nothing is guessed: any error rejects the whole
+///   expression.
 ///
 /// Boxes, as Slurm's 3-D hostlist (Blue Gene/L paper, 2004; Slurm's hostlist.c with 3
 /// dimensions, which Debian's scontrol is not built with): a bracket element holding an `x` is a
@@ -47,8 +63,8 @@ caf::expected<std::vector<std::string>> expand_hostlist(std::string_view expr);
 /// (`lx01,lx02,lx03,n7` -> `lx[01-03],n7`), as `scontrol show hostlist` prints them.
 ///
 /// Details, checked against `scontrol show hostlist` (Slurm 22.05):
-/// - A name splits into a prefix and its trailing digits (at most 18; a longer digit suffix,
-///   or none, makes the whole name plain text). `n1-ib` has no trailing digits.
+/// - A name splits into a prefix and its trailing digits (at most 18 significant ones; a longer
+///   digit suffix, or none, makes the whole name plain text). `n1-ib` has no trailing digits.
 /// - A name extends the current range when it has the same prefix, its value is the range's
 ///   high + 1, and it prints the same under the range's width (the width of its first name):
 ///   `n9,n10` -> `n[9-10]`, `n09,n10` -> `n[09-10]`, `n099,n100` -> `n[099-100]`, but
@@ -85,5 +101,18 @@ std::string compress_hostlist(const std::vector<std::string>& names);
 /// n00018446744073709551615). Names that differ only in white space other than the separators
 /// (strnatcmp skips it) keep their own prefixes.
 std::string compress_hostlist_sorted(const std::vector<std::string>& names);
+
+/// An expression as `scontrol show hostlist` prints it (Slurm 22.05, byte for byte): unlike
+/// compress_hostlist(expand_hostlist(expr)), each prefix of an item keeps the numbers of its
+/// last bracket as one range, as Slurm's hostlist holds them, so digits before a bracket stay
+/// in the prefix (`n1[0-3]` -> `n1[0-3]`, `n[1-2][3-4]` -> `n1[3-4],n2[3-4]`, where the names
+/// compress to `n[10-13]` and `n[13-14,23-24]`). Plain names, and shoal's suffixes and boxes,
+/// are pushed name by name as in compress_hostlist. Errors as expand_hostlist.
+caf::expected<std::string> compress_hostlist_expression(std::string_view expr);
+
+/// An expression as `scontrol show hostlistsorted` prints it: the ranges of
+/// compress_hostlist_expression sorted as compress_hostlist_sorted sorts them
+/// (`n1[0-3],n14` -> `n14,n1[0-3]`: prefix n before prefix n1). Errors as expand_hostlist.
+caf::expected<std::string> compress_hostlist_expression_sorted(std::string_view expr);
 
 }  // namespace shoal::topology

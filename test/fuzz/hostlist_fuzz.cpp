@@ -1,6 +1,8 @@
 // Fuzz target for the hostlist parser: any bytes either fail to expand with an error naming a
-// column, or expand to names that compress and expand back (in order for compress_hostlist, as a
-// permutation for compress_hostlist_sorted). A violated property aborts with the input shown.
+// column, or expand to names without separators that compress and expand back (in order for
+// compress_hostlist and compress_hostlist_expression, as a permutation for the sorted forms).
+// Names holding a bracket (`n[[1-3]` -> n[1 .., `n]1`, as in Slurm) are not read back: like
+// Slurm's, their compressed form need not parse. A violated property aborts with the input shown.
 // Built as a libFuzzer binary with clang (scripts/fuzz.sh) and, with any compiler, into
 // hostlist_fuzz_replay (mutation_driver.cpp), which ctest runs.
 
@@ -52,11 +54,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       violated(input, "error without a column", text);
     return 0;
   }
-  for (const auto& name : *names)
-    if (name.empty() || name.find_first_of("[], \t\n\r") != std::string::npos)
+  bool brackets = false;
+  for (const auto& name : *names) {
+    if (name.empty() || name.find_first_of(", \t\n\r") != std::string::npos)
       violated(input, "mangled name", name);
-  if (names->size() > max_checked_names) return 0;
+    brackets = brackets || name.find_first_of("[]") != std::string::npos;
+  }
+  auto own = shoal::topology::compress_hostlist_expression(input);
+  auto own_sorted = shoal::topology::compress_hostlist_expression_sorted(input);
+  if (!own || !own_sorted) violated(input, "expands but does not compress", std::string{input});
+  if (brackets || names->size() > max_checked_names) return 0;
   check_round_trip(input, *names, shoal::topology::compress_hostlist(*names), true);
   check_round_trip(input, *names, shoal::topology::compress_hostlist_sorted(*names), false);
+  check_round_trip(input, *names, *own, true);
+  check_round_trip(input, *names, *own_sorted, false);
   return 0;
 }

@@ -31,15 +31,16 @@ bool is_entity(const std::string& word, const char* singular) {
 }
 
 int show_hostlist(const std::string& what, const std::string& expr) {
-  auto names = topology::expand_hostlist(expr);
-  if (!names) return fail("control", describe(names.error()), exit_usage);
   if (is(what, "hostnames")) {
+    auto names = topology::expand_hostlist(expr);
+    if (!names) return fail("control", describe(names.error()), exit_usage);
     for (auto& n : *names) std::printf("%s\n", n.c_str());
-  } else if (is(what, "hostlist")) {
-    std::printf("%s\n", topology::compress_hostlist(*names).c_str());
-  } else {
-    std::printf("%s\n", topology::compress_hostlist_sorted(*names).c_str());
+    return 0;
   }
+  auto text = is(what, "hostlist") ? topology::compress_hostlist_expression(expr)
+                                   : topology::compress_hostlist_expression_sorted(expr);
+  if (!text) return fail("control", describe(text.error()), exit_usage);
+  std::printf("%s\n", text->c_str());
   return 0;
 }
 
