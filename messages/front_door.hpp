@@ -35,6 +35,9 @@ enum class client_op : uint8_t {
   attach = 18,             ///< job_id -> jobs (the job), and its stream from now on
   collectors = 19,         ///< -> collectors (`shoal control show collectors`)
   partition_summary = 20,  ///< -> summary (`shoal info`'s default view)
+  // 21-25 left free: another branch adds ops there.
+  test_only = 26,  ///< submission -> estimate (--test-only: when and where; nothing submitted)
+  complete = 27,   ///< job_id, exit_code, signo -> ok (shoal alloc releases its allocation)
 };
 
 /// What a frame of a run or attach connection carries (msg::client_reply::stream).

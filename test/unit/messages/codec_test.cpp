@@ -69,6 +69,7 @@ SHOAL_TRAITS(state_group, StateGroup)
 SHOAL_TRAITS(partition_summary, PartitionSummary)
 SHOAL_TRAITS(client_request, ClientRequest)
 SHOAL_TRAITS(client_reply, ClientReply)
+SHOAL_TRAITS(start_estimate, StartEstimate)
 
 #undef SHOAL_TRAITS
 
@@ -81,7 +82,7 @@ using codec_types =
                msg::node_report, msg::controller_status, msg::stepd_core, msg::stepd_setup,
                msg::stepd_hello, msg::stepd_frame, msg::collector_list, msg::collector_report,
                msg::collector_info, msg::collector_map_record, msg::state_group,
-               msg::partition_summary, msg::client_request, msg::client_reply>;
+               msg::partition_summary, msg::client_request, msg::client_reply, msg::start_estimate>;
 
 /// The types that travel in CAF messages, by a registered type ID: all but the front door's
 /// frames, which only ever cross its own socket (runtime/ctld/front_door.hpp).
@@ -92,7 +93,8 @@ using caf_message_types =
                msg::job_record, msg::array_record, msg::node_record, msg::controller_record,
                msg::node_report, msg::controller_status, msg::stepd_core, msg::stepd_setup,
                msg::stepd_hello, msg::stepd_frame, msg::collector_list, msg::collector_report,
-               msg::collector_info, msg::collector_map_record, msg::partition_summary>;
+               msg::collector_info, msg::collector_map_record, msg::partition_summary,
+               msg::start_estimate>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {
