@@ -222,6 +222,32 @@ placement allocation_map::place(const std::vector<policy::pending_job>& candidat
   return reply;
 }
 
+start_estimate allocation_map::will_run(const policy::pending_job& job,
+                                        const std::vector<policy::running_job>& running,
+                                        int64_t now) const {
+  auto config = config_;
+  // The reservation search is what finds a later start, so it runs whatever SchedulerType
+  // says, and with no bound: one job is cheap.
+  config.backfill = true;
+  config.max_job_test = 0;
+  config.window = 0;
+  auto result = policy::schedule({job}, running, partitions_, usable_nodes(running), now, config);
+  start_estimate out;
+  auto fill = [&](int64_t start, const policy::allocation& alloc) {
+    out.found = true;
+    out.start = start;
+    out.alloc = alloc;
+    out.nodelist = hold_of(alloc, job.request.torus).nodelist;
+  };
+  for (auto& d : result.started)
+    if (d.job == job.id) fill(now, d.alloc);
+  for (auto& p : result.planned)
+    if (!out.found && p.job == job.id && p.start < policy::forever) fill(p.start, p.alloc);
+  for (auto& w : result.waiting)
+    if (w.job == job.id) out.reason = w.reason;
+  return out;
+}
+
 void allocation_map::assign(uint64_t array, const std::vector<uint64_t>& tasks) {
   auto starts = array_starts_.find(array);
   if (starts == array_starts_.end()) return;

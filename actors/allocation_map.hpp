@@ -22,6 +22,15 @@ struct placement {
   std::unordered_map<uint64_t, std::string> nodelists;
 };
 
+/// When and where a job would start (--test-only), or why it would not.
+struct start_estimate {
+  bool found = false;
+  int64_t start = 0;  ///< Unix seconds
+  policy::allocation alloc;
+  std::string nodelist;  ///< as listings would show it
+  std::string reason;    ///< !found: the pass's pending reason
+};
+
 /// Which job holds which nodes, for every select type (linear, consecutive, cons_tres,
 /// torus3d): the one record of the cluster's allocation. A plain value owned by the scheduler
 /// actor (no messages, no clock): node usability comes from node_changed, placements from
@@ -66,6 +75,12 @@ class allocation_map {
   placement place(const std::vector<policy::pending_job>& candidates,
                   const std::vector<uint64_t>& arrays,
                   const std::vector<policy::running_job>& running, int64_t now);
+
+  /// When `job` alone would start given what runs now (Slurm's will_run: pending jobs are not
+  /// counted): now if it fits, else the earliest start the backfill's reservation finds as the
+  /// running jobs end at their time limits. Records nothing.
+  start_estimate will_run(const policy::pending_job& job,
+                          const std::vector<policy::running_job>& running, int64_t now) const;
 
   /// The task ids an array's starts of the last pass got, in the order of
   /// pass_result::started; 0: that start did not happen (its nodes stay free).

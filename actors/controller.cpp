@@ -371,6 +371,31 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   return once_saved(self, std::move(info));
 }
 
+/// --test-only: the job as a submission would make it, placed by the scheduler against what
+/// runs now; nothing is recorded, and the id it would get is not taken.
+caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request& req) {
+  auto& st = self->state;
+  req.job_id = 0;
+  req.workload.array.clear();  // estimated as one task, as Slurm's will_run does
+  auto resolved = resolve_submission(st.cfg, st.node_view, req);
+  if (!resolved) return std::move(resolved.error());
+  auto workload = parse_workload(self, *resolved);
+  if (!workload) return std::move(workload.error());
+  return self->delegate(st.scheduler, msg::willrun_atom_v, st.next_job_id, std::move(*resolved),
+                        std::move(*workload));
+}
+
+/// `shoal alloc` releases its allocation (salloc's slurm_complete_job).
+caf::result<caf::ok_atom> complete(controller_self self, uint64_t id, int32_t code, int32_t signo,
+                                   uint32_t uid) {
+  auto& st = self->state;
+  if (auto job = st.jobs.find(id); job != st.jobs.end())
+    return self->delegate(job->second, msg::complete_atom_v, code, signo, uid);
+  // Ended already (cancelled, timed out): Slurm's ESLURM_ALREADY_DONE, which salloc ignores.
+  if (st.job_view.count(id) > 0) return caf::ok_atom::value;
+  return make_error(errc::unknown_job, "invalid job id " + std::to_string(id));
+}
+
 void set_env(std::vector<std::string>& env, const std::string& key, const std::string& value) {
   auto entry = key + "=" + value;
   for (auto& e : env)
@@ -1218,6 +1243,20 @@ controller_actor::behavior_type controller_behavior(
             return make_error(errc::unknown_job,
                               "job " + std::to_string(id) + " is not known to the controller");
           }),
+      probe.rpc(
+          "willrun",
+          [self](msg::willrun_atom, msg::job_request& req) -> caf::result<msg::start_estimate> {
+            if (auto err = unproven(self)) return err;
+            return will_run(self, req);
+          }),
+      probe.rpc("complete",
+                [self](msg::complete_atom, uint64_t id, int32_t code, int32_t signo,
+                       uint32_t uid) -> caf::result<caf::ok_atom> {
+                  if (auto err = unproven(self)) return err;
+                  config::log().info("job allocation released job={} exit_code={} uid={}", id, code,
+                                     uid);
+                  return complete(self, id, code, signo, uid);
+                }),
       probe.rpc("signal",
                 [self](msg::signal_atom, uint64_t id, int32_t signo) {
                   if (unproven(self)) return;

@@ -62,6 +62,12 @@ using controller_actor = caf::typed_actor<
     caf::replies_to<msg::attach_atom, uint64_t, caf::actor>::with<msg::job_info>,
     /// Ctrl-C forwarded by `shoal run`: (id, signo).
     caf::reacts_to<msg::signal_atom, uint64_t, int32_t>,
+    /// --test-only: when and where this job would start now (the scheduler places it against
+    /// what runs, queueing nothing); the request is checked as a submission is.
+    caf::replies_to<msg::willrun_atom, msg::job_request>::with<msg::start_estimate>,
+    /// (id, exit code, signal, uid): `shoal alloc`'s command ended: its allocation ends
+    /// COMPLETED (code 0) or FAILED; ok too when the job already ended.
+    caf::replies_to<msg::complete_atom, uint64_t, int32_t, int32_t, uint32_t>::with<caf::ok_atom>,
     /// The allocation map (`shoal map`).
     caf::replies_to<msg::map_atom>::with<msg::topology_view>,
     /// `shoal control show collectors`: empty without CollectorNodes.

@@ -31,10 +31,14 @@ using policy::verdict;
 
 constexpr uint32_t all_steps = 0xffffffff;
 
+/// An allocation's main step id: none of its steps (they count from 0) ever has it.
+constexpr uint32_t no_main_step = 0xfffffffd;
+
 struct step_run {
   std::vector<size_t> nodes;      ///< indices into the job's node list
   std::set<std::string> waiting;  ///< nodes whose tasks have not reported yet
   int32_t exit_code = 0;          ///< highest task exit code so far
+  int32_t exit_signal = 0;        ///< the signal behind exit_code (0: the task exited)
   caf::actor client;
   std::string error;           ///< first launch error
   bool out_of_memory = false;  ///< a node killed its tasks for exceeding the memory limit
@@ -42,7 +46,8 @@ struct step_run {
 
 /// The interface plus the actor's own timer ticks (they carry the timer generation).
 using job_impl = job_actor::extend<caf::reacts_to<msg::tlimit_atom, uint64_t>,
-                                   caf::reacts_to<msg::escalate_atom, uint64_t>>;
+                                   caf::reacts_to<msg::escalate_atom, uint64_t>,
+                                   caf::reacts_to<msg::warn_atom, uint64_t>>;
 
 struct job_state_t {
   static inline const char* name = "job";
@@ -118,12 +123,14 @@ msg::job_record record_of(const job_state_t& st) {
   r.cpus = st.node_cpus;
   r.main_step = st.main_step;
   r.next_step = st.next_step;
+  r.life_warned = st.life.warned;
   for (auto& [id, run] : st.steps) {
     msg::step_record step;
     step.step_id = id;
     for (auto i : run.nodes) step.nodes.push_back(static_cast<uint32_t>(i));
     step.waiting.assign(run.waiting.begin(), run.waiting.end());
     step.exit_code = run.exit_code;
+    step.exit_signal = run.exit_signal;
     step.error = run.error;
     step.out_of_memory = run.out_of_memory;
     r.steps.push_back(std::move(step));
@@ -164,6 +171,19 @@ void tell(job_self self, const caf::actor& to, std::string kind, std::string tex
   ev.exit_code = exit_code;
   ev.node_count = node_count;
   send_to(self, to, std::move(ev));
+}
+
+/// The --signal warning's timer for the run that started at `start` (Unix seconds): WarnTime
+/// before the limit, at once when the limit is shorter; none without a limit, a signal or a
+/// time (Slurm sends a warning with time 0 never).
+void arm_warning(job_self self, int64_t start) {
+  auto& st = self->state;
+  const auto& w = st.setup.req.workload;
+  if (w.warn_signal == 0 || w.warn_time_s == 0 || st.info.time_limit_s <= 0 || st.life.warned)
+    return;
+  auto at = start + st.info.time_limit_s - static_cast<int64_t>(w.warn_time_s);
+  self->delayed_send(self, std::chrono::seconds{std::max<int64_t>(0, at - unix_now())},
+                     msg::warn_atom_v, st.timer_gen);
 }
 
 void signal_steps(job_self self, uint32_t step, int32_t signo) {
@@ -316,6 +336,7 @@ std::pair<policy::event, event_data> step_done(job_self self, uint32_t step_id) 
               msg::step_label(step_id), run.exit_code, run.error);
   policy::event ev{step_id == st.main_step ? event_kind::main_step_ended : event_kind::step_ended};
   ev.exit_code = run.exit_code;
+  ev.exit_signal = run.exit_signal;
   ev.out_of_memory = run.out_of_memory;
   ev.text = run.error;
   return {std::move(ev), std::move(data)};
@@ -377,6 +398,7 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
       if (info.time_limit_s > 0)
         self->delayed_send(self, std::chrono::seconds{info.time_limit_s}, msg::tlimit_atom_v,
                            st.timer_gen);
+      arm_warning(self, info.start_time);
       return;
     case effect_kind::launch_main_step:
       if (st.setup.req.batch) {
@@ -394,7 +416,18 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
       launch_step(self, data.step_id, data.step_nodes, *data.request, data.client);
       return;
     case effect_kind::signal_tasks:
-      signal_steps(self, all_steps, e.signo);
+      switch (e.scope) {
+        case policy::signal_scope::all:
+          signal_steps(self, all_steps, e.signo);
+          return;
+        case policy::signal_scope::batch_shell:
+          if (st.setup.req.batch) signal_steps(self, msg::batch_step_id, e.signo);
+          return;
+        case policy::signal_scope::steps_only:
+          for (auto& [id, run] : st.steps)
+            if (id != msg::batch_step_id) signal_steps(self, id, e.signo);
+          return;
+      }
       return;
     case effect_kind::nodes_done:
       for (auto& node : st.node_actors) send_to(self, node, msg::done_atom_v, info.job_id);
@@ -408,6 +441,7 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
       return;
     case effect_kind::record_exit_code:
       info.exit_code = e.exit_code;
+      info.exit_signal = e.signo;
       return;
     case effect_kind::release_nodes:
       for (auto& node : st.node_actors) send_to(self, node, msg::release_atom_v, info.job_id);
@@ -466,6 +500,9 @@ policy::transition decide(job_self self, const policy::event& ev) {
   policy::job_facts facts;
   facts.job_id = st.info.job_id;
   facts.steps_running = !st.steps.empty();
+  facts.allocation = st.setup.req.workload.allocation;
+  facts.warn_signal = st.setup.req.workload.warn_signal;
+  facts.warn_batch_only = st.setup.req.workload.warn_batch_only;
   return policy::on_event(st.life, ev, facts);
 }
 
@@ -511,7 +548,12 @@ void on_step_exit(job_self self, const msg::step_exit& ex) {
   auto it = st.steps.find(ex.step_id);
   if (it == st.steps.end() || it->second.waiting.erase(ex.node_name) == 0) return;
   auto& run = it->second;
-  for (auto& t : ex.tasks) run.exit_code = std::max(run.exit_code, msg::shell_exit_code(t));
+  for (auto& t : ex.tasks) {
+    auto code = msg::shell_exit_code(t);
+    if (code <= run.exit_code) continue;
+    run.exit_code = code;
+    run.exit_signal = t.signal;
+  }
   if (!ex.launch_error.empty() && run.error.empty()) run.error = ex.launch_error;
   if (ex.out_of_memory) {
     run.out_of_memory = true;
@@ -684,6 +726,39 @@ void on_time_limit(job_self self, uint64_t gen) {
   execute(self, t, data);
 }
 
+void on_warning(job_self self, uint64_t gen) {
+  auto& st = self->state;
+  if (gen != st.timer_gen) return;  // a tick of an earlier run
+  auto t = decide(self, policy::event{event_kind::warning_due});
+  if (t.outcome != verdict::applied) return;
+  config::log().info("job warning signal job={} signal={} batch_only={}", st.info.job_id,
+                     st.setup.req.workload.warn_signal, st.setup.req.workload.warn_batch_only);
+  event_data data;
+  execute(self, t, data);
+}
+
+caf::result<caf::ok_atom> on_complete(job_self self, int32_t code, int32_t signo, uint32_t uid) {
+  auto& st = self->state;
+  if (!may_act_on(self, uid))
+    return make_error(errc::permission_denied, "Access/permission denied: job " +
+                                                   std::to_string(st.info.job_id) + " belongs to " +
+                                                   st.info.user);
+  policy::event ev{event_kind::released};
+  ev.exit_code = code;
+  ev.exit_signal = signo;
+  auto t = decide(self, ev);
+  if (t.outcome == verdict::refused)
+    return make_error(errc::invalid_request, "job " + std::to_string(st.info.job_id) +
+                                                 " is not an allocation (shoal alloc)");
+  if (t.outcome == verdict::applied) {
+    config::log().info("job allocation released job={} exit_code={} signal={}", st.info.job_id,
+                       code, signo);
+    event_data data;
+    execute(self, t, data);
+  }
+  return once_saved(self);
+}
+
 void on_kill_wait(job_self self, uint64_t gen) {
   if (gen != self->state.timer_gen) return;  // a tick of an earlier run
   handle(self, policy::event{event_kind::kill_wait_expired});
@@ -753,12 +828,14 @@ void restore(job_self self) {
   st.life.ending = static_cast<policy::lifecycle_state>(rec.life_ending);
   st.life.requeue_reason = rec.requeue_reason;
   st.life.told_queued = true;
+  st.life.warned = rec.life_warned;
   st.main_step = rec.main_step;
   st.next_step = rec.next_step;
   config::log().info("job recovered job={} state={} nodes={}", st.info.job_id,
                      msg::to_string(st.info.state), st.info.nodelist);
+  // (An allocation has no main step: it runs with no step at all.)
   if (!queued(st.life.state) && st.life.state != policy::lifecycle_state::completing &&
-      rec.steps.empty()) {
+      rec.steps.empty() && !st.setup.req.workload.allocation) {
     // Placed, but its first step was never launched (launches wait for the record naming
     // them): it never ran, so it queues again rather than launch on nodes not yet back.
     st.life = policy::initial_lifecycle(false);
@@ -788,6 +865,7 @@ void restore(job_self self) {
     for (auto i : step.nodes) run.nodes.push_back(i);
     run.waiting.insert(step.waiting.begin(), step.waiting.end());
     run.exit_code = step.exit_code;
+    run.exit_signal = step.exit_signal;
     run.error = step.error;
     run.out_of_memory = step.out_of_memory;
     for (auto& node : step.waiting) st.unconfirmed[node].insert(step.step_id);
@@ -803,6 +881,10 @@ void restore(job_self self) {
   if (st.life.state == policy::lifecycle_state::completing) {
     run_effect(self, policy::effect{effect_kind::nodes_done}, none, then);
     run_effect(self, policy::effect{effect_kind::arm_kill_timer}, none, then);
+    // An allocation that was ending with no step left: nothing will report to end it.
+    if (st.setup.req.workload.allocation && st.steps.empty())
+      run_effect(self, policy::effect{effect_kind::release_nodes}, none, then);
+    for (auto& [ev, data] : then) handle(self, ev, std::move(data));
     return;
   }
   ++st.timer_gen;
@@ -811,6 +893,7 @@ void restore(job_self self) {
     self->delayed_send(self, std::chrono::seconds{std::max<int64_t>(0, left)}, msg::tlimit_atom_v,
                        st.timer_gen);
   }
+  arm_warning(self, st.info.start_time);
 }
 
 job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
@@ -819,6 +902,7 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
   st.info = initial_job_info(setup);
   st.life = policy::initial_lifecycle(setup.req.workload.hold);
   st.setup = std::move(setup);
+  if (st.setup.req.workload.allocation) st.main_step = no_main_step;
   // srun semantics: when the waiting `shoal run` goes away, so does its job (or step).
   if (st.setup.client) self->monitor(st.setup.client);
   self->set_down_handler([self](const caf::down_msg& dm) { on_client_down(self, dm.source); });
@@ -864,6 +948,11 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
                       handle(self, ev);  // refused unless running: nobody to tell
                     }),
       probe.metered("tlimit", [self](msg::tlimit_atom, uint64_t gen) { on_time_limit(self, gen); }),
+      probe.metered("warn", [self](msg::warn_atom, uint64_t gen) { on_warning(self, gen); }),
+      probe.metered("complete",
+                    [self](msg::complete_atom, int32_t code, int32_t signo, uint32_t uid) {
+                      return on_complete(self, code, signo, uid);
+                    }),
       probe.metered("escalate",
                     [self](msg::escalate_atom, uint64_t gen) { on_kill_wait(self, gen); }),
       probe.metered("nodedown", [self](msg::nodedown_atom,

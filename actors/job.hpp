@@ -58,7 +58,8 @@ struct job_setup {
   std::optional<msg::job_record> restored;
 };
 
-/// One job's lifecycle: PENDING -> RUNNING -> COMPLETING -> COMPLETED | FAILED | CANCELLED |
+/// One job's lifecycle (an allocation, `shoal alloc`, has no main step and runs until released):
+/// PENDING -> RUNNING -> COMPLETING -> COMPLETED | FAILED | CANCELLED |
 /// TIMEOUT | NODE_FAIL | OUT_OF_MEMORY (or back to PENDING when requeued). The transitions are
 /// policy::on_event's (policy/job_lifecycle.hpp); the actor turns messages into its events and
 /// carries out the effects. Publishes (view_atom, job_info) to the controller on every change;
@@ -98,7 +99,13 @@ using job_actor = caf::typed_actor<
     caf::replies_to<msg::attach_atom, caf::actor>::with<msg::job_info>,
     /// (node, steps): a node re-registered after the controller restarted and runs these steps
     /// of the job; a recovered step it neither runs nor reported ended is lost.
-    caf::reacts_to<msg::adopt_atom, std::string, std::vector<uint32_t>>>;
+    caf::reacts_to<msg::adopt_atom, std::string, std::vector<uint32_t>>,
+    /// (exit code, signal, uid): an allocation's client (shoal alloc) is done: its steps are
+    /// killed and it ends COMPLETED (code 0) or FAILED, with that code; a pending one is
+    /// withdrawn (CANCELLED). ok once the record saying so is durable (also when it was
+    /// already ending); errc::invalid_request for a job that is not an allocation,
+    /// errc::permission_denied unless uid is root, the owner or the admin.
+    caf::replies_to<msg::complete_atom, int32_t, int32_t, uint32_t>::with<caf::ok_atom>>;
 
 /// Spawns the job actor for `setup`: it queues itself with the scheduler, or starts at once on
 /// `setup.start_nodes` (array tasks).

@@ -333,6 +333,32 @@ void adopt(scheduler_self self, uint64_t id, const msg::job_request& req,
   st.queue.adopt(id, std::move(run));
 }
 
+caf::result<msg::start_estimate> will_run(scheduler_self self, uint64_t id,
+                                          const msg::job_request& req) {
+  auto& st = self->state;
+  auto now = unix_now();
+  // No workload: an array is estimated as one task, and dependencies and holds are the
+  // submitter's to know, as in Slurm's will_run.
+  auto q = to_queued(self, id, req, nullptr);
+  auto est = st.map->will_run(q.pass, running_jobs(self), now);
+  if (!est.found)
+    return make_error(errc::unsatisfiable,
+                      "no start time found for the job: " +
+                          (est.reason.empty() || est.reason == std::string{"Resources"}
+                               ? std::string{"the nodes it needs are held by jobs without a "
+                                             "time limit"}
+                               : est.reason));
+  msg::start_estimate out;
+  out.job_id = id;
+  out.start_time = std::max(est.start, req.workload.begin_time);
+  out.nodelist = est.nodelist;
+  out.node_count = static_cast<uint32_t>(est.alloc.size());
+  for (auto& share : est.alloc) out.cpus += share.cpus;
+  out.partition = req.partition;
+  SHOAL_DEBUG(select_type, "will run job={} start={} nodes={}", id, out.start_time, out.nodelist);
+  return out;
+}
+
 std::vector<msg::pending_detail> pending_details(scheduler_self self) {
   std::vector<msg::pending_detail> out;
   for (auto& [id, q] : self->state.queue.queue()) {
@@ -476,6 +502,9 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
                       set_partitions(self, *parts);
                       request_pass(self);
                     }),
+      probe.metered("willrun",
+                    [self](msg::willrun_atom, uint64_t id, const msg::job_request& req,
+                           const policy::workload_ptr&) { return will_run(self, id, req); }),
       probe.metered("schedule", [self](msg::schedule_atom) { run_pass(self); }),
       probe.metered("tick",
                     [self](msg::check_atom) {

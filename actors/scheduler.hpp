@@ -53,7 +53,13 @@ using scheduler_actor = caf::typed_actor<
     /// now; runs a pass.
     caf::reacts_to<msg::parts_atom, partition_table>,
     /// The allocation map, for `shoal map`.
-    caf::replies_to<msg::map_atom>::with<msg::topology_view>>;
+    caf::replies_to<msg::map_atom>::with<msg::topology_view>,
+    /// (id, request, workload): when and where this job would start alone against what runs
+    /// now (--test-only, Slurm's will_run); queues and starts nothing. errc::unsatisfiable with
+    /// the pending reason when no start is found (the running jobs have no time limits, or it
+    /// never fits).
+    caf::replies_to<msg::willrun_atom, uint64_t, msg::job_request,
+                    policy::workload_ptr>::with<msg::start_estimate>>;
 
 scheduler_actor spawn_scheduler(caf::actor_system& sys, const config::cluster_config& cfg,
                                 std::vector<caf::actor> node_actors, caf::actor controller,

@@ -35,7 +35,9 @@ enum class client_op : uint8_t {
   attach = 18,             ///< job_id -> jobs (the job), and its stream from now on
   collectors = 19,         ///< -> collectors (`shoal control show collectors`)
   partition_summary = 20,  ///< -> summary (`shoal info`'s default view)
-  partition_edit = 21,     ///< partition_edit -> ok (update, create, delete partitionname=)
+  partition_edit = 21,     ///< partition_change -> ok (update, create, delete partitionname=)
+  test_only = 22,  ///< submission -> estimate (--test-only: when and where; nothing submitted)
+  complete = 23,   ///< job_id, exit_code, signo -> ok (shoal alloc releases its allocation)
 };
 
 /// What a frame of a run or attach connection carries (msg::client_reply::stream).

@@ -126,6 +126,14 @@ struct JobWorkload {
   mailType @14 :Text;        # --mail-type as scontrol shows it ("BEGIN,END"); empty: none asked
   mailUser @15 :Text;        # --mail-user
   openMode @16 :Text;        # --open-mode of the batch output: append, truncate; empty: append
+  warnSignal @17 :Int32;     # --signal: sent WarnTimeS before the time limit; 0: none
+  warnTimeS @18 :UInt32;     # --signal's @TIME in seconds (60 when not given); 0: never sent, as
+                             # in Slurm
+  warnBatchOnly @19 :Bool;   # --signal=B:...: only the batch shell; otherwise every step's tasks
+                             # but the batch shell's (Slurm 22.05's KILL_STEPS_ONLY)
+  warnReservation @20 :Bool; # --signal=R:...: recorded; no reservations here, so no effect
+  allocation @21 :Bool;      # shoal alloc (salloc): the job runs nothing itself and holds its
+                             # nodes for steps until its client releases it (op complete)
 }
 
 struct JobInfo {
@@ -171,6 +179,8 @@ struct JobInfo {
   mailUser @38 :Text;        # as submitted (--mail-user), empty: none
   ntasksPerNode @39 :UInt32; # --ntasks-per-node; 0: not asked
   minCpus @40 :UInt32;       # --mincpus; 0: not asked
+  exitSignal @41 :Int32;     # the signal that ended the task behind exitCode; 0: it exited (or
+                             # nothing ran)
 }
 
 # What the scheduler knows of a pending job at its last pass (shoal queue --start/--priority).
@@ -320,6 +330,7 @@ struct StepRecord {
   exitCode @3 :Int32;        # highest task exit code so far
   error @4 :Text;
   outOfMemory @5 :Bool;
+  exitSignal @6 :Int32;      # the signal behind exitCode; 0: none
 }
 
 struct JobRecord {
@@ -334,6 +345,7 @@ struct JobRecord {
   mainStep @8 :UInt32;
   nextStep @9 :UInt32;
   steps @10 :List(StepRecord);
+  lifeWarned @11 :Bool;      # the --signal warning was sent in this run
 }
 
 struct ArrayRecord {
@@ -420,7 +432,8 @@ struct ClientRequest {
   op @0 :UInt8;              # 1 ping, 2 jobs, 3 job, 4 nodes, 5 partitions, 6 config, 7 cancel,
                              # 8 jobControl, 9 pending, 10 map, 11 nodeUpdate, 12 setDebug,
                              # 13 debugFlags, 14 diagReset, 15 submit, 16 signal, 17 run,
-                             # 18 attach, 19 collectors, 20 partitionSummary, 21 partitionEdit
+                             # 18 attach, 19 collectors, 20 partitionSummary, 21 partitionEdit,
+                             # 22 testOnly, 23 complete
   credential @1 :Text;       # the caller's credential (AuthType); empty under auth/none
   includeFinished @2 :Bool;  # jobs: finished ones too
   jobId @3 :UInt64;          # job, signal, attach
@@ -433,6 +446,8 @@ struct ClientRequest {
   control @10 :JobControl;   # jobControl
   update @11 :NodeUpdate;    # nodeUpdate
   partitionChange @12 :PartitionEdit;  # partitionEdit
+  exitCode @13 :Int32;       # complete: the allocation's command's exit status as a shell reports
+                             # it (128+signal; signo then names the signal)
 }
 
 struct ClientReply {
@@ -453,6 +468,18 @@ struct ClientReply {
   event @12 :JobEvent;
   collectors @13 :List(CollectorInfo); # collectors
   summary @14 :List(PartitionSummary); # partitionSummary
+  estimate @15 :StartEstimate; # testOnly
+}
+
+# When and where a job would start (sbatch/srun --test-only, Slurm's will_run), from the
+# scheduler's real state; nothing is submitted.
+struct StartEstimate {
+  jobId @0 :UInt64;          # the id the job would get (not reserved)
+  startTime @1 :Int64;       # Unix seconds: now when it could start at once
+  nodelist @2 :Text;         # the nodes it would get
+  nodeCount @3 :UInt32;
+  cpus @4 :UInt32;           # processors it would hold (Slurm's proc_cnt)
+  partition @5 :Text;
 }
 
 # `shoal info`'s default view, grouped by the controller: a line per partition and node state,

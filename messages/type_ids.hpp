@@ -110,5 +110,10 @@ CAF_ADD_TYPE_ID(shoal, (shoal::msg::stepd_setup))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::stepd_hello))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::stepd_frame))
 CAF_ADD_ATOM(shoal, shoal::msg, stepdgone_atom, "stepdgone")
+// sbatch/srun --test-only and salloc (issue 18).
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::start_estimate))
+CAF_ADD_ATOM(shoal, shoal::msg, willrun_atom, "willrun")
+CAF_ADD_ATOM(shoal, shoal::msg, complete_atom, "complete")
+CAF_ADD_ATOM(shoal, shoal::msg, warn_atom, "warn")
 
 CAF_END_TYPE_ID_BLOCK(shoal)

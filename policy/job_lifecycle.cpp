@@ -21,10 +21,24 @@ bool is_active(S s) {
   return s == S::configuring || s == S::running;
 }
 
-effect signal_effect(int32_t signo) {
+effect signal_effect(int32_t signo, signal_scope scope = signal_scope::all) {
   effect e{K::signal_tasks};
   e.signo = signo;
+  e.scope = scope;
   return e;
+}
+
+effect exit_code_effect(int32_t exit_code, int32_t exit_signal) {
+  effect e{K::record_exit_code};
+  e.exit_code = exit_code;
+  e.signo = exit_signal;
+  return e;
+}
+
+/// An allocation that is ending and has no step left: its nodes go now (nothing else would
+/// report to end it).
+bool allocation_done(const job_facts& facts) {
+  return facts.allocation && !facts.steps_running;
 }
 
 effect note_effect(client_note note, std::string text = "") {
@@ -47,7 +61,8 @@ transition applied(lifecycle next, std::vector<effect> effects = {}) {
 
 /// A running job begins to end: SIGTERM now, SIGKILL after KillWait (kill_wait_expired), the
 /// final state once the main step reported (main_step_ended, release_done).
-transition terminate(lifecycle next, S ending, std::string reason,
+/// An allocation ends once its steps are gone (at once when it has none).
+transition terminate(lifecycle next, S ending, std::string reason, const job_facts& facts,
                      std::vector<effect> before = {}) {
   next.state = S::completing;
   next.ending = ending;
@@ -55,6 +70,7 @@ transition terminate(lifecycle next, S ending, std::string reason,
   auto effects = std::move(before);
   effects.insert(effects.end(),
                  {K::publish, K::nodes_done, signal_effect(SIGTERM), K::arm_kill_timer});
+  if (allocation_done(facts)) effects.push_back(K::release_nodes);
   return applied(std::move(next), std::move(effects));
 }
 
@@ -103,8 +119,15 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
       // Not queued: cancelled while the scheduler placed it (the scheduler knows it ended).
       // A held job is never placed; should one be, it runs, as a PENDING one would.
       if (!is_queued(s)) return ignored(now);
-      next.state = S::configuring;
       next.reason.clear();
+      next.warned = false;
+      if (facts.allocation) {
+        // Nothing to launch: the allocation is the job, and its client starts the steps.
+        next.state = S::running;
+        return applied(std::move(next), {K::take_allocation, K::publish, K::start_nodes,
+                                         K::arm_time_limit, note_effect(client_note::allocated)});
+      }
+      next.state = S::configuring;
       return applied(std::move(next),
                      {K::take_allocation, K::publish, K::start_nodes, K::arm_time_limit,
                       note_effect(client_note::allocated), K::launch_main_step});
@@ -116,6 +139,8 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
 
     case E::step_ended:
       if (!is_active(s) && s != S::completing) return ignored(now);
+      if (s == S::completing && allocation_done(facts))
+        return applied(std::move(next), {K::notify_step_client, K::release_nodes});
       return applied(std::move(next), {K::notify_step_client});
 
     case E::main_step_ended: {
@@ -129,9 +154,7 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
       std::vector<effect> effects;
       // Steps still running when the main one ends (the batch script returned) are killed.
       if (facts.steps_running) effects.push_back(signal_effect(SIGKILL));
-      effect code{K::record_exit_code};
-      code.exit_code = ev.exit_code;
-      effects.push_back(code);
+      effects.push_back(exit_code_effect(ev.exit_code, ev.exit_signal));
       effects.push_back(K::release_nodes);
       return applied(std::move(next), std::move(effects));
     }
@@ -143,6 +166,7 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
         next.reason = now.requeue_reason;
         next.requeue_reason.clear();
         next.ending = S::completed;
+        next.warned = false;
         return applied(std::move(next),
                        {K::tell_scheduler_released, K::drop_allocation, K::publish, K::enqueue});
       } else {
@@ -156,19 +180,19 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
     case E::time_limit:
       if (!is_active(s)) return ignored(now);
       return terminate(
-          std::move(next), S::timeout, "TimeLimit",
+          std::move(next), S::timeout, "TimeLimit", facts,
           {note_effect(client_note::message, "*** JOB " + std::to_string(facts.job_id) +
                                                  " CANCELLED DUE TO TIME LIMIT ***")});
 
     case E::cancel:
       if (is_queued(s)) return end_queued(std::move(next), "");
-      if (is_active(s)) return terminate(std::move(next), S::cancelled, "");
+      if (is_active(s)) return terminate(std::move(next), S::cancelled, "", facts);
       return ignored(now);  // completing: already on its way out
 
     case E::client_gone:
       if (is_queued(s)) return end_queued(std::move(next), "ClientGone", {K::forget_client});
       if (is_active(s))
-        return terminate(std::move(next), S::cancelled, "ClientGone", {K::forget_client});
+        return terminate(std::move(next), S::cancelled, "ClientGone", facts, {K::forget_client});
       return ignored(now);
 
     case E::signal:
@@ -184,23 +208,25 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
       forget.text = ev.text;
       if (s == S::completing) return applied(std::move(next), {forget});
       if (!is_active(s)) return ignored(now);
+      bool requeue = ev.requeue && !facts.allocation;
       next.state = S::completing;
-      next.ending = ev.requeue ? S::requeued : S::node_fail;
-      next.requeue_reason = ev.requeue ? "NodeFail" : "";
+      next.ending = requeue ? S::requeued : S::node_fail;
+      next.requeue_reason = requeue ? "NodeFail" : "";
       next.reason = "NodeFail: " + ev.text;
       // No SIGTERM grace: the node is gone, the rest are killed at once.
-      return applied(
-          std::move(next),
-          {K::publish,
-           note_effect(client_note::message, "node " + ev.text + " failed; the job is ending"),
-           signal_effect(SIGKILL), forget});
+      std::vector<effect> effects{
+          K::publish,
+          note_effect(client_note::message, "node " + ev.text + " failed; the job is ending"),
+          signal_effect(SIGKILL), forget};
+      if (allocation_done(facts)) effects.push_back(K::release_nodes);
+      return applied(std::move(next), std::move(effects));
     }
 
     case E::admin_requeue:
       if (is_queued(s)) return ignored(now);  // already queued
       if (!is_active(s)) return refused(now);
       next.requeue_reason = "Requeued";
-      return terminate(std::move(next), S::requeued, "Requeued");
+      return terminate(std::move(next), S::requeued, "Requeued", facts);
 
     case E::hold:
       if (!is_queued(s)) return ignored(now);
@@ -221,6 +247,33 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
     case E::step_requested:
       if (!is_active(s)) return refused(now);
       return applied(std::move(next), {K::launch_step});
+
+    case E::warning_due: {
+      // Slurm's send_job_warn_signal: SIGCONT first, then the signal, once per run; without
+      // B: every step but the batch shell, with B: the batch shell only.
+      if (!is_active(s) || now.warned || facts.warn_signal == 0) return ignored(now);
+      next.warned = true;
+      auto scope = facts.warn_batch_only ? signal_scope::batch_shell : signal_scope::steps_only;
+      return applied(std::move(next),
+                     {signal_effect(SIGCONT, scope), signal_effect(facts.warn_signal, scope)});
+    }
+
+    case E::released: {
+      if (!facts.allocation) return refused(now);
+      // Before it started, a release withdraws the request (Slurm's job_complete on a pending
+      // job: CANCELLED).
+      if (is_queued(s)) return end_queued(std::move(next), "");
+      if (!is_active(s)) return ignored(now);  // already ending
+      // Slurm's job_complete: an exit status other than 0 (a signal included) is FAILED.
+      next.state = S::completing;
+      next.ending = ev.exit_code == 0 && ev.exit_signal == 0 ? S::completed : S::failed;
+      std::vector<effect> effects{exit_code_effect(ev.exit_code, ev.exit_signal), K::publish};
+      if (facts.steps_running)
+        effects.insert(effects.end(), {K::nodes_done, signal_effect(SIGKILL)});
+      else
+        effects.push_back(K::release_nodes);
+      return applied(std::move(next), std::move(effects));
+    }
   }
   return ignored(now);
 }
@@ -350,6 +403,10 @@ const char* to_string(event_kind k) {
       return "step_requested";
     case E::release_done:
       return "release_done";
+    case E::warning_due:
+      return "warning_due";
+    case E::released:
+      return "released";
   }
   return "?";
 }
@@ -409,10 +466,13 @@ const char* to_string(effect_kind k) {
 std::string to_string(const effect& e) {
   std::string out = to_string(e.kind);
   switch (e.kind) {
-    case K::signal_tasks:
-      return out + "(" + std::to_string(e.signo) + ")";
+    case K::signal_tasks: {
+      static const char* scopes[] = {"", ", steps_only", ", batch_shell"};
+      return out + "(" + std::to_string(e.signo) + scopes[static_cast<size_t>(e.scope)] + ")";
+    }
     case K::record_exit_code:
-      return out + "(" + std::to_string(e.exit_code) + ")";
+      return out + "(" + std::to_string(e.exit_code) +
+             (e.signo != 0 ? ", signal " + std::to_string(e.signo) : std::string{}) + ")";
     case K::tell_scheduler_ended:
       return out + (e.ok ? "(ok)" : "(not ok)");
     case K::forget_node:

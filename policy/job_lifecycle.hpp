@@ -10,6 +10,12 @@
 //   running --cancel|time_limit|node_failed|admin_requeue--> completing (SIGTERM/SIGKILL)
 //   completing --main_step_ended, release_done--> cancelled|timeout|node_fail|requeued
 //   pending|held|dependency_never|requeued --cancel--> cancelled
+//   running --warning_due--> running (--signal: SIGCONT and the signal, once per run)
+//
+// An allocation (shoal alloc, salloc) has no main step: placed, it is running at once and holds
+// its nodes for the steps its client starts, until the client releases it:
+//   pending... --placed--> running --released--> completing --(last step ended)--> release_done
+//   running --cancel|time_limit|client_gone|node_failed--> completing --(last step)--> ...
 //
 // The table test in test/unit/policy/job_lifecycle_test.cpp lists every (state, event) pair.
 
@@ -61,16 +67,20 @@ enum class event_kind : uint8_t {
   pending_reason,     ///< any other new pending reason (Resources, Priority, BeginTime, ...)
   step_requested,     ///< a step inside the allocation (srun in a batch script)
   release_done,       ///< the job's nodes were told to release it
+  warning_due,        ///< --signal's time before the limit came (the job's warning timer)
+  released,           ///< an allocation's client is done with it (salloc's command ended)
 };
 
-/// How many event kinds there are (release_done is the last).
-constexpr size_t event_kind_count = static_cast<size_t>(event_kind::release_done) + 1;
+/// How many event kinds there are (released is the last).
+constexpr size_t event_kind_count = static_cast<size_t>(event_kind::released) + 1;
 
 /// One event and what it carries; fields not named for a kind are ignored.
 struct event {
   event_kind kind = event_kind::placed;
   int32_t signo = 0;           ///< signal: the signal
-  int32_t exit_code = 0;       ///< (main_)step_ended: highest shell exit code of its tasks
+  int32_t exit_code = 0;       ///< (main_)step_ended: highest shell exit code of its tasks;
+                               ///< released: the command's (128+signal when signalled)
+  int32_t exit_signal = 0;     ///< main_step_ended, released: the signal behind exit_code, or 0
   bool out_of_memory = false;  ///< main_step_ended: a node killed its tasks over the memory limit
   bool requeue = false;        ///< node_failed: the job asked --requeue
   /// hold, release, dependency_never, pending_reason: the scheduler's priority for the job
@@ -88,6 +98,18 @@ struct event {
 struct job_facts {
   uint64_t job_id = 0;         ///< for texts shown to the user
   bool steps_running = false;  ///< some step still has nodes that did not report
+  /// An allocation (shoal alloc): no main step; it ends when released, or once its last step
+  /// is gone after it began to end. Never requeued.
+  bool allocation = false;
+  int32_t warn_signal = 0;       ///< --signal's signal; 0: none asked
+  bool warn_batch_only = false;  ///< --signal=B:: the batch shell only
+};
+
+/// Which tasks a signal_tasks effect reaches.
+enum class signal_scope : uint8_t {
+  all,          ///< every step's tasks, the batch shell's included
+  steps_only,   ///< every step's but the batch shell's (Slurm's KILL_STEPS_ONLY)
+  batch_shell,  ///< the batch shell only (--signal=B:)
 };
 
 /// The events the waiting client gets (msg::job_event::kind).
@@ -130,7 +152,8 @@ constexpr size_t effect_kind_count = static_cast<size_t>(effect_kind::stop) + 1;
 
 struct effect {
   effect_kind kind = effect_kind::publish;
-  int32_t signo = 0;                        ///< signal_tasks
+  int32_t signo = 0;  ///< signal_tasks; record_exit_code: the signal behind it (0: none)
+  signal_scope scope = signal_scope::all;   ///< signal_tasks
   int32_t exit_code = 0;                    ///< record_exit_code
   bool ok = false;                          ///< tell_scheduler_ended: the job completed
   client_note note = client_note::message;  ///< notify_client
@@ -140,8 +163,8 @@ struct effect {
   effect(effect_kind k) : kind(k) {}  // NOLINT: implicit, so tables can name a bare kind
 
   friend bool operator==(const effect& a, const effect& b) {
-    return a.kind == b.kind && a.signo == b.signo && a.exit_code == b.exit_code && a.ok == b.ok &&
-           a.note == b.note && a.text == b.text;
+    return a.kind == b.kind && a.signo == b.signo && a.scope == b.scope &&
+           a.exit_code == b.exit_code && a.ok == b.ok && a.note == b.note && a.text == b.text;
   }
   friend bool operator!=(const effect& a, const effect& b) { return !(a == b); }
 };
@@ -157,10 +180,12 @@ struct lifecycle {
   /// The pending reason once requeued (NodeFail, Requeued); set with ending = requeued.
   std::string requeue_reason;
   bool told_queued = false;  ///< the client got its "queued" note (only one is sent)
+  bool warned = false;       ///< this run got its --signal warning (each run gets one)
 
   friend bool operator==(const lifecycle& a, const lifecycle& b) {
     return a.state == b.state && a.reason == b.reason && a.ending == b.ending &&
-           a.requeue_reason == b.requeue_reason && a.told_queued == b.told_queued;
+           a.requeue_reason == b.requeue_reason && a.told_queued == b.told_queued &&
+           a.warned == b.warned;
   }
 };
 
@@ -201,7 +226,8 @@ bool is_final(lifecycle_state s);
 const char* to_string(lifecycle_state s);
 const char* to_string(event_kind k);
 const char* to_string(effect_kind k);
-/// The kind and its payload, e.g. "signal_tasks(15)", "notify_client(message, \"...\")".
+/// The kind and its payload, e.g. "signal_tasks(15)", "signal_tasks(10, steps_only)",
+/// "notify_client(message, \"...\")".
 std::string to_string(const effect& e);
 
 }  // namespace shoal::policy

@@ -412,6 +412,21 @@ void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t numb
                                                new_relay(self, hdl, serial)),
                              one_job);
       return;  // (the connection is there: checked above)
+    case op::test_only:
+      forward<msg::start_estimate>(
+          self, hdl, serial, number,
+          caf::make_message(msg::willrun_atom_v, std::move(req.submission)),
+          [](msg::client_reply& r, msg::start_estimate& e) { r.estimate = std::move(e); });
+      return;
+    case op::complete:
+      if_owner(self, hdl, serial, number, req.job_id, req.uid,
+               [self, hdl, serial, number, id = req.job_id, code = req.exit_code, signo = req.signo,
+                uid = req.uid, done] {
+                 forward<caf::ok_atom>(
+                     self, hdl, serial, number,
+                     caf::make_message(msg::complete_atom_v, id, code, signo, uid), done);
+               });
+      return;
     case op::attach:
       if_owner(self, hdl, serial, number, req.job_id, req.uid,
                [self, hdl, serial, number, id = req.job_id, one_job] {
@@ -446,7 +461,8 @@ void stamp_sender(msg::client_request& req, const request_sender& who) {
   auto name = user_name(who.uid);
   req.user = name;
   req.update.user = name;  // who a node's reason names
-  if (static_cast<op>(req.op) == op::submit || static_cast<op>(req.op) == op::run) {
+  if (static_cast<op>(req.op) == op::submit || static_cast<op>(req.op) == op::run ||
+      static_cast<op>(req.op) == op::test_only) {
     req.submission.uid = who.uid;
     req.submission.gid = who.gid;
     req.submission.user = std::move(name);

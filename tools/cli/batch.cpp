@@ -1,16 +1,84 @@
 // `shoal batch`: sbatch. Queues a script to run on the first node of its allocation, with its
 // output in a file, and prints "Submitted batch job N".
 
+#include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "messages/type_ids.hpp"
 #include "tools/cli/batch_script.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/job_options.hpp"
 #include "tools/cli/session.hpp"
+#include "tools/cli/will_run.hpp"
 
 namespace shoal::cli {
+
+namespace {
+
+/// sbatch's MAX_WAIT_SLEEP_TIME: -W polls at most this far apart.
+constexpr int max_wait_sleep_s = 32;
+
+/// The controller keeps a finished job this long (MinJobAge); -W polls at least twice as often.
+constexpr int min_job_age_s = 300;
+
+/// What sbatch -W exits with for one finished job: its exit status, or 1 when a signal ended
+/// it (WIFEXITED ? WEXITSTATUS : 1).
+int wait_exit_code(const msg::job_info& job) {
+  return job.exit_signal != 0 ? 1 : job.exit_code;
+}
+
+/// sbatch -W (sbatch.c's _job_wait): polls the job (every task of an array) after 2 s, then 4
+/// times longer each time up to 32 s, until every part has finished; returns the highest exit
+/// code. A job the controller no longer knows gives 0, as in sbatch. While no controller
+/// answers (a restart, a failover), it says so and keeps polling.
+int wait_for_job(session& s, uint64_t id, bool array) {
+  int sleep_s = 2;
+  for (;;) {
+    std::this_thread::sleep_for(std::chrono::seconds{sleep_s});
+    if (sleep_s < min_job_age_s / 2 && sleep_s < max_wait_sleep_s)
+      sleep_s = std::min(sleep_s * 4, max_wait_sleep_s);
+    std::vector<msg::job_info> parts;
+    if (array) {
+      auto all = ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v, true);
+      if (!all) {
+        warn(s.cmd,
+             "Currently unable to load job state information, retrying: " + describe(all.error()));
+        continue;
+      }
+      for (auto& j : *all)
+        if (j.job_id == id || j.array_job_id == id) parts.push_back(std::move(j));
+    } else {
+      auto one = ask<msg::job_info>(s, msg::jobs_atom_v, id);
+      if (!one && one.error().category() == error_category &&
+          static_cast<errc>(one.error().code()) == errc::unknown_job) {
+        fail(s.cmd, "Job " + std::to_string(id) + " no longer found and exit code not found");
+        return 0;
+      }
+      if (!one) {
+        warn(s.cmd,
+             "Currently unable to load job state information, retrying: " + describe(one.error()));
+        continue;
+      }
+      parts.push_back(std::move(*one));
+    }
+    if (parts.empty()) {
+      fail(s.cmd, "Job " + std::to_string(id) + " no longer found and exit code not found");
+      return 0;
+    }
+    int code = 0;
+    bool complete = true;
+    for (auto& part : parts) {
+      if (!msg::is_finished(part.state)) complete = false;
+      code = std::max(code, wait_exit_code(part));
+    }
+    if (complete) return code;
+  }
+}
+
+}  // namespace
 
 command_runner add_batch_command(CLI::App& app, const std::string& conf) {
   auto* cmd = app.add_subcommand("batch", "Queue a batch script (sbatch)");
@@ -23,7 +91,9 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
       "#SHOAL (or #SBATCH) lines at the top of the script set options; the command\n"
       "line wins. Output goes to shoal-%j.out in the current directory.\n"
       "Options shoal recognises but cannot act on (--gres=gpu:0, --hint, a\n"
-      "--distribution other than block) print one warning each and are ignored.");
+      "--distribution other than block) print one warning each and are ignored.\n"
+      "With -W it exits when the job ends, with the job's exit code; with --test-only\n"
+      "it submits nothing and prints when and where the job would start.");
   return [cmd, opts, &conf]() -> int {
     std::vector<std::string> args;
     for (auto& extra : cmd->remaining()) args.push_back(extra);
@@ -76,13 +146,17 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
     int code = 0;
     auto s = open_session("batch", conf, code);
     if (!s) return code;
+    if (opts->test_only) return print_start_estimate(*s, std::move(*req), "sbatch");
+    bool array = !req->workload.array.empty();
     auto info = ask<msg::job_info>(*s, msg::submit_atom_v, std::move(*req));
     if (!info) return fail("batch", describe(info.error()));
     if (opts->parsable)
       std::printf("%llu\n", static_cast<unsigned long long>(info->job_id));
     else
       std::printf("Submitted batch job %llu\n", static_cast<unsigned long long>(info->job_id));
-    return 0;
+    if (!opts->wait) return 0;
+    std::fflush(stdout);
+    return wait_for_job(*s, info->job_id, array);
   };
 }
 

@@ -13,6 +13,7 @@ using command_runner = std::function<int()>;
 
 command_runner add_run_command(CLI::App& app, const std::string& conf);
 command_runner add_batch_command(CLI::App& app, const std::string& conf);
+command_runner add_alloc_command(CLI::App& app, const std::string& conf);
 command_runner add_queue_command(CLI::App& app, const std::string& conf);
 command_runner add_info_command(CLI::App& app, const std::string& conf);
 command_runner add_cancel_command(CLI::App& app, const std::string& conf);

@@ -19,6 +19,7 @@
 #include "messages/errc.hpp"
 #include "policy/array_spec.hpp"
 #include "policy/dependency.hpp"
+#include "policy/warn_signal.hpp"
 #include "tools/cli/identity.hpp"
 #include "topology/cpu_binding.hpp"
 
@@ -26,7 +27,7 @@ extern char** environ;
 
 namespace shoal::cli {
 
-void add_job_options(CLI::App& app, job_options& o, bool batch) {
+void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
   app.add_option("-N,--nodes", o.nodes,
                  "Number of whole nodes (N; MIN-MAX is accepted and allocates MIN)");
   app.add_option("-n,--ntasks", o.ntasks, "Number of tasks (default: one per node)");
@@ -94,10 +95,24 @@ void add_job_options(CLI::App& app, job_options& o, bool batch) {
                  "When to mail: NONE, BEGIN, END, FAIL, REQUEUE, ALL, ... (through the cluster's "
                  "MailProg; none without one)");
   app.add_option("--mail-user", o.mail_user, "Who the mail goes to (default: the job's owner)");
-  app.add_option("--open-mode", o.open_mode,
-                 batch ? "How the output and error files are opened: append (default) or truncate"
-                       : "append or truncate: accepted for srun's sake; shoal run writes no "
-                         "files");
+  if (!alloc)
+    app.add_option("--open-mode", o.open_mode,
+                   batch ? "How the output and error files are opened: append (default) or "
+                           "truncate"
+                         : "append or truncate: accepted for srun's sake; shoal run writes no "
+                           "files");
+  app.add_option("--signal", o.signal,
+                 batch ? "[{R|B}:]SIG[@TIME]: send SIG (name or number) TIME seconds (default "
+                         "60; 0: never) before the time limit, to every step's tasks but the "
+                         "batch shell's; B: to the batch shell only; R: is accepted (no "
+                         "reservations here)"
+                       : "[R:]SIG[@TIME]: send SIG (name or number) to the job's steps TIME "
+                         "seconds (default 60; 0: never) before the time limit; R: is accepted "
+                         "(no reservations here)");
+  if (!alloc)
+    app.add_flag("--test-only", o.test_only,
+                 "Submit nothing: print when and where the job would start now, as "
+                 "\"Job N to start at TIME using N processors on nodes LIST in partition P\"");
   app.add_option("--gres", o.gres,
                  "Generic resources: this cluster has none, so only counts of 0 (gpu:0) are "
                  "accepted, with a warning");
@@ -109,13 +124,16 @@ void add_job_options(CLI::App& app, job_options& o, bool batch) {
     app.add_option("--wrap", o.wrap,
                    "Submit `#!/bin/sh` followed by this command instead of a script");
     app.add_flag("--parsable", o.parsable, "Print only the job id");
+    app.add_flag("-W,--wait", o.wait,
+                 "Exit only when the job has ended, with its exit code (1 when a signal ended "
+                 "it; 0 for a job cancelled before it started), as sbatch -W");
     app.add_option("-a,--array", o.array,
                    "Job array indices: 1-100, 1-99:2, 1,3,5-7, with %N to run at most N at once");
     app.add_option("-o,--output", o.output,
                    "Output file (default: shoal-%j.out; %j job id, %u user, %x job name, "
                    "%A array job id, %a array task id)");
     app.add_option("-e,--error", o.error, "Error file (default: with the output)");
-  } else {
+  } else if (!alloc) {
     app.add_flag("-l,--label", o.label, "Prefix each output line with its task rank");
   }
 }
@@ -484,6 +502,14 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
     w.mail_type = *mail == "NONE" ? std::string{} : *mail;
   }
   w.mail_user = o.mail_user;
+  if (!o.signal.empty()) {
+    auto warn = policy::parse_warn_signal(o.signal, batch);
+    if (!warn) return std::move(warn.error());
+    w.warn_signal = warn->signo;
+    w.warn_time_s = warn->time_s;
+    w.warn_batch_only = warn->batch_only;
+    w.warn_reservation = warn->reservation;
+  }
   w.account = o.account;
   w.qos = o.qos;
   w.comment = o.comment;

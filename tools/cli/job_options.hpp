@@ -55,6 +55,9 @@ struct job_options {
   std::string open_mode;  ///< append | truncate (Slurm reads the first letter)
   std::string mail_type;
   std::string mail_user;
+  std::string signal;      ///< --signal=[{R|B}:]SIG[@TIME] as typed; build_request checks it
+  bool test_only = false;  ///< batch and run: print when and where it would start; submit nothing
+  bool wait = false;       ///< batch only: -W, exit when the job ends, with its exit code
   // Recognised, with no effect here (ignored_option_notes says so); build_request refuses the
   // values that would change what the job gets.
   std::string gres;
@@ -62,8 +65,10 @@ struct job_options {
   std::string hint;
 };
 
-/// Declares the options on `app`; `batch` adds -o/-e and leaves out -l.
-void add_job_options(CLI::App& app, job_options& o, bool batch);
+/// Declares the options on `app`; `batch` adds -o/-e, --wrap, --parsable, -a and -W and leaves
+/// out -l; `alloc` (shoal alloc: neither batch nor run) leaves out -l, --open-mode and
+/// --test-only.
+void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc = false);
 
 /// One line for each option given that shoal recognises but does not act on, naming it and
 /// why ("--gres=gpu:0 is ignored (no GRES on this cluster)"), in option order; empty when none.
@@ -94,7 +99,7 @@ std::string wrap_script(const std::string& command);
 /// included: a geometry that is not AxBxC, a --conn-type or --node-use outside their values),
 /// with Slurm's wording where Slurm has one: a --gres that asks for any generic resource (the
 /// cluster has none), a bad --ntasks-per-node, --mincpus, --open-mode, --mail-type,
-/// --distribution or --export.
+/// --distribution, --export or --signal (B: is for batch only, as sbatch alone knows it).
 caf::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
                                               bool batch);
 

@@ -1,5 +1,5 @@
 // shoal: the command-line tool. One binary, Slurm's commands as subcommands:
-// run (srun), batch (sbatch), queue (squeue), info (sinfo), cancel (scancel),
+// run (srun), batch (sbatch), alloc (salloc), queue (squeue), info (sinfo), cancel (scancel),
 // control (scontrol), map (smap), and start (a local test cluster, as `flux start`).
 // Run under one of Slurm's names (a link named sbatch, srun, ...), it is that subcommand.
 
@@ -29,6 +29,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<std::string, shoal::cli::command_runner>> commands = {
       {"run", shoal::cli::add_run_command(app, conf)},
       {"batch", shoal::cli::add_batch_command(app, conf)},
+      {"alloc", shoal::cli::add_alloc_command(app, conf)},
       {"queue", shoal::cli::add_queue_command(app, conf)},
       {"info", shoal::cli::add_info_command(app, conf)},
       {"cancel", shoal::cli::add_cancel_command(app, conf)},

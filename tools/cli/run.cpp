@@ -8,6 +8,7 @@
 #include "tools/cli/job_options.hpp"
 #include "tools/cli/run_client.hpp"
 #include "tools/cli/session.hpp"
+#include "tools/cli/will_run.hpp"
 
 namespace shoal::cli {
 
@@ -19,6 +20,7 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
   cmd->footer(
       "Usage: shoal run [OPTIONS] COMMAND [ARGS...]\n"
       "Inside a job (SHOAL_JOB_ID set) it starts a step on the job's nodes.\n"
+      "With --test-only it runs nothing and prints when and where a new job would start.\n"
       "Options shoal recognises but cannot act on (--gres=gpu:0, --hint, a\n"
       "--distribution other than block, --open-mode) print one warning each.\n"
       "Example: shoal run -N2 -n4 -l hostname");
@@ -34,6 +36,13 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     if (!req) return fail("run", describe(req.error()), exit_usage);
     for (auto& note : ignored_option_notes(*opts)) warn("run", note);
     if (!opts->open_mode.empty()) warn("run", "--open-mode is ignored (shoal run writes no files)");
+    if (opts->test_only) {
+      // Always a new job's start: --test-only asks the scheduler, and a step asks no one.
+      int code = 0;
+      auto s = open_session("run", conf, code);
+      if (!s) return code;
+      return print_start_estimate(*s, std::move(*req), "srun");
+    }
     if (opts->jobid != 0) {
       req->job_id = opts->jobid;
     } else if (const char* env = std::getenv("SHOAL_JOB_ID"); env != nullptr && *env != '\0') {

@@ -8,8 +8,7 @@ const std::vector<slurm_name>& slurm_names() {
   static const std::vector<slurm_name> names = {
     {"sbatch", "batch", "", ""},
     {"srun", "run", "", ""},
-    {"salloc", "alloc", "",
-     "shoal has no salloc (`shoal alloc`) yet: use sbatch, or srun, which allocates by itself"},
+    {"salloc", "alloc", "", ""},
     {"squeue", "queue", "", ""},
     {"sinfo", "info", "", ""},
     {"scancel", "cancel", "", ""},

@@ -425,6 +425,112 @@ BOOST_AUTO_TEST_CASE(the_client_going_away_cancels_the_job) {
   BOOST_TEST(state() == "CANCELLED");
 }
 
+BOOST_AUTO_TEST_CASE(the_signal_warning_reaches_the_steps_its_time_before_the_limit) {
+  auto s = setup();
+  s.req.workload.warn_signal = SIGUSR1;
+  s.req.workload.warn_time_s = 20;
+  spawn(std::move(s));
+  place();
+  // (signal, step) pairs node 0 was asked for.
+  auto sent = [this] {
+    std::vector<std::pair<int32_t, uint32_t>> out;
+    for (auto& m : *node_box[0])
+      if (m.match_elements<msg::signal_atom, uint64_t, uint32_t, int32_t>())
+        out.emplace_back(m.get_as<int32_t>(3), m.get_as<uint32_t>(2));
+    return out;
+  };
+  advance(39s);
+  BOOST_TEST(sent().empty());
+  advance(1s);
+  // SIGCONT first, as Slurm; the run's own step (no batch shell here).
+  using sig_step = std::vector<std::pair<int32_t, uint32_t>>;
+  BOOST_TEST((sent() == sig_step{{SIGCONT, 0u}, {SIGUSR1, 0u}}));
+  BOOST_TEST(state() == "RUNNING");
+  advance(20s);  // the limit itself: SIGTERM to everything, no second warning
+  BOOST_TEST((sent() == sig_step{{SIGCONT, 0u}, {SIGUSR1, 0u}, {SIGTERM, all_steps}}));
+}
+
+BOOST_AUTO_TEST_CASE(the_b_warning_reaches_only_the_batch_shell) {
+  auto s = setup();
+  s.req.batch = true;
+  s.req.script = "#!/bin/sh\ntrue\n";
+  s.client = nullptr;
+  s.req.workload.warn_signal = SIGUSR2;
+  s.req.workload.warn_time_s = 60;  // the whole limit: at once
+  s.req.workload.warn_batch_only = true;
+  spawn(std::move(s));
+  place();
+  advance(1s);
+  std::vector<std::pair<int32_t, uint32_t>> sent;
+  for (auto& m : *node_box[0])
+    if (m.match_elements<msg::signal_atom, uint64_t, uint32_t, int32_t>())
+      sent.emplace_back(m.get_as<int32_t>(3), m.get_as<uint32_t>(2));
+  BOOST_TEST((sent == std::vector<std::pair<int32_t, uint32_t>>{{SIGCONT, msg::batch_step_id},
+                                                                {SIGUSR2, msg::batch_step_id}}));
+}
+
+BOOST_AUTO_TEST_CASE(an_allocation_runs_nothing_until_steps_come_and_ends_when_released) {
+  auto s = setup();
+  s.req.workload.allocation = true;
+  spawn(std::move(s));
+  place();
+  BOOST_TEST(state() == "RUNNING");
+  for (auto& box : node_box) {
+    BOOST_TEST((count<msg::start_atom, uint64_t, uint32_t>(box)) == 1u);
+    BOOST_TEST((count<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>(box)) == 0u);
+  }
+  BOOST_TEST(client_events() == std::vector<std::string>{"allocated:"});
+  // srun inside: step 0 on both nodes. Its end does not end the allocation.
+  msg::job_request step;
+  step.job_id = 7;
+  step.argv = {"hostname"};
+  step.uid = 1000;
+  auto h = self->request(job, caf::infinite, msg::step_atom_v, step, client);
+  sched.run();
+  h.receive([](msg::job_event& ev) { BOOST_TEST(ev.step_id == 0u); },
+            [](caf::error& err) { BOOST_FAIL("step refused: " << describe(err)); });
+  for (auto& box : node_box)
+    BOOST_TEST((count<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>(box)) == 1u);
+  report(0, 0);
+  report(1, 0);
+  BOOST_TEST(state() == "RUNNING");
+  // Only the owner releases it; then it ends with the command's status.
+  BOOST_CHECK(ask(msg::complete_atom_v, int32_t{0}, int32_t{0}, uint32_t{4242}) ==
+              errc::permission_denied);
+  BOOST_TEST(!ask(msg::complete_atom_v, int32_t{0}, int32_t{0}, uint32_t{1000}));
+  BOOST_TEST(state() == "COMPLETED");
+  BOOST_TEST(ended_ok() == 1);
+  BOOST_TEST(client_events().back() == "ended:COMPLETED");
+}
+
+BOOST_AUTO_TEST_CASE(a_released_allocation_kills_its_steps_and_fails_with_the_status) {
+  auto s = setup();
+  s.req.workload.allocation = true;
+  spawn(std::move(s));
+  place();
+  msg::job_request step;
+  step.job_id = 7;
+  step.argv = {"sleep", "100"};
+  step.uid = 1000;
+  auto h = self->request(job, caf::infinite, msg::step_atom_v, step, client);
+  sched.run();
+  h.receive([](msg::job_event&) {}, [](caf::error& err) { BOOST_FAIL(describe(err)); });
+  BOOST_TEST(!ask(msg::complete_atom_v, int32_t{3}, int32_t{0}, uint32_t{1000}));
+  BOOST_TEST(state() == "COMPLETING");
+  BOOST_TEST(signals(0) == std::vector<int32_t>{SIGKILL});
+  report(0, 0, SIGKILL);
+  report(1, 0, SIGKILL);
+  BOOST_TEST(state() == "FAILED");
+  BOOST_TEST(view().exit_code == 3);
+  // A job that is not an allocation cannot be released.
+  auto other = setup();
+  other.id = 8;
+  spawn(std::move(other));
+  place();
+  BOOST_CHECK(ask(msg::complete_atom_v, int32_t{0}, int32_t{0}, uint32_t{1000}) ==
+              errc::invalid_request);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 namespace {

@@ -71,6 +71,7 @@ SHOAL_TRAITS(partition_edit, PartitionEdit)
 SHOAL_TRAITS(partition_edits_record, PartitionEditsRecord)
 SHOAL_TRAITS(client_request, ClientRequest)
 SHOAL_TRAITS(client_reply, ClientReply)
+SHOAL_TRAITS(start_estimate, StartEstimate)
 
 #undef SHOAL_TRAITS
 
@@ -84,7 +85,7 @@ using codec_types =
                msg::stepd_hello, msg::stepd_frame, msg::collector_list, msg::collector_report,
                msg::collector_info, msg::collector_map_record, msg::state_group,
                msg::partition_summary, msg::partition_edit, msg::partition_edits_record,
-               msg::client_request, msg::client_reply>;
+               msg::client_request, msg::client_reply, msg::start_estimate>;
 
 /// The types that travel in CAF messages, by a registered type ID: all but the front door's
 /// frames, which only ever cross its own socket (runtime/ctld/front_door.hpp).
@@ -96,7 +97,7 @@ using caf_message_types =
                msg::node_report, msg::controller_status, msg::stepd_core, msg::stepd_setup,
                msg::stepd_hello, msg::stepd_frame, msg::collector_list, msg::collector_report,
                msg::collector_info, msg::collector_map_record, msg::partition_summary,
-               msg::partition_edit, msg::partition_edits_record>;
+               msg::partition_edit, msg::partition_edits_record, msg::start_estimate>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {

@@ -214,6 +214,11 @@ inline msg::job_request sample_job_request() {
   x.workload.mail_type = "BEGIN,END";
   x.workload.mail_user = "alice@example.org";
   x.workload.open_mode = "truncate";
+  x.workload.warn_signal = 10;
+  x.workload.warn_time_s = 90;
+  x.workload.warn_batch_only = true;
+  x.workload.warn_reservation = true;
+  x.workload.allocation = true;
   x.shape.geometry = {2, 4, 0xffff'ffffu};
   x.shape.rotate = false;
   x.shape.conn_type = "mesh";
@@ -265,6 +270,7 @@ inline msg::job_info sample_job_info() {
   x.mail_user = "alice@example.org";
   x.ntasks_per_node = 2;
   x.min_cpus = 4;
+  x.exit_signal = 15;
   return x;
 }
 
@@ -390,7 +396,8 @@ inline msg::job_record sample_job_record() {
   x.cpus = {4, 2};
   x.main_step = 0xfffffffe;
   x.next_step = 3;
-  x.steps = {{1, {0, 1}, {"n2"}, 137, "node n1 failed", true}};
+  x.steps = {{1, {0, 1}, {"n2"}, 137, "node n1 failed", true, 9}};
+  x.life_warned = true;
   return x;
 }
 
@@ -554,6 +561,18 @@ inline msg::client_request sample_client_request() {
   x.control = sample_job_control();
   x.update = sample_node_update();
   x.partition_change = sample_partition_edit();
+  x.exit_code = 143;
+  return x;
+}
+
+inline msg::start_estimate sample_start_estimate() {
+  msg::start_estimate x;
+  x.job_id = 78;
+  x.start_time = 1'800'000'000;
+  x.nodelist = "n[1-2]";
+  x.node_count = 2;
+  x.cpus = 8;
+  x.partition = "debug";
   return x;
 }
 
@@ -574,6 +593,7 @@ inline msg::client_reply sample_client_reply() {
   x.event = sample_job_event();
   x.collectors = {sample_collector_info()};
   x.summary = {sample_partition_summary()};
+  x.estimate = sample_start_estimate();
   return x;
 }
 

@@ -200,6 +200,8 @@ const std::vector<row> table = {
       {S::pending, E::pending_reason, S::pending, "Priority", queued_fx("Priority")},
       {S::pending, E::step_requested, REF},
       {S::pending, E::release_done, IGN},
+      {S::pending, E::warning_due, IGN},
+      {S::pending, E::released, REF},
       // held (JobHeldUser)
       {S::held, E::placed, S::configuring, "", place},
       {S::held, E::launched, IGN},
@@ -218,6 +220,8 @@ const std::vector<row> table = {
       {S::held, E::pending_reason, S::pending, "Priority", queued_fx("Priority")},
       {S::held, E::step_requested, REF},
       {S::held, E::release_done, IGN},
+      {S::held, E::warning_due, IGN},
+      {S::held, E::released, REF},
       // dependency_never (DependencyNeverSatisfied; with --kill-on-invalid-dep the scheduler
       // cancels the job instead, through the controller: the cancel row)
       {S::dependency_never, E::placed, S::configuring, "", place},
@@ -237,6 +241,8 @@ const std::vector<row> table = {
       {S::dependency_never, E::pending_reason, S::pending, "Priority", queued_fx("Priority")},
       {S::dependency_never, E::step_requested, REF},
       {S::dependency_never, E::release_done, IGN},
+      {S::dependency_never, E::warning_due, IGN},
+      {S::dependency_never, E::released, REF},
       // requeued (NodeFail)
       {S::requeued, E::placed, S::configuring, "", place},
       {S::requeued, E::launched, IGN},
@@ -255,6 +261,8 @@ const std::vector<row> table = {
       {S::requeued, E::pending_reason, S::pending, "Priority", queued_fx("Priority")},
       {S::requeued, E::step_requested, REF},
       {S::requeued, E::release_done, IGN},
+      {S::requeued, E::warning_due, IGN},
+      {S::requeued, E::released, REF},
       // configuring
       {S::configuring, E::placed, IGN},
       {S::configuring, E::launched, S::running, "", {}},
@@ -273,6 +281,8 @@ const std::vector<row> table = {
       {S::configuring, E::pending_reason, IGN},
       {S::configuring, E::step_requested, S::configuring, "", {K::launch_step}},
       {S::configuring, E::release_done, IGN},
+      {S::configuring, E::warning_due, IGN},
+      {S::configuring, E::released, REF},
       // running
       {S::running, E::placed, IGN},
       {S::running, E::launched, IGN},
@@ -291,6 +301,8 @@ const std::vector<row> table = {
       {S::running, E::pending_reason, IGN},
       {S::running, E::step_requested, S::running, "", {K::launch_step}},
       {S::running, E::release_done, IGN},
+      {S::running, E::warning_due, IGN},
+      {S::running, E::released, REF},
       // completing (being cancelled)
       {S::completing, E::placed, IGN},
       {S::completing, E::launched, IGN},
@@ -309,6 +321,8 @@ const std::vector<row> table = {
       {S::completing, E::pending_reason, IGN},
       {S::completing, E::step_requested, REF},
       {S::completing, E::release_done, S::cancelled, "", finish_not_ok},
+      {S::completing, E::warning_due, IGN},
+      {S::completing, E::released, REF},
       // completed: final, the actor has stopped
       {S::completed, E::placed, IGN},
       {S::completed, E::launched, IGN},
@@ -327,6 +341,8 @@ const std::vector<row> table = {
       {S::completed, E::pending_reason, IGN},
       {S::completed, E::step_requested, IGN},
       {S::completed, E::release_done, IGN},
+      {S::completed, E::warning_due, IGN},
+      {S::completed, E::released, IGN},
       // failed: final, the actor has stopped
       {S::failed, E::placed, IGN},
       {S::failed, E::launched, IGN},
@@ -345,6 +361,8 @@ const std::vector<row> table = {
       {S::failed, E::pending_reason, IGN},
       {S::failed, E::step_requested, IGN},
       {S::failed, E::release_done, IGN},
+      {S::failed, E::warning_due, IGN},
+      {S::failed, E::released, IGN},
       // cancelled: final, the actor has stopped
       {S::cancelled, E::placed, IGN},
       {S::cancelled, E::launched, IGN},
@@ -363,6 +381,8 @@ const std::vector<row> table = {
       {S::cancelled, E::pending_reason, IGN},
       {S::cancelled, E::step_requested, IGN},
       {S::cancelled, E::release_done, IGN},
+      {S::cancelled, E::warning_due, IGN},
+      {S::cancelled, E::released, IGN},
       // timeout: final, the actor has stopped
       {S::timeout, E::placed, IGN},
       {S::timeout, E::launched, IGN},
@@ -381,6 +401,8 @@ const std::vector<row> table = {
       {S::timeout, E::pending_reason, IGN},
       {S::timeout, E::step_requested, IGN},
       {S::timeout, E::release_done, IGN},
+      {S::timeout, E::warning_due, IGN},
+      {S::timeout, E::released, IGN},
       // node_fail: final, the actor has stopped
       {S::node_fail, E::placed, IGN},
       {S::node_fail, E::launched, IGN},
@@ -399,6 +421,8 @@ const std::vector<row> table = {
       {S::node_fail, E::pending_reason, IGN},
       {S::node_fail, E::step_requested, IGN},
       {S::node_fail, E::release_done, IGN},
+      {S::node_fail, E::warning_due, IGN},
+      {S::node_fail, E::released, IGN},
       // out_of_memory: final, the actor has stopped
       {S::out_of_memory, E::placed, IGN},
       {S::out_of_memory, E::launched, IGN},
@@ -417,6 +441,8 @@ const std::vector<row> table = {
       {S::out_of_memory, E::pending_reason, IGN},
       {S::out_of_memory, E::step_requested, IGN},
       {S::out_of_memory, E::release_done, IGN},
+      {S::out_of_memory, E::warning_due, IGN},
+      {S::out_of_memory, E::released, IGN},
 };
 // clang-format on
 
@@ -676,6 +702,161 @@ BOOST_AUTO_TEST_CASE(a_new_job_is_pending_or_held) {
   BOOST_TEST(initial_lifecycle(false).reason == "");
   BOOST_TEST(to_string(initial_lifecycle(true).state) == "held");
   BOOST_TEST(initial_lifecycle(true).reason == "JobHeldUser");
+}
+
+BOOST_AUTO_TEST_CASE(the_signal_warning_goes_once_per_run_to_the_steps_or_the_batch_shell) {
+  auto with_warning = [](bool batch_only) {
+    auto f = facts();
+    f.warn_signal = SIGUSR1;
+    f.warn_batch_only = batch_only;
+    return f;
+  };
+  auto scoped = [](int32_t signo, signal_scope scope) {
+    auto e = sig(signo);
+    e.scope = scope;
+    return e;
+  };
+  for (auto state : {S::configuring, S::running}) {
+    lifecycle now;
+    now.state = state;
+    BOOST_TEST_CONTEXT(to_string(state)) {
+      // Slurm's send_job_warn_signal: SIGCONT, then the signal; without B: not the batch shell.
+      auto t = on_event(now, event{E::warning_due}, with_warning(false));
+      BOOST_CHECK(t.outcome == verdict::applied);
+      BOOST_TEST(to_string(t.next.state) == to_string(state));
+      BOOST_TEST(t.next.warned);
+      BOOST_CHECK_MESSAGE(
+          t.effects == (std::vector<effect>{scoped(SIGCONT, signal_scope::steps_only),
+                                            scoped(SIGUSR1, signal_scope::steps_only)}),
+          show(t.effects));
+      BOOST_CHECK(on_event(t.next, event{E::warning_due}, with_warning(false)).outcome ==
+                  verdict::ignored);
+      auto b = on_event(now, event{E::warning_due}, with_warning(true));
+      BOOST_CHECK_MESSAGE(
+          b.effects == (std::vector<effect>{scoped(SIGCONT, signal_scope::batch_shell),
+                                            scoped(SIGUSR1, signal_scope::batch_shell)}),
+          show(b.effects));
+    }
+  }
+  // Not running (queued, ending, ended): nothing to signal.
+  for (auto state : {S::pending, S::completing, S::timeout}) {
+    lifecycle now;
+    now.state = state;
+    BOOST_CHECK(on_event(now, event{E::warning_due}, with_warning(false)).outcome ==
+                verdict::ignored);
+  }
+  // Each run gets its own warning: a requeued job is warned again.
+  lifecycle warned;
+  warned.state = S::completing;
+  warned.ending = S::requeued;
+  warned.requeue_reason = "Requeued";
+  warned.warned = true;
+  auto back = on_event(warned, event{E::release_done}, facts(false));
+  BOOST_TEST(!back.next.warned);
+  lifecycle queued = back.next;
+  queued.warned = true;  // as if restored from an older record
+  BOOST_TEST(!on_event(queued, event{E::placed}, facts()).next.warned);
+}
+
+BOOST_AUTO_TEST_CASE(an_allocation_runs_without_a_main_step_until_released) {
+  auto alloc = [](bool steps_running) {
+    auto f = facts(steps_running);
+    f.allocation = true;
+    return f;
+  };
+  // Placed: running at once, nothing launched.
+  auto placed = on_event(lifecycle{}, event{E::placed}, alloc(false));
+  BOOST_TEST(to_string(placed.next.state) == "running");
+  BOOST_CHECK_MESSAGE(
+      placed.effects == (std::vector<effect>{K::take_allocation, K::publish, K::start_nodes,
+                                             K::arm_time_limit, note(N::allocated)}),
+      show(placed.effects));
+  lifecycle running;
+  running.state = S::running;
+  // Released with no step: the nodes go at once, COMPLETED for 0, FAILED otherwise.
+  event ok{E::released};
+  auto t = on_event(running, ok, alloc(false));
+  BOOST_TEST(to_string(t.next.state) == "completing");
+  BOOST_TEST(to_string(t.next.ending) == "completed");
+  BOOST_CHECK_MESSAGE(t.effects == (std::vector<effect>{code(0), K::publish, K::release_nodes}),
+                      show(t.effects));
+  auto done = on_event(t.next, event{E::release_done}, alloc(false));
+  BOOST_TEST(to_string(done.next.state) == "completed");
+  event bad{E::released};
+  bad.exit_code = 3;
+  t = on_event(running, bad, alloc(false));
+  BOOST_TEST(to_string(t.next.ending) == "failed");
+  event killed{E::released};
+  killed.exit_code = 143;
+  killed.exit_signal = SIGTERM;
+  t = on_event(running, killed, alloc(false));
+  BOOST_TEST(to_string(t.next.ending) == "failed");
+  auto signalled = code(143);
+  signalled.signo = SIGTERM;
+  BOOST_CHECK_MESSAGE(t.effects == (std::vector<effect>{signalled, K::publish, K::release_nodes}),
+                      show(t.effects));
+  // Released with steps running: they are killed, and the last one's end releases the nodes.
+  t = on_event(running, ok, alloc(true));
+  BOOST_CHECK_MESSAGE(
+      t.effects == (std::vector<effect>{code(0), K::publish, K::nodes_done, sig(SIGKILL)}),
+      show(t.effects));
+  auto one_left = on_event(t.next, event{E::step_ended}, alloc(true));
+  BOOST_CHECK_MESSAGE(one_left.effects == std::vector<effect>{K::notify_step_client},
+                      show(one_left.effects));
+  auto last = on_event(t.next, event{E::step_ended}, alloc(false));
+  BOOST_CHECK_MESSAGE(
+      last.effects == (std::vector<effect>{K::notify_step_client, K::release_nodes}),
+      show(last.effects));
+  // Already ending: a late release changes nothing; before the start it withdraws the job.
+  BOOST_CHECK(on_event(t.next, ok, alloc(false)).outcome == verdict::ignored);
+  auto withdrawn = on_event(lifecycle{}, ok, alloc(false));
+  BOOST_TEST(to_string(withdrawn.next.state) == "cancelled");
+  BOOST_CHECK_MESSAGE(withdrawn.effects == cancel_queued, show(withdrawn.effects));
+  // A job that is not an allocation cannot be released.
+  BOOST_CHECK(on_event(running, ok, facts(false)).outcome == verdict::refused);
+}
+
+BOOST_AUTO_TEST_CASE(
+    an_allocation_ended_by_the_controller_releases_its_nodes_when_no_step_is_left) {
+  auto alloc = [](bool steps_running) {
+    auto f = facts(steps_running);
+    f.allocation = true;
+    return f;
+  };
+  lifecycle running;
+  running.state = S::running;
+  auto with_release = [](std::vector<effect> fx) {
+    fx.push_back(K::release_nodes);
+    return fx;
+  };
+  auto t = on_event(running, event{E::cancel}, alloc(false));
+  BOOST_TEST(to_string(t.next.ending) == "cancelled");
+  BOOST_CHECK_MESSAGE(t.effects == with_release(term), show(t.effects));
+  BOOST_CHECK_MESSAGE(on_event(running, event{E::cancel}, alloc(true)).effects == term,
+                      show(on_event(running, event{E::cancel}, alloc(true)).effects));
+  t = on_event(running, event{E::time_limit}, alloc(false));
+  BOOST_TEST(to_string(t.next.ending) == "timeout");
+  BOOST_CHECK_MESSAGE(t.effects == with_release(term_time_limit), show(t.effects));
+  t = on_event(running, event{E::client_gone}, alloc(false));
+  BOOST_CHECK_MESSAGE(t.effects == with_release(term_client_gone), show(t.effects));
+  // A node failure never requeues an allocation.
+  event down{E::node_failed};
+  down.text = "n2";
+  down.requeue = true;
+  t = on_event(running, down, alloc(false));
+  BOOST_TEST(to_string(t.next.ending) == "node_fail");
+  BOOST_TEST(t.next.requeue_reason == "");
+  BOOST_CHECK_MESSAGE(t.effects == with_release(node_down), show(t.effects));
+  // Its steps' ends finish it.
+  lifecycle timing_out;
+  timing_out.state = S::completing;
+  timing_out.ending = S::timeout;
+  auto last = on_event(timing_out, event{E::step_ended}, alloc(false));
+  BOOST_CHECK_MESSAGE(
+      last.effects == (std::vector<effect>{K::notify_step_client, K::release_nodes}),
+      show(last.effects));
+  BOOST_TEST(to_string(on_event(last.next, event{E::release_done}, alloc(false)).next.state) ==
+             "timeout");
 }
 
 BOOST_AUTO_TEST_CASE(every_kind_has_a_name) {

@@ -1,0 +1,21 @@
+#pragma once
+
+#include <string>
+
+#include "messages/types.hpp"
+#include "tools/cli/session.hpp"
+
+namespace shoal::cli {
+
+/// --test-only (sbatch, srun): asks the controller when and where `req` would start (op
+/// test_only: the scheduler places it against what runs now, without starting or queueing
+/// anything) and prints Slurm's line on stderr, `PROGRAM: Job N to start at
+/// YYYY-MM-DDTHH:MM:SS using C processors on nodes LIST in partition P` (local time, as
+/// slurm_make_time_str). Returns 0, or 1 after "shoal CMD: error: allocation failure: ..." when
+/// the controller refuses the job or finds no start.
+int print_start_estimate(session& s, msg::job_request req, const std::string& program);
+
+/// Slurm's time format (slurm_make_time_str's default): local time, `2026-11-26T07:00:00`.
+std::string slurm_time(int64_t unix_seconds);
+
+}  // namespace shoal::cli
