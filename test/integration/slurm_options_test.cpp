@@ -59,10 +59,11 @@ BOOST_AUTO_TEST_CASE(a_site_guide_batch_script_runs_to_completed) {
   BOOST_REQUIRE(id != 0);
   BOOST_REQUIRE(wait_job_state(id, "COMPLETED"));
   auto n = std::to_string(id);
-  // 4 tasks at most 2 a node: both nodes. `srun` without -n starts one task on each.
+  // 4 tasks at most 2 a node: both nodes. `srun` without -n starts the job's 4 tasks, as
+  // Slurm's does (SLURM_NTASKS in the job's environment).
   auto host = local_hostname();
   BOOST_CHECK_EQUAL(read_file(scratch.file("guide-" + n + ".out")),
-                    host + "\n" + host + "\n" + n + "\n");
+                    host + "\n" + host + "\n" + host + "\n" + host + "\n" + n + "\n");
   auto j = job(id);
   BOOST_CHECK_EQUAL(j.value("name", ""), "guide");
   BOOST_CHECK_EQUAL(j.value("node_count", 0), 2);

@@ -24,6 +24,7 @@
 #include "messages/errc.hpp"
 #include "messages/front_door.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/input_env.hpp"
 #include "tools/cli/job_options.hpp"
 #include "tools/cli/session.hpp"
 #include "topology/task_layout.hpp"
@@ -471,6 +472,8 @@ command_runner add_alloc_command(CLI::App& app, const std::string& conf) {
       const char* shell = std::getenv("SHELL");
       argv.emplace_back(shell != nullptr && *shell != '\0' ? shell : "/bin/sh");
     }
+    if (auto bad = layer_input_env("alloc", *cmd, *opts, true); !bad.empty())
+      return fail("alloc", bad, exit_usage);
     auto req = build_request(*opts, argv, false);
     if (!req) return fail("alloc", describe(req.error()), exit_usage);
     for (auto& note : ignored_option_notes(*opts)) warn("alloc", note);

@@ -10,6 +10,7 @@
 #include "messages/type_ids.hpp"
 #include "tools/cli/batch_script.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/input_env.hpp"
 #include "tools/cli/job_options.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/cli/will_run.hpp"
@@ -119,10 +120,10 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
       text << in.rdbuf();
       script = text.str();
     }
-    // #SHOAL lines set options; the command line wins, so parse them first and the command line
-    // again on top.
+    // #SHOAL lines set options, SBATCH_* variables override them, and the command line wins
+    // (sbatch's order): parse them in that order, each on top of the last.
     auto directives = script_directives(script);
-    if (!directives.empty()) {
+    if (!directives.empty() || !input_env_options("batch", *cmd).empty()) {
       CLI::App from_script{"#SHOAL directives"};
       auto script_opts = std::make_shared<job_options>();
       add_job_options(from_script, *script_opts, true);
@@ -135,6 +136,8 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
       if (!script_opts->wrap.empty())
         return fail("batch", path + ": --wrap cannot be given in a #SBATCH or #SHOAL line",
                     exit_usage);
+      if (auto bad = apply_input_env("batch", from_script, true); !bad.empty())
+        return fail("batch", bad, exit_usage);
       apply_command_line(from_script, *cmd);
       *opts = *script_opts;
     }

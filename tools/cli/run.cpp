@@ -5,6 +5,7 @@
 
 #include "runtime/bootstrap/shutdown.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/input_env.hpp"
 #include "tools/cli/job_options.hpp"
 #include "tools/cli/run_client.hpp"
 #include "tools/cli/session.hpp"
@@ -32,6 +33,8 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
       return fail("run", "unrecognized option '" + argv.front() + "'", exit_usage);
     if (argv.empty())
       return fail("run", "no command given (shoal run [OPTIONS] COMMAND [ARGS...])", exit_usage);
+    if (auto bad = layer_input_env("run", *cmd, *opts, false); !bad.empty())
+      return fail("run", bad, exit_usage);
     auto req = build_request(*opts, argv, false);
     if (!req) return fail("run", describe(req.error()), exit_usage);
     for (auto& note : ignored_option_notes(*opts)) warn("run", note);
