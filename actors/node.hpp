@@ -34,8 +34,9 @@ using node_actor = caf::typed_actor<
     /// From the collector manager: the node stopped beating past HeartBeatTimeout (false: DOWN,
     /// "Not responding") or beats again (true).
     caf::reacts_to<msg::responding_atom, bool>,
-    /// A job takes the node, holding this many CPUs (0: the whole node).
-    caf::reacts_to<msg::start_atom, uint64_t, uint32_t>,
+    /// A job takes the node, holding this many CPUs (0: the whole node) and these devices
+    /// (GresUsed; stamped on the job's launches here).
+    caf::reacts_to<msg::start_atom, uint64_t, uint32_t, std::vector<msg::gres_held>>,
     /// The job is ending here (COMPLETING until it releases the node).
     caf::reacts_to<msg::done_atom, uint64_t>,
     /// The job frees the node.

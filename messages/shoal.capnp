@@ -53,6 +53,11 @@ struct NodeInfo {
   reported @13 :MachineStatus;  # the latest report; empty name when none yet
   jobIds @14 :List(UInt64);     # jobs holding the node
   features @15 :Text;
+  # gres
+  gres @16 :Text;            # configured generic resources as scontrol shows them ("gpu:4",
+                             # "gpu:tesla:2,nic:1"); empty: none
+  gresUsed @17 :Text;        # held by jobs, per name with the devices' indices
+                             # ("gpu:2(IDX:0-1)"; "gpu:0" when none); empty: no gres
 }
 
 struct PartitionInfo {
@@ -96,6 +101,9 @@ struct JobRequest {
   shape @24 :JobShape;       # torus options; unset on 1-D clusters
   cpuBind @25 :Text;         # --cpu-bind in canonical form (topology/cpu_binding.hpp); empty: none
   workload @26 :JobWorkload; # arrays, dependencies, begin time, hold, memory, sharing
+  # gres
+  gres @27 :Text;            # --gres per node, canonical ("gpu:2,nic:1"); empty: none (gpu:0 is
+                             # none); the controller checks the names
 }
 
 struct JobShape {
@@ -169,6 +177,8 @@ struct JobInfo {
   mailUser @38 :Text;        # as submitted (--mail-user), empty: none
   ntasksPerNode @39 :UInt32; # --ntasks-per-node; 0: not asked
   minCpus @40 :UInt32;       # --mincpus; 0: not asked
+  # gres
+  tresPerNode @41 :Text;     # --gres as scontrol shows it ("gres:gpu:2"); empty: none
 }
 
 # What the scheduler knows of a pending job at its last pass (shoal queue --start/--priority).
@@ -223,6 +233,18 @@ struct LaunchRequest {
                              # to the default of 1: Slurm sets SLURM_CPUS_PER_TASK only then
   openMode @29 :Text;        # batch: --open-mode of the output files, append or truncate;
                              # empty: append
+  # gres
+  gres @30 :List(GresHeld);  # the devices the job holds on this node, one entry per GRES name
+                             # of GresTypes= (no indices: none held, and the task environment's
+                             # variables for it are removed, as Slurm does); empty: no GresTypes
+}
+
+# gres: the devices of one generic resource name a job holds on one node.
+struct GresHeld {
+  node @0 :UInt32;           # in a job record: the node's position in the job's node list
+  name @1 :Text;             # gpu, nic, ... (a GresTypes= name)
+  indices @2 :List(UInt32);  # the devices' indices among the node's devices of that name, in
+                             # gres.conf order (CUDA_VISIBLE_DEVICES), ascending
 }
 
 struct TaskOutput {
@@ -317,6 +339,8 @@ struct JobRecord {
   mainStep @8 :UInt32;
   nextStep @9 :UInt32;
   steps @10 :List(StepRecord);
+  # gres
+  gres @11 :List(GresHeld);  # the devices held on each node (GresHeld.node); empty: none
 }
 
 struct ArrayRecord {

@@ -152,6 +152,8 @@ inline msg::node_info sample_node_info() {
   x.reported = sample_machine_status();
   x.job_ids = {1, 0xffff'ffff'ffff'ffffull, 42};
   x.features = "gpu,ib";
+  x.gres = "gpu:tesla:4,nic:1";
+  x.gres_used = "gpu:tesla:2(IDX:0,3),nic:0(IDX:N/A)";
   return x;
 }
 
@@ -217,6 +219,7 @@ inline msg::job_request sample_job_request() {
   x.shape.conn_type = "mesh";
   x.shape.node_use = "virtual";
   x.cpu_bind = "verbose,mask_cpu:0x3,0xc";
+  x.gres = "gpu:tesla:2,nic:1";
   return x;
 }
 
@@ -263,6 +266,7 @@ inline msg::job_info sample_job_info() {
   x.mail_user = "alice@example.org";
   x.ntasks_per_node = 2;
   x.min_cpus = 4;
+  x.tres_per_node = "gres:gpu:2";
   return x;
 }
 
@@ -298,6 +302,7 @@ inline msg::launch_request sample_launch_request() {
   x.job_ntasks = 12;
   x.cpus_per_task_set = true;
   x.open_mode = "truncate";
+  x.gres = {{7, "gpu", {1, 3}}, {0, "nic", {}}};
   return x;
 }
 
@@ -389,6 +394,7 @@ inline msg::job_record sample_job_record() {
   x.main_step = 0xfffffffe;
   x.next_step = 3;
   x.steps = {{1, {0, 1}, {"n2"}, 137, "node n1 failed", true}};
+  x.gres = {{1, "gpu", {0, 1}}};
   return x;
 }
 
