@@ -123,6 +123,7 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
   };
   // Optional lines, as scontrol prints them only when set; a mail type without a user mails the
   // job's owner, so that is who is shown.
+  if (!j.tres_per_node.empty()) lines.push_back({kv("TresPerNode", j.tres_per_node)});
   if (!j.comment.empty()) lines.push_back({kv("Comment", j.comment)});
   if (!j.mail_type.empty())
     lines.push_back(
@@ -144,7 +145,7 @@ std::string show_node(const msg::node_info& n, int64_t now) {
   if (!n.reason.empty() && (!n.reason_user.empty() || n.reason_time != 0))
     reason += " [" + detail::or_null(n.reason_user) + "@" +
               detail::iso_time(n.reason_time, "Unknown") + "]";
-  return record({
+  std::vector<std::vector<std::string>> lines = {
       {kv("NodeName", n.name), kv("NodeAddr", n.address), kv("NodeHostName", r.hostname)},
       {kv_num("CPUTot", n.cpus ? n.cpus : r.cpus), kv_num("Sockets", r.sockets),
        kv_num("CoresPerSocket", r.cores_per_socket), kv_num("ThreadsPerCore", r.threads_per_core),
@@ -162,8 +163,11 @@ std::string show_node(const msg::node_info& n, int64_t now) {
        kv_num("SlurmdPid", r.daemon_pid)},
       {kv("Partitions", join(n.partitions)), kv("Jobs", join_ids(n.job_ids))},
       {kv("AvailableFeatures", n.features)},
-      {std::string("Reason=") + reason},
-  });
+  };
+  // Generic resources, as `scontrol -d show node` prints them, only on nodes that have some.
+  if (!n.gres.empty()) lines.push_back({kv("Gres", n.gres), kv("GresUsed", n.gres_used)});
+  lines.push_back({std::string("Reason=") + reason});
+  return record(lines);
 }
 
 std::string show_partition(const msg::partition_info& p, const std::vector<msg::node_info>& nodes) {
