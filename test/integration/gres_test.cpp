@@ -2,6 +2,7 @@
 // Gres=gpu:2 and a gres.conf whose File= entries name files this test creates, jobs asking
 // --gres=gpu:N, the devices their tasks see, and what listings show.
 
+#include <signal.h>
 #include <stdlib.h>
 
 #include <boost/test/unit_test.hpp>
@@ -103,6 +104,34 @@ BOOST_AUTO_TEST_CASE(nodes_show_their_gres_and_two_jobs_on_one_node_get_differen
   auto freed =
       wait_until([&] { return contains(show("node", "node1"), "GresUsed=gpu:0(IDX:N/A)"); }, 30s);
   BOOST_CHECK_MESSAGE(freed, show("node", "node1"));
+}
+
+BOOST_AUTO_TEST_CASE(a_restarted_controller_gives_a_running_job_its_gpus_back) {
+  auto script =
+      "#!/bin/sh\n"
+      "echo \"$CUDA_VISIBLE_DEVICES\"\n"
+      "while [ ! -e release ]; do sleep 0.1; done\n";
+  auto first = submit_script("gpu.sh", script, {"--gres=gpu:1", "-w", "node1", "-o", "first.out"});
+  BOOST_REQUIRE(first != 0);
+  BOOST_REQUIRE(wait_job_state(first, "RUNNING"));
+  auto held = wait_output("first.out");
+  BOOST_REQUIRE(held == "0\n" || held == "1\n");
+  auto index = held.substr(0, 1);
+
+  cluster.signal_controller(SIGKILL);
+  BOOST_REQUIRE_MESSAGE(!cluster.restart_controller(), "restart failed");
+  BOOST_REQUIRE(wait_until([&] { return run_cli({"queue"}).exit_code == 0; }, 30s));
+  BOOST_CHECK(wait_until(
+      [&] { return contains(show("node", "node1"), "GresUsed=gpu:1(IDX:" + index + ")"); }, 30s));
+  // The recovered job still holds its GPU: the next job on node1 gets the other one.
+  auto second =
+      submit_script("gpu.sh", script, {"--gres=gpu:1", "-w", "node1", "-o", "second.out"});
+  BOOST_REQUIRE(second != 0);
+  BOOST_REQUIRE(wait_job_state(second, "RUNNING"));
+  BOOST_CHECK_EQUAL(wait_output("second.out"), (index == "0" ? "1\n" : "0\n"));
+  write_file(scratch.file("release"), "");
+  BOOST_CHECK(wait_job_state(first, "COMPLETED"));
+  BOOST_CHECK(wait_job_state(second, "COMPLETED"));
 }
 
 BOOST_AUTO_TEST_CASE(a_run_step_sees_the_gpus_of_its_node) {
