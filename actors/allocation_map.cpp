@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "policy/gres.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {
@@ -65,6 +66,12 @@ void allocation_map::set_partition(size_t slot, const config::partition_config* 
 }
 
 allocation_map::allocation_map(const config::cluster_config& cfg) {
+  for (auto& n : cfg.nodes)
+    for (auto& g : n.gres) {
+      std::pair<std::string, std::string> kind{g.name, g.type};
+      if (std::find(gres_kinds_.begin(), gres_kinds_.end(), kind) == gres_kinds_.end())
+        gres_kinds_.push_back(std::move(kind));
+    }
   for (auto& n : cfg.nodes) {
     index_.emplace(n.name, names_.size());
     names_.push_back(n.name);
@@ -72,6 +79,16 @@ allocation_map::allocation_map(const config::cluster_config& cfg) {
     cap.cpus = std::max<uint32_t>(1, n.cpus);
     cap.memory_mb = n.real_memory_mb;
     cap.usable = false;
+    std::vector<uint32_t> kinds;
+    if (!gres_kinds_.empty()) cap.gres.assign(gres_kinds_.size(), 0);
+    for (auto& g : n.gres) {
+      auto k = static_cast<uint32_t>(
+          std::find(gres_kinds_.begin(), gres_kinds_.end(), std::make_pair(g.name, g.type)) -
+          gres_kinds_.begin());
+      cap.gres[k] += static_cast<uint32_t>(g.count);
+      kinds.insert(kinds.end(), g.count, k);
+    }
+    device_kinds_.push_back(std::move(kinds));
     capacity_.push_back(cap);
     config_.placement.weights.push_back(n.weight);
   }
@@ -127,6 +144,90 @@ std::optional<size_t> allocation_map::index_of(const std::string& name) const {
   auto it = index_.find(name);
   if (it == index_.end()) return std::nullopt;
   return it->second;
+}
+
+std::vector<policy::gres_need> allocation_map::gres_needs(const std::string& gres) const {
+  std::vector<policy::gres_need> out;
+  auto items = policy::parse_gres_request(gres);
+  if (!items) return {{{}, 1}};  // validated at submission: nothing meets it
+  for (auto& item : *items) {
+    policy::gres_need need;
+    need.count = static_cast<uint32_t>(item.count);
+    for (size_t k = 0; k < gres_kinds_.size(); ++k)
+      if (gres_kinds_[k].first == item.name &&
+          (item.type.empty() || gres_kinds_[k].second == item.type))
+        need.kinds.push_back(static_cast<uint32_t>(k));
+    out.push_back(std::move(need));
+  }
+  return out;
+}
+
+std::vector<msg::gres_held> allocation_map::held_of(size_t node,
+                                                    const std::vector<uint32_t>& devices) const {
+  std::vector<msg::gres_held> out;
+  const auto& kinds = device_kinds_[node];
+  for (auto d : devices) {
+    if (d >= kinds.size()) continue;
+    const auto& name = gres_kinds_[kinds[d]].first;
+    // The device's index among the node's devices of its name.
+    uint32_t index = 0;
+    for (uint32_t e = 0; e < d; ++e)
+      if (gres_kinds_[kinds[e]].first == name) ++index;
+    auto it = std::find_if(out.begin(), out.end(), [&](auto& h) { return h.name == name; });
+    if (it == out.end()) it = out.insert(out.end(), msg::gres_held{0, name, {}});
+    it->indices.push_back(index);
+  }
+  return out;
+}
+
+std::pair<std::vector<uint32_t>, std::vector<uint32_t>> allocation_map::devices_of(
+    size_t node, const std::vector<msg::gres_held>& held) const {
+  std::vector<uint32_t> devices;
+  std::vector<uint32_t> per_kind;
+  const auto& kinds = device_kinds_[node];
+  for (auto& h : held)
+    for (auto index : h.indices) {
+      uint32_t seen = 0;
+      for (uint32_t d = 0; d < kinds.size(); ++d) {
+        if (gres_kinds_[kinds[d]].first != h.name) continue;
+        if (seen++ != index) continue;
+        devices.push_back(d);
+        if (per_kind.empty()) per_kind.assign(gres_kinds_.size(), 0);
+        ++per_kind[kinds[d]];
+        break;
+      }
+    }
+  std::sort(devices.begin(), devices.end());
+  return {std::move(devices), std::move(per_kind)};
+}
+
+void allocation_map::pick_devices(policy::pass_result& result,
+                                  const std::vector<policy::running_job>& running) const {
+  if (gres_kinds_.empty()) return;
+  std::unordered_map<size_t, std::vector<bool>> held;  // node -> device taken
+  auto taken = [&](size_t node) -> std::vector<bool>& {
+    auto it = held.find(node);
+    if (it == held.end())
+      it = held.emplace(node, std::vector<bool>(device_kinds_[node].size())).first;
+    return it->second;
+  };
+  for (auto& r : running)
+    for (auto& share : r.alloc)
+      for (auto d : share.devices)
+        if (d < device_kinds_[share.node].size()) taken(share.node)[d] = true;
+  for (auto& start : result.started)
+    for (auto& share : start.alloc) {
+      if (share.gres.empty()) continue;
+      auto& busy = taken(share.node);
+      const auto& kinds = device_kinds_[share.node];
+      auto want = share.gres;
+      for (uint32_t d = 0; d < kinds.size(); ++d) {
+        if (busy[d] || kinds[d] >= want.size() || want[kinds[d]] == 0) continue;
+        busy[d] = true;
+        --want[kinds[d]];
+        share.devices.push_back(d);
+      }
+    }
 }
 
 policy::node_picker allocation_map::torus_picker() const {
@@ -199,6 +300,7 @@ placement allocation_map::place(const std::vector<policy::pending_job>& candidat
   placement reply;
   reply.result = policy::schedule(candidates, running_now, partitions_, usable_nodes(running_now),
                                   now, config_);
+  pick_devices(reply.result, running_now);
   // The map shows what the scheduler says runs, plus what starts now.
   std::map<uint64_t, holding> running;
   for (auto& r : running_now) {

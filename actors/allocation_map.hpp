@@ -67,6 +67,22 @@ class allocation_map {
   /// placed in it again). Placements made already stand.
   void set_partition(size_t slot, const config::partition_config* part);
 
+  // -- generic resources --
+
+  /// What a job's --gres (JobRequest.gres, canonical) needs on each node, in the kinds of this
+  /// cluster: `gpu:2` takes any type of gpu, `gpu:tesla:2` that type only. A name no node has
+  /// gives a need no node meets (the controller refuses such jobs before they queue).
+  std::vector<policy::gres_need> gres_needs(const std::string& gres) const;
+
+  /// The devices `devices` (positions in the node's device list) as the job holds them: per
+  /// GRES name, the indices among the node's devices of that name. `node` of each entry is 0.
+  std::vector<msg::gres_held> held_of(size_t node, const std::vector<uint32_t>& devices) const;
+
+  /// The reverse of held_of for a recovered job: positions in the node's device list (indices
+  /// the node no longer has are dropped), and the devices of each kind they make.
+  std::pair<std::vector<uint32_t>, std::vector<uint32_t>> devices_of(
+      size_t node, const std::vector<msg::gres_held>& held) const;
+
   // -- placement --
 
   /// Runs one pass over `candidates` (eligible pending jobs) given what runs now, and records
@@ -106,10 +122,18 @@ class allocation_map {
   holding hold_of(const policy::allocation& alloc,
                   const std::optional<topology::torus_request>& request) const;
   policy::node_picker torus_picker() const;
+  /// Picks which devices each start of `result` takes (the lowest free positions of each
+  /// kind it was given), given what `running` holds.
+  void pick_devices(policy::pass_result& result,
+                    const std::vector<policy::running_job>& running) const;
 
   std::vector<std::string> names_;  ///< config order
   std::unordered_map<std::string, size_t> index_;
   std::vector<policy::node_capacity> capacity_;
+  /// Generic resources: each configured (name, type), and per node the kind of each device in
+  /// its order (config::node_config::gres, expanded).
+  std::vector<std::pair<std::string, std::string>> gres_kinds_;
+  std::vector<std::vector<uint32_t>> device_kinds_;
   std::vector<msg::node_state> states_;
   std::vector<policy::partition_info> partitions_;
   policy::pass_config config_;

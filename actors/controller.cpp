@@ -409,7 +409,8 @@ void set_env(std::vector<std::string>& env, const std::string& key, const std::s
 /// The scheduler started task `index` of an array: give it a job actor, already placed.
 void start_array_task(controller_self self, uint64_t array_id, uint32_t index, uint64_t task_id,
                       std::vector<std::string>& names, std::vector<caf::actor>& actors,
-                      std::vector<uint32_t>& cpus, std::string& nodelist) {
+                      std::vector<uint32_t>& cpus, std::string& nodelist,
+                      std::vector<msg::gres_held>& gres) {
   auto& st = self->state;
   auto it = st.arrays.find(array_id);
   if (it == st.arrays.end()) {
@@ -433,6 +434,7 @@ void start_array_task(controller_self self, uint64_t array_id, uint32_t index, u
   setup.start_node_actors = std::move(actors);
   setup.start_cpus = std::move(cpus);
   setup.start_nodelist = std::move(nodelist);
+  setup.start_gres = std::move(gres);
   // Saved before the scheduler's next news of the array's pending tasks, so a restart finds
   // every started task either pending in the array or as a job of its own.
   save_new_job(self, setup);
@@ -1081,9 +1083,10 @@ controller_actor::behavior_type controller_behavior(
       probe.metered("arraytask",
                     [self](msg::arraytask_atom, uint64_t array_id, uint32_t index, uint64_t task_id,
                            std::vector<std::string>& names, std::vector<caf::actor>& actors,
-                           std::vector<uint32_t>& cpus, std::string& nodelist) {
+                           std::vector<uint32_t>& cpus, std::string& nodelist,
+                           std::vector<msg::gres_held>& gres) {
                       start_array_task(self, array_id, index, task_id, names, actors, cpus,
-                                       nodelist);
+                                       nodelist, gres);
                     }),
       probe.rpc("jobctl",
                 [self, probe](msg::jobctl_atom, const msg::job_control& ctl) {

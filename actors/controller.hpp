@@ -97,9 +97,10 @@ using controller_actor = caf::typed_actor<
     /// The scheduler's news of an array's pending tasks: (array, reason, folded tasks).
     caf::reacts_to<msg::view_atom, uint64_t, std::string, std::string>,
     /// The scheduler started an array task: (array, index, task id, nodes, node actors, CPUs,
-    /// nodelist).
+    /// nodelist, devices).
     caf::reacts_to<msg::arraytask_atom, uint64_t, uint32_t, uint64_t, std::vector<std::string>,
-                   std::vector<caf::actor>, std::vector<uint32_t>, std::string>,
+                   std::vector<caf::actor>, std::vector<uint32_t>, std::string,
+                   std::vector<msg::gres_held>>,
     /// A node holding the job went DOWN: (node, job).
     caf::reacts_to<msg::nodedown_atom, std::string, uint64_t>,
     /// A node actor relays the end of a step its shoald knows only by job id (adopted after a

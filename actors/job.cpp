@@ -18,6 +18,7 @@
 #include "config/log.hpp"
 #include "messages/errc.hpp"
 #include "messages/type_ids.hpp"
+#include "policy/gres.hpp"
 #include "policy/job_lifecycle.hpp"
 #include "topology/hostlist.hpp"
 
@@ -57,7 +58,8 @@ struct job_state_t {
   msg::job_state logged = msg::job_state::pending;  ///< the state last published (and logged)
   std::vector<std::string> nodes;
   std::vector<caf::actor> node_actors;
-  std::vector<uint32_t> node_cpus;  ///< CPUs held on each node (shared nodes), else empty
+  std::vector<uint32_t> node_cpus;        ///< CPUs held on each node (shared nodes), else empty
+  std::vector<msg::gres_held> node_gres;  ///< devices held (gres_held::node: index in nodes)
   std::map<uint32_t, step_run> steps;
   uint32_t next_step = 0;
   uint32_t main_step = 0;
@@ -76,6 +78,7 @@ struct event_data {
   std::vector<caf::actor> actors;
   std::vector<uint32_t> cpus;
   std::string nodelist;  ///< as listings show it (box form on a torus)
+  std::vector<msg::gres_held> gres;
   /// pending reasons: the scheduler's priority for the job.
   uint64_t priority = 0;
   /// step_ended: the step that ended; step_requested: the new step's id, nodes, request, client.
@@ -121,6 +124,7 @@ msg::job_record record_of(const job_state_t& st) {
   r.requeue_reason = st.life.requeue_reason;
   r.nodes = st.nodes;
   r.cpus = st.node_cpus;
+  r.gres = st.node_gres;
   r.main_step = st.main_step;
   r.next_step = st.next_step;
   r.life_warned = st.life.warned;
@@ -379,6 +383,7 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
       st.nodes = std::move(data.names);
       st.node_actors = std::move(data.actors);
       st.node_cpus = std::move(data.cpus);
+      st.node_gres = std::move(data.gres);
       info.nodelist = std::move(data.nodelist);
       info.node_count = static_cast<uint32_t>(st.nodes.size());
       info.start_time = unix_now();
@@ -387,9 +392,13 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
       // A whole-node job tells its nodes 0 CPUs ("all"); a shared one what it holds.
       bool shared = !st.setup.req.workload.exclusive && st.node_cpus.size() == st.nodes.size() &&
                     st.setup.shared_nodes;
-      for (size_t i = 0; i < st.node_actors.size(); ++i)
+      for (size_t i = 0; i < st.node_actors.size(); ++i) {
+        std::vector<msg::gres_held> here;  // the node's devices, for its GresUsed and launches
+        for (const auto& held : st.node_gres)
+          if (held.node == i) here.push_back({0, held.name, held.indices});
         send_to(self, st.node_actors[i], msg::start_atom_v, info.job_id,
-                shared ? st.node_cpus[i] : uint32_t{0});
+                shared ? st.node_cpus[i] : uint32_t{0}, std::move(here));
+      }
       return;
     }
     case effect_kind::arm_time_limit:
@@ -534,8 +543,9 @@ policy::transition handle(job_self self, const policy::event& ev, event_data dat
 }
 
 void on_start(job_self self, std::vector<std::string> names, std::vector<caf::actor> actors,
-              std::vector<uint32_t> cpus, std::string nodelist) {
+              std::vector<uint32_t> cpus, std::string nodelist, std::vector<msg::gres_held> gres) {
   event_data data;
+  data.gres = std::move(gres);
   data.names = std::move(names);
   data.actors = std::move(actors);
   data.cpus = std::move(cpus);
@@ -858,6 +868,7 @@ void restore(job_self self) {
   }
   st.nodes = std::move(rec.nodes);
   st.node_cpus = std::move(rec.cpus);
+  st.node_gres = std::move(rec.gres);
   st.node_actors = std::move(st.setup.start_node_actors);
   st.setup.start_nodes.clear();
   for (auto& step : rec.steps) {
@@ -873,7 +884,7 @@ void restore(job_self self) {
   }
   self->send(st.setup.scheduler, msg::adopt_atom_v, st.info.job_id, st.setup.req, st.nodes,
              st.node_cpus, st.info.start_time, st.info.array_job_id,
-             static_cast<uint32_t>(std::max<int64_t>(0, st.info.array_task_id)));
+             static_cast<uint32_t>(std::max<int64_t>(0, st.info.array_task_id)), st.node_gres);
   policy::effect start{effect_kind::start_nodes};
   event_data none;
   follow_ups then;
@@ -911,19 +922,20 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
   } else if (publish(self, false); !st.setup.start_nodes.empty()) {
     // An array task: placed before it was spawned.
     on_start(self, std::move(st.setup.start_nodes), std::move(st.setup.start_node_actors),
-             std::move(st.setup.start_cpus), std::move(st.setup.start_nodelist));
+             std::move(st.setup.start_cpus), std::move(st.setup.start_nodelist),
+             std::move(st.setup.start_gres));
   } else {
     self->send(st.setup.scheduler, msg::enqueue_atom_v, st.info.job_id, st.setup.req,
                st.setup.workload, handle_of(self));
   }
   return {
-      probe.metered(
-          "start",
-          [self](msg::start_atom, std::vector<std::string>& names, std::vector<caf::actor>& actors,
-                 std::vector<uint32_t>& cpus, std::string& nodelist) {
-            on_start(self, std::move(names), std::move(actors), std::move(cpus),
-                     std::move(nodelist));
-          }),
+      probe.metered("start",
+                    [self](msg::start_atom, std::vector<std::string>& names,
+                           std::vector<caf::actor>& actors, std::vector<uint32_t>& cpus,
+                           std::string& nodelist, std::vector<msg::gres_held>& gres) {
+                      on_start(self, std::move(names), std::move(actors), std::move(cpus),
+                               std::move(nodelist), std::move(gres));
+                    }),
       probe.metered("requeue", [self](msg::jobctl_atom, const std::string& op,
                                       uint32_t uid) { return on_requeue(self, op, uid); }),
       probe.metered("view", [self](msg::view_atom, const std::string& reason,
@@ -1006,6 +1018,8 @@ msg::job_info initial_job_info(const job_setup& setup) {
   info.mail_user = req.workload.mail_user;
   info.ntasks_per_node = req.workload.ntasks_per_node;
   info.min_cpus = req.workload.min_cpus;
+  if (auto gres = policy::parse_gres_request(req.gres))
+    info.tres_per_node = policy::tres_per_node(*gres);
   info.state = msg::job_state::pending;
   if (req.workload.hold) info.reason = "JobHeldUser";
   return info;

@@ -43,7 +43,8 @@ struct job_setup {
   std::vector<std::string> start_nodes;
   std::vector<caf::actor> start_node_actors;
   std::vector<uint32_t> start_cpus;
-  std::string start_nodelist;  ///< as listings show it (box form on a torus)
+  std::string start_nodelist;              ///< as listings show it (box form on a torus)
+  std::vector<msg::gres_held> start_gres;  ///< devices held (gres_held::node: in start_nodes)
   /// The interconnect plugin (SwitchType=): each step's switch data comes from it. Null: none.
   std::shared_ptr<interconnect::switch_manager> interconnect;
   /// SelectType=select/cons_tres: nodes are shared, so the job's CPUs on each node count.
@@ -66,10 +67,11 @@ struct job_setup {
 /// sends job_event to the client (queued, allocated, message, ended). Quits once the job has
 /// finished. Messages others send it (callers may hold it as a plain caf::actor):
 using job_actor = caf::typed_actor<
-    /// The scheduler placed it: node names, node actors, CPUs held on each node, and the
-    /// nodelist as listings show it (box form on a torus).
+    /// The scheduler placed it: node names, node actors, CPUs held on each node, the
+    /// nodelist as listings show it (box form on a torus), and the devices it holds
+    /// (gres_held::node: position in the node names).
     caf::reacts_to<msg::start_atom, std::vector<std::string>, std::vector<caf::actor>,
-                   std::vector<uint32_t>, std::string>,
+                   std::vector<uint32_t>, std::string, std::vector<msg::gres_held>>,
     /// The scheduler's pending reason (holds and DependencyNeverSatisfied included) and
     /// priority for the job.
     caf::reacts_to<msg::view_atom, std::string, uint64_t>,

@@ -1,5 +1,6 @@
 #include "actors/node.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "messages/field_compare.hpp"
 #include "messages/type_ids.hpp"
 #include "policy/cpu_ids.hpp"
+#include "policy/gres.hpp"
 
 namespace shoal::actors {
 
@@ -32,7 +34,8 @@ struct node_state_t {
   std::map<uint64_t, uint32_t> jobs;        ///< job -> CPUs it holds here (0: the whole node)
   /// Which CPUs the jobs sharing this node hold, so that its daemon confines their tasks.
   policy::cpu_occupancy occupancy;
-  std::map<uint64_t, std::vector<uint32_t>> cpu_ids;  ///< job -> its CPUs (shared jobs only)
+  std::map<uint64_t, std::vector<uint32_t>> cpu_ids;        ///< job -> its CPUs (shared jobs only)
+  std::map<uint64_t, std::vector<msg::gres_held>> devices;  ///< job -> the devices it holds
   std::set<uint64_t> completing;
   uint64_t check_gen = 0;  ///< generation of the live silence timer
   std::chrono::steady_clock::time_point last_heard;
@@ -80,6 +83,54 @@ void signal_daemon(node_self self, const caf::actor& daemon, uint64_t job, uint3
     send_to(self, daemon, msg::signal_atom_v, job, step, signo, std::string{});
 }
 
+/// Slurm's `Gres=` of a node: its kinds merged by name and type ("gpu:4", "gpu:tesla:2,nic:1").
+std::string gres_text(const std::vector<config::node_gres>& gres) {
+  policy::gres_list items;
+  for (const auto& g : gres) {
+    auto same = std::find_if(items.begin(), items.end(),
+                             [&](auto& i) { return i.name == g.name && i.type == g.type; });
+    if (same != items.end())
+      same->count += g.count;
+    else
+      items.push_back({g.name, g.type, g.count});
+  }
+  return policy::gres_text(items);
+}
+
+/// Slurm's `GresUsed=`: per configured name and type, the devices jobs hold and their indices
+/// among the node's devices of that name ("gpu:2(IDX:0-1)", "gpu:0(IDX:N/A)").
+std::string gres_used_text(const std::vector<config::node_gres>& gres,
+                           const std::map<uint64_t, std::vector<msg::gres_held>>& devices) {
+  std::map<std::string, std::vector<bool>> held;  // name -> index held
+  for (const auto& [job, list] : devices)
+    for (const auto& h : list)
+      for (auto i : h.indices) {
+        auto& bits = held[h.name];
+        if (bits.size() <= i) bits.resize(i + 1);
+        bits[i] = true;
+      }
+  std::vector<std::pair<std::string, std::string>> kinds;
+  for (const auto& g : gres)
+    if (std::find(kinds.begin(), kinds.end(), std::make_pair(g.name, g.type)) == kinds.end())
+      kinds.emplace_back(g.name, g.type);
+  std::string out;
+  for (const auto& [name, type] : kinds) {
+    std::vector<uint32_t> indices;
+    uint32_t index = 0;  // among the node's devices of `name`, in config order
+    for (const auto& g : gres) {
+      if (g.name != name) continue;
+      for (uint64_t d = 0; d < g.count; ++d, ++index) {
+        auto& bits = held[name];
+        if (g.type == type && index < bits.size() && bits[index]) indices.push_back(index);
+      }
+    }
+    if (!out.empty()) out += ',';
+    out += name + (type.empty() ? "" : ":" + type) + ":" + std::to_string(indices.size()) +
+           "(IDX:" + (indices.empty() ? std::string{"N/A"} : policy::index_ranges(indices)) + ")";
+  }
+  return out;
+}
+
 /// Recomputes the visible state and tells the controller (and through it the scheduler) only
 /// when something users see changed, or LastResponse is a minute behind.
 void publish(node_self self) {
@@ -102,6 +153,7 @@ void publish(node_self self) {
   }
   st.info.job_ids.clear();
   for (auto& [job, cpus] : st.jobs) st.info.job_ids.push_back(job);
+  if (!st.cfg.gres.empty()) st.info.gres_used = gres_used_text(st.cfg.gres, st.devices);
   if (st.published && msg::same_fields(*st.published, st.info, "last_response") &&
       st.info.last_response < st.published->last_response + last_response_refresh_s)
     return;
@@ -275,6 +327,7 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
   st.info.features = cfg.features;
   st.info.speed = cfg.speed;
   st.info.os = cfg.os;
+  st.info.gres = gres_text(cfg.gres);
   st.info.state_since = unix_now();
   auto initial = cfg.initial_state;
   for (auto& c : initial) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
@@ -383,9 +436,11 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                       go_down(self, "Not responding", false, "shoal");
                     }),
       probe.metered("start",
-                    [self](msg::start_atom, uint64_t job, uint32_t cpus) {
+                    [self](msg::start_atom, uint64_t job, uint32_t cpus,
+                           std::vector<msg::gres_held>& devices) {
                       auto& st = self->state;
                       st.jobs[job] = cpus;
+                      if (!devices.empty()) st.devices[job] = std::move(devices);
                       if (st.occupancy.size() != st.info.cpus) st.occupancy.resize(st.info.cpus);
                       if (cpus > 0 && st.cpu_ids.count(job) == 0) {
                         auto ids = st.occupancy.take(cpus);
@@ -408,6 +463,7 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                       }
                       self->state.jobs.erase(job);
                       self->state.completing.erase(job);
+                      st.devices.erase(job);
                       auto& sinks = st.sinks;
                       for (auto it = sinks.lower_bound({job, 0});
                            it != sinks.end() && it->first.first == job;)
@@ -432,6 +488,20 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
             }
             if (auto held = st.cpu_ids.find(req.job_id); held != st.cpu_ids.end())
               req.job_cpus = held->second;
+            // Every GRES name the node has, with the job's devices of it (none: the task
+            // environment's variables for it are removed, as Slurm does).
+            req.gres.clear();
+            auto held = st.devices.find(req.job_id);
+            for (const auto& g : st.cfg.gres) {
+              if (std::any_of(req.gres.begin(), req.gres.end(),
+                              [&](auto& h) { return h.name == g.name; }))
+                continue;
+              msg::gres_held entry{0, g.name, {}};
+              if (held != st.devices.end())
+                for (const auto& h : held->second)
+                  if (h.name == g.name) entry.indices = h.indices;
+              req.gres.push_back(std::move(entry));
+            }
             to_daemon(self, st.daemon, msg::launch_atom_v, std::move(req), std::move(sink),
                       std::move(job));
           }),

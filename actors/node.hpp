@@ -36,8 +36,9 @@ using node_actor = caf::typed_actor<
     caf::reacts_to<msg::responding_atom, bool>,
     /// The partitions holding the node now (a partition changed at run time), in partition order.
     caf::reacts_to<msg::parts_atom, std::vector<std::string>>,
-    /// A job takes the node, holding this many CPUs (0: the whole node).
-    caf::reacts_to<msg::start_atom, uint64_t, uint32_t>,
+    /// A job takes the node, holding this many CPUs (0: the whole node) and these devices
+    /// (GresUsed; stamped on the job's launches here).
+    caf::reacts_to<msg::start_atom, uint64_t, uint32_t, std::vector<msg::gres_held>>,
     /// The job is ending here (COMPLETING until it releases the node).
     caf::reacts_to<msg::done_atom, uint64_t>,
     /// The job frees the node.

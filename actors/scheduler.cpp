@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include <caf/all.hpp>
@@ -107,7 +108,12 @@ uint64_t start_job(scheduler_self self, const policy::start_decision& d, std::st
   std::vector<std::string> names;
   std::vector<caf::actor> actors;
   std::vector<uint32_t> cpus;
+  std::vector<msg::gres_held> gres;  // the devices picked on each node
   for (auto& share : d.alloc) {
+    for (auto& held : st.map->held_of(share.node, share.devices)) {
+      held.node = static_cast<uint32_t>(names.size());
+      gres.push_back(std::move(held));
+    }
     names.push_back(st.map->name_of(share.node));
     actors.push_back(st.node_actors[share.node]);
     cpus.push_back(share.cpus);
@@ -115,7 +121,7 @@ uint64_t start_job(scheduler_self self, const policy::start_decision& d, std::st
   SHOAL_DEBUG(select_type, "job selected job={} nodes={}", job_id, nodelist);
   if (array) {
     send_to(self, st.controller, msg::arraytask_atom_v, d.job, index, job_id, std::move(names),
-            std::move(actors), std::move(cpus), std::move(nodelist));
+            std::move(actors), std::move(cpus), std::move(nodelist), std::move(gres));
     auto* q = st.queue.find(d.job);
     if (q == nullptr) {
       // The last pending task started: the array's pending line goes away.
@@ -127,7 +133,7 @@ uint64_t start_job(scheduler_self self, const policy::start_decision& d, std::st
   auto it = st.job_actors.find(d.job);
   if (it == st.job_actors.end()) return 0;
   send_to(self, it->second, msg::start_atom_v, std::move(names), std::move(actors), std::move(cpus),
-          std::move(nodelist));
+          std::move(nodelist), std::move(gres));
   st.job_actors.erase(it);
   return d.job;
 }
@@ -236,6 +242,7 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
                                            : policy::share_request::as_partition;
   r.required = indices_of(self, req.nodelist);
   r.excluded = indices_of(self, req.exclude);
+  if (!req.gres.empty()) r.gres = st.map->gres_needs(req.gres);
   if (!st.settings.consumable) {
     // Whole nodes: the node count decides (tasks may outnumber CPUs, as before backfill).
     r.max_nodes = r.min_nodes;
@@ -306,7 +313,7 @@ caf::result<caf::ok_atom> job_command(scheduler_self self, const std::string& op
 /// A job recovered from saved state takes its nodes back, as the pass would have recorded them.
 void adopt(scheduler_self self, uint64_t id, const msg::job_request& req,
            const std::vector<std::string>& names, const std::vector<uint32_t>& cpus, int64_t start,
-           uint64_t array_id, uint32_t index) {
+           uint64_t array_id, uint32_t index, const std::vector<msg::gres_held>& gres) {
   auto& st = self->state;
   policy::started_job run;
   bool whole = cpus.size() != names.size();
@@ -320,6 +327,10 @@ void adopt(scheduler_self self, uint64_t id, const msg::job_request& req,
     share.memory_mb = whole                              ? cap.memory_mb
                       : req.workload.mem_per_node_mb > 0 ? req.workload.mem_per_node_mb
                                                          : req.workload.mem_per_cpu_mb * share.cpus;
+    std::vector<msg::gres_held> here;
+    for (auto& h : gres)
+      if (h.node == i) here.push_back(h);
+    if (!here.empty()) std::tie(share.devices, share.gres) = st.map->devices_of(*node, here);
     run.alloc.push_back(share);
   }
   std::sort(run.alloc.begin(), run.alloc.end(),
@@ -477,8 +488,9 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
       probe.metered("adopt",
                     [self](msg::adopt_atom, uint64_t id, const msg::job_request& req,
                            const std::vector<std::string>& names, const std::vector<uint32_t>& cpus,
-                           int64_t start, uint64_t array_id, uint32_t index) {
-                      adopt(self, id, req, names, cpus, start, array_id, index);
+                           int64_t start, uint64_t array_id, uint32_t index,
+                           const std::vector<msg::gres_held>& gres) {
+                      adopt(self, id, req, names, cpus, start, array_id, index, gres);
                     }),
       probe.metered("ended",
                     [self](msg::ended_atom, uint64_t id, bool ok, int64_t started) {

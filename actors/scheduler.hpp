@@ -18,9 +18,9 @@ namespace shoal::actors {
 /// and the allocation map: which job holds which nodes and CPUs, the cluster's one record of it.
 /// Runs the pure policy (policy/: priority, dependencies, backfill, placement) once per burst of
 /// events and every few seconds while jobs pend, and places in the same handler (no round trip).
-/// It sends a job actor (start_atom, nodes, node actors, cpus per node, nodelist) and
+/// It sends a job actor (start_atom, nodes, node actors, cpus per node, nodelist, devices) and
 /// (view_atom, reason, priority) when either changes; the controller (arraytask_atom, array,
-/// index, task job id, nodes, node actors, cpus, nodelist) to start an array task and
+/// index, task job id, nodes, node actors, cpus, nodelist, devices) to start an array task and
 /// (view_atom, array, reason, folded pending tasks) when an array's pending line changes (""
 /// folded: none left). Each pass's time goes to shoal_scheduler_cycle_seconds (and the last/max
 /// gauges), the queue length it saw to shoal_scheduler_queue_jobs, in `meters` (null: not
@@ -35,10 +35,11 @@ using scheduler_actor = caf::typed_actor<
     caf::reacts_to<msg::cancel_atom, uint64_t>,
     /// (array, lo, hi): drop the pending tasks lo..hi; answers how many were removed.
     caf::replies_to<msg::cancel_atom, uint64_t, uint32_t, uint32_t>::with<uint64_t>,
-    /// (id, request, nodes, CPUs held on each (empty: whole nodes), start time, array, index): a
-    /// job recovered from saved state holds these nodes (array 0: not an array task).
+    /// (id, request, nodes, CPUs held on each (empty: whole nodes), start time, array, index,
+    /// devices held (gres_held::node: position in `nodes`)): a job recovered from saved state
+    /// holds these nodes and devices (array 0: not an array task).
     caf::reacts_to<msg::adopt_atom, uint64_t, msg::job_request, std::vector<std::string>,
-                   std::vector<uint32_t>, int64_t, uint64_t, uint32_t>,
+                   std::vector<uint32_t>, int64_t, uint64_t, uint32_t, std::vector<msg::gres_held>>,
     /// A started job gave its nodes back without ending (requeue).
     caf::reacts_to<msg::release_atom, uint64_t>,
     /// (id, ok, start time): a job ended; frees its nodes, feeds dependencies.

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <set>
+#include <unordered_map>
 
 #include "config/duration.hpp"
 #include "messages/errc.hpp"
+#include "policy/gres.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {
@@ -109,6 +111,57 @@ caf::error check_shape(const config::cluster_config& cfg, msg::job_request& req)
   return {};
 }
 
+/// --gres: known names (GresTypes=), and enough nodes of the partition that have the devices
+/// (-w nodes among them); writes the request back in canonical form ("" for gpu:0 or none).
+caf::error check_gres(const config::cluster_config& cfg, const config::partition_config& part,
+                      const std::vector<std::string>& required,
+                      const std::vector<std::string>& excluded, msg::job_request& req) {
+  if (req.gres.empty()) return {};
+  auto gres = policy::parse_gres_request(req.gres);
+  if (!gres) return std::move(gres.error());
+  req.gres = policy::gres_text(*gres);
+  if (gres->empty()) return {};
+  std::string types;
+  for (auto& t : cfg.gres_types) types += (types.empty() ? "" : ",") + t;
+  for (auto& item : *gres)
+    if (std::find(cfg.gres_types.begin(), cfg.gres_types.end(), item.name) == cfg.gres_types.end())
+      return make_error(errc::invalid_request,
+                        "Invalid generic resource (gres) specification: " + item.name +
+                            " is not a generic resource of this cluster (GresTypes=" +
+                            (types.empty() ? std::string{"none"} : types) + ")");
+  std::unordered_map<std::string, const config::node_config*> by_name;
+  for (auto& n : cfg.nodes) by_name.emplace(n.name, &n);
+  auto has_all = [&](const std::string& name) {
+    auto it = by_name.find(name);
+    if (it == by_name.end()) return false;
+    for (auto& item : *gres) {
+      uint64_t have = 0;
+      for (auto& g : it->second->gres)
+        if (g.name == item.name && (item.type.empty() || g.type == item.type)) have += g.count;
+      if (have < item.count) return false;
+    }
+    return true;
+  };
+  uint32_t able = 0;
+  for (auto& name : part.nodes) {
+    if (std::find(excluded.begin(), excluded.end(), name) != excluded.end()) continue;
+    if (has_all(name)) {
+      ++able;
+    } else if (std::find(required.begin(), required.end(), name) != required.end()) {
+      return make_error(errc::unsatisfiable,
+                        "Requested node configuration is not available: node " + name +
+                            " (-w) does not have --gres=" + req.gres);
+    }
+  }
+  if (able < std::max<uint32_t>(1, req.min_nodes))
+    return make_error(errc::unsatisfiable,
+                      "Requested node configuration is not available: " +
+                          std::to_string(std::max<uint32_t>(1, req.min_nodes)) +
+                          " nodes with --gres=" + req.gres + " requested, partition " + part.name +
+                          " has " + std::to_string(able));
+  return {};
+}
+
 }  // namespace
 
 caf::expected<msg::job_request> resolve_submission(
@@ -203,6 +256,7 @@ caf::expected<msg::job_request> resolve_submission(
               " CPUs (--mincpus) requested, partition " + part->name + " has " +
               std::to_string(big_enough));
   }
+  if (auto err = check_gres(cfg, *part, *required, *excluded, req)) return err;
   if (req.ntasks < req.min_nodes && !req.batch)
     return make_error(errc::invalid_request, "fewer tasks (-n " + std::to_string(req.ntasks) +
                                                  ") than nodes (-N " +

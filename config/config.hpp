@@ -22,6 +22,21 @@ struct auth_settings {
   std::string munge_socket = "/run/munge/munge.socket.2";  ///< AuthInfo=socket=PATH
 };
 
+/// One kind of generic resource on a node (Gres=NAME[:TYPE]:COUNT), with the device files
+/// gres.conf gives it.
+struct node_gres {
+  std::string name;                ///< a GresTypes= name: gpu, mps, nic, ...
+  std::string type;                ///< Type= (gpu:tesla:2): "" when not typed
+  uint64_t count = 0;              ///< devices (or units, for counted-only kinds)
+  std::vector<std::string> files;  ///< gres.conf File=, one per device in order; empty when
+                                   ///< gres.conf names none (Count= only, or no line)
+
+  friend bool operator==(const node_gres& a, const node_gres& b) {
+    return a.name == b.name && a.type == b.type && a.count == b.count && a.files == b.files;
+  }
+  friend bool operator!=(const node_gres& a, const node_gres& b) { return !(a == b); }
+};
+
 /// One compute node as configured (NodeName= line, or the seed's NodeSpecConf Name= line).
 /// Resources left at 0 are taken from what the node reports.
 struct node_config {
@@ -45,7 +60,10 @@ struct node_config {
                                         ///< whose PartitionName= Nodes= list it)
   bool partitions_given = false;        ///< true when a Partition= key applied (even an empty one)
   bool simulate = false;                ///< Simulate=YES (shoal's): its shoald runs no process
-  std::string file;                     ///< where the record was defined
+  /// Gres= (items of count 0 left out), refined by gres.conf: a kind's devices are numbered
+  /// from 0 per name in this order (what CUDA_VISIBLE_DEVICES names).
+  std::vector<node_gres> gres;
+  std::string file;  ///< where the record was defined
   int line = 0;
 };
 
@@ -148,6 +166,9 @@ struct cluster_config {
   std::vector<node_config> nodes;  ///< in config order, names unique
   std::vector<partition_config> partitions;  ///< in config order, names unique
   std::vector<std::string> warnings;         ///< "file:line: unknown key 'Foo' (ignored)", ...
+  std::vector<std::string> gres_types;  ///< GresTypes=: the generic resource names nodes may have
+  std::string gres_conf;  ///< the gres.conf read (GresConf=, or gres.conf beside the main file);
+                          ///< "" when none
   /// MailProg=: run for each --mail-type event, as slurmctld runs it; "": no mail (Slurm's
   /// default, /bin/mail, is not assumed).
   std::string mail_prog;
@@ -178,6 +199,16 @@ struct cluster_config {
 ///   same prefix for all, and the names fill the grid 0..X-1 x 0..Y-1 x 0..Z-1 completely
 ///   (`NodeName=bgl[000x733]` declares 8x4x4). Otherwise an error naming the node's line (or
 ///   the SelectType line for a missing base partition).
+/// - GresTypes= lists the generic resource names; a node's Gres= naming another is an error at
+///   the node's line ("Invalid GRES configured on node ..."). Devices come from gres.conf: the
+///   file GresConf= names (relative to the main file's directory; missing is an error), else
+///   `gres.conf` in the main file's directory when there is one (as Slurm finds it beside
+///   slurm.conf). Its lines are `[NodeName=HOSTLIST] Name=NAME [Type=TYPE] [File=PATHS]
+///   [Count=N]` (File= a hostlist-style expression such as /dev/nvidia[0-3], one device each;
+///   Count= without File= counts devices with no file). A line without NodeName= applies to
+///   every node whose Gres= has NAME. Per node and name the devices must number what Gres=
+///   says (per type when Gres= gives types), else an error at the gres.conf line. AutoDetect=
+///   and keys shoal does not act on (Cores=, Links=, Flags=) are warnings.
 caf::expected<cluster_config> load_config(const std::string& path);
 
 /// As load_config, for a client of the controller (the CLI): NodeName=, Name= and

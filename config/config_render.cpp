@@ -8,6 +8,7 @@
 #include "config/config.hpp"
 #include "config/config_syntax.hpp"
 #include "config/duration.hpp"
+#include "policy/gres.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::config {
@@ -25,7 +26,7 @@ bool same_settings(const node_config& a, const node_config& b) {
          a.speed == b.speed && a.real_memory_mb == b.real_memory_mb &&
          a.virtual_memory_mb == b.virtual_memory_mb && a.tmp_disk_mb == b.tmp_disk_mb &&
          a.os == b.os && a.weight == b.weight && a.features == b.features &&
-         a.simulate == b.simulate && a.initial_state == b.initial_state;
+         a.simulate == b.simulate && a.initial_state == b.initial_state && a.gres == b.gres;
 }
 
 /// One NodeName= line for `names`, all set like `n`. Fields at their defaults are left out.
@@ -50,6 +51,11 @@ std::string node_line(const std::vector<std::string>& names, const node_config& 
   if (!n.os.empty()) add("OS", n.os);
   if (n.weight != 1) add("Weight", std::to_string(n.weight));
   if (!n.features.empty()) add("Features", n.features);
+  if (!n.gres.empty()) {
+    policy::gres_list items;
+    for (const auto& g : n.gres) items.push_back({g.name, g.type, g.count});
+    add("Gres", policy::gres_text(items));
+  }
   if (!n.initial_state.empty()) add("State", n.initial_state);
   if (n.simulate) add("Simulate", "YES");
   return out;
@@ -104,6 +110,11 @@ std::string render_config(const cluster_config& cfg) {
   add("CollectorNodes", topology::compress_hostlist(cfg.collector_nodes));
   add("ControllerListen", cfg.listen_all ? "all" : "line");
   add("DebugFlags", render_debug_flags(cfg.debug_flags));
+  if (!cfg.gres_types.empty()) {
+    std::string names;
+    for (const auto& n : cfg.gres_types) names += (names.empty() ? "" : ",") + n;
+    add("GresTypes", names);
+  }
   add("HeartBeatInterval", cs::format_ms_as_seconds(cfg.heartbeat_interval_ms));
   add("KillWait", std::to_string(cfg.kill_wait_s));
   add("LogFileCount", std::to_string(cfg.log_file_count));
@@ -152,6 +163,8 @@ std::string render_config(const cluster_config& cfg) {
   // every node twice: name them in comments only.
   if (!cfg.node_spec_conf.empty())
     out += "# NodeSpecConf " + cfg.node_spec_conf + " was read: its nodes are listed below\n";
+  if (!cfg.gres_conf.empty())
+    out += "# gres.conf " + cfg.gres_conf + " was read: device files are not listed here\n";
   if (!cfg.partition_conf.empty())
     out += "# PartitionConf " + cfg.partition_conf + " was read: its partitions are listed below\n";
   for (size_t i = 0; i < cfg.nodes.size();) {

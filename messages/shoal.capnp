@@ -55,6 +55,11 @@ struct NodeInfo {
   features @15 :Text;
   speed @16 :Float64;        # Speed= (seed): configured CPU speed, MHz; 0: not configured
   os @17 :Text;              # OS= (seed): the minimum OS release configured; empty: none
+  # gres
+  gres @18 :Text;            # configured generic resources as scontrol shows them ("gpu:4",
+                             # "gpu:tesla:2,nic:1"); empty: none
+  gresUsed @19 :Text;        # held by jobs, per name with the devices' indices
+                             # ("gpu:2(IDX:0-1)"; "gpu:0" when none); empty: no gres
 }
 
 struct PartitionInfo {
@@ -98,6 +103,9 @@ struct JobRequest {
   shape @24 :JobShape;       # torus options; unset on 1-D clusters
   cpuBind @25 :Text;         # --cpu-bind in canonical form (topology/cpu_binding.hpp); empty: none
   workload @26 :JobWorkload; # arrays, dependencies, begin time, hold, memory, sharing
+  # gres
+  gres @27 :Text;            # --gres per node, canonical ("gpu:2,nic:1"); empty: none (gpu:0 is
+                             # none); the controller checks the names
 }
 
 struct JobShape {
@@ -181,6 +189,8 @@ struct JobInfo {
   minCpus @40 :UInt32;       # --mincpus; 0: not asked
   exitSignal @41 :Int32;     # the signal that ended the task behind exitCode; 0: it exited (or
                              # nothing ran)
+  # gres
+  tresPerNode @42 :Text;     # --gres as scontrol shows it ("gres:gpu:2"); empty: none
 }
 
 # What the scheduler knows of a pending job at its last pass (shoal queue --start/--priority).
@@ -235,6 +245,18 @@ struct LaunchRequest {
                              # to the default of 1: Slurm sets SLURM_CPUS_PER_TASK only then
   openMode @29 :Text;        # batch: --open-mode of the output files, append or truncate;
                              # empty: append
+  # gres
+  gres @30 :List(GresHeld);  # the devices the job holds on this node, one entry per GRES name
+                             # of GresTypes= (no indices: none held, and the task environment's
+                             # variables for it are removed, as Slurm does); empty: no GresTypes
+}
+
+# gres: the devices of one generic resource name a job holds on one node.
+struct GresHeld {
+  node @0 :UInt32;           # in a job record: the node's position in the job's node list
+  name @1 :Text;             # gpu, nic, ... (a GresTypes= name)
+  indices @2 :List(UInt32);  # the devices' indices among the node's devices of that name, in
+                             # gres.conf order (CUDA_VISIBLE_DEVICES), ascending
 }
 
 struct TaskOutput {
@@ -346,6 +368,8 @@ struct JobRecord {
   nextStep @9 :UInt32;
   steps @10 :List(StepRecord);
   lifeWarned @11 :Bool;      # the --signal warning was sent in this run
+  # gres
+  gres @12 :List(GresHeld);  # the devices held on each node (GresHeld.node); empty: none
 }
 
 struct ArrayRecord {

@@ -48,6 +48,8 @@ CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::partition_summary>))
 CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::collector_info>))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::partition_edit))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::partition_edits_record))
+// gres: the devices a job holds, scheduler -> job -> node actor (one process).
+CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::gres_held>))
 
 // Between processes.
 CAF_ADD_ATOM(shoal, shoal::msg, register_atom, "register")

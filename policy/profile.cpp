@@ -18,7 +18,14 @@ availability_profile::availability_profile(const std::vector<node_capacity>& nod
     cap_cpus_[i] = nodes[i].usable ? nodes[i].cpus * units_per_cpu_ : 0;
     cap_memory_[i] = nodes[i].usable ? nodes[i].memory_mb : 0;
   }
-  slot_data first{now, cap_cpus_, cap_memory_, {}, {}, 0, 0};
+  for (const auto& node : nodes) kinds_ = std::max(kinds_, uint32_t(node.gres.size()));
+  if (kinds_ > 0) {
+    cap_gres_.assign(n * kinds_, 0);
+    for (size_t i = 0; i < n; ++i)
+      if (nodes[i].usable)
+        std::copy(nodes[i].gres.begin(), nodes[i].gres.end(), cap_gres_.begin() + i * kinds_);
+  }
+  slot_data first{now, cap_cpus_, cap_memory_, {}, {}, 0, 0, cap_gres_};
   for (size_t i = 0; i < n; ++i) {
     first.free_units += cap_cpus_[i];
     if (cap_cpus_[i] > 0) ++first.idle_nodes;
@@ -61,6 +68,13 @@ void availability_profile::apply(slot_data& s, const allocation& alloc, bool giv
       s.memory_mb[n] -= std::min(s.memory_mb[n], share.memory_mb);
     }
     s.free_units += s.cpus[n];
+    if (kinds_ > 0) {
+      for (size_t k = 0; k < share.gres.size() && k < kinds_; ++k) {
+        auto& f = s.gres[n * kinds_ + k];
+        f = give ? std::min(cap_gres_[n * kinds_ + k], f + share.gres[k])
+                 : f - std::min(f, share.gres[k]);
+      }
+    }
     bool is_idle =
         cap_cpus_[n] > 0 && s.cpus[n] == cap_cpus_[n] && s.memory_mb[n] == cap_memory_[n];
     if (was_idle != is_idle) is_idle ? ++s.idle_nodes : --s.idle_nodes;
@@ -74,8 +88,8 @@ bool availability_profile::build_next() {
   int64_t t = next_change();
   if (t >= forever) return false;
   const auto& last = slots_.back();
-  slot_data s{t,         last.cpus,       last.memory_mb, last.shared,
-              last.sole, last.free_units, last.idle_nodes};
+  slot_data s{t,         last.cpus,       last.memory_mb,  last.shared,
+              last.sole, last.free_units, last.idle_nodes, last.gres};
   for (; next_release_ < releases_.size() && releases_[next_release_].first == t; ++next_release_)
     apply(s, *releases_[next_release_].second, true);
   size_t k = 0;
@@ -111,8 +125,8 @@ size_t availability_profile::split_at(int64_t t) {
   size_t i = slot_of(t);
   if (slots_[i].start == t) return i;
   const auto& from = slots_[i];
-  slot_data copy{t,         from.cpus,       from.memory_mb, from.shared,
-                 from.sole, from.free_units, from.idle_nodes};
+  slot_data copy{t,         from.cpus,       from.memory_mb,  from.shared,
+                 from.sole, from.free_units, from.idle_nodes, from.gres};
   slots_.insert(slots_.begin() + static_cast<std::ptrdiff_t>(i + 1), std::move(copy));
   for (auto& d : dips_)
     if (d.slot > i) ++d.slot;
@@ -155,6 +169,11 @@ free_view availability_profile::window_min(size_t i, int64_t to, const std::vect
       out.sole[n] = base.sole[n];
     }
   }
+  if (kinds_ > 0) {
+    out.gres.resize(out.cpus.size() * kinds_);
+    for (auto n : nodes)
+      std::copy_n(base.gres.begin() + n * kinds_, kinds_, out.gres.begin() + n * kinds_);
+  }
   // Between dips resources only come back, so a node has its least free at the start or at a
   // dip whose reservations hold it. (Entries of nodes outside `nodes` may be touched too; no
   // one reads them.)
@@ -163,13 +182,20 @@ free_view availability_profile::window_min(size_t i, int64_t to, const std::vect
     for (auto n : it->nodes) {
       out.cpus[n] = std::min(out.cpus[n], d.cpus[n]);
       out.memory_mb[n] = std::min(out.memory_mb[n], d.memory_mb[n]);
+      for (size_t k = n * kinds_; k < (n + 1) * kinds_; ++k)
+        out.gres[k] = std::min(out.gres[k], d.gres[k]);
       if (!sharing_) continue;
       out.shared[n] = std::max(out.shared[n], d.shared[n]);
       out.sole[n] = std::max(out.sole[n], d.sole[n]);
     }
   }
-  return {out.cpus, out.memory_mb, units_per_cpu_, sharing_ ? &out.shared : nullptr,
-          sharing_ ? &out.sole : nullptr};
+  return {out.cpus,
+          out.memory_mb,
+          units_per_cpu_,
+          sharing_ ? &out.shared : nullptr,
+          sharing_ ? &out.sole : nullptr,
+          kinds_ > 0 ? &out.gres : nullptr,
+          kinds_};
 }
 
 void availability_profile::consume(int64_t from, int64_t to, const allocation& alloc,

@@ -34,6 +34,7 @@ struct running_job {
 /// as a question reaches: memory and time are O(slots used x nodes). Slot boundaries are rounded
 /// up to `resolution` seconds (bf_resolution) to bound the slot count.
 ///
+/// Generic resources (node_capacity::gres) are counted per node and kind like memory.
 /// CPUs are counted in units of 1/units_per_cpu CPU (see free_view). With `sharing`
 /// (OverSubscribe somewhere), each slot also keeps the units held by sharing jobs and by the
 /// others, so that a node holds one kind at a time; without it, it costs nothing.
@@ -54,8 +55,13 @@ class availability_profile {
   /// What is free in slot i.
   free_view slot(size_t i) const {
     const auto& s = slots_[i];
-    return {s.cpus, s.memory_mb, units_per_cpu_, sharing_ ? &s.shared : nullptr,
-            sharing_ ? &s.sole : nullptr};
+    return {s.cpus,
+            s.memory_mb,
+            units_per_cpu_,
+            sharing_ ? &s.shared : nullptr,
+            sharing_ ? &s.sole : nullptr,
+            kinds_ > 0 ? &s.gres : nullptr,
+            kinds_};
   }
   uint32_t units_per_cpu() const { return units_per_cpu_; }
   /// Whether some reservation begins in (slot_start(i), to).
@@ -74,9 +80,10 @@ class availability_profile {
     std::vector<uint64_t> memory_mb;
     std::vector<uint32_t> shared;  ///< the most held by sharing jobs
     std::vector<uint32_t> sole;    ///< the most held by the others
+    std::vector<uint32_t> gres;    ///< the fewest free devices per node and kind
   };
-  /// For each of `nodes`: the least free CPUs and memory over [slot_start(i), to) (and, with
-  /// sharing, the most held by each kind), written into `out` (other entries untouched).
+  /// For each of `nodes`: the least free CPUs, memory and devices over [slot_start(i), to) (and,
+  /// with sharing, the most held by each kind), written into `out` (other entries untouched).
   /// Returns a view of `out`; `out` must have an entry per node.
   free_view window_min(size_t i, int64_t to, const std::vector<size_t>& nodes, window& out) const;
   /// Rounds a time up to the resolution (relative to now).
@@ -97,6 +104,7 @@ class availability_profile {
     std::vector<uint32_t> sole;    ///< with sharing_: units held by the others
     uint64_t free_units = 0;       ///< the sum of `cpus`
     uint32_t idle_nodes = 0;       ///< usable nodes with all their CPUs and memory free
+    std::vector<uint32_t> gres;    ///< free devices, node * kinds_ + kind (empty: no kinds)
   };
 
   /// Takes `alloc` out of slot `s` (give = false) or gives it back.
@@ -114,6 +122,8 @@ class availability_profile {
   std::vector<slot_data> slots_;  ///< built so far; the last lasts until next_change()
   std::vector<uint32_t> cap_cpus_;
   std::vector<uint64_t> cap_memory_;
+  uint32_t kinds_ = 0;  ///< generic resource kinds (free_view::gres_kinds)
+  std::vector<uint32_t> cap_gres_;
   /// Running jobs' releases by rounded end; those before next_release_ are built in.
   std::vector<std::pair<int64_t, const allocation*>> releases_;
   size_t next_release_ = 0;

@@ -42,7 +42,8 @@ std::optional<allocation> place_whole(const resource_request& req,
     const auto& cap = nodes[n];
     return cap.usable && free_enough(n) && cap.cpus >= req.cpus_per_task &&
            cap.cpus >= req.min_cpus &&
-           cap.memory_mb >= std::max(req.mem_per_node_mb, req.mem_per_cpu_mb * req.cpus_per_task);
+           cap.memory_mb >= std::max(req.mem_per_node_mb, req.mem_per_cpu_mb * req.cpus_per_task) &&
+           (req.gres.empty() || take_gres(req.gres, free, n));
   };
   std::vector<size_t> chosen;
   for (auto r : req.required) {
@@ -91,7 +92,13 @@ std::optional<allocation> place_whole(const resource_request& req,
         uint32_t reserve_for_rest = uint32_t(all.size() - k - 1);
         uint32_t here = std::min(room, left > reserve_for_rest ? left - reserve_for_rest : 1);
         left -= std::min(left, here);
-        out.push_back({n, nodes[n].cpus, nodes[n].memory_mb / sb, here, sb});
+        out.push_back({n,
+                       nodes[n].cpus,
+                       nodes[n].memory_mb / sb,
+                       here,
+                       sb,
+                       req.gres.empty() ? std::vector<uint32_t>{} : *take_gres(req.gres, free, n),
+                       {}});
       }
       return out;
     }
@@ -114,6 +121,7 @@ std::optional<allocation> place_shared(const resource_request& req,
   // How many tasks node n can take now.
   auto room = [&](size_t n) -> uint32_t {
     if (!nodes[n].usable || !kind_allows(free, n, sb > 1) || nodes[n].cpus < req.min_cpus) return 0;
+    if (!req.gres.empty() && !take_gres(req.gres, free, n)) return 0;
     uint32_t by_cpu = free.cpus[n] / task_units;
     if (req.tasks_per_node > 0) by_cpu = std::min(by_cpu, req.tasks_per_node);
     if (sb > 1) by_cpu = std::min(by_cpu, nodes[n].cpus / cpt);
@@ -192,12 +200,41 @@ std::optional<allocation> place_shared(const resource_request& req,
     uint32_t here = std::min(chosen[k].second, left - after);
     left -= here;
     uint32_t cpus = here * cpt;
-    out.push_back({chosen[k].first, cpus, memory_for(req, cpus), here, sb});
+    auto n = chosen[k].first;
+    out.push_back({n,
+                   cpus,
+                   memory_for(req, cpus),
+                   here,
+                   sb,
+                   req.gres.empty() ? std::vector<uint32_t>{} : *take_gres(req.gres, free, n),
+                   {}});
   }
   return out;
 }
 
 }  // namespace
+
+std::optional<std::vector<uint32_t>> take_gres(const std::vector<gres_need>& needs, free_view free,
+                                               size_t n) {
+  std::vector<uint32_t> taken;
+  if (needs.empty()) return taken;
+  if (free.gres == nullptr || free.gres_kinds == 0) return std::nullopt;
+  const size_t base = n * free.gres_kinds;
+  taken.assign(free.gres_kinds, 0);
+  for (const auto& need : needs) {
+    uint32_t left = need.count;
+    for (auto k : need.kinds) {
+      if (left == 0) break;
+      if (k >= free.gres_kinds) continue;
+      uint32_t have = (*free.gres)[base + k] - taken[k];
+      uint32_t take = std::min(have, left);
+      taken[k] += take;
+      left -= take;
+    }
+    if (left > 0) return std::nullopt;
+  }
+  return taken;
+}
 
 std::optional<allocation> place(const resource_request& req, const std::vector<size_t>& members,
                                 const std::vector<node_capacity>& nodes, free_view free,

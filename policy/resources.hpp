@@ -16,11 +16,25 @@ namespace shoal::policy {
 /// (select/cons_tres: jobs share nodes; a node partly used is MIXED).
 enum class select_type : uint8_t { linear, consecutive, cons_tres };
 
-/// One node as configured (CPUs=, RealMemory=) and whether jobs may start on it now.
+/// One node as configured (CPUs=, RealMemory=, Gres=) and whether jobs may start on it now.
 struct node_capacity {
   uint32_t cpus = 1;
   uint64_t memory_mb = 0;
   bool usable = true;  ///< false when DOWN, DRAINED, or not responding
+  /// Generic resources: devices of each kind (an index into the cluster's table of configured
+  /// name and type pairs); empty when the node has none.
+  std::vector<uint32_t> gres{};
+};
+
+/// What a job needs of one generic resource on each node it uses (--gres=gpu:2): `count`
+/// devices of any of `kinds` (gpu: every type of gpu; gpu:tesla: that type only).
+struct gres_need {
+  std::vector<uint32_t> kinds;
+  uint32_t count = 0;
+
+  friend bool operator==(const gres_need& a, const gres_need& b) {
+    return a.count == b.count && a.kinds == b.kinds;
+  }
 };
 
 /// How a job takes part in a partition's OverSubscribe (sbatch -s/--oversubscribe, --exclusive).
@@ -50,6 +64,7 @@ struct resource_request {
   uint32_t shared_by = 1;
   std::vector<size_t> required;  ///< -w, node indices
   std::vector<size_t> excluded;  ///< -x, node indices
+  std::vector<gres_need> gres;   ///< --gres, per node; empty: none (the job gets no device)
   /// SelectType=select/torus3d: the job's prism request (--geometry, rotate, conn-type), for
   /// the picker; unset elsewhere.
   std::optional<topology::torus_request> torus;
@@ -65,6 +80,11 @@ struct node_share {
   uint32_t tasks = 0;  ///< tasks placed here (block distribution)
   /// OverSubscribe: up to this many jobs hold these CPUs at once (1: this job alone).
   uint32_t shared_by = 1;
+  /// Generic resources: devices taken of each kind (node_capacity::gres); empty: none.
+  std::vector<uint32_t> gres{};
+  /// Which devices: positions in the node's device list, ascending. place() leaves it empty;
+  /// the allocation map picks them when the job starts.
+  std::vector<uint32_t> devices{};
 };
 
 /// A job's nodes, ascending by node index.
@@ -81,7 +101,16 @@ struct free_view {
   /// holds one kind at a time, so CPUs are never both shared and someone's alone.
   const std::vector<uint32_t>* shared_units = nullptr;
   const std::vector<uint32_t>* sole_units = nullptr;
+  /// Free devices of each generic resource kind: entry node * gres_kinds + kind (null: no node
+  /// has any).
+  const std::vector<uint32_t>* gres = nullptr;
+  uint32_t gres_kinds = 0;
 };
+
+/// The devices of each kind that `needs` take on node n out of what `free` shows, kinds in
+/// table order; nullopt when they are not all free. Empty needs take nothing (an empty vector).
+std::optional<std::vector<uint32_t>> take_gres(const std::vector<gres_need>& needs, free_view free,
+                                               size_t n);
 
 /// The CPU units (see free_view) that `cpus` CPUs held together with up to `shared_by` jobs
 /// take, rounded up.
@@ -133,7 +162,9 @@ inline bool kind_allows(free_view free, size_t n, bool sharing) {
 /// (up to max_nodes). cons_tres jobs take CPUs and memory: the fewest nodes in weight order that
 /// hold the tasks, at least min_nodes, one task per node at least, tasks filling nodes in order.
 /// A job with shared_by = N > 1 (OverSubscribe) takes 1/N of each CPU it holds (1/N of each
-/// whole node: CPUs and memory) on nodes holding only sharing jobs, and no CPU twice.
+/// whole node: CPUs and memory) on nodes holding only sharing jobs, and no CPU twice. On either
+/// path a node is used only when the request's generic resources are free there; each share
+/// takes them (node_share::gres), nothing more, even on a whole node.
 /// Never allocates more than `free` shows. Returns nullopt when the job does not fit.
 std::optional<allocation> place(const resource_request& req, const std::vector<size_t>& members,
                                 const std::vector<node_capacity>& nodes, free_view free,

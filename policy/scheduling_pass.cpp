@@ -23,6 +23,7 @@ struct job_shape {
   int64_t limit;
   uint32_t tasks_per_node;  // 0 = no bound
   uint32_t min_cpus;
+  std::vector<gres_need> gres;  // a copy: the request may be a temporary (OverSubscribe)
 
   bool at_least_as_hard_as(const job_shape& a) const {
     bool fewer_max = a.max_nodes == 0 || (max_nodes != 0 && max_nodes <= a.max_nodes);
@@ -31,7 +32,16 @@ struct job_shape {
     return min_nodes >= a.min_nodes && fewer_max && fewer_per_node && min_cpus >= a.min_cpus &&
            cpus >= a.cpus && cpus_per_task >= a.cpus_per_task && mem_per_node >= a.mem_per_node &&
            mem_per_cpu >= a.mem_per_cpu && (exclusive || !a.exclusive) &&
-           shared_by == a.shared_by && limit >= a.limit;
+           shared_by == a.shared_by && limit >= a.limit && more_gres_than(a);
+  }
+
+  /// Needs at least the devices `a` needs: the same kinds, as many or more of each.
+  bool more_gres_than(const job_shape& a) const {
+    if (a.gres.empty()) return true;
+    if (gres.size() != a.gres.size()) return false;
+    for (size_t i = 0; i < gres.size(); ++i)
+      if (gres[i].kinds != a.gres[i].kinds || gres[i].count < a.gres[i].count) return false;
+    return true;
   }
 };
 
@@ -91,7 +101,8 @@ class pass {
         units_(units_per_cpu_for(partitions, nodes)),
         placement_(without_uniform_weights(config.placement)),
         profile_(nodes, running, now, config.backfill ? config.resolution : 1, units_, units_ > 1),
-        scratch_{std::vector<uint32_t>(nodes.size()), std::vector<uint64_t>(nodes.size()), {}, {}},
+        scratch_{
+            std::vector<uint32_t>(nodes.size()), std::vector<uint64_t>(nodes.size()), {}, {}, {}},
         state_(partitions.size()),
         node_partitions_(nodes.size()) {
     auto free = profile_.slot(0);
@@ -270,7 +281,8 @@ class pass {
             share_count(req),
             limit,
             req.tasks_per_node,
-            req.min_cpus};
+            req.min_cpus,
+            req.gres};
   }
 
   /// An allocation free from now for `limit` seconds that no reservation needs, or nullopt.

@@ -386,6 +386,40 @@ std::string task_path(const std::vector<std::string>& env, const task_env_settin
   return path.empty() ? front : front + ":" + path;
 }
 
+namespace {
+
+/// The GPUs the job holds on this node, as Slurm 22.05's gres/gpu plugin sets them for a task
+/// (gres_common_gpu_set_env, with the default env flags and no device cgroup): the devices'
+/// indices among the node's GPUs in CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES,
+/// ZE_AFFINITY_MASK and GPU_DEVICE_ORDINAL, and (Slurm's names) SLURM_JOB_GPUS for the batch
+/// script, SLURM_STEP_GPUS for a step, SLURM_GPUS_ON_NODE. A node with GPUs where the job holds
+/// none removes them all, so an inherited value never names another job's devices.
+void set_gpu_env(std::vector<std::string>& env, const msg::launch_request& req, bool batch,
+                 bool slurm_names) {
+  auto gpu = std::find_if(req.gres.begin(), req.gres.end(),
+                          [](const msg::gres_held& h) { return h.name == "gpu"; });
+  if (gpu == req.gres.end()) return;
+  std::string list;
+  for (auto i : gpu->indices) list += (list.empty() ? "" : ",") + std::to_string(i);
+  const char* visible[] = {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK",
+                           "GPU_DEVICE_ORDINAL"};
+  const char* ours = batch ? "SLURM_JOB_GPUS" : "SLURM_STEP_GPUS";
+  if (list.empty()) {
+    for (const char* key : visible) unset_env(env, key);
+    if (slurm_names) {
+      unset_env(env, ours);
+      unset_env(env, "SLURM_GPUS_ON_NODE");
+    }
+    return;
+  }
+  for (const char* key : visible) set_env(env, key, list);
+  if (!slurm_names) return;
+  set_env(env, ours, list);
+  set_env(env, "SLURM_GPUS_ON_NODE", std::to_string(gpu->indices.size()));
+}
+
+}  // namespace
+
 std::vector<std::string> build_task_env(const msg::launch_request& req, uint32_t rank,
                                         uint32_t local_id, const std::string& node_name,
                                         const task_env_settings& settings) {
@@ -413,6 +447,7 @@ std::vector<std::string> build_task_env(const msg::launch_request& req, uint32_t
   // A request without PATH keeps running without one unless there is a folder to add.
   auto path = task_path(env, settings);
   if (find_env(env, "PATH") != nullptr || path != settings.default_path) set_env(env, "PATH", path);
+  set_gpu_env(env, req, batch, settings.slurm_env);
   if (!settings.slurm_env) return env;
 
   // Slurm's names, as Slurm 22.05 sets them: the batch script's from env_array_for_batch_job,

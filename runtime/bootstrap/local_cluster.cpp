@@ -152,11 +152,17 @@ caf::error local_cluster::start_controller(const std::string& base_config,
   return caf::none;
 }
 
-caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config) {
+caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config,
+                                 const std::string& node_keys) {
   nodes_ = nodes;
   if (auto err = prepare("shoal-local", nodes)) return err;
-  if (auto err = start_controller(config::default_config_text(nodes, port_), extra_config))
-    return err;
+  auto base = config::default_config_text(nodes, port_);
+  if (!node_keys.empty()) {
+    const std::string line_end = " NodeAddr=127.0.0.1\n";
+    if (auto at = base.find(line_end); at != std::string::npos)
+      base.insert(at + line_end.size() - 1, " " + node_keys);
+  }
+  if (auto err = start_controller(base, extra_config)) return err;
   for (unsigned i = 1; i <= nodes; ++i) {
     auto name = "node" + std::to_string(i);
     if (auto err =

@@ -33,9 +33,11 @@ class local_cluster {
   ~local_cluster();
 
   /// Writes the config and starts the daemons. `extra_config` is appended to the embedded
-  /// default (later keys win, e.g. "SlurmdTimeout=3\n"). Forks: call before creating threads
-  /// when possible (the children only exec).
-  caf::error launch(unsigned nodes, const std::string& extra_config = "");
+  /// default (later keys win, e.g. "SlurmdTimeout=3\n"); `node_keys` is added to its NodeName
+  /// line (keys every node gets, e.g. "Gres=gpu:2"). Forks: call before creating threads when
+  /// possible (the children only exec).
+  caf::error launch(unsigned nodes, const std::string& extra_config = "",
+                    const std::string& node_keys = "");
 
   /// As launch, for a 3-D torus of dims[0] x dims[1] x dims[2] base partitions
   /// (config::torus_config_text) served by `front_ends` shoald processes in front-end mode

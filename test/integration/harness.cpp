@@ -443,8 +443,9 @@ simulated_cluster_fixture::~simulated_cluster_fixture() {
   cluster.tear_down(true);
 }
 
-cluster_fixture::cluster_fixture(unsigned nodes, const std::string& extra_config) {
-  if (auto err = cluster.launch(nodes, test_auth_config() + extra_config)) {
+cluster_fixture::cluster_fixture(unsigned nodes, const std::string& extra_config,
+                                 const std::string& node_keys) {
+  if (auto err = cluster.launch(nodes, test_auth_config() + extra_config, node_keys)) {
     cluster.tear_down(true);
     throw std::runtime_error("cannot launch the cluster: " + shoal::describe(err));
   }

@@ -193,7 +193,9 @@ class simulated_cluster_fixture {
 /// cluster's directory (config and daemon logs) is kept and its path printed.
 class cluster_fixture {
  public:
-  explicit cluster_fixture(unsigned nodes = 2, const std::string& extra_config = "");
+  /// `node_keys` go on the nodes' NodeName line (local_cluster::launch).
+  explicit cluster_fixture(unsigned nodes = 2, const std::string& extra_config = "",
+                           const std::string& node_keys = "");
   ~cluster_fixture();
   cluster_fixture(const cluster_fixture&) = delete;
   cluster_fixture& operator=(const cluster_fixture&) = delete;

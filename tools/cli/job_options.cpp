@@ -19,6 +19,7 @@
 #include "messages/errc.hpp"
 #include "policy/array_spec.hpp"
 #include "policy/dependency.hpp"
+#include "policy/gres.hpp"
 #include "policy/warn_signal.hpp"
 #include "tools/cli/identity.hpp"
 #include "topology/cpu_binding.hpp"
@@ -114,8 +115,11 @@ void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
                  "Submit nothing: print when and where the job would start now, as "
                  "\"Job N to start at TIME using N processors on nodes LIST in partition P\"");
   app.add_option("--gres", o.gres,
-                 "Generic resources: this cluster has none, so only counts of 0 (gpu:0) are "
-                 "accepted, with a warning");
+                 "Generic resources on each node: gpu, gpu:2, gpu:TYPE:2, a comma list, or none "
+                 "(gpu:0 asks for nothing)");
+  app.add_option("--gpus-per-node", o.gpus_per_node,
+                 "GPUs on each node: N or TYPE:N (--gres=gpu:N)")
+      ->type_name("[TYPE:]N");
   app.add_option("-m,--distribution", o.distribution,
                  "Task distribution: block is what shoal does; cyclic, plane and arbitrary are "
                  "accepted with a warning and placed in block order");
@@ -205,36 +209,6 @@ caf::expected<uint32_t> positive_count(const std::string& text, const char* opti
   return static_cast<uint32_t>(value);
 }
 
-/// The count of each item of a --gres list ("gpu", "gpu:2", "gpu:tesla:2", "gres:gpu:1k"), or
-/// an error for an item Slurm's parser would refuse.
-caf::expected<std::vector<uint64_t>> gres_counts(const std::string& text) {
-  std::vector<uint64_t> counts;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    auto end = text.find(',', pos);
-    if (end == std::string::npos) end = text.size();
-    auto item = text.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty() || item.front() == ':' || item.back() == ':')
-      return make_error(errc::invalid_request, "Invalid generic resource (gres) specification");
-    auto colon = item.rfind(':');
-    uint64_t count = 1;
-    if (colon != std::string::npos) {
-      auto last = item.substr(colon + 1);
-      if (std::isdigit(static_cast<unsigned char>(last.front()))) {
-        char* stop = nullptr;
-        count = std::strtoull(last.c_str(), &stop, 10);
-        std::string suffix{stop};
-        if (suffix.size() > 1 ||
-            (suffix.size() == 1 && std::string{"kKmMgGtTpP"}.find(suffix) == std::string::npos))
-          return make_error(errc::invalid_request, "Invalid generic resource (gres) specification");
-      }
-    }
-    counts.push_back(count);
-  }
-  return counts;
-}
-
 /// The first level of a --distribution value ("cyclic" of "cyclic:block,Pack"), checked as
 /// Slurm's verify_dist_type accepts it.
 caf::expected<std::string> distribution_kind(const std::string& text) {
@@ -291,8 +265,6 @@ bool kept_always(const std::string& entry) {
 
 std::vector<std::string> ignored_option_notes(const job_options& o) {
   std::vector<std::string> notes;
-  if (!o.gres.empty())
-    notes.push_back("--gres=" + o.gres + " is ignored (no GRES on this cluster)");
   if (!o.distribution.empty()) {
     auto kind = distribution_kind(o.distribution);
     // Plain block is what shoal does; a second level (how CPUs are picked) is not.
@@ -513,15 +485,16 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
   w.account = o.account;
   w.qos = o.qos;
   w.comment = o.comment;
-  if (!o.gres.empty() && o.gres != "none") {
-    auto counts = gres_counts(o.gres);
-    if (!counts) return std::move(counts.error());
-    if (std::any_of(counts->begin(), counts->end(), [](uint64_t c) { return c != 0; }))
-      return make_error(errc::invalid_request,
-                        "Invalid generic resource (gres) specification: --gres=" + o.gres +
-                            " asks for generic resources and this cluster has none (GresTypes "
-                            "is not supported yet)");
+  auto gres_spec = o.gres == "none" ? std::string{} : o.gres;
+  if (!o.gpus_per_node.empty()) {
+    // --gpus-per-node=[TYPE:]N is --gres=gpu[:TYPE]:N (a bare TYPE would read as a count).
+    if (!std::isdigit(static_cast<unsigned char>(o.gpus_per_node.back())))
+      return make_error(errc::invalid_request, "Invalid generic resource (gres) specification");
+    gres_spec += (gres_spec.empty() ? "gpu:" : ",gpu:") + o.gpus_per_node;
   }
+  auto gres = policy::parse_gres_request(gres_spec);
+  if (!gres) return std::move(gres.error());
+  req.gres = policy::gres_text(*gres);
   if (!o.distribution.empty()) {
     auto kind = distribution_kind(o.distribution);
     if (!kind) return std::move(kind.error());

@@ -58,9 +58,10 @@ struct job_options {
   std::string signal;      ///< --signal=[{R|B}:]SIG[@TIME] as typed; build_request checks it
   bool test_only = false;  ///< batch and run: print when and where it would start; submit nothing
   bool wait = false;       ///< batch only: -W, exit when the job ends, with its exit code
+  std::string gres;           ///< --gres, per node (Slurm's syntax; checked in build_request)
+  std::string gpus_per_node;  ///< --gpus-per-node=[TYPE:]N: gpu[:TYPE]:N added to --gres
   // Recognised, with no effect here (ignored_option_notes says so); build_request refuses the
   // values that would change what the job gets.
-  std::string gres;
   std::string distribution;
   std::string hint;
 };
@@ -71,7 +72,8 @@ struct job_options {
 void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc = false);
 
 /// One line for each option given that shoal recognises but does not act on, naming it and
-/// why ("--gres=gpu:0 is ignored (no GRES on this cluster)"), in option order; empty when none.
+/// why ("--hint=compute_bound is ignored (use --cpu-bind to bind tasks)"), in option order;
+/// empty when none.
 /// Only values build_request accepts are described.
 std::vector<std::string> ignored_option_notes(const job_options& o);
 
@@ -97,9 +99,11 @@ std::string wrap_script(const std::string& command);
 /// with the caller's identity, environment and working directory.
 /// Error: errc::invalid_request / errc::invalid_time naming the bad option (the torus options
 /// included: a geometry that is not AxBxC, a --conn-type or --node-use outside their values),
-/// with Slurm's wording where Slurm has one: a --gres that asks for any generic resource (the
-/// cluster has none), a bad --ntasks-per-node, --mincpus, --open-mode, --mail-type,
-/// --distribution, --export or --signal (B: is for batch only, as sbatch alone knows it).
+/// with Slurm's wording where Slurm has one: a malformed --gres or --gpus-per-node ("Invalid
+/// generic resource (gres) specification"; the controller checks the names), a bad
+/// --ntasks-per-node, --mincpus, --open-mode, --mail-type, --distribution, --export or --signal
+/// (B: is for batch only, as sbatch alone knows it). The request carries --gres in canonical form
+/// (gpu:2), "" when it asks for nothing (gpu:0, none).
 caf::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
                                               bool batch);
 

@@ -217,6 +217,13 @@ std::vector<field<msg::job_info>> job_fields(int64_t now) {
                                  detail::iequals(x, "(" + reason_text(j) + ")");
                         });
                }});
+  // squeue's %b: the --gres asked for each node.
+  f.push_back({"TresPerNode",
+               "TRES_PER_NODE",
+               false,
+               [](const J& j) { return j.tres_per_node.empty() ? "N/A" : j.tres_per_node; },
+               {},
+               {}});
   return f;
 }
 

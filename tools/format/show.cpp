@@ -123,6 +123,7 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
   };
   // Optional lines, as scontrol prints them only when set; a mail type without a user mails the
   // job's owner, so that is who is shown.
+  if (!j.tres_per_node.empty()) lines.push_back({kv("TresPerNode", j.tres_per_node)});
   if (!j.comment.empty()) lines.push_back({kv("Comment", j.comment)});
   if (!j.mail_type.empty())
     lines.push_back(
@@ -156,7 +157,7 @@ std::string show_node(const msg::node_info& n, int64_t now) {
   }
   line os{kv("OS", r.os)};
   if (!n.os.empty()) os.push_back(kv("ConfiguredOS", n.os));
-  return record({
+  std::vector<std::vector<std::string>> lines = {
       {kv("NodeName", n.name), kv("NodeAddr", n.address), kv("NodeHostName", r.hostname)},
       cpus,
       {kv_num("RealMemory", n.real_memory_mb ? n.real_memory_mb : r.real_memory_mb),
@@ -172,8 +173,11 @@ std::string show_node(const msg::node_info& n, int64_t now) {
        kv_num("SlurmdPid", r.daemon_pid)},
       {kv("Partitions", join(n.partitions)), kv("Jobs", join_ids(n.job_ids))},
       {kv("AvailableFeatures", n.features)},
-      {std::string("Reason=") + reason},
-  });
+  };
+  // Generic resources, as `scontrol -d show node` prints them, only on nodes that have some.
+  if (!n.gres.empty()) lines.push_back({kv("Gres", n.gres), kv("GresUsed", n.gres_used)});
+  lines.push_back({std::string("Reason=") + reason});
+  return record(lines);
 }
 
 std::string show_partition(const msg::partition_info& p, const std::vector<msg::node_info>& nodes) {

@@ -96,7 +96,8 @@ struct fixture : test::coordinated_fixture {
   /// The scheduler places the job on n1 and n2.
   void place() {
     caf::anon_send(job, msg::start_atom_v, std::vector<std::string>{"n1", "n2"}, nodes,
-                   std::vector<uint32_t>{1, 1}, std::string{"n[1-2]"});
+                   std::vector<uint32_t>{1, 1}, std::string{"n[1-2]"},
+                   std::vector<msg::gres_held>{});
     sched.run();
   }
 
@@ -188,7 +189,8 @@ BOOST_AUTO_TEST_CASE(a_new_job_queues_itself_and_starts_when_placed) {
   BOOST_TEST(state() == "RUNNING");
   BOOST_TEST(view().nodelist == "n[1-2]");
   for (auto& box : node_box) {
-    BOOST_TEST((count<msg::start_atom, uint64_t, uint32_t>(box)) == 1u);
+    BOOST_TEST((count<msg::start_atom, uint64_t, uint32_t, std::vector<msg::gres_held>>(box)) ==
+               1u);
     BOOST_TEST((count<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>(box)) == 1u);
   }
   BOOST_TEST(client_events() == std::vector<std::string>{"allocated:"});
@@ -476,7 +478,8 @@ BOOST_AUTO_TEST_CASE(an_allocation_runs_nothing_until_steps_come_and_ends_when_r
   place();
   BOOST_TEST(state() == "RUNNING");
   for (auto& box : node_box) {
-    BOOST_TEST((count<msg::start_atom, uint64_t, uint32_t>(box)) == 1u);
+    BOOST_TEST((count<msg::start_atom, uint64_t, uint32_t, std::vector<msg::gres_held>>(box)) ==
+               1u);
     BOOST_TEST((count<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>(box)) == 0u);
   }
   BOOST_TEST(client_events() == std::vector<std::string>{"allocated:"});
@@ -619,6 +622,7 @@ actors::job_setup recovered(policy::lifecycle_state state, bool with_step) {
   rec.info.time_limit_s = 0;
   rec.life_state = static_cast<uint32_t>(state);
   rec.nodes = {"n1", "n2"};
+  rec.gres = {{1, "gpu", {1}}};  // GPU 1 of n2
   rec.next_step = 1;
   if (with_step) rec.steps = {{0, {0, 1}, {"n1", "n2"}, 0, "", false}};
   s.restored = std::move(rec);
@@ -646,16 +650,33 @@ BOOST_FIXTURE_TEST_SUITE(job_actor_recovery, recovery_fixture)
 
 BOOST_AUTO_TEST_CASE(a_recovered_running_job_takes_its_nodes_back_and_ends_with_its_steps) {
   spawn_recovered(policy::lifecycle_state::running, true);
-  BOOST_TEST((count<msg::adopt_atom, uint64_t, msg::job_request, std::vector<std::string>,
-                    std::vector<uint32_t>, int64_t, uint64_t, uint32_t>(sched_box)) == 1u);
+  BOOST_TEST(
+      (count<msg::adopt_atom, uint64_t, msg::job_request, std::vector<std::string>,
+             std::vector<uint32_t>, int64_t, uint64_t, uint32_t, std::vector<msg::gres_held>>(
+          sched_box)) == 1u);
   BOOST_TEST(
       (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
           sched_box)) == 0u);
   for (auto& box : node_box) {
-    BOOST_TEST((count<msg::start_atom, uint64_t, uint32_t>(box)) == 1u);
+    BOOST_TEST((count<msg::start_atom, uint64_t, uint32_t, std::vector<msg::gres_held>>(box)) ==
+               1u);
     BOOST_TEST((count<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>(box)) ==
                0u);  // its step already runs there
   }
+  // Its devices come back with it: to the scheduler, and each node its own.
+  for (auto& m : *sched_box)
+    if (m.match_elements<msg::adopt_atom, uint64_t, msg::job_request, std::vector<std::string>,
+                         std::vector<uint32_t>, int64_t, uint64_t, uint32_t,
+                         std::vector<msg::gres_held>>()) {
+      const auto& gres = m.get_as<std::vector<msg::gres_held>>(8);
+      BOOST_REQUIRE_EQUAL(gres.size(), 1u);
+      BOOST_TEST(gres[0].node == 1u);
+      BOOST_TEST((gres[0].indices == std::vector<uint32_t>{1}));
+    }
+  for (size_t i = 0; i < node_box.size(); ++i)
+    for (auto& m : *node_box[i])
+      if (m.match_elements<msg::start_atom, uint64_t, uint32_t, std::vector<msg::gres_held>>())
+        BOOST_TEST(m.get_as<std::vector<msg::gres_held>>(3).size() == i);  // n1 none, n2 one
   report(0, 0);
   report(1, 3);
   BOOST_TEST(msg::to_string(view().state) == "FAILED");
@@ -679,8 +700,10 @@ BOOST_AUTO_TEST_CASE(a_recovered_job_placed_but_never_launched_queues_again) {
   BOOST_TEST(
       (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
           sched_box)) == 1u);
-  BOOST_TEST((count<msg::adopt_atom, uint64_t, msg::job_request, std::vector<std::string>,
-                    std::vector<uint32_t>, int64_t, uint64_t, uint32_t>(sched_box)) == 0u);
+  BOOST_TEST(
+      (count<msg::adopt_atom, uint64_t, msg::job_request, std::vector<std::string>,
+             std::vector<uint32_t>, int64_t, uint64_t, uint32_t, std::vector<msg::gres_held>>(
+          sched_box)) == 0u);
   for (auto& box : node_box)
     BOOST_TEST((count<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>(box)) == 0u);
   BOOST_TEST(msg::to_string(view().state) == "PENDING");

@@ -133,8 +133,8 @@ BOOST_AUTO_TEST_CASE(a_node_down_for_silence_comes_back_with_its_next_heartbeat)
 
 BOOST_AUTO_TEST_CASE(a_node_going_down_names_each_job_it_held) {
   register_daemon();
-  caf::anon_send(node, msg::start_atom_v, uint64_t{7}, uint32_t{0});
-  caf::anon_send(node, msg::start_atom_v, uint64_t{8}, uint32_t{0});
+  caf::anon_send(node, msg::start_atom_v, uint64_t{7}, uint32_t{0}, std::vector<msg::gres_held>{});
+  caf::anon_send(node, msg::start_atom_v, uint64_t{8}, uint32_t{0}, std::vector<msg::gres_held>{});
   sched.run();
   BOOST_TEST(state_text() == "ALLOCATED");
   advance(std::chrono::milliseconds{timeout_ms + 1});

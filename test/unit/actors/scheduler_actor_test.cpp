@@ -23,7 +23,7 @@ struct job_news {
 caf::behavior job_double(caf::event_based_actor*, std::shared_ptr<job_news> news) {
   return {
       [news](msg::start_atom, std::vector<std::string>& names, std::vector<caf::actor>&,
-             std::vector<uint32_t>&, std::string& nodelist) {
+             std::vector<uint32_t>&, std::string& nodelist, std::vector<msg::gres_held>&) {
         news->started_on = std::move(names);
         news->nodelist = std::move(nodelist);
       },

@@ -536,6 +536,38 @@ BOOST_AUTO_TEST_CASE(on_a_torus_a_geometry_must_fit_and_sets_the_node_count) {
   BOOST_CHECK_EQUAL(resolve_ok(counted).min_nodes, 3u);
 }
 
+// -- generic resources ---------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(gres_is_checked_against_gres_types_and_the_partitions_nodes) {
+  cfg.gres_types = {"gpu"};
+  cfg.nodes[0].gres = {{"gpu", "tesla", 2, {}}};
+  cfg.nodes[1].gres = {{"gpu", "", 4, {}}};
+  auto req = request();
+  req.gres = "gpu:2";
+  req.min_nodes = 2;
+  BOOST_CHECK_EQUAL(resolve_ok(req).gres, "gpu:2");
+  req.gres = "gpu:tesla:1";
+  req.min_nodes = 1;
+  BOOST_CHECK_EQUAL(resolve_ok(req).gres, "gpu:tesla:1");
+  req.gres = "gpu:0";  // nothing asked: runs anywhere
+  BOOST_CHECK_EQUAL(resolve_ok(req).gres, "");
+  req.gres = "gpu:3";
+  req.min_nodes = 2;
+  BOOST_CHECK_EQUAL(resolve_error(req, errc::unsatisfiable),
+                    "Requested node configuration is not available: 2 nodes with --gres=gpu:3 "
+                    "requested, partition debug has 1");
+  req.gres = "gpu:1";
+  req.min_nodes = 0;
+  req.nodelist = "node3";
+  BOOST_CHECK(contains(resolve_error(req, errc::unsatisfiable),
+                       "Requested node configuration is not available: node node3 (-w)"));
+  req.nodelist.clear();
+  req.gres = "fpga:1";
+  BOOST_CHECK_EQUAL(resolve_error(req, errc::invalid_request),
+                    "Invalid generic resource (gres) specification: fpga is not a generic "
+                    "resource of this cluster (GresTypes=gpu)");
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 // -- output paths -------------------------------------------------------------------------------

@@ -309,9 +309,10 @@ BOOST_AUTO_TEST_CASE(job_json_has_every_field_and_honours_filters) {
         "exit_code",     "batch",          "work_dir",        "command",    "stdout_path",
         "stderr_path",   "requeue_count",  "priority",        "step_count", "requeue",
         "exclude_nodes", "required_nodes", "account",         "qos",        "comment",
-        "mail_type",     "mail_user",      "ntasks_per_node", "min_cpus",   "exit_signal"})
+        "mail_type",     "mail_user",      "ntasks_per_node", "min_cpus",   "exit_signal",
+         "tres_per_node"})
     BOOST_TEST(j.contains(key), key);
-  BOOST_TEST(j.size() == 42u);
+  BOOST_TEST(j.size() == 43u);
 }
 
 // -- sinfo --------------------------------------------------------------------

@@ -154,6 +154,8 @@ inline msg::node_info sample_node_info() {
   x.features = "gpu,ib";
   x.speed = 2.5;
   x.os = "Linux.2.4.7-10";
+  x.gres = "gpu:tesla:4,nic:1";
+  x.gres_used = "gpu:tesla:2(IDX:0,3),nic:0(IDX:N/A)";
   return x;
 }
 
@@ -224,6 +226,7 @@ inline msg::job_request sample_job_request() {
   x.shape.conn_type = "mesh";
   x.shape.node_use = "virtual";
   x.cpu_bind = "verbose,mask_cpu:0x3,0xc";
+  x.gres = "gpu:tesla:2,nic:1";
   return x;
 }
 
@@ -271,6 +274,7 @@ inline msg::job_info sample_job_info() {
   x.ntasks_per_node = 2;
   x.min_cpus = 4;
   x.exit_signal = 15;
+  x.tres_per_node = "gres:gpu:2";
   return x;
 }
 
@@ -306,6 +310,7 @@ inline msg::launch_request sample_launch_request() {
   x.job_ntasks = 12;
   x.cpus_per_task_set = true;
   x.open_mode = "truncate";
+  x.gres = {{7, "gpu", {1, 3}}, {0, "nic", {}}};
   return x;
 }
 
@@ -398,6 +403,7 @@ inline msg::job_record sample_job_record() {
   x.next_step = 3;
   x.steps = {{1, {0, 1}, {"n2"}, 137, "node n1 failed", true, 9}};
   x.life_warned = true;
+  x.gres = {{1, "gpu", {0, 1}}};
   return x;
 }
 

@@ -158,6 +158,43 @@ BOOST_AUTO_TEST_CASE(cpus_per_task_and_array_variables_appear_only_when_the_job_
   BOOST_TEST(value(env, "SLURM_ARRAY_TASK_MAX") == "4");
 }
 
+BOOST_AUTO_TEST_CASE(allocated_gpus_are_named_as_slurms_gpu_plugin_names_them) {
+  task_env_settings settings;
+  auto batch = batch_launch();
+  batch.gres = {{0, "gpu", {1, 3}}, {0, "nic", {0}}};
+  auto env = build_task_env(batch, 0, 0, "n1", settings);
+  for (const char* key :
+       {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK", "GPU_DEVICE_ORDINAL"})
+    BOOST_TEST(value(env, key) == "1,3");
+  BOOST_TEST(value(env, "SLURM_JOB_GPUS") == "1,3");
+  BOOST_TEST(value(env, "SLURM_GPUS_ON_NODE") == "2");
+  BOOST_TEST(value(env, "SLURM_STEP_GPUS") == "<unset>");
+  auto step = step_launch();
+  step.gres = {{0, "gpu", {0}}};
+  env = build_task_env(step, 4, 1, "n2", settings);
+  BOOST_TEST(value(env, "CUDA_VISIBLE_DEVICES") == "0");
+  BOOST_TEST(value(env, "SLURM_STEP_GPUS") == "0");
+  // SlurmEnv=NO: the devices are still named, Slurm's own variables are not.
+  settings.slurm_env = false;
+  env = build_task_env(step, 4, 1, "n2", settings);
+  BOOST_TEST(value(env, "CUDA_VISIBLE_DEVICES") == "0");
+  BOOST_TEST(value(env, "SLURM_STEP_GPUS") == "<unset>");
+}
+
+BOOST_AUTO_TEST_CASE(a_job_without_gpus_on_a_gpu_node_sees_none_and_elsewhere_nothing_changes) {
+  task_env_settings settings;
+  auto step = step_launch();
+  step.env.push_back("CUDA_VISIBLE_DEVICES=0,1");
+  step.env.push_back("SLURM_STEP_GPUS=0,1");
+  step.gres = {{0, "gpu", {}}};
+  auto env = build_task_env(step, 4, 1, "n2", settings);
+  BOOST_TEST(value(env, "CUDA_VISIBLE_DEVICES") == "<unset>");
+  BOOST_TEST(value(env, "SLURM_STEP_GPUS") == "<unset>");
+  step.gres.clear();  // a node without GPUs
+  env = build_task_env(step, 4, 1, "n2", settings);
+  BOOST_TEST(value(env, "CUDA_VISIBLE_DEVICES") == "0,1");
+}
+
 BOOST_AUTO_TEST_CASE(slurm_env_off_sets_no_slurm_variable_and_keeps_the_users_own) {
   auto req = step_launch();
   req.env.push_back("SLURM_CONF=/etc/slurm/slurm.conf");

@@ -1,0 +1,82 @@
+// The allocation map's part in generic resources: the kinds a --gres needs, which devices each
+// start takes, and the devices a recovered job names coming back as the same ones.
+
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+#include <vector>
+
+#include "actors/allocation_map.hpp"
+#include "config/config.hpp"
+#include "messages/errc.hpp"
+
+using namespace shoal;
+
+namespace {
+
+/// n1: gpu:a100:1 then gpu:v100:2 (devices 0, 1, 2; gpu indices 0, 1, 2); n2: nothing.
+config::cluster_config gpu_config() {
+  auto cfg = config::parse_config(
+      "SelectType=select/cons_tres\nGresTypes=gpu\n"
+      "NodeName=n1 CPUs=8 Gres=gpu:a100:1,gpu:v100:2\nNodeName=n2 CPUs=8\n"
+      "PartitionName=p Nodes=n[1-2] Default=YES\n",
+      "test.conf", "");
+  BOOST_REQUIRE_MESSAGE(cfg, (cfg ? std::string{} : describe(cfg.error())));
+  return std::move(*cfg);
+}
+
+policy::pending_job job(const actors::allocation_map& map, uint64_t id, const std::string& gres) {
+  policy::pending_job j;
+  j.id = id;
+  j.time_limit = 60;
+  j.request.gres = map.gres_needs(gres);
+  return j;
+}
+
+std::vector<uint32_t> indices_of(const std::vector<msg::gres_held>& held) {
+  BOOST_REQUIRE_EQUAL(held.size(), 1u);
+  BOOST_CHECK_EQUAL(held[0].name, "gpu");
+  return held[0].indices;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(allocation_map_gres)
+
+BOOST_AUTO_TEST_CASE(starts_take_the_lowest_free_devices_of_their_kinds) {
+  auto cfg = gpu_config();
+  actors::allocation_map map{cfg};
+  map.node_changed("n1", msg::node_state::idle, 0, 0);
+  map.node_changed("n2", msg::node_state::idle, 0, 0);
+  BOOST_REQUIRE_EQUAL(map.capacity_of(0).gres.size(), 2u);
+  BOOST_CHECK_EQUAL(map.gres_needs("gpu:v100:1")[0].kinds.size(), 1u);
+  BOOST_CHECK_EQUAL(map.gres_needs("gpu:2")[0].kinds.size(), 2u);
+  auto placed = map.place({job(map, 1, "gpu:v100:1"), job(map, 2, "gpu:a100:2"), job(map, 3, "")},
+                          {}, {}, 1000);
+  const auto& started = placed.result.started;
+  BOOST_REQUIRE_EQUAL(started.size(), 2u);  // no node has two a100s
+  BOOST_CHECK_EQUAL(started[0].job, 1u);
+  BOOST_CHECK((started[0].alloc[0].devices == std::vector<uint32_t>{1}));
+  BOOST_CHECK(
+      (indices_of(map.held_of(0, started[0].alloc[0].devices)) == std::vector<uint32_t>{1}));
+  BOOST_CHECK_EQUAL(started[1].job, 3u);
+  BOOST_CHECK(started[1].alloc[0].devices.empty());
+  // With job 1 running, the next gpu:2 takes devices 0 and 2.
+  std::vector<policy::running_job> running{{1, started[0].alloc, 1060}};
+  auto next = map.place({job(map, 4, "gpu:2")}, {}, running, 1001);
+  BOOST_REQUIRE_EQUAL(next.result.started.size(), 1u);
+  const auto& share = next.result.started[0].alloc[0];
+  BOOST_CHECK((share.devices == std::vector<uint32_t>{0, 2}));
+  BOOST_CHECK((indices_of(map.held_of(0, share.devices)) == std::vector<uint32_t>{0, 2}));
+}
+
+BOOST_AUTO_TEST_CASE(a_recovered_jobs_indices_name_the_same_devices) {
+  auto cfg = gpu_config();
+  actors::allocation_map map{cfg};
+  auto [devices, per_kind] = map.devices_of(0, {{0, "gpu", {0, 2}}, {0, "gpu", {7}}});
+  BOOST_CHECK((devices == std::vector<uint32_t>{0, 2}));  // index 7 is not there any more
+  BOOST_CHECK((per_kind == std::vector<uint32_t>{1, 1}));
+  BOOST_CHECK((indices_of(map.held_of(0, devices)) == std::vector<uint32_t>{0, 2}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
