@@ -162,8 +162,10 @@ mail_notice mail_for(const msg::job_info& j, const std::string& event,
 
 void send_mail(caf::actor_system& sys, mail_notice notice) {
   // Detached: the program may take its time, and no handler may wait on a process.
+  // The notice goes as a spawn argument, not a capture: CAF 0.17 dereferences its null argument
+  // tuple when a function actor takes none (UBSan: reference binding to null pointer).
   sys.spawn<caf::detached>(
-      [notice = std::move(notice)](caf::blocking_actor*) { run_mail(notice); });
+      [](caf::blocking_actor*, const mail_notice& n) { run_mail(n); }, std::move(notice));
 }
 
 }  // namespace shoal::actors

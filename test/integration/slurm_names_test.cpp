@@ -116,8 +116,9 @@ BOOST_AUTO_TEST_CASE(a_slurm_batch_script_runs_unchanged_through_sbatch) {
   BOOST_REQUIRE_MESSAGE(id != 0, r.describe());
   BOOST_REQUIRE(wait_job_state(id, "COMPLETED"));
   auto n = std::to_string(id);
-  auto lines = lines_of(read_file(scratch.file("shoal-" + n + ".out")));
-  BOOST_REQUIRE_MESSAGE(lines.size() == 6u, read_file(scratch.file("shoal-" + n + ".out")));
+  // Run as sbatch, the output file has Slurm's default name.
+  auto lines = lines_of(read_file(scratch.file("slurm-" + n + ".out")));
+  BOOST_REQUIRE_MESSAGE(lines.size() == 6u, read_file(scratch.file("slurm-" + n + ".out")));
   BOOST_TEST(lines[0] == "batch job=" + n + " jobid=" + n +
                              " ntasks=2 nodelist=node[1-2] nnodes=2 procid=0 tpn=1(x2) "
                              "name=slurmish step=none");

@@ -18,6 +18,14 @@
 namespace shoal::cli {
 
 namespace {
+bool slurm_output_names = false;
+}  // namespace
+
+void use_slurm_output_names() {
+  slurm_output_names = true;
+}
+
+namespace {
 
 /// sbatch's MAX_WAIT_SLEEP_TIME: -W polls at most this far apart.
 constexpr int max_wait_sleep_s = 32;
@@ -145,6 +153,8 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
     if (!req) return fail("batch", describe(req.error()), exit_usage);
     for (auto& note : ignored_option_notes(*opts)) warn("batch", note);
     req->script = std::move(script);
+    if (slurm_output_names && req->stdout_path.empty())
+      req->stdout_path = req->workload.array.empty() ? "slurm-%j.out" : "slurm-%A_%a.out";
     if (req->name.empty()) req->name = path.empty() ? "wrap" : path.substr(path.rfind('/') + 1);
     int code = 0;
     auto s = open_session("batch", conf, code);

@@ -13,6 +13,9 @@ using command_runner = std::function<int()>;
 
 command_runner add_run_command(CLI::App& app, const std::string& conf);
 command_runner add_batch_command(CLI::App& app, const std::string& conf);
+/// Run as `sbatch`: output files default to Slurm's names (slurm-%j.out, slurm-%A_%a.out for an
+/// array) instead of shoal's (shoal-%j.out), so scripts and the people reading them find them.
+void use_slurm_output_names();
 command_runner add_alloc_command(CLI::App& app, const std::string& conf);
 command_runner add_queue_command(CLI::App& app, const std::string& conf);
 command_runner add_info_command(CLI::App& app, const std::string& conf);

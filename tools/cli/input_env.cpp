@@ -23,6 +23,7 @@ const input_variable batch_table[] = {
     {"DISTRIBUTION", "--distribution"},
     {"EXCLUSIVE", "--exclusive", true},
     {"EXPORT", "--export"},
+    {"GPUS_PER_NODE", "--gpus-per-node"},
     {"GRES", "--gres"},
     {"HINT", "--hint"},
     {"JOB_NAME", "--job-name"},
@@ -47,6 +48,7 @@ const input_variable run_table[] = {
     {"DISTRIBUTION", "--distribution"},
     {"EXCLUSIVE", "--exclusive", true},
     {"EXPORT_ENV", "--export"},
+    {"GPUS_PER_NODE", "--gpus-per-node"},
     {"GRES", "--gres"},
     {"HINT", "--hint"},
     {"JOB_NAME", "--job-name"},
@@ -66,12 +68,19 @@ const input_variable run_table[] = {
 
 // salloc(1), INPUT ENVIRONMENT VARIABLES (prefix SALLOC_).
 const input_variable alloc_table[] = {
-    {"ACCOUNT", "--account"},   {"EXCLUSIVE", "--exclusive", true},
-    {"GRES", "--gres"},         {"HINT", "--hint"},
-    {"JOB_NAME", "--job-name"}, {"MEM_PER_CPU", "--mem-per-cpu"},
-    {"MEM_PER_NODE", "--mem"},  {"PARTITION", "--partition"},
-    {"QOS", "--qos"},           {"SIGNAL", "--signal"},
-    {"TIMELIMIT", "--time"},    {"WAIT_ALL_NODES", "--wait-all-nodes"},
+    {"ACCOUNT", "--account"},
+    {"EXCLUSIVE", "--exclusive", true},
+    {"GPUS_PER_NODE", "--gpus-per-node"},
+    {"GRES", "--gres"},
+    {"HINT", "--hint"},
+    {"JOB_NAME", "--job-name"},
+    {"MEM_PER_CPU", "--mem-per-cpu"},
+    {"MEM_PER_NODE", "--mem"},
+    {"PARTITION", "--partition"},
+    {"QOS", "--qos"},
+    {"SIGNAL", "--signal"},
+    {"TIMELIMIT", "--time"},
+    {"WAIT_ALL_NODES", "--wait-all-nodes"},
 };
 
 bool set(const char* value) {

@@ -408,7 +408,10 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
   }
   req.nice = o.nice;
   req.batch = batch;
-  req.cwd = o.chdir.empty() ? working_directory() : o.chdir;
+  // A relative -D is the submission directory's, as in Slurm (the node daemon has another cwd).
+  req.cwd = o.chdir.empty()          ? working_directory()
+            : o.chdir.front() == '/' ? o.chdir
+                                     : working_directory() + "/" + o.chdir;
   req.stdout_path = o.output;
   req.stderr_path = o.error;
   req.argv = std::move(argv);

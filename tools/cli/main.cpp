@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
       std::printf("shoal %s (%s is shoal %s)\n", SHOAL_VERSION, invoked.c_str(), alias->subcommand);
       return 0;
     }
+    if (std::string{alias->subcommand} == "batch") shoal::cli::use_slurm_output_names();
     std::vector<std::string> prefix{alias->subcommand};
     if (*alias->leading != '\0') prefix.emplace_back(alias->leading);
     args.insert(args.begin() + 1, prefix.begin(), prefix.end());

@@ -1,0 +1,3 @@
+#!/bin/bash
+#SBATCH -J defaultout
+echo "into the default file"
