@@ -260,7 +260,7 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
   if (req.ntasks == 0 && req.workload.ntasks_per_node > 0)
     ntasks = static_cast<uint32_t>(nodes.size()) * req.workload.ntasks_per_node;
   if (req.batch) ntasks = 1;
-  auto layout = distribute_tasks(ntasks, static_cast<uint32_t>(nodes.size()));
+  auto layout = distribute_tasks(ntasks, static_cast<uint32_t>(nodes.size()), req.workload.cyclic);
   std::vector<std::string> step_names;
   for (auto i : nodes) step_names.push_back(st.nodes[i]);
   auto step_nodelist = topology::compress_hostlist(step_names);

@@ -225,7 +225,10 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
   if (workload && workload->dep) q.dependency = *workload->dep;
   auto& pj = q.pass;
   pj.id = id;
-  pj.partition = st.partition_index.at(req.partition);
+  // A partition the config no longer has (a job recovered after the file changed) is an index
+  // past every partition: the job waits with PartitionDown instead of taking the actor down.
+  auto slot = st.partition_index.find(req.partition);
+  pj.partition = slot != st.partition_index.end() ? slot->second : SIZE_MAX;
   pj.time_limit = req.time_limit_s > 0 ? req.time_limit_s : 0;
   auto& r = pj.request;
   r.min_nodes = std::max<uint32_t>(1, req.min_nodes);

@@ -142,6 +142,8 @@ struct JobWorkload {
   warnReservation @20 :Bool; # --signal=R:...: recorded; no reservations here, so no effect
   allocation @21 :Bool;      # shoal alloc (salloc): the job runs nothing itself and holds its
                              # nodes for steps until its client releases it (op complete)
+  cyclic @22 :Bool;          # --distribution=cyclic: ranks dealt to the nodes in turn (rank r on
+                             # node r mod N); otherwise block (consecutive ranks fill a node)
 }
 
 struct JobInfo {

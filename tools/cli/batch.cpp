@@ -100,7 +100,7 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
       "#SHOAL (or #SBATCH) lines at the top of the script set options; the command\n"
       "line wins. Output goes to shoal-%j.out in the current directory.\n"
       "Options shoal recognises but cannot act on (--hint, a\n"
-      "--distribution other than block) print one warning each and are ignored.\n"
+      "--distribution other than block or cyclic) print one warning each and are ignored.\n"
       "With -W it exits when the job ends, with the job's exit code; with --test-only\n"
       "it submits nothing and prints when and where the job would start.");
   return [cmd, opts, &conf]() -> int {

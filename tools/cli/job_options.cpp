@@ -267,12 +267,13 @@ std::vector<std::string> ignored_option_notes(const job_options& o) {
   std::vector<std::string> notes;
   if (!o.distribution.empty()) {
     auto kind = distribution_kind(o.distribution);
-    // Plain block is what shoal does; a second level (how CPUs are picked) is not.
-    bool plain_block =
-        kind && *kind == "BLOCK" && o.distribution.find_first_of(":,") == std::string::npos;
-    if (!plain_block)
-      notes.push_back("--distribution=" + o.distribution +
-                      " is ignored (tasks are placed in block order, nodes filled in turn)");
+    // Block and cyclic across nodes are what shoal does; a second level (how CPUs are picked
+    // within a node), plane and arbitrary are not.
+    bool done = kind && (*kind == "BLOCK" || *kind == "CYCLIC") &&
+                o.distribution.find_first_of(":,") == std::string::npos;
+    if (!done)
+      notes.push_back("--distribution=" + o.distribution + " is ignored (tasks are placed " +
+                      (kind && *kind == "CYCLIC" ? "cyclic" : "in block order") + " across nodes)");
   }
   if (!o.hint.empty())
     notes.push_back("--hint=" + o.hint + " is ignored (use --cpu-bind to bind tasks)");
@@ -501,6 +502,17 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
   if (!o.distribution.empty()) {
     auto kind = distribution_kind(o.distribution);
     if (!kind) return std::move(kind.error());
+    req.workload.cyclic = *kind == "CYCLIC";
+    // As sbatch: the job's environment carries the distribution, so a bare srun in the script
+    // (which reads SLURM_DISTRIBUTION) lays its tasks out the same way.
+    if (batch) {
+      auto& env = req.env;
+      env.erase(std::remove_if(
+                    env.begin(), env.end(),
+                    [](const std::string& e) { return e.rfind("SLURM_DISTRIBUTION=", 0) == 0; }),
+                env.end());
+      env.push_back("SLURM_DISTRIBUTION=" + o.distribution);
+    }
   }
   return req;
 }

@@ -23,7 +23,7 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
       "Inside a job (SHOAL_JOB_ID set) it starts a step on the job's nodes.\n"
       "With --test-only it runs nothing and prints when and where a new job would start.\n"
       "Options shoal recognises but cannot act on (--hint, a\n"
-      "--distribution other than block, --open-mode) print one warning each.\n"
+      "--distribution other than block or cyclic, --open-mode) print one warning each.\n"
       "Example: shoal run -N2 -n4 -l hostname");
   return [cmd, opts, &conf]() -> int {
     std::vector<std::string> argv;

@@ -80,11 +80,22 @@ struct scheduler_fixture : test::coordinated_fixture {
   }
 
   std::shared_ptr<job_news> enqueue(uint64_t id, uint32_t nodes) {
+    return enqueue(id, request(nodes));
+  }
+
+  std::shared_ptr<job_news> enqueue(uint64_t id, const msg::job_request& req) {
     auto news = std::make_shared<job_news>();
     auto job = keep(sys.spawn(job_double, news));
-    caf::anon_send(scheduler, msg::enqueue_atom_v, id, request(nodes), policy::workload_ptr{}, job);
+    caf::anon_send(scheduler, msg::enqueue_atom_v, id, req, policy::workload_ptr{}, job);
     sched.run();
     return news;
+  }
+
+  /// The controller's word after `shoal control update partitionname=`.
+  void partitions_are(std::vector<config::partition_config> parts) {
+    caf::anon_send(scheduler, msg::parts_atom_v,
+                   std::make_shared<const std::vector<config::partition_config>>(std::move(parts)));
+    sched.run();
   }
 
   msg::topology_view map() {
@@ -147,6 +158,45 @@ BOOST_AUTO_TEST_CASE(an_ended_job_frees_its_nodes_for_the_next) {
   sched.run();
   BOOST_TEST(second->started_on.size() == 2u);
   BOOST_TEST(map().allocations.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_partition_set_down_holds_its_jobs_until_it_is_up_again) {
+  all_nodes_idle();
+  auto parts = cluster.partitions;
+  parts.front().state = "DOWN";
+  partitions_are(parts);
+  auto news = enqueue(1, 1);
+  BOOST_TEST(news->reason == "PartitionDown");
+  BOOST_TEST(news->started_on.empty());
+  parts.front().state = "INACTIVE";
+  partitions_are(parts);
+  BOOST_TEST(news->reason == "PartitionInactive");
+  parts.front().state = "DRAIN";  // takes no new jobs (the controller's check) but runs these
+  partitions_are(parts);
+  BOOST_TEST(news->started_on.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_created_partition_takes_jobs_and_a_deleted_one_holds_them) {
+  all_nodes_idle();
+  auto parts = cluster.partitions;
+  config::partition_config extra;
+  extra.name = "extra";
+  extra.nodes = {cluster.nodes[3].name};
+  parts.push_back(extra);
+  partitions_are(parts);
+  auto req = request(1);
+  req.partition = "extra";
+  auto placed = enqueue(1, req);
+  BOOST_TEST(placed->started_on == std::vector<std::string>{cluster.nodes[3].name});
+  parts.pop_back();
+  partitions_are(parts);
+  auto held = enqueue(2, req);
+  BOOST_TEST(held->reason == "PartitionDown");
+  // A job of a partition the scheduler never knew (recovered after the config file changed)
+  // waits the same way instead of taking the actor down.
+  req.partition = "gone";
+  auto orphan = enqueue(3, req);
+  BOOST_TEST(orphan->reason == "PartitionDown");
 }
 
 BOOST_AUTO_TEST_CASE(a_cancelled_pending_job_never_starts) {

@@ -22,6 +22,12 @@ BOOST_AUTO_TEST_CASE(the_first_nodes_take_the_remainder) {
   BOOST_CHECK(distribute_tasks(7, 3) == (ranks{{0, 1, 2}, {3, 4}, {5, 6}}));
 }
 
+BOOST_AUTO_TEST_CASE(cyclic_deals_ranks_to_the_nodes_in_turn) {
+  BOOST_CHECK(distribute_tasks(4, 2, true) == (ranks{{0, 2}, {1, 3}}));
+  BOOST_CHECK(distribute_tasks(7, 3, true) == (ranks{{0, 3, 6}, {1, 4}, {2, 5}}));
+  BOOST_CHECK(distribute_tasks(2, 3, true) == (ranks{{0}, {1}, {}}));
+}
+
 BOOST_AUTO_TEST_CASE(nodes_beyond_the_task_count_get_none) {
   BOOST_CHECK(distribute_tasks(1, 3) == (ranks{{0}, {}, {}}));
   BOOST_CHECK(distribute_tasks(0, 2) == (ranks{{}, {}}));

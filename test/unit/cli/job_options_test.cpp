@@ -176,19 +176,31 @@ BOOST_AUTO_TEST_CASE(the_request_carries_the_exported_environment) {
 }
 
 BOOST_AUTO_TEST_CASE(options_without_effect_here_warn_once_each) {
-  auto o = options_of({"--gres=gpu:0", "--distribution=cyclic", "--hint=nomultithread"});
+  auto o = options_of({"--gres=gpu:0", "--distribution=plane=2", "--hint=nomultithread"});
   BOOST_REQUIRE(shoal::cli::build_request(o, {"true"}, true));
   auto notes = shoal::cli::ignored_option_notes(o);
   BOOST_REQUIRE_EQUAL(notes.size(), 2u);
   BOOST_CHECK_EQUAL(notes[0],
-                    "--distribution=cyclic is ignored (tasks are placed in block order, nodes "
-                    "filled in turn)");
+                    "--distribution=plane=2 is ignored (tasks are placed in block order across "
+                    "nodes)");
   BOOST_CHECK_EQUAL(notes[1], "--hint=nomultithread is ignored (use --cpu-bind to bind tasks)");
-  // Block is what shoal does: nothing to warn about.
+  // Block and cyclic are what shoal does: nothing to warn about.
   BOOST_CHECK(shoal::cli::ignored_option_notes(options_of({"-m", "block"})).empty());
+  BOOST_CHECK(shoal::cli::ignored_option_notes(options_of({"-m", "cyclic"})).empty());
+  BOOST_CHECK_EQUAL(shoal::cli::ignored_option_notes(options_of({"-m", "cyclic:block"})).front(),
+                    "--distribution=cyclic:block is ignored (tasks are placed cyclic across "
+                    "nodes)");
   BOOST_CHECK_EQUAL(shoal::cli::ignored_option_notes(options_of({"-m", "block:cyclic"})).size(),
                     1u);
   BOOST_CHECK(shoal::cli::ignored_option_notes(options_of({"-N", "2", "-A", "x"})).empty());
+}
+
+BOOST_AUTO_TEST_CASE(cyclic_distribution_travels_and_reaches_the_batch_environment) {
+  auto req = request_of({"-m", "cyclic"});
+  BOOST_TEST(req.workload.cyclic);
+  BOOST_TEST(has_name(req.env, "SLURM_DISTRIBUTION"));
+  BOOST_TEST(!request_of({"-m", "block"}).workload.cyclic);
+  BOOST_TEST(!request_of({"-m", "cyclic"}, false).env.empty());
 }
 
 BOOST_AUTO_TEST_CASE(gres_requests_travel_in_canonical_form) {

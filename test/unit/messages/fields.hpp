@@ -221,6 +221,7 @@ inline msg::job_request sample_job_request() {
   x.workload.warn_batch_only = true;
   x.workload.warn_reservation = true;
   x.workload.allocation = true;
+  x.workload.cyclic = true;
   x.shape.geometry = {2, 4, 0xffff'ffffu};
   x.shape.rotate = false;
   x.shape.conn_type = "mesh";
