@@ -18,32 +18,8 @@ using namespace shoal::test;
 
 namespace {
 
-/// Two "device files" and a gres.conf naming them, in a directory of their own (the cluster's
-/// own directory does not exist before the controller starts). Slurm's controller never opens
-/// the files; shoal only needs the names, so plain files stand in for /dev/nvidia*.
-struct gpu_files {
-  gpu_files() {
-    std::string pattern = std::filesystem::temp_directory_path().string() + "/shoal-gpus-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    dir = pattern;
-    for (const char* name : {"nvidia0", "nvidia1"}) std::ofstream{dir + "/" + name} << "";
-    std::ofstream{dir + "/gres.conf"} << "# the test's two GPUs per node\n"
-                                      << "Name=gpu File=" << dir << "/nvidia[0-1]\n";
-  }
-  ~gpu_files() {
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-  }
-  std::string config() const {
-    return "SelectType=select/cons_tres\nGresTypes=gpu\nGresConf=" + dir + "/gres.conf\n";
-  }
-  std::string dir;
-};
-
 /// Two nodes of two GPUs each, jobs sharing nodes (cons_tres).
-struct gpu_nodes : gpu_files, cluster_fixture {
-  gpu_nodes() : gpu_files(), cluster_fixture(2, config(), "Gres=gpu:2") {}
-
+struct gpu_nodes : two_gpu_nodes {
   /// `shoal control show NODE_OR_JOB` as text.
   std::string show(const std::string& what, const std::string& id) {
     auto r = run_cli({"control", "show", what, id});

@@ -563,4 +563,24 @@ bool cluster_fixture::wait_node_state(const std::string& name, const std::string
   return ok;
 }
 
+gpu_files::gpu_files() {
+  auto made = shoal::runtime::make_temp_dir("shoal-gpus");
+  if (!made)
+    throw std::runtime_error("cannot make the GPU files' directory: " +
+                             shoal::describe(made.error()));
+  dir = *made;
+  for (const char* name : {"nvidia0", "nvidia1"}) std::ofstream{dir + "/" + name} << "";
+  std::ofstream{dir + "/gres.conf"} << "# the test's two GPUs per node\n"
+                                    << "Name=gpu File=" << dir << "/nvidia[0-1]\n";
+}
+
+gpu_files::~gpu_files() {
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+}
+
+std::string gpu_files::config() const {
+  return "SelectType=select/cons_tres\nGresTypes=gpu\nGresConf=" + dir + "/gres.conf\n";
+}
+
 }  // namespace shoal::test

@@ -255,4 +255,22 @@ struct two_nodes : cluster_fixture {
   two_nodes() : cluster_fixture(2) {}
 };
 
+/// Two "device files" and a gres.conf naming them, in a private directory of their own (the
+/// cluster's directory does not exist before the controller starts). Slurm's controller never
+/// opens the files; shoal only needs the names, so plain files stand in for /dev/nvidia*.
+struct gpu_files {
+  gpu_files();
+  ~gpu_files();
+  gpu_files(const gpu_files&) = delete;
+  gpu_files& operator=(const gpu_files&) = delete;
+  /// Config lines for nodes with `Gres=gpu:2`: cons_tres, GresTypes=gpu and GresConf.
+  std::string config() const;
+  std::string dir;
+};
+
+/// Two nodes of two GPUs each (Gres=gpu:2), jobs sharing nodes (cons_tres).
+struct two_gpu_nodes : gpu_files, cluster_fixture {
+  two_gpu_nodes() : gpu_files(), cluster_fixture(2, config(), "Gres=gpu:2") {}
+};
+
 }  // namespace shoal::test

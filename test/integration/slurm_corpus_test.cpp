@@ -31,29 +31,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Two "device files" and a gres.conf naming them (see gres_test.cpp).
-struct corpus_gpus {
-  corpus_gpus() {
-    std::string pattern = fs::temp_directory_path().string() + "/shoal-corpus-XXXXXX";
-    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    dir = pattern;
-    for (const char* name : {"nvidia0", "nvidia1"}) std::ofstream{dir + "/" + name} << "";
-    std::ofstream{dir + "/gres.conf"} << "Name=gpu File=" << dir << "/nvidia[0-1]\n";
-  }
-  ~corpus_gpus() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
-  std::string config() const {
-    return "SelectType=select/cons_tres\nGresTypes=gpu\nGresConf=" + dir + "/gres.conf\n";
-  }
-  std::string dir;
-};
-
-struct corpus_cluster : corpus_gpus, cluster_fixture {
-  corpus_cluster() : corpus_gpus(), cluster_fixture(2, config(), "Gres=gpu:2") {}
-};
-
 struct expectation {
   std::string state = "COMPLETED";
   int exit = 0;
@@ -102,7 +79,7 @@ std::string host_name() {
 
 }  // namespace
 
-BOOST_FIXTURE_TEST_SUITE(slurm_script_corpus, corpus_cluster)
+BOOST_FIXTURE_TEST_SUITE(slurm_script_corpus, two_gpu_nodes)
 
 BOOST_AUTO_TEST_CASE(every_script_and_session_runs_unchanged_through_slurms_names) {
   const fs::path corpus = std::string{SHOAL_TEST_DATA} + "/slurm_corpus";
