@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "messages/type_ids.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "metrics/registry.hpp"
 
 namespace shoal::actors {

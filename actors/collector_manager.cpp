@@ -12,7 +12,7 @@
 #include "actors/saved_state.hpp"
 #include "actors/send_to.hpp"
 #include "config/log.hpp"
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {

@@ -12,7 +12,8 @@
 
 #include "actors/node.hpp"
 #include "actors/state_keeper.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "metrics/registry.hpp"
 
 namespace shoal::actors {

@@ -24,8 +24,8 @@
 #include "config/duration.hpp"
 #include "config/log.hpp"
 #include "config/partition_edit.hpp"
-#include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "policy/array_spec.hpp"
 #include "policy/dependency.hpp"
 #include "policy/job_lifecycle.hpp"
@@ -199,7 +199,7 @@ caf::expected<policy::workload_ptr> parse_workload(controller_self self,
   }
   if (!w.dependency.empty()) {
     auto dep = policy::parse_dependency(w.dependency);
-    if (!dep) return std::move(dep.error());
+    if (!dep) return to_caf(dep.error());
     policy::dependency_view known;
     known.outcome = [&st](uint64_t job, std::optional<uint32_t>) {
       policy::job_outcome o;
@@ -617,7 +617,7 @@ caf::result<caf::ok_atom> job_control(controller_self self, const msg::job_contr
 caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_update& up) {
   auto& st = self->state;
   auto names = topology::expand_hostlist(up.nodes);
-  if (!names) return std::move(names.error());
+  if (!names) return to_caf(names.error());
   if (names->empty()) return make_error(errc::invalid_request, "no node names given");
   for (auto& n : *names)
     if (st.nodes.count(n) == 0)
@@ -640,7 +640,7 @@ const std::string partitions_key = "partitions";
 caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::partition_edit& edit) {
   auto& st = self->state;
   auto parts = config::apply_partition_edit(st.cfg, edit);
-  if (!parts) return std::move(parts.error());
+  if (!parts) return to_caf(parts.error());
   if (edit.action == "delete")
     for (auto& [id, job] : st.job_view)
       if (job.partition == edit.name && !msg::is_finished(job.state))
@@ -709,7 +709,7 @@ caf::result<std::string> on_setdebugflags(const std::string& changes, const std:
   std::istringstream in{changes};
   for (std::string w; in >> w;) words.push_back(w);
   auto flags = config::change_debug_flags(config::debug_flags(), words);
-  if (!flags) return std::move(flags.error());
+  if (!flags) return to_caf(flags.error());
   auto before = config::render_debug_flags(config::debug_flags());
   config::set_debug_flags(*flags);
   auto now = config::render_debug_flags(*flags);
@@ -1210,7 +1210,8 @@ controller_actor::behavior_type controller_behavior(
                     return it != view.end() ? it->second.state : msg::node_state::unknown;
                   };
                   const auto& cfg = self->state.cfg;
-                  if (!cfg.torus3d) return topology::summarize_partitions(std::move(parts), state_of);
+                  if (!cfg.torus3d)
+                    return topology::summarize_partitions(std::move(parts), state_of);
                   // A torus's groups in Blue Gene/L's box form: a few boxes, not 512 names.
                   auto boxes = [&cfg](const std::vector<std::string>& names) {
                     auto text = topology::box_hostlist(cfg.torus.prefix, cfg.torus.dims, names);

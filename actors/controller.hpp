@@ -10,7 +10,8 @@
 #include "actors/state_keeper.hpp"
 #include "config/config.hpp"
 #include "interconnect/switch_manager.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "metrics/registry.hpp"
 
 namespace shoal::actors {

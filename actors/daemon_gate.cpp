@@ -4,7 +4,7 @@
 
 #include "actors/send_to.hpp"
 #include "config/log.hpp"
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 
 namespace shoal::actors {
 
@@ -44,7 +44,7 @@ daemon_gate_actor::behavior_type daemon_gate_behavior(daemon_gate_actor::pointer
       },
       [credentials](msg::register_atom, msg::machine_status& status,
                     const msg::node_report& report) -> caf::result<caf::ok_atom> {
-        if (auto err = credentials.check_registration(status, report)) return err;
+        if (auto err = credentials.check_registration(status, report)) return to_caf(err);
         return caf::ok_atom::value;
       },
   };

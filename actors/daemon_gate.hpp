@@ -9,7 +9,8 @@
 #include <caf/expected.hpp>
 #include <caf/typed_actor.hpp>
 
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/types.hpp"
 
 namespace shoal::actors {
@@ -20,12 +21,12 @@ namespace shoal::actors {
 struct daemon_credentials {
   /// Puts the controller's credential on a launch. On error the launch goes unsigned and its
   /// daemon refuses it, so the step fails with a launch error instead of never starting.
-  std::function<caf::error(msg::launch_request&)> sign_launch;
+  std::function<shoal::error(msg::launch_request&)> sign_launch;
   /// The credential for a signal (job, step, signo). On error the signal goes without one and
   /// its daemon drops it.
-  std::function<caf::expected<std::string>(uint64_t, uint32_t, int32_t)> sign_signal;
+  std::function<shoal::expected<std::string>(uint64_t, uint32_t, int32_t)> sign_signal;
   /// Checks (and removes) a registration's credential; an error refuses the registration.
-  std::function<caf::error(msg::machine_status&, const msg::node_report&)> check_registration;
+  std::function<shoal::error(msg::machine_status&, const msg::node_report&)> check_registration;
 };
 
 /// The controller's side of daemon authentication: one detached actor between the node actors

@@ -16,8 +16,8 @@
 #include "actors/send_to.hpp"
 #include "config/duration.hpp"
 #include "config/log.hpp"
-#include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "policy/gres.hpp"
 #include "policy/job_lifecycle.hpp"
 #include "topology/hostlist.hpp"
@@ -220,7 +220,7 @@ caf::expected<std::vector<uint8_t>> interconnect_for(
   for (auto& ranks : layout)
     sreq.tasks_per_node = std::max(sreq.tasks_per_node, static_cast<uint32_t>(ranks.size()));
   sreq.cpus_per_task = req.cpus_per_task > 0 ? req.cpus_per_task : 1;
-  return st.setup.interconnect->allocate(sreq);
+  return to_caf(st.setup.interconnect->allocate(sreq));
 }
 
 /// Sends each node its launch request, once the record naming the step is durable: a controller

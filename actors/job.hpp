@@ -15,7 +15,8 @@
 #include "actors/scheduler.hpp"
 #include "actors/state_keeper.hpp"
 #include "interconnect/switch_manager.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/types.hpp"
 #include "metrics/registry.hpp"
 

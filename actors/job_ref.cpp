@@ -3,7 +3,7 @@
 #include <cctype>
 #include <string>
 
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 
 namespace shoal::actors {
 

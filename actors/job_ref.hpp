@@ -4,6 +4,7 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+#include "messages/caf/error.hpp"
 
 #include <caf/expected.hpp>
 

@@ -14,9 +14,9 @@
 #include "actors/saved_state.hpp"
 #include "actors/send_to.hpp"
 #include "config/log.hpp"
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/field_compare.hpp"
-#include "messages/type_ids.hpp"
 #include "policy/cpu_ids.hpp"
 #include "policy/gres.hpp"
 

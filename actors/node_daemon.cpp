@@ -10,9 +10,9 @@
 #include "actors/send_to.hpp"
 #include "actors/shepherd.hpp"
 #include "config/log.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
-#include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
 #include "process/simulated_step.hpp"
 
 namespace shoal::actors {
@@ -166,7 +166,7 @@ void check_version_then_register(daemon_self self, caf::actor ctl,
   auto err = version ? msg::check_peer_version(*version, who) : std::move(version.error());
   if (err) {
     config::log().error("cannot register node={}: {}", st.setup.status.node_name, describe(err));
-    self->quit(std::move(err));
+    self->quit(to_caf(err));
     return;
   }
   if (ifs.count(msg::standby_interface) != 0) {

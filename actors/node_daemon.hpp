@@ -13,7 +13,8 @@
 
 #include "actors/shepherd.hpp"
 #include "config/config.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/types.hpp"
 #include "metrics/registry.hpp"
 #include "topology/machine_probe.hpp"
@@ -34,12 +35,12 @@ struct node_daemon_setup {
   std::vector<adopted_step> adopted;
   /// Puts this daemon's credential on each registration (auth/munge: runtime/bootstrap's
   /// sign_registration; blocks once per registration). Null: registrations go unsigned.
-  std::function<caf::error(msg::machine_status&, const msg::node_report&)> sign_registration;
+  std::function<shoal::error(msg::machine_status&, const msg::node_report&)> sign_registration;
   /// Checks each launch came from the controller before its tasks start (see shepherd_setup).
-  std::function<caf::error(msg::launch_request&)> check_launch;
+  std::function<shoal::error(msg::launch_request&)> check_launch;
   /// Checks a signal's credential (job, step, signo, credential) before it reaches a step: a
   /// signal the controller did not sign is dropped. Blocks on munged. Null: every signal counts.
-  std::function<caf::error(uint64_t, uint32_t, int32_t, const std::string&)> check_signal;
+  std::function<shoal::error(uint64_t, uint32_t, int32_t, const std::string&)> check_signal;
   /// `shoald --simulate`: no process runs; each step ends as process::simulate_step says (a
   /// signal that ends a task ends it at once), while the controller's side is the real one.
   bool simulate = false;

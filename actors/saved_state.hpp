@@ -43,7 +43,7 @@ caf::expected<T> decoded(const state::value_ptr& value) {
   T out;
   if (!value) return out;
   std::vector<char> bytes(value->begin(), value->end());
-  if (auto err = msg::decode(bytes, out)) return err;
+  if (auto err = msg::decode(bytes, out)) return to_caf(err);
   return out;
 }
 

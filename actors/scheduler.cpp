@@ -13,8 +13,8 @@
 #include "actors/send_to.hpp"
 #include "config/duration.hpp"
 #include "config/log.hpp"
-#include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "policy/job_queue.hpp"
 #include "topology/hostlist.hpp"
 

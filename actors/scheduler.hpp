@@ -9,7 +9,8 @@
 
 #include "actors/in_process_types.hpp"
 #include "config/config.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "metrics/registry.hpp"
 
 namespace shoal::actors {

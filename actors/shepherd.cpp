@@ -15,8 +15,8 @@
 #include "actors/metering.hpp"
 #include "actors/send_to.hpp"
 #include "config/log.hpp"
-#include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "process/stepd_client.hpp"
 #include "process/stepd_wire.hpp"
 
@@ -37,7 +37,7 @@ msg::step_exit exit_of_all(const msg::launch_request& req, const std::string& no
 }
 
 msg::step_exit refused_launch(const msg::launch_request& req, const std::string& node_name,
-                              const caf::error& why) {
+                              const shoal::error& why) {
   config::log().error("launch refused job={} step={} node={}: {}", req.job_id,
                       msg::step_label(req.step_id), node_name, describe(why));
   return exit_of_all(req, node_name, "launch refused by node " + node_name + ": " + describe(why),

@@ -11,7 +11,8 @@
 #include <caf/error.hpp>
 #include <caf/typed_actor.hpp>
 
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/types.hpp"
 #include "metrics/registry.hpp"
 #include "process/stepd_client.hpp"
@@ -119,7 +120,7 @@ struct shepherd_setup {
   /// Checks that the launch came from the controller (and removes its credential) before any
   /// task starts; an error fails the step with a launch error. Null: every launch runs. May
   /// block (the shepherd is detached).
-  std::function<caf::error(msg::launch_request&)> check_launch;
+  std::function<shoal::error(msg::launch_request&)> check_launch;
 };
 
 /// Every rank of `req` with the same outcome: a step whose shoal-stepd never reported, or a
@@ -130,7 +131,7 @@ msg::step_exit exit_of_all(const msg::launch_request& req, const std::string& no
 /// A launch its node refused (shepherd_setup::check_launch): logged once, every rank exited 1,
 /// and the launch error naming the node and `why`.
 msg::step_exit refused_launch(const msg::launch_request& req, const std::string& node_name,
-                              const caf::error& why);
+                              const shoal::error& why);
 
 /// Starts shoal-stepd for `req` and a shepherd relaying it to `sink` (output and step_exit) and
 /// `job` (step_exit).

@@ -3,7 +3,7 @@
 #include <caf/all.hpp>
 
 #include "actors/send_to.hpp"
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 
 namespace shoal::actors {
 

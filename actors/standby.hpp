@@ -6,7 +6,8 @@
 #include <caf/actor_system.hpp>
 #include <caf/typed_actor.hpp>
 
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/types.hpp"
 
 namespace shoal::actors {

@@ -7,7 +7,7 @@
 #include "actors/metering.hpp"
 #include "actors/state_writer.hpp"
 #include "config/log.hpp"
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 
 namespace shoal::actors {
 namespace {

@@ -9,7 +9,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "actors/in_process_types.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "metrics/registry.hpp"
 #include "state/records.hpp"
 

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <utility>
 
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 
 namespace shoal::actors {
 namespace {
@@ -28,7 +28,7 @@ write_report append(writer_self self, const std::vector<state::change>& batch) {
     return r;
   }
   if (batch.empty()) return r;
-  r.error = timed(st.fsync_seconds, [&] { return st.store->append(batch); });
+  r.error = to_caf(timed(st.fsync_seconds, [&] { return st.store->append(batch); }));
   if (!r.error) r.appended = batch.size();
   r.events = st.store->take_events();
   return r;
@@ -42,7 +42,7 @@ write_report snapshot(writer_self self, const std::vector<state::change>& batch,
     write_report r;
     auto opened = timed(st.snapshot_seconds, [&] { return state::store::open(st.locations, all); });
     if (!opened) {
-      r.error = opened.error();
+      r.error = to_caf(opened.error());
       return r;
     }
     st.store.emplace(std::move(*opened));
@@ -55,7 +55,7 @@ write_report snapshot(writer_self self, const std::vector<state::change>& batch,
   // If the batch reaches no journal, the snapshot holds it all the same: the write stands or
   // falls with the snapshot.
   auto r = append(self, batch);
-  r.error = timed(st.snapshot_seconds, [&] { return st.store->snapshot(all); });
+  r.error = to_caf(timed(st.snapshot_seconds, [&] { return st.store->snapshot(all); }));
   r.snapshot_written = !r.error;
   for (auto& e : st.store->take_events()) r.events.push_back(std::move(e));
   return r;

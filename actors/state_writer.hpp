@@ -11,7 +11,8 @@
 #include <caf/typed_event_based_actor.hpp>
 
 #include "actors/in_process_types.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "metrics/registry.hpp"
 #include "state/store.hpp"
 

@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "config/duration.hpp"
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 #include "policy/gres.hpp"
 #include "topology/hostlist.hpp"
 
@@ -37,7 +37,7 @@ caf::expected<std::vector<std::string>> member_list(const std::string& expr,
                                                     const char* option) {
   if (expr.empty()) return std::vector<std::string>{};  // the common case costs nothing
   auto names = topology::expand_hostlist(expr);
-  if (!names) return std::move(names.error());
+  if (!names) return to_caf(names.error());
   std::set<std::string> members(part.nodes.begin(), part.nodes.end());
   std::set<std::string> seen;
   std::vector<std::string> unique;
@@ -118,7 +118,7 @@ caf::error check_gres(const config::cluster_config& cfg, const config::partition
                       const std::vector<std::string>& excluded, msg::job_request& req) {
   if (req.gres.empty()) return {};
   auto gres = policy::parse_gres_request(req.gres);
-  if (!gres) return std::move(gres.error());
+  if (!gres) return to_caf(gres.error());
   req.gres = policy::gres_text(*gres);
   if (gres->empty()) return {};
   std::string types;

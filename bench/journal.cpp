@@ -12,8 +12,8 @@
 
 #include "actors/state_keeper.hpp"
 #include "bench/support.hpp"
-#include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "metrics/registry.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 #include "state/load.hpp"

@@ -30,8 +30,8 @@
 #include "bench/scale_throughput.hpp"
 #include "bench/support.hpp"
 #include "bench/throughput.hpp"
-#include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/controller_link.hpp"
 #include "runtime/bootstrap/local_cluster.hpp"
@@ -414,8 +414,8 @@ int run(const options& opt, const std::string& cmdline) {
   runtime::configure_actor_system(cfg, 2);
   caf::actor_system sys{cfg};
   auto conf = runtime::load_cluster_config(conf_path);
-  caf::expected<caf::actor> ctl =
-      conf ? runtime::connect_controller(sys, *conf) : caf::expected<caf::actor>{conf.error()};
+  caf::expected<caf::actor> ctl = conf ? runtime::connect_controller(sys, *conf)
+                                       : caf::expected<caf::actor>{to_caf(conf.error())};
   if (!ctl) {
     std::fprintf(stderr, "shoal_bench: error: %s\n", describe(ctl.error()).c_str());
     valid = false;
@@ -447,8 +447,9 @@ int run(const options& opt, const std::string& cmdline) {
     // (c) Metrics overhead.
     if (overhead) {
       auto off_conf = runtime::load_cluster_config(unmetered.config_path());
-      caf::expected<caf::actor> off_ctl = off_conf ? runtime::connect_controller(sys, *off_conf)
-                                                   : caf::expected<caf::actor>{off_conf.error()};
+      caf::expected<caf::actor> off_ctl = off_conf
+                                              ? runtime::connect_controller(sys, *off_conf)
+                                              : caf::expected<caf::actor>{to_caf(off_conf.error())};
       if (!off_ctl) {
         std::fprintf(stderr, "shoal_bench: error: %s\n", describe(off_ctl.error()).c_str());
         valid = false;

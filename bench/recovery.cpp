@@ -10,7 +10,7 @@
 #include "actors/job.hpp"
 #include "actors/saved_state.hpp"
 #include "bench/support.hpp"
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 #include "policy/job_lifecycle.hpp"
 #include "runtime/bootstrap/local_cluster.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"

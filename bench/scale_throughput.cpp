@@ -16,8 +16,8 @@
 #include <caf/io/all.hpp>
 
 #include "bench/support.hpp"
-#include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "metrics/text_parser.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/controller_link.hpp"
@@ -112,8 +112,8 @@ bool run_scale_throughput_bench(const scale_throughput_options& opt) {
   runtime::configure_actor_system(cfg, 2);
   caf::actor_system sys{cfg};
   auto conf = runtime::load_cluster_config(cluster.config_path());
-  auto ctl =
-      conf ? runtime::connect_controller(sys, *conf) : caf::expected<caf::actor>{conf.error()};
+  auto ctl = conf ? runtime::connect_controller(sys, *conf)
+                  : caf::expected<caf::actor>{to_caf(conf.error())};
   if (!ctl) {
     std::printf("  cannot reach the controller: %s\n", describe(ctl.error()).c_str());
     cluster.tear_down(true);

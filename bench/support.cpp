@@ -1,6 +1,6 @@
 #include "bench/support.hpp"
 
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 
 #include <fcntl.h>
 #include <spawn.h>

@@ -13,8 +13,8 @@
 
 #include <caf/all.hpp>
 
-#include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 
 extern char** environ;
 

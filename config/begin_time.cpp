@@ -12,11 +12,12 @@ namespace {
 
 constexpr int64_t day_s = 86'400;
 
-caf::error invalid(std::string_view text) {
-  return make_error(errc::invalid_time,
-                    "invalid begin time '" + std::string{text} +
-                        "' (use now+N[minutes|hours|days|weeks], today, tomorrow, midnight, "
-                        "noon, HH:MM[:SS] [AM|PM], YYYY-MM-DD[THH:MM[:SS]] or MM/DD[/YY][-HH:MM])");
+shoal::error invalid(std::string_view text) {
+  return shoal::error(
+      errc::invalid_time,
+      "invalid begin time '" + std::string{text} +
+          "' (use now+N[minutes|hours|days|weeks], today, tomorrow, midnight, "
+          "noon, HH:MM[:SS] [AM|PM], YYYY-MM-DD[THH:MM[:SS]] or MM/DD[/YY][-HH:MM])");
 }
 
 std::string lower(std::string_view s) {
@@ -68,7 +69,7 @@ bool parse_clock(std::string_view s, int& h, int& m, int& sec) {
   return h < 24 && m < 60 && sec < 60;
 }
 
-caf::expected<int64_t> relative(std::string_view text, std::string_view rest, int64_t now) {
+shoal::expected<int64_t> relative(std::string_view text, std::string_view rest, int64_t now) {
   if (rest.empty()) return now;
   int sign = rest.front() == '-' ? -1 : 1;
   if (rest.front() != '+' && rest.front() != '-') return invalid(text);
@@ -148,7 +149,7 @@ bool parse_date(std::string_view s, int& year, int& month, int& mday, bool& year
 
 }  // namespace
 
-caf::expected<int64_t> parse_begin_time(std::string_view text, int64_t now) {
+shoal::expected<int64_t> parse_begin_time(std::string_view text, int64_t now) {
   auto word = lower(text);
   if (word.rfind("now", 0) == 0) return relative(text, std::string_view{text}.substr(3), now);
   if (word == "today") return at_clock(now, 0, 0, 0, false);

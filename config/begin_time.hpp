@@ -2,8 +2,7 @@
 
 #include <cstdint>
 #include <string_view>
-
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
 namespace shoal::config {
 
@@ -16,6 +15,6 @@ namespace shoal::config {
 /// - `YYYY-MM-DD[THH:MM[:SS]]`, `MM/DD[/YY]`, `MMDD[YY]`, optionally followed by `-HH:MM[:SS]`
 ///   (the `MM/DD` forms without a year mean the next such date).
 /// Error: errc::invalid_time naming the text and the accepted forms.
-caf::expected<int64_t> parse_begin_time(std::string_view text, int64_t now);
+shoal::expected<int64_t> parse_begin_time(std::string_view text, int64_t now);
 
 }  // namespace shoal::config

@@ -77,12 +77,12 @@ struct where {
   std::string str() const { return file + ":" + std::to_string(line); }
 };
 
-caf::error fail(const where& at, const std::string& what) {
-  return make_error(errc::invalid_config, at.str() + ": " + what);
+shoal::error fail(const where& at, const std::string& what) {
+  return shoal::error(errc::invalid_config, at.str() + ": " + what);
 }
 
-caf::error bad_value(const where& at, const cs::pair& p, std::string_view canonical,
-                     std::string_view expected) {
+shoal::error bad_value(const where& at, const cs::pair& p, std::string_view canonical,
+                       std::string_view expected) {
   return fail(at, "invalid value '" + p.value + "' for " + std::string{canonical} + " (expected " +
                       std::string{expected} + ")");
 }
@@ -169,7 +169,7 @@ class parser {
   explicit parser(std::string base_dir, bool client_only = false)
       : base_dir_(std::move(base_dir)), client_only_(client_only) {}
 
-  caf::error parse_text(const std::string& text, const std::string& file, int depth) {
+  shoal::error parse_text(const std::string& text, const std::string& file, int depth) {
     size_t pos = 0;
     int line = 0;
     while (pos <= text.size()) {
@@ -183,21 +183,21 @@ class parser {
     return {};
   }
 
-  caf::expected<cluster_config> finish();
+  shoal::expected<cluster_config> finish();
 
  private:
-  caf::error on_line(std::string_view line, const where& at, int depth);
-  caf::error on_main_key(const cs::pair& p, const where& at, int depth);
-  caf::error on_node_line(const std::vector<cs::pair>& pairs, const where& at, bool seed);
-  caf::error apply_node_key(node_template& rec, const cs::pair& p, const where& at);
-  caf::error on_partition_line(const std::vector<cs::pair>& pairs, const where& at);
-  caf::error apply_partition_key(partition_template& rec, const cs::pair& p, const where& at);
-  caf::error include(const cs::pair& p, const where& at, int depth, bool required,
-                     std::string& resolved);
-  caf::error resolve_partitions();
-  caf::error auth_info(const cs::pair& p, const where& at);
-  caf::error resolve_gres();
-  caf::error read_gres_conf(const std::string& path, const where& named_at);
+  shoal::error on_line(std::string_view line, const where& at, int depth);
+  shoal::error on_main_key(const cs::pair& p, const where& at, int depth);
+  shoal::error on_node_line(const std::vector<cs::pair>& pairs, const where& at, bool seed);
+  shoal::error apply_node_key(node_template& rec, const cs::pair& p, const where& at);
+  shoal::error on_partition_line(const std::vector<cs::pair>& pairs, const where& at);
+  shoal::error apply_partition_key(partition_template& rec, const cs::pair& p, const where& at);
+  shoal::error include(const cs::pair& p, const where& at, int depth, bool required,
+                       std::string& resolved);
+  shoal::error resolve_partitions();
+  shoal::error auth_info(const cs::pair& p, const where& at);
+  shoal::error resolve_gres();
+  shoal::error read_gres_conf(const std::string& path, const where& named_at);
 
   void warn(const where& at, const std::string& what) {
     cfg_.warnings.push_back(at.str() + ": " + what);
@@ -236,7 +236,7 @@ class parser {
   deferred gres_conf_;  ///< GresConf=
   std::string default_partition_name_;
 
-  caf::error resolve_torus();
+  shoal::error resolve_torus();
 };
 
 /// A base-36 digit (0-9, A-Z) as Blue Gene/L names use them, or -1.
@@ -246,7 +246,7 @@ int base36_digit(char c) {
   return -1;
 }
 
-caf::error parser::resolve_torus() {
+shoal::error parser::resolve_torus() {
   auto& grid = cfg_.torus;
   grid = torus_grid{};
   if (cfg_.nodes.empty())
@@ -292,7 +292,7 @@ caf::error parser::resolve_torus() {
   return {};
 }
 
-caf::error parser::on_line(std::string_view line, const where& at, int depth) {
+shoal::error parser::on_line(std::string_view line, const where& at, int depth) {
   auto res = cs::split_line(line);
   if (!res.error.empty()) return fail(at, res.error);
   if (res.pairs.empty()) return {};
@@ -310,7 +310,7 @@ caf::error parser::on_line(std::string_view line, const where& at, int depth) {
 
 // -- main keys ------------------------------------------------------------------------------------
 
-caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
+shoal::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
   const auto& k = p.lower;
   const auto& v = p.value;
   if (k == "nodename" || k == "name" || k == "partitionname")
@@ -561,7 +561,7 @@ caf::error parser::on_main_key(const cs::pair& p, const where& at, int depth) {
 }
 
 /// AuthInfo=socket=PATH[,ttl=N,...]: Slurm's options for auth/munge; shoal reads the socket.
-caf::error parser::auth_info(const cs::pair& p, const where& at) {
+shoal::error parser::auth_info(const cs::pair& p, const where& at) {
   for (const auto& option : split_list(p.value)) {
     auto eq = option.find('=');
     auto name = cs::to_lower(option.substr(0, eq));
@@ -576,8 +576,8 @@ caf::error parser::auth_info(const cs::pair& p, const where& at) {
   return {};
 }
 
-caf::error parser::include(const cs::pair& p, const where& at, int depth, bool required,
-                           std::string& resolved) {
+shoal::error parser::include(const cs::pair& p, const where& at, int depth, bool required,
+                             std::string& resolved) {
   if (depth > 0) {
     warn(at, p.key + " inside an included file is ignored");
     return {};
@@ -620,16 +620,16 @@ caf::error parser::include(const cs::pair& p, const where& at, int depth, bool r
 
 // -- nodes ----------------------------------------------------------------------------------------
 
-caf::error parser::apply_node_key(node_template& rec, const cs::pair& p, const where& at) {
+shoal::error parser::apply_node_key(node_template& rec, const cs::pair& p, const where& at) {
   const auto& k = p.lower;
   auto& n = rec.cfg;
-  auto u32 = [&](uint32_t& field, std::string_view canonical) -> caf::error {
+  auto u32 = [&](uint32_t& field, std::string_view canonical) -> shoal::error {
     auto value = cs::parse_unsigned(p.value, max_u32);
     if (!value) return bad_value(at, p, canonical, "a non-negative integer");
     field = static_cast<uint32_t>(*value);
     return {};
   };
-  auto u64 = [&](uint64_t& field, std::string_view canonical) -> caf::error {
+  auto u64 = [&](uint64_t& field, std::string_view canonical) -> shoal::error {
     auto value = cs::parse_unsigned(p.value, max_u64);
     if (!value) return bad_value(at, p, canonical, "a non-negative integer, in megabytes");
     field = *value;
@@ -706,7 +706,7 @@ caf::error parser::apply_node_key(node_template& rec, const cs::pair& p, const w
   return {};
 }
 
-caf::error parser::on_node_line(const std::vector<cs::pair>& pairs, const where& at, bool seed) {
+shoal::error parser::on_node_line(const std::vector<cs::pair>& pairs, const where& at, bool seed) {
   const auto& head = pairs.front();
   if (head.value.empty()) return fail(at, head.key + " needs a node name, hostlist or DEFAULT");
   bool is_default = iequals(head.value, "DEFAULT");
@@ -762,8 +762,8 @@ caf::error parser::on_node_line(const std::vector<cs::pair>& pairs, const where&
 
 // -- partitions -----------------------------------------------------------------------------------
 
-caf::error parser::apply_partition_key(partition_template& rec, const cs::pair& p,
-                                       const where& at) {
+shoal::error parser::apply_partition_key(partition_template& rec, const cs::pair& p,
+                                         const where& at) {
   const auto& k = p.lower;
   if (k == "nodename" || k == "name" || k == "partitionname")
     return fail(at, "'" + p.key + "' must be the first key on its line");
@@ -774,7 +774,7 @@ caf::error parser::apply_partition_key(partition_template& rec, const cs::pair& 
   return {};
 }
 
-caf::error parser::on_partition_line(const std::vector<cs::pair>& pairs, const where& at) {
+shoal::error parser::on_partition_line(const std::vector<cs::pair>& pairs, const where& at) {
   const auto& head = pairs.front();
   if (head.value.empty()) return fail(at, head.key + " needs a partition name or DEFAULT");
   partition_template rec = partition_defaults_;
@@ -813,7 +813,7 @@ caf::error parser::on_partition_line(const std::vector<cs::pair>& pairs, const w
   return {};
 }
 
-caf::error parser::resolve_partitions() {
+shoal::error parser::resolve_partitions() {
   for (auto& d : drafts_) {
     where at{d.cfg.file, d.cfg.line};
     if (iequals(d.nodes_expr, "ALL")) {
@@ -872,7 +872,7 @@ std::string gres_item_text(const node_gres& g) {
   return policy::gres_text({{g.name, g.type, g.count}});
 }
 
-caf::error parser::resolve_gres() {
+shoal::error parser::resolve_gres() {
   const auto& types = cfg_.gres_types;
   for (const auto& n : cfg_.nodes)
     for (const auto& g : n.gres)
@@ -897,12 +897,12 @@ caf::error parser::resolve_gres() {
   return read_gres_conf(cfg_.gres_conf, gres_conf_.at);
 }
 
-caf::error parser::read_gres_conf(const std::string& path, const where& named_at) {
+shoal::error parser::read_gres_conf(const std::string& path, const where& named_at) {
   std::string text;
   std::string error;
   if (!read_file(path, text, error)) {
     auto what = "gres.conf " + path + ": cannot read: " + error;
-    return named_at.line > 0 ? fail(named_at, what) : make_error(errc::invalid_config, what);
+    return named_at.line > 0 ? fail(named_at, what) : shoal::error(errc::invalid_config, what);
   }
   /// One gres.conf line with a Name=.
   struct device_line {
@@ -1069,7 +1069,7 @@ caf::error parser::read_gres_conf(const std::string& path, const where& named_at
   return {};
 }
 
-caf::expected<cluster_config> parser::finish() {
+shoal::expected<cluster_config> parser::finish() {
   cfg_.controller_hosts = primary_hosts_;
   cfg_.controller_hosts.insert(cfg_.controller_hosts.end(), backup_hosts_.begin(),
                                backup_hosts_.end());
@@ -1117,8 +1117,8 @@ caf::expected<cluster_config> parser::finish() {
 
 }  // namespace
 
-caf::expected<cluster_config> parse_config(const std::string& text, const std::string& source,
-                                           const std::string& base_dir) {
+shoal::expected<cluster_config> parse_config(const std::string& text, const std::string& source,
+                                             const std::string& base_dir) {
   parser p{base_dir};
   if (auto err = p.parse_text(text, source, 0)) return err;
   return p.finish();
@@ -1126,11 +1126,11 @@ caf::expected<cluster_config> parse_config(const std::string& text, const std::s
 
 namespace {
 
-caf::expected<cluster_config> load(const std::string& path, bool client_only) {
+shoal::expected<cluster_config> load(const std::string& path, bool client_only) {
   std::string text;
   std::string error;
   if (!read_file(path, text, error))
-    return make_error(errc::invalid_config, path + ": cannot read: " + error);
+    return shoal::error(errc::invalid_config, path + ": cannot read: " + error);
   parser p{fs::path{path}.parent_path().string(), client_only};
   if (auto err = p.parse_text(text, path, 0)) return err;
   auto cfg = p.finish();
@@ -1140,11 +1140,11 @@ caf::expected<cluster_config> load(const std::string& path, bool client_only) {
 
 }  // namespace
 
-caf::expected<cluster_config> load_config(const std::string& path) {
+shoal::expected<cluster_config> load_config(const std::string& path) {
   return load(path, false);
 }
 
-caf::expected<cluster_config> load_client_config(const std::string& path) {
+shoal::expected<cluster_config> load_client_config(const std::string& path) {
   return load(path, true);
 }
 

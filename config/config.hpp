@@ -5,10 +5,9 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
-
 #include "config/log_settings.hpp"
 #include "config/scheduler_settings.hpp"
+#include "messages/errc.hpp"
 #include "topology/node_selection.hpp"
 
 namespace shoal::config {
@@ -209,19 +208,19 @@ struct cluster_config {
 ///   every node whose Gres= has NAME. Per node and name the devices must number what Gres=
 ///   says (per type when Gres= gives types), else an error at the gres.conf line. AutoDetect=
 ///   and keys shoal does not act on (Cores=, Links=, Flags=) are warnings.
-caf::expected<cluster_config> load_config(const std::string& path);
+shoal::expected<cluster_config> load_config(const std::string& path);
 
 /// As load_config, for a client of the controller (the CLI): NodeName=, Name= and
 /// PartitionName= lines are skipped, with the checks that need them, so the result has no nodes
 /// or partitions and a 100,000-node config costs a command nothing. Everything else (controller
 /// lines, ports, AuthType, timeouts) is read and checked as load_config does.
-caf::expected<cluster_config> load_client_config(const std::string& path);
+shoal::expected<cluster_config> load_client_config(const std::string& path);
 
 /// Parses config text; `source` names it in messages (a file path, or "<embedded>").
 /// `base_dir` resolves relative NodeSpecConf/PartitionConf paths ("" = the working directory).
 /// As load_config, but `path` of the result stays empty.
-caf::expected<cluster_config> parse_config(const std::string& text, const std::string& source,
-                                           const std::string& base_dir);
+shoal::expected<cluster_config> parse_config(const std::string& text, const std::string& source,
+                                             const std::string& base_dir);
 
 /// The embedded default: a local cluster of `nodes` node daemons on 127.0.0.1, named
 /// node[1-N], one partition "debug" (Default=YES), controller on `port`, short heartbeats.

@@ -12,10 +12,11 @@ namespace shoal::config {
 
 namespace {
 
-caf::error bad_time(std::string_view text) {
-  return make_error(errc::invalid_time,
-                    "invalid time limit '" + std::string{text} +
-                        "' (use minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS or UNLIMITED)");
+shoal::error bad_time(std::string_view text) {
+  return shoal::error(
+      errc::invalid_time,
+      "invalid time limit '" + std::string{text} +
+          "' (use minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS or UNLIMITED)");
 }
 
 bool equal_nocase(std::string_view a, const char* b) {
@@ -46,7 +47,7 @@ bool split_numbers(std::string_view text, std::vector<int64_t>& out) {
 
 }  // namespace
 
-caf::expected<int64_t> parse_time_limit(std::string_view text) {
+shoal::expected<int64_t> parse_time_limit(std::string_view text) {
   if (equal_nocase(text, "UNLIMITED") || equal_nocase(text, "INFINITE") || text == "-1")
     return unlimited;
   std::vector<int64_t> parts;
@@ -93,9 +94,10 @@ std::string format_duration(int64_t seconds) {
   return buf;
 }
 
-caf::expected<int64_t> parse_seconds_as_ms(std::string_view text) {
+shoal::expected<int64_t> parse_seconds_as_ms(std::string_view text) {
   auto bad = [&] {
-    return make_error(errc::invalid_time, "invalid number of seconds '" + std::string{text} + "'");
+    return shoal::error(errc::invalid_time,
+                        "invalid number of seconds '" + std::string{text} + "'");
   };
   if (text.empty()) return bad();
   int64_t whole = 0;

@@ -50,7 +50,7 @@ std::string_view trim(std::string_view s) {
 
 /// Calls `each(item)` for every non-empty, trimmed item of a comma list; stops at an error.
 template <class F>
-caf::error for_each_item(std::string_view list, F each) {
+shoal::error for_each_item(std::string_view list, F each) {
   size_t pos = 0;
   while (pos <= list.size()) {
     auto comma = std::min(list.find(',', pos), list.size());
@@ -62,10 +62,10 @@ caf::error for_each_item(std::string_view list, F each) {
   return {};
 }
 
-caf::expected<debug_flag> flag_of(std::string_view name, errc code) {
+shoal::expected<debug_flag> flag_of(std::string_view name, errc code) {
   for (auto& f : flag_names)
     if (iequals(name, f.name) || (!f.alias.empty() && iequals(name, f.alias))) return f.flag;
-  return make_error(
+  return shoal::error(
       code, "unknown debug flag '" + std::string{name} + "' (use " + debug_flag_choices() + ")");
 }
 
@@ -74,13 +74,13 @@ caf::expected<debug_flag> flag_of(std::string_view name, errc code) {
 const char* const debug_level_choices =
     "quiet, fatal, error, info, verbose, debug, debug2..debug5 or 0-9";
 
-caf::expected<debug_level> parse_debug_level(std::string_view text) {
+shoal::expected<debug_level> parse_debug_level(std::string_view text) {
   auto t = trim(text);
   if (t.size() == 1 && t[0] >= '0' && t[0] <= '9') return static_cast<debug_level>(t[0] - '0');
   for (size_t i = 0; i < std::size(level_names); ++i)
     if (iequals(t, level_names[i])) return static_cast<debug_level>(i);
-  return make_error(errc::invalid_config, "unknown debug level '" + std::string{text} + "' (use " +
-                                              debug_level_choices + ")");
+  return shoal::error(errc::invalid_config, "unknown debug level '" + std::string{text} +
+                                                "' (use " + debug_level_choices + ")");
 }
 
 std::string_view to_string(debug_level level) {
@@ -106,9 +106,9 @@ std::string debug_flag_choices() {
   return out;
 }
 
-caf::expected<debug_flag_set> parse_debug_flags(std::string_view list) {
+shoal::expected<debug_flag_set> parse_debug_flags(std::string_view list) {
   debug_flag_set flags = 0;
-  auto err = for_each_item(list, [&](std::string_view item) -> caf::error {
+  auto err = for_each_item(list, [&](std::string_view item) -> shoal::error {
     auto flag = flag_of(item, errc::invalid_config);
     if (!flag) return std::move(flag.error());
     flags |= bit_of(*flag);
@@ -128,18 +128,18 @@ std::string render_debug_flags(debug_flag_set flags) {
   return out;
 }
 
-caf::expected<debug_flag_set> change_debug_flags(debug_flag_set current,
-                                                 const std::vector<std::string>& words) {
+shoal::expected<debug_flag_set> change_debug_flags(debug_flag_set current,
+                                                   const std::vector<std::string>& words) {
   if (words.empty())
-    return make_error(errc::invalid_request, "setdebugflags needs +Flag or -Flag words (flags: " +
-                                                 debug_flag_choices() + ")");
+    return shoal::error(errc::invalid_request, "setdebugflags needs +Flag or -Flag words (flags: " +
+                                                   debug_flag_choices() + ")");
   for (auto& word : words) {
     auto w = trim(word);
     if (w.size() < 2 || (w[0] != '+' && w[0] != '-'))
-      return make_error(errc::invalid_request, "expected +Flag or -Flag, got '" + word +
-                                                   "' (flags: " + debug_flag_choices() + ")");
+      return shoal::error(errc::invalid_request, "expected +Flag or -Flag, got '" + word +
+                                                     "' (flags: " + debug_flag_choices() + ")");
     bool add = w[0] == '+';
-    auto err = for_each_item(w.substr(1), [&](std::string_view item) -> caf::error {
+    auto err = for_each_item(w.substr(1), [&](std::string_view item) -> shoal::error {
       auto flag = flag_of(item, errc::invalid_request);
       if (!flag) return std::move(flag.error());
       current = add ? (current | bit_of(*flag)) : (current & ~bit_of(*flag));
@@ -173,7 +173,7 @@ std::string expand_log_file_name(std::string_view pattern, std::string_view host
   return out;
 }
 
-caf::expected<uint64_t> parse_byte_size(std::string_view text) {
+shoal::expected<uint64_t> parse_byte_size(std::string_view text) {
   auto t = trim(text);
   uint64_t unit = 1;
   if (!t.empty()) {
@@ -194,17 +194,17 @@ caf::expected<uint64_t> parse_byte_size(std::string_view text) {
   }
   auto n = cs::parse_unsigned(t, ~uint64_t{0} / unit);
   if (!n)
-    return make_error(errc::invalid_config, "invalid size '" + std::string{text} +
-                                                "' (expected bytes such as 1048576, 512K, 100M "
-                                                "or 2G)");
+    return shoal::error(errc::invalid_config, "invalid size '" + std::string{text} +
+                                                  "' (expected bytes such as 1048576, 512K, 100M "
+                                                  "or 2G)");
   return *n * unit;
 }
 
-caf::expected<std::string> log_line_pattern(std::string_view time_format) {
+shoal::expected<std::string> log_line_pattern(std::string_view time_format) {
   std::string stamp;
   bool thread_id = false;
   bool bad = false;
-  auto err = for_each_item(time_format, [&](std::string_view item) -> caf::error {
+  auto err = for_each_item(time_format, [&](std::string_view item) -> shoal::error {
     std::string pattern;
     if (iequals(item, "iso8601"))
       pattern = "%Y-%m-%dT%H:%M:%S";
@@ -228,10 +228,10 @@ caf::expected<std::string> log_line_pattern(std::string_view time_format) {
   });
   if (err) return err;
   if (bad)
-    return make_error(errc::invalid_config,
-                      "invalid LogTimeFormat '" + std::string{time_format} +
-                          "' (use one of iso8601, iso8601_ms, rfc5424, rfc5424_ms, short, "
-                          "optionally followed by ,thread_id)");
+    return shoal::error(errc::invalid_config,
+                        "invalid LogTimeFormat '" + std::string{time_format} +
+                            "' (use one of iso8601, iso8601_ms, rfc5424, rfc5424_ms, short, "
+                            "optionally followed by ,thread_id)");
   if (stamp.empty()) stamp = "%Y-%m-%dT%H:%M:%S.%e";
   return "[" + stamp + (thread_id ? "] [%t] " : "] ") + "%n %l: %v";
 }

@@ -8,8 +8,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
 namespace shoal::config {
 
@@ -32,7 +31,7 @@ extern const char* const debug_level_choices;
 
 /// A level name (any case) or its number 0-9, as Slurm accepts both.
 /// Error: errc::invalid_config naming the valid choices.
-caf::expected<debug_level> parse_debug_level(std::string_view text);
+shoal::expected<debug_level> parse_debug_level(std::string_view text);
 
 /// The level's name ("debug2").
 std::string_view to_string(debug_level level);
@@ -71,7 +70,7 @@ std::string debug_flag_choices();
 
 /// A comma-separated list of flag names (any case, aliases allowed, empty items skipped).
 /// Error: errc::invalid_config naming the unknown flag and the valid choices.
-caf::expected<debug_flag_set> parse_debug_flags(std::string_view list);
+shoal::expected<debug_flag_set> parse_debug_flags(std::string_view list);
 
 /// The set as canonical names joined by commas ("Init,Msg"); "" for none.
 std::string render_debug_flags(debug_flag_set flags);
@@ -79,8 +78,8 @@ std::string render_debug_flags(debug_flag_set flags);
 /// Applies scontrol's setdebugflags words: each "+Flag" adds a flag, "-Flag" removes one; words
 /// may hold several comma-separated flags after the sign ("+Steps,Msg").
 /// Error: errc::invalid_request for a word without a sign, an unknown flag or no words.
-caf::expected<debug_flag_set> change_debug_flags(debug_flag_set current,
-                                                 const std::vector<std::string>& words);
+shoal::expected<debug_flag_set> change_debug_flags(debug_flag_set current,
+                                                   const std::vector<std::string>& words);
 
 /// A SlurmdLogFile=/SlurmctldLogFile= path with "%h" replaced by `host` (the short host name)
 /// and "%n" by `node` (the node this daemon speaks for), as Slurm does, so several shoald on one
@@ -90,11 +89,11 @@ std::string expand_log_file_name(std::string_view pattern, std::string_view host
 
 /// A size such as 1048576, 512K, 100M or 2G (powers of 1024; case-insensitive suffix).
 /// Error: errc::invalid_config.
-caf::expected<uint64_t> parse_byte_size(std::string_view text);
+shoal::expected<uint64_t> parse_byte_size(std::string_view text);
 
 /// The spdlog pattern of a log line ("[time] process level: text") for LogTimeFormat=: iso8601,
 /// iso8601_ms (the default, also for ""), rfc5424, rfc5424_ms or short, optionally with
 /// ",thread_id" (adds "[thread]" after the time). Error: errc::invalid_config naming the choices.
-caf::expected<std::string> log_line_pattern(std::string_view time_format);
+shoal::expected<std::string> log_line_pattern(std::string_view time_format);
 
 }  // namespace shoal::config

@@ -7,11 +7,12 @@
 
 namespace shoal::config {
 
-caf::expected<uint64_t> parse_memory_mb(std::string_view text, std::string_view option) {
+shoal::expected<uint64_t> parse_memory_mb(std::string_view text, std::string_view option) {
   auto bad = [&] {
-    return make_error(errc::invalid_request, "invalid memory size '" + std::string{text} +
-                                                 "' for " + std::string{option} +
-                                                 " (use a number of MB, or a suffix K, M, G or T)");
+    return shoal::error(errc::invalid_request,
+                        "invalid memory size '" + std::string{text} + "' for " +
+                            std::string{option} +
+                            " (use a number of MB, or a suffix K, M, G or T)");
   };
   size_t digits = 0;
   uint64_t value = 0;

@@ -35,9 +35,9 @@ std::optional<std::pair<std::string, std::string>> split_setting(const std::stri
 }
 
 /// `expr` (ALL, empty or a hostlist of configured nodes) as node names in config order.
-caf::expected<std::vector<std::string>> resolve_members(const cluster_config& cfg,
-                                                        const std::string& expr,
-                                                        const std::string& partition) {
+shoal::expected<std::vector<std::string>> resolve_members(const cluster_config& cfg,
+                                                          const std::string& expr,
+                                                          const std::string& partition) {
   std::vector<std::string> out;
   if (iequals(expr, "ALL")) {
     for (auto& n : cfg.nodes) out.push_back(n.name);
@@ -45,14 +45,15 @@ caf::expected<std::vector<std::string>> resolve_members(const cluster_config& cf
   }
   auto names = topology::expand_hostlist(expr);
   if (!names)
-    return make_error(errc::invalid_request,
-                      "invalid value '" + expr + "' for Nodes: " + describe(names.error()));
+    return shoal::error(errc::invalid_request,
+                        "invalid value '" + expr + "' for Nodes: " + describe(names.error()));
   std::set<std::string> wanted(names->begin(), names->end());
   for (auto& n : cfg.nodes)
     if (wanted.erase(n.name) != 0) out.push_back(n.name);
   if (!wanted.empty())
-    return make_error(errc::invalid_request,
-                      "partition '" + partition + "' names unknown node '" + *wanted.begin() + "'");
+    return shoal::error(
+        errc::invalid_request,
+        "partition '" + partition + "' names unknown node '" + *wanted.begin() + "'");
   return out;
 }
 
@@ -122,25 +123,25 @@ std::optional<setting_error> apply_partition_setting(partition_config& part,
   return std::nullopt;
 }
 
-caf::expected<std::vector<partition_config>> apply_partition_edit(const cluster_config& cfg,
-                                                                  const msg::partition_edit& edit) {
+shoal::expected<std::vector<partition_config>> apply_partition_edit(
+    const cluster_config& cfg, const msg::partition_edit& edit) {
   auto parts = cfg.partitions;
   auto it = std::find_if(parts.begin(), parts.end(),
                          [&](const partition_config& p) { return p.name == edit.name; });
   bool create = edit.action == "create";
   if (!create && edit.action != "update" && edit.action != "delete")
-    return make_error(errc::invalid_request, "unknown partition action '" + edit.action +
-                                                 "' (use update, create or delete)");
+    return shoal::error(errc::invalid_request, "unknown partition action '" + edit.action +
+                                                   "' (use update, create or delete)");
   if (edit.name.empty() || iequals(edit.name, "DEFAULT") ||
       edit.name.find_first_of(" \t,=#\"") != std::string::npos)
-    return make_error(errc::invalid_request, "invalid partition name '" + edit.name + "'");
+    return shoal::error(errc::invalid_request, "invalid partition name '" + edit.name + "'");
   if (create && it != parts.end())
-    return make_error(errc::invalid_request, "partition '" + edit.name + "' already exists");
+    return shoal::error(errc::invalid_request, "partition '" + edit.name + "' already exists");
   if (!create && it == parts.end())
-    return make_error(errc::unknown_partition, "invalid partition name '" + edit.name + "'");
+    return shoal::error(errc::unknown_partition, "invalid partition name '" + edit.name + "'");
   if (edit.action == "delete") {
     if (!edit.settings.empty())
-      return make_error(errc::invalid_request, "delete takes only PartitionName=");
+      return shoal::error(errc::invalid_request, "delete takes only PartitionName=");
     parts.erase(it);
     return parts;
   }
@@ -153,10 +154,10 @@ caf::expected<std::vector<partition_config>> apply_partition_edit(const cluster_
   bool default_given = false;
   for (auto& word : edit.settings) {
     auto kv = split_setting(word);
-    if (!kv) return make_error(errc::invalid_request, "expected Key=Value, got '" + word + "'");
+    if (!kv) return shoal::error(errc::invalid_request, "expected Key=Value, got '" + word + "'");
     std::string expr;
     if (auto err = apply_partition_setting(part, expr, kv->first, kv->second))
-      return make_error(errc::invalid_request, err->text);
+      return shoal::error(errc::invalid_request, err->text);
     if (iequals(kv->first, "nodes")) nodes_expr = expr;
     if (iequals(kv->first, "default")) default_given = true;
   }

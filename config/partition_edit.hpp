@@ -9,9 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include <caf/expected.hpp>
-
 #include "config/config.hpp"
+#include "messages/errc.hpp"
 #include "messages/types.hpp"
 
 namespace shoal::config {
@@ -35,8 +34,8 @@ std::optional<setting_error> apply_partition_setting(partition_config& part,
 /// that exists, or settings given to delete. Nodes= takes a hostlist of configured nodes, ALL,
 /// or nothing; Default=YES takes the default from the partition that had it. Whether jobs still
 /// use a deleted partition is the caller's to check.
-caf::expected<std::vector<partition_config>> apply_partition_edit(const cluster_config& cfg,
-                                                                  const msg::partition_edit& edit);
+shoal::expected<std::vector<partition_config>> apply_partition_edit(
+    const cluster_config& cfg, const msg::partition_edit& edit);
 
 /// Sets every node's `partitions` (names, in partition order) from `cfg.partitions`.
 void assign_node_partitions(cluster_config& cfg);

@@ -10,7 +10,7 @@ namespace {
 class none_switch final : public switch_manager {
  public:
   std::string name() const override { return "none"; }
-  caf::expected<std::vector<uint8_t>> allocate(const step_request&) override {
+  shoal::expected<std::vector<uint8_t>> allocate(const step_request&) override {
     return std::vector<uint8_t>{};
   }
   void release(uint64_t, uint32_t) override {}
@@ -18,11 +18,11 @@ class none_switch final : public switch_manager {
 
 }  // namespace
 
-caf::expected<std::unique_ptr<switch_manager>> make_switch_manager(std::string_view name) {
+shoal::expected<std::unique_ptr<switch_manager>> make_switch_manager(std::string_view name) {
   if (name == "none" || name == "switch/none" || name.empty())
     return std::unique_ptr<switch_manager>{new none_switch};
-  return make_error(errc::invalid_config,
-                    "unknown SwitchType '" + std::string{name} + "' (known: switch/none)");
+  return shoal::error(errc::invalid_config,
+                      "unknown SwitchType '" + std::string{name} + "' (known: switch/none)");
 }
 
 }  // namespace shoal::interconnect

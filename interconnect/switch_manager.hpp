@@ -5,8 +5,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
 namespace shoal::interconnect {
 
@@ -32,7 +31,7 @@ class switch_manager {
   virtual std::string name() const = 0;
 
   /// Reserves interconnect resources for a step. Errors: errc::unsatisfiable when exhausted.
-  virtual caf::expected<std::vector<uint8_t>> allocate(const step_request& req) = 0;
+  virtual shoal::expected<std::vector<uint8_t>> allocate(const step_request& req) = 0;
 
   /// Frees the resources of a step; does nothing for an unknown step.
   virtual void release(uint64_t job_id, uint32_t step_id) = 0;
@@ -40,6 +39,6 @@ class switch_manager {
 
 /// Builds the plugin named `name` ("none", or "switch/none" as Slurm spells it).
 /// Error: errc::invalid_config for an unknown name.
-caf::expected<std::unique_ptr<switch_manager>> make_switch_manager(std::string_view name);
+shoal::expected<std::unique_ptr<switch_manager>> make_switch_manager(std::string_view name);
 
 }  // namespace shoal::interconnect

@@ -43,21 +43,22 @@ std::vector<char> wire_header(wire_version v) {
   return out;
 }
 
-caf::expected<wire_version> version_of(const std::vector<char>& buf) {
+shoal::expected<wire_version> version_of(const std::vector<char>& buf) {
   if (buf.size() < wire_header_size || std::memcmp(buf.data(), magic, sizeof(magic)) != 0)
-    return make_error(errc::malformed_message,
-                      "message has no shoal wire header (from a peer older than wire version 1.0, "
-                      "or not a shoal message)");
+    return shoal::error(
+        errc::malformed_message,
+        "message has no shoal wire header (from a peer older than wire version 1.0, "
+        "or not a shoal message)");
   return wire_version{read_u16(buf.data() + 4), read_u16(buf.data() + 6)};
 }
 
-caf::error check_peer_version(wire_version peer, const std::string& who) {
-  if (peer.major == current_wire_version.major) return caf::none;
-  return make_error(errc::incompatible_version,
-                    who + " uses wire version " + to_string(peer) +
-                        " and this process wire version " + to_string(current_wire_version) +
-                        ": the major versions differ, so they cannot exchange messages (run the "
-                        "same shoal release on every host)");
+shoal::error check_peer_version(wire_version peer, const std::string& who) {
+  if (peer.major == current_wire_version.major) return {};
+  return shoal::error(errc::incompatible_version,
+                      who + " uses wire version " + to_string(peer) +
+                          " and this process wire version " + to_string(current_wire_version) +
+                          ": the major versions differ, so they cannot exchange messages (run the "
+                          "same shoal release on every host)");
 }
 
 namespace {
@@ -70,8 +71,8 @@ std::string wire_interface(wire_version v) {
   return std::string{interface_prefix} + to_string(v);
 }
 
-caf::expected<wire_version> version_of_interface(const std::set<std::string>& ifs,
-                                                 const std::string& who) {
+shoal::expected<wire_version> version_of_interface(const std::set<std::string>& ifs,
+                                                   const std::string& who) {
   for (auto& name : ifs) {
     if (name.compare(0, interface_prefix.size(), interface_prefix) != 0) continue;
     unsigned major = 0;
@@ -79,10 +80,10 @@ caf::expected<wire_version> version_of_interface(const std::set<std::string>& if
     if (std::sscanf(name.c_str() + interface_prefix.size(), "%u.%u", &major, &minor) == 2)
       return wire_version{static_cast<uint16_t>(major), static_cast<uint16_t>(minor)};
   }
-  return make_error(errc::incompatible_version,
-                    who +
-                        " reports no wire version (a release older than wire version 1.0, or "
-                        "not a shoal controller): run the same shoal release on every host");
+  return shoal::error(errc::incompatible_version,
+                      who +
+                          " reports no wire version (a release older than wire version 1.0, or "
+                          "not a shoal controller): run the same shoal release on every host");
 }
 
 std::vector<char> encode_message(kj::FunctionParam<void(capnp::MessageBuilder&)> fill) {
@@ -95,14 +96,14 @@ std::vector<char> encode_message(kj::FunctionParam<void(capnp::MessageBuilder&)>
   return out;
 }
 
-caf::error decode_message(const std::vector<char>& buf,
-                          kj::FunctionParam<void(capnp::MessageReader&)> read) {
+shoal::error decode_message(const std::vector<char>& buf,
+                            kj::FunctionParam<void(capnp::MessageReader&)> read) {
   auto version = version_of(buf);
   if (!version) return std::move(version.error());
   if (auto err = check_peer_version(*version, "the sender of a message")) return err;
   auto size = buf.size() - wire_header_size;
   if (size == 0 || size % sizeof(capnp::word) != 0)
-    return make_error(errc::malformed_message, "message size is not a whole number of words");
+    return shoal::error(errc::malformed_message, "message size is not a whole number of words");
   // Copy into word-aligned storage: the byte vector carries no alignment guarantee.
   auto words = kj::heapArray<capnp::word>(size / sizeof(capnp::word));
   std::memcpy(words.begin(), buf.data() + wire_header_size, size);
@@ -115,9 +116,9 @@ caf::error decode_message(const std::vector<char>& buf,
     options.traversalLimitInWords = words.size() * 2 + 1024;
     capnp::FlatArrayMessageReader reader{words, options};
     read(reader);
-    return caf::none;
+    return {};
   } catch (const kj::Exception& e) {
-    return make_error(errc::malformed_message, e.getDescription().cStr());
+    return shoal::error(errc::malformed_message, e.getDescription().cStr());
   }
 }
 

@@ -6,12 +6,7 @@
 #include <string>
 #include <vector>
 
-#include <caf/error.hpp>
-#include <caf/expected.hpp>
-#include <caf/meta/load_callback.hpp>
-#include <caf/meta/save_callback.hpp>
-#include <caf/meta/type_name.hpp>
-
+#include "messages/errc.hpp"
 #include "messages/types.hpp"
 
 namespace shoal::msg {
@@ -38,11 +33,11 @@ constexpr size_t wire_header_size = 8;
 std::vector<char> wire_header(wire_version v = current_wire_version);
 
 /// The version named by the header of `buf`; errc::malformed_message when it has none.
-caf::expected<wire_version> version_of(const std::vector<char>& buf);
+shoal::expected<wire_version> version_of(const std::vector<char>& buf);
 
 /// errc::incompatible_version when `peer` has another major version than this build, its text
 /// naming `who` ("the controller at h:7817") and both versions; no error otherwise.
-caf::error check_peer_version(wire_version peer, const std::string& who);
+shoal::error check_peer_version(wire_version peer, const std::string& who);
 
 /// The name under which shoalctld publishes the controller ("shoal-wire 1.4"): CAF's connection
 /// handshake hands the published interface set to every client, so a peer learns the wire version
@@ -56,8 +51,8 @@ inline const std::string standby_interface = "shoal-standby";
 
 /// The version named in a published interface set; errc::incompatible_version, naming `who`, when
 /// the set names none (a release that predates versioned messages).
-caf::expected<wire_version> version_of_interface(const std::set<std::string>& ifs,
-                                                 const std::string& who);
+shoal::expected<wire_version> version_of_interface(const std::set<std::string>& ifs,
+                                                   const std::string& who);
 
 // -- codec --------------------------------------------------------------------------------------
 
@@ -67,28 +62,10 @@ caf::expected<wire_version> version_of_interface(const std::set<std::string>& if
 /// fields it lacks at their defaults.
 #define SHOAL_DECLARE_CODEC(type, wire_type) \
   std::vector<char> encode(const type& x);   \
-  caf::error decode(const std::vector<char>& buf, type& x);
+  shoal::error decode(const std::vector<char>& buf, type& x);
 
 SHOAL_WIRE_STRUCTS(SHOAL_DECLARE_CODEC)
 
 #undef SHOAL_DECLARE_CODEC
-
-// CAF serializes each type as one byte buffer holding its Cap'n Proto encoding, so the wire is
-// versioned by the schema and no second hand-written format exists.
-#define SHOAL_CAPNP_INSPECT(type, wire_type)                                                 \
-  template <class Inspector>                                                                 \
-  typename Inspector::result_type inspect(Inspector& f, type& x) {                           \
-    std::vector<char> buf;                                                                   \
-    return f(caf::meta::type_name("shoal::msg::" #type),                                     \
-             caf::meta::save_callback([&]() -> caf::error {                                  \
-               buf = encode(x);                                                              \
-               return caf::none;                                                             \
-             }),                                                                             \
-             buf, caf::meta::load_callback([&]() -> caf::error { return decode(buf, x); })); \
-  }
-
-SHOAL_WIRE_STRUCTS(SHOAL_CAPNP_INSPECT)
-
-#undef SHOAL_CAPNP_INSPECT
 
 }  // namespace shoal::msg

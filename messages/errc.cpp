@@ -1,8 +1,5 @@
 #include "messages/errc.hpp"
 
-#include <caf/message.hpp>
-#include <caf/sec.hpp>
-
 namespace shoal {
 
 const char* to_string(errc code) {
@@ -41,22 +38,10 @@ const char* to_string(errc code) {
   return "unknown_error";
 }
 
-caf::error make_error(errc code) {
-  return caf::error{static_cast<uint8_t>(code), error_category};
-}
-
-caf::error make_error(errc code, std::string text) {
-  return caf::error{static_cast<uint8_t>(code), error_category, caf::make_message(std::move(text))};
-}
-
-std::string describe(const caf::error& err) {
+std::string describe(const error& err) {
   if (!err) return "no error";
-  const auto& ctx = err.context();
-  if (ctx.size() == 1 && ctx.match_element<std::string>(0)) return ctx.get_as<std::string>(0);
-  if (err.category() == error_category) return to_string(static_cast<errc>(err.code()));
-  if (err.category() == caf::atom("system"))
-    return caf::to_string(static_cast<caf::sec>(err.code()));
-  return caf::to_string(err);
+  if (!err.text().empty()) return err.text();
+  return to_string(err.code());
 }
 
 }  // namespace shoal

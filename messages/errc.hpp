@@ -2,9 +2,9 @@
 
 #include <cstdint>
 #include <string>
-
-#include <caf/error.hpp>
-#include <caf/expected.hpp>
+#include <type_traits>
+#include <utility>
+#include <variant>
 
 namespace shoal {
 
@@ -48,15 +48,79 @@ enum class errc : uint8_t {
 /// The stable name of a code, e.g. "invalid_config".
 const char* to_string(errc code);
 
-/// Wraps a code (and an optional human-readable text) into a caf::error in shoal's category.
-caf::error make_error(errc code);
-caf::error make_error(errc code, std::string text);
+/// A failure as a value: a code and the text a user should see. The pure libraries return it
+/// (alone, or in `expected`) and know nothing of CAF; actors carry caf::error, and
+/// messages/caf/error.hpp converts at that boundary. A default-constructed error means "no
+/// error", so a function that can only fail returns `error` and `{}` on success.
+class error {
+ public:
+  error() = default;
+  error(errc code, std::string text = {}) : code_(code), text_(std::move(text)) {}
 
-/// The text a user should see for an error: the attached text when there is one, otherwise the
-/// code's name. Works without an actor system (CAF's own renderer needs one).
-std::string describe(const caf::error& err);
+  explicit operator bool() const { return code_ != errc{}; }
+  errc code() const { return code_; }
+  /// What the caller attached, possibly empty; `describe` falls back to the code's name.
+  const std::string& text() const { return text_; }
 
-/// The category atom under which shoal's errors travel.
-constexpr caf::atom_value error_category = caf::atom("shoal");
+ private:
+  errc code_{};
+  std::string text_;
+};
+
+inline bool operator==(const error& x, errc y) {
+  return x.code() == y;
+}
+inline bool operator==(errc x, const error& y) {
+  return y == x;
+}
+inline bool operator!=(const error& x, errc y) {
+  return !(x == y);
+}
+inline bool operator!=(errc x, const error& y) {
+  return !(y == x);
+}
+
+/// The text a user should see: the attached text when there is one, otherwise the code's name.
+std::string describe(const error& err);
+
+/// A value or the error that stands in its place (C++23's std::expected, in what shoal uses).
+template <class T>
+class expected {
+ public:
+  static_assert(!std::is_same_v<T, shoal::error>, "a function that can only fail returns error");
+
+  expected(const T& value) : state_(std::in_place_index<0>, value) {}
+  expected(T&& value) : state_(std::in_place_index<0>, std::move(value)) {}
+  template <class U, class = std::enable_if_t<std::is_constructible_v<T, U&&> &&
+                                              !std::is_same_v<std::decay_t<U>, T> &&
+                                              !std::is_same_v<std::decay_t<U>, shoal::error> &&
+                                              !std::is_same_v<std::decay_t<U>, expected>>>
+  expected(U&& value) : state_(std::in_place_index<0>, std::forward<U>(value)) {}
+  expected(shoal::error err) : state_(std::in_place_index<1>, std::move(err)) {}
+
+  explicit operator bool() const { return state_.index() == 0; }
+  bool has_value() const { return state_.index() == 0; }
+
+  T& value() & { return std::get<0>(state_); }
+  const T& value() const& { return std::get<0>(state_); }
+  T&& value() && { return std::get<0>(std::move(state_)); }
+  T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
+  T&& operator*() && { return std::move(*this).value(); }
+  T* operator->() { return &value(); }
+  const T* operator->() const { return &value(); }
+
+  shoal::error& error() & { return std::get<1>(state_); }
+  const shoal::error& error() const& { return std::get<1>(state_); }
+  shoal::error&& error() && { return std::get<1>(std::move(state_)); }
+
+ private:
+  std::variant<T, shoal::error> state_;
+};
+
+template <class T>
+bool operator==(const expected<T>& x, errc y) {
+  return !x && x.error() == y;
+}
 
 }  // namespace shoal

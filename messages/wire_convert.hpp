@@ -16,8 +16,8 @@
 #include <capnp/list.h>
 #include <capnp/message.h>
 #include <kj/function.h>
-#include <caf/error.hpp>
 
+#include "messages/errc.hpp"
 #include "messages/states.hpp"
 
 namespace shoal::msg {
@@ -122,7 +122,7 @@ std::vector<char> encode_message(kj::FunctionParam<void(capnp::MessageBuilder&)>
 /// Checks the version header of `buf` and hands its message to `read`. Never throws: a
 /// kj::Exception from `read` or a malformed buffer is errc::malformed_message, another major
 /// version errc::incompatible_version.
-caf::error decode_message(const std::vector<char>& buf,
-                          kj::FunctionParam<void(capnp::MessageReader&)> read);
+shoal::error decode_message(const std::vector<char>& buf,
+                            kj::FunctionParam<void(capnp::MessageReader&)> read);
 
 }  // namespace shoal::msg

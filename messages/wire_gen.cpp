@@ -442,7 +442,7 @@ void for_each_field(T& x, F&& f) {
           "  return encode_message(\n      [&](capnp::MessageBuilder& mb) { "
           "fill(mb.initRoot<wire::" +
           s.schema_name + ">(), x); });\n}\n\n";
-      out += "caf::error decode(const std::vector<char>& buf, " + s.name + "& x) {\n";
+      out += "shoal::error decode(const std::vector<char>& buf, " + s.name + "& x) {\n";
       out += "  " + s.name + " result;\n";
       out +=
           "  auto err = decode_message(\n      buf, [&](capnp::MessageReader& mr) { "

@@ -85,15 +85,15 @@ class line_parser {
   std::string_view s_;
   size_t pos_ = 0;
 
-  friend caf::expected<std::string> quoted(line_parser& p);
+  friend shoal::expected<std::string> quoted(line_parser& p);
 };
 
-caf::error bad(size_t line, const std::string& what) {
-  return make_error(errc::malformed_message, "line " + std::to_string(line) + ": " + what);
+shoal::error bad(size_t line, const std::string& what) {
+  return shoal::error(errc::malformed_message, "line " + std::to_string(line) + ": " + what);
 }
 
 /// After the opening quote: the label value up to the closing quote, unescaped.
-caf::expected<std::string> quoted(line_parser& p) {
+shoal::expected<std::string> quoted(line_parser& p) {
   std::string out;
   while (!p.at_end()) {
     char c = p.s_[p.pos_++];
@@ -111,9 +111,9 @@ caf::expected<std::string> quoted(line_parser& p) {
     else if (e == 'n')
       out += '\n';
     else
-      return make_error(errc::malformed_message, std::string{"unknown escape \\"} + e);
+      return shoal::error(errc::malformed_message, std::string{"unknown escape \\"} + e);
   }
-  return make_error(errc::malformed_message, "unterminated label value");
+  return shoal::error(errc::malformed_message, "unterminated label value");
 }
 
 std::string unescape_help(const std::string& text) {
@@ -154,7 +154,7 @@ bool belongs(const parsed_family& f, const std::string& sample_name) {
 
 }  // namespace
 
-caf::expected<exposition> parse_text(std::string_view text) {
+shoal::expected<exposition> parse_text(std::string_view text) {
   exposition out;
   std::set<std::string> typed;     // names that had a TYPE line
   std::set<std::string> finished;  // families whose group of lines has ended
@@ -257,11 +257,11 @@ caf::expected<exposition> parse_text(std::string_view text) {
   return out;
 }
 
-caf::error check_histograms(const exposition& e) {
+shoal::error check_histograms(const exposition& e) {
   for (auto& f : e.families) {
     if (f.type != "histogram") continue;
     auto fail = [&](const std::string& what) {
-      return make_error(errc::malformed_message, "histogram " + f.name + ": " + what);
+      return shoal::error(errc::malformed_message, "histogram " + f.name + ": " + what);
     };
     // Group by the labels other than le.
     struct series {
@@ -301,7 +301,7 @@ caf::error check_histograms(const exposition& e) {
       if (!ser.sum) return fail("no _sum");
     }
   }
-  return caf::none;
+  return {};
 }
 
 double bucket_quantile(double q, const bucket_list& buckets) {

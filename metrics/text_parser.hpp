@@ -11,8 +11,7 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
 namespace shoal::metrics {
 
@@ -52,12 +51,12 @@ struct exposition {
 /// what the spec forbids: bad metric or label names, unknown escapes, unterminated label values,
 /// a value that is not a number, a second TYPE line for a name, a TYPE line after the family's
 /// samples, and a family's samples split into two groups.
-caf::expected<exposition> parse_text(std::string_view text);
+shoal::expected<exposition> parse_text(std::string_view text);
 
 /// Checks every histogram family: each series has a `le="+Inf"` bucket equal to its `_count`,
 /// buckets in increasing `le` order with non-decreasing counts, and a `_sum`. Error
 /// (errc::malformed_message) names the family.
-caf::error check_histograms(const exposition& e);
+shoal::error check_histograms(const exposition& e);
 
 /// A histogram's buckets as (upper bound, cumulative count), +Inf last.
 using bucket_list = std::vector<std::pair<double, double>>;

@@ -13,7 +13,7 @@ class spec_reader {
  public:
   spec_reader(std::string_view text, uint32_t max) : text_(text), max_(max) {}
 
-  caf::expected<array_spec> parse() {
+  shoal::expected<array_spec> parse() {
     if (text_.empty()) return fail(0, "empty value; expected e.g. 1-10 or 1,3,5-7%2");
     array_spec spec;
     for (;;) {
@@ -62,7 +62,7 @@ class spec_reader {
  private:
   bool peek(char c) const { return pos_ < text_.size() && text_[pos_] == c; }
 
-  caf::expected<uint32_t> number(const char* what, bool is_index = true) {
+  shoal::expected<uint32_t> number(const char* what, bool is_index = true) {
     auto start = pos_;
     uint64_t v = 0;
     while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
@@ -77,9 +77,9 @@ class spec_reader {
     return uint32_t(v);
   }
 
-  caf::error fail(size_t pos, const std::string& why) const {
-    return make_error(errc::invalid_request,
-                      "--array: column " + std::to_string(pos + 1) + ": " + why);
+  shoal::error fail(size_t pos, const std::string& why) const {
+    return shoal::error(errc::invalid_request,
+                        "--array: column " + std::to_string(pos + 1) + ": " + why);
   }
 
   std::string_view text_;
@@ -89,7 +89,7 @@ class spec_reader {
 
 }  // namespace
 
-caf::expected<array_spec> parse_array_spec(std::string_view text, uint32_t max_array_size) {
+shoal::expected<array_spec> parse_array_spec(std::string_view text, uint32_t max_array_size) {
   return spec_reader{text, max_array_size}.parse();
 }
 

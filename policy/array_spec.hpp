@@ -4,8 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include <caf/expected.hpp>
-
+#include "messages/errc.hpp"
 #include "policy/index_set.hpp"
 
 namespace shoal::policy {
@@ -21,7 +20,7 @@ struct array_spec {
 /// Every index must be below `max_array_size` (Slurm's MaxArraySize: indices 0..size-1).
 /// Errors: errc::invalid_request with a text naming the 1-based column, e.g.
 /// "--array: column 3: expected a number". Duplicates and overlaps are allowed and merged.
-caf::expected<array_spec> parse_array_spec(std::string_view text, uint32_t max_array_size);
+shoal::expected<array_spec> parse_array_spec(std::string_view text, uint32_t max_array_size);
 
 /// squeue's folded form of pending tasks: `[5-1000%50]`, `[1,3,5-7]`; "" when none are pending.
 /// Shown after `JOBID_` (`123_[5-1000%50]`).

@@ -30,7 +30,7 @@ class dependency_reader {
  public:
   explicit dependency_reader(std::string_view text) : text_(text) {}
 
-  caf::expected<dependency> parse() {
+  shoal::expected<dependency> parse() {
     if (text_.empty()) return fail(0, "empty value; expected e.g. afterok:123 or singleton");
     dependency dep;
     char separator = 0;
@@ -50,7 +50,7 @@ class dependency_reader {
   }
 
  private:
-  caf::error item(dependency& dep) {
+  shoal::error item(dependency& dep) {
     auto start = pos_;
     if (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_])))
       return targets(dep, dependency_kind::afterany);
@@ -77,7 +77,7 @@ class dependency_reader {
   }
 
   // One or more `ID[_TASK][+MIN]` separated by ':'.
-  caf::error targets(dependency& dep, dependency_kind kind) {
+  shoal::error targets(dependency& dep, dependency_kind kind) {
     for (;;) {
       dependency_term t;
       t.kind = kind;
@@ -111,7 +111,7 @@ class dependency_reader {
     }
   }
 
-  caf::expected<uint64_t> number(const char* what) {
+  shoal::expected<uint64_t> number(const char* what) {
     auto start = pos_;
     uint64_t v = 0;
     while (pos_ < text_.size() && std::isdigit(static_cast<unsigned char>(text_[pos_]))) {
@@ -123,9 +123,9 @@ class dependency_reader {
     return v;
   }
 
-  caf::error fail(size_t pos, const std::string& why) const {
-    return make_error(errc::invalid_request,
-                      "--dependency: column " + std::to_string(pos + 1) + ": " + why);
+  shoal::error fail(size_t pos, const std::string& why) const {
+    return shoal::error(errc::invalid_request,
+                        "--dependency: column " + std::to_string(pos + 1) + ": " + why);
   }
 
   std::string_view text_;
@@ -165,7 +165,7 @@ dependency_state evaluate_term(const dependency_term& t, const dependency_view& 
 
 }  // namespace
 
-caf::expected<dependency> parse_dependency(std::string_view text) {
+shoal::expected<dependency> parse_dependency(std::string_view text) {
   return dependency_reader{text}.parse();
 }
 

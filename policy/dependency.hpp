@@ -6,8 +6,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
 namespace shoal::policy {
 
@@ -42,7 +41,7 @@ struct dependency {
 /// array task); a bare ID means afterany, as in Slurm. `+MIN` is allowed for `after` only.
 /// Errors: errc::invalid_request naming the 1-based column, e.g.
 /// "--dependency: column 9: ',' and '?' cannot be mixed; use one of them".
-caf::expected<dependency> parse_dependency(std::string_view text);
+shoal::expected<dependency> parse_dependency(std::string_view text);
 
 /// Canonical text, e.g. `afterok:12:13_2,singleton` (terms of one kind are not regrouped).
 std::string to_string(const dependency& dep);

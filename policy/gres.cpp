@@ -8,8 +8,8 @@ namespace shoal::policy {
 
 namespace {
 
-caf::error invalid() {
-  return make_error(errc::invalid_request, "Invalid generic resource (gres) specification");
+shoal::error invalid() {
+  return shoal::error(errc::invalid_request, "Invalid generic resource (gres) specification");
 }
 
 bool valid_word(std::string_view w) {
@@ -45,7 +45,7 @@ bool parse_count(std::string_view text, uint64_t& out) {
 
 }  // namespace
 
-caf::expected<gres_list> parse_gres(std::string_view text) {
+shoal::expected<gres_list> parse_gres(std::string_view text) {
   gres_list out;
   if (text.empty() || text == "none") return out;
   size_t pos = 0;
@@ -87,7 +87,7 @@ caf::expected<gres_list> parse_gres(std::string_view text) {
   return out;
 }
 
-caf::expected<gres_list> parse_gres_request(std::string_view text) {
+shoal::expected<gres_list> parse_gres_request(std::string_view text) {
   auto all = parse_gres(text);
   if (!all) return all.error();
   gres_list out;

@@ -4,8 +4,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
 namespace shoal::policy {
 
@@ -30,12 +29,12 @@ using gres_list = std::vector<gres_item>;
 /// "") is the empty list. Items keep their order; counts of 0 are kept (the caller decides).
 /// Errors: errc::invalid_request "Invalid generic resource (gres) specification" (Slurm's
 /// words), e.g. for `gpu:`, `:2`, `gpu:2x`, `gpu:a:b:2`.
-caf::expected<gres_list> parse_gres(std::string_view text);
+shoal::expected<gres_list> parse_gres(std::string_view text);
 
 /// A job's request per node from `--gres`: parse_gres, then items with a count of 0 dropped
 /// (`gpu:0` asks for nothing, as in Slurm). Errors as parse_gres, and the same for one name
 /// given twice (`gpu:1,gpu:tesla:1`).
-caf::expected<gres_list> parse_gres_request(std::string_view text);
+shoal::expected<gres_list> parse_gres_request(std::string_view text);
 
 /// The list as written back: `gpu:2,gpu:tesla:1` (a count of 1 is written too); "" when empty.
 std::string gres_text(const gres_list& list);

@@ -18,8 +18,8 @@ bool blank(const char* p) {
   return true;
 }
 
-caf::error invalid() {
-  return make_error(errc::invalid_request, "Invalid --signal specification");
+shoal::error invalid() {
+  return shoal::error(errc::invalid_request, "Invalid --signal specification");
 }
 
 }  // namespace
@@ -46,7 +46,7 @@ int32_t signal_number(const std::string& name) {
   return 0;
 }
 
-caf::expected<warn_signal> parse_warn_signal(const std::string& text, bool batch) {
+shoal::expected<warn_signal> parse_warn_signal(const std::string& text, bool batch) {
   warn_signal out;
   size_t at = 0;
   auto take = [&](char letter) {

@@ -5,8 +5,7 @@
 
 #include <cstdint>
 #include <string>
-
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
 namespace shoal::policy {
 
@@ -24,7 +23,7 @@ struct warn_signal {
 /// STOP TSTP TTIN TTOU XCPU, any case); then `@TIME` in seconds, 0 to 65535 (default 60).
 /// Error: errc::invalid_request "Invalid --signal specification" (Slurm's words) for anything
 /// else, a signal outside 1..65535 and `B:` outside batch.
-caf::expected<warn_signal> parse_warn_signal(const std::string& text, bool batch);
+shoal::expected<warn_signal> parse_warn_signal(const std::string& text, bool batch);
 
 /// The signal number of `name` as Slurm's sig_name2num reads it (a number, or a name from the
 /// list above with or without SIG, any case, surrounding blanks allowed); 0 when unknown.

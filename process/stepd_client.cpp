@@ -26,8 +26,8 @@ namespace shoal::process {
 
 namespace {
 
-caf::error system_error(const std::string& what, int err) {
-  return make_error(errc::system_error, what + ": " + errno_text(err));
+shoal::error system_error(const std::string& what, int err) {
+  return shoal::error(errc::system_error, what + ": " + errno_text(err));
 }
 
 /// Moves `fd` to 3 or above (a daemon may run with 0-2 closed) keeping it CLOEXEC, so a dup2
@@ -48,11 +48,11 @@ bool is_step_socket(const std::string& name) {
          ends_with(".sock");
 }
 
-caf::expected<int> connect_socket(const std::string& path) {
+shoal::expected<int> connect_socket(const std::string& path) {
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (path.size() >= sizeof addr.sun_path)
-    return make_error(errc::system_error, "step socket path too long: " + path);
+    return shoal::error(errc::system_error, "step socket path too long: " + path);
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return system_error("socket", errno);
@@ -64,7 +64,7 @@ caf::expected<int> connect_socket(const std::string& path) {
     int err = errno;
     ::close(fd);
     if (err == ECONNREFUSED || err == ENOENT)
-      return make_error(errc::unreachable, "no shoal-stepd listens on " + path);
+      return shoal::error(errc::unreachable, "no shoal-stepd listens on " + path);
     return system_error("connect(" + path + ")", err);
   }
   return fd;
@@ -86,10 +86,10 @@ std::string step_socket_path(const std::string& dir, uint64_t job_id, uint32_t s
   return dir + "/job" + std::to_string(job_id) + ".step" + msg::step_label(step_id) + ".sock";
 }
 
-caf::error prepare_spool_dir(const std::string& dir) {
+shoal::error prepare_spool_dir(const std::string& dir) {
   if (int err = make_dirs(dir)) return system_error("mkdir(" + dir + ")", err);
   if (::chmod(dir.c_str(), 0700) != 0) return system_error("chmod(" + dir + ")", errno);
-  return caf::none;
+  return {};
 }
 
 namespace {
@@ -99,7 +99,7 @@ struct idle_stepd {
   int fd = -1;
 };
 
-caf::expected<idle_stepd> spawn_idle(const std::string& stepd_path) {
+shoal::expected<idle_stepd> spawn_idle(const std::string& stepd_path) {
   // One socket pair as the daemon's stdin: the setup goes down it (then our half-close), the
   // daemon's start-up error (or nothing, once it listens) comes back. A socket rather than a
   // pipe, so that a daemon dying early costs us no SIGPIPE.
@@ -147,8 +147,8 @@ caf::expected<idle_stepd> spawn_idle(const std::string& stepd_path) {
     while ((n = ::read(ours, buf, sizeof buf)) > 0) said.append(buf, static_cast<size_t>(n));
     ::close(ours);
     while (!said.empty() && said.back() == '\n') said.pop_back();
-    return make_error(errc::system_error,
-                      "shoal-stepd: " + (said.empty() ? stepd_path + " failed to start" : said));
+    return shoal::error(errc::system_error,
+                        "shoal-stepd: " + (said.empty() ? stepd_path + " failed to start" : said));
   }
   return idle_stepd{ours};
 }
@@ -156,7 +156,7 @@ caf::expected<idle_stepd> spawn_idle(const std::string& stepd_path) {
 /// What handing a setup over gave: a connection, or why not, and whether the daemon was dead
 /// before it could read the setup (a spare killed meanwhile: worth a fresh one).
 struct hand_over_result {
-  caf::expected<step_connection> conn{caf::error{}};
+  shoal::expected<step_connection> conn{shoal::error{}};
   bool dead_before_setup = false;
 };
 
@@ -177,27 +177,27 @@ hand_over_result hand_over(idle_stepd daemon, const msg::stepd_setup& setup,
   ::close(daemon.fd);
   if (!said.empty()) {
     while (!said.empty() && said.back() == '\n') said.pop_back();
-    out.conn = make_error(errc::system_error, "shoal-stepd: " + said);
+    out.conn = shoal::error(errc::system_error, "shoal-stepd: " + said);
     return out;
   }
   if (write_err != 0) {
     // Gone before it read its setup (a spare someone killed): nothing listens for this step.
-    out.conn = make_error(errc::system_error, stepd_path + " ended before its setup was written (" +
-                                                  errno_text(write_err) + ")");
+    out.conn =
+        shoal::error(errc::system_error, stepd_path + " ended before its setup was written (" +
+                                             errno_text(write_err) + ")");
     out.dead_before_setup = true;
     return out;
   }
   out.conn = connect_stepd(setup.socket_path);
   // Closed without a word and nobody listens: it died (was killed) before it could start.
-  out.dead_before_setup = !out.conn && out.conn.error().category() == error_category &&
-                          static_cast<errc>(out.conn.error().code()) == errc::unreachable;
+  out.dead_before_setup = !out.conn && out.conn.error() == errc::unreachable;
   return out;
 }
 
 }  // namespace
 
-caf::expected<step_connection> start_stepd(const std::string& stepd_path,
-                                           const msg::stepd_setup& setup) {
+shoal::expected<step_connection> start_stepd(const std::string& stepd_path,
+                                             const msg::stepd_setup& setup) {
   auto daemon = spawn_idle(stepd_path);
   if (!daemon) return std::move(daemon.error());
   return std::move(hand_over(*daemon, setup, stepd_path).conn);
@@ -227,7 +227,7 @@ void stepd_spares::refill() {
   spare_fd_ = next->fd;
 }
 
-caf::expected<step_connection> stepd_spares::start(const msg::stepd_setup& setup) {
+shoal::expected<step_connection> stepd_spares::start(const msg::stepd_setup& setup) {
   idle_stepd taken;
   {
     std::lock_guard<std::mutex> guard{mutex_};
@@ -244,7 +244,7 @@ caf::expected<step_connection> stepd_spares::start(const msg::stepd_setup& setup
 namespace {
 
 /// Reads the hello on a fresh connection; closes `fd` on failure.
-caf::expected<step_connection> greet(int fd, const std::string& socket_path, int timeout_ms) {
+shoal::expected<step_connection> greet(int fd, const std::string& socket_path, int timeout_ms) {
   step_connection conn;
   conn.fd = fd;
   conn.socket_path = socket_path;
@@ -252,8 +252,8 @@ caf::expected<step_connection> greet(int fd, const std::string& socket_path, int
   if (!first || kind_of(*first) != frame_kind::hello) {
     ::close(conn.fd);
     if (!first) return std::move(first.error());
-    return make_error(errc::malformed_message,
-                      "shoal-stepd on " + socket_path + " did not start with a hello");
+    return shoal::error(errc::malformed_message,
+                        "shoal-stepd on " + socket_path + " did not start with a hello");
   }
   conn.hello = std::move(first->hello);
   return conn;
@@ -261,7 +261,8 @@ caf::expected<step_connection> greet(int fd, const std::string& socket_path, int
 
 }  // namespace
 
-caf::expected<step_connection> connect_stepd(const std::string& socket_path, int hello_timeout_ms) {
+shoal::expected<step_connection> connect_stepd(const std::string& socket_path,
+                                               int hello_timeout_ms) {
   auto fd = connect_socket(socket_path);
   if (!fd) return std::move(fd.error());
   return greet(*fd, socket_path, hello_timeout_ms);
@@ -279,8 +280,7 @@ spool_scan scan_spool_dir(const std::string& dir, int hello_timeout_ms) {
     auto path = dir + "/" + name;
     auto fd = connect_socket(path);
     if (!fd) {
-      if (fd.error().category() == error_category &&
-          static_cast<errc>(fd.error().code()) == errc::unreachable) {
+      if (fd.error() == errc::unreachable) {
         // Its daemon died (kill -9, a crash, a reboot): nobody will ever accept on it.
         ::unlink(path.c_str());
         out.removed.push_back(path);

@@ -12,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
-
+#include "messages/errc.hpp"
 #include "messages/types.hpp"
 #include "process/stepd_wire.hpp"
 
@@ -40,13 +39,13 @@ std::string step_socket_path(const std::string& dir, uint64_t job_id, uint32_t s
 
 /// Creates `dir` and its missing parents, and makes `dir` itself mode 0700: step sockets take
 /// signals for jobs, so only shoald's user may reach them. Error: errc::system_error.
-caf::error prepare_spool_dir(const std::string& dir);
+shoal::error prepare_spool_dir(const std::string& dir);
 
 /// Starts `stepd_path` for `setup` (setsid, detached from this process: it outlives it), hands
 /// it the setup, waits until it listens on setup.socket_path and connects. Errors:
 /// errc::system_error naming what failed (the daemon's own message when it could not start).
-caf::expected<step_connection> start_stepd(const std::string& stepd_path,
-                                           const msg::stepd_setup& setup);
+shoal::expected<step_connection> start_stepd(const std::string& stepd_path,
+                                             const msg::stepd_setup& setup);
 
 /// shoal-stepd processes started ahead of need: one waits, libraries loaded, for the next
 /// launch's setup, so a launch does not wait for a process to start (the dynamic loading and
@@ -67,7 +66,7 @@ class stepd_spares {
 
   /// As start_stepd, with the waiting spare (a fresh process when there is none, or when the
   /// spare died before it could read the setup).
-  caf::expected<step_connection> start(const msg::stepd_setup& setup);
+  shoal::expected<step_connection> start(const msg::stepd_setup& setup);
 
   /// Starts a spare unless one waits. Called once a step is over, not when one starts: loading
   /// the next spare then would take CPU from the step being launched.
@@ -84,8 +83,8 @@ class stepd_spares {
 /// Connects to the step daemon listening on `socket_path` and reads its hello. Errors:
 /// errc::unreachable when nobody listens there (a stale socket) or it says nothing within
 /// `hello_timeout_ms`; errc::system_error or errc::malformed_message otherwise.
-caf::expected<step_connection> connect_stepd(const std::string& socket_path,
-                                             int hello_timeout_ms = stepd_hello_timeout_ms);
+shoal::expected<step_connection> connect_stepd(const std::string& socket_path,
+                                               int hello_timeout_ms = stepd_hello_timeout_ms);
 
 /// What a node's spool directory held.
 struct spool_scan {

@@ -22,8 +22,8 @@ namespace shoal::process {
 
 namespace {
 
-caf::error system_error(const std::string& call, const std::string& path, int err) {
-  return make_error(errc::system_error, call + "(" + path + "): " + errno_text(err));
+shoal::error system_error(const std::string& call, const std::string& path, int err) {
+  return shoal::error(errc::system_error, call + "(" + path + "): " + errno_text(err));
 }
 
 /// A blocking connect to a socket path: 0, or the errno.
@@ -47,14 +47,14 @@ std::vector<topology::core_info> to_cores(const std::vector<msg::stepd_core>& in
 
 }  // namespace
 
-caf::expected<std::unique_ptr<stepd_server>> stepd_server::listen(stepd_options opt) {
+shoal::expected<std::unique_ptr<stepd_server>> stepd_server::listen(stepd_options opt) {
   const auto& path = opt.setup.socket_path;
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (path.empty() || path.size() >= sizeof addr.sun_path)
-    return make_error(errc::system_error,
-                      "step socket path of " + std::to_string(path.size()) + " bytes (at most " +
-                          std::to_string(sizeof addr.sun_path - 1) + "): " + path);
+    return shoal::error(errc::system_error,
+                        "step socket path of " + std::to_string(path.size()) + " bytes (at most " +
+                            std::to_string(sizeof addr.sun_path - 1) + "): " + path);
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
   int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return system_error("socket", path, errno);
@@ -67,10 +67,10 @@ caf::expected<std::unique_ptr<stepd_server>> stepd_server::listen(stepd_options 
     int probe = probe_listener(addr);
     if (probe == 0) {
       ::close(fd);
-      return make_error(errc::invalid_request,
-                        "job " + std::to_string(opt.setup.request.job_id) + " step " +
-                            msg::step_label(opt.setup.request.step_id) +
-                            " already runs here (a shoal-stepd listens on " + path + ")");
+      return shoal::error(errc::invalid_request,
+                          "job " + std::to_string(opt.setup.request.job_id) + " step " +
+                              msg::step_label(opt.setup.request.step_id) +
+                              " already runs here (a shoal-stepd listens on " + path + ")");
     }
     ::unlink(path.c_str());
     err = bind_once();

@@ -14,8 +14,7 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
-
+#include "messages/errc.hpp"
 #include "messages/types.hpp"
 #include "process/step_tasks.hpp"
 #include "process/stepd_wire.hpp"
@@ -46,7 +45,7 @@ class stepd_server final : public step_host {
   /// Listens on `opt.setup.socket_path`, first removing a stale socket there (one nobody
   /// accepts on). Errors: errc::invalid_request when a live process listens there already (the
   /// same step runs twice), errc::system_error naming the call and the path otherwise.
-  static caf::expected<std::unique_ptr<stepd_server>> listen(stepd_options opt);
+  static shoal::expected<std::unique_ptr<stepd_server>> listen(stepd_options opt);
 
   ~stepd_server() override;
 

@@ -54,12 +54,12 @@ void frame_reader::feed(const char* data, size_t size) {
   buf_.append(data, size);
 }
 
-caf::expected<bool> frame_reader::next(msg::stepd_frame& out) {
+shoal::expected<bool> frame_reader::next(msg::stepd_frame& out) {
   if (pending() < length_size) return false;
   auto n = read_length(buf_.data() + pos_);
   if (n > max_frame_size)
-    return make_error(errc::malformed_message,
-                      "step socket frame of " + std::to_string(n) + " bytes");
+    return shoal::error(errc::malformed_message,
+                        "step socket frame of " + std::to_string(n) + " bytes");
   if (pending() < length_size + n) return false;
   std::vector<char> body(buf_.begin() + static_cast<std::ptrdiff_t>(pos_ + length_size),
                          buf_.begin() + static_cast<std::ptrdiff_t>(pos_ + length_size + n));
@@ -82,7 +82,7 @@ int write_all(int fd, const char* data, size_t size) {
   return 0;
 }
 
-caf::expected<msg::stepd_frame> read_frame(int fd, frame_reader& reader, int timeout_ms) {
+shoal::expected<msg::stepd_frame> read_frame(int fd, frame_reader& reader, int timeout_ms) {
   using clock = std::chrono::steady_clock;
   auto deadline = clock::now() + std::chrono::milliseconds{timeout_ms < 0 ? 0 : timeout_ms};
   char buf[64 * 1024];
@@ -94,18 +94,18 @@ caf::expected<msg::stepd_frame> read_frame(int fd, frame_reader& reader, int tim
     if (timeout_ms >= 0) {
       auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
       if (left.count() <= 0)
-        return make_error(errc::unreachable, "shoal-stepd did not answer within " +
-                                                 std::to_string(timeout_ms) + " ms");
+        return shoal::error(errc::unreachable, "shoal-stepd did not answer within " +
+                                                   std::to_string(timeout_ms) + " ms");
       pollfd pfd{fd, POLLIN, 0};
       auto ready = ::poll(&pfd, 1, static_cast<int>(left.count()));
       if (ready < 0 && errno != EINTR)
-        return make_error(errc::system_error, "poll(step socket): " + errno_text(errno));
+        return shoal::error(errc::system_error, "poll(step socket): " + errno_text(errno));
       if (ready <= 0) continue;
     }
     auto n = ::read(fd, buf, sizeof buf);
     if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
-    if (n < 0) return make_error(errc::system_error, "read(step socket): " + errno_text(errno));
-    if (n == 0) return make_error(errc::unreachable, "shoal-stepd closed the connection");
+    if (n < 0) return shoal::error(errc::system_error, "read(step socket): " + errno_text(errno));
+    if (n == 0) return shoal::error(errc::unreachable, "shoal-stepd closed the connection");
     reader.feed(buf, static_cast<size_t>(n));
   }
 }

@@ -8,9 +8,8 @@
 #include <cstdint>
 #include <string>
 
-#include <caf/expected.hpp>
-
 #include "messages/codec.hpp"
+#include "messages/errc.hpp"
 #include "messages/types.hpp"
 
 namespace shoal::process {
@@ -51,7 +50,7 @@ class frame_reader {
   /// Takes the next whole frame into `out`: true when there was one, false when more bytes are
   /// needed. Error: errc::malformed_message for a length over max_frame_size or a frame that
   /// does not decode (the stream cannot be trusted after that).
-  caf::expected<bool> next(msg::stepd_frame& out);
+  shoal::expected<bool> next(msg::stepd_frame& out);
 
   /// Bytes held that do not make a whole frame yet.
   size_t pending() const { return buf_.size() - pos_; }
@@ -68,6 +67,6 @@ int write_all(int fd, const char* data, size_t size);
 /// Blocks until `reader` holds a whole frame read from `fd`, for at most `timeout_ms` (-1: no
 /// limit). Errors: errc::unreachable when the peer closed the connection (or `timeout_ms`
 /// passed), errc::system_error when read fails, errc::malformed_message as frame_reader::next.
-caf::expected<msg::stepd_frame> read_frame(int fd, frame_reader& reader, int timeout_ms = -1);
+shoal::expected<msg::stepd_frame> read_frame(int fd, frame_reader& reader, int timeout_ms = -1);
 
 }  // namespace shoal::process

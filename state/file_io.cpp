@@ -43,9 +43,9 @@ void file_handle::reset() {
   fd_ = -1;
 }
 
-caf::error os_error(const char* call, const std::string& path, int err) {
-  return make_error(errc::system_error,
-                    std::string{call} + "(" + path + "): " + std::strerror(err));
+shoal::error os_error(const char* call, const std::string& path, int err) {
+  return shoal::error(errc::system_error,
+                      std::string{call} + "(" + path + "): " + std::strerror(err));
 }
 
 std::string snapshot_name(uint64_t generation) {
@@ -67,7 +67,7 @@ uint64_t directory_listing::newest() const {
   return n;
 }
 
-caf::expected<directory_listing> list_directory(const std::string& dir) {
+shoal::expected<directory_listing> list_directory(const std::string& dir) {
   directory_listing out;
   DIR* d = ::opendir(dir.c_str());
   if (d == nullptr) {
@@ -91,7 +91,7 @@ caf::expected<directory_listing> list_directory(const std::string& dir) {
   return out;
 }
 
-caf::expected<std::vector<uint8_t>> read_file(const std::string& path) {
+shoal::expected<std::vector<uint8_t>> read_file(const std::string& path) {
   file_handle fd{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (!fd) return os_error("open", path, errno);
   struct stat st {};
@@ -109,7 +109,7 @@ caf::expected<std::vector<uint8_t>> read_file(const std::string& path) {
   return data;
 }
 
-caf::error write_all(int fd, const void* data, size_t size, const std::string& path) {
+shoal::error write_all(int fd, const void* data, size_t size, const std::string& path) {
   auto p = static_cast<const uint8_t*>(data);
   while (size > 0) {
     auto n = ::write(fd, p, size);
@@ -118,18 +118,18 @@ caf::error write_all(int fd, const void* data, size_t size, const std::string& p
     p += n;
     size -= static_cast<size_t>(n);
   }
-  return caf::none;
+  return {};
 }
 
-caf::error sync_directory(const std::string& dir) {
+shoal::error sync_directory(const std::string& dir) {
   file_handle fd{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (!fd) return os_error("open", dir, errno);
   if (::fsync(fd.get()) != 0) return os_error("fsync", dir, errno);
-  return caf::none;
+  return {};
 }
 
-caf::error make_directories(const std::string& dir) {
-  if (dir.empty()) return make_error(errc::invalid_config, "empty state save location");
+shoal::error make_directories(const std::string& dir) {
+  if (dir.empty()) return shoal::error(errc::invalid_config, "empty state save location");
   std::string path;
   size_t at = 0;
   while (at != std::string::npos) {
@@ -142,7 +142,7 @@ caf::error make_directories(const std::string& dir) {
   struct stat st {};
   if (::stat(dir.c_str(), &st) != 0) return os_error("stat", dir, errno);
   if (!S_ISDIR(st.st_mode)) return os_error("mkdir", dir, ENOTDIR);
-  return caf::none;
+  return {};
 }
 
 std::string join(const std::string& dir, const std::string& name) {

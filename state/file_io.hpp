@@ -8,9 +8,7 @@
 #include <map>
 #include <string>
 #include <vector>
-
-#include <caf/error.hpp>
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
 namespace shoal::state {
 
@@ -39,7 +37,7 @@ class file_handle {
 };
 
 /// errc::system_error "CALL(PATH): strerror(errno)".
-caf::error os_error(const char* call, const std::string& path, int err);
+shoal::error os_error(const char* call, const std::string& path, int err);
 
 /// "snapshot.12", "journal.12"; the temporary name a snapshot is written under before its rename.
 std::string snapshot_name(uint64_t generation);
@@ -56,19 +54,19 @@ struct directory_listing {
 };
 
 /// Lists `dir`. A missing directory is an empty listing; any other failure an error.
-caf::expected<directory_listing> list_directory(const std::string& dir);
+shoal::expected<directory_listing> list_directory(const std::string& dir);
 
 /// The whole content of `path`.
-caf::expected<std::vector<uint8_t>> read_file(const std::string& path);
+shoal::expected<std::vector<uint8_t>> read_file(const std::string& path);
 
 /// Writes all `size` bytes (retrying short writes and EINTR).
-caf::error write_all(int fd, const void* data, size_t size, const std::string& path);
+shoal::error write_all(int fd, const void* data, size_t size, const std::string& path);
 
 /// Opens `dir` and fsyncs it, so names created, renamed or removed in it are durable.
-caf::error sync_directory(const std::string& dir);
+shoal::error sync_directory(const std::string& dir);
 
 /// Creates `dir` and its parents as needed (mode 0700 for the ones it creates).
-caf::error make_directories(const std::string& dir);
+shoal::error make_directories(const std::string& dir);
 
 /// "dir/name".
 std::string join(const std::string& dir, const std::string& name);

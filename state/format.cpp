@@ -50,21 +50,21 @@ class frame_reader {
   std::unique_ptr<capnp::FlatArrayMessageReader> reader_;
 };
 
-caf::error wrong_kind(const frame_view& f, const char* what) {
-  return make_error(errc::malformed_message, std::string{"expected a "} + what + " frame at byte " +
-                                                 std::to_string(f.offset));
+shoal::error wrong_kind(const frame_view& f, const char* what) {
+  return shoal::error(errc::malformed_message, std::string{"expected a "} + what +
+                                                   " frame at byte " + std::to_string(f.offset));
 }
 
-caf::error undecodable(const frame_view& f, const kj::Exception& e) {
-  return make_error(
+shoal::error undecodable(const frame_view& f, const kj::Exception& e) {
+  return shoal::error(
       errc::malformed_message,
       "undecodable frame at byte " + std::to_string(f.offset) + ": " + e.getDescription().cStr());
 }
 
-caf::error wrong_format(uint32_t format) {
-  return make_error(errc::incompatible_version, "state file format " + std::to_string(format) +
-                                                    ", this build reads " +
-                                                    std::to_string(capnp_state::FORMAT_VERSION));
+shoal::error wrong_format(uint32_t format) {
+  return shoal::error(errc::incompatible_version, "state file format " + std::to_string(format) +
+                                                      ", this build reads " +
+                                                      std::to_string(capnp_state::FORMAT_VERSION));
 }
 
 }  // namespace
@@ -126,7 +126,7 @@ void append_chunk(std::vector<uint8_t>& out, record_map::const_iterator first,
   append_message(out, frame_kind::snapshot_chunk, builder);
 }
 
-caf::expected<journal_header> read_journal_header(const frame_view& f) {
+shoal::expected<journal_header> read_journal_header(const frame_view& f) {
   if (f.kind != frame_kind::journal_header) return wrong_kind(f, "journal header");
   try {
     frame_reader reader{f};
@@ -139,7 +139,7 @@ caf::expected<journal_header> read_journal_header(const frame_view& f) {
   }
 }
 
-caf::error read_batch(const frame_view& f, std::vector<sequenced_change>& out) {
+shoal::error read_batch(const frame_view& f, std::vector<sequenced_change>& out) {
   if (f.kind != frame_kind::journal_batch) return wrong_kind(f, "journal batch");
   try {
     frame_reader reader{f};
@@ -154,13 +154,13 @@ caf::error read_batch(const frame_view& f, std::vector<sequenced_change>& out) {
       }
       out.push_back(std::move(c));
     }
-    return caf::none;
+    return {};
   } catch (const kj::Exception& e) {
     return undecodable(f, e);
   }
 }
 
-caf::expected<snapshot_header> read_snapshot_header(const frame_view& f) {
+shoal::expected<snapshot_header> read_snapshot_header(const frame_view& f) {
   if (f.kind != frame_kind::snapshot_header) return wrong_kind(f, "snapshot header");
   try {
     frame_reader reader{f};
@@ -173,7 +173,7 @@ caf::expected<snapshot_header> read_snapshot_header(const frame_view& f) {
   }
 }
 
-caf::error read_chunk(const frame_view& f, record_map& out, uint64_t& count) {
+shoal::error read_chunk(const frame_view& f, record_map& out, uint64_t& count) {
   if (f.kind != frame_kind::snapshot_chunk) return wrong_kind(f, "snapshot chunk");
   try {
     frame_reader reader{f};
@@ -184,7 +184,7 @@ caf::error read_chunk(const frame_view& f, record_map& out, uint64_t& count) {
                        make_value(v.begin(), v.size()));
       ++count;
     }
-    return caf::none;
+    return {};
   } catch (const kj::Exception& e) {
     return undecodable(f, e);
   }

@@ -8,9 +8,7 @@
 #include <string>
 #include <vector>
 
-#include <caf/error.hpp>
-#include <caf/expected.hpp>
-
+#include "messages/errc.hpp"
 #include "state/frame.hpp"
 #include "state/records.hpp"
 
@@ -50,11 +48,11 @@ void append_chunk(std::vector<uint8_t>& out, record_map::const_iterator first,
                   record_map::const_iterator last);
 
 /// Decoding, from intact frames of the right kind.
-caf::expected<journal_header> read_journal_header(const frame_view& f);
-caf::error read_batch(const frame_view& f, std::vector<sequenced_change>& out);
-caf::expected<snapshot_header> read_snapshot_header(const frame_view& f);
+shoal::expected<journal_header> read_journal_header(const frame_view& f);
+shoal::error read_batch(const frame_view& f, std::vector<sequenced_change>& out);
+shoal::expected<snapshot_header> read_snapshot_header(const frame_view& f);
 /// Inserts the chunk's records into `out` (in key order: appended at the end); adds their number
 /// to `count`.
-caf::error read_chunk(const frame_view& f, record_map& out, uint64_t& count);
+shoal::error read_chunk(const frame_view& f, record_map& out, uint64_t& count);
 
 }  // namespace shoal::state

@@ -47,7 +47,7 @@ struct generation_files {
   std::vector<std::string> journals;
 };
 
-std::string text_of(const caf::error& err) {
+std::string text_of(const shoal::error& err) {
   return describe(err);
 }
 
@@ -149,15 +149,15 @@ journal_copy read_journal(const std::string& path, uint64_t generation, uint64_t
   return copy;
 }
 
-caf::error lost(std::string text) {
-  return make_error(errc::malformed_message, std::move(text));
+shoal::error lost(std::string text) {
+  return shoal::error(errc::malformed_message, std::move(text));
 }
 
 class loader {
  public:
   explicit loader(const std::vector<std::string>& locations) : locations_(locations) {}
 
-  caf::expected<loaded_state> run() {
+  shoal::expected<loaded_state> run() {
     auto start = clock_type::now();
     if (auto err = gather()) return err;
     if (generations_.empty()) {
@@ -192,7 +192,7 @@ class loader {
   }
 
   /// Lists every location; files by generation.
-  caf::error gather() {
+  shoal::error gather() {
     size_t unreadable = 0;
     std::vector<std::pair<std::string, uint64_t>> newest;
     for (auto& dir : locations_) {
@@ -209,13 +209,13 @@ class loader {
         if (present) generations_[gen].journals.push_back(join(dir, journal_name(gen)));
     }
     if (!locations_.empty() && unreadable == locations_.size())
-      return make_error(errc::system_error,
-                        "no state save location could be read: " + join_names(out_.warnings));
+      return shoal::error(errc::system_error,
+                          "no state save location could be read: " + join_names(out_.warnings));
     uint64_t top = generations_.empty() ? 0 : generations_.rbegin()->first;
     for (auto& [dir, gen] : newest)
       if (gen == 0 && top > 0)
         out_.warnings.push_back(dir + ": holds no saved state; using the other location's");
-    return caf::none;
+    return {};
   }
 
   /// The valid copy of snapshot `gen` to use, if any; warnings for the others.
@@ -251,7 +251,7 @@ class loader {
   };
 
   /// Applies snapshot `base` and the journals of its generation up to `top`.
-  caf::error replay(snapshot_copy& base, uint64_t top) {
+  shoal::error replay(snapshot_copy& base, uint64_t top) {
     uint64_t gen = base.header.generation;
     uint64_t prev_id = base.header.snapshot_id;
     uint64_t prev_base = base.header.last_sequence;
@@ -315,12 +315,12 @@ class loader {
       }
     }
     out_.last_sequence = reached;
-    return caf::none;
+    return {};
   }
 
   /// Warnings for the copies of one journal not used, or an error when changes that reached disk
   /// are in no usable copy.
-  caf::error judge_copies(const std::vector<journal_copy*>& copies, const journal_copy& best) {
+  shoal::error judge_copies(const std::vector<journal_copy*>& copies, const journal_copy& best) {
     for (auto* c : copies) {
       // Copies of one journal are written with the same bytes, so a copy longer than the best
       // one's intact part held changes that no copy can give back.
@@ -337,7 +337,7 @@ class loader {
     if (best.damage == damage_kind::torn)
       out_.warnings.push_back(best.path + ": torn last batch dropped (" + best.damage_text +
                               "); the changes before it are kept");
-    return caf::none;
+    return {};
   }
 
   const std::vector<std::string>& locations_;
@@ -349,7 +349,7 @@ class loader {
 
 }  // namespace
 
-caf::expected<loaded_state> load(const std::vector<std::string>& locations) {
+shoal::expected<loaded_state> load(const std::vector<std::string>& locations) {
   return loader{locations}.run();
 }
 

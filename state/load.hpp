@@ -3,8 +3,7 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
-
+#include "messages/errc.hpp"
 #include "state/records.hpp"
 
 namespace shoal::state {
@@ -26,6 +25,6 @@ namespace shoal::state {
 /// rebuild it from, or a journal is damaged in its middle in every copy (changes after the damage
 /// were written and are lost). errc::system_error: no location could be read at all.
 /// errc::incompatible_version: the files were written in a format this build does not read.
-caf::expected<loaded_state> load(const std::vector<std::string>& locations);
+shoal::expected<loaded_state> load(const std::vector<std::string>& locations);
 
 }  // namespace shoal::state

@@ -39,13 +39,13 @@ struct snapshot_target {
   std::string temp;
   std::string final_path;
   file_handle fd;
-  caf::error error;
+  shoal::error error;
 };
 
 }  // namespace
 
-caf::expected<store> store::open(std::vector<std::string> locations, const record_map& current) {
-  if (locations.empty()) return make_error(errc::invalid_request, "no state save location given");
+shoal::expected<store> store::open(std::vector<std::string> locations, const record_map& current) {
+  if (locations.empty()) return shoal::error(errc::invalid_request, "no state save location given");
   store s;
   s.ids_.seed(std::random_device{}());
   s.dirs_ = locations;
@@ -73,7 +73,7 @@ std::vector<location_event> store::take_events() {
   return out;
 }
 
-void store::fail(location& loc, caf::error err) {
+void store::fail(location& loc, shoal::error err) {
   loc.journal.reset();
   loc.journal_size = 0;
   loc.up = false;
@@ -81,15 +81,15 @@ void store::fail(location& loc, caf::error err) {
   loc.failure_reported = true;
 }
 
-caf::error store::append(const std::vector<change>& batch) {
-  if (batch.empty()) return caf::none;
+shoal::error store::append(const std::vector<change>& batch) {
+  if (batch.empty()) return {};
   std::vector<uint8_t> frame;
   append_batch(frame, last_sequence_ + 1, batch);
   last_sequence_ += batch.size();
   // Write everywhere first, then fdatasync every location at once (one helper thread per extra
   // location): the batch costs the slowest disk's sync, not the sum of them.
   std::vector<location*> targets;
-  std::vector<caf::error> results;
+  std::vector<shoal::error> results;
   for (auto& loc : locations_) {
     if (!loc.up) continue;
     auto path = join(loc.dir, journal_name(generation_));
@@ -122,17 +122,17 @@ caf::error store::append(const std::vector<change>& batch) {
     loc.journal_size += frame.size();
     ++written;
   }
-  if (written > 0) return caf::none;
+  if (written > 0) return {};
   if (errors.empty()) errors.push_back("every state save location failed earlier");
-  return make_error(errc::system_error,
-                    "no state save location took the batch: " + combine(errors));
+  return shoal::error(errc::system_error,
+                      "no state save location took the batch: " + combine(errors));
 }
 
-caf::error store::snapshot(const record_map& all) {
+shoal::error store::snapshot(const record_map& all) {
   return write_generation(generation_ + 1, all, snapshot_id_);
 }
 
-caf::error store::write_generation(uint64_t gen, const record_map& all, uint64_t continues_from) {
+shoal::error store::write_generation(uint64_t gen, const record_map& all, uint64_t continues_from) {
   uint64_t id = 0;
   while (id == 0) id = ids_();
   std::vector<snapshot_target> targets;
@@ -186,8 +186,8 @@ caf::error store::write_generation(uint64_t gen, const record_map& all, uint64_t
     for (auto& t : targets) errors.push_back(describe(t.error));
     for (auto& t : targets)
       if (!locations_[t.index].up) fail(locations_[t.index], std::move(t.error));
-    return make_error(errc::system_error,
-                      "no state save location took the snapshot: " + combine(errors));
+    return shoal::error(errc::system_error,
+                        "no state save location took the snapshot: " + combine(errors));
   }
   // From here on every location is either on the new generation or out: a location left
   // appending to an older journal would hold changes a reader of the new snapshot never sees.
@@ -209,7 +209,7 @@ caf::error store::write_generation(uint64_t gen, const record_map& all, uint64_t
         loc.journal = std::move(fd);
         loc.journal_size = head.size();
         loc.up = true;
-        if (loc.failure_reported) events_.push_back({loc.dir, caf::none});
+        if (loc.failure_reported) events_.push_back({loc.dir, shoal::error{}});
         loc.failure_reported = false;
         ++working;
         remove_old_generations(loc, gen - 1);
@@ -221,9 +221,9 @@ caf::error store::write_generation(uint64_t gen, const record_map& all, uint64_t
   }
   generation_ = gen;
   snapshot_id_ = id;
-  if (working > 0) return caf::none;
-  return make_error(errc::system_error,
-                    "no state save location took the snapshot: " + combine(errors));
+  if (working > 0) return {};
+  return shoal::error(errc::system_error,
+                      "no state save location took the snapshot: " + combine(errors));
 }
 
 void store::remove_old_generations(const location& loc, uint64_t keep_from) {

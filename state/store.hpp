@@ -16,9 +16,7 @@
 #include <string>
 #include <vector>
 
-#include <caf/error.hpp>
-#include <caf/expected.hpp>
-
+#include "messages/errc.hpp"
 #include "state/file_io.hpp"
 #include "state/load.hpp"
 #include "state/records.hpp"
@@ -28,7 +26,7 @@ namespace shoal::state {
 /// A location that failed, or that is written again after a failure: reported once each.
 struct location_event {
   std::string path;
-  caf::error error;  ///< none: the location is written again (a snapshot reached it)
+  shoal::error error;  ///< none: the location is written again (a snapshot reached it)
 };
 
 /// Appends batches and writes snapshots to every location. Blocking (write, fdatasync, fsync):
@@ -45,19 +43,19 @@ class store {
   /// whatever the directories held (pass load()'s records to go on from them; an empty map is a
   /// cold start). Errors: `locations` is empty (errc::invalid_request), or no location could be
   /// written (errc::system_error naming each path and call).
-  static caf::expected<store> open(std::vector<std::string> locations, const record_map& current);
+  static shoal::expected<store> open(std::vector<std::string> locations, const record_map& current);
 
   /// Appends `batch` as one frame to the journal of every working location, then fdatasyncs
   /// each. When it returns none, the batch is durable in at least one location. An empty batch
   /// does nothing. Error: no location took the batch (the store keeps numbering past it, so a
   /// later reader never mistakes the gap for a complete history).
-  caf::error append(const std::vector<change>& batch);
+  shoal::error append(const std::vector<change>& batch);
 
   /// Writes `all` (the whole state, everything appended so far applied) as a new generation,
   /// crash-safe (see above), in every location, including ones that had failed. Error: no
   /// location took it; when it failed before any snapshot was in place, the store goes on with
   /// the journals it had.
-  caf::error snapshot(const record_map& all);
+  shoal::error snapshot(const record_map& all);
 
   /// Failures and recoveries of single locations since the last call, each once.
   std::vector<location_event> take_events();
@@ -85,8 +83,8 @@ class store {
 
   /// Writes generation `gen` of `all`; `continues_from` is the id of the snapshot it follows
   /// from (0 when it does not).
-  caf::error write_generation(uint64_t gen, const record_map& all, uint64_t continues_from);
-  void fail(location& loc, caf::error err);
+  shoal::error write_generation(uint64_t gen, const record_map& all, uint64_t continues_from);
+  void fail(location& loc, shoal::error err);
   void remove_old_generations(const location& loc, uint64_t keep_from);
 
   std::vector<std::string> dirs_;

@@ -13,8 +13,8 @@ namespace {
 constexpr size_t max_list_entries = 65536;
 constexpr uint32_t max_cpu = 65535;
 
-caf::error bad(const std::string& text) {
-  return make_error(errc::invalid_request, "invalid --cpu-bind: " + text);
+shoal::error bad(const std::string& text) {
+  return shoal::error(errc::invalid_request, "invalid --cpu-bind: " + text);
 }
 
 std::string lower(std::string_view s) {
@@ -71,8 +71,8 @@ bool parse_number(std::string_view s, int base, uint64_t limit, uint64_t& out) {
 }
 
 /// Splits "ENTRY*COUNT" into the entry and its repeat count (1 without a star).
-caf::expected<std::pair<std::string_view, uint64_t>> split_repeat(std::string_view entry,
-                                                                  const char* what) {
+shoal::expected<std::pair<std::string_view, uint64_t>> split_repeat(std::string_view entry,
+                                                                    const char* what) {
   auto star = entry.find('*');
   if (star == std::string_view::npos) return std::make_pair(entry, uint64_t{1});
   uint64_t count = 0;
@@ -93,7 +93,7 @@ std::vector<std::string_view> split_list(std::string_view list) {
   return out;
 }
 
-caf::error parse_map(std::string_view list, cpu_bind_spec& spec) {
+shoal::error parse_map(std::string_view list, cpu_bind_spec& spec) {
   spec.map.clear();
   for (auto entry : split_list(list)) {
     auto rep = split_repeat(entry, "map_cpu");
@@ -113,7 +113,7 @@ caf::error parse_map(std::string_view list, cpu_bind_spec& spec) {
   return {};
 }
 
-caf::error parse_masks(std::string_view list, cpu_bind_spec& spec) {
+shoal::error parse_masks(std::string_view list, cpu_bind_spec& spec) {
   spec.masks.clear();
   for (auto entry : split_list(list)) {
     auto rep = split_repeat(entry, "mask_cpu");
@@ -198,7 +198,7 @@ std::vector<std::vector<size_t>> core_shares(const std::vector<core_info>& cores
 
 }  // namespace
 
-caf::expected<cpu_bind_spec> parse_cpu_bind(std::string_view text) {
+shoal::expected<cpu_bind_spec> parse_cpu_bind(std::string_view text) {
   if (text.empty())
     return bad("empty value (use e.g. --cpu-bind=cores; --cpu-bind=help lists the types)");
   cpu_bind_spec spec;
@@ -315,14 +315,15 @@ std::string env_type_name(const cpu_bind_spec& spec) {
   }
 }
 
-caf::expected<std::vector<cpu_list>> plan_cpu_binding(const std::vector<core_info>& cores,
-                                                      uint32_t local_tasks, uint32_t cpus_per_task,
-                                                      const cpu_bind_spec& spec) {
+shoal::expected<std::vector<cpu_list>> plan_cpu_binding(const std::vector<core_info>& cores,
+                                                        uint32_t local_tasks,
+                                                        uint32_t cpus_per_task,
+                                                        const cpu_bind_spec& spec) {
   if (spec.type == cpu_bind_type::none) return std::vector<cpu_list>{};
   if (cores.empty())
-    return make_error(errc::invalid_request,
-                      "--cpu-bind: this node's daemon knows no cores (hwloc found none); use "
-                      "--cpu-bind=none");
+    return shoal::error(errc::invalid_request,
+                        "--cpu-bind: this node's daemon knows no cores (hwloc found none); use "
+                        "--cpu-bind=none");
   cpus_per_task = std::max<uint32_t>(1, cpus_per_task);
   cpu_list in_order;  // every PU, hwloc order
   for (auto& core : cores) in_order.insert(in_order.end(), core.pus.begin(), core.pus.end());
@@ -369,29 +370,30 @@ caf::expected<std::vector<cpu_list>> plan_cpu_binding(const std::vector<core_inf
       for (size_t t = 0; t < plan.size(); ++t) plan[t] = {node_cpus[t % node_cpus.size()]};
       break;
     case cpu_bind_type::map_cpu:
-      if (spec.map.empty()) return make_error(errc::invalid_request, "--cpu-bind=map_cpu: no list");
+      if (spec.map.empty())
+        return shoal::error(errc::invalid_request, "--cpu-bind=map_cpu: no list");
       for (size_t t = 0; t < plan.size(); ++t) {
         auto cpu = spec.map[t % spec.map.size()];
         if (!on_node(cpu))
-          return make_error(errc::invalid_request, "--cpu-bind=map_cpu: CPU " +
-                                                       std::to_string(cpu) +
-                                                       " is not one of this node's CPUs (" +
-                                                       cpu_range_list(node_cpus) + ")");
+          return shoal::error(errc::invalid_request, "--cpu-bind=map_cpu: CPU " +
+                                                         std::to_string(cpu) +
+                                                         " is not one of this node's CPUs (" +
+                                                         cpu_range_list(node_cpus) + ")");
         plan[t] = {cpu};
       }
       break;
     case cpu_bind_type::mask_cpu:
       if (spec.masks.empty())
-        return make_error(errc::invalid_request, "--cpu-bind=mask_cpu: no list");
+        return shoal::error(errc::invalid_request, "--cpu-bind=mask_cpu: no list");
       for (size_t t = 0; t < plan.size(); ++t) {
         auto& mask = spec.masks[t % spec.masks.size()];
         for (auto cpu : mask)
           if (on_node(cpu)) plan[t].push_back(cpu);
         if (plan[t].empty())
-          return make_error(errc::invalid_request, "--cpu-bind=mask_cpu: mask " +
-                                                       short_hex_mask(mask) +
-                                                       " holds none of this node's CPUs (" +
-                                                       cpu_range_list(node_cpus) + ")");
+          return shoal::error(errc::invalid_request, "--cpu-bind=mask_cpu: mask " +
+                                                         short_hex_mask(mask) +
+                                                         " holds none of this node's CPUs (" +
+                                                         cpu_range_list(node_cpus) + ")");
       }
       break;
   }

@@ -8,8 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include <caf/expected.hpp>
-
+#include "messages/errc.hpp"
 #include "topology/machine_probe.hpp"
 
 namespace shoal::topology {
@@ -50,7 +49,7 @@ using cpu_list = std::vector<uint32_t>;
 /// token, a missing or malformed list entry, a mask with no bit set, more than 65,536 list
 /// entries, a CPU number above 65,535, and Slurm's rank_ldom, map_ldom and mask_ldom, which
 /// shoal does not support.
-caf::expected<cpu_bind_spec> parse_cpu_bind(std::string_view text);
+shoal::expected<cpu_bind_spec> parse_cpu_bind(std::string_view text);
 
 /// True when one of the tokens of `text` is "help" (srun prints the option's help then).
 bool is_cpu_bind_help(std::string_view text);
@@ -83,9 +82,10 @@ std::string env_type_name(const cpu_bind_spec& spec);
 /// keeps only the node's PUs (Slurm trims masks to the step's CPUs alike).
 /// Errors (errc::invalid_request): no cores in the table (binding needs hwloc's view), a map_cpu
 /// CPU that is not one of the node's PUs, a mask that holds none of them.
-caf::expected<std::vector<cpu_list>> plan_cpu_binding(const std::vector<core_info>& cores,
-                                                      uint32_t local_tasks, uint32_t cpus_per_task,
-                                                      const cpu_bind_spec& spec);
+shoal::expected<std::vector<cpu_list>> plan_cpu_binding(const std::vector<core_info>& cores,
+                                                        uint32_t local_tasks,
+                                                        uint32_t cpus_per_task,
+                                                        const cpu_bind_spec& spec);
 
 /// "0-1,4" style list of `cpus` (as /proc's Cpus_allowed_list prints), "" when empty.
 std::string cpu_range_list(const cpu_list& cpus);

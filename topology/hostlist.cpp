@@ -83,8 +83,8 @@ size_t digit_count(uint64_t value) {
 // _push_range_list expands the brackets before it from right to left, so that the bracket just
 // before the last one varies slowest. _parse_single_range reads each `lo-hi` with strtoul.
 
-caf::error fail(size_t column, const std::string& what) {
-  return make_error(errc::invalid_hostlist, what + " at column " + std::to_string(column));
+shoal::error fail(size_t column, const std::string& what) {
+  return shoal::error(errc::invalid_hostlist, what + " at column " + std::to_string(column));
 }
 
 /// One element of a bracket: a numeric range `lo-hi` (a single number has lo == hi; every number
@@ -118,7 +118,7 @@ uint64_t bracket_size(const std::vector<bracket_element>& bracket, uint64_t cap)
 /// the last digit, or npos when there is no digit. Numbers of more than max_digits significant
 /// digits are errors (strtoul saturates them at 2^64 - 1); a '-' sign negates as strtoul does, so
 /// only -0 gives a number that Slurm can use, the others make a range of too many names.
-caf::expected<size_t> read_number(std::string_view text, size_t base, uint64_t& value) {
+shoal::expected<size_t> read_number(std::string_view text, size_t base, uint64_t& value) {
   size_t pos = 0;
   while (pos < text.size() && is_c_space(text[pos])) ++pos;
   bool negative = false;
@@ -138,7 +138,7 @@ caf::expected<size_t> read_number(std::string_view text, size_t base, uint64_t& 
 }
 
 /// The error for a range part without a number: `text` starts at column `base`.
-caf::error no_number(std::string_view text, size_t base, const char* which) {
+shoal::error no_number(std::string_view text, size_t base, const char* which) {
   size_t pos = 0;
   while (pos < text.size() && is_c_space(text[pos])) ++pos;
   if (pos < text.size() && (text[pos] == '+' || text[pos] == '-')) ++pos;
@@ -150,11 +150,11 @@ caf::error no_number(std::string_view text, size_t base, const char* which) {
 /// Parses a box `XYZxXYZ` (Blue Gene/L paper, 2004; Slurm's 3-D hostlist): two corners of one
 /// base-36 digit per dimension, the low one first. `base` is the column of `elem[0]`; `cross` is
 /// the position of the first 'x'.
-caf::expected<bracket_element> parse_box(std::string_view elem, size_t cross, size_t base) {
+shoal::expected<bracket_element> parse_box(std::string_view elem, size_t cross, size_t base) {
   bracket_element r;
   r.is_box = true;
   auto read_corner = [&](std::string_view corner, size_t column,
-                         std::array<int, box_dims>& out) -> caf::error {
+                         std::array<int, box_dims>& out) -> shoal::error {
     if (corner.size() != box_dims)
       return fail(column, "box corner '" + std::string{corner} + "' is not " +
                               std::to_string(box_dims) + " base-36 digits (0-9, A-Z)");
@@ -181,7 +181,7 @@ caf::expected<bracket_element> parse_box(std::string_view elem, size_t cross, si
 /// gives the width, blanks, signs and all (`n[ 1]` -> n01); when an upper bound follows,
 /// whatever trails the lower bound's digits is ignored but counts in the width (`n[1.5-3]` ->
 /// n001..n003); `lo-` is lo alone (`n[1-]` -> n1).
-caf::expected<bracket_element> parse_element(std::string_view elem, size_t base) {
+shoal::expected<bracket_element> parse_element(std::string_view elem, size_t base) {
   if (elem.empty()) return fail(base, "empty range part");
   if (auto cross = elem.find('x'); cross != std::string_view::npos)
     return parse_box(elem, cross, base);
@@ -217,7 +217,7 @@ caf::expected<bracket_element> parse_element(std::string_view elem, size_t base)
 
 /// Parses the text between `[` and `]`, a comma list of elements (_parse_range_list). `base`
 /// is the column of `body[0]`.
-caf::expected<std::vector<bracket_element>> parse_bracket(std::string_view body, size_t base) {
+shoal::expected<std::vector<bracket_element>> parse_bracket(std::string_view body, size_t base) {
   if (body.empty()) return fail(base - 1, "empty brackets");
   std::vector<bracket_element> result;
   size_t start = 0;
@@ -311,8 +311,8 @@ size_t item_end(std::string_view expr, size_t pos, next_char& opens, next_char& 
 
 /// Text outside brackets must not hold a separator: Slurm keeps one when a '[' left open in one
 /// item is closed in a later one (`a[1 b[2]` -> the name `a[1 b2`); shoal rejects that.
-caf::error check_literal(std::string_view text, size_t base, std::string_view item_text,
-                         size_t item_column) {
+shoal::error check_literal(std::string_view text, size_t base, std::string_view item_text,
+                           size_t item_column) {
   for (size_t i = 0; i < text.size(); ++i) {
     if (!is_separator(text[i])) continue;
     auto at = static_cast<size_t>(text.data() - item_text.data()) + i;
@@ -328,7 +328,7 @@ caf::error check_literal(std::string_view text, size_t base, std::string_view it
 
 /// Parses one item (Slurm's _hostlist_create_bracketed and _push_range_list) that starts at
 /// column `column`.
-caf::expected<item> parse_item(std::string_view text, size_t column) {
+shoal::expected<item> parse_item(std::string_view text, size_t column) {
   item it;
   it.text = text;
   auto open = text.rfind('[');
@@ -400,7 +400,7 @@ void for_each_prefix(const item& it, F&& f) {
 }
 
 /// Reads a whole expression into items, checking the caps.
-caf::expected<std::vector<item>> parse_expression(std::string_view expr) {
+shoal::expected<std::vector<item>> parse_expression(std::string_view expr) {
   std::vector<item> items;
   uint64_t total = 0;
   next_char opens{expr, '['};
@@ -751,7 +751,7 @@ std::vector<host_range> push_items(const std::vector<item>& items, std::deque<st
 
 }  // namespace
 
-caf::expected<std::vector<std::string>> expand_hostlist(std::string_view expr) {
+shoal::expected<std::vector<std::string>> expand_hostlist(std::string_view expr) {
   auto items = parse_expression(expr);
   if (!items) return std::move(items.error());
   std::vector<std::string> out;
@@ -778,14 +778,14 @@ std::string compress_hostlist_sorted(const std::vector<std::string>& names) {
   return sorted_string(push_names(names));
 }
 
-caf::expected<std::string> compress_hostlist_expression(std::string_view expr) {
+shoal::expected<std::string> compress_hostlist_expression(std::string_view expr) {
   auto items = parse_expression(expr);
   if (!items) return std::move(items.error());
   std::deque<std::string> store;
   return ranged_string(push_items(*items, store));
 }
 
-caf::expected<std::string> compress_hostlist_expression_sorted(std::string_view expr) {
+shoal::expected<std::string> compress_hostlist_expression_sorted(std::string_view expr) {
   auto items = parse_expression(expr);
   if (!items) return std::move(items.error());
   std::deque<std::string> store;

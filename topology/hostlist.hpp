@@ -3,8 +3,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
 namespace shoal::topology {
 
@@ -56,7 +55,7 @@ namespace shoal::topology {
 /// bracket (`bgl[000x011,700x711]`, `bgl[000x011,123]`; a number is a 1-D number as above).
 /// Errors: a corner that is not exactly 3 base-36 digits, a low corner above the high one in
 /// any dimension.
-caf::expected<std::vector<std::string>> expand_hostlist(std::string_view expr);
+shoal::expected<std::vector<std::string>> expand_hostlist(std::string_view expr);
 
 /// Compresses names into one expression, keeping input order and duplicates: consecutive names
 /// that differ only in a numeric suffix of the same width join one bracketed range
@@ -108,11 +107,11 @@ std::string compress_hostlist_sorted(const std::vector<std::string>& names);
 /// in the prefix (`n1[0-3]` -> `n1[0-3]`, `n[1-2][3-4]` -> `n1[3-4],n2[3-4]`, where the names
 /// compress to `n[10-13]` and `n[13-14,23-24]`). Plain names, and shoal's suffixes and boxes,
 /// are pushed name by name as in compress_hostlist. Errors as expand_hostlist.
-caf::expected<std::string> compress_hostlist_expression(std::string_view expr);
+shoal::expected<std::string> compress_hostlist_expression(std::string_view expr);
 
 /// An expression as `scontrol show hostlistsorted` prints it: the ranges of
 /// compress_hostlist_expression sorted as compress_hostlist_sorted sorts them
 /// (`n1[0-3],n14` -> `n14,n1[0-3]`: prefix n before prefix n1). Errors as expand_hostlist.
-caf::expected<std::string> compress_hostlist_expression_sorted(std::string_view expr);
+shoal::expected<std::string> compress_hostlist_expression_sorted(std::string_view expr);
 
 }  // namespace shoal::topology

@@ -129,25 +129,25 @@ uint64_t probe_tmp_disk_mb(const std::string& tmp_fs) {
 
 }  // namespace
 
-caf::expected<machine_facts> probe_machine(const std::string& tmp_fs) {
+shoal::expected<machine_facts> probe_machine(const std::string& tmp_fs) {
   machine_facts facts;
 
   char host[HOST_NAME_MAX + 1] = {};
   if (gethostname(host, sizeof host - 1) != 0)
-    return make_error(errc::system_error,
-                      std::string("gethostname failed: ") + std::strerror(errno));
+    return shoal::error(errc::system_error,
+                        std::string("gethostname failed: ") + std::strerror(errno));
   facts.hostname = host;
   facts.os = probe_os();
 
   hwloc_topology_t topo;
   if (hwloc_topology_init(&topo) != 0)
-    return make_error(errc::system_error,
-                      std::string("hwloc_topology_init failed: ") + std::strerror(errno));
+    return shoal::error(errc::system_error,
+                        std::string("hwloc_topology_init failed: ") + std::strerror(errno));
   if (hwloc_topology_load(topo) != 0) {
     auto err = errno;
     hwloc_topology_destroy(topo);
-    return make_error(errc::system_error,
-                      std::string("hwloc_topology_load failed: ") + std::strerror(err));
+    return shoal::error(errc::system_error,
+                        std::string("hwloc_topology_load failed: ") + std::strerror(err));
   }
   auto pus = count_at_least_one(topo, HWLOC_OBJ_PU);
   auto cores = count_at_least_one(topo, HWLOC_OBJ_CORE);
@@ -165,10 +165,10 @@ caf::expected<machine_facts> probe_machine(const std::string& tmp_fs) {
   // hwloc's total_memory sums /sys/devices/system/node, which under-reports in containers.
   std::string meminfo;
   if (!read_file("/proc/meminfo", meminfo))
-    return make_error(errc::system_error,
-                      std::string("cannot read /proc/meminfo: ") + std::strerror(errno));
+    return shoal::error(errc::system_error,
+                        std::string("cannot read /proc/meminfo: ") + std::strerror(errno));
   auto mem_kb = meminfo_kb(meminfo, "MemTotal");
-  if (mem_kb < 0) return make_error(errc::system_error, "/proc/meminfo has no MemTotal line");
+  if (mem_kb < 0) return shoal::error(errc::system_error, "/proc/meminfo has no MemTotal line");
   auto swap_kb = std::max<int64_t>(0, meminfo_kb(meminfo, "SwapTotal"));
   facts.real_memory_mb = static_cast<uint64_t>(mem_kb) / kib_per_mib;
   facts.virtual_memory_mb = static_cast<uint64_t>(mem_kb + swap_kb) / kib_per_mib;

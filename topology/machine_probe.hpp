@@ -3,8 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
 namespace shoal::topology {
 
@@ -39,6 +38,6 @@ struct machine_facts {
 /// Probes the local machine with hwloc and the OS. `tmp_fs` is the TmpFS directory whose size is
 /// reported as TmpDisk. Errors (errc::system_error) only when hwloc cannot load a topology or
 /// /proc/meminfo is unreadable; a missing tmp_fs gives tmp_disk_mb = 0.
-caf::expected<machine_facts> probe_machine(const std::string& tmp_fs = "/tmp");
+shoal::expected<machine_facts> probe_machine(const std::string& tmp_fs = "/tmp");
 
 }  // namespace shoal::topology

@@ -439,8 +439,8 @@ class slab_scores {
   std::vector<z_mask> z_cache_;  // per length of z arc
 };
 
-caf::error bad_value(std::string text) {
-  return make_error(errc::invalid_request, std::move(text));
+shoal::error bad_value(std::string text) {
+  return shoal::error(errc::invalid_request, std::move(text));
 }
 
 std::string lower(std::string_view s) {
@@ -656,7 +656,7 @@ bool wraps(const coord3& dims, const torus_allocation& a) {
 
 // -- text -----------------------------------------------------------------------------------------
 
-caf::expected<coord3> parse_geometry(std::string_view text) {
+shoal::expected<coord3> parse_geometry(std::string_view text) {
   const auto fail = [text] {
     return bad_value("invalid geometry '" + std::string(text) +
                      "': expected AxBxC (or A,B,C), each a number from 1 to " +
@@ -686,14 +686,14 @@ std::string format_geometry(const coord3& g) {
   return std::to_string(g[0]) + "x" + std::to_string(g[1]) + "x" + std::to_string(g[2]);
 }
 
-caf::expected<conn_type> parse_conn_type(std::string_view text) {
+shoal::expected<conn_type> parse_conn_type(std::string_view text) {
   const auto t = lower(text);
   if (t == "mesh") return conn_type::mesh;
   if (t == "torus") return conn_type::torus;
   return bad_value("invalid connection type '" + std::string(text) + "': use mesh or torus");
 }
 
-caf::expected<node_use> parse_node_use(std::string_view text) {
+shoal::expected<node_use> parse_node_use(std::string_view text) {
   const auto t = lower(text);
   if (t == "coprocessor") return node_use::coprocessor;
   if (t == "virtual") return node_use::virtual_node;

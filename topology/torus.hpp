@@ -7,8 +7,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
 namespace shoal::topology {
 
@@ -128,18 +127,18 @@ bool wraps(const coord3& dims, const torus_allocation& a);
 /// Parses a geometry `AxBxC` (also `A,B,C`; `X` as well as `x`), each value 1..max_torus_dim,
 /// for --geometry and for the grid itself. Error: errc::invalid_request, with a text that
 /// quotes the input and says the expected form.
-caf::expected<coord3> parse_geometry(std::string_view text);
+shoal::expected<coord3> parse_geometry(std::string_view text);
 
 /// `AxBxC`, as parse_geometry reads it.
 std::string format_geometry(const coord3& g);
 
 /// Parses --conn-type: `mesh` or `torus`, any case (as Slurm's MESH, TORUS). Error:
 /// errc::invalid_request naming the accepted values.
-caf::expected<conn_type> parse_conn_type(std::string_view text);
+shoal::expected<conn_type> parse_conn_type(std::string_view text);
 
 /// Parses --node-use: `coprocessor` or `virtual`, any case (as Slurm's COPROCESSOR, VIRTUAL).
 /// Error: errc::invalid_request naming the accepted values.
-caf::expected<node_use> parse_node_use(std::string_view text);
+shoal::expected<node_use> parse_node_use(std::string_view text);
 
 /// `mesh` / `torus`, as parse_conn_type reads it.
 const char* to_string(conn_type c);

@@ -4,14 +4,14 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
 #include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
 
 namespace shoal::runtime {
 
-caf::expected<config::cluster_config> load_cluster_config(const std::string& explicit_path,
-                                                          bool client_only) {
+shoal::expected<config::cluster_config> load_cluster_config(const std::string& explicit_path,
+                                                            bool client_only) {
   std::string path = explicit_path;
   if (path.empty()) {
     const char* env = std::getenv("SHOAL_CONF");
@@ -22,9 +22,10 @@ caf::expected<config::cluster_config> load_cluster_config(const std::string& exp
   if (!cfg && explicit_path.empty() && endpoint != nullptr && *endpoint != '\0')
     return config::cluster_config{};  // a client that only needs the controller's address
   if (!cfg && explicit_path.empty() && std::getenv("SHOAL_CONF") == nullptr)
-    return make_error(errc::invalid_config,
-                      describe(cfg.error()) +
-                          " (set SHOAL_CONF or pass -f FILE; `shoal start` runs a local cluster)");
+    return shoal::error(
+        errc::invalid_config,
+        describe(cfg.error()) +
+            " (set SHOAL_CONF or pass -f FILE; `shoal start` runs a local cluster)");
   return cfg;
 }
 

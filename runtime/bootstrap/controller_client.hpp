@@ -5,9 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include <caf/expected.hpp>
-
 #include "config/config.hpp"
+#include "messages/errc.hpp"
 
 namespace shoal::runtime {
 
@@ -16,8 +15,8 @@ namespace shoal::runtime {
 /// file gets an empty configuration. Error: errc::invalid_config naming the file tried and how
 /// to point at another one. `client_only` (the CLI) reads it as config::load_client_config:
 /// no nodes or partitions.
-caf::expected<config::cluster_config> load_cluster_config(const std::string& explicit_path,
-                                                          bool client_only = false);
+shoal::expected<config::cluster_config> load_cluster_config(const std::string& explicit_path,
+                                                            bool client_only = false);
 
 /// The SlurmctldHost lines a client tries, in order (the primary first): one line from
 /// SHOAL_CONTROLLER=host[:port] when set (for clients outside the cluster), else the config's

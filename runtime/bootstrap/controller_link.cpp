@@ -7,9 +7,9 @@
 #include <caf/io/middleman_actor.hpp>
 #include <caf/scoped_actor.hpp>
 
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
-#include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 
 namespace shoal::runtime {
@@ -36,11 +36,8 @@ caf::expected<caf::actor> connect_controller(caf::actor_system& sys,
     auto ctl = connect_controller_at(sys, line.address, line.port);
     if (ctl) return ctl;
     const auto& err = ctl.error();
-    bool standby =
-        err.category() == error_category && static_cast<errc>(err.code()) == errc::not_in_control;
-    if (err.category() == error_category &&
-        static_cast<errc>(err.code()) == errc::incompatible_version)
-      return ctl;
+    bool standby = err == errc::not_in_control;
+    if (err == errc::incompatible_version) return ctl;
     all_standby = all_standby && standby;
     why += (why.empty() ? "" : "; ") + describe_line(line) + ": " +
            (standby ? std::string{"not in control"} : sys.render(err));
@@ -69,12 +66,12 @@ caf::expected<caf::actor> connect_controller_at(caf::actor_system& sys, const st
             auto version = msg::version_of_interface(ifs, who);
             if (!version) {
               why = "another version";
-              out = std::move(version.error());
+              out = to_caf(version.error());
               return;
             }
             if (auto err = msg::check_peer_version(*version, who)) {
               why = "another version";
-              out = std::move(err);
+              out = to_caf(err);
               return;
             }
             if (!accept_standby && ifs.count(msg::standby_interface) != 0) {

@@ -34,31 +34,31 @@ std::string registration_payload(const msg::machine_status& unsigned_status,
          " report-sha256=" + digest_of(msg::encode(report));
 }
 
-caf::error seal(const config::auth_settings& auth, const std::string& payload,
-                std::string& credential) {
-  if (!auth.munge) return caf::none;
+shoal::error seal(const config::auth_settings& auth, const std::string& payload,
+                  std::string& credential) {
+  if (!auth.munge) return {};
   auto cred = make_munge_credential(auth.munge_socket, payload);
   if (!cred) return std::move(cred.error());
   credential = std::move(*cred);
-  return caf::none;
+  return {};
 }
 
 /// `credential` (already taken off its message) was made by one of `trusted` for `payload`.
-caf::error check(const config::auth_settings& auth, const std::vector<uint32_t>& trusted,
-                 const std::string& credential, const std::string& payload, const char* what) {
-  if (!auth.munge) return caf::none;
+shoal::error check(const config::auth_settings& auth, const std::vector<uint32_t>& trusted,
+                   const std::string& credential, const std::string& payload, const char* what) {
+  if (!auth.munge) return {};
   auto who = decode_munge_credential(auth.munge_socket, credential);
   if (!who) return std::move(who.error());
   if (std::find(trusted.begin(), trusted.end(), who->uid) == trusted.end())
-    return make_error(errc::authentication_failed,
-                      "Protocol authentication error (" + std::string{what} + " signed by uid " +
-                          std::to_string(who->uid) +
-                          ", who is neither root, SlurmUser nor the daemon's own user)");
+    return shoal::error(errc::authentication_failed,
+                        "Protocol authentication error (" + std::string{what} + " signed by uid " +
+                            std::to_string(who->uid) +
+                            ", who is neither root, SlurmUser nor the daemon's own user)");
   if (who->payload != payload)
-    return make_error(errc::authentication_failed,
-                      "Protocol authentication error (the credential was made for another " +
-                          std::string{what} + ")");
-  return caf::none;
+    return shoal::error(errc::authentication_failed,
+                        "Protocol authentication error (the credential was made for another " +
+                            std::string{what} + ")");
+  return {};
 }
 
 }  // namespace
@@ -71,40 +71,40 @@ std::vector<uint32_t> daemon_uids(const config::cluster_config& cfg) {
   return uids;
 }
 
-caf::error sign_launch(const config::auth_settings& auth, msg::launch_request& req) {
+shoal::error sign_launch(const config::auth_settings& auth, msg::launch_request& req) {
   req.credential.clear();
   return seal(auth, launch_payload(req), req.credential);
 }
 
-caf::error verify_launch(const config::auth_settings& auth, const std::vector<uint32_t>& trusted,
-                         msg::launch_request& req) {
+shoal::error verify_launch(const config::auth_settings& auth, const std::vector<uint32_t>& trusted,
+                           msg::launch_request& req) {
   auto credential = std::move(req.credential);
   req.credential.clear();
   return check(auth, trusted, credential, launch_payload(req), "launch");
 }
 
-caf::expected<std::string> sign_signal(const config::auth_settings& auth, uint64_t job,
-                                       uint32_t step, int32_t signo) {
+shoal::expected<std::string> sign_signal(const config::auth_settings& auth, uint64_t job,
+                                         uint32_t step, int32_t signo) {
   std::string credential;
   if (auto err = seal(auth, signal_payload(job, step, signo), credential)) return err;
   return credential;
 }
 
-caf::error verify_signal(const config::auth_settings& auth, const std::vector<uint32_t>& trusted,
-                         uint64_t job, uint32_t step, int32_t signo,
-                         const std::string& credential) {
+shoal::error verify_signal(const config::auth_settings& auth, const std::vector<uint32_t>& trusted,
+                           uint64_t job, uint32_t step, int32_t signo,
+                           const std::string& credential) {
   return check(auth, trusted, credential, signal_payload(job, step, signo), "signal");
 }
 
-caf::error sign_registration(const config::auth_settings& auth, msg::machine_status& status,
-                             const msg::node_report& report) {
+shoal::error sign_registration(const config::auth_settings& auth, msg::machine_status& status,
+                               const msg::node_report& report) {
   status.credential.clear();
   return seal(auth, registration_payload(status, report), status.credential);
 }
 
-caf::error verify_registration(const config::auth_settings& auth,
-                               const std::vector<uint32_t>& trusted, msg::machine_status& status,
-                               const msg::node_report& report) {
+shoal::error verify_registration(const config::auth_settings& auth,
+                                 const std::vector<uint32_t>& trusted, msg::machine_status& status,
+                                 const msg::node_report& report) {
   auto credential = std::move(status.credential);
   status.credential.clear();
   return check(auth, trusted, credential, registration_payload(status, report), "registration");

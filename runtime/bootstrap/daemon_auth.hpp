@@ -4,10 +4,8 @@
 #include <string>
 #include <vector>
 
-#include <caf/error.hpp>
-#include <caf/expected.hpp>
-
 #include "config/config.hpp"
+#include "messages/errc.hpp"
 #include "messages/types.hpp"
 
 namespace shoal::runtime {
@@ -20,33 +18,34 @@ std::vector<uint32_t> daemon_uids(const config::cluster_config& cfg);
 /// is the digest of the launch's encoding (credential empty), so it vouches for this launch
 /// alone. Does nothing under auth/none. Blocks for one round trip to munged.
 /// Error: errc::system_error (munged unreachable).
-caf::error sign_launch(const config::auth_settings& auth, msg::launch_request& req);
+shoal::error sign_launch(const config::auth_settings& auth, msg::launch_request& req);
 
 /// Checks that `req` came from the controller, and empties its credential: under auth/munge, a
 /// genuine, fresh, first-seen credential made by one of `trusted` for exactly this launch.
 /// Always fine under auth/none. Blocks for one round trip to munged.
 /// Error: errc::authentication_failed naming what is wrong, errc::system_error (munged).
-caf::error verify_launch(const config::auth_settings& auth, const std::vector<uint32_t>& trusted,
-                         msg::launch_request& req);
+shoal::error verify_launch(const config::auth_settings& auth, const std::vector<uint32_t>& trusted,
+                           msg::launch_request& req);
 
 /// The controller's credential for signalling step `step` of `job` (0xffffffff: every step)
 /// with `signo` on a node daemon; "" under auth/none. Blocks for one round trip to munged.
 /// Error: errc::system_error (munged unreachable).
-caf::expected<std::string> sign_signal(const config::auth_settings& auth, uint64_t job,
-                                       uint32_t step, int32_t signo);
+shoal::expected<std::string> sign_signal(const config::auth_settings& auth, uint64_t job,
+                                         uint32_t step, int32_t signo);
 
 /// Checks `credential` was made by one of `trusted` for exactly this signal (as verify_launch).
-caf::error verify_signal(const config::auth_settings& auth, const std::vector<uint32_t>& trusted,
-                         uint64_t job, uint32_t step, int32_t signo, const std::string& credential);
+shoal::error verify_signal(const config::auth_settings& auth, const std::vector<uint32_t>& trusted,
+                           uint64_t job, uint32_t step, int32_t signo,
+                           const std::string& credential);
 
 /// As sign_launch, for a node daemon's registration: the digest covers its machine status and
 /// the steps it reports.
-caf::error sign_registration(const config::auth_settings& auth, msg::machine_status& status,
-                             const msg::node_report& report);
+shoal::error sign_registration(const config::auth_settings& auth, msg::machine_status& status,
+                               const msg::node_report& report);
 
 /// As verify_launch, for a node daemon's registration.
-caf::error verify_registration(const config::auth_settings& auth,
-                               const std::vector<uint32_t>& trusted, msg::machine_status& status,
-                               const msg::node_report& report);
+shoal::error verify_registration(const config::auth_settings& auth,
+                                 const std::vector<uint32_t>& trusted, msg::machine_status& status,
+                                 const msg::node_report& report);
 
 }  // namespace shoal::runtime

@@ -41,26 +41,27 @@ void front_door_client::close() {
   fd_ = -1;
 }
 
-caf::expected<front_door_client> front_door_client::connect(const std::string& host, uint16_t port,
-                                                            std::chrono::milliseconds timeout) {
+shoal::expected<front_door_client> front_door_client::connect(const std::string& host,
+                                                              uint16_t port,
+                                                              std::chrono::milliseconds timeout) {
   auto fd = tcp_connect(host, port, timeout);
   if (!fd) return std::move(fd.error());
   return front_door_client{*fd};
 }
 
-caf::expected<msg::client_reply> front_door_client::call(const msg::client_request& req,
-                                                         std::chrono::milliseconds timeout) {
+shoal::expected<msg::client_reply> front_door_client::call(const msg::client_request& req,
+                                                           std::chrono::milliseconds timeout) {
   if (auto err = send(req, timeout)) return err;
   return receive(timeout);
 }
 
-caf::error front_door_client::send(const msg::client_request& req,
-                                   std::chrono::milliseconds timeout) {
-  if (fd_ < 0) return make_error(errc::unreachable, "not connected");
+shoal::error front_door_client::send(const msg::client_request& req,
+                                     std::chrono::milliseconds timeout) {
+  if (fd_ < 0) return shoal::error(errc::unreachable, "not connected");
   auto deadline = clock::now() + timeout;
   auto lost = [this](const std::string& why) {
     close();
-    return make_error(errc::unreachable, why);
+    return shoal::error(errc::unreachable, why);
   };
   auto frame = msg::encode_client_frame(req);
   for (size_t sent = 0; sent < frame.size();) {
@@ -75,15 +76,15 @@ caf::error front_door_client::send(const msg::client_request& req,
       return lost(std::string{"connection lost: "} + std::strerror(errno));
     }
   }
-  return caf::none;
+  return {};
 }
 
-caf::expected<msg::client_reply> front_door_client::receive(std::chrono::milliseconds timeout) {
-  if (fd_ < 0) return make_error(errc::unreachable, "not connected");
+shoal::expected<msg::client_reply> front_door_client::receive(std::chrono::milliseconds timeout) {
+  if (fd_ < 0) return shoal::error(errc::unreachable, "not connected");
   auto deadline = clock::now() + timeout;
   auto lost = [this](const std::string& why) {
     close();
-    return make_error(errc::unreachable, why);
+    return shoal::error(errc::unreachable, why);
   };
   // The frame: its length, then that many bytes.
   std::vector<char> buf(msg::client_length_size);

@@ -4,8 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include <caf/expected.hpp>
-
+#include "messages/errc.hpp"
 #include "messages/types.hpp"
 
 namespace shoal::runtime {
@@ -24,20 +23,20 @@ class front_door_client {
   /// Connects to `host`:`port` within `timeout`. Errors: errc::unreachable with a few words on
   /// why ("connection refused", "timed out"), errc::system_error for a name that does not
   /// resolve.
-  static caf::expected<front_door_client> connect(const std::string& host, uint16_t port,
-                                                  std::chrono::milliseconds timeout);
+  static shoal::expected<front_door_client> connect(const std::string& host, uint16_t port,
+                                                    std::chrono::milliseconds timeout);
 
   /// Sends `req` and waits up to `timeout` for its reply. Errors: errc::unreachable when the
   /// connection closes or the time runs out (the connection is then unusable),
   /// errc::malformed_message or errc::incompatible_version for a reply that does not decode.
   /// A refusal by the controller is a reply (its error_code set), not an error here.
-  caf::expected<msg::client_reply> call(const msg::client_request& req,
-                                        std::chrono::milliseconds timeout);
+  shoal::expected<msg::client_reply> call(const msg::client_request& req,
+                                          std::chrono::milliseconds timeout);
 
   /// The halves of call, for a connection that streams (run, attach): sends `req` within
   /// `timeout`; receives the next frame within `timeout` (errors as call's).
-  caf::error send(const msg::client_request& req, std::chrono::milliseconds timeout);
-  caf::expected<msg::client_reply> receive(std::chrono::milliseconds timeout);
+  shoal::error send(const msg::client_request& req, std::chrono::milliseconds timeout);
+  shoal::expected<msg::client_reply> receive(std::chrono::milliseconds timeout);
 
   bool connected() const { return fd_ >= 0; }
 

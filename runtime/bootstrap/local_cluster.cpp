@@ -56,18 +56,18 @@ uint16_t port_of(int fd) {
 
 }  // namespace
 
-caf::expected<std::vector<uint16_t>> free_loopback_ports(size_t count, size_t pairs) {
+shoal::expected<std::vector<uint16_t>> free_loopback_ports(size_t count, size_t pairs) {
   // All sockets stay bound until every port is read, so the ports are distinct (one at a time,
   // the kernel may hand the same port out twice).
   std::vector<int> fds;
   std::vector<uint16_t> ports;
-  caf::error failed;
+  shoal::error failed;
   for (size_t i = 0; i < count && !failed; ++i) {
     // A controller's port needs the one after it free too, for its front door.
     for (int attempt = 0;; ++attempt) {
       int fd = bind_loopback(0);
       if (fd < 0) {
-        failed = make_error(errc::system_error, std::string{"bind: "} + strerror(errno));
+        failed = shoal::error(errc::system_error, std::string{"bind: "} + strerror(errno));
         break;
       }
       auto port = port_of(fd);
@@ -85,7 +85,7 @@ caf::expected<std::vector<uint16_t>> free_loopback_ports(size_t count, size_t pa
       }
       fds.push_back(fd);  // held, so the kernel offers another next time
       if (attempt == 100) {
-        failed = make_error(errc::system_error, "no two consecutive free ports on 127.0.0.1");
+        failed = shoal::error(errc::system_error, "no two consecutive free ports on 127.0.0.1");
         break;
       }
     }
@@ -95,7 +95,7 @@ caf::expected<std::vector<uint16_t>> free_loopback_ports(size_t count, size_t pa
   return ports;
 }
 
-caf::expected<uint16_t> free_loopback_port() {
+shoal::expected<uint16_t> free_loopback_port() {
   auto ports = free_loopback_ports(1, 1);
   if (!ports) return std::move(ports.error());
   return ports->front();
@@ -120,7 +120,7 @@ local_cluster::~local_cluster() {
   tear_down(false);
 }
 
-caf::error local_cluster::prepare(const char* dir_prefix, unsigned daemons) {
+shoal::error local_cluster::prepare(const char* dir_prefix, unsigned daemons) {
   auto dir = make_temp_dir(dir_prefix);
   if (!dir) return std::move(dir.error());
   dir_ = std::move(*dir);
@@ -132,28 +132,28 @@ caf::error local_cluster::prepare(const char* dir_prefix, unsigned daemons) {
   config_path_ = dir_ + "/shoal.conf";
   metrics_port_ = (*ports)[1];
   node_metrics_ports_.assign(ports->begin() + 2, ports->end());
-  return caf::none;
+  return {};
 }
 
-caf::error local_cluster::start_controller(const std::string& base_config,
-                                           const std::string& extra_config) {
+shoal::error local_cluster::start_controller(const std::string& base_config,
+                                             const std::string& extra_config) {
   {
     std::ofstream out{config_path_};
     out << base_config;
     out << "StateSaveLocation=" << dir_ << "/state\nTmpFS=" << dir_ << "\n";
     out << "SlurmdSpoolDir=" << dir_ << "/spool\n";
     out << "MetricsPort=" << metrics_port_ << "\n" << extra_config;
-    if (!out) return make_error(errc::system_error, "cannot write " + config_path_);
+    if (!out) return shoal::error(errc::system_error, "cannot write " + config_path_);
   }
   auto ctld =
       spawn_daemon({sibling_binary("shoalctld"), "-f", config_path_}, dir_ + "/shoalctld.log");
   if (!ctld) return std::move(ctld.error());
   pids_.push_back(*ctld);
-  return caf::none;
+  return {};
 }
 
-caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config,
-                                 const std::string& node_keys) {
+shoal::error local_cluster::launch(unsigned nodes, const std::string& extra_config,
+                                   const std::string& node_keys) {
   nodes_ = nodes;
   if (auto err = prepare("shoal-local", nodes)) return err;
   auto base = config::default_config_text(nodes, port_);
@@ -171,14 +171,14 @@ caf::error local_cluster::launch(unsigned nodes, const std::string& extra_config
                               dir_ + "/shoald-" + name + ".log"))
       return err;
   }
-  return caf::none;
+  return {};
 }
 
-caf::error local_cluster::launch_torus(const std::array<int, 3>& dims, unsigned front_ends,
-                                       const std::string& extra_config) {
+shoal::error local_cluster::launch_torus(const std::array<int, 3>& dims, unsigned front_ends,
+                                         const std::string& extra_config) {
   for (auto d : dims)
     if (d < 1 || d > 36)
-      return make_error(errc::invalid_request, "each torus dimension must be 1 to 36");
+      return shoal::error(errc::invalid_request, "each torus dimension must be 1 to 36");
   nodes_ = static_cast<unsigned>(dims[0] * dims[1] * dims[2]);
   front_ends = std::max(1u, std::min(front_ends, nodes_));
   if (auto err = prepare("shoal-torus", front_ends)) return err;
@@ -197,12 +197,12 @@ caf::error local_cluster::launch_torus(const std::array<int, 3>& dims, unsigned 
                                      dir_ + "/shoald-fe" + std::to_string(f) + ".log"))
       return err;
   }
-  return caf::none;
+  return {};
 }
 
-caf::error local_cluster::launch_simulated(unsigned nodes, unsigned front_ends,
-                                           const std::string& extra_config) {
-  if (nodes == 0) return make_error(errc::invalid_request, "a simulated cluster needs a node");
+shoal::error local_cluster::launch_simulated(unsigned nodes, unsigned front_ends,
+                                             const std::string& extra_config) {
+  if (nodes == 0) return shoal::error(errc::invalid_request, "a simulated cluster needs a node");
   nodes_ = nodes;
   front_ends = std::max(1u, std::min(front_ends, nodes));
   if (auto err = prepare("shoal-sim", front_ends)) return err;
@@ -220,7 +220,7 @@ caf::error local_cluster::launch_simulated(unsigned nodes, unsigned front_ends,
             dir_ + "/shoald-fe" + std::to_string(f) + ".log"))
       return err;
   }
-  return caf::none;
+  return {};
 }
 
 std::string local_cluster::spread_collectors(unsigned nodes, unsigned collectors) {
@@ -232,28 +232,29 @@ std::string local_cluster::spread_collectors(unsigned nodes, unsigned collectors
   return "CollectorNodes=" + topology::compress_hostlist(names) + "\n";
 }
 
-caf::error local_cluster::spawn_node_daemon(const std::vector<std::string>& argv,
-                                            const std::string& log) {
+shoal::error local_cluster::spawn_node_daemon(const std::vector<std::string>& argv,
+                                              const std::string& log) {
   auto pid = spawn_daemon(argv, log);
   if (!pid) return std::move(pid.error());
   pids_.push_back(*pid);
   node_commands_.emplace_back(argv, log);
-  return caf::none;
+  return {};
 }
 
-caf::expected<pid_t> local_cluster::spawn_daemon(const std::vector<std::string>& argv,
-                                                 const std::string& log, bool append) {
+shoal::expected<pid_t> local_cluster::spawn_daemon(const std::vector<std::string>& argv,
+                                                   const std::string& log, bool append) {
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   int fd =
       ::open(log.c_str(), O_WRONLY | O_CREAT | (append ? O_APPEND : O_TRUNC) | O_CLOEXEC, 0644);
-  if (fd < 0) return make_error(errc::system_error, "cannot open " + log + ": " + strerror(errno));
+  if (fd < 0)
+    return shoal::error(errc::system_error, "cannot open " + log + ": " + strerror(errno));
   auto parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) {
     ::close(fd);
-    return make_error(errc::system_error, std::string{"fork: "} + strerror(errno));
+    return shoal::error(errc::system_error, std::string{"fork: "} + strerror(errno));
   }
   if (pid == 0) {
     ::setpgid(0, 0);
@@ -271,7 +272,7 @@ caf::expected<pid_t> local_cluster::spawn_daemon(const std::vector<std::string>&
   return pid;
 }
 
-caf::error local_cluster::wait_until_ready(int timeout_s) {
+shoal::error local_cluster::wait_until_ready(int timeout_s) {
   // Through the front door, as the CLI asks: no actor system for a start-up wait.
   auto conf = config::load_config(config_path_);
   if (!conf) return std::move(conf.error());
@@ -282,10 +283,10 @@ caf::error local_cluster::wait_until_ready(int timeout_s) {
     for (auto pid : pids_) {
       int status = 0;
       if (::waitpid(pid, &status, WNOHANG) == pid)
-        return make_error(errc::system_error, "a daemon (pid " + std::to_string(pid) +
-                                                  ") exited during start-up; "
-                                                  "see the logs in " +
-                                                  dir_);
+        return shoal::error(errc::system_error, "a daemon (pid " + std::to_string(pid) +
+                                                    ") exited during start-up; "
+                                                    "see the logs in " +
+                                                    dir_);
     }
     if (!door.connected()) {
       auto connected = front_door_client::connect("127.0.0.1", static_cast<uint16_t>(port_ + 1),
@@ -308,13 +309,13 @@ caf::error local_cluster::wait_until_ready(int timeout_s) {
         size_t idle = 0;
         for (auto& n : reply->nodes) idle += n.state == msg::node_state::idle ? 1 : 0;
         last = std::to_string(idle) + " of " + std::to_string(nodes_) + " nodes up";
-        if (idle == nodes_) return caf::none;
+        if (idle == nodes_) return {};
       }
     }
     std::this_thread::sleep_for(std::chrono::milliseconds{20});
   }
-  return make_error(errc::unreachable, "cluster not ready after " + std::to_string(timeout_s) +
-                                           " s (" + last + "); see the logs in " + dir_);
+  return shoal::error(errc::unreachable, "cluster not ready after " + std::to_string(timeout_s) +
+                                             " s (" + last + "); see the logs in " + dir_);
 }
 
 void local_cluster::signal_node(unsigned index, int signo) {
@@ -332,20 +333,20 @@ void local_cluster::signal_controller(int signo) {
   }
 }
 
-caf::error local_cluster::restart_controller(const std::vector<std::string>& extra_args) {
-  if (pids_.empty()) return make_error(errc::invalid_request, "the cluster was never launched");
+shoal::error local_cluster::restart_controller(const std::vector<std::string>& extra_args) {
+  if (pids_.empty()) return shoal::error(errc::invalid_request, "the cluster was never launched");
   std::vector<std::string> argv{sibling_binary("shoalctld"), "-f", config_path_};
   argv.insert(argv.end(), extra_args.begin(), extra_args.end());
   auto log = dir_ + "/shoalctld." + std::to_string(++controller_restarts_) + ".log";
   auto pid = spawn_daemon(argv, log);
   if (!pid) return std::move(pid.error());
   pids_[0] = *pid;
-  return caf::none;
+  return {};
 }
 
-caf::error local_cluster::restart_node(unsigned index) {
+shoal::error local_cluster::restart_node(unsigned index) {
   if (index < 1 || index >= pids_.size() || index > node_commands_.size())
-    return make_error(errc::invalid_request, "no node daemon " + std::to_string(index));
+    return shoal::error(errc::invalid_request, "no node daemon " + std::to_string(index));
   int status = 0;
   while (::waitpid(pids_[index], &status, 0) < 0 && errno == EINTR) {
   }
@@ -353,7 +354,7 @@ caf::error local_cluster::restart_node(unsigned index) {
   auto pid = spawn_daemon(argv, log, true);
   if (!pid) return std::move(pid.error());
   pids_[index] = *pid;
-  return caf::none;
+  return {};
 }
 
 void local_cluster::tear_down(bool keep_dir) {

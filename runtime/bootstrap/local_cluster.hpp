@@ -6,21 +6,20 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
 namespace shoal::runtime {
 
 /// A TCP port on 127.0.0.1 that was free a moment ago, with the port after it (bound to port 0,
 /// then released): for a controller, whose front door listens on the next port.
 /// Error: errc::system_error when no socket can be bound.
-caf::expected<uint16_t> free_loopback_port();
+shoal::expected<uint16_t> free_loopback_port();
 
 /// `count` such ports, all different (held bound together until all are known), for one
 /// cluster's controllers and /metrics endpoints; the first `pairs` of them have the port after
 /// them free too (and different from every other port returned), for controllers.
 /// Error: errc::system_error.
-caf::expected<std::vector<uint16_t>> free_loopback_ports(size_t count, size_t pairs = 0);
+shoal::expected<std::vector<uint16_t>> free_loopback_ports(size_t count, size_t pairs = 0);
 
 /// A controller and N node daemons on 127.0.0.1, started from the embedded default config in a
 /// private directory (config and logs), in their own process group so a Ctrl-C meant for the
@@ -36,27 +35,27 @@ class local_cluster {
   /// default (later keys win, e.g. "SlurmdTimeout=3\n"); `node_keys` is added to its NodeName
   /// line (keys every node gets, e.g. "Gres=gpu:2"). Forks: call before creating threads when
   /// possible (the children only exec).
-  caf::error launch(unsigned nodes, const std::string& extra_config = "",
-                    const std::string& node_keys = "");
+  shoal::error launch(unsigned nodes, const std::string& extra_config = "",
+                      const std::string& node_keys = "");
 
   /// As launch, for a 3-D torus of dims[0] x dims[1] x dims[2] base partitions
   /// (config::torus_config_text) served by `front_ends` shoald processes in front-end mode
   /// (`shoald --nodes=...`), each speaking for an equal run of the grid in x-major order.
-  caf::error launch_torus(const std::array<int, 3>& dims, unsigned front_ends = 1,
-                          const std::string& extra_config = "");
+  shoal::error launch_torus(const std::array<int, 3>& dims, unsigned front_ends = 1,
+                            const std::string& extra_config = "");
 
   /// As launch, for `nodes` simulated nodes (node1...nodeN) served by `front_ends` shoald
   /// processes with `--nodes=... --simulate` (no task runs; see shoald --help), each speaking
   /// for an equal run of the nodes.
-  caf::error launch_simulated(unsigned nodes, unsigned front_ends,
-                              const std::string& extra_config = "");
+  shoal::error launch_simulated(unsigned nodes, unsigned front_ends,
+                                const std::string& extra_config = "");
 
   /// "CollectorNodes=..." naming `collectors` of node1..nodeN spread evenly (node1 first), so
   /// front ends that split the nodes in runs each hold some; "" when `collectors` is 0.
   static std::string spread_collectors(unsigned nodes, unsigned collectors);
 
   /// Polls the controller until every node is IDLE or `timeout_s` passes.
-  caf::error wait_until_ready(int timeout_s);
+  shoal::error wait_until_ready(int timeout_s);
 
   /// Stops the daemons (SIGTERM, then SIGKILL after 5 s) and removes the directory unless
   /// `keep_dir`. Safe to call twice.
@@ -72,13 +71,13 @@ class local_cluster {
 
   /// Starts shoalctld again on the same config and port, with `extra_args` (e.g. "-c"); its
   /// log goes to shoalctld.N.log for the N-th restart.
-  caf::error restart_controller(const std::vector<std::string>& extra_args = {});
+  shoal::error restart_controller(const std::vector<std::string>& extra_args = {});
 
   /// Starts the shoald of node `index` (1-based; on a torus, front end `index`) again, with the
   /// same arguments, its log appended to; waits for the previous one to exit first (signal it
   /// beforehand). Error: errc::invalid_request for an unknown index, errc::system_error when the
   /// fork fails.
-  caf::error restart_node(unsigned index);
+  shoal::error restart_node(unsigned index);
 
   /// Process ids: the controller first, then node1..nodeN.
   const std::vector<pid_t>& daemon_pids() const { return pids_; }
@@ -94,14 +93,14 @@ class local_cluster {
  private:
   /// A private directory, the controller's port, the config path and a /metrics port for the
   /// controller and each of `daemons` shoald processes.
-  caf::error prepare(const char* dir_prefix, unsigned daemons);
+  shoal::error prepare(const char* dir_prefix, unsigned daemons);
   /// Writes the config (`base_config`, this cluster's paths and ports, `extra_config`) and starts
   /// shoalctld on it.
-  caf::error start_controller(const std::string& base_config, const std::string& extra_config);
-  caf::expected<pid_t> spawn_daemon(const std::vector<std::string>& argv, const std::string& log,
-                                    bool append = false);
+  shoal::error start_controller(const std::string& base_config, const std::string& extra_config);
+  shoal::expected<pid_t> spawn_daemon(const std::vector<std::string>& argv, const std::string& log,
+                                      bool append = false);
   /// Starts a shoald and remembers how, for restart_node.
-  caf::error spawn_node_daemon(const std::vector<std::string>& argv, const std::string& log);
+  shoal::error spawn_node_daemon(const std::vector<std::string>& argv, const std::string& log);
 
   std::string dir_;
   std::string config_path_;

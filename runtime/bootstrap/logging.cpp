@@ -130,7 +130,7 @@ std::string short_host_name() {
   return name.substr(0, name.find('.'));
 }
 
-caf::error setup_logging(const log_options& opt) {
+shoal::error setup_logging(const log_options& opt) {
   auto level = config::parse_debug_level(opt.level);
   if (!level) return std::move(level.error());
   auto effective = config::more_verbose(*level, opt.more_verbose);
@@ -153,7 +153,7 @@ caf::error setup_logging(const log_options& opt) {
       sinks.push_back(file);
     }
   } catch (const spdlog::spdlog_ex& e) {
-    return make_error(errc::invalid_config, "cannot open log file " + path + ": " + e.what());
+    return shoal::error(errc::invalid_config, "cannot open log file " + path + ": " + e.what());
   }
   if (syslog_level) {
     auto sys =
@@ -175,7 +175,7 @@ caf::error setup_logging(const log_options& opt) {
   sigaddset(&set, SIGUSR2);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   watch_reopen_signal(std::move(file));
-  return caf::none;
+  return {};
 }
 
 }  // namespace shoal::runtime

@@ -3,9 +3,8 @@
 #include <cstdint>
 #include <string>
 
-#include <caf/error.hpp>
-
 #include "config/config.hpp"
+#include "messages/errc.hpp"
 
 namespace shoal::runtime {
 
@@ -40,6 +39,6 @@ std::string short_host_name();
 /// reopens the file on SIGUSR2 (for logrotate; SIGUSR2 is blocked in the calling thread, so call
 /// this before any other thread exists). Error: errc::invalid_config for a bad level or time
 /// format, or a log file that cannot be opened (the text names the file).
-caf::error setup_logging(const log_options& opt);
+shoal::error setup_logging(const log_options& opt);
 
 }  // namespace shoal::runtime

@@ -16,7 +16,7 @@ metrics_server::~metrics_server() {
   if (thread_.joinable()) thread_.join();
 }
 
-caf::error metrics_server::start(const std::string& address, uint16_t port) {
+shoal::error metrics_server::start(const std::string& address, uint16_t port) {
   server_ = std::make_unique<httplib::Server>();
   server_->Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
     res.set_content(reg_.render(), metrics::text_content_type);
@@ -25,11 +25,11 @@ caf::error metrics_server::start(const std::string& address, uint16_t port) {
     res.set_content("shoal metrics: see /metrics\n", "text/plain");
   });
   if (!server_->bind_to_port(address.c_str(), port))
-    return make_error(errc::system_error,
-                      "cannot listen on " + address + ":" + std::to_string(port) +
-                          " for metrics (port in use? set MetricsPort/NodeMetricsPort, or 0)");
+    return shoal::error(errc::system_error,
+                        "cannot listen on " + address + ":" + std::to_string(port) +
+                            " for metrics (port in use? set MetricsPort/NodeMetricsPort, or 0)");
   thread_ = std::thread{[this] { server_->listen_after_bind(); }};
-  return caf::none;
+  return {};
 }
 
 std::string metrics_bind_address(const config::cluster_config& cfg) {

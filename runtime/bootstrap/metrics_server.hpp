@@ -5,9 +5,8 @@
 #include <string>
 #include <thread>
 
-#include <caf/error.hpp>
-
 #include "config/config.hpp"
+#include "messages/errc.hpp"
 #include "metrics/registry.hpp"
 
 namespace httplib {
@@ -29,7 +28,7 @@ class metrics_server {
 
   /// Binds `address`:`port` and starts serving. Error (errc::system_error): "cannot listen on
   /// ADDRESS:PORT for metrics ...", e.g. when the port is taken. Call once.
-  caf::error start(const std::string& address, uint16_t port);
+  shoal::error start(const std::string& address, uint16_t port);
 
  private:
   const metrics::registry& reg_;

@@ -20,11 +20,12 @@ struct free_deleter {
   void operator()(void* p) const { std::free(p); }
 };
 
-caf::expected<context> context_for(const std::string& socket) {
+shoal::expected<context> context_for(const std::string& socket) {
   context ctx{munge_ctx_create()};
-  if (!ctx) return make_error(errc::system_error, "cannot create a MUNGE context (out of memory)");
+  if (!ctx)
+    return shoal::error(errc::system_error, "cannot create a MUNGE context (out of memory)");
   if (munge_ctx_set(ctx.get(), MUNGE_OPT_SOCKET, socket.c_str()) != EMUNGE_SUCCESS)
-    return make_error(errc::system_error, "cannot set the MUNGE socket to " + socket);
+    return shoal::error(errc::system_error, "cannot set the MUNGE socket to " + socket);
   return ctx;
 }
 
@@ -37,23 +38,23 @@ std::string unreachable_text(const std::string& socket, munge_err_t rc, munge_ct
 
 }  // namespace
 
-caf::expected<std::string> make_munge_credential(const std::string& socket,
-                                                 std::string_view payload) {
+shoal::expected<std::string> make_munge_credential(const std::string& socket,
+                                                   std::string_view payload) {
   auto ctx = context_for(socket);
   if (!ctx) return std::move(ctx.error());
   char* raw = nullptr;
   auto rc = munge_encode(&raw, ctx->get(), payload.data(), static_cast<int>(payload.size()));
   std::unique_ptr<char, free_deleter> cred{raw};
   if (rc != EMUNGE_SUCCESS)
-    return make_error(errc::system_error, unreachable_text(socket, rc, ctx->get()));
+    return shoal::error(errc::system_error, unreachable_text(socket, rc, ctx->get()));
   return std::string{cred.get()};
 }
 
-caf::expected<munge_identity> decode_munge_credential(const std::string& socket,
-                                                      const std::string& credential) {
+shoal::expected<munge_identity> decode_munge_credential(const std::string& socket,
+                                                        const std::string& credential) {
   if (credential.empty())
-    return make_error(errc::authentication_failed,
-                      "Protocol authentication error (no MUNGE credential; AuthType=auth/munge)");
+    return shoal::error(errc::authentication_failed,
+                        "Protocol authentication error (no MUNGE credential; AuthType=auth/munge)");
   auto ctx = context_for(socket);
   if (!ctx) return std::move(ctx.error());
   void* raw = nullptr;
@@ -63,9 +64,9 @@ caf::expected<munge_identity> decode_munge_credential(const std::string& socket,
   auto rc = munge_decode(credential.c_str(), ctx->get(), &raw, &length, &uid, &gid);
   std::unique_ptr<void, free_deleter> payload{raw};
   if (rc == EMUNGE_SOCKET || rc == EMUNGE_SNAFU || rc == EMUNGE_NO_MEMORY)
-    return make_error(errc::system_error, unreachable_text(socket, rc, ctx->get()));
+    return shoal::error(errc::system_error, unreachable_text(socket, rc, ctx->get()));
   if (rc != EMUNGE_SUCCESS)
-    return make_error(
+    return shoal::error(
         errc::authentication_failed,
         std::string{"Protocol authentication error (MUNGE: "} + munge_strerror(rc) + ")");
   munge_identity who;

@@ -3,8 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
 namespace shoal::runtime {
 
@@ -18,15 +17,15 @@ struct munge_identity {
 /// A credential from the munged listening on `socket`, carrying `payload` (at most about 1 MB;
 /// callers pass a digest). Blocks for one round trip to munged. Error: errc::system_error naming
 /// the socket and MUNGE's reason, with the fix (start munged, or AuthType=auth/none).
-caf::expected<std::string> make_munge_credential(const std::string& socket,
-                                                 std::string_view payload);
+shoal::expected<std::string> make_munge_credential(const std::string& socket,
+                                                   std::string_view payload);
 
 /// Decodes `credential` with the munged on `socket`: who made it and its payload. Blocks for one
 /// round trip to munged (callers keep it off actor threads that serve others). munged itself
 /// refuses a credential it decoded before (replayed), an expired one, and one made with another
 /// key. Error: errc::authentication_failed "Protocol authentication error (MUNGE: <reason>)",
 /// or errc::system_error when munged cannot be reached.
-caf::expected<munge_identity> decode_munge_credential(const std::string& socket,
-                                                      const std::string& credential);
+shoal::expected<munge_identity> decode_munge_credential(const std::string& socket,
+                                                        const std::string& credential);
 
 }  // namespace shoal::runtime

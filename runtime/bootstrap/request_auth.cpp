@@ -20,26 +20,26 @@ std::string request_payload(const msg::client_request& unsigned_req) {
 
 }  // namespace
 
-caf::error sign_request(const config::auth_settings& auth, msg::client_request& req) {
+shoal::error sign_request(const config::auth_settings& auth, msg::client_request& req) {
   req.credential.clear();
-  if (!auth.munge) return caf::none;
+  if (!auth.munge) return {};
   auto cred = make_munge_credential(auth.munge_socket, request_payload(req));
   if (!cred) return std::move(cred.error());
   req.credential = std::move(*cred);
-  return caf::none;
+  return {};
 }
 
-caf::expected<request_sender> verify_request(const config::auth_settings& auth,
-                                             msg::client_request& req) {
+shoal::expected<request_sender> verify_request(const config::auth_settings& auth,
+                                               msg::client_request& req) {
   auto credential = std::move(req.credential);
   req.credential.clear();
   if (!auth.munge) return request_sender{req.uid, req.submission.gid};
   auto who = decode_munge_credential(auth.munge_socket, credential);
   if (!who) return std::move(who.error());
   if (who->payload != request_payload(req))
-    return make_error(errc::authentication_failed,
-                      "Protocol authentication error (the credential was made for another "
-                      "request)");
+    return shoal::error(errc::authentication_failed,
+                        "Protocol authentication error (the credential was made for another "
+                        "request)");
   return request_sender{who->uid, who->gid};
 }
 

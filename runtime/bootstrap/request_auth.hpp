@@ -2,10 +2,8 @@
 
 #include <cstdint>
 
-#include <caf/error.hpp>
-#include <caf/expected.hpp>
-
 #include "config/config.hpp"
+#include "messages/errc.hpp"
 #include "messages/types.hpp"
 
 namespace shoal::runtime {
@@ -22,13 +20,13 @@ struct request_sender {
 /// vouches for this request alone and a request altered on the way fails; under auth/none the
 /// credential stays empty. Blocks for one round trip to munged; sign again for every attempt
 /// (munged refuses a credential decoded twice). Error: errc::system_error (munged unreachable).
-caf::error sign_request(const config::auth_settings& auth, msg::client_request& req);
+shoal::error sign_request(const config::auth_settings& auth, msg::client_request& req);
 
 /// Checks `req`'s credential and empties it. Under auth/munge: the uid and gid munged proves,
 /// provided the credential is genuine, fresh, seen for the first time and made for exactly this
 /// request; errc::authentication_failed otherwise. Under auth/none: the uid the request names
 /// (and its submission's gid). Blocks for one round trip to munged.
-caf::expected<request_sender> verify_request(const config::auth_settings& auth,
-                                             msg::client_request& req);
+shoal::expected<request_sender> verify_request(const config::auth_settings& auth,
+                                               msg::client_request& req);
 
 }  // namespace shoal::runtime

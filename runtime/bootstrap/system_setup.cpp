@@ -2,8 +2,8 @@
 
 #include <caf/io/middleman.hpp>
 
+#include "messages/caf/type_ids.hpp"
 #include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
 
 namespace shoal::runtime {
 

@@ -68,8 +68,8 @@ bool wait_ready(int fd, short events, clock::time_point deadline) {
   }
 }
 
-caf::expected<int> tcp_connect(const std::string& host, uint16_t port,
-                               std::chrono::milliseconds timeout) {
+shoal::expected<int> tcp_connect(const std::string& host, uint16_t port,
+                                 std::chrono::milliseconds timeout) {
   auto deadline = clock::now() + timeout;
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -78,18 +78,19 @@ caf::expected<int> tcp_connect(const std::string& host, uint16_t port,
   addrinfo* found = nullptr;
   auto service = std::to_string(port);
   if (int rc = ::getaddrinfo(host.c_str(), service.c_str(), &hints, &found); rc != 0)
-    return make_error(errc::system_error, "cannot resolve " + host + ": " + ::gai_strerror(rc));
+    return shoal::error(errc::system_error, "cannot resolve " + host + ": " + ::gai_strerror(rc));
   std::string why = "no address";
   int fd = -1;
   for (auto* ai = found; ai != nullptr && fd < 0; ai = ai->ai_next)
     fd = connect_one(ai, deadline, why);
   ::freeaddrinfo(found);
-  if (fd < 0) return make_error(errc::unreachable, why);
+  if (fd < 0) return shoal::error(errc::unreachable, why);
   return fd;
 }
 
-caf::expected<http_response> http_get(const std::string& host, uint16_t port,
-                                      const std::string& path, std::chrono::milliseconds timeout) {
+shoal::expected<http_response> http_get(const std::string& host, uint16_t port,
+                                        const std::string& path,
+                                        std::chrono::milliseconds timeout) {
   auto deadline = clock::now() + timeout;
   auto fd = tcp_connect(host, port, timeout);
   if (!fd) return std::move(fd.error());
@@ -119,11 +120,11 @@ caf::expected<http_response> http_get(const std::string& host, uint16_t port,
       failure = std::strerror(errno);
   }
   ::close(*fd);
-  if (!failure.empty()) return make_error(errc::unreachable, failure);
+  if (!failure.empty()) return shoal::error(errc::unreachable, failure);
   // "HTTP/1.x NNN reason\r\n" headers "\r\n\r\n" body
   auto end_of_headers = reply.find("\r\n\r\n");
   if (reply.compare(0, 5, "HTTP/") != 0 || end_of_headers == std::string::npos)
-    return make_error(errc::unreachable, "not an HTTP reply");
+    return shoal::error(errc::unreachable, "not an HTTP reply");
   auto space = reply.find(' ');
   http_response out;
   out.status = std::atoi(reply.c_str() + space + 1);

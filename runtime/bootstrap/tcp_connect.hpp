@@ -3,8 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
-
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
 namespace shoal::runtime {
 
@@ -12,8 +11,8 @@ namespace shoal::runtime {
 /// a non-blocking socket (close-on-exec, TCP_NODELAY). Errors: errc::unreachable with a few
 /// words on why ("Connection refused", "timed out"), errc::system_error for a name that does not
 /// resolve.
-caf::expected<int> tcp_connect(const std::string& host, uint16_t port,
-                               std::chrono::milliseconds timeout);
+shoal::expected<int> tcp_connect(const std::string& host, uint16_t port,
+                                 std::chrono::milliseconds timeout);
 
 /// Waits until `fd` is ready for `events` (poll's) or `deadline` passes; false on time-out.
 bool wait_ready(int fd, short events, std::chrono::steady_clock::time_point deadline);
@@ -27,7 +26,7 @@ struct http_response {
 /// GETs http://`host`:`port``path` (HTTP/1.0, the body read to the end of the connection) within
 /// `timeout`; for the CLI's /metrics scrape, which needs no HTTP library. Errors: as
 /// tcp_connect, and errc::unreachable for a connection lost or a reply that is not HTTP.
-caf::expected<http_response> http_get(const std::string& host, uint16_t port,
-                                      const std::string& path, std::chrono::milliseconds timeout);
+shoal::expected<http_response> http_get(const std::string& host, uint16_t port,
+                                        const std::string& path, std::chrono::milliseconds timeout);
 
 }  // namespace shoal::runtime

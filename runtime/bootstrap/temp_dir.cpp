@@ -10,14 +10,14 @@
 
 namespace shoal::runtime {
 
-caf::expected<std::string> make_temp_dir(const std::string& prefix) {
+shoal::expected<std::string> make_temp_dir(const std::string& prefix) {
   namespace fs = std::filesystem;
   std::error_code ec;
   auto base = fs::temp_directory_path(ec);
   if (ec) base = "/tmp";
   auto pattern = (base / (prefix + "-XXXXXX")).string();
   if (::mkdtemp(pattern.data()) == nullptr)
-    return make_error(errc::system_error, "mkdtemp(" + pattern + "): " + std::strerror(errno));
+    return shoal::error(errc::system_error, "mkdtemp(" + pattern + "): " + std::strerror(errno));
   auto canonical = fs::canonical(pattern, ec);
   return ec ? pattern : canonical.string();
 }

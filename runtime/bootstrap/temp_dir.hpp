@@ -1,14 +1,13 @@
 #pragma once
 
 #include <string>
-
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
 namespace shoal::runtime {
 
 /// Creates a private directory (mode 0700) named PREFIX-XXXXXX in the system's temporary
 /// directory ($TMPDIR, else /tmp) and returns its canonical path. The caller removes it.
 /// Error: errc::system_error naming the failed call.
-caf::expected<std::string> make_temp_dir(const std::string& prefix);
+shoal::expected<std::string> make_temp_dir(const std::string& prefix);
 
 }  // namespace shoal::runtime

@@ -10,7 +10,7 @@
 #include "actors/state_keeper.hpp"
 #include "config/log.hpp"
 #include "interconnect/switch_manager.hpp"
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 #include "runtime/bootstrap/daemon_auth.hpp"
 #include "state/load.hpp"
 

@@ -13,9 +13,9 @@
 
 #include "actors/standby.hpp"
 #include "config/log.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
-#include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/controller_link.hpp"
 #include "runtime/ctld/bring_up.hpp"

@@ -10,6 +10,7 @@
 #include <caf/expected.hpp>
 
 #include "config/config.hpp"
+#include "messages/caf/error.hpp"
 #include "metrics/registry.hpp"
 
 namespace shoal::runtime {

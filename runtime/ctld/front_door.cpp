@@ -20,10 +20,10 @@
 #include <caf/io/all.hpp>
 
 #include "config/log.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
-#include "messages/errc.hpp"
 #include "messages/front_door.hpp"
-#include "messages/type_ids.hpp"
 #include "runtime/bootstrap/request_auth.hpp"
 
 namespace shoal::runtime {
@@ -376,9 +376,9 @@ void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t numb
                             caf::make_message(msg::nodeupd_atom_v, std::move(req.update)), done);
       return;
     case op::partition_edit:
-      forward<caf::ok_atom>(self, hdl, serial, number,
-                            caf::make_message(msg::partedit_atom_v, std::move(req.partition_change)),
-                            done);
+      forward<caf::ok_atom>(
+          self, hdl, serial, number,
+          caf::make_message(msg::partedit_atom_v, std::move(req.partition_change)), done);
       return;
     case op::set_debug:
       forward<std::string>(
@@ -475,7 +475,7 @@ caf::behavior credential_checker(caf::event_based_actor*, config::auth_settings 
   return {
       [auth](verify_atom, msg::client_request& req) -> caf::result<msg::client_request> {
         auto who = verify_request(auth, req);
-        if (!who) return std::move(who.error());
+        if (!who) return to_caf(who.error());
         stamp_sender(req, *who);
         return std::move(req);
       },

@@ -11,6 +11,7 @@
 #include <caf/expected.hpp>
 
 #include "config/config.hpp"
+#include "messages/caf/error.hpp"
 
 namespace shoal::runtime {
 

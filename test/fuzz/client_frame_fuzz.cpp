@@ -31,10 +31,8 @@ namespace {
   shoal::fuzz::violated("client frame", {reinterpret_cast<const char*>(data), size}, what, detail);
 }
 
-bool is_documented_decode_error(const caf::error& err) {
-  if (err.category() != shoal::error_category) return false;
-  auto code = static_cast<shoal::errc>(err.code());
-  return code == shoal::errc::malformed_message || code == shoal::errc::incompatible_version;
+bool is_documented_decode_error(const shoal::error& err) {
+  return err == shoal::errc::malformed_message || err == shoal::errc::incompatible_version;
 }
 
 template <class Message>

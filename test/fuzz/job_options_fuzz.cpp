@@ -43,9 +43,7 @@ void parse_and_build(std::string_view input, std::vector<std::string> words, boo
   auto req = shoal::cli::build_request(options, {"true"}, batch);
   if (req) return;
   const auto& err = req.error();
-  if (err.category() != shoal::error_category ||
-      (static_cast<shoal::errc>(err.code()) != shoal::errc::invalid_request &&
-       static_cast<shoal::errc>(err.code()) != shoal::errc::invalid_time))
+  if (err != shoal::errc::invalid_request && err != shoal::errc::invalid_time)
     violated(input, "build_request failed with an unexpected error", shoal::describe(err));
   if (shoal::describe(err).empty()) violated(input, "an error without a text", "");
 }

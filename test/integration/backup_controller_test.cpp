@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "messages/caf/error.hpp"
 #include "runtime/bootstrap/local_cluster.hpp"
 #include "test/integration/harness.hpp"
 

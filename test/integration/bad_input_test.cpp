@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "messages/caf/error.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;

@@ -8,6 +8,7 @@
 #include <regex>
 #include <string>
 
+#include "messages/caf/error.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <string>
 
+#include "messages/caf/error.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "messages/caf/error.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;

@@ -25,7 +25,7 @@
 #include <httplib.h>
 #include <boost/test/results_collector.hpp>
 
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 #include "metrics/text_parser.hpp"
 
 extern char** environ;

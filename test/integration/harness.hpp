@@ -17,6 +17,7 @@
 #include <boost/test/unit_test.hpp>
 #include <nlohmann/json.hpp>
 
+#include "messages/caf/error.hpp"
 #include "runtime/bootstrap/local_cluster.hpp"
 
 namespace shoal::test {

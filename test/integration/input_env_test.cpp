@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "messages/caf/error.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;

@@ -7,7 +7,7 @@
 
 #include <string>
 
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 #include "metrics/text_parser.hpp"
 #include "test/integration/harness.hpp"
 

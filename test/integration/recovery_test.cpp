@@ -14,6 +14,7 @@
 #include <set>
 #include <string>
 
+#include "messages/caf/error.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"
 #include "test/integration/harness.hpp"
 

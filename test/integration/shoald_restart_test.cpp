@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 
+#include "messages/caf/error.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;

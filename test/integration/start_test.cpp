@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "messages/caf/error.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;

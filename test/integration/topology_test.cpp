@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;

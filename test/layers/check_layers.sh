@@ -32,6 +32,21 @@ while IFS= read -r hit; do
   violations=$((violations + 1))
 done < <(grep -rn '#include "tools/cli/' "$root/tools/format" 2>/dev/null || true)
 
+# The pure libraries know nothing of CAF: errors are shoal::error (messages/errc.hpp), and how
+# messages and errors travel as CAF values lives in messages/caf/, which only actors/ and
+# runtime/ include. tools/ may name the controller's messages by their atoms (type_ids.hpp).
+while IFS= read -r hit; do
+  echo "$hit: a pure library includes CAF"
+  violations=$((violations + 1))
+done < <(cd "$root" && grep -rnE '#include (<caf/|"messages/caf/)' messages topology policy config \
+  metrics process state interconnect --include='*.hpp' --include='*.cpp' 2>/dev/null |
+  grep -v '^messages/caf/' || true)
+while IFS= read -r hit; do
+  echo "$hit: the CLI includes CAF beyond the message atoms"
+  violations=$((violations + 1))
+done < <(cd "$root" && grep -rnE '#include (<caf/|"messages/caf/)' tools 2>/dev/null |
+  grep -v '"messages/caf/type_ids.hpp"' || true)
+
 if ((violations > 0)); then
   echo "$violations upward include(s); layers bottom first: ${layers[*]}"
   exit 1

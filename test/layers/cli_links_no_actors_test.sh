@@ -9,3 +9,12 @@ if [ "$count" -ne 0 ]; then
   exit 1
 fi
 echo "$bin links no shoal::actors code"
+
+# Nor CAF itself: loading libcaf_core cost every command about 3 ms of start-up
+# (docs/benchmarks.md, "A CLI without libcaf_core"). The pure libraries return shoal::error.
+if readelf -d "$bin" | grep -q 'NEEDED.*libcaf'; then
+  echo "FAIL: $bin needs a CAF library:"
+  readelf -d "$bin" | grep 'NEEDED.*libcaf'
+  exit 1
+fi
+echo "$bin needs no CAF library"

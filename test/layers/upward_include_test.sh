@@ -16,3 +16,14 @@ grep -q 'messages/types.hpp:3: messages (layer 0) includes from actors (layer 8)
 sed -i '/actors\/node.hpp/d' "$tree/messages/types.hpp"
 "$check" "$tree" >/dev/null || { echo "FAIL: a clean tree was reported"; exit 1; }
 echo "upward include reported, clean tree passes"
+
+# A pure library that includes CAF is reported too.
+mkdir -p "$tree/config"
+printf '#pragma once\n#include <caf/expected.hpp>\n' >"$tree/config/config.hpp"
+if out=$("$check" "$tree"); then
+  echo "FAIL: config/ including CAF was not reported"
+  exit 1
+fi
+grep -q 'config/config.hpp:2:.*a pure library includes CAF' <<<"$out" ||
+  { echo "FAIL: the report does not name the file and line:"; echo "$out"; exit 1; }
+echo "a pure library including CAF is reported"

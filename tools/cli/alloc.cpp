@@ -321,8 +321,7 @@ class alloc_waiter {
       auto reply = call(s_, req);
       if (reply) return;
       // call() waited MessageTimeout for a controller in control; a restart may take longer.
-      bool unreachable = reply.error().category() == error_category &&
-                         static_cast<errc>(reply.error().code()) == errc::unreachable;
+      bool unreachable = reply.error() == errc::unreachable;
       if (!unreachable || clock::now() - since > controller_patience) {
         say_error("Unable to clean up job allocation " + std::to_string(job_id_) + ": " +
                   describe(reply.error()));

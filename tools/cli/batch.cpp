@@ -7,7 +7,7 @@
 #include <sstream>
 #include <thread>
 
-#include "messages/type_ids.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "tools/cli/batch_script.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/input_env.hpp"
@@ -61,8 +61,7 @@ int wait_for_job(session& s, uint64_t id, bool array) {
         if (j.job_id == id || j.array_job_id == id) parts.push_back(std::move(j));
     } else {
       auto one = ask<msg::job_info>(s, msg::jobs_atom_v, id);
-      if (!one && one.error().category() == error_category &&
-          static_cast<errc>(one.error().code()) == errc::unknown_job) {
+      if (!one && one.error() == errc::unknown_job) {
         fail(s.cmd, "Job " + std::to_string(id) + " no longer found and exit code not found");
         return 0;
       }

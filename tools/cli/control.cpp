@@ -10,7 +10,7 @@
 #include <map>
 
 #include "config/log_settings.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/ping.hpp"
 #include "tools/cli/session.hpp"

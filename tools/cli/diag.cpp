@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <ctime>
 
-#include "messages/type_ids.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/scrape.hpp"

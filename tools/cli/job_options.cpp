@@ -144,19 +144,19 @@ void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
 
 namespace {
 
-caf::expected<uint32_t> parse_node_count(const std::string& text) {
+shoal::expected<uint32_t> parse_node_count(const std::string& text) {
   if (text.empty()) return 0u;
   auto min_part = text.substr(0, text.find('-'));
   char* end = nullptr;
   auto value = std::strtoul(min_part.c_str(), &end, 10);
   if (min_part.empty() || *end != '\0' || value == 0 || value > 1'000'000)
-    return make_error(errc::invalid_request,
-                      "invalid node count '" + text + "' (use -N N or -N MIN-MAX, N >= 1)");
+    return shoal::error(errc::invalid_request,
+                        "invalid node count '" + text + "' (use -N N or -N MIN-MAX, N >= 1)");
   return static_cast<uint32_t>(value);
 }
 
 /// "AxBxC" (x or X) -> {A, B, C}, each 1 or more.
-caf::expected<std::vector<uint32_t>> parse_geometry(const std::string& text) {
+shoal::expected<std::vector<uint32_t>> parse_geometry(const std::string& text) {
   std::vector<uint32_t> out;
   size_t pos = 0;
   while (pos <= text.size() && out.size() < 4) {
@@ -172,8 +172,8 @@ caf::expected<std::vector<uint32_t>> parse_geometry(const std::string& text) {
     pos = end + 1;
   }
   if (out.size() != 3 || pos != text.size() + 1)
-    return make_error(errc::invalid_request,
-                      "invalid --geometry '" + text + "' (use AxBxC, such as 2x2x2)");
+    return shoal::error(errc::invalid_request,
+                        "invalid --geometry '" + text + "' (use AxBxC, such as 2x2x2)");
   return out;
 }
 
@@ -198,20 +198,20 @@ std::string upper(std::string text) {
 }
 
 /// Slurm's parse_int for a count that must be positive, with its wording.
-caf::expected<uint32_t> positive_count(const std::string& text, const char* option) {
+shoal::expected<uint32_t> positive_count(const std::string& text, const char* option) {
   if (text.empty()) return 0u;
   char* end = nullptr;
   errno = 0;
   auto value = std::strtol(text.c_str(), &end, 10);
   if (end == text.c_str() || *end != '\0' || value <= 0 || errno == ERANGE || value > INT32_MAX)
-    return make_error(errc::invalid_request,
-                      "Invalid numeric value \"" + text + "\" for " + option + ".");
+    return shoal::error(errc::invalid_request,
+                        "Invalid numeric value \"" + text + "\" for " + option + ".");
   return static_cast<uint32_t>(value);
 }
 
 /// The first level of a --distribution value ("cyclic" of "cyclic:block,Pack"), checked as
 /// Slurm's verify_dist_type accepts it.
-caf::expected<std::string> distribution_kind(const std::string& text) {
+shoal::expected<std::string> distribution_kind(const std::string& text) {
   auto first = upper(text.substr(0, text.find_first_of(":,")));
   if (first == "*") return std::string{"BLOCK"};
   if (first == "BLOCK" || first == "CYCLIC" || first == "ARBITRARY") return first;
@@ -222,7 +222,7 @@ caf::expected<std::string> distribution_kind(const std::string& text) {
         std::strtoul(size.c_str(), nullptr, 10) > 0)
       return std::string{"PLANE"};
   }
-  return make_error(errc::invalid_request, "Invalid --distribution specification");
+  return shoal::error(errc::invalid_request, "Invalid --distribution specification");
 }
 
 /// Splits an --export list on commas outside quotes, dropping quotes around a whole item (as
@@ -280,8 +280,8 @@ std::vector<std::string> ignored_option_notes(const job_options& o) {
   return notes;
 }
 
-caf::expected<std::vector<std::string>> exported_environment(const std::string& spec,
-                                                             const std::vector<std::string>& env) {
+shoal::expected<std::vector<std::string>> exported_environment(
+    const std::string& spec, const std::vector<std::string>& env) {
   if (spec.empty() || upper(spec) == "ALL") return env;
   std::vector<std::string> out;
   auto put = [&out](const std::string& entry) {
@@ -300,9 +300,9 @@ caf::expected<std::vector<std::string>> exported_environment(const std::string& 
         continue;
       }
       if (item.empty() || item.front() == '=')
-        return make_error(errc::invalid_request,
-                          "invalid --export '" + spec +
-                              "' (use ALL, NONE or VAR[=VALUE],... with no empty item)");
+        return shoal::error(errc::invalid_request,
+                            "invalid --export '" + spec +
+                                "' (use ALL, NONE or VAR[=VALUE],... with no empty item)");
       if (item.find('=') != std::string::npos) {
         put(item);
         continue;
@@ -316,7 +316,7 @@ caf::expected<std::vector<std::string>> exported_environment(const std::string& 
   return out;
 }
 
-caf::expected<std::string> canonical_mail_type(const std::string& text) {
+shoal::expected<std::string> canonical_mail_type(const std::string& text) {
   // Slurm's bits, in the order print_mail_type lists them.
   static const char* const order[] = {
       "ARRAY_TASKS", "INVALID_DEPEND", "BEGIN",         "END",           "FAIL",      "REQUEUE",
@@ -342,7 +342,7 @@ caf::expected<std::string> canonical_mail_type(const std::string& text) {
       if (word == known) set.insert(word);
   }
   if (set.empty() && !none)
-    return make_error(errc::invalid_request, "Invalid --mail-type specification");
+    return shoal::error(errc::invalid_request, "Invalid --mail-type specification");
   if (none) return std::string{"NONE"};
   std::string out;
   for (auto* known : order)
@@ -355,8 +355,8 @@ std::string wrap_script(const std::string& command) {
   return "#!/bin/sh\n# This script was created by sbatch --wrap.\n\n" + command + "\n";
 }
 
-caf::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
-                                              bool batch) {
+shoal::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
+                                                bool batch) {
   msg::job_request req;
   auto nodes = parse_node_count(o.nodes);
   if (!nodes) return std::move(nodes.error());
@@ -372,22 +372,23 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
     for (char c : o.conn_type)
       type += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (type != "mesh" && type != "torus")
-      return make_error(errc::invalid_request,
-                        "invalid --conn-type '" + o.conn_type + "' (use mesh or torus)");
+      return shoal::error(errc::invalid_request,
+                          "invalid --conn-type '" + o.conn_type + "' (use mesh or torus)");
     req.shape.conn_type = type;
   }
   if (!o.node_use.empty()) {
     std::string use;
     for (char c : o.node_use) use += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (use != "coprocessor" && use != "virtual")
-      return make_error(errc::invalid_request,
-                        "invalid --node-use '" + o.node_use + "' (use coprocessor or virtual)");
+      return shoal::error(errc::invalid_request,
+                          "invalid --node-use '" + o.node_use + "' (use coprocessor or virtual)");
     req.shape.node_use = use;
   }
   if (!o.time.empty()) {
     auto limit = config::parse_time_limit(o.time);
     if (!limit) return std::move(limit.error());
-    if (*limit == 0) return make_error(errc::invalid_time, "a time limit of 0 is not allowed (-t)");
+    if (*limit == 0)
+      return shoal::error(errc::invalid_time, "a time limit of 0 is not allowed (-t)");
     req.time_limit_s = *limit;
   }
   auto user = current_user();
@@ -445,10 +446,10 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
     w.begin_time = *at;
   }
   if (o.exclusive && o.oversubscribe)
-    return make_error(errc::invalid_request,
-                      "--exclusive and --oversubscribe are mutually exclusive");
+    return shoal::error(errc::invalid_request,
+                        "--exclusive and --oversubscribe are mutually exclusive");
   if (!o.mem.empty() && !o.mem_per_cpu.empty())
-    return make_error(errc::invalid_request, "--mem and --mem-per-cpu are mutually exclusive");
+    return shoal::error(errc::invalid_request, "--mem and --mem-per-cpu are mutually exclusive");
   if (!o.mem.empty()) {
     auto mb = config::parse_memory_mb(o.mem, "--mem");
     if (!mb) return std::move(mb.error());
@@ -469,7 +470,7 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
     // As Slurm: the first letter decides.
     auto first = std::tolower(static_cast<unsigned char>(o.open_mode.front()));
     if (first != 'a' && first != 't')
-      return make_error(errc::invalid_request, "Invalid --open-mode specification");
+      return shoal::error(errc::invalid_request, "Invalid --open-mode specification");
     w.open_mode = first == 'a' ? "append" : "truncate";
   }
   if (!o.mail_type.empty()) {
@@ -493,7 +494,7 @@ caf::expected<msg::job_request> build_request(const job_options& o, std::vector<
   if (!o.gpus_per_node.empty()) {
     // --gpus-per-node=[TYPE:]N is --gres=gpu[:TYPE]:N (a bare TYPE would read as a count).
     if (!std::isdigit(static_cast<unsigned char>(o.gpus_per_node.back())))
-      return make_error(errc::invalid_request, "Invalid generic resource (gres) specification");
+      return shoal::error(errc::invalid_request, "Invalid generic resource (gres) specification");
     gres_spec += (gres_spec.empty() ? "gpu:" : ",gpu:") + o.gpus_per_node;
   }
   auto gres = policy::parse_gres_request(gres_spec);

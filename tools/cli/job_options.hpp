@@ -4,8 +4,8 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <caf/expected.hpp>
 
+#include "messages/errc.hpp"
 #include "messages/types.hpp"
 
 namespace shoal::cli {
@@ -58,7 +58,7 @@ struct job_options {
   std::string signal;      ///< --signal=[{R|B}:]SIG[@TIME] as typed; build_request checks it
   bool test_only = false;  ///< batch and run: print when and where it would start; submit nothing
   bool wait = false;       ///< batch only: -W, exit when the job ends, with its exit code
-  std::string gres;           ///< --gres, per node (Slurm's syntax; checked in build_request)
+  std::string gres;        ///< --gres, per node (Slurm's syntax; checked in build_request)
   std::string gpus_per_node;  ///< --gpus-per-node=[TYPE:]N: gpu[:TYPE]:N added to --gres
   // Recognised, with no effect here (ignored_option_notes says so); build_request refuses the
   // values that would change what the job gets.
@@ -83,14 +83,14 @@ std::vector<std::string> ignored_option_notes(const job_options& o);
 /// when unset) or NAME=VALUE, a later one replacing an earlier one of the same name, plus the
 /// SHOAL_* and SLURM_* variables of `env`. Commas inside quotes do not split; quotes around a
 /// whole item are dropped. Error: errc::invalid_request for an empty item or name.
-caf::expected<std::vector<std::string>> exported_environment(const std::string& spec,
-                                                             const std::vector<std::string>& env);
+shoal::expected<std::vector<std::string>> exported_environment(const std::string& spec,
+                                                               const std::vector<std::string>& env);
 
 /// Slurm's --mail-type list (NONE, BEGIN, END, FAIL, REQUEUE, ALL, ...; any case) in the form
 /// scontrol shows it, "BEGIN,END"; "NONE" for NONE. Unknown words are dropped as Slurm drops
 /// them. Error: errc::invalid_request ("Invalid --mail-type specification") when no word is
 /// known.
-caf::expected<std::string> canonical_mail_type(const std::string& text);
+shoal::expected<std::string> canonical_mail_type(const std::string& text);
 
 /// The script `sbatch --wrap=CMD` submits.
 std::string wrap_script(const std::string& command);
@@ -104,7 +104,7 @@ std::string wrap_script(const std::string& command);
 /// --ntasks-per-node, --mincpus, --open-mode, --mail-type, --distribution, --export or --signal
 /// (B: is for batch only, as sbatch alone knows it). The request carries --gres in canonical form
 /// (gpu:2), "" when it asks for nothing (gpu:0, none).
-caf::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
-                                              bool batch);
+shoal::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
+                                                bool batch);
 
 }  // namespace shoal::cli

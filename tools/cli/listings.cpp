@@ -8,7 +8,7 @@
 #include <cstring>
 #include <map>
 
-#include "messages/type_ids.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/format/listing.hpp"
@@ -31,7 +31,7 @@ void add_listing_flags(CLI::App& cmd, listing_flags& f) {
   cmd.add_option("filter", f.positional_filters, "Field=Value filters, e.g. State=DOWN");
 }
 
-int print_or_fail(const std::string& cmd, const caf::expected<std::string>& text) {
+int print_or_fail(const std::string& cmd, const shoal::expected<std::string>& text) {
   if (!text) return fail(cmd, describe(text.error()), exit_usage);
   std::fputs(text->c_str(), stdout);
   return 0;
@@ -154,8 +154,7 @@ command_runner add_info_command(CLI::App& app, const std::string& conf) {
       // older than the summary refuses the request; then the nodes come one by one as before.
       auto sums = ask<std::vector<msg::partition_summary>>(*s, msg::summary_atom_v);
       if (sums) return print_or_fail("info", render_partition_summary(*sums, opt));
-      auto older = sums.error().category() == error_category &&
-                   static_cast<errc>(sums.error().code()) == errc::invalid_request;
+      auto older = sums.error() == errc::invalid_request;
       if (!older) return fail("info", describe(sums.error()));
     }
     auto node_list = ask<std::vector<msg::node_info>>(*s, msg::nodes_atom_v);

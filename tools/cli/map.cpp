@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <thread>
 
-#include "messages/type_ids.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/format/map.hpp"

@@ -8,19 +8,19 @@
 
 namespace shoal::cli {
 
-caf::expected<std::string> controller_metrics_url(const config::cluster_config& cfg) {
+shoal::expected<std::string> controller_metrics_url(const config::cluster_config& cfg) {
   if (!cfg.collect_metrics)
-    return make_error(errc::invalid_request,
-                      "the cluster runs with CollectMetrics=NO: there are no metrics to read");
+    return shoal::error(errc::invalid_request,
+                        "the cluster runs with CollectMetrics=NO: there are no metrics to read");
   if (cfg.metrics_port == 0)
-    return make_error(errc::invalid_request,
-                      "MetricsPort=0: shoalctld serves no metrics (set MetricsPort, or give "
-                      "--url)");
+    return shoal::error(errc::invalid_request,
+                        "MetricsPort=0: shoalctld serves no metrics (set MetricsPort, or give "
+                        "--url)");
   auto host = runtime::controller_endpoint(cfg).first;
   return "http://" + host + ":" + std::to_string(cfg.metrics_port) + "/metrics";
 }
 
-caf::expected<metrics::exposition> scrape(const std::string& url) {
+shoal::expected<metrics::exposition> scrape(const std::string& url) {
   std::string rest = url;
   auto scheme = rest.find("://");
   if (scheme != std::string::npos) rest = rest.substr(scheme + 3);
@@ -34,18 +34,19 @@ caf::expected<metrics::exposition> scrape(const std::string& url) {
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
     host = host.substr(1, host.size() - 2);  // [::1]
   if (host.empty() || port <= 0 || port > 65535)
-    return make_error(errc::invalid_request, "cannot read " + url + ": not http://HOST:PORT/PATH");
+    return shoal::error(errc::invalid_request,
+                        "cannot read " + url + ": not http://HOST:PORT/PATH");
   auto res = runtime::http_get(host, static_cast<uint16_t>(port), path, std::chrono::seconds{10});
   if (!res)
-    return make_error(errc::unreachable, "cannot read " + url + " (" + describe(res.error()) +
-                                             "); is the daemon running with metrics on?");
+    return shoal::error(errc::unreachable, "cannot read " + url + " (" + describe(res.error()) +
+                                               "); is the daemon running with metrics on?");
   if (res->status != 200)
-    return make_error(errc::unreachable,
-                      "cannot read " + url + ": HTTP status " + std::to_string(res->status));
+    return shoal::error(errc::unreachable,
+                        "cannot read " + url + ": HTTP status " + std::to_string(res->status));
   auto parsed = metrics::parse_text(res->body);
   if (!parsed)
-    return make_error(errc::malformed_message,
-                      url + ": not Prometheus text: " + describe(parsed.error()));
+    return shoal::error(errc::malformed_message,
+                        url + ": not Prometheus text: " + describe(parsed.error()));
   return parsed;
 }
 

@@ -37,7 +37,8 @@ namespace {
 
 /// Counts the wait for a controller in control: nothing while waiting_since is unset; prints the
 /// waiting line once after 2 s; an error once `patience` has passed.
-caf::error keep_waiting(session& s, const std::string& why, const caf::error& last, size_t lines) {
+shoal::error keep_waiting(session& s, const std::string& why, const shoal::error& last,
+                          size_t lines) {
   auto now = std::chrono::steady_clock::now();
   if (!s.waiting_since) s.waiting_since = now;
   auto waited = now - *s.waiting_since;
@@ -45,10 +46,10 @@ caf::error keep_waiting(session& s, const std::string& why, const caf::error& la
   if (waited >= patience) {
     auto seconds = std::chrono::duration_cast<std::chrono::seconds>(patience).count();
     if (lines == 1 && !is_not_in_control(last))
-      return make_error(errc::unreachable, describe(last) + " (waited " + std::to_string(seconds) +
-                                               " s: MessageTimeout)");
-    return make_error(errc::unreachable, "no controller in control after waiting " +
-                                             std::to_string(seconds) + " s (" + why + ")");
+      return shoal::error(errc::unreachable, describe(last) + " (waited " +
+                                                 std::to_string(seconds) + " s: MessageTimeout)");
+    return shoal::error(errc::unreachable, "no controller in control after waiting " +
+                                               std::to_string(seconds) + " s (" + why + ")");
   }
   if (!s.said_waiting && waited >= std::chrono::seconds{2}) {
     std::fprintf(stderr, "shoal: waiting for the controller (%s)...\n", why.c_str());
@@ -56,16 +57,16 @@ caf::error keep_waiting(session& s, const std::string& why, const caf::error& la
     s.said_waiting = true;
   }
   std::this_thread::sleep_for(std::chrono::seconds{1});
-  return caf::none;
+  return {};
 }
 
 }  // namespace
 
-bool is_not_in_control(const caf::error& err) {
-  return err.category() == error_category && static_cast<errc>(err.code()) == errc::not_in_control;
+bool is_not_in_control(const shoal::error& err) {
+  return err == errc::not_in_control;
 }
 
-caf::expected<msg::client_reply> call(session& s, const msg::client_request& request) {
+shoal::expected<msg::client_reply> call(session& s, const msg::client_request& request) {
   auto req = request;
   req.uid = static_cast<uint32_t>(::getuid());  // who asks, for the door's checks
   auto lines = runtime::controller_lines(s.conf);
@@ -73,12 +74,12 @@ caf::expected<msg::client_reply> call(session& s, const msg::client_request& req
       std::chrono::duration_cast<std::chrono::milliseconds>(runtime::controller_patience(s.conf));
   for (;;) {
     std::string why;
-    caf::error last;
+    shoal::error last;
     for (size_t k = 0; k < lines.size(); ++k) {
       size_t i = (s.line + k) % lines.size();
       const auto& line = lines[i];
       auto port = runtime::front_door_port(line);
-      caf::error err;
+      shoal::error err;
       std::string reason;  // a few words for the waiting line
       if (!s.door.connected() || s.line != i) {
         auto door =
@@ -88,9 +89,9 @@ caf::expected<msg::client_reply> call(session& s, const msg::client_request& req
           s.line = i;
         } else {
           reason = describe(door.error());
-          err = make_error(errc::unreachable, "cannot reach the controller at " + line.address +
-                                                  ":" + std::to_string(port) + " (" + reason +
-                                                  "); is shoalctld running there?");
+          err = shoal::error(errc::unreachable, "cannot reach the controller at " + line.address +
+                                                    ":" + std::to_string(port) + " (" + reason +
+                                                    "); is shoalctld running there?");
         }
       }
       if (!err) {
@@ -98,18 +99,16 @@ caf::expected<msg::client_reply> call(session& s, const msg::client_request& req
         if (auto failed = runtime::sign_request(s.conf.auth, req)) return failed;
         auto reply = s.door.call(req, patience);
         if (!reply) {
-          if (reply.error().category() == error_category &&
-              static_cast<errc>(reply.error().code()) == errc::incompatible_version)
-            return std::move(reply.error());
+          if (reply.error() == errc::incompatible_version) return std::move(reply.error());
           err = std::move(reply.error());
           reason = describe(err);
         } else if (reply->error_code == static_cast<uint8_t>(errc::not_in_control)) {
-          err = make_error(errc::not_in_control, reply->error_text);
+          err = shoal::error(errc::not_in_control, reply->error_text);
           reason = "not in control";
           s.door = runtime::front_door_client{};
         } else if (reply->error_code != 0) {
           s.waiting_since.reset();
-          return make_error(static_cast<errc>(reply->error_code), reply->error_text);
+          return shoal::error(static_cast<errc>(reply->error_code), reply->error_text);
         } else {
           s.waiting_since.reset();
           return std::move(*reply);
@@ -122,8 +121,8 @@ caf::expected<msg::client_reply> call(session& s, const msg::client_request& req
   }
 }
 
-caf::expected<runtime::front_door_client> open_stream(session& s, msg::client_request req,
-                                                      bool find_controller) {
+shoal::expected<runtime::front_door_client> open_stream(session& s, msg::client_request req,
+                                                        bool find_controller) {
   req.uid = static_cast<uint32_t>(::getuid());
   if (find_controller || !s.door.connected()) {
     if (find_controller) {

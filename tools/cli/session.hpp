@@ -5,13 +5,10 @@
 #include <optional>
 #include <string>
 
-#include <caf/error.hpp>
-#include <caf/expected.hpp>
-
 #include "config/config.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/errc.hpp"
 #include "messages/front_door.hpp"
-#include "messages/type_ids.hpp"
 #include "runtime/bootstrap/front_door_client.hpp"
 #include "tools/cli/identity.hpp"
 
@@ -46,7 +43,7 @@ std::unique_ptr<session> open_session(const std::string& cmd, const std::string&
                                       int& code);
 
 /// True for errc::not_in_control: the shoalctld asked handed control to another.
-bool is_not_in_control(const caf::error& err);
+bool is_not_in_control(const shoal::error& err);
 
 /// Sends `req` to the front door of the controller in control and waits for the reply. Lines
 /// are tried in order from the one that answered last; a line that is down, or answers that it
@@ -58,14 +55,14 @@ bool is_not_in_control(const caf::error& err);
 /// lost mid-request is tried again: every request the CLI sends is idempotent (listings,
 /// updates, cancel, token-carrying submissions). A refusal by the controller is an error with
 /// its errc and text.
-caf::expected<msg::client_reply> call(session& s, const msg::client_request& req);
+shoal::expected<msg::client_reply> call(session& s, const msg::client_request& req);
 
 /// Sends `req` (signed) on a connection of its own and returns that connection, for requests
 /// whose answers stream (run, attach). Connects to the line that answered last; with
 /// `find_controller`, pings first (as call() does, waiting for a controller in control) so the
 /// connection is the controller's in control.
-caf::expected<runtime::front_door_client> open_stream(session& s, msg::client_request req,
-                                                      bool find_controller);
+shoal::expected<runtime::front_door_client> open_stream(session& s, msg::client_request req,
+                                                        bool find_controller);
 
 // -- requests as the controller's actor messages name them (see actors/controller.hpp) --------
 
@@ -103,7 +100,7 @@ inline void take(msg::client_reply&, caf::ok_atom&) {}
 /// Sends a request through the front door and returns its answer, typed as the controller's
 /// actor answers it: `ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v, false)`.
 template <class T, class... Ts>
-caf::expected<T> ask(session& s, Ts&&... xs) {
+shoal::expected<T> ask(session& s, Ts&&... xs) {
   auto reply = call(s, to_request(std::forward<Ts>(xs)...));
   if (!reply) return std::move(reply.error());
   T out{};

@@ -503,8 +503,8 @@ std::vector<node_row> node_rows(const std::vector<msg::partition_info>& parts,
 
 // -- listings -----------------------------------------------------------------
 
-caf::expected<std::string> render_jobs(const std::vector<msg::job_info>& jobs,
-                                       const listing_options& opt, int64_t now) {
+shoal::expected<std::string> render_jobs(const std::vector<msg::job_info>& jobs,
+                                         const listing_options& opt, int64_t now) {
   auto fields = job_fields(now);
   std::vector<msg::job_info> rows(jobs);
   if (auto err = detail::filter_and_sort(rows, fields, opt)) return err;
@@ -520,9 +520,9 @@ caf::expected<std::string> render_jobs(const std::vector<msg::job_info>& jobs,
   return detail::render_table(rows, *cols, opt.no_header);
 }
 
-caf::expected<std::string> render_partitions(const std::vector<msg::partition_info>& parts,
-                                             const std::vector<msg::node_info>& nodes,
-                                             const listing_options& opt) {
+shoal::expected<std::string> render_partitions(const std::vector<msg::partition_info>& parts,
+                                               const std::vector<msg::node_info>& nodes,
+                                               const listing_options& opt) {
   std::unordered_map<std::string, msg::node_state> state;
   state.reserve(nodes.size());
   for (auto& n : nodes) state.emplace(n.name, n.state);
@@ -540,8 +540,8 @@ caf::expected<std::string> render_partitions(const std::vector<msg::partition_in
   return detail::render_table(rows, *cols, opt.no_header);
 }
 
-caf::expected<std::string> render_partition_summary(const std::vector<msg::partition_summary>& sums,
-                                                    const listing_options& opt) {
+shoal::expected<std::string> render_partition_summary(
+    const std::vector<msg::partition_summary>& sums, const listing_options& opt) {
   auto fields = partition_fields();
   auto rows = partition_rows(sums);
   if (auto err = detail::filter_and_sort(rows, fields, opt)) return err;
@@ -551,9 +551,9 @@ caf::expected<std::string> render_partition_summary(const std::vector<msg::parti
   return detail::render_table(rows, *cols, opt.no_header);
 }
 
-caf::expected<std::string> render_nodes(const std::vector<msg::partition_info>& parts,
-                                        const std::vector<msg::node_info>& nodes,
-                                        const listing_options& opt, int64_t now) {
+shoal::expected<std::string> render_nodes(const std::vector<msg::partition_info>& parts,
+                                          const std::vector<msg::node_info>& nodes,
+                                          const listing_options& opt, int64_t now) {
   static_cast<void>(now);
   auto fields = node_fields();
   bool per_partition = !opt.json && detail::split_list(opt.format, false).empty();

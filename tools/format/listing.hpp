@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
 #include <nlohmann/json.hpp>
 
+#include "messages/errc.hpp"
 #include "messages/types.hpp"
 
 namespace shoal::cli {
@@ -43,8 +43,8 @@ struct listing_options {
 /// elapsed time of running jobs. Fields: JobId, Partition, Name, User, State, ST, Time, TimeLimit,
 /// Nodes, NodeList, Reason, SubmitTime, StartTime, EndTime, ExitCode, NTasks, CPUsPerTask,
 /// WorkDir, Command, Priority, NodeListReason. JSON: `{"jobs":[...]}` (see to_json).
-caf::expected<std::string> render_jobs(const std::vector<msg::job_info>& jobs,
-                                       const listing_options& opt, int64_t now);
+shoal::expected<std::string> render_jobs(const std::vector<msg::job_info>& jobs,
+                                         const listing_options& opt, int64_t now);
 
 /// sinfo. One line per (partition, node state) group, partitions in the order given, states in
 /// order of first appearance among the partition's nodes; a partition without nodes gets one line
@@ -56,12 +56,12 @@ caf::expected<std::string> render_jobs(const std::vector<msg::job_info>& jobs,
 /// The same table from the controller's grouping (topology::summarize_partitions: the
 /// partition_summary op), without every node's record; the table only (no JSON: JSON lists each
 /// partition's nodes, which the summary leaves out).
-caf::expected<std::string> render_partition_summary(const std::vector<msg::partition_summary>& sums,
-                                                    const listing_options& opt);
+shoal::expected<std::string> render_partition_summary(
+    const std::vector<msg::partition_summary>& sums, const listing_options& opt);
 
-caf::expected<std::string> render_partitions(const std::vector<msg::partition_info>& parts,
-                                             const std::vector<msg::node_info>& nodes,
-                                             const listing_options& opt);
+shoal::expected<std::string> render_partitions(const std::vector<msg::partition_info>& parts,
+                                               const std::vector<msg::node_info>& nodes,
+                                               const listing_options& opt);
 
 /// sinfo -N and the seed's machine status tool. Default columns `NODELIST NODES PARTITION STATE`,
 /// one line per node per partition listed in the node's `partitions` ("-" when none; `*` marks the
@@ -70,9 +70,9 @@ caf::expected<std::string> render_partitions(const std::vector<msg::partition_in
 /// StateCompact, Reason, OS, CPUs, Speed, RealMemory, VirtualMemory, TmpDisk, Partition,
 /// LastResponse, Address, Weight, Sockets, Cores, Threads, Jobs, Features, BootTime, NodeList,
 /// Nodes. `now` is reserved for relative times. JSON: `{"nodes":[...]}`, one entry per node.
-caf::expected<std::string> render_nodes(const std::vector<msg::partition_info>& parts,
-                                        const std::vector<msg::node_info>& nodes,
-                                        const listing_options& opt, int64_t now);
+shoal::expected<std::string> render_nodes(const std::vector<msg::partition_info>& parts,
+                                          const std::vector<msg::node_info>& nodes,
+                                          const listing_options& opt, int64_t now);
 
 // -- scontrol show ------------------------------------------------------------
 

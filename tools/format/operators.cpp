@@ -138,7 +138,7 @@ const std::vector<std::string>& top_sort_fields() {
   return fields;
 }
 
-caf::error sort_actor_rows(std::vector<actor_row>& rows, const std::string& field) {
+shoal::error sort_actor_rows(std::vector<actor_row>& rows, const std::string& field) {
   auto key = detail::lower(field);
   std::function<double(const actor_row&)> num;
   if (key == "alive")
@@ -163,7 +163,7 @@ caf::error sort_actor_rows(std::vector<actor_row>& rows, const std::string& fiel
     auto y = num(b);
     return x != y ? x > y : a.type < b.type;
   });
-  return caf::none;
+  return {};
 }
 
 std::string render_actor_table(const std::vector<actor_row>& rows) {
@@ -190,12 +190,12 @@ nlohmann::json to_json(const actor_row& r) {
   return j;
 }
 
-caf::expected<diag_report> make_diag(const exposition& e, double now, bool sort_by_time) {
+shoal::expected<diag_report> make_diag(const exposition& e, double now, bool sort_by_time) {
   auto start = e.value("shoal_start_time_seconds");
   if (!start || !e.find("shoal_jobs_submitted_total"))
-    return make_error(errc::malformed_message,
-                      "the scrape holds no controller metrics (is this shoalctld's MetricsPort, "
-                      "and CollectMetrics=YES?)");
+    return shoal::error(errc::malformed_message,
+                        "the scrape holds no controller metrics (is this shoalctld's MetricsPort, "
+                        "and CollectMetrics=YES?)");
   diag_report d;
   d.now = now;
   d.start_time = *start;

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
 #include <nlohmann/json.hpp>
 
+#include "messages/errc.hpp"
 #include "metrics/text_parser.hpp"
 
 namespace shoal::cli {
@@ -37,7 +37,7 @@ const std::vector<std::string>& top_sort_fields();
 
 /// Sorts rows by `field` (one of top_sort_fields), the largest first (names A-Z); error
 /// (errc::invalid_request) names the known fields.
-caf::error sort_actor_rows(std::vector<actor_row>& rows, const std::string& field);
+shoal::error sort_actor_rows(std::vector<actor_row>& rows, const std::string& field);
 
 /// The table `shoal top` prints (columns aligned).
 std::string render_actor_table(const std::vector<actor_row>& rows);
@@ -64,7 +64,7 @@ struct diag_report {
 
 /// Reads the report from a scrape of shoalctld. Error (errc::malformed_message) when it is not
 /// one (no shoal_start_time_seconds, or the controller's metrics are missing).
-caf::expected<diag_report> make_diag(const metrics::exposition& e, double now, bool sort_by_time);
+shoal::expected<diag_report> make_diag(const metrics::exposition& e, double now, bool sort_by_time);
 
 /// sdiag's layout, with aligned RPC tables (times in microseconds, as sdiag).
 std::string render_diag(const diag_report& d);

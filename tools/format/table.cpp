@@ -168,14 +168,14 @@ std::string layout(const std::vector<std::string>& headers, const std::vector<bo
   return out;
 }
 
-caf::error unknown_field(std::string_view name, const std::vector<std::string>& known) {
+shoal::error unknown_field(std::string_view name, const std::vector<std::string>& known) {
   std::string text = "unknown field '" + std::string(name) + "' (known: ";
   for (size_t i = 0; i < known.size(); ++i) {
     if (i > 0) text += ", ";
     text += known[i];
   }
   text += ")";
-  return make_error(errc::invalid_request, std::move(text));
+  return shoal::error(errc::invalid_request, std::move(text));
 }
 
 }  // namespace shoal::cli::detail

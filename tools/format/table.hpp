@@ -11,9 +11,6 @@
 #include <string_view>
 #include <vector>
 
-#include <caf/error.hpp>
-#include <caf/expected.hpp>
-
 #include "messages/errc.hpp"
 #include "messages/states.hpp"
 #include "tools/format/listing.hpp"
@@ -53,7 +50,7 @@ std::string layout(const std::vector<std::string>& headers, const std::vector<bo
                    const std::vector<std::vector<std::string>>& rows, bool no_header);
 
 /// errc::invalid_request "unknown field 'X' (known: A, B, ...)".
-caf::error unknown_field(std::string_view name, const std::vector<std::string>& known);
+shoal::error unknown_field(std::string_view name, const std::vector<std::string>& known);
 
 // -- fields -------------------------------------------------------------------
 
@@ -71,8 +68,8 @@ struct field {
 };
 
 template <class Row>
-caf::expected<const field<Row>*> find_field(const std::vector<field<Row>>& fields,
-                                            std::string_view name) {
+shoal::expected<const field<Row>*> find_field(const std::vector<field<Row>>& fields,
+                                              std::string_view name) {
   auto folded = fold_name(name);
   for (auto& f : fields)
     if (fold_name(f.name) == folded) return &f;
@@ -83,7 +80,7 @@ caf::expected<const field<Row>*> find_field(const std::vector<field<Row>>& field
 
 /// The columns `format` names, or `defaults` when it names none.
 template <class Row>
-caf::expected<std::vector<const field<Row>*>> pick_columns(
+shoal::expected<std::vector<const field<Row>*>> pick_columns(
     const std::vector<field<Row>>& fields, const std::string& format,
     const std::vector<std::string>& defaults) {
   auto names = split_list(format, false);
@@ -99,13 +96,13 @@ caf::expected<std::vector<const field<Row>*>> pick_columns(
 
 /// Applies opt.filters then opt.sort to `rows` in place.
 template <class Row>
-caf::error filter_and_sort(std::vector<Row>& rows, const std::vector<field<Row>>& fields,
-                           const listing_options& opt) {
+shoal::error filter_and_sort(std::vector<Row>& rows, const std::vector<field<Row>>& fields,
+                             const listing_options& opt) {
   for (auto& item : opt.filters) {
     auto eq = item.find('=');
     if (eq == std::string::npos)
-      return make_error(errc::invalid_request,
-                        "filter '" + item + "' is not of the form Field=Value");
+      return shoal::error(errc::invalid_request,
+                          "filter '" + item + "' is not of the form Field=Value");
     auto f = find_field(fields, split_list(item.substr(0, eq), true).front());
     if (!f) return f.error();
     auto values = split_list(std::string_view(item).substr(eq + 1), true);

@@ -8,7 +8,7 @@
 
 #include "actors/allocation_map.hpp"
 #include "config/config.hpp"
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 
 using namespace shoal;
 

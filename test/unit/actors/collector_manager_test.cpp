@@ -9,6 +9,7 @@
 
 #include "actors/collector_manager.hpp"
 #include "actors/node.hpp"
+#include "messages/caf/error.hpp"
 #include "test/unit/actors/coordinated.hpp"
 
 namespace {

@@ -9,7 +9,7 @@
 #include <caf/all.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 
-#include "messages/type_ids.hpp"
+#include "messages/caf/type_ids.hpp"
 
 namespace shoal::test {
 

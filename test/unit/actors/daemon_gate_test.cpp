@@ -15,8 +15,8 @@
 #include "actors/daemon_gate.hpp"
 #include "actors/node.hpp"
 #include "config/config.hpp"
-#include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 
 namespace {
 
@@ -25,20 +25,20 @@ using namespace std::chrono_literals;
 
 actors::daemon_credentials fake_credentials() {
   actors::daemon_credentials creds;
-  creds.sign_launch = [](msg::launch_request& req) -> caf::error {
+  creds.sign_launch = [](msg::launch_request& req) -> shoal::error {
     req.credential = "signed job " + std::to_string(req.job_id);
-    return caf::none;
+    return {};
   };
-  creds.sign_signal = [](uint64_t job, uint32_t, int32_t) -> caf::expected<std::string> {
+  creds.sign_signal = [](uint64_t job, uint32_t, int32_t) -> shoal::expected<std::string> {
     return "signal for job " + std::to_string(job);
   };
   creds.check_registration = [](msg::machine_status& status,
-                                const msg::node_report&) -> caf::error {
+                                const msg::node_report&) -> shoal::error {
     auto credential = std::move(status.credential);
     status.credential.clear();
     if (credential != "a daemon of ours")
-      return make_error(errc::authentication_failed, "Protocol authentication error (forged)");
-    return caf::none;
+      return shoal::error(errc::authentication_failed, "Protocol authentication error (forged)");
+    return {};
   };
   return creds;
 }
@@ -122,10 +122,7 @@ BOOST_AUTO_TEST_CASE(the_controller_takes_only_registrations_the_gate_lets_throu
   auto me = caf::actor_cast<caf::actor>(daemon);
   daemon->request(controller, 5s, msg::register_atom_v, status_of("node1", "forged"), me)
       .receive([](caf::actor&) { BOOST_FAIL("a forged registration was taken"); },
-               [](caf::error& err) {
-                 BOOST_TEST((err.category() == error_category &&
-                             static_cast<errc>(err.code()) == errc::authentication_failed));
-               });
+               [](caf::error& err) { BOOST_TEST((err == errc::authentication_failed)); });
   caf::actor node;
   daemon->request(controller, 5s, msg::register_atom_v, status_of("node1", "a daemon of ours"), me)
       .receive([&](caf::actor& a) { node = std::move(a); },

@@ -14,8 +14,8 @@
 #include <caf/all.hpp>
 
 #include "actors/job.hpp"
-#include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "policy/job_lifecycle.hpp"
 #include "test/unit/actors/coordinated.hpp"
 
@@ -545,8 +545,8 @@ struct recording_switch final : interconnect::switch_manager {
   std::vector<std::pair<uint64_t, uint32_t>> released;
   bool refuse = false;
   std::string name() const override { return "recording"; }
-  caf::expected<std::vector<uint8_t>> allocate(const interconnect::step_request& req) override {
-    if (refuse) return make_error(errc::unsatisfiable, "no switch windows left");
+  shoal::expected<std::vector<uint8_t>> allocate(const interconnect::step_request& req) override {
+    if (refuse) return shoal::error(errc::unsatisfiable, "no switch windows left");
     allocated.push_back(req);
     return std::vector<uint8_t>{0x5a, static_cast<uint8_t>(req.step_id)};
   }

@@ -4,6 +4,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "actors/node.hpp"
+#include "messages/caf/error.hpp"
 #include "test/unit/actors/coordinated.hpp"
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include "actors/scheduler.hpp"
 #include "config/config.hpp"
+#include "messages/caf/error.hpp"
 #include "test/unit/actors/coordinated.hpp"
 
 namespace {

@@ -18,8 +18,8 @@
 #include <caf/all.hpp>
 
 #include "actors/shepherd.hpp"
-#include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "process/task_launch.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"
 #include "topology/cpu_binding.hpp"
@@ -620,9 +620,9 @@ BOOST_AUTO_TEST_CASE(a_launch_that_fails_its_check_runs_nothing_and_says_why) {
   auto marker = tmp / "ran";
   auto req = request({"touch", marker.string()}, {0, 1});
   auto setup = where();
-  setup.check_launch = [](msg::launch_request& r) -> caf::error {
+  setup.check_launch = [](msg::launch_request& r) -> shoal::error {
     r.credential.clear();
-    return make_error(errc::authentication_failed, "Protocol authentication error (forged)");
+    return shoal::error(errc::authentication_failed, "Protocol authentication error (forged)");
   };
   auto r = finish(actors::spawn_shepherd(sys, req, caf::actor{sink}, caf::actor{job}, setup));
   BOOST_REQUIRE(r.got_exit);

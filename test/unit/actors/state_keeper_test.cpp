@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "actors/state_keeper.hpp"
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 #include "metrics/registry.hpp"
 #include "state/load.hpp"
 #include "test/unit/actors/coordinated.hpp"

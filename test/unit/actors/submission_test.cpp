@@ -5,7 +5,7 @@
 
 #include "actors/submission.hpp"
 #include "config/config.hpp"
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 
 using namespace shoal;
 using actors::expand_output_path;
@@ -17,6 +17,11 @@ namespace {
 /// message's operands even when the check passes).
 template <class T>
 std::string why(const caf::expected<T>& r) {
+  return r ? std::string{} : describe(r.error());
+}
+
+template <class T>
+std::string why(const shoal::expected<T>& r) {
   return r ? std::string{} : describe(r.error());
 }
 

@@ -149,7 +149,7 @@ std::vector<msg::job_info> jobs() {
   return out;
 }
 
-std::string value_of(const caf::expected<std::string>& r) {
+std::string value_of(const shoal::expected<std::string>& r) {
   BOOST_REQUIRE_MESSAGE(static_cast<bool>(r), "render failed");
   return *r;
 }

@@ -53,7 +53,7 @@ struct cluster {
   }
 };
 
-std::string text(const caf::expected<std::string>& r) {
+std::string text(const shoal::expected<std::string>& r) {
   BOOST_REQUIRE_MESSAGE(static_cast<bool>(r), (r ? std::string{} : describe(r.error())));
   return *r;
 }

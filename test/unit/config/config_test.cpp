@@ -26,12 +26,12 @@ cluster_config parse_ok(const std::string& text, const std::string& base_dir = "
 std::string parse_error(const std::string& text, const std::string& base_dir = "") {
   auto cfg = parse_config(text, "test.conf", base_dir);
   if (cfg) BOOST_FAIL("expected an error for:\n" << text);
-  BOOST_CHECK_EQUAL(cfg.error().code(), static_cast<uint8_t>(errc::invalid_config));
+  BOOST_CHECK(cfg.error() == errc::invalid_config);
   return describe(cfg.error());
 }
 
 /// The error text of a failed result ("" when it succeeded: Boost evaluates messages eagerly).
-std::string why(const caf::expected<cluster_config>& result) {
+std::string why(const shoal::expected<cluster_config>& result) {
   return result ? std::string{} : describe(result.error());
 }
 

@@ -35,11 +35,11 @@ struct conf_dir {
   }
 };
 
-caf::expected<cluster_config> load(const conf_dir& dir, const std::string& slurm_conf) {
+shoal::expected<cluster_config> load(const conf_dir& dir, const std::string& slurm_conf) {
   return load_config(dir.write("slurm.conf", slurm_conf));
 }
 
-std::string error_of(const caf::expected<cluster_config>& cfg) {
+std::string error_of(const shoal::expected<cluster_config>& cfg) {
   return cfg ? std::string{"(no error)"} : describe(cfg.error());
 }
 

@@ -39,7 +39,7 @@ const config::partition_config* find(const std::vector<config::partition_config>
   return nullptr;
 }
 
-int code_of(const caf::error& err) {
+int code_of(const shoal::error& err) {
   return static_cast<int>(err.code());
 }
 

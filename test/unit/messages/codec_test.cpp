@@ -16,10 +16,10 @@
 #include <caf/message.hpp>
 
 #include "fields.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
 #include "messages/errc.hpp"
 #include "messages/shoal.capnp.h"
-#include "messages/type_ids.hpp"
 
 using namespace shoal;
 using namespace shoal::test;
@@ -109,7 +109,7 @@ T decode_ok(const std::vector<char>& buf) {
 
 /// Decodes without letting anything escape: a throw is a test failure, not a crash.
 template <class T>
-caf::error decode_guarded(const std::vector<char>& buf, const std::string& what) {
+shoal::error decode_guarded(const std::vector<char>& buf, const std::string& what) {
   try {
     T out;
     return msg::decode(buf, out);
@@ -118,7 +118,7 @@ caf::error decode_guarded(const std::vector<char>& buf, const std::string& what)
   } catch (...) {
     BOOST_ERROR(what << ": decode threw a non-std exception");
   }
-  return caf::none;
+  return {};
 }
 
 /// A message built by hand, behind this build's version header.

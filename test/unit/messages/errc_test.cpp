@@ -7,6 +7,7 @@
 #include <caf/error.hpp>
 #include <caf/sec.hpp>
 
+#include "messages/caf/error.hpp"
 #include "messages/errc.hpp"
 
 using shoal::errc;
@@ -78,6 +79,50 @@ BOOST_AUTO_TEST_CASE(describe_without_text_is_the_code_name) {
       BOOST_TEST(shoal::describe(shoal::make_error(c)) == std::string{shoal::to_string(c)});
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_default_error_is_no_error_and_describes_itself_so) {
+  shoal::error none;
+  BOOST_TEST(!none);
+  BOOST_TEST(shoal::describe(none) == "no error");
+  shoal::error bad{errc::unknown_job, "Invalid job id specified"};
+  BOOST_TEST(static_cast<bool>(bad));
+  BOOST_CHECK(bad == errc::unknown_job);
+  BOOST_CHECK(bad != errc::unknown_node);
+  BOOST_TEST(shoal::describe(bad) == "Invalid job id specified");
+  BOOST_TEST(shoal::describe(shoal::error{errc::unreachable}) == "unreachable");
+}
+
+BOOST_AUTO_TEST_CASE(expected_holds_a_value_or_an_error) {
+  shoal::expected<std::string> good{std::string{"x"}};
+  BOOST_TEST(static_cast<bool>(good));
+  BOOST_TEST(*good == "x");
+  BOOST_TEST(good->size() == 1u);
+  shoal::expected<std::string> bad{shoal::error{errc::invalid_time, "bad time"}};
+  BOOST_TEST(!bad);
+  BOOST_CHECK(bad == errc::invalid_time);
+  BOOST_TEST(shoal::describe(bad.error()) == "bad time");
+}
+
+BOOST_AUTO_TEST_CASE(errors_cross_to_caf_and_back_keeping_code_and_text) {
+  for (uint8_t code = 1; code <= last_code; ++code) {
+    auto c = static_cast<errc>(code);
+    BOOST_TEST_CONTEXT("code " << int{code}) {
+      auto with_text = shoal::to_caf(shoal::error{c, "text"});
+      BOOST_TEST(with_text.code() == code);
+      BOOST_CHECK(with_text.category() == shoal::error_category);
+      BOOST_TEST(shoal::describe(with_text) == "text");
+      auto back = shoal::from_caf(with_text);
+      BOOST_CHECK(back == c);
+      BOOST_TEST(back.text() == "text");
+      BOOST_CHECK(shoal::from_caf(shoal::to_caf(shoal::error{c})) == c);
+    }
+  }
+  BOOST_TEST(!shoal::to_caf(shoal::error{}));
+  BOOST_TEST(!shoal::from_caf(caf::error{}));
+  auto timeout = shoal::from_caf(caf::make_error(caf::sec::request_timeout));
+  BOOST_CHECK(timeout == errc::system_error);
+  BOOST_TEST(timeout.text() == "request_timeout");
 }
 
 BOOST_AUTO_TEST_CASE(describe_handles_no_error_and_caf_errors) {

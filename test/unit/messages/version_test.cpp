@@ -11,9 +11,9 @@
 #include <caf/binary_serializer.hpp>
 
 #include "fields.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
 #include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
 #include "unit/messages/older.capnp.h"
 
 // The schema version every encoding carries (messages/shoal.capnp's wireMajor and wireMinor):

@@ -16,7 +16,7 @@ using namespace shoal::metrics;
 
 namespace {
 
-std::string why(const caf::error& err) {
+std::string why(const shoal::error& err) {
   return err ? describe(err) : std::string{"ok"};
 }
 

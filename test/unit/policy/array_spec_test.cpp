@@ -6,14 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "policy/array_spec.hpp"
 #include "messages/errc.hpp"
+#include "policy/array_spec.hpp"
 
 using namespace shoal::policy;
 
 namespace {
 
-std::string why(const caf::expected<array_spec>& r) {
+std::string why(const shoal::expected<array_spec>& r) {
   return r ? "" : shoal::describe(r.error());
 }
 

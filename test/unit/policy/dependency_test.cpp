@@ -4,14 +4,14 @@
 #include <string>
 #include <utility>
 
-#include "policy/dependency.hpp"
 #include "messages/errc.hpp"
+#include "policy/dependency.hpp"
 
 using namespace shoal::policy;
 
 namespace {
 
-std::string why(const caf::expected<dependency>& r) {
+std::string why(const shoal::expected<dependency>& r) {
   return r ? "" : shoal::describe(r.error());
 }
 

@@ -13,7 +13,7 @@ using namespace shoal::policy;
 
 namespace {
 
-std::string error_of(const caf::expected<gres_list>& list) {
+std::string error_of(const shoal::expected<gres_list>& list) {
   return list ? std::string{"(no error)"} : describe(list.error());
 }
 

@@ -6,8 +6,8 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "messages/caf/error.hpp"
 #include "messages/codec.hpp"
-#include "messages/errc.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/controller_link.hpp"
 #include "runtime/bootstrap/system_setup.hpp"

@@ -11,7 +11,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 #include "runtime/bootstrap/daemon_auth.hpp"
 #include "test/unit/runtime/test_munged.hpp"
 
@@ -47,9 +47,8 @@ msg::launch_request a_launch() {
   return req;
 }
 
-bool refused_for(const caf::error& err, const std::string& why) {
-  if (!err || err.category() != error_category ||
-      static_cast<errc>(err.code()) != errc::authentication_failed) {
+bool refused_for(const shoal::error& err, const std::string& why) {
+  if (err != errc::authentication_failed) {
     BOOST_TEST_MESSAGE("not an authentication error: " << describe(err));
     return false;
   }

@@ -12,9 +12,9 @@
 #include <caf/io/all.hpp>
 
 #include "actors/standby.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
-#include "messages/errc.hpp"
-#include "messages/type_ids.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/controller_link.hpp"
 #include "runtime/bootstrap/local_cluster.hpp"

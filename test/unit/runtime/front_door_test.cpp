@@ -21,10 +21,10 @@
 
 #include "actors/controller.hpp"
 #include "actors/standby.hpp"
+#include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
-#include "messages/errc.hpp"
 #include "messages/front_door.hpp"
-#include "messages/type_ids.hpp"
 #include "runtime/bootstrap/front_door_client.hpp"
 #include "runtime/bootstrap/munge.hpp"
 #include "runtime/bootstrap/request_auth.hpp"

@@ -2,7 +2,7 @@
 
 #include <set>
 
-#include "messages/errc.hpp"
+#include "messages/caf/error.hpp"
 #include "runtime/bootstrap/local_cluster.hpp"
 
 BOOST_AUTO_TEST_SUITE(local_cluster_ports)

@@ -23,7 +23,7 @@ using shoal::topology::torus_request;
 namespace {
 
 template <class T>
-std::string why(const caf::expected<T>& r) {
+std::string why(const shoal::expected<T>& r) {
   return r ? std::string{"ok"} : shoal::describe(r.error());
 }
 

@@ -10,7 +10,7 @@
 
 #include <caf/type_id.hpp>
 
-#include "messages/codec.hpp"
+#include "messages/caf/inspect.hpp"
 #include "messages/types.hpp"
 
 CAF_BEGIN_TYPE_ID_BLOCK(shoal, caf::first_custom_type_id)
