@@ -329,13 +329,15 @@ node_shape consistent_shape(uint32_t cpus, uint32_t sockets, uint32_t cores, uin
 
 uint32_t tasks_per_node_limit(const node_shape& shape, const task_density& d,
                               uint32_t cpus_per_task) {
-  auto cpt = std::max<uint32_t>(1, cpus_per_task);
+  uint64_t cpt = std::max<uint32_t>(1, cpus_per_task);
   // Usable CPUs per core: all its threads, or as many as per_core tasks need.
   uint64_t per_core_cpus = shape.threads_per_core;
-  if (d.per_core > 0) per_core_cpus = std::min<uint64_t>(per_core_cpus, uint64_t{d.per_core} * cpt);
-  uint64_t socket_tasks = uint64_t{shape.cores_per_socket} * per_core_cpus / cpt;
-  if (d.per_socket > 0) socket_tasks = std::min<uint64_t>(socket_tasks, d.per_socket);
-  return static_cast<uint32_t>(std::min<uint64_t>(UINT32_MAX, socket_tasks * shape.sockets));
+  if (d.per_core > 0) per_core_cpus = std::min<uint64_t>(per_core_cpus, d.per_core * cpt);
+  // A socket gives its cores' usable CPUs, at most per_socket tasks' worth; tasks then take
+  // the node's CPUs cpus_per_task at a time.
+  uint64_t socket_cpus = uint64_t{shape.cores_per_socket} * per_core_cpus;
+  if (d.per_socket > 0) socket_cpus = std::min<uint64_t>(socket_cpus, d.per_socket * cpt);
+  return static_cast<uint32_t>(std::min<uint64_t>(UINT32_MAX, socket_cpus * shape.sockets / cpt));
 }
 
 std::vector<std::string> ignored_option_notes(const job_options& o) {

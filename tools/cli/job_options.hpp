@@ -68,7 +68,7 @@ struct job_options {
   std::string hint;
   // -- shoal alloc (salloc) only --
   bool no_shell = false;     ///< --no-shell: get the allocation, print its id, exit
-  int immediate = -1;        ///< -I/--immediate[=SECS]: -1 not given; 0 off; N give up after N s
+  int immediate = 0;         ///< -I/--immediate[=SECS]: give up after N s (-I alone: 1); 0: wait
   bool bell = false;         ///< --bell
   bool no_bell = false;      ///< --no-bell
   std::string kill_command;  ///< -K/--kill-command[=SIGNAL] as typed ("TERM" when bare)
@@ -99,8 +99,9 @@ node_shape consistent_shape(uint32_t cpus, uint32_t sockets, uint32_t cores, uin
 
 /// The most tasks of `cpus_per_task` CPUs each that `shape` takes under --ntasks-per-core and
 /// --ntasks-per-socket (0: not given), as Slurm 22.05's cons_tres counts them (_allocate_sc):
-/// each core offers min(threads, per_core x cpus_per_task) CPUs, each socket takes its cores'
-/// CPUs / cpus_per_task tasks but at most per_socket. 0 when not one task fits.
+/// each core offers min(threads, per_core x cpus_per_task) CPUs, each socket its cores' CPUs but
+/// at most per_socket x cpus_per_task, and the node's tasks are its CPUs / cpus_per_task. 0 when
+/// not one task fits.
 uint32_t tasks_per_node_limit(const node_shape& shape, const task_density& d,
                               uint32_t cpus_per_task);
 

@@ -158,7 +158,8 @@ std::vector<job_column> make_columns() {
   f.push_back({'H', {"sockets"}, "SOCKETS_PER_NODE", true, constant("*")});
   f.push_back({'i', {"jobarrayid"}, "JOBID", true, text(job_id_text)});
   f.push_back({'I', {"cores"}, "CORES_PER_SOCKET", true, constant("*")});
-  f.push_back({'j', {"name"}, "NAME", true, text([](const J& j) { return j.name; })});
+  f.push_back(
+      {'j', {"name"}, "NAME", true, text([](const J& j) { return detail::or_null(j.name); })});
   f.push_back({'J', {"threads"}, "THREADS_PER_CORE", true, constant("*")});
   f.push_back({'k', {"comment"}, "COMMENT", true, text([](const J& j) {
                  return detail::or_null(j.comment);
@@ -188,7 +189,9 @@ std::vector<job_column> make_columns() {
   f.push_back({'N', {"nodelist"}, "NODELIST", false, [](const J& j, C) {
                  return uncut(sorted_nodes(j.nodelist));
                }});
-  f.push_back({'o', {"command"}, "COMMAND", true, text([](const J& j) { return j.command; })});
+  f.push_back({'o', {"command"}, "COMMAND", true, text([](const J& j) {
+                 return detail::or_null(j.command);
+               })});
   f.push_back({'O', {"contiguous"}, "CONTIGUOUS", true, constant("0")});
   f.push_back({'p', {"priority"}, "PRIORITY", true, text([](const J& j) {
                  char buf[64];
@@ -196,8 +199,9 @@ std::vector<job_column> make_columns() {
                                static_cast<double>(j.priority) / static_cast<double>(0xffffffffu));
                  return std::string{buf};
                })});
-  f.push_back(
-      {'P', {"partition"}, "PARTITION", true, text([](const J& j) { return j.partition; })});
+  f.push_back({'P', {"partition"}, "PARTITION", true, text([](const J& j) {
+                 return detail::or_null(j.partition);
+               })});
   f.push_back({'q', {"qos"}, "QOS", true, text([](const J& j) { return detail::or_null(j.qos); })});
   f.push_back({'Q', {"prioritylong"}, "PRIORITY", true, text([](const J& j) {
                  return number(j.priority);
@@ -223,7 +227,8 @@ std::vector<job_column> make_columns() {
   f.push_back({'T', {"state"}, "STATE", true, text([](const J& j) {
                  return std::string{msg::to_string(j.state)};
                })});
-  f.push_back({'u', {"username"}, "USER", true, text([](const J& j) { return j.user; })});
+  f.push_back(
+      {'u', {"username"}, "USER", true, text([](const J& j) { return detail::or_null(j.user); })});
   f.push_back({'U', {"userid"}, "UID", true, text([](const J& j) { return number(j.uid); })});
   f.push_back({'v', {"reservation"}, "RESERVATION", true, constant("(null)")});
   f.push_back({'V', {"submittime"}, "SUBMIT_TIME", true, text([](const J& j) {
@@ -243,7 +248,9 @@ std::vector<job_column> make_columns() {
                "NICE (%y, nice) is not in shoal's job listing; shown as N/A"});
   f.push_back({'Y', {"schednodes"}, "SCHEDNODES", false, constant("(null)", false)});
   f.push_back({'z', {"sct"}, "S:C:T", true, constant("*:*:*")});
-  f.push_back({'Z', {"workdir"}, "WORK_DIR", true, text([](const J& j) { return j.work_dir; })});
+  f.push_back({'Z', {"workdir"}, "WORK_DIR", true, text([](const J& j) {
+                 return detail::or_null(j.work_dir);
+               })});
   // -O only.
   f.push_back(
       {'\0', {"numtasks"}, "TASKS", true, text([](const J& j) { return number(j.ntasks); })});
