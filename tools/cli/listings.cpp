@@ -358,6 +358,26 @@ command_runner add_info_command(CLI::App& app, const std::string& conf) {
       if (!node_list) return fail("info", describe(node_list.error()));
       auto part_list = ask<std::vector<msg::partition_info>>(*s, msg::parts_atom_v);
       if (!part_list) return fail("info", describe(part_list.error()));
+      // Sockets, cores and threads as configured (NodeName= lines), as sinfo shows them; the
+      // controller lists what the nodes reported. Only read when the format shows them.
+      auto shows = [&](const char* letters_wanted, const char* name) {
+        return letters.find_first_of(letters_wanted) != std::string::npos ||
+               strcasestr(long_format.c_str(), name) != nullptr;
+      };
+      if ((shows("XYZz", "sockets") || shows("XYZz", "cores") || shows("XYZz", "threads") ||
+           shows("XYZz", "socketcorethread")) &&
+          !s->conf.path.empty()) {
+        if (auto full = config::load_config(s->conf.path)) {
+          for (auto& n : *node_list) {
+            auto c = std::find_if(full->nodes.begin(), full->nodes.end(),
+                                  [&](const config::node_config& x) { return x.name == n.name; });
+            if (c == full->nodes.end()) continue;
+            if (c->sockets != 0) n.reported.sockets = c->sockets;
+            if (c->cores_per_socket != 0) n.reported.cores_per_socket = c->cores_per_socket;
+            if (c->threads_per_core != 0) n.reported.threads_per_core = c->threads_per_core;
+          }
+        }
+      }
       // Only CPUS(A/I/O/T) needs the jobs (the CPUs of partly used nodes).
       std::vector<msg::job_info> running;
       if (letters.find('C') != std::string::npos ||
