@@ -35,9 +35,10 @@ struct sinfo_format_options {
 /// counted once. Then the sort, the header (unless no_header) and one line per record. Letters
 /// (-o): a A b B c C d D e E f F g G h H I l L m M n N o O p P r R s S t T u U v V w X Y Z z;
 /// -O takes sinfo's long names for them plus statecomplete, gresused, comment, extra, port,
-/// allocmem. `jobs` (running ones) give the allocated CPUs of mixed nodes for %C; nodes
-/// fully allocated count every CPU. Shoal keeps no free memory, CPU load, daemon version, port
-/// or priority job factor per node: those print N/A, with a note. Unknown letters and names
+/// allocmem. Sockets, cores and threads are the nodes' `reported` layout (the CLI puts the
+/// configured one there). `jobs` (running ones) give the allocated CPUs of mixed nodes for %C;
+/// nodes fully allocated count every CPU. Shoal keeps no free memory, CPU load, daemon version,
+/// port or priority job factor per node: those print N/A, with a note. Unknown letters and names
 /// print as sinfo prints them (the spec itself, or nothing) with an error line.
 caf::expected<slurm_output> render_sinfo(const std::vector<msg::partition_info>& parts,
                                          const std::vector<msg::node_info>& nodes,

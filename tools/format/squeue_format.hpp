@@ -68,11 +68,11 @@ caf::error sort_jobs_slurm(std::vector<msg::job_info>& jobs, std::string_view sp
 /// seconds) gives running jobs' TIME and TIME_LEFT. Letters (-o): a A b B c C d D e E f F g G
 /// h H i I j J k K l L m M n N o O p P q Q r R s S t T u U v V w W x X y Y z Z, as squeue(1)
 /// describes them; -O takes squeue's long names for the same fields and TASKS (numtasks),
-/// CPUS_PER_TASK, EXIT_CODE, NTASKS_PER_NODE, BATCH_FLAG, REQUEUE, PENDING_TIME, STDOUT,
-/// STDERR. Fields shoal has no value for print what Slurm prints for a job without them
-/// ((null), N/A, *) or, for NICE (%y) and the select plugin's (%s), N/A with a note. Unknown
-/// letters and names print as squeue prints them (the spec itself, or nothing) with an error
-/// line. Error: as sort_jobs_slurm.
+/// CPUS_PER_TASK, EXIT_CODE, NTASKS_PER_NODE, BATCH_FLAG, REQUEUE, RESTART_COUNT and
+/// PENDING_TIME. Fields shoal never sets print what Slurm prints for a job without them
+/// ((null), N/A, *; the select plugin's %s nothing, as cons_tres); NICE (%y), not in the job
+/// listing, prints N/A with a note. Unknown letters and names print as squeue prints them (the
+/// spec itself, or the suffix) with an error line. Error: as sort_jobs_slurm.
 caf::expected<slurm_output> render_squeue(std::vector<msg::job_info> jobs,
                                           const squeue_format_options& opt, int64_t now);
 
