@@ -23,10 +23,12 @@
 
 #include "messages/errc.hpp"
 #include "messages/front_door.hpp"
+#include "policy/warn_signal.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/input_env.hpp"
 #include "tools/cli/job_options.hpp"
 #include "tools/cli/session.hpp"
+#include "tools/cli/task_density.hpp"
 #include "topology/task_layout.hpp"
 
 extern char** environ;
@@ -39,6 +41,35 @@ using clock = std::chrono::steady_clock;
 
 /// How long the allocation's client keeps looking for a controller that went away.
 constexpr auto controller_patience = std::chrono::minutes{5};
+
+/// salloc's DEFAULT_BELL_DELAY: without --bell or --no-bell, the bell rings when the allocation
+/// took longer than this.
+constexpr auto bell_delay = std::chrono::seconds{10};
+
+/// What alloc does around the allocation, from salloc's own options.
+struct alloc_settings {
+  int immediate = 0;       ///< -I: give up after this many seconds; 0: wait as long as it takes
+  bool bell = false;       ///< --bell
+  bool no_bell = false;    ///< --no-bell
+  int kill_signal = 0;     ///< -K: the command's signal when the allocation ends first; 0: default
+  bool tasks_set = false;  ///< -n or --ntasks-per-node given: the command gets SLURM_NTASKS
+};
+
+/// salloc's _ring_terminal_bell, when its --bell/--no-bell and the wait say so.
+void ring_bell(const alloc_settings& a, clock::duration waited) {
+  bool ring = a.bell || (!a.no_bell && waited > bell_delay);
+  if (!ring || ::isatty(STDOUT_FILENO) == 0) return;
+  std::fputs("\a", stdout);
+  std::fflush(stdout);
+}
+
+/// Why an immediate allocation failed, in the words slurmctld gives (slurm_strerror): from the
+/// reason the scheduler gave the job.
+std::string immediate_refusal(const std::string& reason) {
+  if (reason == "Priority") return "Immediate execution impossible, insufficient priority";
+  if (reason == "Dependency") return "Immediate execution impossible, job dependency problem";
+  return "Requested nodes are busy";
+}
 
 /// The signals alloc reads itself (salloc's sig_array, and SIGCHLD for the command's end).
 sigset_t alloc_signals() {
@@ -71,9 +102,11 @@ void set_env(std::vector<std::string>& env, const std::string& key, const std::s
 
 class alloc_waiter {
  public:
-  alloc_waiter(session& s, msg::job_request req) : s_(s), req_(std::move(req)) {}
+  alloc_waiter(session& s, msg::job_request req, alloc_settings settings)
+      : s_(s), req_(std::move(req)), settings_(settings) {}
 
   int run() {
+    auto asked_at = clock::now();
     auto signals = alloc_signals();
     signal_fd_ = ::signalfd(-1, &signals, SFD_CLOEXEC);
     auto request = msg::make_client_request(msg::client_op::run);
@@ -86,11 +119,21 @@ class alloc_waiter {
     conn_ = std::move(*stream);
     run_request_ = std::move(request);
     // Until the allocation is granted (or refused, or given up).
+    std::optional<clock::time_point> give_up;
+    if (settings_.immediate > 0) give_up = asked_at + std::chrono::seconds{settings_.immediate};
     while (!allocated_) {
       if (ended_ || failed_) return 1;
-      if (!wait_once(conn_.connected() ? -1 : 1000)) return 1;
+      int timeout = conn_.connected() ? -1 : 1000;
+      if (give_up) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*give_up - clock::now());
+        if (left.count() <= 0) return not_granted_in_time();
+        timeout = timeout < 0 ? static_cast<int>(left.count())
+                              : std::min<int>(timeout, static_cast<int>(left.count()));
+      }
+      if (!wait_once(timeout)) return 1;
     }
     say("Granted job allocation " + std::to_string(job_id_));
+    ring_bell(settings_, clock::now() - asked_at);
     if (!start_command()) {
       release(1, 0);
       return 1;
@@ -123,6 +166,17 @@ class alloc_waiter {
   }
 
   static int32_t signal_of(int status) { return WIFSIGNALED(status) ? WTERMSIG(status) : 0; }
+
+  /// -I: the allocation did not come in time. salloc then gives the job back (a job still
+  /// pending ends) and says why, in slurmctld's words for -I alone, with the timeout's
+  /// (ETIMEDOUT) for -I<SECS>.
+  int not_granted_in_time() {
+    if (job_id_ != 0) cancel();
+    say_error("Unable to allocate resources: " + (settings_.immediate == 1
+                                                      ? immediate_refusal(queued_reason_)
+                                                      : std::string{"Connection timed out"}));
+    return 1;
+  }
 
   /// Waits for one thing to happen (a frame, a signal, `timeout_ms` passing) and handles it.
   /// False when waiting for the allocation must stop (the controller could not be found).
@@ -193,6 +247,9 @@ class alloc_waiter {
     if (ev.kind == "queued") {
       if (queued_) return;
       queued_ = true;
+      queued_reason_ = ev.text;
+      // -I alone: slurmctld refuses at once, and salloc never says it waits.
+      if (settings_.immediate == 1) return;
       say("Pending job allocation " + id);
       say("job " + id + " queued and waiting for resources");
     } else if (ev.kind == "allocated") {
@@ -223,9 +280,11 @@ class alloc_waiter {
           " has exceeded its time limit and its allocation has been revoked.");
     else
       say("Job allocation " + std::to_string(job_id_) + " has been revoked.");
-    // As salloc built with its default SALLOC_KILL_CMD: SIGHUP for an interactive command
-    // (a shell at a terminal), SIGTERM otherwise.
-    if (command_pid_ > 0 && !command_done_) ::kill(-command_pid_, interactive_ ? SIGHUP : SIGTERM);
+    // -K's signal; without it, as salloc built with its default SALLOC_KILL_CMD: SIGHUP for an
+    // interactive command (a shell at a terminal), SIGTERM otherwise.
+    int signo =
+        settings_.kill_signal != 0 ? settings_.kill_signal : (interactive_ ? SIGHUP : SIGTERM);
+    if (command_pid_ > 0 && !command_done_) ::kill(-command_pid_, signo);
   }
 
   /// Returns false when the wait is over (failed_ set).
@@ -354,7 +413,9 @@ class alloc_waiter {
     // --ntasks-per-node times the nodes, or at least one a node.
     uint32_t ntasks = 0;
     auto per_node = req_.workload.ntasks_per_node;
-    if (per_node > 0 && req_.ntasks == 0)
+    if (!settings_.tasks_set)
+      ntasks = 0;
+    else if (per_node > 0 && req_.ntasks == 0)
       ntasks = node_count_ * per_node;
     else if (req_.ntasks > 0)
       ntasks = std::max(req_.ntasks, node_count_);
@@ -424,6 +485,8 @@ class alloc_waiter {
 
   session& s_;
   msg::job_request req_;
+  alloc_settings settings_;
+  std::string queued_reason_;  ///< the scheduler's first reason for the wait
   msg::client_request run_request_;
   runtime::front_door_client conn_;
   int signal_fd_ = -1;
@@ -443,6 +506,78 @@ class alloc_waiter {
   int status_ = 0;
   std::optional<clock::time_point> lost_at_;
 };
+
+/// salloc --no-shell: the allocation, on its own. It is submitted without a client to hold it,
+/// so it lasts until scancel, its time limit, or a node failure; alloc only waits for the
+/// grant (polling as sbatch -W does, with salloc's words) and exits 0 once it is granted.
+int allocate_without_shell(session& s, msg::job_request req, const alloc_settings& settings) {
+  auto asked_at = clock::now();
+  auto signals = alloc_signals();
+  int signal_fd = ::signalfd(-1, &signals, SFD_CLOEXEC);
+  auto info = ask<msg::job_info>(s, msg::submit_atom_v, std::move(req));
+  if (!info) {
+    say_error("Job submit/allocate failed: " + describe(info.error()));
+    return 1;
+  }
+  auto id = info->job_id;
+  auto text = std::to_string(id);
+  std::optional<clock::time_point> give_up;
+  if (settings.immediate > 0) give_up = asked_at + std::chrono::seconds{settings.immediate};
+  bool said_pending = false;
+  auto withdraw = [&] {
+    auto cancel = msg::make_client_request(msg::client_op::cancel);
+    cancel.target = text;
+    cancel.uid = static_cast<uint32_t>(::getuid());
+    if (auto reply = call(s, cancel); !reply)
+      say_error("Unable to cancel job allocation " + text + ": " + describe(reply.error()));
+  };
+  for (int round = 0;; ++round) {
+    if (info->state == msg::job_state::running) break;
+    if (msg::is_finished(info->state)) {
+      say("Job allocation " + text + " has been revoked.");
+      return 1;
+    }
+    bool waiting = !info->reason.empty() && info->reason != "None";
+    if (waiting && !said_pending && settings.immediate != 1) {
+      said_pending = true;
+      say("Pending job allocation " + text);
+      say("job " + text + " queued and waiting for resources");
+    }
+    if (give_up && clock::now() >= *give_up) {
+      withdraw();
+      say_error("Unable to allocate resources: " + (settings.immediate == 1
+                                                        ? immediate_refusal(info->reason)
+                                                        : std::string{"Connection timed out"}));
+      return 1;
+    }
+    // A tenth of a second at first (most grants come in the first scheduling pass), then 1 s.
+    int wait_ms = round < 10 ? 100 : 1000;
+    if (give_up)
+      wait_ms = std::max<int>(
+          1, std::min<int>(wait_ms,
+                           static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                *give_up - clock::now())
+                                                .count())));
+    pollfd fds[1] = {{signal_fd, POLLIN, 0}};
+    if (::poll(fds, 1, wait_ms) > 0) {
+      signalfd_siginfo sig{};
+      if (::read(signal_fd, &sig, sizeof sig) == static_cast<ssize_t>(sizeof sig) &&
+          sig.ssi_signo != SIGCHLD) {
+        // salloc's _signal_while_allocating: the request is withdrawn.
+        withdraw();
+        say("Job aborted due to signal");
+        return 1;
+      }
+    }
+    auto now = ask<msg::job_info>(s, msg::jobs_atom_v, id);
+    if (!now) continue;  // the controller away for a moment: keep asking
+    info = std::move(now);
+  }
+  if (said_pending) say("job " + text + " has been allocated resources");
+  say("Granted job allocation " + text);
+  ring_bell(settings, clock::now() - asked_at);
+  return 0;
+}
 
 }  // namespace
 
@@ -467,25 +602,47 @@ command_runner add_alloc_command(CLI::App& app, const std::string& conf) {
     for (auto& extra : cmd->remaining()) argv.push_back(extra);
     if (!argv.empty() && argv.front().size() > 1 && argv.front()[0] == '-')
       return fail("alloc", "unrecognized option '" + argv.front() + "'", exit_usage);
-    if (argv.empty()) {
+    if (auto bad = layer_input_env("alloc", *cmd, *opts, true); !bad.empty())
+      return fail("alloc", bad, exit_usage);
+    if (opts->no_shell) {
+      // No command runs; the job's command shows as salloc's does, (null).
+      argv = {"(null)"};
+    } else if (argv.empty()) {
       const char* shell = std::getenv("SHELL");
       argv.emplace_back(shell != nullptr && *shell != '\0' ? shell : "/bin/sh");
     }
-    if (auto bad = layer_input_env("alloc", *cmd, *opts, true); !bad.empty())
-      return fail("alloc", bad, exit_usage);
+    alloc_settings settings;
+    settings.immediate = std::max(0, opts->immediate);
+    settings.bell = opts->bell;
+    settings.no_bell = opts->no_bell;
+    if (!opts->kill_command.empty()) {
+      settings.kill_signal = policy::signal_number(opts->kill_command);
+      if (settings.kill_signal <= 0)
+        return fail("alloc", "Invalid --kill-command specification", exit_usage);
+    }
     auto req = build_request(*opts, argv, false);
     if (!req) return fail("alloc", describe(req.error()), exit_usage);
     for (auto& note : ignored_option_notes(*opts)) warn("alloc", note);
     req->workload.allocation = true;
     req->requeue = false;
-    if (req->name.empty()) req->name = argv.front().substr(argv.front().rfind('/') + 1);
+    settings.tasks_set = req->ntasks > 0 || req->workload.ntasks_per_node > 0;
+    if (req->name.empty())
+      req->name = opts->no_shell ? "no-shell" : argv.front().substr(argv.front().rfind('/') + 1);
     // Read through a signalfd by the waiter, not delivered.
     auto signals = alloc_signals();
     ::sigprocmask(SIG_BLOCK, &signals, nullptr);
     int code = 0;
     auto s = open_session("alloc", conf, code);
     if (!s) return code;
-    alloc_waiter waiter{*s, std::move(*req)};
+    if (auto err = apply_task_density(*s, *opts, *req)) return fail("alloc", describe(err));
+    // As salloc: the command (and the steps it starts) see the density it asked for.
+    auto density = parse_task_density(*opts);
+    if (density && density->per_core > 0)
+      ::setenv("SLURM_NTASKS_PER_CORE", std::to_string(density->per_core).c_str(), 0);
+    if (density && density->per_socket > 0)
+      ::setenv("SLURM_NTASKS_PER_SOCKET", std::to_string(density->per_socket).c_str(), 0);
+    if (opts->no_shell) return allocate_without_shell(*s, std::move(*req), settings);
+    alloc_waiter waiter{*s, std::move(*req), settings};
     return waiter.run();
   };
 }

@@ -13,6 +13,7 @@
 #include "tools/cli/input_env.hpp"
 #include "tools/cli/job_options.hpp"
 #include "tools/cli/session.hpp"
+#include "tools/cli/task_density.hpp"
 #include "tools/cli/will_run.hpp"
 
 namespace shoal::cli {
@@ -158,6 +159,7 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
     int code = 0;
     auto s = open_session("batch", conf, code);
     if (!s) return code;
+    if (auto err = apply_task_density(*s, *opts, *req)) return fail("batch", describe(err));
     if (opts->test_only) return print_start_estimate(*s, std::move(*req), "sbatch");
     bool array = !req->workload.array.empty();
     auto info = ask<msg::job_info>(*s, msg::submit_atom_v, std::move(*req));

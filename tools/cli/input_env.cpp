@@ -69,13 +69,17 @@ const input_variable run_table[] = {
 // salloc(1), INPUT ENVIRONMENT VARIABLES (prefix SALLOC_).
 const input_variable alloc_table[] = {
     {"ACCOUNT", "--account"},
+    {"BELL", "--bell", true},
     {"EXCLUSIVE", "--exclusive", true},
     {"GPUS_PER_NODE", "--gpus-per-node"},
     {"GRES", "--gres"},
     {"HINT", "--hint"},
+    {"IMMEDIATE", "--immediate"},
     {"JOB_NAME", "--job-name"},
+    {"KILL_CMD", "--kill-command"},
     {"MEM_PER_CPU", "--mem-per-cpu"},
     {"MEM_PER_NODE", "--mem"},
+    {"NO_BELL", "--no-bell", true},
     {"PARTITION", "--partition"},
     {"QOS", "--qos"},
     {"SIGNAL", "--signal"},
@@ -123,7 +127,7 @@ std::string apply_input_env(std::string_view command, CLI::App& lower, bool batc
   if (words.empty()) return "";
   CLI::App from_env{"input environment variables"};
   job_options env_opts;
-  add_job_options(from_env, env_opts, batch);
+  add_job_options(from_env, env_opts, batch, command == "alloc");
   try {
     std::vector<std::string> reversed(words.rbegin(), words.rend());
     from_env.parse(reversed);

@@ -83,6 +83,13 @@ void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
                  "Tasks on each node: without -n, -n is nodes x this; with -n, at most this "
                  "many per node")
       ->type_name("N");
+  app.add_option("--ntasks-per-core", o.ntasks_per_core,
+                 "At most this many tasks on each core (the node's Sockets, CoresPerSocket and "
+                 "ThreadsPerCore decide how many a node takes)")
+      ->type_name("N");
+  app.add_option("--ntasks-per-socket", o.ntasks_per_socket,
+                 "At most this many tasks on each socket of a node")
+      ->type_name("N");
   app.add_option("--mincpus", o.mincpus, "Use only nodes with at least this many CPUs")
       ->type_name("N");
   app.add_option("--export", o.export_env,
@@ -139,6 +146,44 @@ void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
     app.add_option("-e,--error", o.error, "Error file (default: with the output)");
   } else if (!alloc) {
     app.add_flag("-l,--label", o.label, "Prefix each output line with its task rank");
+  } else {
+    app.add_flag("--no-shell", o.no_shell,
+                 "Get the allocation, print its id and exit 0; it lasts until `scancel` or its "
+                 "time limit, and `srun --jobid=ID` runs steps in it");
+    app.add_flag("-I{1},--immediate{1}", o.immediate,
+                 "Give up unless the allocation is granted within SECS seconds (-I alone: at "
+                 "once); the value only attached: -I60, --immediate=60")
+        ->type_name("[=SECS]");
+    app.add_flag("--bell", o.bell, "Ring the terminal bell when the allocation is granted");
+    app.add_flag("--no-bell", o.no_bell,
+                 "Never ring it (default: ring when the allocation took over 10 s)");
+    app.add_flag("-K{TERM},--kill-command{TERM}", o.kill_command,
+                 "Signal for the command when the allocation ends first (default TERM, HUP at a "
+                 "terminal); the value only attached: -KINT, --kill-command=INT")
+        ->type_name("[=SIGNAL]");
+  }
+}
+
+void normalize_optional_values(const CLI::App& app, std::vector<std::string>& args, size_t first) {
+  for (size_t i = first; i < args.size(); ++i) {
+    const auto& a = args[i];
+    if (a == "--" || a.size() < 2 || a[0] != '-') return;  // the command starts here
+    if (a.rfind("--", 0) == 0) {
+      // --name VALUE takes the next word when the option wants one and no '=' holds it.
+      if (a.find('=') != std::string::npos) continue;
+      const auto* opt = app.get_option_no_throw(a);
+      if (opt != nullptr && opt->get_type_size_min() > 0 && opt->get_expected_min() > 0) ++i;
+      continue;
+    }
+    auto flag = std::string{"-"} + a[1];
+    if (a.size() > 2 && (a[1] == 'I' || a[1] == 'K')) {
+      args[i] = (a[1] == 'I' ? "--immediate=" : "--kill-command=") + a.substr(2);
+      continue;
+    }
+    const auto* opt = app.get_option_no_throw(flag);
+    if (a.size() == 2 && opt != nullptr && opt->get_type_size_min() > 0 &&
+        opt->get_expected_min() > 0)
+      ++i;
   }
 }
 
@@ -262,6 +307,38 @@ bool kept_always(const std::string& entry) {
 }
 
 }  // namespace
+
+shoal::expected<task_density> parse_task_density(const job_options& o) {
+  task_density d;
+  auto core = positive_count(o.ntasks_per_core, "--ntasks-per-core");
+  if (!core) return std::move(core.error());
+  auto socket = positive_count(o.ntasks_per_socket, "--ntasks-per-socket");
+  if (!socket) return std::move(socket.error());
+  d.per_core = *core;
+  d.per_socket = *socket;
+  return d;
+}
+
+node_shape consistent_shape(uint32_t cpus, uint32_t sockets, uint32_t cores, uint32_t threads) {
+  node_shape s{cpus, sockets, cores, threads};
+  if (sockets == 0 || cores == 0 || threads == 0 ||
+      uint64_t{sockets} * cores * threads != uint64_t{cpus})
+    s = node_shape{cpus, 1, cpus, 1};
+  return s;
+}
+
+uint32_t tasks_per_node_limit(const node_shape& shape, const task_density& d,
+                              uint32_t cpus_per_task) {
+  uint64_t cpt = std::max<uint32_t>(1, cpus_per_task);
+  // Usable CPUs per core: all its threads, or as many as per_core tasks need.
+  uint64_t per_core_cpus = shape.threads_per_core;
+  if (d.per_core > 0) per_core_cpus = std::min<uint64_t>(per_core_cpus, d.per_core * cpt);
+  // A socket gives its cores' usable CPUs, at most per_socket tasks' worth; tasks then take
+  // the node's CPUs cpus_per_task at a time.
+  uint64_t socket_cpus = uint64_t{shape.cores_per_socket} * per_core_cpus;
+  if (d.per_socket > 0) socket_cpus = std::min<uint64_t>(socket_cpus, d.per_socket * cpt);
+  return static_cast<uint32_t>(std::min<uint64_t>(UINT32_MAX, socket_cpus * shape.sockets / cpt));
+}
 
 std::vector<std::string> ignored_option_notes(const job_options& o) {
   std::vector<std::string> notes;
@@ -463,6 +540,22 @@ shoal::expected<msg::job_request> build_request(const job_options& o, std::vecto
   auto per_node = positive_count(o.ntasks_per_node, "--ntasks-per-node");
   if (!per_node) return std::move(per_node.error());
   w.ntasks_per_node = *per_node;
+  auto density = parse_task_density(o);
+  if (!density) return std::move(density.error());
+  {
+    // As sbatch and srun put them in the job's environment.
+    auto put = [&](const char* name, uint32_t value) {
+      if (value == 0) return;
+      auto prefix = std::string{name} + "=";
+      auto& env = req.env;
+      env.erase(std::remove_if(env.begin(), env.end(),
+                               [&](const std::string& e) { return e.rfind(prefix, 0) == 0; }),
+                env.end());
+      env.push_back(prefix + std::to_string(value));
+    };
+    put("SLURM_NTASKS_PER_CORE", density->per_core);
+    put("SLURM_NTASKS_PER_SOCKET", density->per_socket);
+  }
   auto mincpus = positive_count(o.mincpus, "--mincpus");
   if (!mincpus) return std::move(mincpus.error());
   w.min_cpus = *mincpus;

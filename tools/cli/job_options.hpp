@@ -43,11 +43,13 @@ struct job_options {
   std::string conn_type;   ///< mesh | torus
   std::string node_use;    ///< coprocessor | virtual
   // -- Slurm options scripts carry (issue 18) --
-  std::string ntasks_per_node;  ///< as typed: build_request checks it with Slurm's wording
-  std::string mincpus;          ///< as typed: CPUs a node needs to be used
-  std::string wrap;             ///< batch only: the command the script wraps
-  std::string export_env;       ///< --export: ALL (default), NONE, or VAR[=VALUE],...
-  bool parsable = false;        ///< batch only: print only the job id
+  std::string ntasks_per_node;    ///< as typed: build_request checks it with Slurm's wording
+  std::string ntasks_per_core;    ///< as typed; apply_task_density enforces it
+  std::string ntasks_per_socket;  ///< as typed; apply_task_density enforces it
+  std::string mincpus;            ///< as typed: CPUs a node needs to be used
+  std::string wrap;               ///< batch only: the command the script wraps
+  std::string export_env;         ///< --export: ALL (default), NONE, or VAR[=VALUE],...
+  bool parsable = false;          ///< batch only: print only the job id
   bool no_requeue = false;
   std::string comment;
   std::string account;
@@ -64,11 +66,50 @@ struct job_options {
   // values that would change what the job gets.
   std::string distribution;
   std::string hint;
+  // -- shoal alloc (salloc) only --
+  bool no_shell = false;     ///< --no-shell: get the allocation, print its id, exit
+  int immediate = 0;         ///< -I/--immediate[=SECS]: give up after N s (-I alone: 1); 0: wait
+  bool bell = false;         ///< --bell
+  bool no_bell = false;      ///< --no-bell
+  std::string kill_command;  ///< -K/--kill-command[=SIGNAL] as typed ("TERM" when bare)
 };
+
+/// --ntasks-per-core and --ntasks-per-socket as numbers; 0 where not given.
+struct task_density {
+  uint32_t per_core = 0;
+  uint32_t per_socket = 0;
+};
+
+/// The two options checked as sbatch checks them. Error: errc::invalid_request `Invalid numeric
+/// value "0" for --ntasks-per-core.` (Slurm's parse_int wording).
+shoal::expected<task_density> parse_task_density(const job_options& o);
+
+/// A node as the density options see it: CPUs and their layout.
+struct node_shape {
+  uint32_t cpus = 0;
+  uint32_t sockets = 0;
+  uint32_t cores_per_socket = 0;
+  uint32_t threads_per_core = 0;
+};
+
+/// The layout to schedule `cpus` CPUs by: sockets x cores x threads when those are all known
+/// and multiply to `cpus`, else one socket of `cpus` one-thread cores (as shoald lays out a
+/// node whose configured CPUs do not match its layout).
+node_shape consistent_shape(uint32_t cpus, uint32_t sockets, uint32_t cores, uint32_t threads);
+
+/// The most tasks of `cpus_per_task` CPUs each that `shape` takes under --ntasks-per-core and
+/// --ntasks-per-socket (0: not given), as Slurm 22.05's cons_tres counts them (_allocate_sc):
+/// each core offers min(threads, per_core x cpus_per_task) CPUs, each socket its cores' CPUs but
+/// at most per_socket x cpus_per_task, and the node's tasks are its CPUs / cpus_per_task. 0 when
+/// not one task fits.
+uint32_t tasks_per_node_limit(const node_shape& shape, const task_density& d,
+                              uint32_t cpus_per_task);
 
 /// Declares the options on `app`; `batch` adds -o/-e, --wrap, --parsable, -a and -W and leaves
 /// out -l; `alloc` (shoal alloc: neither batch nor run) leaves out -l, --open-mode and
-/// --test-only.
+/// --test-only, and adds salloc's --no-shell, -I/--immediate[=SECS], --bell, --no-bell and
+/// -K/--kill-command[=SIGNAL] (their attached forms `-I60`, `-KINT` need
+/// normalize_optional_values first).
 void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc = false);
 
 /// One line for each option given that shoal recognises but does not act on, naming it and
@@ -95,15 +136,25 @@ shoal::expected<std::string> canonical_mail_type(const std::string& text);
 /// The script `sbatch --wrap=CMD` submits.
 std::string wrap_script(const std::string& command);
 
+/// salloc's options with an optional value, as getopt reads them: the value only attached
+/// (`-I60`, `--immediate=60`, `-KUSR1`), never the next word, which may be the command. Rewrites
+/// `-I<digits>` to `--immediate=<digits>` and `-K<signal>` to `--kill-command=<signal>` in
+/// `args` from index `first` up to the first word that is not an option of `app` or an option's
+/// value (the command), or `--`.
+void normalize_optional_values(const CLI::App& app, std::vector<std::string>& args, size_t first);
+
 /// Turns parsed options plus the command (or, for batch, the script's arguments) into a request
 /// with the caller's identity, environment and working directory.
 /// Error: errc::invalid_request / errc::invalid_time naming the bad option (the torus options
 /// included: a geometry that is not AxBxC, a --conn-type or --node-use outside their values),
 /// with Slurm's wording where Slurm has one: a malformed --gres or --gpus-per-node ("Invalid
 /// generic resource (gres) specification"; the controller checks the names), a bad
-/// --ntasks-per-node, --mincpus, --open-mode, --mail-type, --distribution, --export or --signal
+/// --ntasks-per-node, --ntasks-per-core, --ntasks-per-socket, --mincpus, --open-mode,
+/// --mail-type, --distribution, --export or --signal
 /// (B: is for batch only, as sbatch alone knows it). The request carries --gres in canonical form
-/// (gpu:2), "" when it asks for nothing (gpu:0, none).
+/// (gpu:2), "" when it asks for nothing (gpu:0, none). Batch and run jobs get
+/// SLURM_NTASKS_PER_CORE / SLURM_NTASKS_PER_SOCKET in their environment when asked, as Slurm
+/// sets them.
 shoal::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
                                                 bool batch);
 

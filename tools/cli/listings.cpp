@@ -1,17 +1,25 @@
 // `shoal queue` (squeue), `shoal info` (sinfo; -N is the seed's machine status tool) and
 // `shoal cancel` (scancel).
 
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <map>
 
 #include "messages/caf/type_ids.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/format/listing.hpp"
+#include "tools/format/sinfo_format.hpp"
+#include "tools/format/slurm_format.hpp"
+#include "tools/format/squeue_format.hpp"
 
 namespace shoal::cli {
 
@@ -20,12 +28,15 @@ namespace {
 struct listing_flags {
   listing_options opt;
   std::vector<std::string> positional_filters;
+  std::string long_format;  ///< -O: Slurm's long field names
 };
 
-void add_listing_flags(CLI::App& cmd, listing_flags& f) {
+void add_listing_flags(CLI::App& cmd, listing_flags& f, const char* letters_help,
+                       const char* long_help, const char* sort_help) {
   cmd.set_help_flag("--help", "Print this help message and exit");  // -h is --noheader, as in Slurm
-  cmd.add_option("-o,--format", f.opt.format, "Comma-separated fields to show");
-  cmd.add_option("-S,--sort", f.opt.sort, "Comma-separated fields to sort by ('-' descending)");
+  cmd.add_option("-o,--format", f.opt.format, letters_help);
+  cmd.add_option("-O,--Format", f.long_format, long_help);
+  cmd.add_option("-S,--sort", f.opt.sort, sort_help);
   cmd.add_flag("-h,--noheader", f.opt.no_header, "Leave out the header line");
   cmd.add_flag("--json", f.opt.json, "Print JSON instead of a table");
   cmd.add_option("filter", f.positional_filters, "Field=Value filters, e.g. State=DOWN");
@@ -35,6 +46,79 @@ int print_or_fail(const std::string& cmd, const shoal::expected<std::string>& te
   if (!text) return fail(cmd, describe(text.error()), exit_usage);
   std::fputs(text->c_str(), stdout);
   return 0;
+}
+
+/// A listing in Slurm's own format: its complaints about the format on stderr first (as Slurm
+/// prints them while parsing), then the listing. A sort Slurm refuses exits 1, as Slurm does.
+int print_slurm(const std::string& cmd, const shoal::expected<slurm_output>& out) {
+  if (!out) return fail(cmd, describe(out.error()));
+  for (auto& line : out->errors) fail(cmd, line);
+  for (auto& line : out->notes) warn(cmd, line);
+  std::fputs(out->text.c_str(), stdout);
+  return 0;
+}
+
+std::string env_or_empty(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    auto end = text.find(',', pos);
+    if (end == std::string::npos) end = text.size();
+    if (end > pos) out.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
+/// The user's primary group, from this host's user database (squeue's %g and %G).
+std::optional<group_entry> primary_group(uint32_t uid) {
+  passwd pw{};
+  passwd* found = nullptr;
+  char buf[4096];
+  if (getpwuid_r(uid, &pw, buf, sizeof buf, &found) != 0 || found == nullptr) return std::nullopt;
+  group_entry g;
+  g.gid = found->pw_gid;
+  group gr{};
+  group* named = nullptr;
+  char gbuf[4096];
+  if (getgrgid_r(g.gid, &gr, gbuf, sizeof gbuf, &named) == 0 && named != nullptr)
+    g.name = named->gr_name;
+  return g;
+}
+
+/// squeue -u: user names or uids, as squeue's _build_user_list reads them. Each unknown one
+/// prints "Invalid user: X" and is dropped (so a list of none matches no job).
+std::vector<std::string> user_names(const std::string& list, const std::string& cmd) {
+  std::vector<std::string> names;
+  for (auto& item : split_commas(list)) {
+    passwd pw{};
+    passwd* found = nullptr;
+    char buf[4096];
+    bool numeric = item.find_first_not_of("0123456789") == std::string::npos;
+    if (getpwnam_r(item.c_str(), &pw, buf, sizeof buf, &found) == 0 && found != nullptr) {
+      names.push_back(found->pw_name);
+    } else if (numeric &&
+               getpwuid_r(static_cast<uid_t>(std::strtoul(item.c_str(), nullptr, 10)), &pw, buf,
+                          sizeof buf, &found) == 0 &&
+               found != nullptr) {
+      names.push_back(found->pw_name);
+    } else {
+      fail(cmd, "Invalid user: " + item);
+    }
+  }
+  return names;
+}
+
+/// squeue -l and sinfo -l print the time first, as ctime does.
+void print_date() {
+  auto now = std::time(nullptr);
+  char buf[64];
+  std::fputs(ctime_r(&now, buf), stdout);
 }
 
 int parse_signal(const std::string& text) {
@@ -73,19 +157,73 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
   auto jobs = std::make_shared<std::string>();
   auto start = std::make_shared<bool>(false);
   auto priority = std::make_shared<bool>(false);
+  auto me = std::make_shared<bool>(false);
+  auto long_list = std::make_shared<bool>(false);
   cmd->add_flag("--start", *start,
                 "Pending jobs with their expected start time (from the backfill plan)");
   cmd->add_flag("--priority", *priority,
                 "Pending jobs with their priority and its weighted factors (as sprio)");
-  cmd->add_option("-u,--user", *user, "Only these users' jobs (comma list)");
+  cmd->add_option("-u,--user,--users", *user,
+                  "Only these users' jobs (comma list of names or uids)");
+  cmd->add_flag("--me", *me, "Only my jobs (-u with my uid)");
   cmd->add_option("-t,--states", *states, "Only jobs in these states (comma list, or 'all')");
-  cmd->add_option("-p,--partition", *parts, "Only jobs in these partitions (comma list)");
+  cmd->add_option("-p,--partition,--partitions", *parts,
+                  "Only jobs in these partitions (comma list)");
   cmd->add_option("-j,--jobs", *jobs, "Only these job ids (comma list)");
-  add_listing_flags(*cmd, *f);
-  return [f, user, states, parts, jobs, start, priority, &conf]() -> int {
+  cmd->add_flag("-l,--long", *long_list,
+                "squeue's long format: the time, then STATE in full and TIME_LIMIT");
+  add_listing_flags(
+      *cmd, *f,
+      "Fields to show: squeue's letters (\"%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R\"; a format "
+      "with a % is squeue's), or shoal's field names (JobId,State)",
+      "Fields to show by squeue's long names (JobID,State,Name:20)",
+      "Sort: squeue's letters (-t,p) or shoal's field names ('-' descending)");
+  return [f, user, states, parts, jobs, start, priority, me, long_list, &conf]() -> int {
     auto opt = f->opt;
     opt.filters = f->positional_filters;
-    if (!user->empty()) opt.filters.push_back("User=" + *user);
+    // squeue's format sources: -o, -O, -l; without them SQUEUE_FORMAT, then SQUEUE_FORMAT2.
+    std::string letters;
+    std::string long_format = f->long_format;
+    if (!opt.format.empty() && !long_format.empty())
+      return fail("queue", "-O (--Format) is incompatible with -o (--format)");
+    if (*long_list && !opt.format.empty())
+      return fail("queue",
+                  "Options -o(--format) and -l(--long) are mutually exclusive. Please remove one "
+                  "and retry.");
+    if (is_slurm_letter_format(opt.format)) {
+      letters = opt.format;
+      opt.format.clear();
+    } else if (*long_list) {
+      long_format =
+          "jobarrayid:.18 ,partition:.9 ,name:.8 ,username:.8 ,state:.8 ,timeused:.10 ,"
+          "timelimit:.9 ,numnodes:.6 ,reasonlist:0";
+    } else if (opt.format.empty() && long_format.empty() && !*start) {
+      letters = env_or_empty("SQUEUE_FORMAT");
+      if (letters.empty()) long_format = env_or_empty("SQUEUE_FORMAT2");
+    }
+    bool slurm_format = !letters.empty() || !long_format.empty();
+    if (!states->empty()) {
+      if (auto bad = check_job_states(*states); !bad.empty()) {
+        size_t pos = 0;
+        for (auto end = bad.find('\n'); end != std::string::npos;
+             pos = end + 1, end = bad.find('\n', pos))
+          fail("queue", bad.substr(pos, end - pos));
+        if (pos < bad.size()) fail("queue", bad.substr(pos));
+        return exit_failure;
+      }
+    }
+    bool no_users = false;
+    auto user_list = *user;
+    if (*me) user_list = std::to_string(::geteuid());
+    if (!user_list.empty()) {
+      auto names = user_names(user_list, "queue");
+      std::string joined;
+      for (auto& n : names) joined += (joined.empty() ? "" : ",") + n;
+      if (names.empty())
+        no_users = true;
+      else
+        opt.filters.push_back("User=" + joined);
+    }
     if (!parts->empty()) opt.filters.push_back("Partition=" + *parts);
     if (!jobs->empty()) opt.filters.push_back("JobId=" + *jobs);
     // As squeue: finished jobs only when asked for (-t, a State filter, or -j).
@@ -99,12 +237,27 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
     } else if (strcasecmp(states->c_str(), "all") != 0) {
       opt.filters.push_back("State=" + *states);
     }
+    // -S in squeue's letters is squeue's sort; otherwise shoal's field names.
+    std::string slurm_sort;
+    if (is_slurm_sort(opt.sort)) {
+      slurm_sort = opt.sort;
+      opt.sort.clear();
+    }
+    squeue_format_options sopt;
+    sopt.format = letters;
+    sopt.long_format = long_format;
+    sopt.no_header = opt.no_header;
+    sopt.group_of = primary_group;
+    sopt.sort = slurm_sort;
+    sopt.presorted = !opt.sort.empty();
     int code = 0;
     auto s = open_session("queue", conf, code);
     if (!s) return code;
     auto list = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, include_finished);
     if (!list) return fail("queue", describe(list.error()));
     if (names_unknown_job(*jobs, *list)) return fail("queue", "Invalid job id specified");
+    if (no_users) list->clear();
+    if (*long_list && !opt.no_header && !opt.json) print_date();
     if (*start || *priority) {
       auto details = ask<std::vector<msg::pending_detail>>(*s, msg::pending_atom_v);
       if (!details) return fail("queue", describe(details.error()));
@@ -121,9 +274,26 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
         pending.push_back(j);
         pending.back().start_time = planned.count(j.job_id) > 0 ? planned[j.job_id] : 0;
       }
+      if (slurm_format && !opt.json) {
+        auto chosen = select_jobs(pending, opt, now_seconds());
+        if (!chosen) return fail("queue", describe(chosen.error()), exit_usage);
+        if (sopt.sort.empty() && !sopt.presorted) sopt.sort = "S";
+        return print_slurm("queue", render_squeue(std::move(*chosen), sopt, now_seconds()));
+      }
       if (opt.format.empty()) opt.format = "JobId,Partition,Name,User,ST,StartTime,Nodes,Reason";
+      if (!slurm_sort.empty())
+        if (auto err = sort_jobs_slurm(pending, slurm_sort, now_seconds()))
+          return fail("queue", describe(err));
       return print_or_fail("queue", render_jobs(pending, opt, now_seconds()));
     }
+    if (slurm_format && !opt.json) {
+      auto chosen = select_jobs(*list, opt, now_seconds());
+      if (!chosen) return fail("queue", describe(chosen.error()), exit_usage);
+      return print_slurm("queue", render_squeue(std::move(*chosen), sopt, now_seconds()));
+    }
+    if (!slurm_sort.empty())
+      if (auto err = sort_jobs_slurm(*list, slurm_sort, now_seconds()))
+        return fail("queue", describe(err));
     return print_or_fail("queue", render_jobs(*list, opt, now_seconds()));
   };
 }
@@ -132,17 +302,92 @@ command_runner add_info_command(CLI::App& app, const std::string& conf) {
   auto* cmd = app.add_subcommand("info", "List partitions and nodes (sinfo)");
   auto f = std::make_shared<listing_flags>();
   auto node_oriented = std::make_shared<bool>(false);
+  auto exact = std::make_shared<bool>(false);
   auto parts = std::make_shared<std::string>();
   auto states = std::make_shared<std::string>();
   auto nodes = std::make_shared<std::string>();
   cmd->add_flag("-N,--Node", *node_oriented, "One line per node (the machine status tool)");
+  cmd->add_flag("-e,--exact", *exact,
+                "With sinfo's formats: nodes that differ in CPUs, memory, ... get lines of "
+                "their own");
   cmd->add_option("-p,--partition", *parts, "Only these partitions (comma list)");
   cmd->add_option("-t,--states", *states, "Only nodes in these states (comma list)");
   cmd->add_option("-n,--nodes", *nodes, "Only these nodes (hostlist)");
-  add_listing_flags(*cmd, *f);
-  return [f, node_oriented, parts, states, nodes, &conf]() -> int {
+  add_listing_flags(
+      *cmd, *f,
+      "Fields to show: sinfo's letters (\"%P %a %l %D %t %N\"; a format with a % is sinfo's), "
+      "or shoal's field names (Name,State)",
+      "Fields to show by sinfo's long names (partition,nodes,statecompact)",
+      "Sort: sinfo's letters (#P,-t) or shoal's field names ('-' descending)");
+  return [f, node_oriented, exact, parts, states, nodes, &conf]() -> int {
     auto opt = f->opt;
     opt.filters = f->positional_filters;
+    std::string letters;
+    std::string long_format = f->long_format;
+    if (is_slurm_letter_format(opt.format)) {
+      letters = opt.format;
+      opt.format.clear();
+    } else if (opt.format.empty() && long_format.empty() && !*node_oriented) {
+      letters = env_or_empty("SINFO_FORMAT");
+    }
+    if (!opt.format.empty() && !long_format.empty()) long_format.clear();  // the last one wins
+    bool slurm_format = (!letters.empty() || !long_format.empty()) && !opt.json;
+    if (slurm_format) {
+      if (!opt.filters.empty())
+        return fail("info", "Field=Value filters go with shoal's -o field names, not sinfo's",
+                    exit_usage);
+      // sinfo -S takes letters only (`#P,-t`).
+      if (!opt.sort.empty() &&
+          opt.sort.find_first_not_of("#+-,abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") !=
+              std::string::npos)
+        return fail("info", "-S with sinfo's format takes sinfo's letters (#P,-t)", exit_usage);
+      sinfo_format_options sopt;
+      sopt.format = letters;
+      sopt.long_format = long_format;
+      sopt.sort = opt.sort;
+      sopt.no_header = opt.no_header;
+      sopt.node_oriented = *node_oriented;
+      sopt.exact = *exact;
+      sopt.partitions = split_commas(*parts);
+      sopt.states = split_commas(*states);
+      sopt.nodes = *nodes;
+      int code = 0;
+      auto s = open_session("info", conf, code);
+      if (!s) return code;
+      auto node_list = ask<std::vector<msg::node_info>>(*s, msg::nodes_atom_v);
+      if (!node_list) return fail("info", describe(node_list.error()));
+      auto part_list = ask<std::vector<msg::partition_info>>(*s, msg::parts_atom_v);
+      if (!part_list) return fail("info", describe(part_list.error()));
+      // Sockets, cores and threads as configured (NodeName= lines), as sinfo shows them; the
+      // controller lists what the nodes reported. Only read when the format shows them.
+      auto shows = [&](const char* letters_wanted, const char* name) {
+        return letters.find_first_of(letters_wanted) != std::string::npos ||
+               strcasestr(long_format.c_str(), name) != nullptr;
+      };
+      if ((shows("XYZz", "sockets") || shows("XYZz", "cores") || shows("XYZz", "threads") ||
+           shows("XYZz", "socketcorethread")) &&
+          !s->conf.path.empty()) {
+        if (auto full = config::load_config(s->conf.path)) {
+          for (auto& n : *node_list) {
+            auto c = std::find_if(full->nodes.begin(), full->nodes.end(),
+                                  [&](const config::node_config& x) { return x.name == n.name; });
+            if (c == full->nodes.end()) continue;
+            if (c->sockets != 0) n.reported.sockets = c->sockets;
+            if (c->cores_per_socket != 0) n.reported.cores_per_socket = c->cores_per_socket;
+            if (c->threads_per_core != 0) n.reported.threads_per_core = c->threads_per_core;
+          }
+        }
+      }
+      // Only CPUS(A/I/O/T) needs the jobs (the CPUs of partly used nodes).
+      std::vector<msg::job_info> running;
+      if (letters.find('C') != std::string::npos ||
+          strcasestr(long_format.c_str(), "cpusstate") != nullptr) {
+        auto job_list = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, false);
+        if (!job_list) return fail("info", describe(job_list.error()));
+        running = std::move(*job_list);
+      }
+      return print_slurm("info", render_sinfo(*part_list, *node_list, running, sopt));
+    }
     if (!parts->empty()) opt.filters.push_back("Partition=" + *parts);
     if (!states->empty()) opt.filters.push_back("State=" + *states);
     if (!nodes->empty()) opt.filters.push_back("NodeList=" + *nodes);

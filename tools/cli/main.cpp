@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "tools/cli/commands.hpp"
+#include "tools/cli/job_options.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/cli/slurm_names.hpp"
 
@@ -65,6 +66,18 @@ int main(int argc, char** argv) {
                        "`, with its options (docs/migrating.md).";
     auto footer = shoal::cli::as_invoked(aliased->get_footer(), *alias, invoked);
     aliased->footer(footer.empty() ? note : footer + "\n" + note);
+  }
+  // salloc's -I and -K take their value only attached (-I60, -KINT), as getopt's optional
+  // arguments do: the next word may be the command.
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "-f" || args[i] == "--config") {
+      ++i;
+      continue;
+    }
+    if (args[i] != "alloc") continue;
+    auto found = app.get_subcommands([](CLI::App* sub) { return sub->get_name() == "alloc"; });
+    if (!found.empty()) shoal::cli::normalize_optional_values(*found.front(), args, i + 1);
+    break;
   }
   std::vector<char*> parse_argv;
   for (auto& a : args) parse_argv.push_back(a.data());

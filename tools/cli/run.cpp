@@ -9,6 +9,7 @@
 #include "tools/cli/job_options.hpp"
 #include "tools/cli/run_client.hpp"
 #include "tools/cli/session.hpp"
+#include "tools/cli/task_density.hpp"
 #include "tools/cli/will_run.hpp"
 
 namespace shoal::cli {
@@ -44,6 +45,7 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
       int code = 0;
       auto s = open_session("run", conf, code);
       if (!s) return code;
+      if (auto err = apply_task_density(*s, *opts, *req)) return fail("run", describe(err));
       return print_start_estimate(*s, std::move(*req), "srun");
     }
     if (opts->jobid != 0) {
@@ -56,6 +58,7 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     int code = 0;
     auto s = open_session("run", conf, code);
     if (!s) return code;
+    if (auto err = apply_task_density(*s, *opts, *req)) return fail("run", describe(err));
     return run_and_wait(*s, std::move(*req));
   };
 }

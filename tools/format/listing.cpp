@@ -520,6 +520,14 @@ shoal::expected<std::string> render_jobs(const std::vector<msg::job_info>& jobs,
   return detail::render_table(rows, *cols, opt.no_header);
 }
 
+shoal::expected<std::vector<msg::job_info>> select_jobs(const std::vector<msg::job_info>& jobs,
+                                                        const listing_options& opt, int64_t now) {
+  auto fields = job_fields(now);
+  std::vector<msg::job_info> rows(jobs);
+  if (auto err = detail::filter_and_sort(rows, fields, opt)) return err;
+  return rows;
+}
+
 shoal::expected<std::string> render_partitions(const std::vector<msg::partition_info>& parts,
                                                const std::vector<msg::node_info>& nodes,
                                                const listing_options& opt) {

@@ -46,6 +46,12 @@ struct listing_options {
 shoal::expected<std::string> render_jobs(const std::vector<msg::job_info>& jobs,
                                          const listing_options& opt, int64_t now);
 
+/// The jobs render_jobs would list, in its order: opt.filters and opt.sort applied (the rest of
+/// `opt` is not read), for listings laid out elsewhere (squeue's own formats). Errors as
+/// render_jobs.
+shoal::expected<std::vector<msg::job_info>> select_jobs(const std::vector<msg::job_info>& jobs,
+                                                        const listing_options& opt, int64_t now);
+
 /// sinfo. One line per (partition, node state) group, partitions in the order given, states in
 /// order of first appearance among the partition's nodes; a partition without nodes gets one line
 /// with state "n/a". Columns `PARTITION AVAIL TIMELIMIT NODES STATE NODELIST`; the default
