@@ -58,6 +58,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     if (std::string{alias->subcommand} == "batch") shoal::cli::use_slurm_output_names();
+    shoal::cli::speak_as(invoked);
     std::vector<std::string> prefix{alias->subcommand};
     if (*alias->leading != '\0') prefix.emplace_back(alias->leading);
     args.insert(args.begin() + 1, prefix.begin(), prefix.end());

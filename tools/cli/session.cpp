@@ -10,13 +10,31 @@
 
 namespace shoal::cli {
 
+namespace {
+
+/// The Slurm name the process runs under ("squeue"), empty when it runs as `shoal`.
+std::string& slurm_speaker() {
+  static std::string name;
+  return name;
+}
+
+std::string speaker(const std::string& cmd) {
+  return slurm_speaker().empty() ? "shoal " + cmd : slurm_speaker();
+}
+
+}  // namespace
+
+void speak_as(std::string slurm_name) {
+  slurm_speaker() = std::move(slurm_name);
+}
+
 int fail(const std::string& cmd, const std::string& text, int code) {
-  std::fprintf(stderr, "shoal %s: error: %s\n", cmd.c_str(), text.c_str());
+  std::fprintf(stderr, "%s: error: %s\n", speaker(cmd).c_str(), text.c_str());
   return code;
 }
 
 void warn(const std::string& cmd, const std::string& text) {
-  std::fprintf(stderr, "shoal %s: warning: %s\n", cmd.c_str(), text.c_str());
+  std::fprintf(stderr, "%s: warning: %s\n", speaker(cmd).c_str(), text.c_str());
 }
 
 std::unique_ptr<session> open_session(const std::string& cmd, const std::string& conf_path,

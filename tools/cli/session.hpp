@@ -30,7 +30,12 @@ struct session {
   bool said_waiting = false;  ///< the "waiting for the controller" line was printed
 };
 
-/// Prints "shoal CMD: error: TEXT" to stderr and returns `code`.
+/// Run under a Slurm name (sbatch, squeue, ...), errors and warnings speak as that command does
+/// ("squeue: error: TEXT"), so scripts that match Slurm's messages keep matching.
+void speak_as(std::string slurm_name);
+
+/// Prints "shoal CMD: error: TEXT" (or "NAME: error: TEXT" under speak_as) to stderr and
+/// returns `code`.
 int fail(const std::string& cmd, const std::string& text, int code = exit_failure);
 
 /// Prints "shoal CMD: warning: TEXT" to stderr: something the user asked for is not done, and
