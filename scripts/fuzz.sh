@@ -1,18 +1,19 @@
 #!/bin/bash
 # Fuzzes shoal's parsers with libFuzzer, SECONDS (default 60) each: hostlist (the hostlist
-# parser), client_frame (the front door's request and reply decoder), config (the config
+# parser), client_frame (the front door's request and reply decoder), wire_messages (every
+# message decoder: what CAF, shoal-stepd and the state files hand the codec), config (the config
 # parser) and job_options (the CLI's job options and script directives) in turn, or only the one --target names. Builds test/fuzz's TARGET_fuzz binaries with
 # clang into BUILD_DIR (default build-fuzz), every library instrumented for coverage with
 # AddressSanitizer and UndefinedBehaviorSanitizer, and runs each on a copy of its seed corpus
-# (test/fuzz/corpus/TARGET), which grows across runs in BUILD_DIR/corpus for hostlist and in
+# (test/fuzz/corpus/TARGET; wire_messages: the seeds the build writes), which grows across runs in BUILD_DIR/corpus for hostlist and in
 # BUILD_DIR/corpus-TARGET for the others. A crash, hang or violated property leaves the input in
 # BUILD_DIR/artifacts (hostlist) or BUILD_DIR/artifacts-TARGET; replay it with
 #   BUILD_DIR/bin/TARGET_fuzz <file>
 # The exit status is that of the last target that failed, 0 when none did.
-# usage: scripts/fuzz.sh [--target hostlist|client_frame|config|job_options] [SECONDS] [extra libFuzzer flags...]
+# usage: scripts/fuzz.sh [--target hostlist|client_frame|wire_messages|config|job_options] [SECONDS] [extra libFuzzer flags...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-all_targets=(hostlist client_frame config job_options)
+all_targets=(hostlist client_frame wire_messages config job_options)
 targets=("${all_targets[@]}")
 case "${1:-}" in
   --target | --target=*)
@@ -24,7 +25,7 @@ case "${1:-}" in
       shift
     fi
     case "$chosen" in
-      hostlist | client_frame | config | job_options) ;;
+      hostlist | client_frame | wire_messages | config | job_options) ;;
       *)
         echo "fuzz.sh: --target takes one of: ${all_targets[*]}" >&2
         exit 2
@@ -44,7 +45,7 @@ jobs="${JOBS:-2}"
 max_len() {
   case "$1" in
     hostlist) echo 256 ;;
-    client_frame) echo 8192 ;;
+    client_frame | wire_messages) echo 8192 ;;
     config | job_options) echo 4096 ;;
   esac
 }
@@ -74,7 +75,9 @@ for t in "${targets[@]}"; do
   corpus="$(corpus_dir "$t")"
   artifacts="$(artifacts_dir "$t")"
   mkdir -p "$corpus" "$artifacts"
-  cp -n "test/fuzz/corpus/$t"/* "$corpus/"
+  seeds="test/fuzz/corpus/$t"
+  if [[ "$t" == wire_messages ]]; then seeds="$build/test/fuzz/corpus/wire_messages"; fi
+  cp -n "$seeds"/* "$corpus/"
   if [[ ${#targets[@]} -gt 1 ]]; then echo "== ${t}_fuzz: ${seconds} s"; fi
   ASAN_OPTIONS=abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     "$build/bin/${t}_fuzz" -max_total_time="$seconds" -max_len="$(max_len "$t")" -timeout=10 \
