@@ -275,7 +275,7 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
         pending.back().start_time = planned.count(j.job_id) > 0 ? planned[j.job_id] : 0;
       }
       if (slurm_format && !opt.json) {
-        auto chosen = select_jobs(pending, opt, now_seconds());
+        auto chosen = select_jobs(std::move(pending), opt, now_seconds());
         if (!chosen) return fail("queue", describe(chosen.error()), exit_usage);
         if (sopt.sort.empty() && !sopt.presorted) sopt.sort = "S";
         return print_slurm("queue", render_squeue(std::move(*chosen), sopt, now_seconds()));
@@ -284,17 +284,17 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
       if (!slurm_sort.empty())
         if (auto err = sort_jobs_slurm(pending, slurm_sort, now_seconds()))
           return fail("queue", describe(err));
-      return print_or_fail("queue", render_jobs(pending, opt, now_seconds()));
+      return print_or_fail("queue", render_jobs(std::move(pending), opt, now_seconds()));
     }
     if (slurm_format && !opt.json) {
-      auto chosen = select_jobs(*list, opt, now_seconds());
+      auto chosen = select_jobs(std::move(*list), opt, now_seconds());
       if (!chosen) return fail("queue", describe(chosen.error()), exit_usage);
       return print_slurm("queue", render_squeue(std::move(*chosen), sopt, now_seconds()));
     }
     if (!slurm_sort.empty())
       if (auto err = sort_jobs_slurm(*list, slurm_sort, now_seconds()))
         return fail("queue", describe(err));
-    return print_or_fail("queue", render_jobs(*list, opt, now_seconds()));
+    return print_or_fail("queue", render_jobs(std::move(*list), opt, now_seconds()));
   };
 }
 

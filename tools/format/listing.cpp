@@ -503,10 +503,9 @@ std::vector<node_row> node_rows(const std::vector<msg::partition_info>& parts,
 
 // -- listings -----------------------------------------------------------------
 
-shoal::expected<std::string> render_jobs(const std::vector<msg::job_info>& jobs,
+shoal::expected<std::string> render_jobs(std::vector<msg::job_info> rows,
                                          const listing_options& opt, int64_t now) {
   auto fields = job_fields(now);
-  std::vector<msg::job_info> rows(jobs);
   if (auto err = detail::filter_and_sort(rows, fields, opt)) return err;
   if (opt.json) {
     auto list = nlohmann::json::array();
@@ -520,10 +519,9 @@ shoal::expected<std::string> render_jobs(const std::vector<msg::job_info>& jobs,
   return detail::render_table(rows, *cols, opt.no_header);
 }
 
-shoal::expected<std::vector<msg::job_info>> select_jobs(const std::vector<msg::job_info>& jobs,
+shoal::expected<std::vector<msg::job_info>> select_jobs(std::vector<msg::job_info> rows,
                                                         const listing_options& opt, int64_t now) {
   auto fields = job_fields(now);
-  std::vector<msg::job_info> rows(jobs);
   if (auto err = detail::filter_and_sort(rows, fields, opt)) return err;
   return rows;
 }

@@ -43,13 +43,13 @@ struct listing_options {
 /// elapsed time of running jobs. Fields: JobId, Partition, Name, User, State, ST, Time, TimeLimit,
 /// Nodes, NodeList, Reason, SubmitTime, StartTime, EndTime, ExitCode, NTasks, CPUsPerTask,
 /// WorkDir, Command, Priority, NodeListReason. JSON: `{"jobs":[...]}` (see to_json).
-shoal::expected<std::string> render_jobs(const std::vector<msg::job_info>& jobs,
+shoal::expected<std::string> render_jobs(std::vector<msg::job_info> jobs,
                                          const listing_options& opt, int64_t now);
 
 /// The jobs render_jobs would list, in its order: opt.filters and opt.sort applied (the rest of
 /// `opt` is not read), for listings laid out elsewhere (squeue's own formats). Errors as
 /// render_jobs.
-shoal::expected<std::vector<msg::job_info>> select_jobs(const std::vector<msg::job_info>& jobs,
+shoal::expected<std::vector<msg::job_info>> select_jobs(std::vector<msg::job_info> jobs,
                                                         const listing_options& opt, int64_t now);
 
 /// sinfo. One line per (partition, node state) group, partitions in the order given, states in

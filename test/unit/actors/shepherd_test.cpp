@@ -594,8 +594,11 @@ BOOST_AUTO_TEST_CASE(a_cpu_bind_the_node_cannot_honour_starts_no_task) {
   BOOST_REQUIRE_EQUAL(r.exit.tasks.size(), 2u);
   for (auto& t : r.exit.tasks) BOOST_TEST(t.exit_code == 1);
   BOOST_TEST(!fs::exists(marker));
-  // No core table (a daemon that could not probe): binding is refused with the fix.
+  // No core table (a daemon that could not probe): binding is refused with the fix. Another
+  // step: the first one's shoal-stepd may still be removing its socket, and a second stepd for
+  // the same step is refused ("already runs here"), as it must be.
   req.cpu_bind = "quiet,cores";
+  req.step_id += 1;
   auto r2 = run(req);
   BOOST_TEST(r2.exit.launch_error.find("use --cpu-bind=none") != std::string::npos,
              r2.exit.launch_error);
