@@ -63,6 +63,9 @@ struct controller_state {
   std::map<std::string, msg::node_info> node_view;
   std::map<uint64_t, job_actor> jobs;
   std::map<uint64_t, msg::job_info> job_view;
+  /// When purge_old_jobs last walked job_view: listings come many times a second, and ages are
+  /// in whole seconds, so one walk a second is enough.
+  int64_t last_purge = 0;
   scheduler_actor scheduler;
   collector_manager_actor collectors;  ///< null without CollectorNodes
   std::map<uint64_t, array_entry> arrays;
@@ -132,7 +135,10 @@ msg::partition_info partition_view(const config::partition_config& cfg) {
 }
 
 void purge_old_jobs(controller_self self) {
-  auto cutoff = unix_now() - min_job_age_s;
+  auto now = unix_now();
+  if (now == self->state.last_purge) return;
+  self->state.last_purge = now;
+  auto cutoff = now - min_job_age_s;
   auto& view = self->state.job_view;
   for (auto it = view.begin(); it != view.end();) {
     if (msg::is_finished(it->second.state) && it->second.end_time < cutoff) {
