@@ -3,7 +3,9 @@
 // control (scontrol), map (smap), and start (a local test cluster, as `flux start`).
 // Run under one of Slurm's names (a link named sbatch, srun, ...), it is that subcommand.
 
+#include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,7 @@
 #include "tools/cli/job_options.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/cli/slurm_names.hpp"
+#include "tools/cli/subcommand.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"shoal: submit and watch work on a shoal cluster"};
@@ -27,22 +30,33 @@ int main(int argc, char** argv) {
   std::string conf;
   app.add_option("-f,--config", conf,
                  "Cluster config file (default: $SHOAL_CONF, else /etc/shoal/shoal.conf)");
-  std::vector<std::pair<std::string, shoal::cli::command_runner>> commands = {
-      {"run", shoal::cli::add_run_command(app, conf)},
-      {"batch", shoal::cli::add_batch_command(app, conf)},
-      {"alloc", shoal::cli::add_alloc_command(app, conf)},
-      {"queue", shoal::cli::add_queue_command(app, conf)},
-      {"info", shoal::cli::add_info_command(app, conf)},
-      {"cancel", shoal::cli::add_cancel_command(app, conf)},
-      {"control", shoal::cli::add_control_command(app, conf)},
-      {"map", shoal::cli::add_map_command(app, conf)},
-      {"start", shoal::cli::add_start_command(app)},
-      {"top", shoal::cli::add_top_command(app, conf)},
-      {"diag", shoal::cli::add_diag_command(app, conf)},
+  using factory = std::function<shoal::cli::command_runner()>;
+  const std::vector<std::pair<std::string, factory>> factories = {
+      {"run", [&] { return shoal::cli::add_run_command(app, conf); }},
+      {"batch", [&] { return shoal::cli::add_batch_command(app, conf); }},
+      {"alloc", [&] { return shoal::cli::add_alloc_command(app, conf); }},
+      {"queue", [&] { return shoal::cli::add_queue_command(app, conf); }},
+      {"info", [&] { return shoal::cli::add_info_command(app, conf); }},
+      {"cancel", [&] { return shoal::cli::add_cancel_command(app, conf); }},
+      {"control", [&] { return shoal::cli::add_control_command(app, conf); }},
+      {"map", [&] { return shoal::cli::add_map_command(app, conf); }},
+      {"start", [&] { return shoal::cli::add_start_command(app); }},
+      {"top", [&] { return shoal::cli::add_top_command(app, conf); }},
+      {"diag", [&] { return shoal::cli::add_diag_command(app, conf); }},
   };
   std::vector<std::string> args(argv, argv + argc);
   auto invoked = shoal::cli::command_basename(argc > 0 ? argv[0] : "shoal");
   const auto* alias = shoal::cli::find_slurm_name(invoked);
+  // Building every subcommand's options (run, batch and alloc have about a hundred each) was a
+  // fifth of a listing's CPU: build only the one asked for, and all of them only when none is
+  // named or the name is unknown (top-level help, a usage error).
+  auto wanted =
+      alias != nullptr ? std::string{alias->subcommand} : shoal::cli::named_subcommand(args);
+  bool known = std::any_of(factories.begin(), factories.end(),
+                           [&](const auto& f) { return f.first == wanted; });
+  std::vector<std::pair<std::string, shoal::cli::command_runner>> commands;
+  for (auto& [name, make] : factories)
+    if (!known || name == wanted) commands.emplace_back(name, make());
   CLI::App* aliased = nullptr;
   if (alias != nullptr) {
     auto found =
