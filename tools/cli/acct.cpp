@@ -147,7 +147,7 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
   cmd->footer(
       "Without a database, a job is listed from its submission until the controller purges it "
       "(MinJobAge seconds after it ended, as squeue -t all shows). A batch job that started "
-      "has a ID.batch line; srun steps have none (docs/migrating.md).");
+      "has an ID.batch line; srun steps have none (docs/migrating.md).");
   return [f, &conf]() -> int {
     if (f->help_format) {
       print_field_names();
