@@ -54,7 +54,7 @@ BOOST_AUTO_TEST_CASE(finished_and_failing_jobs_print_as_sacct_prints_them) {
   auto brief = run_cli({"acct", "-b", "-j", std::to_string(bad)});
   auto left12 = [](std::string text) { return text + std::string(12 - text.size(), ' '); };
   BOOST_TEST(brief.out ==
-             "JobID           State ExitCode \n"
+             "JobID             State ExitCode \n"
              "------------ ---------- -------- \n" +
                  left12(std::to_string(bad)) + "     FAILED      3:0 \n" +
                  left12(std::to_string(bad) + ".batch") + "     FAILED      3:0 \n");

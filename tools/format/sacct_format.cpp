@@ -495,7 +495,8 @@ std::vector<msg::job_info> select_sacct_jobs(const std::vector<msg::job_info>& j
     }
     if (!timed) return true;
     auto eligible = std::max(j.submit_time, j.begin_time);
-    return eligible < end && (j.end_time == 0 || j.end_time >= filter.start);
+    // At or before the end: a job submitted this second is in a window that ends now.
+    return eligible <= end && (j.end_time == 0 || j.end_time >= filter.start);
   };
   std::vector<msg::job_info> out;
   for (auto& j : jobs) {

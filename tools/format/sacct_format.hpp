@@ -86,12 +86,13 @@ struct sacct_filter {
   int64_t end = 0;                       ///< -E; 0: now
 };
 
-/// The jobs sacct would report, in job id order (array tasks by task), with sacct's rules:
-/// without -j a job counts when it was eligible before `end` and had not ended before
-/// `start`; with -s, a job counts when its state is one of them and (for an ended state) it
-/// ended between start and end, (for running) it ran during them, (for pending) it was pending
-/// during them. Pending array remainders (array_task_id -1) are left out: sacct shows the
-/// tasks. A step selector keeps the job, with `steps_only` set by the caller as needed.
+/// The jobs sacct would report, in job id order (an array's tasks by task, its pending
+/// remainder after them), with sacct's rules: without states a job counts when it was eligible
+/// (submitted, or its begin time) at or before `end` (0: now) and had not ended before `start`;
+/// with states, when its state is one of them and (for an ended state) it ended between start
+/// and end, (running) it started by end, (pending) it was submitted by end. Without start and
+/// end, no window applies (sacct -j). Configuring and completing jobs count as RUNNING, as
+/// slurmdbd holds them. A step in a selector (`12.batch`) selects its job.
 std::vector<msg::job_info> select_sacct_jobs(const std::vector<msg::job_info>& jobs,
                                              const sacct_filter& filter, int64_t now);
 

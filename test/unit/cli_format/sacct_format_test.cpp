@@ -293,6 +293,16 @@ BOOST_AUTO_TEST_CASE(selection_follows_sacct_windows_users_and_ids) {
   BOOST_TEST(select_sacct_jobs(all, bystate, now).empty());
   bystate.start = now - 1000;
   BOOST_TEST(ids(select_sacct_jobs(all, bystate, now)) == (std::vector<uint64_t>{12, 30}));
+  // A job submitted this second is in the window that ends now.
+  auto fresh = done_job();
+  fresh.job_id = 40;
+  fresh.submit_time = now;
+  fresh.start_time = 0;
+  fresh.end_time = 0;
+  fresh.state = msg::job_state::pending;
+  sacct_filter window;
+  window.start = now - 86400;
+  BOOST_TEST(ids(select_sacct_jobs({fresh}, window, now)) == (std::vector<uint64_t>{40}));
   sacct_filter byname;
   byname.names = {"nope"};
   BOOST_TEST(select_sacct_jobs(all, byname, now).empty());
