@@ -25,5 +25,7 @@ command_runner add_map_command(CLI::App& app, const std::string& conf);
 command_runner add_start_command(CLI::App& app);
 command_runner add_top_command(CLI::App& app, const std::string& conf);
 command_runner add_diag_command(CLI::App& app, const std::string& conf);
+/// `shoal acct` (sacct): the jobs the controller still holds, in sacct's format.
+command_runner add_acct_command(CLI::App& app, const std::string& conf);
 
 }  // namespace shoal::cli

@@ -1,0 +1,222 @@
+// `shoal acct` (sacct): the jobs the controller still holds, printed as Slurm 22.05's sacct
+// prints its accounting records. There is no database: a job is listed until the controller
+// purges it (MinJobAge after it ended).
+
+#include <pwd.h>
+#include <strings.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config/begin_time.hpp"
+#include "messages/caf/type_ids.hpp"
+#include "tools/cli/commands.hpp"
+#include "tools/cli/session.hpp"
+#include "tools/format/sacct_format.hpp"
+
+namespace shoal::cli {
+
+namespace {
+
+struct acct_flags {
+  std::vector<std::string> formats;  ///< -o, each adding to the list as sacct's do
+  std::string jobs;
+  std::string users;
+  std::string states;
+  std::string partitions;
+  std::string names;
+  std::string start;
+  std::string end;
+  std::string delimiter = "|";
+  bool all_users = false;
+  bool no_header = false;
+  bool parsable = false;
+  bool parsable2 = false;
+  bool allocations = false;
+  bool brief = false;
+  bool long_list = false;
+  bool help_format = false;
+  bool duplicates = false;
+};
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    auto end = text.find(',', pos);
+    if (end == std::string::npos) end = text.size();
+    if (end > pos) out.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
+/// -S and -E read as Slurm's parse_time(text, past=1) reads them: a bare time of day (or
+/// `midnight`) not yet reached today is today's, and a date without a year not yet reached
+/// this year is last year's, where sbatch --begin would take the next one.
+shoal::expected<int64_t> parse_past_time(const std::string& text, int64_t now) {
+  auto t = config::parse_begin_time(text, now);
+  if (!t || *t <= now) return t;
+  bool has_year =
+      text.find('-') != std::string::npos || std::count(text.begin(), text.end(), '/') >= 2;
+  bool time_only = text.find('/') == std::string::npos && text.find('-') == std::string::npos &&
+                   text.find(':') != std::string::npos;
+  if (strcasecmp(text.c_str(), "midnight") == 0 || time_only) return *t - 86400;
+  if (text.find('/') != std::string::npos && !has_year) {
+    time_t tt = static_cast<time_t>(*t);
+    tm parts{};
+    localtime_r(&tt, &parts);
+    parts.tm_year -= 1;
+    parts.tm_isdst = -1;
+    return static_cast<int64_t>(std::mktime(&parts));
+  }
+  return t;
+}
+
+/// sacct -u: names or uids; an unknown one ends sacct as _convert_to_id does.
+bool user_ids(const std::string& list, std::vector<uint32_t>& out) {
+  for (auto& item : split_list(list)) {
+    passwd pw{};
+    passwd* found = nullptr;
+    char buf[4096];
+    if (getpwnam_r(item.c_str(), &pw, buf, sizeof buf, &found) == 0 && found != nullptr) {
+      out.push_back(found->pw_uid);
+    } else if (!item.empty() && item.find_first_not_of("0123456789") == std::string::npos) {
+      out.push_back(static_cast<uint32_t>(std::strtoul(item.c_str(), nullptr, 10)));
+    } else {
+      std::fprintf(stderr, "Invalid user id: %s\n", item.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+void print_field_names() {
+  auto names = sacct_field_names();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if ((i & 3) != 0)
+      std::fputs(" ", stdout);
+    else if (i != 0)
+      std::fputs("\n", stdout);
+    std::printf("%-19s", names[i].c_str());
+  }
+  std::fputs("\n", stdout);
+}
+
+}  // namespace
+
+command_runner add_acct_command(CLI::App& app, const std::string& conf) {
+  auto* cmd = app.add_subcommand(
+      "acct", "Jobs the controller still holds, as sacct prints its accounting records");
+  auto f = std::make_shared<acct_flags>();
+  cmd->add_option("-o,--format", f->formats,
+                  "Fields to show: sacct's names, comma-separated, NAME%WIDTH for a width "
+                  "(JobID,JobName%30,State); -e lists them")
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  cmd->add_option("-j,--jobs", f->jobs, "Only these jobs: 12, an array task 12_3 (comma list)");
+  cmd->add_option("-u,--user,--uid", f->users,
+                  "Only these users' jobs (names or uids, comma list; -1: everyone's)");
+  cmd->add_flag("-a,--allusers", f->all_users,
+                "Every user's jobs (default: only yours, unless you are root or give -j)");
+  cmd->add_option("-s,--state", f->states,
+                  "Only jobs in these states (CD,F,CA,TO,NF,OOM,R,PD or their names)");
+  cmd->add_option("-r,--partition", f->partitions, "Only jobs in these partitions (comma list)");
+  cmd->add_option("--name", f->names, "Only jobs with these names (comma list)");
+  cmd->add_option("-S,--starttime", f->start,
+                  "Jobs eligible after this time (sacct's forms: 2026-11-26T08:00, 08:00, "
+                  "11/26, now-1hour, today; default 00:00 today, or now with -s)");
+  cmd->add_option("-E,--endtime", f->end, "Jobs eligible before this time (default: now)");
+  cmd->add_flag("-n,--noheader", f->no_header, "Leave out the header lines");
+  cmd->add_flag("-p,--parsable", f->parsable, "Fields separated by |, with one at the end");
+  cmd->add_flag("-P,--parsable2", f->parsable2, "Fields separated by |, none at the end");
+  cmd->add_option("--delimiter", f->delimiter, "With -p/-P: the separator (default |)");
+  cmd->add_flag("-X,--allocations", f->allocations, "Only the jobs, not their .batch lines");
+  cmd->add_flag("-b,--brief", f->brief, "Add JobID,State,ExitCode to the fields");
+  cmd->add_flag("-l,--long", f->long_list,
+                "Add sacct's long field list (usage statistics shoal does not keep print "
+                "empty)");
+  cmd->add_flag("-e,--helpformat", f->help_format, "List the field names and exit");
+  cmd->add_flag("-D,--duplicates", f->duplicates,
+                "Accepted for sacct's sake: the controller holds one record per job id");
+  cmd->footer(
+      "Without a database, a job is listed from its submission until the controller purges it "
+      "(MinJobAge seconds after it ended, as squeue -t all shows). A batch job that started "
+      "has an ID.batch line; srun steps have none (docs/migrating.md).");
+  return [f, &conf]() -> int {
+    if (f->help_format) {
+      print_field_names();
+      return 0;
+    }
+    std::string list;
+    for (auto& o : f->formats) list += o + ",";
+    if (f->brief) list += std::string{sacct_brief_fields} + ",";
+    if (f->long_list) list += std::string{sacct_long_fields} + ",";
+    if (list.empty()) {
+      const char* env = std::getenv("SACCT_FORMAT");
+      list = env != nullptr ? env : sacct_default_fields;
+    }
+    auto columns = parse_sacct_fields(list);
+    if (!columns) return fail("acct", describe(columns.error()));
+    auto now = now_seconds();
+    sacct_filter filter;
+    if (!f->jobs.empty()) {
+      auto jobs = parse_sacct_jobs(f->jobs);
+      if (!jobs) return fail("acct", describe(jobs.error()));
+      filter.jobs = std::move(*jobs);
+    }
+    if (!f->states.empty()) {
+      auto states = parse_sacct_states(f->states);
+      if (!states) return fail("acct", describe(states.error()));
+      filter.states = std::move(*states);
+    }
+    if (!f->start.empty()) {
+      auto t = parse_past_time(f->start, now);
+      if (!t) return fail("acct", describe(t.error()));
+      filter.start = *t;
+    } else if (filter.jobs.empty()) {
+      filter.start = sacct_default_start(now, !filter.states.empty());
+    }
+    if (!f->end.empty()) {
+      auto t = parse_past_time(f->end, now);
+      if (!t) return fail("acct", describe(t.error()));
+      filter.end = *t;
+    }
+    // As sacct: the caller's jobs only, unless -a, -u, -j, or root asks.
+    bool all_users = f->all_users || !filter.jobs.empty();
+    if (!f->users.empty() && f->users != "-1") {
+      if (!user_ids(f->users, filter.uids)) return exit_failure;
+    } else if (f->users == "-1") {
+      all_users = true;
+    }
+    auto me = current_user();
+    if (filter.uids.empty() && !all_users && me.uid != 0) filter.uids.push_back(me.uid);
+    filter.partitions = split_list(f->partitions);
+    filter.names = split_list(f->names);
+    int code = 0;
+    auto s = open_session("acct", conf, code);
+    if (!s) return code;
+    auto list_jobs = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, true);
+    if (!list_jobs) return fail("acct", describe(list_jobs.error()));
+    sacct_print_options opt;
+    opt.no_header = f->no_header;
+    opt.parsable = f->parsable2 ? 2 : f->parsable ? 1 : 0;
+    opt.delimiter = f->delimiter;
+    opt.allocations = f->allocations;
+    opt.cluster = s->conf.cluster_name;
+    opt.now = now;
+    if (const char* tf = std::getenv("SLURM_TIME_FORMAT");
+        tf != nullptr && std::string{tf} != "standard")
+      opt.time_format = tf;
+    auto chosen = select_sacct_jobs(*list_jobs, filter, now);
+    std::fputs(render_sacct(chosen, *columns, opt).c_str(), stdout);
+    return 0;
+  };
+}
+
+}  // namespace shoal::cli

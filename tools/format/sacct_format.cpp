@@ -1,0 +1,532 @@
+#include "tools/format/sacct_format.hpp"
+
+#include <strings.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <tuple>
+
+#include "tools/format/slurm_format.hpp"
+#include "topology/hostlist.hpp"
+
+namespace shoal::cli {
+
+const char* const sacct_default_fields = "jobid,jobname,partition,account,alloccpus,state,exitcode";
+const char* const sacct_brief_fields = "jobid,state,exitcode";
+const char* const sacct_long_fields =
+    "jobid,jobidraw,jobname,partition,maxvmsize,maxvmsizenode,maxvmsizetask,avevmsize,maxrss,"
+    "maxrssnode,maxrsstask,averss,maxpages,maxpagesnode,maxpagestask,avepages,mincpu,mincpunode,"
+    "mincputask,avecpu,ntasks,alloccpus,elapsed,state,exitcode,avecpufreq,reqcpufreqmin,"
+    "reqcpufreqmax,reqcpufreqgov,reqmem,consumedenergy,maxdiskread,maxdiskreadnode,"
+    "maxdiskreadtask,avediskread,maxdiskwrite,maxdiskwritenode,maxdiskwritetask,avediskwrite,"
+    "reqtres,alloctres,tresusageinave,tresusageinmax,tresusageinmaxn,tresusageinmaxt,"
+    "tresusageinmin,tresusageinminn,tresusageinmint,tresusageintot,tresusageoutmax,"
+    "tresusageoutmaxn,tresusageoutmaxt,tresusageoutave,tresusageouttot";
+
+namespace {
+
+/// How print_fields.c prints a field's value.
+enum class cell_kind : uint8_t {
+  str,   ///< print_fields_str: cut with a `+` in the last column
+  num,   ///< print_fields_uint*: never cut
+  date,  ///< print_fields_date: cut to the width, no `+`
+  secs,  ///< print_fields_time_from_secs: never cut
+};
+
+struct table_entry {
+  int width;
+  const char* name;
+  cell_kind kind;
+};
+
+// sacct.c's fields[], in its order (prefix matching depends on it). Fields shoal has no data
+// for stay in the table so that formats naming them work; they print empty.
+// clang-format off
+const table_entry table[] = {
+  {10, "Account", cell_kind::str}, {15, "AdminComment", cell_kind::str},
+  {10, "AllocCPUS", cell_kind::num}, {10, "AllocNodes", cell_kind::str},
+  {10, "AllocTRES", cell_kind::str}, {7, "AssocID", cell_kind::num},
+  {10, "AveCPU", cell_kind::str}, {10, "AveCPUFreq", cell_kind::str},
+  {14, "AveDiskRead", cell_kind::str}, {14, "AveDiskWrite", cell_kind::str},
+  {10, "AvePages", cell_kind::str}, {10, "AveRSS", cell_kind::str},
+  {10, "AveVMSize", cell_kind::str}, {16, "BlockID", cell_kind::str},
+  {10, "Cluster", cell_kind::str}, {14, "Comment", cell_kind::str},
+  {19, "Constraints", cell_kind::str}, {14, "ConsumedEnergy", cell_kind::str},
+  {17, "ConsumedEnergyRaw", cell_kind::num}, {19, "Container", cell_kind::str},
+  {10, "CPUTime", cell_kind::secs}, {10, "CPUTimeRAW", cell_kind::num},
+  {-21, "DBIndex", cell_kind::num}, {15, "DerivedExitCode", cell_kind::str},
+  {10, "Elapsed", cell_kind::secs}, {10, "ElapsedRaw", cell_kind::num},
+  {19, "Eligible", cell_kind::date}, {19, "End", cell_kind::date},
+  {8, "ExitCode", cell_kind::str}, {19, "Flags", cell_kind::str},
+  {6, "GID", cell_kind::num}, {9, "Group", cell_kind::str},
+  {-12, "JobID", cell_kind::str}, {-12, "JobIDRaw", cell_kind::str},
+  {10, "JobName", cell_kind::str}, {9, "Layout", cell_kind::str},
+  {12, "MaxDiskRead", cell_kind::str}, {15, "MaxDiskReadNode", cell_kind::str},
+  {15, "MaxDiskReadTask", cell_kind::num}, {12, "MaxDiskWrite", cell_kind::str},
+  {16, "MaxDiskWriteNode", cell_kind::str}, {16, "MaxDiskWriteTask", cell_kind::num},
+  {8, "MaxPages", cell_kind::str}, {12, "MaxPagesNode", cell_kind::str},
+  {14, "MaxPagesTask", cell_kind::num}, {10, "MaxRSS", cell_kind::str},
+  {10, "MaxRSSNode", cell_kind::str}, {10, "MaxRSSTask", cell_kind::num},
+  {10, "MaxVMSize", cell_kind::str}, {14, "MaxVMSizeNode", cell_kind::str},
+  {14, "MaxVMSizeTask", cell_kind::num}, {12, "McsLabel", cell_kind::str},
+  {10, "MinCPU", cell_kind::str}, {10, "MinCPUNode", cell_kind::str},
+  {10, "MinCPUTask", cell_kind::num}, {10, "NCPUS", cell_kind::num},
+  {8, "NNodes", cell_kind::num}, {15, "NodeList", cell_kind::str},
+  {8, "NTasks", cell_kind::num}, {10, "Partition", cell_kind::str},
+  {10, "Priority", cell_kind::num}, {10, "QOS", cell_kind::str},
+  {6, "QOSRAW", cell_kind::num}, {22, "Reason", cell_kind::str},
+  {10, "ReqCPUFreq", cell_kind::str}, {13, "ReqCPUFreqGov", cell_kind::str},
+  {13, "ReqCPUFreqMax", cell_kind::str}, {13, "ReqCPUFreqMin", cell_kind::str},
+  {8, "ReqCPUS", cell_kind::num}, {10, "ReqMem", cell_kind::str},
+  {8, "ReqNodes", cell_kind::str}, {10, "ReqTRES", cell_kind::str},
+  {20, "Reservation", cell_kind::str}, {8, "ReservationId", cell_kind::num},
+  {10, "Reserved", cell_kind::secs}, {10, "ResvCPU", cell_kind::secs},
+  {9, "ResvCPURAW", cell_kind::num}, {8, "Restarts", cell_kind::num},
+  {19, "Start", cell_kind::date}, {10, "State", cell_kind::str},
+  {20, "StdErr", cell_kind::str}, {20, "StdIn", cell_kind::str},
+  {20, "StdOut", cell_kind::str}, {19, "Submit", cell_kind::date},
+  {20, "SubmitLine", cell_kind::str}, {10, "Suspended", cell_kind::secs},
+  {15, "SystemComment", cell_kind::str}, {10, "SystemCPU", cell_kind::str},
+  {10, "Timelimit", cell_kind::str}, {10, "TimelimitRaw", cell_kind::str},
+  {10, "TotalCPU", cell_kind::str}, {14, "TRESUsageInAve", cell_kind::str},
+  {14, "TRESUsageInMax", cell_kind::str}, {18, "TRESUsageInMaxNode", cell_kind::str},
+  {18, "TRESUsageInMaxTask", cell_kind::str}, {14, "TRESUsageInMin", cell_kind::str},
+  {18, "TRESUsageInMinNode", cell_kind::str}, {18, "TRESUsageInMinTask", cell_kind::str},
+  {14, "TRESUsageInTot", cell_kind::str}, {15, "TRESUsageOutAve", cell_kind::str},
+  {15, "TRESUsageOutMax", cell_kind::str}, {19, "TRESUsageOutMaxNode", cell_kind::str},
+  {19, "TRESUsageOutMaxTask", cell_kind::str}, {15, "TRESUsageOutMin", cell_kind::str},
+  {19, "TRESUsageOutMinNode", cell_kind::str}, {19, "TRESUsageOutMinTask", cell_kind::str},
+  {15, "TRESUsageOutTot", cell_kind::str}, {6, "UID", cell_kind::num},
+  {9, "User", cell_kind::str}, {10, "UserCPU", cell_kind::str},
+  {10, "WCKey", cell_kind::str}, {10, "WCKeyID", cell_kind::num},
+  {20, "WorkDir", cell_kind::str},
+};
+// clang-format on
+
+const table_entry* find_entry(std::string_view name) {
+  for (auto& e : table)
+    if (strcasecmp(e.name, std::string{name}.c_str()) == 0) return &e;
+  return nullptr;
+}
+
+std::string trim_left(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  return std::string{s.substr(i)};
+}
+
+/// A value to print; `set` false is sacct's unset (NULL or NO_VAL): an empty cell.
+struct value {
+  bool set = false;
+  std::string text;
+};
+
+value str(std::string s) {
+  return {true, std::move(s)};
+}
+value opt_str(const std::string& s) {
+  return s.empty() ? value{} : value{true, s};
+}
+value num(uint64_t n) {
+  return {true, std::to_string(n)};
+}
+
+/// slurm_make_time_str: 0 is "Unknown"; otherwise local time in `format` (default %FT%T).
+std::string date_text(int64_t t, const std::string& format) {
+  if (t == 0) return "Unknown";
+  time_t tt = static_cast<time_t>(t);
+  tm parts{};
+  localtime_r(&tt, &parts);
+  char buf[256];
+  auto n = std::strftime(buf, sizeof buf, format.empty() ? "%FT%T" : format.c_str(), &parts);
+  return std::string{buf, n};
+}
+
+/// secs2time_str: "HH:MM:SS" or "D-HH:MM:SS".
+std::string secs_text(int64_t secs) {
+  if (secs < 0) return "INVALID";
+  char buf[64];
+  auto days = secs / 86400;
+  if (days != 0)
+    std::snprintf(buf, sizeof buf, "%ld-%2.2ld:%2.2ld:%2.2ld", static_cast<long>(days),
+                  static_cast<long>((secs / 3600) % 24), static_cast<long>((secs / 60) % 60),
+                  static_cast<long>(secs % 60));
+  else
+    std::snprintf(buf, sizeof buf, "%2.2ld:%2.2ld:%2.2ld", static_cast<long>((secs / 3600) % 24),
+                  static_cast<long>((secs / 60) % 60), static_cast<long>(secs % 60));
+  return buf;
+}
+
+/// mins2time_str: "HH:MM:00" or "D-HH:MM:00".
+std::string mins_text(int64_t mins) {
+  char buf[64];
+  auto days = mins / 1440;
+  if (days != 0)
+    std::snprintf(buf, sizeof buf, "%ld-%2.2ld:%2.2ld:00", static_cast<long>(days),
+                  static_cast<long>((mins / 60) % 24), static_cast<long>(mins % 60));
+  else
+    std::snprintf(buf, sizeof buf, "%2.2ld:%2.2ld:00", static_cast<long>((mins / 60) % 24),
+                  static_cast<long>(mins % 60));
+  return buf;
+}
+
+/// print.c's PRINT_EXITCODE from a wait status: "exit:signal", an exit over 127 less 128.
+std::string exit_text(int32_t code, int32_t signal) {
+  if (signal != 0) return "0:" + std::to_string(signal);
+  if (code >= 128) code -= 128;
+  return std::to_string(code) + ":0";
+}
+
+bool started(const msg::job_info& j) {
+  return j.start_time != 0;
+}
+
+uint64_t job_cpus(const msg::job_info& j) {
+  return uint64_t{j.ntasks} * std::max(1u, j.cpus_per_task);
+}
+
+/// The state as slurmdbd holds it: configuring and completing jobs are RUNNING there.
+msg::job_state db_state(msg::job_state s) {
+  using S = msg::job_state;
+  return s == S::configuring || s == S::completing ? S::running : s;
+}
+
+std::string job_id_text(const msg::job_info& j) {
+  if (j.array_job_id != 0 && j.array_task_id >= 0)
+    return std::to_string(j.array_job_id) + "_" + std::to_string(j.array_task_id);
+  if (j.array_job_id != 0) return std::to_string(j.array_job_id) + "_[" + j.array_tasks + "]";
+  return std::to_string(j.job_id);
+}
+
+std::string first_node(const std::string& nodelist) {
+  auto names = topology::expand_hostlist(nodelist);
+  if (!names || names->empty()) return nodelist;
+  return names->front();
+}
+
+/// The value of `field` for the job line (`step` false) or its batch line.
+value field_value(const std::string& field, const msg::job_info& j, bool step,
+                  const sacct_print_options& opt) {
+  using S = msg::job_state;
+  auto state = db_state(j.state);
+  // The batch step runs on the job's first node, with that node's share of the CPUs.
+  auto step_cpus = [&] {
+    auto nodes = std::max(1u, j.node_count);
+    return (job_cpus(j) + nodes - 1) / nodes;
+  };
+  int64_t elapsed = 0;
+  if (started(j)) elapsed = (j.end_time != 0 ? j.end_time : opt.now) - j.start_time;
+  if (elapsed < 0) elapsed = 0;
+  const auto& f = field;
+  if (f == "Account") return opt_str(j.account);
+  if (f == "AllocCPUS" || f == "NCPUS") {
+    if (step) return num(step_cpus());
+    return num(started(j) ? job_cpus(j) : 0);
+  }
+  if (f == "AllocNodes") {
+    if (step) return str("1");
+    return str(std::to_string(started(j) ? j.node_count : 0));
+  }
+  if (f == "Cluster") return opt_str(opt.cluster);
+  if (f == "Comment") return step ? value{} : opt_str(j.comment);
+  if (f == "CPUTime" || f == "CPUTimeRAW") {
+    auto cpus = step ? step_cpus() : (started(j) ? job_cpus(j) : 0);
+    auto total = static_cast<uint64_t>(elapsed) * cpus;
+    return f == "CPUTime" ? str(secs_text(static_cast<int64_t>(total))) : num(total);
+  }
+  if (f == "DerivedExitCode") {
+    if (step) return str("");
+    return str(exit_text(j.exit_code, j.exit_signal));
+  }
+  if (f == "Elapsed") return str(secs_text(elapsed));
+  if (f == "ElapsedRaw") return num(static_cast<uint64_t>(elapsed));
+  if (f == "Eligible")
+    return str(
+        date_text(step ? j.start_time : std::max(j.submit_time, j.begin_time), opt.time_format));
+  if (f == "End") return str(date_text(j.end_time, opt.time_format));
+  if (f == "ExitCode") {
+    if (step) return str(exit_text(j.exit_code, j.exit_signal));
+    // A job cancelled or timed out ends by the signal its batch step shows; the job's own
+    // code stays 0:0 in slurmdbd.
+    if (state == S::cancelled || state == S::timeout) return str("0:0");
+    if (state == S::pending || state == S::running) return str("0:0");
+    return str(exit_text(j.exit_code, j.exit_signal));
+  }
+  if (f == "JobID") return str(job_id_text(j) + (step ? ".batch" : ""));
+  if (f == "JobIDRaw") return str(std::to_string(j.job_id) + (step ? ".batch" : ""));
+  if (f == "JobName") return step ? str("batch") : opt_str(j.name);
+  if (f == "NNodes") return num(step ? 1 : j.node_count);
+  if (f == "NodeList") {
+    if (step) return str(first_node(j.nodelist));
+    return str(started(j) && !j.nodelist.empty() ? j.nodelist : "None assigned");
+  }
+  if (f == "NTasks") return step ? num(1) : value{};
+  if (f == "Partition") return step ? value{} : opt_str(j.partition);
+  if (f == "Priority") return step ? value{} : num(j.priority);
+  if (f == "QOS") return step ? value{} : opt_str(j.qos);
+  if (f == "Reason") return step ? value{} : str(j.reason.empty() ? "None" : j.reason);
+  if (f == "ReqCPUS") return num(step ? step_cpus() : job_cpus(j));
+  if (f == "ReqMem") {
+    if (step || j.mem_per_node_mb == 0) return value{};
+    return str(slurm_number_unit(static_cast<double>(j.mem_per_node_mb), 2));
+  }
+  if (f == "ReqNodes") return str(std::to_string(step ? 1 : j.node_count));
+  if (f == "Restarts") return step ? value{} : num(j.requeue_count);
+  if (f == "Start") return str(date_text(j.start_time, opt.time_format));
+  if (f == "State") {
+    if (step) {
+      // The batch step of a job that timed out was cancelled by slurmctld.
+      if (state == S::timeout) return str("CANCELLED");
+      return str(msg::to_string(state));
+    }
+    // shoal does not record who cancelled a job; only its owner, root or an admin may, and
+    // the record names the owner.
+    if (state == S::cancelled) return str("CANCELLED by " + std::to_string(j.uid));
+    return str(msg::to_string(state));
+  }
+  if (f == "StdErr")
+    return step ? value{} : opt_str(j.stderr_path.empty() ? j.stdout_path : j.stderr_path);
+  if (f == "StdOut") return step ? value{} : opt_str(j.stdout_path);
+  if (f == "Submit") return str(date_text(step ? j.start_time : j.submit_time, opt.time_format));
+  if (f == "Suspended") return str(secs_text(0));
+  if (f == "Timelimit" || f == "TimelimitRaw") {
+    if (step) return value{};
+    if (j.time_limit_s < 0) return str("UNLIMITED");
+    if (j.time_limit_s == 0) return value{};
+    auto mins = (j.time_limit_s + 59) / 60;
+    return str(f == "Timelimit" ? mins_text(mins) : std::to_string(mins));
+  }
+  if (f == "UID") return step ? value{} : num(j.uid);
+  if (f == "User") return step ? value{} : opt_str(j.user);
+  if (f == "WorkDir") return step ? value{} : opt_str(j.work_dir);
+  return value{};
+}
+
+cell_kind kind_of(const std::string& name) {
+  auto* e = find_entry(name);
+  return e != nullptr ? e->kind : cell_kind::str;
+}
+
+/// One field as print_fields.c prints it, with its trailing blank or delimiter.
+void print_cell(std::string& out, const sacct_column& col, const value& v, bool last,
+                const sacct_print_options& opt, bool header = false) {
+  if (opt.parsable != 0) {
+    out += v.set ? v.text : "";
+    if (!(opt.parsable == 2 && last)) out += opt.delimiter;
+    return;
+  }
+  int abs_len = std::abs(col.width);
+  bool right = col.width == abs_len;
+  std::string text;
+  if (v.set) {
+    text = v.text;
+    // The header is cut as printf's precision cuts, without a `+`.
+    auto kind = header ? cell_kind::date : kind_of(col.name);
+    if (kind == cell_kind::str && static_cast<int>(text.size()) > abs_len) {
+      text.resize(static_cast<size_t>(abs_len));
+      if (abs_len > 0) text.back() = '+';
+    } else if (kind == cell_kind::date && static_cast<int>(text.size()) > abs_len) {
+      text.resize(static_cast<size_t>(abs_len));
+    }
+  }
+  auto pad = abs_len > static_cast<int>(text.size()) ? abs_len - text.size() : 0;
+  if (right)
+    out += std::string(pad, ' ') + text;
+  else
+    out += text + std::string(pad, ' ');
+  out += ' ';
+}
+
+}  // namespace
+
+shoal::expected<std::vector<sacct_column>> parse_sacct_fields(std::string_view list) {
+  std::vector<sacct_column> out;
+  std::string all{list};
+  all += ',';
+  size_t pos = 0;
+  for (auto end = all.find(',', pos); end != std::string::npos;
+       pos = end + 1, end = all.find(',', pos)) {
+    auto item = trim_left(std::string_view{all}.substr(pos, end - pos));
+    if (item.empty()) continue;
+    bool width_set = false;
+    int width = 0;
+    if (auto pct = item.find('%'); pct != std::string::npos) {
+      width_set = true;
+      width = std::atoi(item.c_str() + pct + 1);
+      item.resize(pct);
+    }
+    if (strncasecmp("ALL", item.c_str(), item.size()) == 0) {
+      for (auto& e : table) out.push_back({e.name, width_set ? width : e.width});
+      continue;
+    }
+    const table_entry* found = nullptr;
+    for (auto& e : table)
+      if (strncasecmp(e.name, item.c_str(), item.size()) == 0) {
+        found = &e;
+        break;
+      }
+    if (found == nullptr)
+      return shoal::error(errc::invalid_request, "Invalid field requested: \"" + item + "\"");
+    out.push_back({found->name, width_set ? width : found->width});
+  }
+  return out;
+}
+
+std::vector<std::string> sacct_field_names() {
+  std::vector<std::string> out;
+  for (auto& e : table) out.emplace_back(e.name);
+  return out;
+}
+
+std::string render_sacct(const std::vector<msg::job_info>& jobs,
+                         const std::vector<sacct_column>& columns, const sacct_print_options& opt) {
+  std::string out;
+  if (!opt.no_header) {
+    for (size_t i = 0; i < columns.size(); ++i) {
+      bool last = i + 1 == columns.size();
+      print_cell(out, columns[i], str(columns[i].name), last, opt, true);
+    }
+    out += '\n';
+    if (opt.parsable == 0) {
+      for (auto& c : columns) out += std::string(static_cast<size_t>(std::abs(c.width)), '-') + ' ';
+      out += '\n';
+    }
+  }
+  auto line = [&](const msg::job_info& j, bool step) {
+    for (size_t i = 0; i < columns.size(); ++i)
+      print_cell(out, columns[i], field_value(columns[i].name, j, step, opt),
+                 i + 1 == columns.size(), opt);
+    out += '\n';
+  };
+  for (auto& j : jobs) {
+    line(j, false);
+    if (!opt.allocations && j.batch && started(j)) line(j, true);
+  }
+  return out;
+}
+
+shoal::expected<std::vector<sacct_job_selector>> parse_sacct_jobs(std::string_view list) {
+  std::vector<sacct_job_selector> out;
+  std::string all{list};
+  size_t pos = 0;
+  while (pos <= all.size()) {
+    auto end = all.find(',', pos);
+    if (end == std::string::npos) end = all.size();
+    auto item = all.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    auto bad = [&] { return shoal::error(errc::invalid_request, "Invalid job id: " + item); };
+    sacct_job_selector sel;
+    auto dot = item.find('.');
+    std::string id = item.substr(0, dot);
+    if (dot != std::string::npos) {
+      sel.step = item.substr(dot + 1);
+      if (sel.step.empty() || (sel.step != "batch" && sel.step != "extern" &&
+                               sel.step.find_first_not_of("0123456789") != std::string::npos))
+        return bad();
+    }
+    auto under = id.find('_');
+    auto digits = [](const std::string& s) {
+      return !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+    };
+    std::string job = id.substr(0, under);
+    if (!digits(job)) return bad();
+    sel.job_id = std::strtoull(job.c_str(), nullptr, 10);
+    if (under != std::string::npos) {
+      auto task = id.substr(under + 1);
+      if (!digits(task)) return bad();
+      sel.array_task = std::strtoll(task.c_str(), nullptr, 10);
+    }
+    out.push_back(sel);
+  }
+  return out;
+}
+
+shoal::expected<std::vector<msg::job_state>> parse_sacct_states(std::string_view list) {
+  std::vector<msg::job_state> out;
+  std::string all{list};
+  size_t pos = 0;
+  while (pos <= all.size()) {
+    auto end = all.find(',', pos);
+    if (end == std::string::npos) end = all.size();
+    auto item = all.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.empty()) continue;
+    auto s = msg::parse_job_state(item);
+    if (!s)
+      return shoal::error(errc::invalid_request, "unrecognized job state value '" + item + "'");
+    out.push_back(*s);
+  }
+  return out;
+}
+
+std::vector<msg::job_info> select_sacct_jobs(const std::vector<msg::job_info>& jobs,
+                                             const sacct_filter& filter, int64_t now) {
+  using S = msg::job_state;
+  int64_t end = filter.end != 0 ? filter.end : now;
+  auto in_list = [](const auto& list, const auto& x) {
+    return list.empty() || std::find(list.begin(), list.end(), x) != list.end();
+  };
+  auto selected = [&](const msg::job_info& j) {
+    if (filter.jobs.empty()) return true;
+    for (auto& sel : filter.jobs) {
+      if (sel.array_task >= 0) {
+        if (j.array_job_id == sel.job_id && j.array_task_id == sel.array_task) return true;
+      } else if (j.job_id == sel.job_id || j.array_job_id == sel.job_id) {
+        return true;
+      }
+    }
+    return false;
+  };
+  auto in_window = [&](const msg::job_info& j) {
+    bool timed = filter.start != 0 || filter.end != 0;
+    auto state = db_state(j.state);
+    if (!filter.states.empty()) {
+      bool match = false;
+      for (auto s : filter.states) match = match || db_state(s) == state;
+      if (!match) return false;
+      if (!timed) return true;
+      if (state == S::pending) return j.submit_time <= end;
+      if (state == S::running) return j.start_time != 0 && j.start_time <= end;
+      return j.end_time != 0 && j.end_time >= filter.start && j.end_time <= end;
+    }
+    if (!timed) return true;
+    auto eligible = std::max(j.submit_time, j.begin_time);
+    // At or before the end: a job submitted this second is in a window that ends now.
+    return eligible <= end && (j.end_time == 0 || j.end_time >= filter.start);
+  };
+  std::vector<msg::job_info> out;
+  for (auto& j : jobs) {
+    if (!selected(j) || !in_window(j)) continue;
+    if (!filter.uids.empty() && !in_list(filter.uids, j.uid)) continue;
+    if (!in_list(filter.partitions, j.partition)) continue;
+    if (!in_list(filter.names, j.name)) continue;
+    out.push_back(j);
+  }
+  auto key = [](const msg::job_info& j) {
+    auto id = j.array_job_id != 0 ? j.array_job_id : j.job_id;
+    // An array's pending remainder comes after its tasks.
+    auto task = j.array_job_id != 0 && j.array_task_id < 0 ? INT64_MAX : j.array_task_id;
+    return std::make_tuple(id, task);
+  };
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const msg::job_info& a, const msg::job_info& b) { return key(a) < key(b); });
+  return out;
+}
+
+int64_t sacct_default_start(int64_t now, bool states_given) {
+  if (states_given) return now;
+  time_t t = static_cast<time_t>(now);
+  tm parts{};
+  localtime_r(&t, &parts);
+  parts.tm_sec = 0;
+  parts.tm_min = 0;
+  parts.tm_hour = 0;
+  parts.tm_isdst = -1;
+  return static_cast<int64_t>(std::mktime(&parts));
+}
+
+}  // namespace shoal::cli
