@@ -19,17 +19,6 @@ caf::error to_caf(const error& err) {
   return make_error(err.code(), err.text());
 }
 
-error from_caf(const caf::error& err) {
-  if (!err) return {};
-  if (err.category() == error_category) {
-    const auto& ctx = err.context();
-    if (ctx.size() == 1 && ctx.match_element<std::string>(0))
-      return error{static_cast<errc>(err.code()), ctx.get_as<std::string>(0)};
-    return error{static_cast<errc>(err.code())};
-  }
-  return error{errc::system_error, describe(err)};
-}
-
 std::string describe(const caf::error& err) {
   if (!err) return "no error";
   const auto& ctx = err.context();

@@ -31,10 +31,6 @@ caf::expected<T> to_caf(expected<T> x) {
   return caf::expected<T>{to_caf(x.error())};
 }
 
-/// CAF's error as shoal's. One of shoal's category keeps its code and text; one of CAF's own (a
-/// request that timed out, an actor that went away) becomes errc::system_error with CAF's name.
-error from_caf(const caf::error& err);
-
 /// The text a user should see for a caf::error: the attached text when there is one, otherwise
 /// the code's name. Works without an actor system (CAF's own renderer needs one).
 std::string describe(const caf::error& err);
