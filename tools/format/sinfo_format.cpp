@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <functional>
 #include <map>
 #include <set>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "tools/format/slurm_format.hpp"
 #include "tools/format/table.hpp"
@@ -38,7 +40,8 @@ struct match_flags {
 struct record {
   const msg::partition_info* part = nullptr;
   size_t part_index = 0;
-  std::vector<std::string> nodes;  ///< in the order they joined
+  std::vector<std::string> nodes;           ///< in the order they joined
+  std::unordered_set<std::string> members;  ///< `nodes`, to count a node once in O(1)
   std::vector<std::string> addrs;
   std::vector<std::string> hostnames;
   const msg::node_info* first = nullptr;  ///< the first node: state, reason, features, ...
@@ -421,9 +424,7 @@ bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
 
-bool same_node(const match_flags& m, bool node_oriented, bool exact, const record& r,
-               const msg::node_info& n) {
-  if (node_oriented) return false;
+bool same_node(const match_flags& m, bool exact, const record& r, const msg::node_info& n) {
   const auto& f = *r.first;
   if (m.hostnames && !contains(r.hostnames, hostname_of(n))) return false;
   if (m.node_addr && !contains(r.addrs, address_of(n))) return false;
@@ -466,7 +467,7 @@ void add_node(record& r, const match_flags& m, const msg::node_info& n, uint64_t
     r.min_disk = r.max_disk = disk_of(n);
     r.min_mem = r.max_mem = memory_of(n);
     r.min_weight = r.max_weight = n.weight;
-  } else if (contains(r.nodes, n.name)) {
+  } else if (r.members.count(n.name) > 0) {
     return;  // in this record through another partition: counted once
   } else {
     widen(r.min_cpus, r.max_cpus, cpus_of(n));
@@ -478,6 +479,7 @@ void add_node(record& r, const match_flags& m, const msg::node_info& n, uint64_t
     widen(r.min_weight, r.max_weight, n.weight);
   }
   r.nodes.push_back(n.name);
+  r.members.insert(n.name);
   if (m.node_addr && !contains(r.addrs, address_of(n))) r.addrs.push_back(address_of(n));
   if (m.hostnames && !contains(r.hostnames, hostname_of(n))) r.hostnames.push_back(hostname_of(n));
   auto s = n.state;
@@ -703,13 +705,9 @@ shoal::expected<slurm_output> render_sinfo(const std::vector<msg::partition_info
   };
   std::unordered_map<std::string, const msg::node_info*> by_node;
   for (auto& n : nodes) by_node.emplace(n.name, &n);
-  // A member the controller did not list (it should not happen) shows as an unknown node.
-  std::vector<msg::node_info> placeholders;
-  placeholders.reserve([&] {
-    size_t k = 0;
-    for (auto& p : parts) k += p.nodes.size();
-    return k;
-  }());
+  // A member the controller did not list (it should not happen) shows as an unknown node; a
+  // deque, because records point at the nodes they hold.
+  std::deque<msg::node_info> unlisted;
 
   std::vector<record> records;
   if (!opt.node_oriented && m.partition)
@@ -730,14 +728,18 @@ shoal::expected<slurm_output> render_sinfo(const std::vector<msg::partition_info
       } else {
         msg::node_info unknown;
         unknown.name = name;
-        placeholders.push_back(std::move(unknown));
-        n = &placeholders.back();
+        unlisted.push_back(std::move(unknown));
+        n = &unlisted.back();
       }
       if (!wanted_node(*n)) continue;
-      auto joined = std::find_if(records.begin(), records.end(), [&](const record& r) {
-        if (!same_partition(m, r, &p)) return false;
-        return r.nodes_total == 0 || same_node(m, opt.node_oriented, opt.exact, r, *n);
-      });
+      // -N gives every node a line of its own: nothing to search (at 100,000 nodes the search
+      // alone was quadratic).
+      auto joined = opt.node_oriented
+                        ? records.end()
+                        : std::find_if(records.begin(), records.end(), [&](const record& r) {
+                            if (!same_partition(m, r, &p)) return false;
+                            return r.nodes_total == 0 || same_node(m, opt.exact, r, *n);
+                          });
       if (joined == records.end()) {
         record r;
         r.part = &p;
