@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "actors/daemon_transport.hpp"
 #include "actors/metering.hpp"
 #include "actors/send_to.hpp"
 #include "actors/shepherd.hpp"
@@ -110,7 +111,7 @@ void retry_collector(daemon_self self) {
 void connect_collector(daemon_self self) {
   auto& st = self->state;
   if (st.collector_name.empty() || st.collector || own_collector(st)) return;
-  auto mm = self->system().middleman().actor_handle();
+  auto mm = daemon_transport(self->system());
   self->request(mm, std::chrono::seconds{5}, caf::connect_atom::value, st.collector_host,
                 st.collector_port)
       .then(
@@ -247,7 +248,7 @@ void register_with(daemon_self self, caf::actor ctl) {
 void connect(daemon_self self) {
   auto& st = self->state;
   if (st.registered) return;  // a stale retry
-  auto mm = self->system().middleman().actor_handle();
+  auto mm = daemon_transport(self->system());
   const auto& line = current_line(self);
   SHOAL_DEBUG(init, "connecting node={} controller={}", st.setup.status.node_name, line_text(self));
   self->request(mm, std::chrono::seconds{5}, caf::connect_atom::value, line.address, line.port)

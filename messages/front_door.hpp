@@ -38,6 +38,9 @@ enum class client_op : uint8_t {
   partition_edit = 21,     ///< partition_change -> ok (update, create, delete partitionname=)
   test_only = 22,  ///< submission -> estimate (--test-only: when and where; nothing submitted)
   complete = 23,   ///< job_id, exit_code, signo -> ok (shoal alloc releases its allocation)
+  /// -> text: the cluster's TLS identity in a MUNGE credential only the asking uid may decode
+  /// (a node daemon, before it connects to the daemons' port; docs/security.md)
+  cluster_identity = 24,
 };
 
 /// What a frame of a run or attach connection carries (msg::client_reply::stream).

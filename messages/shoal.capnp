@@ -459,7 +459,7 @@ struct ClientRequest {
                              # 8 jobControl, 9 pending, 10 map, 11 nodeUpdate, 12 setDebug,
                              # 13 debugFlags, 14 diagReset, 15 submit, 16 signal, 17 run,
                              # 18 attach, 19 collectors, 20 partitionSummary, 21 partitionEdit,
-                             # 22 testOnly, 23 complete
+                             # 22 testOnly, 23 complete, 24 clusterIdentity
   credential @1 :Text;       # the caller's credential (AuthType); empty under auth/none
   includeFinished @2 :Bool;  # jobs: finished ones too
   jobId @3 :UInt64;          # job, signal, attach

@@ -15,6 +15,7 @@
 
 #include "config/log.hpp"
 #include "interconnect/switch_manager.hpp"
+#include "messages/caf/error.hpp"
 #include "messages/errc.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/logging.hpp"
@@ -22,6 +23,8 @@
 #include "runtime/bootstrap/shutdown.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 #include "runtime/ctld/failover.hpp"
+#include "runtime/tls/cluster_identity.hpp"
+#include "runtime/tls/tls_transport.hpp"
 
 namespace {
 
@@ -133,6 +136,23 @@ int main(int argc, char** argv) {
   caf::actor_system_config sys_cfg;
   shoal::runtime::configure_actor_system(sys_cfg, 2);
   caf::actor_system sys{sys_cfg};
+  if (cfg->auth.munge) {
+    // The node daemons' port speaks TLS with the cluster's identity (docs/security.md).
+    auto identity = shoal::runtime::load_or_create_cluster_identity(cfg->state_save_location);
+    caf::error err;
+    if (!identity)
+      err = shoal::to_caf(identity.error());
+    else
+      err = shoal::runtime::start_tls_transport(sys, *identity);
+    if (err) {
+      shoal::config::log().error("StateSaveLocation: {}", shoal::describe(err));
+      std::fprintf(stderr, "shoalctld: error: StateSaveLocation: %s\n",
+                   shoal::describe(err).c_str());
+      std::fflush(nullptr);
+      std::_Exit(1);
+    }
+    setup.cluster_identity = std::move(*identity);
+  }
   const auto& me = setup.lines[setup.self_index];
   setup.bind_address = listen_address(me, *cfg);
   setup.metrics_address = setup.bind_address.empty() ? "0.0.0.0" : setup.bind_address;

@@ -1,6 +1,7 @@
 // shoald: the node daemon. Probes the machine, registers with the controller, heartbeats and
 // runs job steps.
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,15 +19,19 @@
 #include "actors/collector.hpp"
 #include "actors/node_daemon.hpp"
 #include "config/log.hpp"
+#include "messages/caf/error.hpp"
 #include "messages/errc.hpp"
 #include "process/stepd_client.hpp"
 #include "process/task_launch.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
+#include "runtime/bootstrap/controller_link.hpp"
 #include "runtime/bootstrap/daemon_auth.hpp"
 #include "runtime/bootstrap/logging.hpp"
 #include "runtime/bootstrap/metrics_server.hpp"
 #include "runtime/bootstrap/shutdown.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
+#include "runtime/tls/identity_from_controller.hpp"
+#include "runtime/tls/tls_transport.hpp"
 #include "topology/hostlist.hpp"
 #include "topology/machine_probe.hpp"
 
@@ -193,9 +198,44 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
+  // Under auth/munge the daemons' CAF ports speak TLS with the cluster's identity, which a
+  // controller hands out sealed for our uid (docs/security.md).
+  std::string identity;
+  if (cfg->auth.munge) {
+    bool waiting = false;
+    for (;;) {
+      auto got = shoal::runtime::identity_from_controller(*cfg);
+      if (got) {
+        identity = std::move(*got);
+        break;
+      }
+      if (got.error() != shoal::errc::unreachable && got.error() != shoal::errc::system_error) {
+        shoal::config::log().error("cluster identity: {}", shoal::describe(got.error()));
+        std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(got.error()).c_str());
+        return 1;
+      }
+      if (!waiting)
+        shoal::config::log().warn("waiting for a controller to hand out the cluster identity: {}",
+                                  shoal::describe(got.error()));
+      waiting = true;
+      auto signals = shoal::runtime::shutdown_signals();
+      timespec second{1, 0};
+      if (::sigtimedwait(&signals, nullptr, &second) > 0) {
+        shoal::config::log().info("shoald stopped node={} before registering", log_name);
+        return 0;
+      }
+    }
+  }
   caf::actor_system_config sys_cfg;
   shoal::runtime::configure_actor_system(sys_cfg, 2);
   caf::actor_system sys{sys_cfg};
+  if (!identity.empty()) {
+    if (auto err = shoal::runtime::start_tls_transport(sys, identity)) {
+      std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(err).c_str());
+      std::fflush(nullptr);
+      std::_Exit(1);
+    }
+  }
   std::unique_ptr<shoal::metrics::registry> meters;
   std::unique_ptr<shoal::runtime::metrics_server> endpoint;
   if (cfg->collect_metrics) {
@@ -270,8 +310,8 @@ int main(int argc, char** argv) {
       // own address that the daemon announces to the controller.
       auto collector = shoal::actors::spawn_collector(sys, name, meters.get());
       const auto& address = configured.at(name)->address;
-      auto bound =
-          sys.middleman().publish(collector, 0, address.empty() ? nullptr : address.c_str());
+      auto bound = shoal::runtime::publish_daemon_actor(sys, caf::actor_cast<caf::actor>(collector),
+                                                        0, address);
       if (!bound) {
         std::fprintf(stderr,
                      "shoald: error: node %s is a CollectorNode but cannot listen on %s: %s\n",

@@ -13,6 +13,7 @@ packages=(
   libbenchmark-dev                     # micro-benchmarks
   libcpp-httplib-dev                   # the Prometheus /metrics endpoint
   munge libmunge-dev                   # AuthType=auth/munge (the tests start a private munged)
+  libssl-dev                           # the daemons' CAF port in TLS (runtime/tls)
 )
 
 missing=()

@@ -7,6 +7,7 @@
 #include <caf/io/middleman_actor.hpp>
 #include <caf/scoped_actor.hpp>
 
+#include "actors/daemon_transport.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
@@ -53,7 +54,7 @@ caf::expected<caf::actor> connect_controller_at(caf::actor_system& sys, const st
   caf::expected<caf::actor> out{caf::error{}};
   std::string why;
   caf::scoped_actor self{sys};
-  self->request(sys.middleman().actor_handle(), caf::infinite, caf::connect_atom::value, host, port)
+  self->request(actors::daemon_transport(sys), caf::infinite, caf::connect_atom::value, host, port)
       .receive(
           [&](const caf::node_id&, caf::strong_actor_ptr& ptr, const std::set<std::string>& ifs) {
             if (!ptr) {
@@ -92,19 +93,24 @@ caf::expected<caf::actor> connect_controller_at(caf::actor_system& sys, const st
   return out;
 }
 
-caf::expected<uint16_t> publish_controller(caf::actor_system& sys, const caf::actor& controller,
-                                           uint16_t port, const std::string& address,
-                                           bool standby) {
+caf::expected<uint16_t> publish_daemon_actor(caf::actor_system& sys, const caf::actor& whom,
+                                             uint16_t port, const std::string& address,
+                                             std::set<std::string> interface) {
   caf::expected<uint16_t> out{caf::error{}};
   caf::scoped_actor self{sys};
-  std::set<std::string> interface { msg::wire_interface() };
-  if (standby) interface.insert(msg::standby_interface);
-  self->request(sys.middleman().actor_handle(), caf::infinite, caf::publish_atom::value, port,
-                caf::actor_cast<caf::strong_actor_ptr>(controller), std::move(interface), address,
-                true)
+  self->request(actors::daemon_transport(sys), caf::infinite, caf::publish_atom::value, port,
+                caf::actor_cast<caf::strong_actor_ptr>(whom), std::move(interface), address, true)
       .receive([&](uint16_t actual) { out = actual; },
                [&](caf::error& err) { out = std::move(err); });
   return out;
+}
+
+caf::expected<uint16_t> publish_controller(caf::actor_system& sys, const caf::actor& controller,
+                                           uint16_t port, const std::string& address,
+                                           bool standby) {
+  std::set<std::string> interface { msg::wire_interface() };
+  if (standby) interface.insert(msg::standby_interface);
+  return publish_daemon_actor(sys, controller, port, address, std::move(interface));
 }
 
 }  // namespace shoal::runtime

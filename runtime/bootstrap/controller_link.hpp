@@ -5,6 +5,7 @@
 // controller through its front door, links none of CAF's network layer.
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include <caf/actor.hpp>
@@ -34,6 +35,13 @@ caf::expected<caf::actor> connect_controller_at(caf::actor_system& sys, const st
 /// Publishes the controller on `port` (0: any) at `address` ("" for every address), announcing
 /// this build's wire version as its interface, plus standby_interface when `standby` (blocking:
 /// for shoalctld's main()). Returns the port.
+/// Publishes `whom` on `port` (0: any) at `address` ("" for every address) through the daemons'
+/// transport (TLS under auth/munge: actors/daemon_transport.hpp), announcing `interface`
+/// (blocking: for main()). Returns the port.
+caf::expected<uint16_t> publish_daemon_actor(caf::actor_system& sys, const caf::actor& whom,
+                                             uint16_t port, const std::string& address,
+                                             std::set<std::string> interface = {});
+
 caf::expected<uint16_t> publish_controller(caf::actor_system& sys, const caf::actor& controller,
                                            uint16_t port, const std::string& address,
                                            bool standby = false);

@@ -39,9 +39,13 @@ std::string unreachable_text(const std::string& socket, munge_err_t rc, munge_ct
 }  // namespace
 
 shoal::expected<std::string> make_munge_credential(const std::string& socket,
-                                                   std::string_view payload) {
+                                                   std::string_view payload,
+                                                   std::optional<uint32_t> only_for) {
   auto ctx = context_for(socket);
   if (!ctx) return std::move(ctx.error());
+  if (only_for && munge_ctx_set(ctx->get(), MUNGE_OPT_UID_RESTRICTION,
+                                static_cast<uid_t>(*only_for)) != EMUNGE_SUCCESS)
+    return shoal::error(errc::system_error, "cannot restrict a MUNGE credential to one uid");
   char* raw = nullptr;
   auto rc = munge_encode(&raw, ctx->get(), payload.data(), static_cast<int>(payload.size()));
   std::unique_ptr<char, free_deleter> cred{raw};

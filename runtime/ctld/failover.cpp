@@ -11,12 +11,14 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "actors/daemon_transport.hpp"
 #include "actors/standby.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
+#include "runtime/bootstrap/daemon_auth.hpp"
 #include "runtime/bootstrap/controller_link.hpp"
 #include "runtime/ctld/bring_up.hpp"
 #include "runtime/ctld/front_door.hpp"
@@ -124,7 +126,7 @@ class failover {
     caf::strong_actor_ptr ptr;
     std::set<std::string> ifs;
     self_
-        ->request(self_->system().middleman().actor_handle(), message_timeout_,
+        ->request(actors::daemon_transport(self_->system()), message_timeout_,
                   caf::connect_atom::value, line.address, line.port)
         .receive(
             [&](const caf::node_id&, caf::strong_actor_ptr& p, std::set<std::string>& i) {
@@ -272,6 +274,8 @@ class failover {
     door.admin_uids.push_back(static_cast<uint32_t>(::getuid()));
     door.auth = setup_.cfg.auth;
     door.private_jobs = setup_.cfg.private_jobs;
+    door.cluster_identity = setup_.cluster_identity;
+    door.daemon_uids = daemon_uids(setup_.cfg);
     if (!door.auth.munge)
       config::log().warn(
           "AuthType=auth/none: the front door believes the uid each request names; for a "
@@ -334,7 +338,7 @@ class failover {
   void unpublish(const caf::actor& whom) {
     retarget(caf::actor{});
     self_
-        ->request(self_->system().middleman().actor_handle(), message_timeout_,
+        ->request(actors::daemon_transport(self_->system()), message_timeout_,
                   caf::unpublish_atom::value, whom.address(), me_.port)
         .receive([] {},
                  [&](caf::error& err) {

@@ -24,6 +24,9 @@ struct failover_setup {
   std::string bind_address;             ///< where the port listens; "" for every address
   std::string metrics_address;          ///< where /metrics listens
   bool cold_start = false;  ///< shoalctld -c: the first bring-up forgets the saved state
+  /// Under auth/munge: the cluster's TLS identity (runtime/tls/cluster_identity.hpp), which the
+  /// front door hands to node daemons that prove they run as a daemon user.
+  std::string cluster_identity;
 };
 
 /// Which of `lines` this shoalctld is: the line named `requested` (--controller NAME), else the

@@ -24,6 +24,7 @@
 #include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
 #include "messages/front_door.hpp"
+#include "runtime/bootstrap/munge.hpp"
 #include "runtime/bootstrap/request_auth.hpp"
 
 namespace shoal::runtime {
@@ -278,6 +279,18 @@ void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t numb
            refusal(make_error(errc::permission_denied, "Access/permission denied")));
     return;
   }
+  if (kind == op::cluster_identity) {
+    if (st.checkers.empty()) {
+      answer(self, hdl, serial, number,
+             refusal(make_error(errc::invalid_request,
+                                "the daemons' port speaks no TLS under AuthType=auth/none")));
+      return;
+    }
+    msg::client_reply reply;
+    reply.text = std::move(req.text);  // sealed by the credential checker
+    answer(self, hdl, serial, number, std::move(reply));
+    return;
+  }
   if (!st.target) {
     answer(self, hdl, serial, number,
            refusal(make_error(errc::not_in_control,
@@ -436,6 +449,8 @@ void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t numb
                                         caf::make_message(msg::attach_atom_v, id, relay), one_job);
                });
       return;
+    case op::cluster_identity:
+      return;  // answered above, in or out of control
   }
   answer(self, hdl, serial, number,
          refusal(make_error(errc::invalid_request, "unknown request " +
@@ -470,13 +485,27 @@ void stamp_sender(msg::client_request& req, const request_sender& who) {
 }
 
 /// Checks credentials (auth/munge) on a thread of its own: munge_decode waits for munged, and
-/// the door must not stop serving meanwhile.
-caf::behavior credential_checker(caf::event_based_actor*, config::auth_settings auth) {
+/// the door must not stop serving meanwhile. A node daemon's cluster_identity request gets its
+/// answer here too, since sealing it waits for munged as well.
+caf::behavior credential_checker(caf::event_based_actor*, const front_door_setup& setup) {
   return {
-      [auth](verify_atom, msg::client_request& req) -> caf::result<msg::client_request> {
+      [auth = setup.auth, identity = setup.cluster_identity, daemons = setup.daemon_uids](
+          verify_atom, msg::client_request& req) -> caf::result<msg::client_request> {
         auto who = verify_request(auth, req);
         if (!who) return to_caf(who.error());
         stamp_sender(req, *who);
+        if (static_cast<op>(req.op) == op::cluster_identity) {
+          if (std::find(daemons.begin(), daemons.end(), who->uid) == daemons.end()) {
+            config::log().warn(
+                "front door: cluster identity refused uid={}: not root, SlurmUser nor the user "
+                "shoalctld runs as",
+                who->uid);
+            return make_error(errc::permission_denied, "Access/permission denied");
+          }
+          auto sealed = make_munge_credential(auth.munge_socket, identity, who->uid);
+          if (!sealed) return to_caf(sealed.error());
+          req.text = std::move(*sealed);
+        }
         return std::move(req);
       },
   };
@@ -544,7 +573,7 @@ caf::behavior door_behavior(door_self self, int listen_fd, front_door_setup setu
   if (auth.munge)
     for (unsigned i = 0; i < std::max(1u, self->state.setup.checkers); ++i)
       self->state.checkers.push_back(
-          self->spawn<caf::detached + caf::linked>(credential_checker, auth));
+          self->spawn<caf::detached + caf::linked>(credential_checker, self->state.setup));
   self->add_doorman(listen_fd);
   self->delayed_send(self, self->state.setup.frame_patience / 2, sweep_atom::value);
   return {

@@ -40,6 +40,11 @@ struct front_door_setup {
   /// bytes the door stops reading from it until it has drained (a client that never reads must
   /// not grow the controller's memory without bound).
   size_t max_unread_reply_bytes = 64u << 20;
+  /// Under auth/munge, the cluster's TLS identity (runtime/tls/cluster_identity.hpp): a
+  /// cluster_identity request from one of `daemon_uids` (root, the user shoalctld runs as,
+  /// SlurmUser) gets it in a MUNGE credential only that uid may decode; anyone else is refused.
+  std::string cluster_identity;
+  std::vector<uint32_t> daemon_uids;
 };
 
 /// `(retarget_atom, actor)` tells the front door which actor answers requests now: the

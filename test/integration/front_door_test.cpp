@@ -175,6 +175,17 @@ BOOST_AUTO_TEST_CASE(garbage_to_the_controller_ports_leaves_it_serving) {
   BOOST_CHECK_MESSAGE(run.exit_code == 0 && run.out.find("still here") != std::string::npos,
                       run.describe());
   for (int fd : held) ::close(fd);
+  if (!test_auth_config().empty()) {
+    // Under auth/munge the daemons' port speaks TLS: junk fails the handshake, and is logged.
+    auto log = cluster.directory() + "/shoalctld.log";
+    BOOST_CHECK_MESSAGE(wait_until(
+                            [&] {
+                              return read_file(log).find("daemon port: TLS handshake refused") !=
+                                     std::string::npos;
+                            },
+                            30s),
+                        read_file(log));
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

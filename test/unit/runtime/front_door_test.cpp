@@ -223,6 +223,13 @@ BOOST_AUTO_TEST_CASE(administration_is_for_root_and_the_admins_only) {
   BOOST_TEST(call(c, drain).error_code == 0);
 }
 
+BOOST_AUTO_TEST_CASE(under_auth_none_there_is_no_cluster_identity_to_hand_out) {
+  auto c = connect();
+  auto reply = call(c, msg::make_client_request(msg::client_op::cluster_identity));
+  BOOST_TEST(reply.error_code == static_cast<uint8_t>(errc::invalid_request));
+  BOOST_TEST(reply.error_text.find("auth/none") != std::string::npos);
+}
+
 BOOST_AUTO_TEST_CASE(random_bytes_drop_the_peer_and_others_carry_on) {
   std::mt19937 rng{17};
   for (int round = 0; round < 20; ++round) {
@@ -480,7 +487,8 @@ msg::client_request signed_by_someone_else(msg::client_request req) {
 }
 
 struct munge_door : door_fixture {
-  munge_door() : door_fixture(test_munge()) {}
+  explicit munge_door(const std::function<void(runtime::front_door_setup&)>& adjust = {})
+      : door_fixture(test_munge(), adjust) {}
 
   msg::client_request signed_request(msg::client_request req) {
     BOOST_REQUIRE(!runtime::sign_request(test_munge(), req));
@@ -569,6 +577,57 @@ BOOST_FIXTURE_TEST_CASE(unsigned_forged_replayed_and_altered_requests_are_refuse
   BOOST_TEST(is_auth_refusal(reply));
   BOOST_TEST(reply.error_text.find("another request") != std::string::npos);
   still_serving_signed();
+}
+
+BOOST_AUTO_TEST_CASE(a_credential_sealed_for_another_uid_does_not_open_here,
+                     *utf::precondition(have_test_munged)) {
+  auto cred = runtime::make_munge_credential(test_munge_socket(), "secret", ::getuid() + 4242);
+  BOOST_REQUIRE_MESSAGE(cred, (cred ? "" : describe(cred.error())));
+  auto opened = runtime::decode_munge_credential(test_munge_socket(), *cred);
+  BOOST_REQUIRE(!opened);
+  BOOST_TEST((opened.error() == errc::authentication_failed));
+  auto mine = runtime::make_munge_credential(test_munge_socket(), "secret", ::getuid());
+  BOOST_REQUIRE(mine);
+  auto read = runtime::decode_munge_credential(test_munge_socket(), *mine);
+  BOOST_REQUIRE_MESSAGE(read, (read ? "" : describe(read.error())));
+  BOOST_TEST(read->payload == "secret");
+}
+
+/// A door that holds a cluster identity and hands it to `daemon_uid`.
+struct identity_door : munge_door {
+  explicit identity_door(uint32_t daemon_uid)
+      : munge_door([daemon_uid](runtime::front_door_setup& s) {
+          s.cluster_identity = "-----BEGIN PRIVATE KEY-----\nnot checked by the door\n";
+          s.daemon_uids = {daemon_uid};
+        }) {}
+};
+
+BOOST_AUTO_TEST_CASE(a_daemon_user_gets_the_cluster_identity_sealed_for_its_uid_alone,
+                     *utf::precondition(have_test_munged)) {
+  identity_door door{static_cast<uint32_t>(::getuid())};
+  auto c = door.connect();
+  auto reply =
+      door.call(c, door.signed_request(msg::make_client_request(msg::client_op::cluster_identity)));
+  BOOST_REQUIRE_EQUAL(reply.error_code, 0);
+  BOOST_TEST(reply.text.find("not checked by the door") == std::string::npos);  // sealed
+  auto opened = runtime::decode_munge_credential(test_munge_socket(), reply.text);
+  BOOST_REQUIRE_MESSAGE(opened, (opened ? "" : describe(opened.error())));
+  BOOST_TEST(opened->uid == ::getuid());
+  BOOST_TEST(opened->payload == "-----BEGIN PRIVATE KEY-----\nnot checked by the door\n");
+}
+
+BOOST_AUTO_TEST_CASE(anyone_else_is_refused_the_cluster_identity,
+                     *utf::precondition(have_test_munged)) {
+  identity_door door{static_cast<uint32_t>(::getuid()) + 4242};
+  auto c = door.connect();
+  auto reply =
+      door.call(c, door.signed_request(msg::make_client_request(msg::client_op::cluster_identity)));
+  BOOST_TEST(reply.error_code == static_cast<uint8_t>(errc::permission_denied));
+  BOOST_TEST(reply.error_text == "Access/permission denied");
+  BOOST_TEST(reply.text.empty());
+  auto unsigned_ask = msg::make_client_request(msg::client_op::cluster_identity);
+  BOOST_TEST(is_auth_refusal(door.call(c, unsigned_ask)));
+  door.still_serving_signed();
 }
 
 BOOST_AUTO_TEST_SUITE_END()
