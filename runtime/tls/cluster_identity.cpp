@@ -31,20 +31,9 @@ using cert_ptr = std::unique_ptr<X509, freer<X509, X509_free>>;
 using bio_ptr = std::unique_ptr<BIO, freer<BIO, BIO_free_all>>;
 using ext_ptr = std::unique_ptr<X509_EXTENSION, freer<X509_EXTENSION, X509_EXTENSION_free>>;
 
-/// OpenSSL's queued reasons, oldest first, and an empty queue.
-std::string openssl_reason() {
-  std::string out;
-  while (auto code = ERR_get_error()) {
-    char buf[256];
-    ERR_error_string_n(code, buf, sizeof buf);
-    if (!out.empty()) out += "; ";
-    out += buf;
-  }
-  return out.empty() ? std::string{"no reason given"} : out;
-}
-
 shoal::error openssl_failure(const std::string& what) {
-  return shoal::error(errc::system_error, what + ": " + openssl_reason());
+  auto why = openssl_reason();
+  return shoal::error(errc::system_error, what + ": " + (why.empty() ? "no reason given" : why));
 }
 
 bool add_extension(X509* cert, int nid, const char* value) {
@@ -69,6 +58,17 @@ shoal::expected<std::string> read_all(int fd, const std::string& path) {
 }
 
 }  // namespace
+
+std::string openssl_reason() {
+  std::string out;
+  while (auto code = ERR_get_error()) {
+    char buf[256];
+    ERR_error_string_n(code, buf, sizeof buf);
+    if (!out.empty()) out += "; ";
+    out += buf;
+  }
+  return out;
+}
 
 shoal::expected<std::string> make_cluster_identity() {
   key_ptr key{EVP_EC_gen("P-256")};

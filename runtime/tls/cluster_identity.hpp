@@ -13,6 +13,9 @@
 
 namespace shoal::runtime {
 
+/// OpenSSL's queued error reasons, oldest first, joined by "; " ("" when none); empties the queue.
+std::string openssl_reason();
+
 /// The file name of the identity in StateSaveLocation.
 inline constexpr const char* cluster_identity_file = "cluster_tls.pem";
 

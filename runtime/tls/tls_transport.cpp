@@ -50,17 +50,6 @@ using shared_ctx = std::shared_ptr<SSL_CTX>;
 /// How long a connection of the daemons' port may take to finish its TLS handshake.
 constexpr std::chrono::milliseconds handshake_patience{10000};
 
-std::string openssl_reason() {
-  std::string out;
-  while (auto code = ERR_get_error()) {
-    char buf[256];
-    ERR_error_string_n(code, buf, sizeof buf);
-    if (!out.empty()) out += "; ";
-    out += buf;
-  }
-  return out;
-}
-
 /// One context for every connection: TLS 1.3 only, the cluster's certificate as ours and as the
 /// only one trusted, and a peer certificate required on both sides.
 caf::expected<shared_ctx> make_context(const std::string& pem) {
