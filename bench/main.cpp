@@ -30,6 +30,7 @@
 #include "bench/scale_throughput.hpp"
 #include "bench/support.hpp"
 #include "bench/throughput.hpp"
+#include "bench/transport.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
@@ -317,6 +318,17 @@ int run(const options& opt, const std::string& cmdline) {
     if (!valid) std::printf("# INVALID RUN: the throughput-at-scale figure failed (see above)\n");
     return valid ? 0 : 1;
   }
+  if (opt.only == "transport") {
+    bench::transport_options topt;
+    if (opt.quick) {
+      topt.round_trips = 500;
+      topt.large_messages = 4;
+      topt.connections = 3;
+    }
+    bool valid = bench::run_transport_bench(topt);
+    if (!valid) std::printf("# INVALID RUN: a connect or a reply failed (see above)\n");
+    return valid ? 0 : 1;
+  }
   if (opt.only == "journal") {
     bool valid = run_journal(opt);
     if (!valid) std::printf("# INVALID RUN: a sync or a load failed (see above)\n");
@@ -503,9 +515,9 @@ int main(int argc, char** argv) {
   app.add_option("--only", opt.only,
                  "Run one figure only: latency, cli, api, array, overhead, journal, durability "
                  "(journaling on against off), recovery, scale or scale-throughput (simulated "
-                 "nodes; not in all) (default all)")
+                 "nodes; not in all), transport (plain CAF against TLS; not in all) (default all)")
       ->check(CLI::IsMember({"all", "latency", "cli", "api", "array", "overhead", "journal",
-                             "durability", "recovery", "scale", "scale-throughput"}));
+                             "durability", "recovery", "scale", "scale-throughput", "transport"}));
   app.add_option("--scale-nodes", opt.scale.nodes,
                  "Simulated nodes of the scale figure (default 10000)")
       ->check(CLI::Range(1u, 1000000u));
