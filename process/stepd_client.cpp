@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <mutex>
 #include <utility>
+#include <vector>
 
 #include "messages/codec.hpp"
 #include "messages/errc.hpp"
@@ -99,6 +100,37 @@ struct idle_stepd {
   int fd = -1;
 };
 
+/// posix_spawn of `stepd_path` with `args` and `stdin_fd` as its stdin, signals at their defaults
+/// and unblocked (shoald blocks its shutdown signals in every thread). Returns the pid.
+shoal::expected<pid_t> spawn_stepd_process(const std::string& stepd_path,
+                                           const std::vector<std::string>& args, int stdin_fd) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, stdin_fd, 0);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none;
+  sigemptyset(&none);
+  sigset_t all;
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  std::vector<std::string> words{stepd_path};
+  words.insert(words.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  pid_t pid = -1;
+  // A bare name (no shoal-stepd beside the running binary) is looked up in PATH.
+  auto spawn = stepd_path.find('/') == std::string::npos ? ::posix_spawnp : ::posix_spawn;
+  int err = spawn(&pid, stepd_path.c_str(), &actions, &attr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attr);
+  if (err != 0) return system_error("posix_spawn(" + stepd_path + ")", err);
+  return pid;
+}
+
 shoal::expected<idle_stepd> spawn_idle(const std::string& stepd_path) {
   // One socket pair as the daemon's stdin: the setup goes down it (then our half-close), the
   // daemon's start-up error (or nothing, once it listens) comes back. A socket rather than a
@@ -108,36 +140,16 @@ shoal::expected<idle_stepd> spawn_idle(const std::string& stepd_path) {
     return system_error("socketpair", errno);
   int ours = raise_fd(pair[0]);
   int theirs = raise_fd(pair[1]);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, theirs, 0);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // shoald blocks its shutdown signals in every thread; the daemon starts with a clean slate.
-  sigset_t none;
-  sigemptyset(&none);
-  sigset_t all;
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  std::string arg0 = stepd_path;
-  char* argv[] = {arg0.data(), nullptr};
-  pid_t pid = -1;
-  // A bare name (no shoal-stepd beside the running binary) is looked up in PATH.
-  auto spawn = stepd_path.find('/') == std::string::npos ? ::posix_spawnp : ::posix_spawn;
-  int err = spawn(&pid, stepd_path.c_str(), &actions, &attr, argv, environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
+  auto pid = spawn_stepd_process(stepd_path, {}, theirs);
   ::close(theirs);
-  if (err != 0) {
+  if (!pid) {
     ::close(ours);
-    return system_error("posix_spawn(" + stepd_path + ")", err);
+    return std::move(pid.error());
   }
   // The first process only forks the detached daemon and exits: reap it. The daemon (init's
   // child from now on) waits for its setup.
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (::waitpid(*pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     // It could not even fork: its message, if any, is on the socket.
@@ -151,6 +163,28 @@ shoal::expected<idle_stepd> spawn_idle(const std::string& stepd_path) {
                         "shoal-stepd: " + (said.empty() ? stepd_path + " failed to start" : said));
   }
   return idle_stepd{ours};
+}
+
+/// Sends `fd` (with one byte) over the unix socket `to`; false when the peer is gone.
+bool send_fd(int to, int fd) {
+  char byte = 's';
+  iovec io{&byte, 1};
+  alignas(cmsghdr) char room[CMSG_SPACE(sizeof(int))] = {};
+  msghdr m{};
+  m.msg_iov = &io;
+  m.msg_iovlen = 1;
+  m.msg_control = room;
+  m.msg_controllen = sizeof room;
+  auto* c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  ssize_t n;
+  do {
+    n = ::sendmsg(to, &m, MSG_NOSIGNAL);
+  } while (n < 0 && errno == EINTR);
+  return n == 1;
 }
 
 /// What handing a setup over gave: a connection, or why not, and whether the daemon was dead
@@ -207,13 +241,15 @@ shoal::expected<step_connection> start_stepd(const std::string& stepd_path,
 
 stepd_spares::stepd_spares(std::string stepd_path) : stepd_path_(std::move(stepd_path)) {
   std::lock_guard<std::mutex> guard{mutex_};
+  start_zygote();
   refill();
 }
 
 stepd_spares::~stepd_spares() {
   std::lock_guard<std::mutex> guard{mutex_};
-  // EOF without a setup: the spare exits at once.
+  // EOF without a setup: the spare exits at once; EOF on its stdin ends the zygote.
   if (spare_fd_ >= 0) ::close(spare_fd_);
+  stop_zygote();
 }
 
 void stepd_spares::replenish() {
@@ -221,7 +257,65 @@ void stepd_spares::replenish() {
   if (spare_fd_ < 0) refill();
 }
 
+int stepd_spares::zygote_pid() {
+  std::lock_guard<std::mutex> guard{mutex_};
+  return zygote_pid_;
+}
+
+void stepd_spares::start_zygote() {
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return;
+  int ours = raise_fd(pair[0]);
+  int theirs = raise_fd(pair[1]);
+  auto pid = spawn_stepd_process(stepd_path_, {"--zygote"}, theirs);
+  ::close(theirs);
+  if (!pid) {
+    ::close(ours);
+    return;
+  }
+  zygote_fd_ = ours;
+  zygote_pid_ = *pid;
+}
+
+void stepd_spares::stop_zygote() {
+  if (zygote_fd_ < 0) return;
+  ::close(zygote_fd_);
+  zygote_fd_ = -1;
+  int status = 0;
+  while (::waitpid(zygote_pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  zygote_pid_ = -1;
+}
+
+int stepd_spares::fork_idle() {
+  if (zygote_fd_ < 0) return -1;
+  int pair[2];
+  if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return -1;
+  int ours = raise_fd(pair[0]);
+  int theirs = raise_fd(pair[1]);
+  bool sent = send_fd(zygote_fd_, theirs);
+  ::close(theirs);
+  if (!sent) {
+    ::close(ours);
+    return -1;
+  }
+  return ours;
+}
+
 void stepd_spares::refill() {
+  int forked = fork_idle();
+  if (forked < 0 && zygote_fd_ >= 0 && !zygote_restarted_) {
+    // The zygote died (killed, or out of memory): one more, then spares of their own.
+    stop_zygote();
+    zygote_restarted_ = true;
+    start_zygote();
+    forked = fork_idle();
+  }
+  if (forked >= 0) {
+    spare_fd_ = forked;
+    return;
+  }
+  stop_zygote();
   auto next = spawn_idle(stepd_path_);
   if (!next) return;  // the launch that needs it starts one itself, and says why if it cannot
   spare_fd_ = next->fd;

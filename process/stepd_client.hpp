@@ -48,18 +48,22 @@ shoal::expected<step_connection> start_stepd(const std::string& stepd_path,
                                              const msg::stepd_setup& setup);
 
 /// shoal-stepd processes started ahead of need: one waits, libraries loaded, for the next
-/// launch's setup, so a launch does not wait for a process to start (the dynamic loading and
-/// static initialization of shoal-stepd take about 3-4 ms on the reference machine, most of a
-/// `shoal run -N1 true`'s added cost). Each start() takes the waiting one; replenish() starts
-/// the next.
+/// launch's setup, so a launch does not wait for a process to start. Each start() takes the
+/// waiting one; replenish() starts the next.
+/// The spares come from a zygote: one `shoal-stepd --zygote`, this process's child, loaded once,
+/// forks each (runtime/stepd_main.cpp). A fork of that small single-threaded process costs a
+/// fraction of an exec with its dynamic loading and page faults, which made shoal-stepd a third
+/// of a busy node's CPU (docs/benchmarks.md, "Serial submission"). A zygote that died is started
+/// again once; failing that, spares are started as separate processes.
 /// A spare is already detached (its own session, init's child) and only reads its stdin: the
 /// EOF it gets when shoald ends without using it ends it.
 /// Thread-safe: every shepherd of a shoald shares one.
 class stepd_spares {
  public:
-  /// Starts the first spare (none when `stepd_path` cannot be started; start() then says why).
+  /// Starts the zygote and the first spare (none when `stepd_path` cannot be started; start()
+  /// then says why).
   explicit stepd_spares(std::string stepd_path);
-  /// Ends the waiting spare.
+  /// Ends the waiting spare and the zygote.
   ~stepd_spares();
   stepd_spares(const stepd_spares&) = delete;
   stepd_spares& operator=(const stepd_spares&) = delete;
@@ -68,16 +72,25 @@ class stepd_spares {
   /// spare died before it could read the setup).
   shoal::expected<step_connection> start(const msg::stepd_setup& setup);
 
-  /// Starts a spare unless one waits. Called once a step is over, not when one starts: loading
+  /// Starts a spare unless one waits. Called once a step is over, not when one starts: making
   /// the next spare then would take CPU from the step being launched.
   void replenish();
 
+  /// The zygote's pid, -1 when none runs (for tests).
+  int zygote_pid();
+
  private:
-  void refill();  ///< needs mutex_
+  void refill();        ///< needs mutex_
+  int fork_idle();      ///< a spare from the zygote, its socket; -1 when it cannot
+  void start_zygote();  ///< needs mutex_
+  void stop_zygote();   ///< needs mutex_
 
   std::string stepd_path_;
   std::mutex mutex_;
-  int spare_fd_ = -1;  ///< its stdin; -1: no spare waits
+  int spare_fd_ = -1;   ///< its stdin; -1: no spare waits
+  int zygote_fd_ = -1;  ///< the zygote's stdin; -1: none runs
+  int zygote_pid_ = -1;
+  bool zygote_restarted_ = false;
 };
 
 /// Connects to the step daemon listening on `socket_path` and reads its hello. Errors:

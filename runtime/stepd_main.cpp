@@ -5,16 +5,19 @@
 // spool directory, reports "ready" by closing stdin's socket (or writes why it could not start),
 // runs the tasks and serves whichever shoald connects until one acknowledges the step's exit.
 // No actor system: a poll loop (process/stepd_server.hpp).
+// `shoal-stepd --zygote` is shoald's step factory: it forks a child per step instead (below).
 
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -64,9 +67,9 @@ void point_at_dev_null(int fd, int flags) {
   ::close(null);
 }
 
-}  // namespace
-
-int main() {
+/// One step, its setup coming on stdin: what a shoal-stepd started for one step does, and what
+/// each child of a zygote does.
+int serve_one_step() {
   close_inherited_fds();
   // Sockets are written with MSG_NOSIGNAL, but stderr may be a pipe whose reader is gone.
   ::signal(SIGPIPE, SIG_IGN);
@@ -100,4 +103,71 @@ int main() {
   auto done = (*server)->run();
   logger->debug("stepd done job={} step={} tasks={}", job_id, step, done.tasks.size());
   return 0;
+}
+
+/// Receives one descriptor (and its byte) from the zygote's control socket `control`: -1 at EOF
+/// or on any error (shoald is gone, or broke the protocol).
+int receive_fd(int control) {
+  char byte = 0;
+  iovec io{&byte, 1};
+  alignas(cmsghdr) char room[CMSG_SPACE(sizeof(int))];
+  msghdr m{};
+  m.msg_iov = &io;
+  m.msg_iovlen = 1;
+  m.msg_control = room;
+  m.msg_controllen = sizeof room;
+  ssize_t n;
+  do {
+    n = ::recvmsg(control, &m, MSG_CMSG_CLOEXEC);
+  } while (n < 0 && errno == EINTR);
+  if (n <= 0) return -1;
+  for (auto* c = CMSG_FIRSTHDR(&m); c != nullptr; c = CMSG_NXTHDR(&m, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+      int fd = -1;
+      std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
+      return fd;
+    }
+  }
+  return -1;
+}
+
+/// `shoal-stepd --zygote`: loaded once, it forks a step daemon for each socket shoald sends over
+/// stdin (process/stepd_client.hpp, stepd_spares), so a step costs a fork of this small
+/// single-threaded process instead of an exec with its dynamic loading. The child goes on as a
+/// shoal-stepd started for one step would, that socket as its stdin. Ends at EOF on stdin.
+int run_zygote(char* mode_arg) {
+  // Only stdin (the control socket) and stderr (shoald's log) are ours to keep.
+#ifdef SYS_close_range
+  if (::syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
+#endif
+  {
+    long max_fd = ::sysconf(_SC_OPEN_MAX);
+    for (int fd = 3; fd < max_fd; ++fd) ::close(fd);
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  for (;;) {
+    int step_fd = receive_fd(0);
+    if (step_fd < 0) return 0;
+    pid_t child = ::fork();
+    if (child == 0) {
+      // ps shows a step's daemon as `shoal-stepd`, not as the zygote it came from.
+      std::memset(mode_arg, 0, std::strlen(mode_arg));
+      ::dup2(step_fd, 0);  // clears close-on-exec on the copy; the control socket is gone
+      ::close(step_fd);
+      std::_Exit(serve_one_step());
+    }
+    ::close(step_fd);
+    if (child < 0) continue;  // shoald reads EOF on its socket, and starts one itself
+    // The child forks the detached daemon at once and exits: reap it.
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 2 && std::strcmp(argv[1], "--zygote") == 0) return run_zygote(argv[1]);
+  return serve_one_step();
 }

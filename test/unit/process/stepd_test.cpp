@@ -347,6 +347,38 @@ BOOST_AUTO_TEST_CASE(spares_run_one_step_after_another) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(spares_come_from_a_zygote_and_outlive_its_death) {
+  stepd_spares spares{sibling_stepd_path()};
+  auto run_step = [&](uint32_t step) {
+    auto s = setup({"sh", "-c", "echo " + std::to_string(step)}, {0}, 43, step);
+    auto conn = spares.start(s);
+    BOOST_REQUIRE_MESSAGE(conn, "spares.start: " << (conn ? "" : describe(conn.error())));
+    open_fds.push_back(conn->fd);
+    send(*conn, make_frame(frame_kind::attach));
+    auto r = read_until_exit(*conn);
+    BOOST_REQUIRE_MESSAGE(r.got_exit, r.error);
+    BOOST_TEST(r.out == std::to_string(step) + "\n");
+    send(*conn, make_frame(frame_kind::ack));
+    spares.replenish();
+  };
+  auto first = spares.zygote_pid();
+  BOOST_REQUIRE(first > 0);
+  run_step(1);
+  BOOST_TEST(spares.zygote_pid() == first);  // one zygote makes every spare
+  // Killed, it is started again once...
+  BOOST_REQUIRE(::kill(first, SIGKILL) == 0);
+  run_step(2);
+  run_step(3);
+  auto second = spares.zygote_pid();
+  BOOST_TEST(second > 0);
+  BOOST_TEST(second != first);
+  // ...and after a second death, spares are processes of their own: steps still run.
+  BOOST_REQUIRE(::kill(second, SIGKILL) == 0);
+  run_step(4);
+  run_step(5);
+  BOOST_TEST(spares.zygote_pid() == -1);
+}
+
 BOOST_AUTO_TEST_CASE(a_socket_path_too_long_is_a_start_error) {
   auto s = setup({"true"});
   s.socket_path = dir.string() + "/" + std::string(200, 'x') + ".sock";
