@@ -329,53 +329,46 @@ BOOST_AUTO_TEST_CASE(sigterm_kills_the_tasks_and_ends_the_daemon_without_an_ack)
   BOOST_TEST(!fs::exists(s.socket_path));
 }
 
+/// Runs step `step` of job `job` through `spares`: `sh -c "echo STEP; exit STEP"`, then checks
+/// its output and exit code, acknowledges the exit and makes the next spare.
+void run_spare_step(stepd_fixture& f, stepd_spares& spares, uint64_t job, uint32_t step) {
+  auto s = f.setup({"sh", "-c", "echo " + std::to_string(step) + "; exit " + std::to_string(step)},
+                   {0}, job, step);
+  auto conn = spares.start(s);
+  BOOST_REQUIRE_MESSAGE(conn, "spares.start: " << (conn ? "" : describe(conn.error())));
+  f.open_fds.push_back(conn->fd);
+  f.send(*conn, make_frame(frame_kind::attach));
+  auto r = f.read_until_exit(*conn);
+  BOOST_REQUIRE_MESSAGE(r.got_exit, r.error);
+  BOOST_TEST(r.out == std::to_string(step) + "\n");
+  BOOST_TEST(r.exit.tasks.at(0).exit_code == static_cast<int32_t>(step));
+  f.send(*conn, make_frame(frame_kind::ack));
+  BOOST_TEST(f.closed_by_peer(*conn));
+  spares.replenish();
+}
+
 BOOST_AUTO_TEST_CASE(spares_run_one_step_after_another) {
   stepd_spares spares{sibling_stepd_path()};
-  for (uint32_t step = 1; step <= 3; ++step) {
-    auto s = setup({"sh", "-c", "echo " + std::to_string(step) + "; exit " + std::to_string(step)},
-                   {0}, 42, step);
-    auto conn = spares.start(s);
-    BOOST_REQUIRE_MESSAGE(conn, "spares.start: " << (conn ? "" : describe(conn.error())));
-    open_fds.push_back(conn->fd);
-    send(*conn, make_frame(frame_kind::attach));
-    auto r = read_until_exit(*conn);
-    BOOST_REQUIRE_MESSAGE(r.got_exit, r.error);
-    BOOST_TEST(r.out == std::to_string(step) + "\n");
-    BOOST_TEST(r.exit.tasks.at(0).exit_code == static_cast<int32_t>(step));
-    send(*conn, make_frame(frame_kind::ack));
-    BOOST_TEST(closed_by_peer(*conn));
-  }
+  for (uint32_t step = 1; step <= 3; ++step) run_spare_step(*this, spares, 42, step);
 }
 
 BOOST_AUTO_TEST_CASE(spares_come_from_a_zygote_and_outlive_its_death) {
   stepd_spares spares{sibling_stepd_path()};
-  auto run_step = [&](uint32_t step) {
-    auto s = setup({"sh", "-c", "echo " + std::to_string(step)}, {0}, 43, step);
-    auto conn = spares.start(s);
-    BOOST_REQUIRE_MESSAGE(conn, "spares.start: " << (conn ? "" : describe(conn.error())));
-    open_fds.push_back(conn->fd);
-    send(*conn, make_frame(frame_kind::attach));
-    auto r = read_until_exit(*conn);
-    BOOST_REQUIRE_MESSAGE(r.got_exit, r.error);
-    BOOST_TEST(r.out == std::to_string(step) + "\n");
-    send(*conn, make_frame(frame_kind::ack));
-    spares.replenish();
-  };
   auto first = spares.zygote_pid();
   BOOST_REQUIRE(first > 0);
-  run_step(1);
+  run_spare_step(*this, spares, 43, 1);
   BOOST_TEST(spares.zygote_pid() == first);  // one zygote makes every spare
   // Killed, it is started again once...
   BOOST_REQUIRE(::kill(first, SIGKILL) == 0);
-  run_step(2);
-  run_step(3);
+  run_spare_step(*this, spares, 43, 2);
+  run_spare_step(*this, spares, 43, 3);
   auto second = spares.zygote_pid();
   BOOST_TEST(second > 0);
   BOOST_TEST(second != first);
   // ...and after a second death, spares are processes of their own: steps still run.
   BOOST_REQUIRE(::kill(second, SIGKILL) == 0);
-  run_step(4);
-  run_step(5);
+  run_spare_step(*this, spares, 43, 4);
+  run_spare_step(*this, spares, 43, 5);
   BOOST_TEST(spares.zygote_pid() == -1);
 }
 
