@@ -154,7 +154,7 @@ int run_zygote(char* mode_arg) {
       std::memset(mode_arg, 0, std::strlen(mode_arg));
       ::dup2(step_fd, 0);  // clears close-on-exec on the copy; the control socket is gone
       ::close(step_fd);
-      std::_Exit(serve_one_step());
+      std::exit(serve_one_step());  // as main() returning would
     }
     ::close(step_fd);
     if (child < 0) continue;  // shoald reads EOF on its socket, and starts one itself
