@@ -280,7 +280,7 @@ void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t numb
     return;
   }
   if (kind == op::cluster_identity) {
-    if (st.checkers.empty()) {
+    if (!st.setup.auth.munge) {
       answer(self, hdl, serial, number,
              refusal(make_error(errc::invalid_request,
                                 "the daemons' port speaks no TLS under AuthType=auth/none")));

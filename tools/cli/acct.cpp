@@ -19,6 +19,7 @@
 #include "tools/cli/commands.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/format/sacct_format.hpp"
+#include "tools/format/table.hpp"
 
 namespace shoal::cli {
 
@@ -45,18 +46,6 @@ struct acct_flags {
   bool duplicates = false;
 };
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    auto end = text.find(',', pos);
-    if (end == std::string::npos) end = text.size();
-    if (end > pos) out.push_back(text.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return out;
-}
-
 /// -S and -E read as Slurm's parse_time(text, past=1) reads them: a bare time of day (or
 /// `midnight`) not yet reached today is today's, and a date without a year not yet reached
 /// this year is last year's, where sbatch --begin would take the next one.
@@ -81,7 +70,7 @@ shoal::expected<int64_t> parse_past_time(const std::string& text, int64_t now) {
 
 /// sacct -u: names or uids; an unknown one ends sacct as _convert_to_id does.
 bool user_ids(const std::string& list, std::vector<uint32_t>& out) {
-  for (auto& item : split_list(list)) {
+  for (auto& item : detail::split_list(list, false)) {
     passwd pw{};
     passwd* found = nullptr;
     char buf[4096];
@@ -196,8 +185,8 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
     }
     auto me = current_user();
     if (filter.uids.empty() && !all_users && me.uid != 0) filter.uids.push_back(me.uid);
-    filter.partitions = split_list(f->partitions);
-    filter.names = split_list(f->names);
+    filter.partitions = detail::split_list(f->partitions, false);
+    filter.names = detail::split_list(f->names, false);
     int code = 0;
     auto s = open_session("acct", conf, code);
     if (!s) return code;

@@ -20,6 +20,7 @@
 #include "tools/format/sinfo_format.hpp"
 #include "tools/format/slurm_format.hpp"
 #include "tools/format/squeue_format.hpp"
+#include "tools/format/table.hpp"
 
 namespace shoal::cli {
 
@@ -63,18 +64,6 @@ std::string env_or_empty(const char* name) {
   return value != nullptr ? value : "";
 }
 
-std::vector<std::string> split_commas(const std::string& text) {
-  std::vector<std::string> out;
-  size_t pos = 0;
-  while (pos <= text.size()) {
-    auto end = text.find(',', pos);
-    if (end == std::string::npos) end = text.size();
-    if (end > pos) out.push_back(text.substr(pos, end - pos));
-    pos = end + 1;
-  }
-  return out;
-}
-
 /// The user's primary group, from this host's user database (squeue's %g and %G).
 std::optional<group_entry> primary_group(uint32_t uid) {
   passwd pw{};
@@ -95,7 +84,7 @@ std::optional<group_entry> primary_group(uint32_t uid) {
 /// prints "Invalid user: X" and is dropped (so a list of none matches no job).
 std::vector<std::string> user_names(const std::string& list, const std::string& cmd) {
   std::vector<std::string> names;
-  for (auto& item : split_commas(list)) {
+  for (auto& item : detail::split_list(list, false)) {
     passwd pw{};
     passwd* found = nullptr;
     char buf[4096];
@@ -348,8 +337,8 @@ command_runner add_info_command(CLI::App& app, const std::string& conf) {
       sopt.no_header = opt.no_header;
       sopt.node_oriented = *node_oriented;
       sopt.exact = *exact;
-      sopt.partitions = split_commas(*parts);
-      sopt.states = split_commas(*states);
+      sopt.partitions = detail::split_list(*parts, false);
+      sopt.states = detail::split_list(*states, false);
       sopt.nodes = *nodes;
       int code = 0;
       auto s = open_session("info", conf, code);

@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "tools/format/slurm_format.hpp"
+#include "tools/format/table.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::cli {
@@ -410,14 +411,7 @@ std::string render_sacct(const std::vector<msg::job_info>& jobs,
 
 shoal::expected<std::vector<sacct_job_selector>> parse_sacct_jobs(std::string_view list) {
   std::vector<sacct_job_selector> out;
-  std::string all{list};
-  size_t pos = 0;
-  while (pos <= all.size()) {
-    auto end = all.find(',', pos);
-    if (end == std::string::npos) end = all.size();
-    auto item = all.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty()) continue;
+  for (const auto& item : detail::split_list(list, false)) {
     auto bad = [&] { return shoal::error(errc::invalid_request, "Invalid job id: " + item); };
     sacct_job_selector sel;
     auto dot = item.find('.');
@@ -447,14 +441,7 @@ shoal::expected<std::vector<sacct_job_selector>> parse_sacct_jobs(std::string_vi
 
 shoal::expected<std::vector<msg::job_state>> parse_sacct_states(std::string_view list) {
   std::vector<msg::job_state> out;
-  std::string all{list};
-  size_t pos = 0;
-  while (pos <= all.size()) {
-    auto end = all.find(',', pos);
-    if (end == std::string::npos) end = all.size();
-    auto item = all.substr(pos, end - pos);
-    pos = end + 1;
-    if (item.empty()) continue;
+  for (const auto& item : detail::split_list(list, false)) {
     auto s = msg::parse_job_state(item);
     if (!s)
       return shoal::error(errc::invalid_request, "unrecognized job state value '" + item + "'");
