@@ -121,6 +121,20 @@ shoal::error write_all(int fd, const void* data, size_t size, const std::string&
   return {};
 }
 
+shoal::error write_all_at(int fd, const void* data, size_t size, uint64_t offset,
+                          const std::string& path) {
+  auto p = static_cast<const uint8_t*>(data);
+  while (size > 0) {
+    auto n = ::pwrite(fd, p, size, static_cast<off_t>(offset));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return os_error("pwrite", path, errno);
+    p += n;
+    offset += static_cast<uint64_t>(n);
+    size -= static_cast<size_t>(n);
+  }
+  return {};
+}
+
 shoal::error sync_directory(const std::string& dir) {
   file_handle fd{::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)};
   if (!fd) return os_error("open", dir, errno);

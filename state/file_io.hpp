@@ -62,6 +62,10 @@ shoal::expected<std::vector<uint8_t>> read_file(const std::string& path);
 /// Writes all `size` bytes (retrying short writes and EINTR).
 shoal::error write_all(int fd, const void* data, size_t size, const std::string& path);
 
+/// Writes all `size` bytes at `offset` (retrying short writes and EINTR).
+shoal::error write_all_at(int fd, const void* data, size_t size, uint64_t offset,
+                          const std::string& path);
+
 /// Opens `dir` and fsyncs it, so names created, renamed or removed in it are durable.
 shoal::error sync_directory(const std::string& dir);
 

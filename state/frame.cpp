@@ -62,6 +62,8 @@ frame_scan scan_frames(const uint8_t* data, size_t size, const char* magic) {
     const uint8_t* h = data + at;
     // Whatever a crash leaves after the last complete write: a short header or zeros (a file
     // extended but not yet written).
+    // Zeros from a frame's boundary to the end: the room a journal is written ahead with.
+    if (all_zero(h, left)) return scan;
     if (left < frame_header_size) {
       return damaged(at, true, "frame header cut short (" + std::to_string(left) + " bytes)");
     }
@@ -69,8 +71,7 @@ frame_scan scan_frames(const uint8_t* data, size_t size, const char* magic) {
       // Nothing but zeros after the header: the file was extended and the last write only
       // partly reached the disk.
       bool torn = all_zero(h + frame_header_size, left - frame_header_size);
-      return damaged(at, torn,
-                     all_zero(h, left) ? "zero-filled tail" : "frame header checksum mismatch");
+      return damaged(at, torn, "frame header checksum mismatch");
     }
     size_t length = get_u32(h);
     if (length > left - frame_header_size) {

@@ -7,7 +7,8 @@
 //
 // all little-endian. The header's own checksum lets a reader tell a damaged length (it cannot
 // trust what follows) from a payload that was cut short. Frames keep 8-byte alignment, so a
-// payload is read in place.
+// payload is read in place. Zeros from a frame boundary to the end of the file are not damage:
+// a journal is written ahead with zeroed room for its next batches (state/store.cpp).
 
 #include <cstddef>
 #include <cstdint>
@@ -44,7 +45,7 @@ struct frame_view {
 
 /// How a file ends.
 enum class damage_kind {
-  none,     ///< every byte belongs to an intact frame
+  none,     ///< every byte belongs to an intact frame, or to the zeros after the last one
   torn,     ///< the last frame is cut short or unreadable and nothing but zeros follows it: what a
             ///< crash during the last write leaves
   corrupt,  ///< a damaged frame with data after it: the file changed after it was written

@@ -34,7 +34,7 @@ struct journal_copy {
   damage_kind damage = damage_kind::none;
   std::string damage_text;
   size_t valid_end = 0;
-  size_t file_size = 0;
+  size_t data_end = 0;  ///< past the last byte that is not zero (the room after it is not data)
 
   uint64_t reached() const {
     return changes.empty() ? header.base_sequence : changes.back().sequence;
@@ -104,7 +104,8 @@ journal_copy read_journal(const std::string& path, uint64_t generation, uint64_t
     return copy;
   }
   bytes_read += data->size();
-  copy.file_size = data->size();
+  auto last = std::find_if(data->rbegin(), data->rend(), [](uint8_t b) { return b != 0; });
+  copy.data_end = static_cast<size_t>(data->rend() - last);
   auto scan = scan_frames(data->data(), data->size(), journal_magic);
   copy.damage = scan.damage;
   copy.damage_text = scan.damage == damage_kind::none ? "" : describe_damage(scan);
@@ -322,9 +323,9 @@ class loader {
   /// are in no usable copy.
   shoal::error judge_copies(const std::vector<journal_copy*>& copies, const journal_copy& best) {
     for (auto* c : copies) {
-      // Copies of one journal are written with the same bytes, so a copy longer than the best
-      // one's intact part held changes that no copy can give back.
-      if (c->damage == damage_kind::corrupt && c->file_size > best.valid_end)
+      // Copies of one journal are written with the same bytes, so a copy with data past the
+      // best one's intact part held changes that no copy can give back.
+      if (c->damage == damage_kind::corrupt && c->data_end > best.valid_end)
         return lost(c->path + ": " + c->damage_text + ", and no other copy holds what follows");
       if (c == &best) continue;
       if (c->damage != damage_kind::none)

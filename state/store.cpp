@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -20,6 +21,12 @@ namespace {
 constexpr size_t chunk_bytes = 1 << 20;
 /// Encoded snapshot bytes are written out in pieces of about this size.
 constexpr size_t write_bytes = 4 << 20;
+/// A journal is written ahead with this many zero bytes past its last batch, as databases lay
+/// out their write-ahead logs: a batch then lands in blocks the file already has, so its
+/// fdatasync flushes data only, without committing the file system's journal for a new size
+/// (on ext4 about a third less time per batch; docs/benchmarks.md). A reader takes zeros at a
+/// frame boundary for the end (state/frame.hpp).
+constexpr size_t journal_room = 1 << 20;
 
 int64_t now_ns() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -76,6 +83,7 @@ std::vector<location_event> store::take_events() {
 void store::fail(location& loc, shoal::error err) {
   loc.journal.reset();
   loc.journal_size = 0;
+  loc.room_end = 0;
   loc.up = false;
   if (!loc.failure_reported) events_.push_back({loc.dir, std::move(err)});
   loc.failure_reported = true;
@@ -94,7 +102,7 @@ shoal::error store::append(const std::vector<change>& batch) {
     if (!loc.up) continue;
     auto path = join(loc.dir, journal_name(generation_));
     targets.push_back(&loc);
-    results.push_back(write_all(loc.journal.get(), frame.data(), frame.size(), path));
+    results.push_back(place_batch(loc, frame, path));
   }
   auto sync_one = [&](size_t i) {
     if (results[i]) return;
@@ -115,6 +123,7 @@ shoal::error store::append(const std::vector<change>& batch) {
       // dropped pages it cannot report.
       if (::ftruncate(loc.journal.get(), static_cast<off_t>(loc.journal_size)) == 0)
         (void)::fdatasync(loc.journal.get());
+      loc.room_end = loc.journal_size;
       errors.push_back(describe(results[i]));
       fail(loc, std::move(results[i]));
       continue;
@@ -126,6 +135,19 @@ shoal::error store::append(const std::vector<change>& batch) {
   if (errors.empty()) errors.push_back("every state save location failed earlier");
   return shoal::error(errc::system_error,
                       "no state save location took the batch: " + combine(errors));
+}
+
+shoal::error store::place_batch(location& loc, const std::vector<uint8_t>& frame,
+                                const std::string& path) {
+  auto end = loc.journal_size + frame.size();
+  if (end <= loc.room_end)
+    return write_all_at(loc.journal.get(), frame.data(), frame.size(), loc.journal_size, path);
+  // The batch and a new room behind it, in one write.
+  std::vector<uint8_t> bytes(frame.size() + journal_room, 0);
+  std::copy(frame.begin(), frame.end(), bytes.begin());
+  auto err = write_all_at(loc.journal.get(), bytes.data(), bytes.size(), loc.journal_size, path);
+  if (!err) loc.room_end = end + journal_room;
+  return err;
 }
 
 shoal::error store::snapshot(const record_map& all) {
@@ -194,20 +216,22 @@ shoal::error store::write_generation(uint64_t gen, const record_map& all, uint64
   std::vector<uint8_t> head;
   append_magic(head, journal_magic);
   append_journal_header(head, {gen, id, continues_from, last_sequence_});
+  auto head_size = head.size();
+  head.resize(head_size + journal_room, 0);
   size_t working = 0;
   for (auto& t : targets) {
     auto& loc = locations_[t.index];
     auto path = join(loc.dir, journal_name(gen));
     if (!t.error) {
-      file_handle fd{
-          ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600)};
+      file_handle fd{::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)};
       if (!fd) t.error = os_error("open", path, errno);
       if (!t.error) t.error = write_all(fd.get(), head.data(), head.size(), path);
       if (!t.error && ::fdatasync(fd.get()) != 0) t.error = os_error("fdatasync", path, errno);
       if (!t.error) t.error = sync_directory(loc.dir);
       if (!t.error) {
         loc.journal = std::move(fd);
-        loc.journal_size = head.size();
+        loc.journal_size = head_size;
+        loc.room_end = head.size();
         loc.up = true;
         if (loc.failure_reported) events_.push_back({loc.dir, shoal::error{}});
         loc.failure_reported = false;

@@ -74,12 +74,18 @@ class store {
   struct location {
     std::string dir;
     file_handle journal;
-    uint64_t journal_size = 0;
+    uint64_t journal_size = 0;  ///< where the next batch goes
+    uint64_t room_end = 0;      ///< the zeros already on disk reach this far
     bool up = false;
     bool failure_reported = false;  ///< its failure is in events_ already (report it once)
   };
 
   store() = default;
+
+  /// Writes `frame` at the end of `loc`'s journal: into the zeroed room, or with a new room
+  /// behind it when it does not fit.
+  shoal::error place_batch(location& loc, const std::vector<uint8_t>& frame,
+                           const std::string& path);
 
   /// Writes generation `gen` of `all`; `continues_from` is the id of the snapshot it follows
   /// from (0 when it does not).

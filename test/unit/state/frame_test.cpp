@@ -60,13 +60,25 @@ BOOST_AUTO_TEST_CASE(a_last_frame_cut_short_is_torn) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(a_zero_filled_tail_is_torn) {
+BOOST_AUTO_TEST_CASE(zeros_from_a_frame_boundary_on_are_the_room_left_for_batches) {
   auto f = file_of(2);
+  auto end = f.size();
   f.resize(f.size() + 4096, 0);
   auto scan = scan_frames(f.data(), f.size(), journal_magic);
   BOOST_TEST(scan.frames.size() == 2u);
-  BOOST_CHECK(scan.damage == damage_kind::torn);
-  BOOST_TEST(scan.problem == "zero-filled tail");
+  BOOST_CHECK(scan.damage == damage_kind::none);
+  BOOST_TEST(scan.valid_end == end);
+}
+
+BOOST_AUTO_TEST_CASE(zeros_with_data_after_them_are_corrupt) {
+  auto f = file_of(2);
+  auto end = f.size();
+  f.resize(f.size() + 4096, 0);
+  f.back() = 1;
+  auto scan = scan_frames(f.data(), f.size(), journal_magic);
+  BOOST_TEST(scan.frames.size() == 2u);
+  BOOST_CHECK(scan.damage == damage_kind::corrupt);
+  BOOST_TEST(scan.damage_offset == end);
 }
 
 BOOST_AUTO_TEST_CASE(a_flipped_byte_with_frames_after_it_is_corrupt) {

@@ -121,6 +121,36 @@ BOOST_AUTO_TEST_CASE(a_corrupt_primary_snapshot_is_read_from_the_secondary) {
                                             "using " + state::join(secondary, "snapshot.1")}));
 }
 
+BOOST_AUTO_TEST_CASE(batches_fill_the_zeroed_room_a_journal_is_written_ahead_with) {
+  auto s = open_store(both(), some_jobs(2));
+  auto path = state::join(primary, "journal.1");
+  auto size = fs::file_size(path);
+  BOOST_TEST(size > (1u << 20));  // the header and the room after it
+  append_each(s, {"job/3", "job/4"});
+  BOOST_TEST(fs::file_size(path) == size);  // the batches went into the room
+  BOOST_TEST(test::frames_of(test::bytes_of(path), true).size() == 3u);
+  auto loaded = load_ok(both());
+  BOOST_TEST(loaded.records.size() == 5u);
+  BOOST_TEST(loaded.journal_records == 2u);
+  BOOST_TEST(loaded.warnings.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_batch_past_the_room_writes_a_new_room_behind_it) {
+  auto s = open_store({primary});
+  auto path = state::join(primary, "journal.1");
+  auto size = fs::file_size(path);
+  std::string big(size, 'b');  // larger than the whole room
+  BOOST_REQUIRE(!s.append({{"job/1", test::value(big)}}));
+  append_each(s, {"job/2"});
+  auto grown = fs::file_size(path);
+  BOOST_TEST(grown > 2 * size);
+  BOOST_TEST(test::frames_of(test::bytes_of(path), true).size() == 3u);
+  auto loaded = load_ok({primary});
+  BOOST_TEST(test::text(loaded.records.at("job/1")) == big);
+  BOOST_TEST(test::text(loaded.records.at("job/2")) == "v0");
+  BOOST_TEST(loaded.warnings.empty());
+}
+
 BOOST_AUTO_TEST_CASE(a_journal_cut_in_its_last_batch_keeps_every_batch_before) {
   auto s = open_store({primary});
   append_each(s, {"job/1", "job/2", "job/3"});
