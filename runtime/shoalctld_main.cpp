@@ -134,7 +134,7 @@ int main(int argc, char** argv) {
                             cfg->nodes.size(), cfg->partitions.size(), cfg->warnings.size());
   for (auto& w : cfg->warnings) shoal::config::log().warn("config warning: {}", w);
   caf::actor_system_config sys_cfg;
-  shoal::runtime::configure_actor_system(sys_cfg, 2);
+  shoal::runtime::configure_actor_system(sys_cfg, shoal::runtime::daemon_worker_threads());
   caf::actor_system sys{sys_cfg};
   if (cfg->auth.munge) {
     // The node daemons' port speaks TLS with the cluster's identity (docs/security.md).

@@ -227,7 +227,7 @@ int main(int argc, char** argv) {
     }
   }
   caf::actor_system_config sys_cfg;
-  shoal::runtime::configure_actor_system(sys_cfg, 2);
+  shoal::runtime::configure_actor_system(sys_cfg, shoal::runtime::daemon_worker_threads());
   caf::actor_system sys{sys_cfg};
   if (!identity.empty()) {
     if (auto err = shoal::runtime::start_tls_transport(sys, identity)) {

@@ -1,5 +1,8 @@
 #include "runtime/bootstrap/system_setup.hpp"
 
+#include <algorithm>
+#include <thread>
+
 #include <caf/io/middleman.hpp>
 
 #include "messages/caf/type_ids.hpp"
@@ -19,6 +22,10 @@ void configure_actor_system(caf::actor_system_config& cfg, unsigned max_threads)
   cfg.set("scheduler.max-threads", max_threads);
   // A shared queue leaves idle daemons at ~0% CPU (work stealing polls: ~1.5% of a core each).
   cfg.set("scheduler.policy", caf::atom("sharing"));
+}
+
+unsigned daemon_worker_threads() {
+  return std::clamp(std::thread::hardware_concurrency() / 4, 1u, 4u);
 }
 
 }  // namespace shoal::runtime
