@@ -131,6 +131,13 @@ std::string gres_used_text(const std::vector<config::node_gres>& gres,
   return out;
 }
 
+/// States a node passes through by running jobs alone.
+bool busy_or_free(msg::node_state s) {
+  using msg::node_state;
+  return s == node_state::idle || s == node_state::allocated || s == node_state::mixed ||
+         s == node_state::completing;
+}
+
 /// Recomputes the visible state and tells the controller (and through it the scheduler) only
 /// when something users see changed, or LastResponse is a minute behind.
 void publish(node_self self) {
@@ -146,8 +153,12 @@ void publish(node_self self) {
   st.flags.completing = st.completing.size();
   auto next = derive_node_state(st.flags);
   if (next != st.info.state) {
-    config::log().info("node state node={} from={} to={} reason=\"{}\"", st.info.name,
-                       msg::to_string(st.info.state), msg::to_string(next), st.info.reason);
+    // Jobs starting and ending flip a node between idle, allocated, mixed and completing all
+    // day: those lines are debug (Slurm logs none); anything else an operator acts on is info.
+    auto level = busy_or_free(st.info.state) && busy_or_free(next) ? spdlog::level::debug
+                                                                   : spdlog::level::info;
+    config::log().log(level, "node state node={} from={} to={} reason=\"{}\"", st.info.name,
+                      msg::to_string(st.info.state), msg::to_string(next), st.info.reason);
     st.info.state = next;
     st.info.state_since = unix_now();
   }
