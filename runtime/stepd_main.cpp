@@ -5,13 +5,13 @@
 // spool directory, reports "ready" by closing stdin's socket (or writes why it could not start),
 // runs the tasks and serves whichever shoald connects until one acknowledges the step's exit.
 // No actor system: a poll loop (process/stepd_server.hpp).
-// `shoal-stepd --zygote` is shoald's step factory: it forks a child per step instead (below).
+// `shoal-stepd --zygote` is shoald's step factory: it forks a child per step, which detaches
+// with setsid alone (below).
 
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -68,17 +68,21 @@ void point_at_dev_null(int fd, int flags) {
 }
 
 /// One step, its setup coming on stdin: what a shoal-stepd started for one step does, and what
-/// each child of a zygote does.
-int serve_one_step() {
+/// each child of a zygote does. `detach`: fork once more first (a child of shoald's).
+int serve_one_step(bool detach) {
   close_inherited_fds();
   // Sockets are written with MSG_NOSIGNAL, but stderr may be a pipe whose reader is gone.
   ::signal(SIGPIPE, SIG_IGN);
-  // Detach first: the first process exits at once (shoald reaps it), the second leads a session
-  // of its own, so neither shoald's end nor a signal to its process group reaches the step. A
-  // spare (process/stepd_client.hpp) does all of this before its step is known.
-  pid_t child = ::fork();
-  if (child < 0) fail(std::string{"fork: "} + shoal::process::errno_text(errno));
-  if (child > 0) std::_Exit(0);
+  // A step daemon spawned by shoald detaches first: the first process exits at once (shoald
+  // reaps it), the second leads a session of its own, so neither shoald's end nor a signal to
+  // its process group reaches the step. A zygote's child is no child of shoald's, and the zygote
+  // does not wait for it: its own session is enough. A spare (process/stepd_client.hpp) does all
+  // of this before its step is known.
+  if (detach) {
+    pid_t child = ::fork();
+    if (child < 0) fail(std::string{"fork: "} + shoal::process::errno_text(errno));
+    if (child > 0) std::_Exit(0);
+  }
   ::setsid();
   auto logger = std::make_shared<spdlog::logger>("shoal-stepd",
                                                  std::make_shared<spdlog::sinks::stderr_sink_st>());
@@ -132,9 +136,11 @@ int receive_fd(int control) {
 }
 
 /// `shoal-stepd --zygote`: loaded once, it forks a step daemon for each socket shoald sends over
-/// stdin (process/stepd_client.hpp, stepd_spares), so a step costs a fork of this small
+/// stdin (process/stepd_client.hpp, stepd_spares), so a step costs one fork of this small
 /// single-threaded process instead of an exec with its dynamic loading. The child goes on as a
-/// shoal-stepd started for one step would, that socket as its stdin. Ends at EOF on stdin.
+/// shoal-stepd started for one step would, that socket as its stdin, in a session of its own;
+/// the kernel reaps it (SIGCHLD ignored here), and when the zygote ends first it is reparented
+/// and runs on. Ends at EOF on stdin.
 int run_zygote(char* mode_arg) {
   // Only stdin (the control socket) and stderr (shoald's log) are ours to keep.
 #ifdef SYS_close_range
@@ -145,23 +151,22 @@ int run_zygote(char* mode_arg) {
     for (int fd = 3; fd < max_fd; ++fd) ::close(fd);
   }
   ::signal(SIGPIPE, SIG_IGN);
+  ::signal(SIGCHLD, SIG_IGN);
   for (;;) {
     int step_fd = receive_fd(0);
     if (step_fd < 0) return 0;
     pid_t child = ::fork();
     if (child == 0) {
+      // A step daemon waits for its own tasks: their exits must not be reaped away.
+      ::signal(SIGCHLD, SIG_DFL);
       // ps shows a step's daemon as `shoal-stepd`, not as the zygote it came from.
       std::memset(mode_arg, 0, std::strlen(mode_arg));
       ::dup2(step_fd, 0);  // clears close-on-exec on the copy; the control socket is gone
       ::close(step_fd);
-      std::exit(serve_one_step());  // as main() returning would
+      std::exit(serve_one_step(false));  // as main() returning would
     }
+    // On failure shoald reads EOF on the socket and starts a step daemon itself.
     ::close(step_fd);
-    if (child < 0) continue;  // shoald reads EOF on its socket, and starts one itself
-    // The child forks the detached daemon at once and exits: reap it.
-    int status = 0;
-    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
   }
 }
 
@@ -169,5 +174,5 @@ int run_zygote(char* mode_arg) {
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--zygote") == 0) return run_zygote(argv[1]);
-  return serve_one_step();
+  return serve_one_step(true);
 }

@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -370,6 +372,34 @@ BOOST_AUTO_TEST_CASE(spares_come_from_a_zygote_and_outlive_its_death) {
   run_spare_step(*this, spares, 43, 4);
   run_spare_step(*this, spares, 43, 5);
   BOOST_TEST(spares.zygote_pid() == -1);
+}
+
+/// The children of `parent` that ended and were not reaped.
+size_t zombies_of(pid_t parent) {
+  size_t n = 0;
+  for (auto& entry : fs::directory_iterator("/proc")) {
+    std::ifstream stat{entry.path() / "stat"};
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    // pid (comm) state ppid ...: comm may hold spaces, so read after its last ')'.
+    auto close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    std::istringstream rest{line.substr(close + 1)};
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent && state == 'Z') ++n;
+  }
+  return n;
+}
+
+BOOST_AUTO_TEST_CASE(a_zygote_leaves_no_ended_step_daemon_unreaped) {
+  stepd_spares spares{sibling_stepd_path()};
+  auto zygote = spares.zygote_pid();
+  BOOST_REQUIRE(zygote > 0);
+  for (uint32_t step = 1; step <= 3; ++step) run_spare_step(*this, spares, 44, step);
+  BOOST_TEST(spares.zygote_pid() == zygote);
+  BOOST_TEST(zombies_of(zygote) == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(a_socket_path_too_long_is_a_start_error) {
