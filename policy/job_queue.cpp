@@ -21,6 +21,10 @@ bool has_singleton(const queued_job& q) {
   return false;
 }
 
+const char* held_reason(hold_kind kind) {
+  return kind == hold_kind::user ? "JobHeldUser" : "JobHeldAdmin";
+}
+
 }  // namespace
 
 job_queue::job_queue(policy::priority_config priority, bool multifactor)
@@ -168,10 +172,13 @@ pass_plan job_queue::prepare(int64_t now, size_t max_array_tasks_per_pass) {
   for (auto& [id, q] : queue_)
     if (has_singleton(q)) first_singleton.emplace(name_key(q.user, q.name), id);  // ids ascend
   for (auto& [id, q] : queue_) {
+    // Held, a job stays as it was last told (this reason, priority 0) until it is released: a
+    // pass passes over it, so held jobs in the queue cost each submission next to nothing.
+    if (q.hold != hold_kind::none && q.reason == held_reason(q.hold)) continue;
     q.factors = priority_of(q, now);
     std::string reason;
     if (q.hold != hold_kind::none) {
-      reason = q.hold == hold_kind::user ? "JobHeldUser" : "JobHeldAdmin";
+      reason = held_reason(q.hold);
     } else if (q.begin_time > now) {
       reason = "BeginTime";
       if (plan.next_wakeup == 0 || q.begin_time < plan.next_wakeup) plan.next_wakeup = q.begin_time;
