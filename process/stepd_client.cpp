@@ -19,6 +19,7 @@
 
 #include "messages/codec.hpp"
 #include "messages/errc.hpp"
+#include "process/fd_passing.hpp"
 #include "process/task_launch.hpp"
 
 extern char** environ;
@@ -163,28 +164,6 @@ shoal::expected<idle_stepd> spawn_idle(const std::string& stepd_path) {
                         "shoal-stepd: " + (said.empty() ? stepd_path + " failed to start" : said));
   }
   return idle_stepd{ours};
-}
-
-/// Sends `fd` (with one byte) over the unix socket `to`; false when the peer is gone.
-bool send_fd(int to, int fd) {
-  char byte = 's';
-  iovec io{&byte, 1};
-  alignas(cmsghdr) char room[CMSG_SPACE(sizeof(int))] = {};
-  msghdr m{};
-  m.msg_iov = &io;
-  m.msg_iovlen = 1;
-  m.msg_control = room;
-  m.msg_controllen = sizeof room;
-  auto* c = CMSG_FIRSTHDR(&m);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  ssize_t n;
-  do {
-    n = ::sendmsg(to, &m, MSG_NOSIGNAL);
-  } while (n < 0 && errno == EINTR);
-  return n == 1;
 }
 
 /// What handing a setup over gave: a connection, or why not, and whether the daemon was dead

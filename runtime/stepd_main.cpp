@@ -26,6 +26,7 @@
 
 #include "messages/codec.hpp"
 #include "messages/errc.hpp"
+#include "process/fd_passing.hpp"
 #include "process/stepd_server.hpp"
 #include "process/task_launch.hpp"
 
@@ -109,32 +110,6 @@ int serve_one_step(bool detach) {
   return 0;
 }
 
-/// Receives one descriptor (and its byte) from the zygote's control socket `control`: -1 at EOF
-/// or on any error (shoald is gone, or broke the protocol).
-int receive_fd(int control) {
-  char byte = 0;
-  iovec io{&byte, 1};
-  alignas(cmsghdr) char room[CMSG_SPACE(sizeof(int))];
-  msghdr m{};
-  m.msg_iov = &io;
-  m.msg_iovlen = 1;
-  m.msg_control = room;
-  m.msg_controllen = sizeof room;
-  ssize_t n;
-  do {
-    n = ::recvmsg(control, &m, MSG_CMSG_CLOEXEC);
-  } while (n < 0 && errno == EINTR);
-  if (n <= 0) return -1;
-  for (auto* c = CMSG_FIRSTHDR(&m); c != nullptr; c = CMSG_NXTHDR(&m, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
-      int fd = -1;
-      std::memcpy(&fd, CMSG_DATA(c), sizeof fd);
-      return fd;
-    }
-  }
-  return -1;
-}
-
 /// `shoal-stepd --zygote`: loaded once, it forks a step daemon for each socket shoald sends over
 /// stdin (process/stepd_client.hpp, stepd_spares), so a step costs one fork of this small
 /// single-threaded process instead of an exec with its dynamic loading. The child goes on as a
@@ -153,7 +128,7 @@ int run_zygote(char* mode_arg) {
   ::signal(SIGPIPE, SIG_IGN);
   ::signal(SIGCHLD, SIG_IGN);
   for (;;) {
-    int step_fd = receive_fd(0);
+    int step_fd = shoal::process::receive_fd(0);
     if (step_fd < 0) return 0;
     pid_t child = ::fork();
     if (child == 0) {
