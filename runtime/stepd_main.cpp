@@ -9,11 +9,13 @@
 // with setsid alone (below).
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -32,15 +34,30 @@
 
 namespace {
 
-/// Descriptors shoald did not mean to hand down (its listening /metrics socket, its connection
-/// to the controller) would otherwise live as long as the step and keep a restarted shoald from
-/// binding its port.
-void close_inherited_fds() {
+/// Steps a step daemon forked by the zygote serves, one after another, before it exits: each
+/// after the first costs no fork, no exit and none of the copy-on-write faults of a new process
+/// (about half a step daemon's CPU), and whatever one step might leave behind in it can only
+/// grow this far.
+constexpr int steps_per_daemon = 64;
+
+/// Closes descriptors [first, last].
+void close_range_of(unsigned first, unsigned last) {
+  if (first > last) return;
 #ifdef SYS_close_range
-  if (::syscall(SYS_close_range, 3u, ~0u, 0u) == 0) return;
+  if (::syscall(SYS_close_range, first, last, 0u) == 0) return;
 #endif
   long max_fd = ::sysconf(_SC_OPEN_MAX);
-  for (int fd = 3; fd < max_fd; ++fd) ::close(fd);
+  for (long fd = first; fd < max_fd && fd <= static_cast<long>(last); ++fd)
+    ::close(static_cast<int>(fd));
+}
+
+/// Descriptors shoald did not mean to hand down (its listening /metrics socket, its connection
+/// to the controller) would otherwise live as long as the step and keep a restarted shoald from
+/// binding its port. `keep` (above 2) stays open: a zygote's child's link to the zygote.
+void close_inherited_fds(int keep = -1) {
+  if (keep < 3) return close_range_of(3, ~0u);
+  close_range_of(3, static_cast<unsigned>(keep) - 1);
+  close_range_of(static_cast<unsigned>(keep) + 1, ~0u);
 }
 
 std::string read_to_end(int fd) {
@@ -69,9 +86,11 @@ void point_at_dev_null(int fd, int flags) {
 }
 
 /// One step, its setup coming on stdin: what a shoal-stepd started for one step does, and what
-/// each child of a zygote does. `detach`: fork once more first (a child of shoald's).
-int serve_one_step(bool detach) {
-  close_inherited_fds();
+/// each child of a zygote does for each step it is given. `detach`: fork once more first (a
+/// child of shoald's). `keep`: a descriptor to leave open. False when no step came (the spare's
+/// shoald ended first).
+bool serve_one_step(bool detach, int keep = -1) {
+  close_inherited_fds(keep);
   // Sockets are written with MSG_NOSIGNAL, but stderr may be a pipe whose reader is gone.
   ::signal(SIGPIPE, SIG_IGN);
   // A step daemon spawned by shoald detaches first: the first process exits at once (shoald
@@ -84,14 +103,14 @@ int serve_one_step(bool detach) {
     if (child < 0) fail(std::string{"fork: "} + shoal::process::errno_text(errno));
     if (child > 0) std::_Exit(0);
   }
-  ::setsid();
+  ::setsid();  // fails, harmlessly, in a step daemon serving its second step
   auto logger = std::make_shared<spdlog::logger>("shoal-stepd",
                                                  std::make_shared<spdlog::sinks::stderr_sink_st>());
   logger->set_pattern("[%Y-%m-%dT%H:%M:%S.%e] %n[%P] %l: %v");
   spdlog::set_default_logger(logger);
   auto bytes = read_to_end(0);
   // A spare whose shoald ended before it had a step for it.
-  if (bytes.empty()) return 0;
+  if (bytes.empty()) return false;
   shoal::process::stepd_options opt;
   if (auto err = shoal::msg::decode(std::vector<char>(bytes.begin(), bytes.end()), opt.setup))
     fail("cannot read the step's setup: " + shoal::describe(err));
@@ -107,15 +126,97 @@ int serve_one_step(bool detach) {
   logger->debug("stepd started job={} step={} socket={}", job_id, step, socket_path);
   auto done = (*server)->run();
   logger->debug("stepd done job={} step={} tasks={}", job_id, step, done.tasks.size());
-  return 0;
+  return true;
 }
 
-/// `shoal-stepd --zygote`: loaded once, it forks a step daemon for each socket shoald sends over
-/// stdin (process/stepd_client.hpp, stepd_spares), so a step costs one fork of this small
-/// single-threaded process instead of an exec with its dynamic loading. The child goes on as a
-/// shoal-stepd started for one step would, that socket as its stdin, in a session of its own;
-/// the kernel reaps it (SIGCHLD ignored here), and when the zygote ends first it is reparented
-/// and runs on. Ends at EOF on stdin.
+/// A zygote's child: serves the step whose socket is its stdin, then tells the zygote over
+/// `link` that it is free and serves the socket the zygote hands it next, up to
+/// steps_per_daemon steps. Ends when no step comes or the zygote is gone.
+int serve_steps(int link) {
+  for (int served = 1;; ++served) {
+    if (!serve_one_step(false, link) || served >= steps_per_daemon) return 0;
+    // The step's server took SIGTERM and SIGINT through a signalfd; idle, they end us again.
+    sigset_t ending;
+    sigemptyset(&ending);
+    sigaddset(&ending, SIGTERM);
+    sigaddset(&ending, SIGINT);
+    ::sigprocmask(SIG_UNBLOCK, &ending, nullptr);
+    char free = 'f';
+    if (::send(link, &free, 1, MSG_NOSIGNAL) != 1) return 0;
+    int next = shoal::process::receive_fd(link);
+    if (next < 0) return 0;
+    ::dup2(next, 0);  // clears close-on-exec on the copy
+    ::close(next);
+  }
+}
+
+/// The zygote's step daemons, each known by its end of a socket pair.
+struct step_daemons {
+  std::vector<int> busy;  ///< serving a step
+  std::vector<int> idle;  ///< waiting for the next one
+
+  /// Hands `step_fd` (a spare's socket from shoald) to an idle daemon, or forks a new one. Closes
+  /// `step_fd` either way; on failure shoald reads EOF on it and starts a step daemon itself.
+  void hand_out(int step_fd, char* mode_arg) {
+    while (!idle.empty()) {
+      int link = idle.back();
+      idle.pop_back();
+      if (shoal::process::send_fd(link, step_fd)) {
+        busy.push_back(link);
+        ::close(step_fd);
+        return;
+      }
+      ::close(link);  // it ended while idle
+    }
+    int pair[2] = {-1, -1};
+    bool linked = ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) == 0;
+    pid_t child = ::fork();
+    if (child == 0) {
+      // A step daemon waits for its own tasks: their exits must not be reaped away.
+      ::signal(SIGCHLD, SIG_DFL);
+      // ps shows a step's daemon as `shoal-stepd`, not as the zygote it came from.
+      std::memset(mode_arg, 0, std::strlen(mode_arg));
+      ::dup2(step_fd, 0);  // clears close-on-exec on the copy; the control socket is gone
+      ::close(step_fd);
+      // Without a link it serves this one step only. exit(), as main() returning would.
+      std::exit(linked ? serve_steps(pair[1]) : (serve_one_step(false), 0));
+    }
+    ::close(step_fd);
+    if (!linked) return;
+    ::close(pair[1]);
+    if (child > 0)
+      busy.push_back(pair[0]);
+    else
+      ::close(pair[0]);
+  }
+
+  /// A daemon's link is readable: a busy one is free again, or it ended.
+  void on_readable(int link) {
+    char byte = 0;
+    ssize_t n;
+    do {
+      n = ::recv(link, &byte, 1, 0);
+    } while (n < 0 && errno == EINTR);
+    auto at = std::find(busy.begin(), busy.end(), link);
+    if (n == 1 && at != busy.end()) {
+      busy.erase(at);
+      idle.push_back(link);
+      return;
+    }
+    // Ended (EOF), or spoke out of turn: forgotten either way.
+    busy.erase(std::remove(busy.begin(), busy.end(), link), busy.end());
+    idle.erase(std::remove(idle.begin(), idle.end(), link), idle.end());
+    ::close(link);
+  }
+};
+
+/// `shoal-stepd --zygote`: loaded once, it gives each socket shoald sends over stdin
+/// (process/stepd_client.hpp, stepd_spares) to a step daemon of its own: one that finished its
+/// last step, or a fork of itself, so a step costs no exec with its dynamic loading and, mostly,
+/// no fork either. The step daemon goes on as a shoal-stepd started for one step would, that
+/// socket as its stdin, in a session of its own; the kernel reaps it (SIGCHLD ignored here), and
+/// when the zygote ends first it is reparented and runs on, then ends after its step. Ends at
+/// EOF on stdin.
 int run_zygote(char* mode_arg) {
   // Only stdin (the control socket) and stderr (shoald's log) are ours to keep.
 #ifdef SYS_close_range
@@ -127,21 +228,23 @@ int run_zygote(char* mode_arg) {
   }
   ::signal(SIGPIPE, SIG_IGN);
   ::signal(SIGCHLD, SIG_IGN);
+  step_daemons daemons;
+  std::vector<pollfd> watched;
   for (;;) {
-    int step_fd = shoal::process::receive_fd(0);
-    if (step_fd < 0) return 0;
-    pid_t child = ::fork();
-    if (child == 0) {
-      // A step daemon waits for its own tasks: their exits must not be reaped away.
-      ::signal(SIGCHLD, SIG_DFL);
-      // ps shows a step's daemon as `shoal-stepd`, not as the zygote it came from.
-      std::memset(mode_arg, 0, std::strlen(mode_arg));
-      ::dup2(step_fd, 0);  // clears close-on-exec on the copy; the control socket is gone
-      ::close(step_fd);
-      std::exit(serve_one_step(false));  // as main() returning would
+    watched.assign(1, pollfd{0, POLLIN, 0});
+    for (auto* set : {&daemons.busy, &daemons.idle})
+      for (int link : *set) watched.push_back(pollfd{link, POLLIN, 0});
+    if (::poll(watched.data(), watched.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      return 1;
     }
-    // On failure shoald reads EOF on the socket and starts a step daemon itself.
-    ::close(step_fd);
+    for (size_t i = 1; i < watched.size(); ++i)
+      if (watched[i].revents != 0) daemons.on_readable(watched[i].fd);
+    if (watched[0].revents == 0) continue;
+    int step_fd = shoal::process::receive_fd(0);
+    // shoald is gone: idle daemons read EOF on their links and end.
+    if (step_fd < 0) return 0;
+    daemons.hand_out(step_fd, mode_arg);
   }
 }
 
@@ -149,5 +252,6 @@ int run_zygote(char* mode_arg) {
 
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--zygote") == 0) return run_zygote(argv[1]);
-  return serve_one_step(true);
+  serve_one_step(true);
+  return 0;
 }

@@ -14,6 +14,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -332,8 +334,9 @@ BOOST_AUTO_TEST_CASE(sigterm_kills_the_tasks_and_ends_the_daemon_without_an_ack)
 }
 
 /// Runs step `step` of job `job` through `spares`: `sh -c "echo STEP; exit STEP"`, then checks
-/// its output and exit code, acknowledges the exit and makes the next spare.
-void run_spare_step(stepd_fixture& f, stepd_spares& spares, uint64_t job, uint32_t step) {
+/// its output and exit code, acknowledges the exit and makes the next spare. Returns the pid of
+/// the step daemon that ran it.
+int32_t run_spare_step(stepd_fixture& f, stepd_spares& spares, uint64_t job, uint32_t step) {
   auto s = f.setup({"sh", "-c", "echo " + std::to_string(step) + "; exit " + std::to_string(step)},
                    {0}, job, step);
   auto conn = spares.start(s);
@@ -347,6 +350,7 @@ void run_spare_step(stepd_fixture& f, stepd_spares& spares, uint64_t job, uint32
   f.send(*conn, make_frame(frame_kind::ack));
   BOOST_TEST(f.closed_by_peer(*conn));
   spares.replenish();
+  return conn->hello.pid;
 }
 
 BOOST_AUTO_TEST_CASE(spares_run_one_step_after_another) {
@@ -372,6 +376,15 @@ BOOST_AUTO_TEST_CASE(spares_come_from_a_zygote_and_outlive_its_death) {
   run_spare_step(*this, spares, 43, 4);
   run_spare_step(*this, spares, 43, 5);
   BOOST_TEST(spares.zygote_pid() == -1);
+}
+
+/// /proc's state letter of `pid` ('R', 'S', 'Z', ...), 0 when there is no such process.
+char state_of(pid_t pid) {
+  std::ifstream stat{"/proc/" + std::to_string(pid) + "/stat"};
+  std::string line;
+  if (!std::getline(stat, line)) return 0;
+  auto close = line.rfind(')');
+  return close == std::string::npos || close + 2 >= line.size() ? 0 : line[close + 2];
 }
 
 /// The children of `parent` that ended and were not reaped.
@@ -400,6 +413,41 @@ BOOST_AUTO_TEST_CASE(a_zygote_leaves_no_ended_step_daemon_unreaped) {
   for (uint32_t step = 1; step <= 3; ++step) run_spare_step(*this, spares, 44, step);
   BOOST_TEST(spares.zygote_pid() == zygote);
   BOOST_TEST(zombies_of(zygote) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(a_step_daemon_serves_step_after_step_up_to_a_bound) {
+  stepd_spares spares{sibling_stepd_path()};
+  // The daemon that served a step takes a later one instead of a fork, at most 64 in all.
+  std::map<int32_t, int> steps_of;
+  for (uint32_t step = 1; step <= 130; ++step) ++steps_of[run_spare_step(*this, spares, 46, step)];
+  int most = 0;
+  for (auto& [pid, n] : steps_of) most = std::max(most, n);
+  BOOST_TEST(most >= 2);
+  BOOST_TEST(most <= 64);
+  BOOST_TEST(zombies_of(spares.zygote_pid()) == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(step_daemons_waiting_for_a_step_end_with_their_zygote_and_shoald) {
+  std::set<int32_t> daemons;
+  {
+    stepd_spares spares{sibling_stepd_path()};
+    auto zygote = spares.zygote_pid();
+    BOOST_REQUIRE(zygote > 0);
+    for (uint32_t step = 1; step <= 4; ++step)
+      daemons.insert(run_spare_step(*this, spares, 47, step));
+    BOOST_REQUIRE(::kill(zygote, SIGKILL) == 0);
+  }  // shoald's side goes too: the current spare's socket closes
+  // The idle ones read EOF on their link to the zygote, the spare on its socket: each ends
+  // (bounded, so that the test cannot hang).
+  auto alive = [&] {
+    size_t n = 0;
+    for (auto pid : daemons) n += state_of(pid) != 'Z' && state_of(pid) != 0 ? 1 : 0;
+    return n;
+  };
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{10};
+  while (alive() > 0 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  BOOST_TEST(alive() == 0u);
 }
 
 BOOST_AUTO_TEST_CASE(a_socket_path_too_long_is_a_start_error) {
