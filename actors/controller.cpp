@@ -63,6 +63,10 @@ struct controller_state {
   std::map<std::string, msg::node_info> node_view;
   std::map<uint64_t, job_actor> jobs;
   std::map<uint64_t, msg::job_info> job_view;
+  /// The ids of job_view whose job may not have finished: every view put in since the last
+  /// purge, plus those unfinished at it. A listing of the unfinished walks these, not every job
+  /// kept for MinJobAge, and drops the ones it finds finished or gone.
+  std::set<uint64_t> maybe_unfinished;
   /// When purge_old_jobs last walked job_view: listings come many times a second, and ages are
   /// in whole seconds, so one walk a second is enough.
   int64_t last_purge = 0;
@@ -134,12 +138,20 @@ msg::partition_info partition_view(const config::partition_config& cfg) {
   return info;
 }
 
+/// Puts a job's listing view in place: the one way views are added or replaced.
+void put_view(controller_state& st, uint64_t id, msg::job_info info) {
+  st.job_view[id] = std::move(info);
+  st.maybe_unfinished.insert(id);
+}
+
 void purge_old_jobs(controller_self self) {
   auto now = unix_now();
   if (now == self->state.last_purge) return;
   self->state.last_purge = now;
   auto cutoff = now - min_job_age_s;
   auto& view = self->state.job_view;
+  auto& unfinished = self->state.maybe_unfinished;
+  unfinished.clear();
   for (auto it = view.begin(); it != view.end();) {
     if (msg::is_finished(it->second.state) && it->second.end_time < cutoff) {
       if (self->state.cluster) self->state.cluster->job_forgotten(it->second.state);
@@ -147,8 +159,10 @@ void purge_old_jobs(controller_self self) {
               self->state.arrays.count(it->first) > 0 ? array_key(it->first) : job_key(it->first),
               nullptr);
       it = view.erase(it);
-    } else
-      ++it;
+      continue;
+    }
+    if (!msg::is_finished(it->second.state)) unfinished.insert(unfinished.end(), it->first);
+    ++it;
   }
   // An array is forgotten once nothing of it pends or runs and its line has gone.
   auto& arrays = self->state.arrays;
@@ -181,10 +195,23 @@ void remember_token(controller_self self, const std::string& token, uint64_t id)
 /// so a plain `shoal queue` stays cheap after thousands of jobs.
 std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished) {
   purge_old_jobs(self);
+  auto& st = self->state;
   std::vector<msg::job_info> out;
-  out.reserve(include_finished ? self->state.job_view.size() : self->state.jobs.size());
-  for (auto& [id, info] : self->state.job_view)
-    if (include_finished || !msg::is_finished(info.state)) out.push_back(info);
+  if (include_finished) {
+    out.reserve(st.job_view.size());
+    for (auto& [id, info] : st.job_view) out.push_back(info);
+    return out;
+  }
+  out.reserve(st.jobs.size());
+  for (auto it = st.maybe_unfinished.begin(); it != st.maybe_unfinished.end();) {
+    auto view = st.job_view.find(*it);
+    if (view == st.job_view.end() || msg::is_finished(view->second.state)) {
+      it = st.maybe_unfinished.erase(it);
+      continue;
+    }
+    out.push_back(view->second);
+    ++it;
+  }
   return out;
 }
 
@@ -262,7 +289,7 @@ void record_initial_view(controller_self self, const job_setup& setup) {
   auto& st = self->state;
   auto info = initial_job_info(setup);
   if (st.cluster) st.cluster->job_changed(std::nullopt, info.state);
-  st.job_view[setup.id] = std::move(info);
+  put_view(st, setup.id, std::move(info));
 }
 
 /// An array's record: its task template, its listing line and the tasks still pending.
@@ -308,7 +335,7 @@ msg::job_info submit_array(controller_self self, msg::job_request req,
   info.array_task_id = -1;
   info.array_tasks = policy::folded_tasks(spec->indices, spec->max_running);
   if (req.workload.hold) info.reason = "JobHeldUser";
-  st.job_view[id] = info;
+  put_view(st, id, info);
   config::log().info("job submit array job={} user={} partition={} tasks={} spec={}", id, req.user,
                      req.partition, arr.task_count, req.workload.array);
   self->send(st.scheduler, msg::enqueue_atom_v, id, req, std::move(workload),
@@ -796,7 +823,7 @@ void recover_array(controller_self self, uint64_t id, msg::array_record& rec,
   arr.task_template.array_job_id = id;
   st.arrays.emplace(id, std::move(arr));
   if (msg::is_finished(rec.info.state) || rec.pending.empty()) {
-    if (msg::is_finished(rec.info.state)) st.job_view[id] = rec.info;
+    if (msg::is_finished(rec.info.state)) put_view(st, id, rec.info);
     return;
   }
   auto pending = policy::parse_array_spec(rec.pending, UINT32_MAX);
@@ -804,7 +831,7 @@ void recover_array(controller_self self, uint64_t id, msg::array_record& rec,
   for (auto& [array, index] : tasks_with_records)
     if (array == id) pending->indices.erase(index);
   if (pending->indices.empty()) return;
-  st.job_view[id] = rec.info;
+  put_view(st, id, rec.info);
   auto workload = std::make_shared<policy::parsed_workload>(*task_workload);
   workload->array = std::move(*spec);
   workload->pending_tasks = pending->indices;
@@ -820,7 +847,7 @@ void recover_array(controller_self self, uint64_t id, msg::array_record& rec,
 void recover_job(controller_self self, uint64_t id, msg::job_record& rec) {
   auto& st = self->state;
   if (msg::is_finished(rec.info.state)) {
-    st.job_view[id] = rec.info;
+    put_view(st, id, rec.info);
     return;
   }
   auto setup = make_setup(self, id, rec.request, recovered_workload(rec.request), caf::actor{});
@@ -838,7 +865,7 @@ void recover_job(controller_self self, uint64_t id, msg::job_record& rec) {
     if (arr != st.arrays.end() && !rec.nodes.empty())
       arr->second.running[static_cast<uint32_t>(rec.info.array_task_id)] = id;
   }
-  st.job_view[id] = rec.info;
+  put_view(st, id, rec.info);
   setup.restored = std::move(rec);
   st.jobs.emplace(id, spawn_job(self->system(), std::move(setup)));
 }
@@ -1080,7 +1107,7 @@ controller_actor::behavior_type controller_behavior(
                                 ? std::optional<msg::job_state>{known->second.state}
                                 : std::nullopt,
                             info.state);
-                      st.job_view[info.job_id] = std::move(info);
+                      put_view(st, info.job_id, std::move(info));
                     }),
       probe.metered(
           "view_array",

@@ -2,6 +2,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <thread>
+
 #include <caf/all.hpp>
 #include <caf/io/middleman.hpp>
 
@@ -84,6 +86,37 @@ BOOST_AUTO_TEST_CASE(a_controller_answers_a_ping_as_in_control_and_acknowledges_
       .receive([](const msg::controller_status&) {},
                [](caf::error& err) { BOOST_FAIL("ping after handover: " << caf::to_string(err)); });
   submitted.clear();
+}
+
+BOOST_AUTO_TEST_CASE(a_finished_job_leaves_the_default_listing_and_stays_in_the_full_one) {
+  std::vector<uint64_t> ids;
+  for (auto token : {"f1", "f2", "f3"}) {
+    auto info = submit(token);
+    BOOST_REQUIRE(info);
+    ids.push_back(info->job_id);
+  }
+  caf::scoped_actor self{*sys};
+  auto list = [&](bool include_finished) {
+    std::vector<uint64_t> out;
+    self->request(controller, std::chrono::seconds{5}, msg::jobs_atom_v, include_finished)
+        .receive(
+            [&](std::vector<msg::job_info>& jobs) {
+              for (auto& j : jobs) out.push_back(j.job_id);
+            },
+            [](caf::error& err) { BOOST_FAIL("jobs: " << to_string(err)); });
+    return out;
+  };
+  BOOST_TEST(list(false) == ids);
+  self->request(controller, std::chrono::seconds{5}, msg::cancel_atom_v, ids[1], int32_t{0},
+                uint32_t{0})
+      .receive([](caf::ok_atom) {}, [](caf::error& err) { BOOST_FAIL(to_string(err)); });
+  // The job's actor tells the controller its new state on its own: wait for it (bounded).
+  std::vector<uint64_t> others{ids[0], ids[2]};
+  for (int i = 0; i < 500 && list(false) != others; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds{10});
+  BOOST_TEST(list(false) == others);
+  BOOST_TEST(list(false) == others);  // asked again, once the listing has dropped it
+  BOOST_TEST(list(true) == ids);
 }
 
 BOOST_AUTO_TEST_CASE(a_retried_submission_returns_the_first_job) {
