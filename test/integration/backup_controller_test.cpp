@@ -6,6 +6,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <iostream>
 #include <memory>
 #include <string>
 #include <thread>
@@ -100,6 +101,15 @@ struct backup_pair {
     return read_file(dir.file(file)).find(text) != std::string::npos;
   }
 
+  /// Waits for `text` in `file`; on a timeout the test's output gets the logs that tell why (a
+  /// takeover that never came has failed only in full parallel runs, not yet explained).
+  bool wait_for_log(const std::string& file, const std::string& text) {
+    if (wait_until([&] { return log_has(file, text); }, takeover_bound)) return true;
+    for (auto name : {"ctl1-1.log", "ctl2.log", "ctl1-2.log", "node1.log"})
+      std::cerr << "--- " << name << " ---\n" << read_file(dir.file(name)) << "\n";
+    return false;
+  }
+
   /// A two-node step runs through whichever controller is in control.
   void check_a_job_runs() {
     auto r = shoal({"run", "-N2", "-l", "hostname"});
@@ -192,8 +202,7 @@ BOOST_AUTO_TEST_CASE(no_job_is_lost_or_run_twice_across_takeover_and_hand_back) 
 
   // The backup takes over from the saved state: every job is there, the running ones still run.
   primary->kill_now();
-  BOOST_REQUIRE(wait_until([&] { return log_has("ctl2.log", "controller in control role=backup"); },
-                           takeover_bound));
+  BOOST_REQUIRE(wait_for_log("ctl2.log", "controller in control role=backup"));
   for (auto id : running) BOOST_CHECK_EQUAL(state_of(id), "RUNNING");
   for (auto id : held) BOOST_CHECK_EQUAL(state_of(id), "PENDING");
 
