@@ -173,8 +173,11 @@ pass_plan job_queue::prepare(int64_t now, size_t max_array_tasks_per_pass) {
     if (has_singleton(q)) first_singleton.emplace(name_key(q.user, q.name), id);  // ids ascend
   for (auto& [id, q] : queue_) {
     // Held, a job stays as it was last told (this reason, priority 0) until it is released: a
-    // pass passes over it, so held jobs in the queue cost each submission next to nothing.
-    if (q.hold != hold_kind::none && q.reason == held_reason(q.hold)) continue;
+    // pass passes over it, so held jobs in the queue cost each submission next to nothing. Until
+    // a pass has zeroed its factors and its priority 0 is told, it goes through as any job.
+    if (q.hold != hold_kind::none && q.reason == held_reason(q.hold) && q.factors.total == 0 &&
+        q.told_priority == 0)
+      continue;
     q.factors = priority_of(q, now);
     std::string reason;
     if (q.hold != hold_kind::none) {

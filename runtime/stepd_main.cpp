@@ -219,13 +219,7 @@ struct step_daemons {
 /// EOF on stdin.
 int run_zygote(char* mode_arg) {
   // Only stdin (the control socket) and stderr (shoald's log) are ours to keep.
-#ifdef SYS_close_range
-  if (::syscall(SYS_close_range, 3u, ~0u, 0u) != 0)
-#endif
-  {
-    long max_fd = ::sysconf(_SC_OPEN_MAX);
-    for (int fd = 3; fd < max_fd; ++fd) ::close(fd);
-  }
+  close_inherited_fds();
   ::signal(SIGPIPE, SIG_IGN);
   ::signal(SIGCHLD, SIG_IGN);
   step_daemons daemons;

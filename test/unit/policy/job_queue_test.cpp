@@ -66,4 +66,22 @@ BOOST_AUTO_TEST_CASE(a_held_job_is_blocked_until_told_then_passed_over_until_rel
   BOOST_TEST(is_candidate(released, 1));
 }
 
+BOOST_AUTO_TEST_CASE(a_job_held_after_a_pass_gets_priority_zero_before_it_is_passed_over) {
+  job_queue queue{priority_config{}, true};
+  queue.enqueue(one_node_job(1));
+  auto pending = queue.prepare(200, 256);
+  BOOST_TEST(is_candidate(pending, 1));
+  BOOST_TEST(queue.find(1)->factors.total > 0);
+  // Held, as the scheduler does it: the reason is told at once, the priority it last had with it.
+  BOOST_TEST(queue.hold(1, hold_kind::user).empty());
+  auto* q = queue.find(1);
+  q->reason = "JobHeldUser";
+  q->told_priority = static_cast<uint64_t>(q->factors.total);
+  auto held = queue.prepare(300, 256);
+  BOOST_REQUIRE(reason_of(held, 1) != nullptr);  // still worked out: its priority becomes 0
+  BOOST_TEST(queue.find(1)->factors.total == 0);
+  queue.find(1)->told_priority = 0;  // told
+  BOOST_TEST(reason_of(queue.prepare(400, 256), 1) == nullptr);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
