@@ -60,10 +60,10 @@ frame_scan scan_frames(const uint8_t* data, size_t size, const char* magic) {
   while (at < size) {
     size_t left = size - at;
     const uint8_t* h = data + at;
-    // Whatever a crash leaves after the last complete write: a short header or zeros (a file
-    // extended but not yet written).
-    // Zeros from a frame's boundary to the end: the room a journal is written ahead with.
+    // Zeros from a frame's boundary to the end: the room a journal is written ahead with (or a
+    // file extended by a write that never reached the disk: nothing was acknowledged there).
     if (all_zero(h, left)) return scan;
+    // Whatever else a crash leaves after the last complete write: a short header.
     if (left < frame_header_size) {
       return damaged(at, true, "frame header cut short (" + std::to_string(left) + " bytes)");
     }
