@@ -14,6 +14,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <thread>
 
 #include "config/config.hpp"
@@ -47,6 +48,32 @@ int bind_loopback(uint16_t port) {
   return fd;
 }
 
+/// The first port of the kernel's ephemeral range (net.ipv4.ip_local_port_range), from which it
+/// picks the local port of every outgoing connection and of every bind to port 0.
+uint16_t first_ephemeral_port() {
+  std::ifstream in{"/proc/sys/net/ipv4/ip_local_port_range"};
+  unsigned first = 0;
+  if (!(in >> first) || first == 0 || first > 65535) return 32768;
+  return static_cast<uint16_t>(first);
+}
+
+/// A socket bound to a free 127.0.0.1 port below the ephemeral range, or -1. A port found free
+/// is bound by its daemon only a moment later; in the ephemeral range, any connection made
+/// meanwhile on the host (a test beside this one runs hundreds) may take it as its local port.
+int bind_quiet_loopback_port() {
+  static std::minstd_rand pick{static_cast<unsigned>(
+      ::getpid() ^ std::chrono::steady_clock::now().time_since_epoch().count())};
+  constexpr unsigned lowest = 10000;
+  unsigned first_ephemeral = first_ephemeral_port();
+  if (first_ephemeral <= lowest + 1000) return bind_loopback(0);
+  std::uniform_int_distribution<unsigned> port{lowest, first_ephemeral - 2};  // and the next
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    int fd = bind_loopback(static_cast<uint16_t>(port(pick)));
+    if (fd >= 0) return fd;
+  }
+  return bind_loopback(0);
+}
+
 uint16_t port_of(int fd) {
   sockaddr_in addr{};
   socklen_t len = sizeof addr;
@@ -65,7 +92,7 @@ shoal::expected<std::vector<uint16_t>> free_loopback_ports(size_t count, size_t 
   for (size_t i = 0; i < count && !failed; ++i) {
     // A controller's port needs the one after it free too, for its front door.
     for (int attempt = 0;; ++attempt) {
-      int fd = bind_loopback(0);
+      int fd = bind_quiet_loopback_port();
       if (fd < 0) {
         failed = shoal::error(errc::system_error, std::string{"bind: "} + strerror(errno));
         break;

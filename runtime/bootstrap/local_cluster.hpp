@@ -10,8 +10,10 @@
 
 namespace shoal::runtime {
 
-/// A TCP port on 127.0.0.1 that was free a moment ago, with the port after it (bound to port 0,
-/// then released): for a controller, whose front door listens on the next port.
+/// A TCP port on 127.0.0.1 that was free a moment ago, with the port after it (bound, then
+/// released): for a controller, whose front door listens on the next port. Picked at random below
+/// the kernel's ephemeral range, so that no connection made before the caller binds it can take
+/// it as its local port.
 /// Error: errc::system_error when no socket can be bound.
 shoal::expected<uint16_t> free_loopback_port();
 

@@ -443,38 +443,17 @@ simulated_cluster_fixture::~simulated_cluster_fixture() {
   cluster.tear_down(true);
 }
 
-namespace {
-
-/// A daemon of the cluster in `dir` could not bind a port: free_loopback_ports found it free, but
-/// a test running beside this one took it before the daemon bound it.
-bool lost_a_port_race(const std::string& dir) {
-  std::error_code ec;
-  for (auto& entry : std::filesystem::directory_iterator(dir, ec))
-    if (entry.path().extension() == ".log" &&
-        read_file(entry.path().string()).find("Address already in use") != std::string::npos)
-      return true;
-  return false;
-}
-
-}  // namespace
-
 cluster_fixture::cluster_fixture(unsigned nodes, const std::string& extra_config,
                                  const std::string& node_keys) {
-  for (int attempt = 1;; ++attempt) {
-    if (auto err = cluster.launch(nodes, test_auth_config() + extra_config, node_keys)) {
-      cluster.tear_down(true);
-      throw std::runtime_error("cannot launch the cluster: " + shoal::describe(err));
-    }
-    conf = cluster.config_path();
-    if (!cluster.wait_until_ready(60)) return;
+  if (auto err = cluster.launch(nodes, test_auth_config() + extra_config, node_keys)) {
+    cluster.tear_down(true);
+    throw std::runtime_error("cannot launch the cluster: " + shoal::describe(err));
+  }
+  conf = cluster.config_path();
+  if (auto err = cluster.wait_until_ready(60)) {
     auto dir = cluster.directory();
-    bool raced = lost_a_port_race(dir);
-    cluster.tear_down(!raced || attempt == 3);
-    // Another launch picks other ports.
-    if (!raced || attempt == 3)
-      throw std::runtime_error("the cluster did not come up within 60 s; logs in " + dir);
-    std::cerr << "integration: a port of the cluster in " << dir
-              << " was taken by a test beside it; launching again\n";
+    cluster.tear_down(true);
+    throw std::runtime_error("the cluster did not come up within 60 s; logs in " + dir);
   }
 }
 
