@@ -4,7 +4,7 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,6 +22,7 @@
 #include "messages/codec.hpp"
 #include "runtime/bootstrap/controller_link.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
+#include "runtime/bootstrap/tcp_connect.hpp"
 #include "runtime/bootstrap/temp_dir.hpp"
 #include "runtime/tls/cluster_identity.hpp"
 #include "runtime/tls/tls_transport.hpp"
@@ -85,14 +86,22 @@ struct tls_server {
             [&](caf::error& err) { out = std::move(err); });
     return out;
   }
-};
 
-int ask(caf::actor_system& sys, const caf::actor& whom, int x) {
-  caf::scoped_actor self{sys};
-  int got = -1;
-  self->request(whom, 10s, x).receive([&](int y) { got = y; }, [](caf::error&) {});
-  return got;
-}
+  /// A peer that holds the identity is still served (after one that was refused).
+  void a_member_is_served(int x) {
+    system_holder member{identity};
+    auto ctl = runtime::connect_controller_at(*member.sys, "127.0.0.1", port);
+    BOOST_REQUIRE_MESSAGE(ctl, (ctl ? "" : describe(ctl.error())));
+    BOOST_TEST(ask(*member.sys, *ctl, x) == x + 1);
+  }
+
+  static int ask(caf::actor_system& sys, const caf::actor& whom, int x) {
+    caf::scoped_actor self{sys};
+    int got = -1;
+    self->request(whom, 10s, x).receive([&](int y) { got = y; }, [](caf::error&) {});
+    return got;
+  }
+};
 
 }  // namespace
 
@@ -126,24 +135,18 @@ BOOST_AUTO_TEST_CASE(a_plain_caf_peer_gets_no_actor) {
   auto got = reach_from(*plain.sys, caf::duration{2s});
   BOOST_TEST(!got);
   // The server spins on nothing meanwhile and serves a peer that holds the identity.
-  system_holder member{identity};
-  auto ctl = runtime::connect_controller_at(*member.sys, "127.0.0.1", port);
-  BOOST_REQUIRE_MESSAGE(ctl, (ctl ? "" : describe(ctl.error())));
-  BOOST_TEST(ask(*member.sys, *ctl, 41) == 42);
+  a_member_is_served(41);
 }
 
 BOOST_AUTO_TEST_CASE(a_peer_that_never_starts_a_handshake_is_dropped) {
-  int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(port);
-  BOOST_REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  timeval patience{60, 0};  // the port's patience is 10 s; only a port that never drops fails
-  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &patience, sizeof patience);
+  auto fd = runtime::tcp_connect("127.0.0.1", port, 5s);
+  BOOST_REQUIRE_MESSAGE(fd, (fd ? "" : describe(fd.error())));
+  // The port's patience is 10 s; the bound only keeps a port that never drops from hanging us.
+  bool readable = runtime::wait_ready(*fd, POLLIN, std::chrono::steady_clock::now() + 60s);
   char c;
-  auto n = ::recv(fd, &c, 1, 0);
-  ::close(fd);
+  auto n = ::recv(*fd, &c, 1, 0);
+  ::close(*fd);
+  BOOST_TEST(readable);
   BOOST_TEST((n == 0 || (n < 0 && errno == ECONNRESET)));
 }
 
@@ -151,10 +154,7 @@ BOOST_AUTO_TEST_CASE(a_peer_of_another_cluster_is_refused) {
   system_holder stranger{fresh_identity()};
   auto got = reach_from(*stranger.sys, caf::duration{30s});
   BOOST_TEST(!got);
-  system_holder member{identity};
-  auto ctl = runtime::connect_controller_at(*member.sys, "127.0.0.1", port);
-  BOOST_REQUIRE_MESSAGE(ctl, (ctl ? "" : describe(ctl.error())));
-  BOOST_TEST(ask(*member.sys, *ctl, 1) == 2);
+  a_member_is_served(1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
