@@ -5,7 +5,7 @@
 #include <caf/all.hpp>
 #include <caf/send.hpp>
 
-#include "actors/controller.hpp"
+#include "actors/controller/controller.hpp"
 #include "actors/daemon_gate.hpp"
 #include "actors/state_keeper.hpp"
 #include "config/log.hpp"

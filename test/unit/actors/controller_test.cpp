@@ -7,7 +7,7 @@
 #include <caf/all.hpp>
 #include <caf/io/middleman.hpp>
 
-#include "actors/controller.hpp"
+#include "actors/controller/controller.hpp"
 #include "actors/job.hpp"
 #include "actors/saved_state.hpp"
 #include "actors/state_keeper.hpp"

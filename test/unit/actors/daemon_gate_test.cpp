@@ -11,7 +11,7 @@
 
 #include <caf/all.hpp>
 
-#include "actors/controller.hpp"
+#include "actors/controller/controller.hpp"
 #include "actors/daemon_gate.hpp"
 #include "actors/node.hpp"
 #include "config/config.hpp"

@@ -19,7 +19,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
-#include "actors/controller.hpp"
+#include "actors/controller/controller.hpp"
 #include "actors/standby.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"

@@ -1,0 +1,146 @@
+#include "actors/controller/controller_state.hpp"
+
+#include <sstream>
+
+#include "actors/clock.hpp"
+#include "actors/metering.hpp"
+#include "config/partition_edit.hpp"
+#include "topology/hostlist.hpp"
+
+namespace shoal::actors::ctl {
+
+caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_update& up) {
+  auto& st = self->state;
+  auto names = topology::expand_hostlist(up.nodes);
+  if (!names) return to_caf(names.error());
+  if (names->empty()) return make_error(errc::invalid_request, "no node names given");
+  for (auto& n : *names)
+    if (st.nodes.count(n) == 0)
+      return make_error(errc::unknown_node, "invalid node name '" + n + "'");
+  std::vector<std::pair<caf::actor, caf::message>> requests;
+  for (auto& n : *names)
+    requests.emplace_back(caf::actor_cast<caf::actor>(st.nodes[n]),
+                          caf::make_message(msg::nodeupd_atom_v, up));
+  return all_ok(self, std::move(requests));
+}
+
+/// The key the partition edits are saved under; they are replayed over the config's partitions
+/// when a controller starts from saved state.
+const std::string partitions_key = "partitions";
+
+/// `shoal control update|create|delete partitionname=`: the controller owns the partition table;
+/// the scheduler (placement, priorities) and the nodes that joined or left a partition hear the
+/// new one, and the edit is durable before the client hears ok. Deleting a partition that pending
+/// or running jobs use is refused, as Slurm does.
+caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::partition_edit& edit) {
+  auto& st = self->state;
+  auto parts = config::apply_partition_edit(st.cfg, edit);
+  if (!parts) return to_caf(parts.error());
+  if (edit.action == "delete")
+    for (auto& [id, job] : st.job_view)
+      if (job.partition == edit.name && !msg::is_finished(job.state))
+        return make_error(errc::invalid_request, "Partition is in use (job " + std::to_string(id) +
+                                                     " is " + msg::to_string(job.state) +
+                                                     " in it)");
+  std::map<std::string, std::vector<std::string>> before;
+  for (auto& n : st.cfg.nodes) before[n.name] = n.partitions;
+  st.cfg.partitions = std::move(*parts);
+  config::assign_node_partitions(st.cfg);
+  for (auto& n : st.cfg.nodes)
+    if (before[n.name] != n.partitions)
+      self->send(st.nodes.at(n.name), msg::parts_atom_v, n.partitions);
+  self->send(st.scheduler, msg::parts_atom_v,
+             std::make_shared<const std::vector<config::partition_config>>(st.cfg.partitions));
+  config::record_partition_edit(st.partition_edits, edit);
+  msg::partition_edits_record rec;
+  rec.edits = st.partition_edits;
+  persist(self, partitions_key, encoded(rec));
+  std::string settings;
+  for (auto& w : edit.settings) settings += (settings.empty() ? "" : " ") + w;
+  config::log().info("partition {} name={} settings=\"{}\" user={}", edit.action, edit.name,
+                     settings, edit.user);
+  return once_saved(self, caf::ok_atom::value);
+}
+
+/// The partitions as the saved edits left them (before any actor is spawned from the config).
+void replay_partitions(controller_state& st, const state::record_map& saved) {
+  auto rec = saved.find(partitions_key);
+  if (rec == saved.end()) return;
+  auto edits = decoded<msg::partition_edits_record>(rec->second);
+  if (!edits) {
+    config::log().error("saved state: record {} unreadable, skipped: {}", partitions_key,
+                        describe(edits.error()));
+    return;
+  }
+  std::vector<std::string> skipped;
+  config::replay_partition_edits(st.cfg, edits->edits, skipped);
+  for (auto& why : skipped)
+    config::log().warn("saved partition edit no longer applies, dropped: {}", why);
+  st.partition_edits = std::move(edits->edits);
+  config::log().info("partition edits replayed edits={} dropped={}", st.partition_edits.size(),
+                     skipped.size());
+}
+
+/// `shoal control setdebug`: the new level's name, or errc::invalid_request naming the levels.
+caf::result<std::string> on_setdebug(const std::string& text, const std::string& user) {
+  auto level = config::parse_debug_level(text);
+  if (!level) return make_error(errc::invalid_request, describe(level.error()));
+  auto before = config::log_level();
+  // Written while the more verbose of the two levels is in force, so it shows in either case.
+  auto note = [&] {
+    config::log().info("debug level changed from={} to={} user={}", config::to_string(before),
+                       config::to_string(*level), user);
+  };
+  if (*level < before) note();
+  config::set_log_level(*level);
+  if (*level >= before) note();
+  return std::string{config::to_string(*level)};
+}
+
+/// `shoal control setdebugflags +Flag -Flag`: the flags now on ("" for none), or
+/// errc::invalid_request.
+caf::result<std::string> on_setdebugflags(const std::string& changes, const std::string& user) {
+  std::vector<std::string> words;
+  std::istringstream in{changes};
+  for (std::string w; in >> w;) words.push_back(w);
+  auto flags = config::change_debug_flags(config::debug_flags(), words);
+  if (!flags) return to_caf(flags.error());
+  auto before = config::render_debug_flags(config::debug_flags());
+  config::set_debug_flags(*flags);
+  auto now = config::render_debug_flags(*flags);
+  config::log().info("debug flags changed from=\"{}\" to=\"{}\" user={}", before, now, user);
+  return now;
+}
+
+/// How RPCs that carry only a uid are attributed: "uid:N" (no user-database lookup in a handler).
+std::string uid_label(uint32_t uid) {
+  return "uid:" + std::to_string(uid);
+}
+
+/// Control passes to another shoalctld: see controller_actor's handover_atom. The ok comes once
+/// everything saved so far is durable, so the next controller loads all of it.
+caf::result<caf::ok_atom> hand_over(controller_self self) {
+  // Job actors are not linked to the controller (see submit_job), so killing the controller
+  // would leave them running: stop them here. Their tasks keep running on the nodes.
+  config::log().info("controller handing over jobs={}", self->state.jobs.size());
+  for (auto& [id, job] : self->state.jobs) self->send_exit(job, caf::exit_reason::kill);
+  self->state.jobs.clear();
+  return once_saved(self, caf::ok_atom::value);
+}
+
+/// `shoal diag --reset` (sdiag -r): zeroes the RPC, scheduler and job-count statistics.
+
+caf::result<caf::ok_atom> reset_diag(controller_self self, uint32_t uid) {
+  auto& st = self->state;
+  if (uid != 0 && uid != st.admin_uid)
+    return make_error(errc::permission_denied,
+                      "only root or the controller's user may reset the statistics");
+  if (!st.meters) return make_error(errc::invalid_request, "metrics are off (CollectMetrics=NO)");
+  for (auto prefix : diag_reset_prefixes) st.meters->reset(prefix);
+  st.meters->gauge_of("shoal_diag_reset_time_seconds", diag_reset_help)
+      .set(static_cast<double>(unix_now()));
+  config::log().info("diag statistics reset uid={}", uid);
+  return caf::ok_atom::value;
+}
+
+}  // namespace shoal::actors::ctl

@@ -1,0 +1,190 @@
+#pragma once
+
+// The controller's private state and the functions its concerns share. One file per concern
+// (submission.cpp, arrays.cpp, job_views.cpp, job_control.cpp, administration.cpp, recovery.cpp,
+// registration.cpp, persistence.cpp); controller.cpp wires them into the behavior. Nothing
+// outside actors/controller/ includes this header.
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/cluster_meters.hpp"
+#include "actors/collector_manager.hpp"
+#include "actors/controller/controller.hpp"
+#include "actors/job.hpp"
+#include "actors/node.hpp"
+#include "actors/saved_state.hpp"
+#include "actors/scheduler.hpp"
+#include "config/log.hpp"
+#include "messages/caf/error.hpp"
+#include "policy/array_spec.hpp"
+#include "policy/parsed_workload.hpp"
+
+namespace shoal::actors::ctl {
+
+constexpr const char* diag_reset_help =
+    "When `shoal diag --reset` last zeroed the statistics (Unix seconds; the start at first).";
+
+/// Finished jobs stay visible this long (Slurm's MinJobAge default).
+constexpr int64_t min_job_age_s = 300;
+
+/// A job array: the request its tasks are made from, and which tasks run now. Pending tasks are
+/// the scheduler's (a range list there); a task gets an actor only when it starts.
+struct array_entry {
+  job_setup task_template;
+  std::vector<policy::index_range> spec;
+  uint64_t task_count = 0;
+  uint32_t min_index = 0;
+  uint32_t max_index = 0;
+  std::map<uint32_t, uint64_t> running;  ///< index -> task job id, while the task's actor lives
+  std::string spec_text;                 ///< the --array it was submitted with
+  std::string pending_text;  ///< the tasks not started yet, in --array syntax ("": none)
+};
+
+struct controller_state {
+  static inline const char* name = "controller";
+  config::cluster_config cfg;
+  std::unordered_map<std::string, node_actor> nodes;
+  std::map<std::string, msg::node_info> node_view;
+  std::map<uint64_t, job_actor> jobs;
+  std::map<uint64_t, msg::job_info> job_view;
+  /// The ids of job_view whose job may not have finished: every view put in since the last
+  /// purge, plus those unfinished at it. A listing of the unfinished walks these, not every job
+  /// kept for MinJobAge, and drops the ones it finds finished or gone.
+  std::set<uint64_t> maybe_unfinished;
+  /// When purge_old_jobs last walked job_view: listings come many times a second, and ages are
+  /// in whole seconds, so one walk a second is enough.
+  int64_t last_purge = 0;
+  scheduler_actor scheduler;
+  collector_manager_actor collectors;  ///< null without CollectorNodes
+  std::map<uint64_t, array_entry> arrays;
+  uint64_t next_job_id = 1;
+  uint32_t admin_uid = 0;
+  daemon_gate_actor gate;  ///< null: registrations are believed and launches go unsigned
+  /// Submission tokens seen recently -> job id, so a client that lost a reply and retries gets
+  /// its job back instead of a second one. Oldest first, for pruning.
+  std::unordered_map<std::string, uint64_t> tokens;
+  std::deque<std::pair<int64_t, std::string>> token_order;
+  metrics::registry* meters = nullptr;                         ///< null: CollectMetrics=NO
+  std::shared_ptr<interconnect::switch_manager> interconnect;  ///< SwitchType's plugin
+  std::optional<cluster_meters> cluster;                       ///< set with `meters`
+  state_keeper_actor keeper;  ///< where the state a restart must not lose goes; null: nowhere
+  /// Recovered jobs whose steps a node has not yet confirmed: node -> job ids. The node's next
+  /// registration reports what it still runs.
+  std::map<std::string, std::set<uint64_t>> unconfirmed;
+  /// The partition edits made at run time, as a restart replays them (short: see
+  /// config::record_partition_edit).
+  std::vector<msg::partition_edit> partition_edits;
+};
+
+using controller_self = controller_actor::stateful_pointer<controller_state>;
+
+/// Answers `reply` once everything handed to the keeper so far is durable; with the disk
+/// failing, the client hears why instead of an acknowledgement that would be a lie.
+template <class T>
+caf::result<T> once_saved(controller_self self, T reply) {
+  auto& st = self->state;
+  if (!st.keeper) return reply;
+  auto rp = self->make_response_promise<T>();
+  self->request(st.keeper, caf::infinite, msg::sync_atom_v)
+      .then([rp, reply](caf::ok_atom) mutable { rp.deliver(std::move(reply)); },
+            [rp](caf::error& err) mutable {
+              rp.deliver(make_error(errc::system_error,
+                                    "the controller cannot save its state: " + describe(err)));
+            });
+  return rp;
+}
+
+/// Records that failed to decode are logged and skipped: one bad record must not cost the rest.
+template <class T>
+std::optional<T> decode_record(const std::string& key, const state::value_ptr& value) {
+  auto rec = decoded<T>(value);
+  if (!rec) {
+    config::log().error("saved state: record {} unreadable, skipped: {}", key,
+                        describe(rec.error()));
+    return std::nullopt;
+  }
+  return std::move(*rec);
+}
+
+// -- persistence.cpp: what the controller saves, and when a reply may go --
+
+/// Hands one record to the state keeper (null value: forget the key).
+void persist(controller_self self, std::string key, state::value_ptr value);
+void save_next_job_id(controller_self self);
+/// Sends every request; ok once all answered ok and what the keeper holds is durable.
+caf::result<caf::ok_atom> all_ok(controller_self self,
+                                 std::vector<std::pair<caf::actor, caf::message>> requests);
+/// The refusal of a request that did not come through the front door (auth/munge), or none.
+caf::error unproven(controller_self self);
+
+// -- job_views.cpp: the listings' views of jobs, nodes and partitions --
+
+msg::partition_info partition_view(const config::partition_config& cfg);
+/// Puts a job's listing view in place: the one way views are added or replaced.
+void put_view(controller_state& st, uint64_t id, msg::job_info info);
+void purge_old_jobs(controller_self self);
+std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished);
+
+// -- submission.cpp: new jobs, steps and --test-only --
+
+void remember_token(controller_self self, const std::string& token, uint64_t id);
+caf::expected<policy::workload_ptr> parse_workload(controller_self self,
+                                                   const msg::job_request& req);
+job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
+                     policy::workload_ptr workload, caf::actor client);
+void save_new_job(controller_self self, const job_setup& setup);
+void record_initial_view(controller_self self, const job_setup& setup);
+caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& req,
+                                      caf::actor& client);
+caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request& req);
+
+// -- arrays.cpp: job arrays, one record each until their tasks start --
+
+void save_array(controller_self self, uint64_t id);
+msg::job_info submit_array(controller_self self, msg::job_request req,
+                           policy::workload_ptr workload);
+void start_array_task(controller_self self, uint64_t array_id, uint32_t index, uint64_t task_id,
+                      std::vector<std::string>& names, std::vector<caf::actor>& actors,
+                      std::vector<uint32_t>& cpus, std::string& nodelist,
+                      std::vector<msg::gres_held>& gres);
+void on_array_view(controller_self self, uint64_t array_id, const std::string& reason,
+                   const std::string& folded);
+
+// -- job_control.cpp: cancel, signal, hold/release/top/requeue, an allocation's end --
+
+caf::result<caf::ok_atom> complete(controller_self self, uint64_t id, int32_t code, int32_t signo,
+                                   uint32_t uid);
+caf::result<caf::ok_atom> cancel(controller_self self, const std::string& text, int32_t signo,
+                                 uint32_t uid);
+caf::result<caf::ok_atom> job_control(controller_self self, const msg::job_control& ctl);
+
+// -- administration.cpp: nodes, partitions, debug levels, statistics, handover --
+
+caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_update& up);
+caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::partition_edit& edit);
+void replay_partitions(controller_state& st, const state::record_map& saved);
+caf::result<std::string> on_setdebug(const std::string& text, const std::string& user);
+caf::result<std::string> on_setdebugflags(const std::string& changes, const std::string& user);
+std::string uid_label(uint32_t uid);
+caf::result<caf::ok_atom> hand_over(controller_self self);
+caf::result<caf::ok_atom> reset_diag(controller_self self, uint32_t uid);
+
+// -- recovery.cpp: the state a restart or a takeover resumes --
+
+void recover(controller_self self, state::record_map& saved);
+
+// -- registration.cpp: node daemons joining --
+
+caf::result<caf::actor> on_register(controller_self self, msg::machine_status& rep,
+                                    caf::actor& daemon, msg::node_report* report);
+
+}  // namespace shoal::actors::ctl

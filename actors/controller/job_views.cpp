@@ -1,0 +1,86 @@
+#include "actors/controller/controller_state.hpp"
+
+#include "actors/clock.hpp"
+
+namespace shoal::actors::ctl {
+
+/// A partition as listings show it. Partitions are the configuration's (no actor owns them
+/// until partitions change at run time).
+msg::partition_info partition_view(const config::partition_config& cfg) {
+  msg::partition_info info;
+  info.name = cfg.name;
+  info.state = cfg.state;
+  info.is_default = cfg.is_default;
+  info.max_time_s = cfg.max_time_s;
+  info.default_time_s = cfg.default_time_s;
+  info.max_nodes = cfg.max_nodes;
+  info.nodes = cfg.nodes;
+  info.priority = cfg.priority;
+  info.over_subscribe = config::over_subscribe_text(cfg);
+  return info;
+}
+
+/// Puts a job's listing view in place: the one way views are added or replaced.
+void put_view(controller_state& st, uint64_t id, msg::job_info info) {
+  st.job_view[id] = std::move(info);
+  st.maybe_unfinished.insert(id);
+}
+
+void purge_old_jobs(controller_self self) {
+  auto now = unix_now();
+  if (now == self->state.last_purge) return;
+  self->state.last_purge = now;
+  auto cutoff = now - min_job_age_s;
+  auto& view = self->state.job_view;
+  auto& unfinished = self->state.maybe_unfinished;
+  unfinished.clear();
+  for (auto it = view.begin(); it != view.end();) {
+    if (msg::is_finished(it->second.state) && it->second.end_time < cutoff) {
+      if (self->state.cluster) self->state.cluster->job_forgotten(it->second.state);
+      persist(self,
+              self->state.arrays.count(it->first) > 0 ? array_key(it->first) : job_key(it->first),
+              nullptr);
+      it = view.erase(it);
+      continue;
+    }
+    if (!msg::is_finished(it->second.state)) unfinished.insert(unfinished.end(), it->first);
+    ++it;
+  }
+  // An array is forgotten once nothing of it pends or runs and its line has gone.
+  auto& arrays = self->state.arrays;
+  for (auto it = arrays.begin(); it != arrays.end();) {
+    auto meta = view.find(it->first);
+    bool pending = meta != view.end() && !msg::is_finished(meta->second.state);
+    if (!pending && it->second.running.empty() && meta == view.end()) {
+      persist(self, array_key(it->first), nullptr);
+      it = arrays.erase(it);
+    } else
+      ++it;
+  }
+}
+
+/// Every job the controller knows, in id order; finished ones (kept MinJobAge) only on request,
+/// so a plain `shoal queue` stays cheap after thousands of jobs.
+std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished) {
+  purge_old_jobs(self);
+  auto& st = self->state;
+  std::vector<msg::job_info> out;
+  if (include_finished) {
+    out.reserve(st.job_view.size());
+    for (auto& [id, info] : st.job_view) out.push_back(info);
+    return out;
+  }
+  out.reserve(st.jobs.size());
+  for (auto it = st.maybe_unfinished.begin(); it != st.maybe_unfinished.end();) {
+    auto view = st.job_view.find(*it);
+    if (view == st.job_view.end() || msg::is_finished(view->second.state)) {
+      it = st.maybe_unfinished.erase(it);
+      continue;
+    }
+    out.push_back(view->second);
+    ++it;
+  }
+  return out;
+}
+
+}  // namespace shoal::actors::ctl

@@ -1,0 +1,87 @@
+#include "actors/controller/controller_state.hpp"
+
+#include <csignal>
+
+namespace shoal::actors::ctl {
+
+/// A registering daemon's report: ended steps reach their jobs, recovered jobs learn which of
+/// their steps the node still runs, and tasks of jobs this controller does not know are killed.
+void reconcile(controller_self self, const std::string& node, const caf::actor& daemon,
+               msg::node_report& report) {
+  auto& st = self->state;
+  for (auto& ex : report.ended) {
+    auto job = st.jobs.find(ex.job_id);
+    if (job != st.jobs.end()) self->send(job->second, std::move(ex));
+  }
+  std::map<uint64_t, std::vector<uint32_t>> running;
+  for (auto& ref : report.running) {
+    if (st.jobs.count(ref.job_id) > 0) {
+      running[ref.job_id].push_back(ref.step_id);
+      continue;
+    }
+    config::log().warn("job unknown to the controller node={} job={} step={}: killing its tasks",
+                       node, ref.job_id, msg::step_label(ref.step_id));
+    if (st.gate)
+      self->send(st.gate, msg::signal_atom_v, ref.job_id, ref.step_id, int32_t{SIGKILL}, daemon);
+    else
+      caf::anon_send(daemon, msg::signal_atom_v, ref.job_id, ref.step_id, int32_t{SIGKILL},
+                     std::string{});
+  }
+  auto waiting = st.unconfirmed.find(node);
+  if (waiting == st.unconfirmed.end()) return;
+  for (auto id : waiting->second) {
+    auto job = st.jobs.find(id);
+    if (job != st.jobs.end()) self->send(job->second, msg::adopt_atom_v, node, running[id]);
+  }
+  st.unconfirmed.erase(waiting);
+}
+
+/// The node actor a daemon's registration goes to, once the steps it reports are reconciled;
+/// errc::unknown_node for a name the config lacks.
+caf::expected<node_actor> admit(controller_self self, const msg::machine_status& rep,
+                                const caf::actor& daemon, msg::node_report* report) {
+  SHOAL_DEBUG(init, "registration node={} host={} pid={} cpus={}", rep.node_name, rep.hostname,
+              rep.daemon_pid, rep.cpus);
+  auto it = self->state.nodes.find(rep.node_name);
+  if (it == self->state.nodes.end()) {
+    config::log().warn("registration refused node={} host={}", rep.node_name, rep.hostname);
+    return make_error(errc::unknown_node,
+                      "node '" + rep.node_name + "' is not in the controller's configuration");
+  }
+  if (report) reconcile(self, rep.node_name, daemon, *report);
+  return it->second;
+}
+
+/// Registration: with a gate, only once it vouched for the daemon (a crafted peer on the CAF
+/// port cannot pose as a node); then the node actor answers with its handle.
+caf::result<caf::actor> on_register(controller_self self, msg::machine_status& rep,
+                                    caf::actor& daemon, msg::node_report* report) {
+  auto& st = self->state;
+  if (!st.gate) {
+    rep.credential.clear();
+    auto node = admit(self, rep, daemon, report);
+    if (!node) return std::move(node.error());
+    return self->delegate(*node, msg::register_atom_v, std::move(rep), std::move(daemon));
+  }
+  auto rp = self->make_response_promise<caf::actor>();
+  auto kept = report ? std::optional<msg::node_report>{std::move(*report)} : std::nullopt;
+  auto checked = kept ? *kept : msg::node_report{};
+  self->request(st.gate, std::chrono::seconds{10}, msg::register_atom_v, rep, std::move(checked))
+      .then(
+          [self, rp, rep, daemon, kept](caf::ok_atom) mutable {
+            rep.credential.clear();
+            auto node = admit(self, rep, daemon, kept ? &*kept : nullptr);
+            if (!node)
+              rp.deliver(std::move(node.error()));
+            else
+              rp.delegate(*node, msg::register_atom_v, std::move(rep), std::move(daemon));
+          },
+          [rp, rep](caf::error& err) mutable {
+            config::log().warn("registration refused node={} host={} pid={}: {}", rep.node_name,
+                               rep.hostname, rep.daemon_pid, describe(err));
+            rp.deliver(std::move(err));
+          });
+  return rp;
+}
+
+}  // namespace shoal::actors::ctl

@@ -1,0 +1,168 @@
+#include "actors/controller/controller_state.hpp"
+
+#include "actors/clock.hpp"
+#include "actors/submission.hpp"
+#include "policy/dependency.hpp"
+#include "policy/job_lifecycle.hpp"
+
+namespace shoal::actors::ctl {
+
+/// How long a submission token is remembered: far longer than any client retries.
+constexpr int64_t token_memory_s = 600;
+
+void remember_token(controller_self self, const std::string& token, uint64_t id) {
+  auto& st = self->state;
+  auto now = unix_now();
+  while (!st.token_order.empty() && st.token_order.front().first < now - token_memory_s) {
+    st.tokens.erase(st.token_order.front().second);
+    st.token_order.pop_front();
+  }
+  st.tokens.emplace(token, id);
+  st.token_order.emplace_back(now, token);
+}
+
+/// Parses the job's --array and --dependency, the one place they are parsed in shoalctld, before
+/// a job exists, so a bad value is the submitter's error, not a job stuck pending.
+caf::expected<policy::workload_ptr> parse_workload(controller_self self,
+                                                   const msg::job_request& req) {
+  auto& st = self->state;
+  const auto& w = req.workload;
+  auto parsed = std::make_shared<policy::parsed_workload>();
+  if (!w.array.empty()) {
+    if (!req.batch) return make_error(errc::invalid_request, "--array is for batch jobs only");
+    auto spec = policy::parse_array_spec(w.array, st.cfg.scheduling.max_array_size);
+    if (!spec)
+      return make_error(errc::invalid_request,
+                        "Invalid job array specification: " + describe(spec.error()));
+    parsed->array = std::move(*spec);
+  }
+  if (!w.dependency.empty()) {
+    auto dep = policy::parse_dependency(w.dependency);
+    if (!dep) return to_caf(dep.error());
+    policy::dependency_view known;
+    known.outcome = [&st](uint64_t job, std::optional<uint32_t>) {
+      policy::job_outcome o;
+      o.known = st.job_view.count(job) > 0 || st.arrays.count(job) > 0;
+      return o;
+    };
+    known.singleton_busy = [] { return false; };
+    auto unknown = policy::unknown_targets(*dep, known);
+    if (!unknown.empty())
+      return make_error(errc::invalid_request,
+                        "Job dependency problem: job " + std::to_string(unknown.front().job) +
+                            " is not known (it never existed or ended more than " +
+                            std::to_string(min_job_age_s) + " s ago)");
+    parsed->dep = std::move(*dep);
+  }
+  return policy::workload_ptr{std::move(parsed)};
+}
+
+job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
+                     policy::workload_ptr workload, caf::actor client) {
+  auto& st = self->state;
+  job_setup setup;
+  setup.id = id;
+  setup.req = std::move(req);
+  setup.workload = std::move(workload);
+  setup.kill_wait_s = st.cfg.kill_wait_s;
+  setup.mail_prog = st.cfg.mail_prog;
+  setup.cluster_name = st.cfg.cluster_name;
+  setup.meters = st.meters;
+  setup.admin_uid = st.admin_uid;
+  setup.client = std::move(client);
+  setup.controller = caf::actor_cast<caf::actor>(self);
+  setup.scheduler = st.scheduler;
+  setup.shared_nodes = st.cfg.scheduling.consumable;
+  setup.interconnect = st.interconnect;
+  setup.keeper = st.keeper;
+  return setup;
+}
+
+/// A job's record as first saved, before its actor runs: the submission is durable before the
+/// client hears of it, and the job's own later records replace this one.
+void save_new_job(controller_self self, const job_setup& setup) {
+  msg::job_record rec;
+  rec.request = setup.req;
+  rec.info = initial_job_info(setup);
+  rec.life_state = static_cast<uint32_t>(policy::initial_lifecycle(setup.req.workload.hold).state);
+  rec.life_reason = rec.info.reason;
+  persist(self, job_key(setup.id), encoded(rec));
+}
+
+/// Lists a new job from now, not from its actor's first news: a `queue` or `show job` sent right
+/// after the submission's reply must find it.
+void record_initial_view(controller_self self, const job_setup& setup) {
+  auto& st = self->state;
+  auto info = initial_job_info(setup);
+  if (st.cluster) st.cluster->job_changed(std::nullopt, info.state);
+  put_view(st, setup.id, std::move(info));
+}
+
+caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& req,
+                                      caf::actor& client) {
+  auto& st = self->state;
+  if (!req.submit_token.empty()) {
+    auto known = st.tokens.find(req.submit_token);
+    if (known != st.tokens.end()) {
+      config::log().info("job submit retried job={} user={}", known->second, req.user);
+      msg::job_info info;
+      info.job_id = known->second;
+      auto view = st.job_view.find(known->second);
+      info.state = view != st.job_view.end() ? view->second.state : msg::job_state::pending;
+      return info;
+    }
+  }
+  auto resolved = resolve_submission(st.cfg, st.node_view, req);
+  caf::expected<policy::workload_ptr> workload{policy::workload_ptr{}};
+  if (resolved) workload = parse_workload(self, *resolved);
+  if (resolved && !workload) resolved = workload.error();
+  if (!resolved) {
+    config::log().info("job rejected user={} reason=\"{}\"", req.user, describe(resolved.error()));
+    return std::move(resolved.error());
+  }
+  auto token = resolved->submit_token;
+  if (!resolved->workload.array.empty()) {
+    auto info = submit_array(self, std::move(*resolved), std::move(*workload));
+    if (!token.empty()) remember_token(self, token, info.job_id);
+    return once_saved(self, std::move(info));
+  }
+  auto id = st.next_job_id++;
+  auto setup = make_setup(self, id, std::move(*resolved), std::move(*workload), client);
+  if (setup.req.batch) {
+    setup.req.stdout_path = expand_output_path(setup.req.stdout_path, setup.id, setup.req);
+    if (!setup.req.stderr_path.empty())
+      setup.req.stderr_path = expand_output_path(setup.req.stderr_path, setup.id, setup.req);
+  }
+  config::log().info("job submit job={} user={} partition={} nodes={} tasks={} batch={}", id,
+                     setup.req.user, setup.req.partition, setup.req.min_nodes, setup.req.ntasks,
+                     setup.req.batch);
+  save_new_job(self, setup);
+  save_next_job_id(self);
+  record_initial_view(self, setup);
+  // Not linked: unlinking is linear in the links held, paid at every job's end, and shoalctld
+  // exits without tearing its actors down anyway.
+  auto job = spawn_job(self->system(), std::move(setup));
+  st.jobs.emplace(id, job);
+  if (!token.empty()) remember_token(self, token, id);
+  if (st.cluster) st.cluster->job_submitted();
+  msg::job_info info;
+  info.job_id = id;
+  info.state = msg::job_state::pending;
+  return once_saved(self, std::move(info));
+}
+
+/// --test-only: the job as a submission would make it, placed by the scheduler against what
+/// runs now; nothing is recorded, and the id it would get is not taken.
+caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request& req) {
+  auto& st = self->state;
+  req.job_id = 0;
+  req.workload.array.clear();  // estimated as one task, as Slurm's will_run does
+  auto resolved = resolve_submission(st.cfg, st.node_view, req);
+  if (!resolved) return std::move(resolved.error());
+  auto workload = parse_workload(self, *resolved);
+  if (!workload) return std::move(workload.error());
+  return self->delegate(st.scheduler, msg::willrun_atom_v, st.next_job_id, std::move(*resolved),
+                        std::move(*workload));
+}
+
+}  // namespace shoal::actors::ctl
