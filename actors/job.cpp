@@ -664,7 +664,9 @@ caf::result<caf::ok_atom> once_saved(job_self self) {
 
 bool may_act_on(job_self self, uint32_t uid) {
   auto& st = self->state;
-  return uid == 0 || uid == st.info.uid || uid == st.setup.admin_uid;
+  static const policy::access_rules root_only;
+  const auto& rules = st.setup.access ? *st.setup.access : root_only;
+  return policy::may(rules, uid, policy::operation::act_on_job, st.info.uid);
 }
 
 caf::result<caf::ok_atom> on_cancel(job_self self, int32_t signo, uint32_t uid) {

@@ -19,6 +19,7 @@
 #include "messages/caf/type_ids.hpp"
 #include "messages/types.hpp"
 #include "metrics/registry.hpp"
+#include "policy/access.hpp"
 
 namespace shoal::actors {
 
@@ -33,8 +34,10 @@ struct job_setup {
   /// SLURM_CLUSTER_NAME.
   std::string mail_prog;
   std::string cluster_name;
-  uint32_t admin_uid = 0;  ///< besides root, this uid may cancel any job (the controller's)
-  caf::actor client;       ///< the waiting `shoal run`, or invalid for batch jobs
+  /// Who may act on the job besides its owner: the same rules the front door and the
+  /// controller ask (policy/access.hpp). Null: root only.
+  std::shared_ptr<const policy::access_rules> access;
+  caf::actor client;  ///< the waiting `shoal run`, or invalid for batch jobs
   caf::actor controller;
   scheduler_actor scheduler;  ///< typed: what the job tells it is checked at compile time
   /// Array tasks only: the task's place in its array, and the nodes the scheduler already

@@ -18,6 +18,7 @@
 #include "messages/caf/error.hpp"
 #include "messages/errc.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
+#include "runtime/bootstrap/daemon_auth.hpp"
 #include "runtime/bootstrap/logging.hpp"
 #include "runtime/bootstrap/metrics_server.hpp"
 #include "runtime/bootstrap/shutdown.hpp"
@@ -153,6 +154,7 @@ int main(int argc, char** argv) {
     }
     setup.cluster_identity = std::move(*identity);
   }
+  setup.access = shoal::runtime::access_rules_of(*cfg);
   const auto& me = setup.lines[setup.self_index];
   setup.bind_address = listen_address(me, *cfg);
   setup.metrics_address = setup.bind_address.empty() ? "0.0.0.0" : setup.bind_address;

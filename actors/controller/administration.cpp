@@ -11,6 +11,8 @@ namespace shoal::actors::ctl {
 
 caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_update& up) {
   auto& st = self->state;
+  st.attribute_to(up.user);
+  SHOAL_DEBUG(msg, "rpc update nodes={} state={} user={}", up.nodes, up.state, up.user);
   auto names = topology::expand_hostlist(up.nodes);
   if (!names) return to_caf(names.error());
   if (names->empty()) return make_error(errc::invalid_request, "no node names given");
@@ -24,16 +26,18 @@ caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_upd
   return all_ok(self, std::move(requests));
 }
 
-/// The key the partition edits are saved under; they are replayed over the config's partitions
-/// when a controller starts from saved state.
+/// The key the partition edits are saved under; they are replayed over the
+/// config's partitions when a controller starts from saved state.
 const std::string partitions_key = "partitions";
 
-/// `shoal control update|create|delete partitionname=`: the controller owns the partition table;
-/// the scheduler (placement, priorities) and the nodes that joined or left a partition hear the
-/// new one, and the edit is durable before the client hears ok. Deleting a partition that pending
-/// or running jobs use is refused, as Slurm does.
+/// `shoal control update|create|delete partitionname=`: the controller owns the
+/// partition table; the scheduler (placement, priorities) and the nodes that
+/// joined or left a partition hear the new one, and the edit is durable before
+/// the client hears ok. Deleting a partition that pending or running jobs use
+/// is refused, as Slurm does.
 caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::partition_edit& edit) {
   auto& st = self->state;
+  st.attribute_to(edit.user);
   auto parts = config::apply_partition_edit(st.cfg, edit);
   if (!parts) return to_caf(parts.error());
   if (edit.action == "delete")
@@ -62,7 +66,8 @@ caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::parti
   return once_saved(self, caf::ok_atom::value);
 }
 
-/// The partitions as the saved edits left them (before any actor is spawned from the config).
+/// The partitions as the saved edits left them (before any actor is spawned
+/// from the config).
 void replay_partitions(controller_state& st, const state::record_map& saved) {
   auto rec = saved.find(partitions_key);
   if (rec == saved.end()) return;
@@ -81,12 +86,16 @@ void replay_partitions(controller_state& st, const state::record_map& saved) {
                      skipped.size());
 }
 
-/// `shoal control setdebug`: the new level's name, or errc::invalid_request naming the levels.
-caf::result<std::string> on_setdebug(const std::string& text, const std::string& user) {
+/// `shoal control setdebug`: the new level's name, or errc::invalid_request
+/// naming the levels.
+caf::result<std::string> set_debug_level(controller_self self, const std::string& text,
+                                         const std::string& user) {
+  self->state.attribute_to(user);
   auto level = config::parse_debug_level(text);
   if (!level) return make_error(errc::invalid_request, describe(level.error()));
   auto before = config::log_level();
-  // Written while the more verbose of the two levels is in force, so it shows in either case.
+  // Written while the more verbose of the two levels is in force, so it shows
+  // in either case.
   auto note = [&] {
     config::log().info("debug level changed from={} to={} user={}", config::to_string(before),
                        config::to_string(*level), user);
@@ -97,9 +106,11 @@ caf::result<std::string> on_setdebug(const std::string& text, const std::string&
   return std::string{config::to_string(*level)};
 }
 
-/// `shoal control setdebugflags +Flag -Flag`: the flags now on ("" for none), or
-/// errc::invalid_request.
-caf::result<std::string> on_setdebugflags(const std::string& changes, const std::string& user) {
+/// `shoal control setdebugflags +Flag -Flag`: the flags now on ("" for none),
+/// or errc::invalid_request.
+caf::result<std::string> set_debug_flags(controller_self self, const std::string& changes,
+                                         const std::string& user) {
+  self->state.attribute_to(user);
   std::vector<std::string> words;
   std::istringstream in{changes};
   for (std::string w; in >> w;) words.push_back(w);
@@ -112,27 +123,31 @@ caf::result<std::string> on_setdebugflags(const std::string& changes, const std:
   return now;
 }
 
-/// How RPCs that carry only a uid are attributed: "uid:N" (no user-database lookup in a handler).
+/// How RPCs that carry only a uid are attributed: "uid:N" (no user-database
+/// lookup in a handler).
 std::string uid_label(uint32_t uid) {
   return "uid:" + std::to_string(uid);
 }
 
-/// Control passes to another shoalctld: see controller_actor's handover_atom. The ok comes once
-/// everything saved so far is durable, so the next controller loads all of it.
+/// Control passes to another shoalctld: see controller_actor's handover_atom.
+/// The ok comes once everything saved so far is durable, so the next controller
+/// loads all of it.
 caf::result<caf::ok_atom> hand_over(controller_self self) {
-  // Job actors are not linked to the controller (see submit_job), so killing the controller
-  // would leave them running: stop them here. Their tasks keep running on the nodes.
+  // Job actors are not linked to the controller (see submit_job), so killing
+  // the controller would leave them running: stop them here. Their tasks keep
+  // running on the nodes.
   config::log().info("controller handing over jobs={}", self->state.jobs.size());
   for (auto& [id, job] : self->state.jobs) self->send_exit(job, caf::exit_reason::kill);
   self->state.jobs.clear();
   return once_saved(self, caf::ok_atom::value);
 }
 
-/// `shoal diag --reset` (sdiag -r): zeroes the RPC, scheduler and job-count statistics.
+/// `shoal diag --reset` (sdiag -r): zeroes the RPC, scheduler and job-count
+/// statistics.
 
 caf::result<caf::ok_atom> reset_diag(controller_self self, uint32_t uid) {
   auto& st = self->state;
-  if (uid != 0 && uid != st.admin_uid)
+  if (!policy::may(*st.access, uid, policy::operation::reset_statistics))
     return make_error(errc::permission_denied,
                       "only root or the controller's user may reset the statistics");
   if (!st.meters) return make_error(errc::invalid_request, "metrics are off (CollectMetrics=NO)");

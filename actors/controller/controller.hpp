@@ -13,6 +13,7 @@
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "metrics/registry.hpp"
+#include "policy/access.hpp"
 
 namespace shoal::actors {
 
@@ -119,9 +120,12 @@ struct controller_recovery {
 /// (switch/none when the name is unknown: shoalctld refuses such a config before it gets here).
 /// `daemon_gate` (auth/munge) checks each node daemon's registration and signs the launches
 /// the node actors send; the controller links to it. Null: daemons are believed (auth/none).
+/// `access` says who may act on jobs and statistics (the front door's rules, AdminUsers and
+/// SlurmUser resolved); the user the controller runs as is added to its daemon users.
 controller_actor spawn_controller(
     caf::actor_system& sys, config::cluster_config cfg, metrics::registry* meters = nullptr,
     std::shared_ptr<interconnect::switch_manager> interconnect = nullptr,
-    controller_recovery recovery = {}, daemon_gate_actor daemon_gate = {});
+    controller_recovery recovery = {}, daemon_gate_actor daemon_gate = {},
+    policy::access_rules access = {});
 
 }  // namespace shoal::actors

@@ -5,19 +5,10 @@
 
 namespace shoal::actors::ctl {
 
-/// `shoal alloc` releases its allocation (salloc's slurm_complete_job).
-caf::result<caf::ok_atom> complete(controller_self self, uint64_t id, int32_t code, int32_t signo,
-                                   uint32_t uid) {
-  auto& st = self->state;
-  if (auto job = st.jobs.find(id); job != st.jobs.end())
-    return self->delegate(job->second, msg::complete_atom_v, code, signo, uid);
-  // Ended already (cancelled, timed out): Slurm's ESLURM_ALREADY_DONE, which salloc ignores.
-  if (st.job_view.count(id) > 0) return caf::ok_atom::value;
-  return make_error(errc::unknown_job, "invalid job id " + std::to_string(id));
-}
+namespace {
 
 bool may_act_on(controller_self self, uint32_t owner, uint32_t uid) {
-  return uid == 0 || uid == owner || uid == self->state.admin_uid;
+  return policy::may(*self->state.access, uid, policy::operation::act_on_job, owner);
 }
 
 caf::result<caf::ok_atom> cancel_one_job(controller_self self, uint64_t id, int32_t signo,
@@ -33,8 +24,8 @@ caf::result<caf::ok_atom> cancel_one_job(controller_self self, uint64_t id, int3
   return make_error(errc::unknown_job, "Invalid job id specified");
 }
 
-/// scancel of `12`, `12_4` or `12_[1-5]`: running tasks get the signal (or are cancelled),
-/// pending ones leave the scheduler's range list.
+/// scancel of `12`, `12_4` or `12_[1-5]`: running tasks get the signal (or are
+/// cancelled), pending ones leave the scheduler's range list.
 caf::result<caf::ok_atom> cancel(controller_self self, const std::string& text, int32_t signo,
                                  uint32_t uid) {
   auto& st = self->state;
@@ -75,16 +66,31 @@ caf::result<caf::ok_atom> cancel(controller_self self, const std::string& text, 
   return caf::ok_atom::value;
 }
 
-/// hold, uhold, release, top (the scheduler's) and requeue (running jobs'), on each job named;
-/// one reply for all, the first error if any.
+}  // namespace
 
-caf::result<caf::ok_atom> job_control(controller_self self, const msg::job_control& ctl) {
+/// `shoal alloc` releases its allocation (salloc's slurm_complete_job).
+caf::result<caf::ok_atom> complete(controller_self self, uint64_t id, int32_t code, int32_t signo,
+                                   uint32_t uid) {
+  config::log().info("job allocation released job={} exit_code={} uid={}", id, code, uid);
+  auto& st = self->state;
+  if (auto job = st.jobs.find(id); job != st.jobs.end())
+    return self->delegate(job->second, msg::complete_atom_v, code, signo, uid);
+  // Ended already (cancelled, timed out): Slurm's ESLURM_ALREADY_DONE, which
+  // salloc ignores.
+  if (st.job_view.count(id) > 0) return caf::ok_atom::value;
+  return make_error(errc::unknown_job, "invalid job id " + std::to_string(id));
+}
+
+/// hold, uhold, release, top (the scheduler's) and requeue (running jobs'), on
+/// each job named; one reply for all, the first error if any.
+caf::result<caf::ok_atom> control_jobs(controller_self self, const msg::job_control& ctl) {
+  self->state.attribute_to(uid_label(ctl.uid));
   auto& st = self->state;
   static const std::vector<std::string> ops = {"hold", "uhold", "release", "top", "requeue"};
   if (std::find(ops.begin(), ops.end(), ctl.op) == ops.end())
     return make_error(errc::invalid_request, "unknown job command '" + ctl.op + "'");
   if (ctl.jobs.empty()) return make_error(errc::invalid_request, ctl.op + " needs a job list");
-  bool admin = ctl.uid == 0 || ctl.uid == st.admin_uid;
+  bool admin = policy::may(*st.access, ctl.uid, policy::operation::hold_as_admin);
   std::vector<std::pair<caf::actor, caf::message>> requests;
   for (auto& text : ctl.jobs) {
     auto ref = parse_job_ref(text);
@@ -111,6 +117,48 @@ caf::result<caf::ok_atom> job_control(controller_self self, const msg::job_contr
   }
   if (requests.empty()) return caf::ok_atom::value;
   return all_ok(self, std::move(requests));
+}
+
+caf::result<caf::ok_atom> cancel_by_text(controller_self self, const std::string& job,
+                                         int32_t signo, uint32_t uid) {
+  self->state.attribute_to(uid_label(uid));
+  SHOAL_DEBUG(msg, "rpc cancel job={} signal={} uid={}", job, signo, uid);
+  return cancel(self, job, signo, uid);
+}
+
+caf::result<caf::ok_atom> cancel_by_id(controller_self self, uint64_t id, int32_t signo,
+                                       uint32_t uid) {
+  self->state.attribute_to(uid_label(uid));
+  return cancel(self, std::to_string(id), signo, uid);
+}
+
+void signal_job(controller_self self, uint64_t id, int32_t signo) {
+  auto it = self->state.jobs.find(id);
+  if (it != self->state.jobs.end()) self->send(it->second, msg::signal_atom_v, signo);
+}
+
+caf::result<msg::job_info> attach(controller_self self, uint64_t id, caf::actor& client) {
+  auto& st = self->state;
+  if (auto job = st.jobs.find(id); job != st.jobs.end())
+    return self->delegate(job->second, msg::attach_atom_v, std::move(client));
+  if (auto view = st.job_view.find(id); view != st.job_view.end()) return view->second;
+  return make_error(errc::unknown_job,
+                    "job " + std::to_string(id) + " is not known to the controller");
+}
+
+void relay_node_down(controller_self self, const std::string& node, uint64_t job) {
+  auto it = self->state.jobs.find(job);
+  if (it != self->state.jobs.end()) self->send(it->second, msg::nodedown_atom_v, node);
+}
+
+void relay_step_exit(controller_self self, msg::step_exit& ex) {
+  auto it = self->state.jobs.find(ex.job_id);
+  if (it == self->state.jobs.end()) {
+    config::log().warn("step exit for an unknown job dropped job={} step={} node={}", ex.job_id,
+                       msg::step_label(ex.step_id), ex.node_name);
+    return;
+  }
+  self->send(it->second, std::move(ex));
 }
 
 }  // namespace shoal::actors::ctl

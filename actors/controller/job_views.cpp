@@ -4,22 +4,6 @@
 
 namespace shoal::actors::ctl {
 
-/// A partition as listings show it. Partitions are the configuration's (no actor owns them
-/// until partitions change at run time).
-msg::partition_info partition_view(const config::partition_config& cfg) {
-  msg::partition_info info;
-  info.name = cfg.name;
-  info.state = cfg.state;
-  info.is_default = cfg.is_default;
-  info.max_time_s = cfg.max_time_s;
-  info.default_time_s = cfg.default_time_s;
-  info.max_nodes = cfg.max_nodes;
-  info.nodes = cfg.nodes;
-  info.priority = cfg.priority;
-  info.over_subscribe = config::over_subscribe_text(cfg);
-  return info;
-}
-
 /// Puts a job's listing view in place: the one way views are added or replaced.
 void put_view(controller_state& st, uint64_t id, msg::job_info info) {
   st.job_view[id] = std::move(info);
@@ -46,7 +30,8 @@ void purge_old_jobs(controller_self self) {
     if (!msg::is_finished(it->second.state)) unfinished.insert(unfinished.end(), it->first);
     ++it;
   }
-  // An array is forgotten once nothing of it pends or runs and its line has gone.
+  // An array is forgotten once nothing of it pends or runs and its line has
+  // gone.
   auto& arrays = self->state.arrays;
   for (auto it = arrays.begin(); it != arrays.end();) {
     auto meta = view.find(it->first);
@@ -59,8 +44,9 @@ void purge_old_jobs(controller_self self) {
   }
 }
 
-/// Every job the controller knows, in id order; finished ones (kept MinJobAge) only on request,
-/// so a plain `shoal queue` stays cheap after thousands of jobs.
+/// Every job the controller knows, in id order; finished ones (kept MinJobAge)
+/// only on request, so a plain `shoal queue` stays cheap after thousands of
+/// jobs.
 std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished) {
   purge_old_jobs(self);
   auto& st = self->state;
@@ -81,6 +67,37 @@ std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished
     ++it;
   }
   return out;
+}
+
+void on_job_view(controller_self self, msg::job_info& info) {
+  auto& st = self->state;
+  if (msg::is_finished(info.state)) {
+    st.jobs.erase(info.job_id);
+    if (info.array_job_id != 0) {
+      auto arr = st.arrays.find(info.array_job_id);
+      if (arr != st.arrays.end())
+        arr->second.running.erase(static_cast<uint32_t>(info.array_task_id));
+    }
+  }
+  auto known = st.job_view.find(info.job_id);
+  if (st.cluster)
+    st.cluster->job_changed(known != st.job_view.end()
+                                ? std::optional<msg::job_state>{known->second.state}
+                                : std::nullopt,
+                            info.state);
+  put_view(st, info.job_id, std::move(info));
+}
+
+std::vector<msg::job_info> list_all_jobs(controller_self self) {
+  SHOAL_DEBUG(msg, "rpc jobs finished=true");
+  return list_jobs(self, true);
+}
+
+caf::result<msg::job_info> show_job(controller_self self, uint64_t id) {
+  auto it = self->state.job_view.find(id);
+  if (it == self->state.job_view.end())
+    return make_error(errc::unknown_job, "invalid job id " + std::to_string(id));
+  return it->second;
 }
 
 }  // namespace shoal::actors::ctl

@@ -16,9 +16,9 @@ void save_next_job_id(controller_self self) {
   persist(self, controller_key, encoded(rec));
 }
 
-/// Sends every request and answers ok once all answered ok and everything handed to the keeper
-/// so far (the controller's own records the answers brought, such as an array's held line) is
-/// durable; else the first error.
+/// Sends every request and answers ok once all answered ok and everything
+/// handed to the keeper so far (the controller's own records the answers
+/// brought, such as an array's held line) is durable; else the first error.
 caf::result<caf::ok_atom> all_ok(controller_self self,
                                  std::vector<std::pair<caf::actor, caf::message>> requests) {
   auto rp = self->make_response_promise<caf::ok_atom>();
@@ -50,21 +50,6 @@ caf::result<caf::ok_atom> all_ok(controller_self self,
             });
   }
   return rp;
-}
-
-/// Under AuthType=auth/munge a client's request counts only when it came through this process's
-/// front door, where its MUNGE credential was checked: CAF's own port authenticates nobody, so a
-/// request from another host's actor system proves nothing. (Node daemons send none of these.)
-caf::error unproven(controller_self self) {
-  if (!self->state.cfg.auth.munge) return caf::none;
-  const auto& sender = self->current_sender();
-  if (!sender || sender->node() == self->node()) return caf::none;
-  config::log().warn(
-      "request refused: it came over the CAF port from {}, not through the front door",
-      to_string(sender->node()));
-  return make_error(errc::authentication_failed,
-                    "Protocol authentication error (send requests through the front door, the "
-                    "port after SlurmctldPort, with a MUNGE credential)");
 }
 
 }  // namespace shoal::actors::ctl

@@ -4,8 +4,11 @@
 
 namespace shoal::actors::ctl {
 
-/// A registering daemon's report: ended steps reach their jobs, recovered jobs learn which of
-/// their steps the node still runs, and tasks of jobs this controller does not know are killed.
+namespace {
+
+/// A registering daemon's report: ended steps reach their jobs, recovered jobs
+/// learn which of their steps the node still runs, and tasks of jobs this
+/// controller does not know are killed.
 void reconcile(controller_self self, const std::string& node, const caf::actor& daemon,
                msg::node_report& report) {
   auto& st = self->state;
@@ -19,8 +22,10 @@ void reconcile(controller_self self, const std::string& node, const caf::actor& 
       running[ref.job_id].push_back(ref.step_id);
       continue;
     }
-    config::log().warn("job unknown to the controller node={} job={} step={}: killing its tasks",
-                       node, ref.job_id, msg::step_label(ref.step_id));
+    config::log().warn(
+        "job unknown to the controller node={} job={} step={}: "
+        "killing its tasks",
+        node, ref.job_id, msg::step_label(ref.step_id));
     if (st.gate)
       self->send(st.gate, msg::signal_atom_v, ref.job_id, ref.step_id, int32_t{SIGKILL}, daemon);
     else
@@ -36,8 +41,8 @@ void reconcile(controller_self self, const std::string& node, const caf::actor& 
   st.unconfirmed.erase(waiting);
 }
 
-/// The node actor a daemon's registration goes to, once the steps it reports are reconciled;
-/// errc::unknown_node for a name the config lacks.
+/// The node actor a daemon's registration goes to, once the steps it reports
+/// are reconciled; errc::unknown_node for a name the config lacks.
 caf::expected<node_actor> admit(controller_self self, const msg::machine_status& rep,
                                 const caf::actor& daemon, msg::node_report* report) {
   SHOAL_DEBUG(init, "registration node={} host={} pid={} cpus={}", rep.node_name, rep.hostname,
@@ -52,8 +57,9 @@ caf::expected<node_actor> admit(controller_self self, const msg::machine_status&
   return it->second;
 }
 
-/// Registration: with a gate, only once it vouched for the daemon (a crafted peer on the CAF
-/// port cannot pose as a node); then the node actor answers with its handle.
+/// Registration: with a gate, only once it vouched for the daemon (a crafted
+/// peer on the CAF port cannot pose as a node); then the node actor answers
+/// with its handle.
 caf::result<caf::actor> on_register(controller_self self, msg::machine_status& rep,
                                     caf::actor& daemon, msg::node_report* report) {
   auto& st = self->state;
@@ -82,6 +88,27 @@ caf::result<caf::actor> on_register(controller_self self, msg::machine_status& r
             rp.deliver(std::move(err));
           });
   return rp;
+}
+
+}  // namespace
+
+caf::result<caf::actor> register_daemon(controller_self self, msg::machine_status& rep,
+                                        caf::actor& daemon) {
+  return on_register(self, rep, daemon, nullptr);
+}
+
+caf::result<caf::actor> register_daemon_with_report(controller_self self, msg::machine_status& rep,
+                                                    caf::actor& daemon, msg::node_report& report) {
+  return on_register(self, rep, daemon, &report);
+}
+
+caf::result<caf::ok_atom> announce_collector(controller_self self, std::string& name, uint16_t port,
+                                             caf::actor& collector) {
+  if (!self->state.collectors)
+    return make_error(errc::invalid_request,
+                      "node " + name + " announced a collector, but CollectorNodes is empty");
+  return self->delegate(self->state.collectors, msg::collector_atom_v, std::move(name), port,
+                        std::move(collector));
 }
 
 }  // namespace shoal::actors::ctl

@@ -7,7 +7,8 @@
 
 namespace shoal::actors::ctl {
 
-/// How long a submission token is remembered: far longer than any client retries.
+/// How long a submission token is remembered: far longer than any client
+/// retries.
 constexpr int64_t token_memory_s = 600;
 
 void remember_token(controller_self self, const std::string& token, uint64_t id) {
@@ -21,8 +22,9 @@ void remember_token(controller_self self, const std::string& token, uint64_t id)
   st.token_order.emplace_back(now, token);
 }
 
-/// Parses the job's --array and --dependency, the one place they are parsed in shoalctld, before
-/// a job exists, so a bad value is the submitter's error, not a job stuck pending.
+/// Parses the job's --array and --dependency, the one place they are parsed in
+/// shoalctld, before a job exists, so a bad value is the submitter's error, not
+/// a job stuck pending.
 caf::expected<policy::workload_ptr> parse_workload(controller_self self,
                                                    const msg::job_request& req) {
   auto& st = self->state;
@@ -68,7 +70,7 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
   setup.mail_prog = st.cfg.mail_prog;
   setup.cluster_name = st.cfg.cluster_name;
   setup.meters = st.meters;
-  setup.admin_uid = st.admin_uid;
+  setup.access = st.access;
   setup.client = std::move(client);
   setup.controller = caf::actor_cast<caf::actor>(self);
   setup.scheduler = st.scheduler;
@@ -78,8 +80,9 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
   return setup;
 }
 
-/// A job's record as first saved, before its actor runs: the submission is durable before the
-/// client hears of it, and the job's own later records replace this one.
+/// A job's record as first saved, before its actor runs: the submission is
+/// durable before the client hears of it, and the job's own later records
+/// replace this one.
 void save_new_job(controller_self self, const job_setup& setup) {
   msg::job_record rec;
   rec.request = setup.req;
@@ -89,14 +92,16 @@ void save_new_job(controller_self self, const job_setup& setup) {
   persist(self, job_key(setup.id), encoded(rec));
 }
 
-/// Lists a new job from now, not from its actor's first news: a `queue` or `show job` sent right
-/// after the submission's reply must find it.
+/// Lists a new job from now, not from its actor's first news: a `queue` or
+/// `show job` sent right after the submission's reply must find it.
 void record_initial_view(controller_self self, const job_setup& setup) {
   auto& st = self->state;
   auto info = initial_job_info(setup);
   if (st.cluster) st.cluster->job_changed(std::nullopt, info.state);
   put_view(st, setup.id, std::move(info));
 }
+
+namespace {
 
 caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& req,
                                       caf::actor& client) {
@@ -139,8 +144,8 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   save_new_job(self, setup);
   save_next_job_id(self);
   record_initial_view(self, setup);
-  // Not linked: unlinking is linear in the links held, paid at every job's end, and shoalctld
-  // exits without tearing its actors down anyway.
+  // Not linked: unlinking is linear in the links held, paid at every job's end,
+  // and shoalctld exits without tearing its actors down anyway.
   auto job = spawn_job(self->system(), std::move(setup));
   st.jobs.emplace(id, job);
   if (!token.empty()) remember_token(self, token, id);
@@ -151,8 +156,36 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   return once_saved(self, std::move(info));
 }
 
-/// --test-only: the job as a submission would make it, placed by the scheduler against what
-/// runs now; nothing is recorded, and the id it would get is not taken.
+/// A step in a running job's allocation: the job actor places it and answers
+/// with the step's id.
+caf::result<msg::job_info> submit_step(controller_self self, msg::job_request& req,
+                                       caf::actor& client) {
+  auto it = self->state.jobs.find(req.job_id);
+  if (it == self->state.jobs.end())
+    return make_error(errc::unknown_job, "job " + std::to_string(req.job_id) +
+                                             " is not running (steps need a running job)");
+  auto rp = self->make_response_promise<msg::job_info>();
+  auto job_id = req.job_id;
+  self->request(it->second, std::chrono::seconds{30}, msg::step_atom_v, std::move(req), client)
+      .then(
+          [rp, job_id](msg::job_event& ev) mutable {
+            msg::job_info info;
+            info.job_id = job_id;
+            info.state = ev.state;
+            info.step_count = ev.step_id;
+            info.nodelist = ev.nodelist;
+            info.node_count = ev.node_count;
+            rp.deliver(std::move(info));
+          },
+          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+  return rp;
+}
+
+}  // namespace
+
+/// --test-only: the job as a submission would make it, placed by the scheduler
+/// against what runs now; nothing is recorded, and the id it would get is not
+/// taken.
 caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request& req) {
   auto& st = self->state;
   req.job_id = 0;
@@ -163,6 +196,14 @@ caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request
   if (!workload) return std::move(workload.error());
   return self->delegate(st.scheduler, msg::willrun_atom_v, st.next_job_id, std::move(*resolved),
                         std::move(*workload));
+}
+
+caf::result<msg::job_info> submit(controller_self self, msg::job_request& req, caf::actor& client) {
+  self->state.attribute_to(req.user);
+  SHOAL_DEBUG(msg, "rpc submit user={} uid={} job={} batch={}", req.user, req.uid, req.job_id,
+              req.batch);
+  if (req.job_id == 0) return submit_job(self, req, client);
+  return submit_step(self, req, client);
 }
 
 }  // namespace shoal::actors::ctl

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <string>
 
+#include "config/log.hpp"
 #include "messages/codec.hpp"
 #include "messages/errc.hpp"
 #include "runtime/bootstrap/munge.hpp"
@@ -69,6 +70,22 @@ std::vector<uint32_t> daemon_uids(const config::cluster_config& cfg) {
     if (auto* pw = ::getpwnam(cfg.slurm_user.c_str()); pw != nullptr)
       uids.push_back(static_cast<uint32_t>(pw->pw_uid));
   return uids;
+}
+
+policy::access_rules access_rules_of(const config::cluster_config& cfg) {
+  policy::access_rules rules;
+  rules.daemon_users = daemon_uids(cfg);
+  if (!cfg.slurm_user.empty() && ::getpwnam(cfg.slurm_user.c_str()) == nullptr)
+    config::log().warn("SlurmUser names '{}', who is no user on this host: ignored",
+                       cfg.slurm_user);
+  for (const auto& name : cfg.admin_users) {
+    if (auto* pw = ::getpwnam(name.c_str()); pw != nullptr)
+      rules.admins.push_back(static_cast<uint32_t>(pw->pw_uid));
+    else
+      config::log().warn("AdminUsers names '{}', who is no user on this host: ignored", name);
+  }
+  rules.private_jobs = cfg.private_jobs;
+  return rules;
 }
 
 shoal::error sign_launch(const config::auth_settings& auth, msg::launch_request& req) {

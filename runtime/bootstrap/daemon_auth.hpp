@@ -7,12 +7,18 @@
 #include "config/config.hpp"
 #include "messages/errc.hpp"
 #include "messages/types.hpp"
+#include "policy/access.hpp"
 
 namespace shoal::runtime {
 
 /// The uids whose MUNGE credential may speak for the cluster's daemons: root, the user this
 /// process runs as, and SlurmUser (when it names a user of this host).
 std::vector<uint32_t> daemon_uids(const config::cluster_config& cfg);
+
+/// Who may do what in this cluster (policy/access.hpp), resolved once per process: the daemon
+/// users as daemon_uids, AdminUsers by name, PrivateData=jobs. A name that is no user of this
+/// host is logged as a warning and ignored.
+policy::access_rules access_rules_of(const config::cluster_config& cfg);
 
 /// Under auth/munge, puts the controller's credential on `req`: a MUNGE credential whose payload
 /// is the digest of the launch's encoding (credential empty), so it vouches for this launch

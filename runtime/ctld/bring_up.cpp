@@ -86,11 +86,9 @@ actors::daemon_gate_actor spawn_gate(caf::actor_system& sys, const config::clust
 
 }  // namespace
 
-caf::expected<controller_instance> bring_up_controller(caf::actor_system& sys,
-                                                       const config::cluster_config& cfg,
-                                                       metrics::registry* meters,
-                                                       const std::string& metrics_address,
-                                                       bool cold_start) {
+caf::expected<controller_instance> bring_up_controller(
+    caf::actor_system& sys, const config::cluster_config& cfg, metrics::registry* meters,
+    const std::string& metrics_address, const policy::access_rules& access, bool cold_start) {
   // A fresh plugin per stint in control: nothing of a previous controller's allocations
   // carries over.
   auto interconnect = interconnect::make_switch_manager(cfg.switch_type);
@@ -103,7 +101,7 @@ caf::expected<controller_instance> bring_up_controller(caf::actor_system& sys,
   // A dynamic handle: clients (the CLI, shoald) hold it as caf::actor.
   out.controller = caf::actor_cast<caf::actor>(actors::spawn_controller(
       sys, cfg, meters, std::shared_ptr<interconnect::switch_manager>{std::move(*interconnect)},
-      std::move(*recovery), spawn_gate(sys, cfg)));
+      std::move(*recovery), spawn_gate(sys, cfg), access));
   if (meters && cfg.metrics_port != 0) {
     out.endpoint = std::make_unique<metrics_server>(*meters);
     if (auto err = out.endpoint->start(metrics_address, cfg.metrics_port)) {

@@ -10,6 +10,7 @@
 
 #include "config/config.hpp"
 #include "metrics/registry.hpp"
+#include "policy/access.hpp"
 #include "runtime/bootstrap/metrics_server.hpp"
 
 namespace shoal::runtime {
@@ -31,11 +32,13 @@ struct controller_instance {
 /// The controller resumes from the state saved in StateSaveLocation (read here, before any
 /// actor runs; damaged copies worked around are logged as warnings), unless `cold_start`
 /// (shoalctld -c), which starts empty and makes the empty state the saved one. Error: the
+/// `access` is who may do what (the front door's rules too). Error: the
 /// SwitchType plugin cannot be built, or no usable copy of the saved state exists.
 caf::expected<controller_instance> bring_up_controller(caf::actor_system& sys,
                                                        const config::cluster_config& cfg,
                                                        metrics::registry* meters,
                                                        const std::string& metrics_address,
+                                                       const policy::access_rules& access,
                                                        bool cold_start = false);
 
 /// StateSaveLocation=PRIMARY[,SECONDARY]: the directories the state is saved in, both written;

@@ -18,8 +18,8 @@
 #include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
-#include "runtime/bootstrap/daemon_auth.hpp"
 #include "runtime/bootstrap/controller_link.hpp"
+#include "runtime/bootstrap/daemon_auth.hpp"
 #include "runtime/ctld/bring_up.hpp"
 #include "runtime/ctld/front_door.hpp"
 
@@ -163,7 +163,7 @@ class failover {
     drop_standby();
     auto started = clock::now();
     auto instance = bring_up_controller(self_->system(), setup_.cfg, setup_.meters,
-                                        setup_.metrics_address, setup_.cold_start);
+                                        setup_.metrics_address, setup_.access, setup_.cold_start);
     setup_.cold_start = false;  // a later stint in control resumes from the saved state
     if (!instance) {
       fail(std::move(instance.error()));

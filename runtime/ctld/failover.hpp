@@ -12,6 +12,7 @@
 #include "config/config.hpp"
 #include "messages/caf/error.hpp"
 #include "metrics/registry.hpp"
+#include "policy/access.hpp"
 
 namespace shoal::runtime {
 
@@ -27,6 +28,8 @@ struct failover_setup {
   /// Under auth/munge: the cluster's TLS identity (runtime/tls/cluster_identity.hpp), which the
   /// front door hands to node daemons that prove they run as a daemon user.
   std::string cluster_identity;
+  /// Who may do what: the front door and every controller this process runs ask the same rules.
+  policy::access_rules access;
 };
 
 /// Which of `lines` this shoalctld is: the line named `requested` (--controller NAME), else the
