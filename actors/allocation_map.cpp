@@ -146,11 +146,9 @@ std::optional<size_t> allocation_map::index_of(const std::string& name) const {
   return it->second;
 }
 
-std::vector<policy::gres_need> allocation_map::gres_needs(const std::string& gres) const {
+std::vector<policy::gres_need> allocation_map::gres_needs(const policy::gres_list& gres) const {
   std::vector<policy::gres_need> out;
-  auto items = policy::parse_gres_request(gres);
-  if (!items) return {{{}, 1}};  // validated at submission: nothing meets it
-  for (auto& item : *items) {
+  for (auto& item : gres) {
     policy::gres_need need;
     need.count = static_cast<uint32_t>(item.count);
     for (size_t k = 0; k < gres_kinds_.size(); ++k)

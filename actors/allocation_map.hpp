@@ -10,6 +10,7 @@
 
 #include "config/config.hpp"
 #include "messages/types.hpp"
+#include "policy/gres.hpp"
 #include "policy/scheduling_pass.hpp"
 #include "topology/torus.hpp"
 
@@ -72,7 +73,7 @@ class allocation_map {
   /// What a job's --gres (JobRequest.gres, canonical) needs on each node, in the kinds of this
   /// cluster: `gpu:2` takes any type of gpu, `gpu:tesla:2` that type only. A name no node has
   /// gives a need no node meets (the controller refuses such jobs before they queue).
-  std::vector<policy::gres_need> gres_needs(const std::string& gres) const;
+  std::vector<policy::gres_need> gres_needs(const policy::gres_list& gres) const;
 
   /// The devices `devices` (positions in the node's device list) as the job holds them: per
   /// GRES name, the indices among the node's devices of that name. `node` of each entry is 0.

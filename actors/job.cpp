@@ -992,7 +992,7 @@ msg::job_info initial_job_info(const job_setup& setup) {
   info.user = req.user;
   info.uid = req.uid;
   info.partition = req.partition;
-  info.submit_time = unix_now();
+  info.submit_time = setup.submit_time;
   info.time_limit_s = req.time_limit_s;
   info.node_count = req.min_nodes;
   info.ntasks = req.ntasks;
@@ -1020,8 +1020,7 @@ msg::job_info initial_job_info(const job_setup& setup) {
   info.mail_user = req.workload.mail_user;
   info.ntasks_per_node = req.workload.ntasks_per_node;
   info.min_cpus = req.workload.min_cpus;
-  if (auto gres = policy::parse_gres_request(req.gres))
-    info.tres_per_node = policy::tres_per_node(*gres);
+  if (setup.workload) info.tres_per_node = policy::tres_per_node(setup.workload->gres);
   info.state = msg::job_state::pending;
   if (req.workload.hold) info.reason = "JobHeldUser";
   return info;

@@ -27,6 +27,8 @@ namespace shoal::actors {
 /// (partition, node count, task count, time limit).
 struct job_setup {
   uint64_t id = 0;
+  /// When the job was submitted (an array task: its array), stamped once by the controller.
+  int64_t submit_time = 0;
   msg::job_request req;
   policy::workload_ptr workload;  ///< req's --array and --dependency, parsed at submission
   int64_t kill_wait_s = 30;
@@ -117,7 +119,8 @@ using job_actor = caf::typed_actor<
 /// `setup.start_nodes` (array tasks).
 job_actor spawn_job(caf::actor_system& sys, job_setup setup);
 
-/// What listings show of a job before anything happened to it (state PENDING).
+/// What listings show of a job before anything happened to it (state PENDING): a function of
+/// the setup alone (the submit time is the setup's), so the controller and the job agree.
 msg::job_info initial_job_info(const job_setup& setup);
 
 }  // namespace shoal::actors

@@ -245,7 +245,7 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
                                            : policy::share_request::as_partition;
   r.required = indices_of(self, req.nodelist);
   r.excluded = indices_of(self, req.exclude);
-  if (!req.gres.empty()) r.gres = st.map->gres_needs(req.gres);
+  if (workload && !workload->gres.empty()) r.gres = st.map->gres_needs(workload->gres);
   if (!st.settings.consumable) {
     // Whole nodes: the node count decides (tasks may outnumber CPUs, as before backfill).
     r.max_nodes = r.min_nodes;
@@ -348,12 +348,15 @@ void adopt(scheduler_self self, uint64_t id, const msg::job_request& req,
 }
 
 caf::result<msg::start_estimate> will_run(scheduler_self self, uint64_t id,
-                                          const msg::job_request& req) {
+                                          const msg::job_request& req,
+                                          const policy::workload_ptr& workload) {
   auto& st = self->state;
   auto now = unix_now();
-  // No workload: an array is estimated as one task, and dependencies and holds are the
-  // submitter's to know, as in Slurm's will_run.
-  auto q = to_queued(self, id, req, nullptr);
+  // Of the workload only the devices: an array is estimated as one task, and dependencies and
+  // holds are the submitter's to know, as in Slurm's will_run.
+  auto devices = std::make_shared<policy::parsed_workload>();
+  if (workload) devices->gres = workload->gres;
+  auto q = to_queued(self, id, req, devices);
   auto est = st.map->will_run(q.pass, running_jobs(self), now);
   if (!est.found)
     return make_error(errc::unsatisfiable,
@@ -519,7 +522,9 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
                     }),
       probe.metered("willrun",
                     [self](msg::willrun_atom, uint64_t id, const msg::job_request& req,
-                           const policy::workload_ptr&) { return will_run(self, id, req); }),
+                           const policy::workload_ptr& workload) {
+                      return will_run(self, id, req, workload);
+                    }),
       probe.metered("schedule", [self](msg::schedule_atom) { run_pass(self); }),
       probe.metered("tick",
                     [self](msg::check_atom) {

@@ -115,15 +115,13 @@ caf::error check_shape(const config::cluster_config& cfg, msg::job_request& req)
 /// (-w nodes among them); writes the request back in canonical form ("" for gpu:0 or none).
 caf::error check_gres(const config::cluster_config& cfg, const config::partition_config& part,
                       const std::vector<std::string>& required,
-                      const std::vector<std::string>& excluded, msg::job_request& req) {
-  if (req.gres.empty()) return {};
-  auto gres = policy::parse_gres_request(req.gres);
-  if (!gres) return to_caf(gres.error());
-  req.gres = policy::gres_text(*gres);
-  if (gres->empty()) return {};
+                      const std::vector<std::string>& excluded, const policy::gres_list& gres,
+                      msg::job_request& req) {
+  req.gres = policy::gres_text(gres);
+  if (gres.empty()) return {};
   std::string types;
   for (auto& t : cfg.gres_types) types += (types.empty() ? "" : ",") + t;
-  for (auto& item : *gres)
+  for (auto& item : gres)
     if (std::find(cfg.gres_types.begin(), cfg.gres_types.end(), item.name) == cfg.gres_types.end())
       return make_error(errc::invalid_request,
                         "Invalid generic resource (gres) specification: " + item.name +
@@ -134,7 +132,7 @@ caf::error check_gres(const config::cluster_config& cfg, const config::partition
   auto has_all = [&](const std::string& name) {
     auto it = by_name.find(name);
     if (it == by_name.end()) return false;
-    for (auto& item : *gres) {
+    for (auto& item : gres) {
       uint64_t have = 0;
       for (auto& g : it->second->gres)
         if (g.name == item.name && (item.type.empty() || g.type == item.type)) have += g.count;
@@ -166,7 +164,7 @@ caf::error check_gres(const config::cluster_config& cfg, const config::partition
 
 caf::expected<msg::job_request> resolve_submission(
     const config::cluster_config& cfg, const std::map<std::string, msg::node_info>& nodes,
-    msg::job_request req) {
+    msg::job_request req, const policy::gres_list& gres) {
   const config::partition_config* part = nullptr;
   if (req.partition.empty()) {
     for (auto& p : cfg.partitions)
@@ -256,7 +254,7 @@ caf::expected<msg::job_request> resolve_submission(
               " CPUs (--mincpus) requested, partition " + part->name + " has " +
               std::to_string(big_enough));
   }
-  if (auto err = check_gres(cfg, *part, *required, *excluded, req)) return err;
+  if (auto err = check_gres(cfg, *part, *required, *excluded, gres, req)) return err;
   if (req.ntasks < req.min_nodes && !req.batch)
     return make_error(errc::invalid_request, "fewer tasks (-n " + std::to_string(req.ntasks) +
                                                  ") than nodes (-N " +

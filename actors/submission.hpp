@@ -9,6 +9,7 @@
 
 #include "config/config.hpp"
 #include "messages/types.hpp"
+#include "policy/gres.hpp"
 
 namespace shoal::actors {
 
@@ -24,9 +25,12 @@ namespace shoal::actors {
 /// Errors name the problem: unknown_partition, unknown_node, unsatisfiable (more nodes than the
 /// partition has, over MaxNodes or MaxTime, more tasks than -N x --ntasks-per-node, fewer
 /// nodes with --mincpus CPUs than the job needs), invalid_request.
+/// `gres` is the request's --gres as the controller parsed it (policy::parsed_workload); it is
+/// checked against GresTypes and the partition's nodes, and written back to the request in
+/// canonical form ("" for gpu:0 or none).
 caf::expected<msg::job_request> resolve_submission(
     const config::cluster_config& cfg, const std::map<std::string, msg::node_info>& nodes,
-    msg::job_request req);
+    msg::job_request req, const policy::gres_list& gres);
 
 }  // namespace shoal::actors
 

@@ -26,15 +26,14 @@ caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_upd
   return all_ok(self, std::move(requests));
 }
 
-/// The key the partition edits are saved under; they are replayed over the
-/// config's partitions when a controller starts from saved state.
+/// The key the partition edits are saved under; they are replayed over the config's partitions when
+/// a controller starts from saved state.
 const std::string partitions_key = "partitions";
 
-/// `shoal control update|create|delete partitionname=`: the controller owns the
-/// partition table; the scheduler (placement, priorities) and the nodes that
-/// joined or left a partition hear the new one, and the edit is durable before
-/// the client hears ok. Deleting a partition that pending or running jobs use
-/// is refused, as Slurm does.
+/// `shoal control update|create|delete partitionname=`: the controller owns the partition table;
+/// the scheduler (placement, priorities) and the nodes that joined or left a partition hear the new
+/// one, and the edit is durable before the client hears ok. Deleting a partition that pending or
+/// running jobs use is refused, as Slurm does.
 caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::partition_edit& edit) {
   auto& st = self->state;
   st.attribute_to(edit.user);
@@ -66,8 +65,7 @@ caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::parti
   return once_saved(self, caf::ok_atom::value);
 }
 
-/// The partitions as the saved edits left them (before any actor is spawned
-/// from the config).
+/// The partitions as the saved edits left them (before any actor is spawned from the config).
 void replay_partitions(controller_state& st, const state::record_map& saved) {
   auto rec = saved.find(partitions_key);
   if (rec == saved.end()) return;
@@ -86,16 +84,14 @@ void replay_partitions(controller_state& st, const state::record_map& saved) {
                      skipped.size());
 }
 
-/// `shoal control setdebug`: the new level's name, or errc::invalid_request
-/// naming the levels.
+/// `shoal control setdebug`: the new level's name, or errc::invalid_request naming the levels.
 caf::result<std::string> set_debug_level(controller_self self, const std::string& text,
                                          const std::string& user) {
   self->state.attribute_to(user);
   auto level = config::parse_debug_level(text);
   if (!level) return make_error(errc::invalid_request, describe(level.error()));
   auto before = config::log_level();
-  // Written while the more verbose of the two levels is in force, so it shows
-  // in either case.
+  // Written while the more verbose of the two levels is in force, so it shows in either case.
   auto note = [&] {
     config::log().info("debug level changed from={} to={} user={}", config::to_string(before),
                        config::to_string(*level), user);
@@ -106,8 +102,8 @@ caf::result<std::string> set_debug_level(controller_self self, const std::string
   return std::string{config::to_string(*level)};
 }
 
-/// `shoal control setdebugflags +Flag -Flag`: the flags now on ("" for none),
-/// or errc::invalid_request.
+/// `shoal control setdebugflags +Flag -Flag`: the flags now on ("" for none), or
+/// errc::invalid_request.
 caf::result<std::string> set_debug_flags(controller_self self, const std::string& changes,
                                          const std::string& user) {
   self->state.attribute_to(user);
@@ -123,27 +119,23 @@ caf::result<std::string> set_debug_flags(controller_self self, const std::string
   return now;
 }
 
-/// How RPCs that carry only a uid are attributed: "uid:N" (no user-database
-/// lookup in a handler).
+/// How RPCs that carry only a uid are attributed: "uid:N" (no user-database lookup in a handler).
 std::string uid_label(uint32_t uid) {
   return "uid:" + std::to_string(uid);
 }
 
-/// Control passes to another shoalctld: see controller_actor's handover_atom.
-/// The ok comes once everything saved so far is durable, so the next controller
-/// loads all of it.
+/// Control passes to another shoalctld: see controller_actor's handover_atom. The ok comes once
+/// everything saved so far is durable, so the next controller loads all of it.
 caf::result<caf::ok_atom> hand_over(controller_self self) {
-  // Job actors are not linked to the controller (see submit_job), so killing
-  // the controller would leave them running: stop them here. Their tasks keep
-  // running on the nodes.
+  // Job actors are not linked to the controller (see submit_job), so killing the controller would
+  // leave them running: stop them here. Their tasks keep running on the nodes.
   config::log().info("controller handing over jobs={}", self->state.jobs.size());
   for (auto& [id, job] : self->state.jobs) self->send_exit(job, caf::exit_reason::kill);
   self->state.jobs.clear();
   return once_saved(self, caf::ok_atom::value);
 }
 
-/// `shoal diag --reset` (sdiag -r): zeroes the RPC, scheduler and job-count
-/// statistics.
+/// `shoal diag --reset` (sdiag -r): zeroes the RPC, scheduler and job-count statistics.
 
 caf::result<caf::ok_atom> reset_diag(controller_self self, uint32_t uid) {
   auto& st = self->state;

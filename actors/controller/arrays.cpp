@@ -19,8 +19,7 @@ void set_env(std::vector<std::string>& env, const std::string& key, const std::s
 
 }  // namespace
 
-/// An array's record: its task template, its listing line and the tasks still
-/// pending.
+/// An array's record: its task template, its listing line and the tasks still pending.
 void save_array(controller_self self, uint64_t id) {
   auto& st = self->state;
   auto arr = st.arrays.find(id);
@@ -34,9 +33,8 @@ void save_array(controller_self self, uint64_t id) {
   persist(self, array_key(id), encoded(rec));
 }
 
-/// An array is one record here and a range list in the scheduler, whatever its
-/// size; task job ids are reserved now (see job_queue) and tasks become actors
-/// when they start.
+/// An array is one record here and a range list in the scheduler, whatever its size; task job ids
+/// are reserved now (see job_queue) and tasks become actors when they start.
 msg::job_info submit_array(controller_self self, msg::job_request req,
                            policy::workload_ptr workload) {
   auto& st = self->state;
@@ -54,10 +52,10 @@ msg::job_info submit_array(controller_self self, msg::job_request req,
   auto task_req = req;
   task_req.workload.array.clear();
   task_req.workload.hold = false;
-  // Tasks carry the array's dependency, not its array spec: each task is one
-  // job.
+  // Tasks carry the array's dependency, not its array spec: each task is one job.
   auto task_workload = std::make_shared<policy::parsed_workload>();
   task_workload->dep = workload->dep;
+  task_workload->gres = workload->gres;
   arr.task_template =
       make_setup(self, id, std::move(task_req), std::move(task_workload), caf::actor{});
   arr.task_template.array_job_id = id;
@@ -81,8 +79,7 @@ msg::job_info submit_array(controller_self self, msg::job_request req,
   return reply;
 }
 
-/// The scheduler started task `index` of an array: give it a job actor, already
-/// placed.
+/// The scheduler started task `index` of an array: give it a job actor, already placed.
 void start_array_task(controller_self self, uint64_t array_id, uint32_t index, uint64_t task_id,
                       std::vector<std::string>& names, std::vector<caf::actor>& actors,
                       std::vector<uint32_t>& cpus, std::string& nodelist,
@@ -111,18 +108,15 @@ void start_array_task(controller_self self, uint64_t array_id, uint32_t index, u
   setup.start_cpus = std::move(cpus);
   setup.start_nodelist = std::move(nodelist);
   setup.start_gres = std::move(gres);
-  // Saved before the scheduler's next news of the array's pending tasks, so a
-  // restart finds every started task either pending in the array or as a job of
-  // its own.
-  save_new_job(self, setup);
-  record_initial_view(self, setup);
+  // Saved before the scheduler's next news of the array's pending tasks, so a restart finds every
+  // started task either pending in the array or as a job of its own.
+  record_new_job(self, setup);
   auto job = spawn_job(self->system(), std::move(setup));
   st.jobs.emplace(task_id, job);
   arr.running[index] = task_id;
 }
 
-/// The scheduler's news about an array's pending tasks: its reason, or that
-/// none are left.
+/// The scheduler's news about an array's pending tasks: its reason, or that none are left.
 void on_array_view(controller_self self, uint64_t array_id, const std::string& reason,
                    const std::string& folded) {
   auto& st = self->state;

@@ -8,8 +8,8 @@ namespace shoal::actors::ctl {
 
 namespace {
 
-/// A partition as listings show it. Partitions are the configuration's (no
-/// actor owns them until partitions change at run time).
+/// A partition as listings show it. Partitions are the configuration's (no actor owns them until
+/// partitions change at run time).
 msg::partition_info partition_view(const config::partition_config& cfg) {
   msg::partition_info info;
   info.name = cfg.name;
@@ -40,8 +40,8 @@ void on_node_view(controller_self self, msg::node_info& info) {
 
 std::vector<msg::node_info> list_nodes(controller_self self) {
   std::vector<msg::node_info> out;
-  // find, not operator[]: a node not heard of yet must not get a view
-  // (cluster_meters counts each view's first appearance).
+  // find, not operator[]: a node not heard of yet must not get a view (cluster_meters counts each
+  // view's first appearance).
   auto& view = self->state.node_view;
   for (auto& n : self->state.cfg.nodes) {
     auto it = view.find(n.name);

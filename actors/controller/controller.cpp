@@ -13,10 +13,9 @@ namespace ctl {
 
 namespace {
 
-/// Under AuthType=auth/munge a client's request counts only when it came
-/// through this process's front door, where its MUNGE credential was checked:
-/// CAF's own port authenticates nobody, so a request from another host's actor
-/// system proves nothing. (Node daemons send none of these.)
+/// Under AuthType=auth/munge a client's request counts only when it came through this process's
+/// front door, where its MUNGE credential was checked: CAF's own port authenticates nobody, so a
+/// request from another host's actor system proves nothing. (Node daemons send none of these.)
 caf::error unproven(controller_self self) {
   if (!self->state.cfg.auth.munge) return caf::none;
   const auto& sender = self->current_sender();
@@ -31,9 +30,8 @@ caf::error unproven(controller_self self) {
                     "port after SlurmctldPort, with a MUNGE credential)");
 }
 
-/// A request a client sends through the front door: refused (see unproven)
-/// unless it came that way, the one place the proof is checked; else
-/// `handler(self, args...)`.
+/// A request a client sends through the front door: refused (see unproven) unless it came that way,
+/// the one place the proof is checked; else `handler(self, args...)`.
 template <class Atom, class R, class... Ts>
 auto from_client(controller_self self, R (*handler)(controller_self, Ts...)) {
   return [self, handler](Atom, Ts... xs) -> R {
@@ -47,15 +45,14 @@ auto from_client(controller_self self, R (*handler)(controller_self, Ts...)) {
   };
 }
 
-/// A message from a daemon, another controller or the controller's own actors:
-/// `handler(self, args...)`.
+/// A message from a daemon, another controller or the controller's own actors: `handler(self,
+/// args...)`.
 template <class Atom, class R, class... Ts>
 auto from_peer(controller_self self, R (*handler)(controller_self, Ts...)) {
   return [self, handler](Atom, Ts... xs) -> R { return handler(self, std::forward<Ts>(xs)...); };
 }
 
-/// Takes the settings and the durable state's handle; builds the switch plugin
-/// when none is given.
+/// Takes the settings and the durable state's handle; builds the switch plugin when none is given.
 void adopt_setup(controller_self self, config::cluster_config cfg, metrics::registry* meters,
                  std::shared_ptr<interconnect::switch_manager> interconnect,
                  state_keeper_actor keeper, daemon_gate_actor gate, policy::access_rules access) {
@@ -81,8 +78,8 @@ void adopt_setup(controller_self self, config::cluster_config cfg, metrics::regi
   st.access = std::make_shared<const policy::access_rules>(std::move(access));
 }
 
-/// One node actor per configured node (each resuming its saved record), then
-/// the scheduler, which places jobs on them in the config's order.
+/// One node actor per configured node (each resuming its saved record), then the scheduler, which
+/// places jobs on them in the config's order.
 void spawn_nodes_and_scheduler(controller_self self, const state::record_map& saved) {
   auto& st = self->state;
   std::vector<caf::actor> ordered_nodes;
@@ -102,8 +99,7 @@ void spawn_nodes_and_scheduler(controller_self self, const state::record_map& sa
   self->link_to(st.scheduler);
 }
 
-/// The collector manager, with CollectorNodes only: which nodes collect and for
-/// whom.
+/// The collector manager, with CollectorNodes only: which nodes collect and for whom.
 void spawn_collectors(controller_self self, const state::record_map& saved) {
   auto& st = self->state;
   if (st.cfg.collector_nodes.empty()) return;

@@ -1,9 +1,8 @@
 #pragma once
 
-// The controller's private state and the functions its concerns share. One file
-// per concern (submission.cpp, arrays.cpp, job_views.cpp, job_control.cpp,
-// administration.cpp, recovery.cpp, registration.cpp, persistence.cpp);
-// controller.cpp wires them into the behavior. Nothing outside
+// The controller's private state and the functions its concerns share. One file per concern
+// (submission.cpp, arrays.cpp, job_views.cpp, job_control.cpp, administration.cpp, recovery.cpp,
+// registration.cpp, persistence.cpp); controller.cpp wires them into the behavior. Nothing outside
 // actors/controller/ includes this header.
 
 #include <deque>
@@ -40,9 +39,8 @@ constexpr const char* diag_reset_help =
 /// Finished jobs stay visible this long (Slurm's MinJobAge default).
 constexpr int64_t min_job_age_s = 300;
 
-/// A job array: the request its tasks are made from, and which tasks run now.
-/// Pending tasks are the scheduler's (a range list there); a task gets an actor
-/// only when it starts.
+/// A job array: the request its tasks are made from, and which tasks run now. Pending tasks are the
+/// scheduler's (a range list there); a task gets an actor only when it starts.
 struct array_entry {
   job_setup task_template;
   std::vector<policy::index_range> spec;
@@ -61,13 +59,12 @@ struct controller_state {
   std::map<std::string, msg::node_info> node_view;
   std::map<uint64_t, job_actor> jobs;
   std::map<uint64_t, msg::job_info> job_view;
-  /// The ids of job_view whose job may not have finished: every view put in
-  /// since the last purge, plus those unfinished at it. A listing of the
-  /// unfinished walks these, not every job kept for MinJobAge, and drops the
-  /// ones it finds finished or gone.
+  /// The ids of job_view whose job may not have finished: every view put in since the last purge,
+  /// plus those unfinished at it. A listing of the unfinished walks these, not every job kept for
+  /// MinJobAge, and drops the ones it finds finished or gone.
   std::set<uint64_t> maybe_unfinished;
-  /// When purge_old_jobs last walked job_view: listings come many times a
-  /// second, and ages are in whole seconds, so one walk a second is enough.
+  /// When purge_old_jobs last walked job_view: listings come many times a second, and ages are in
+  /// whole seconds, so one walk a second is enough.
   int64_t last_purge = 0;
   scheduler_actor scheduler;
   collector_manager_actor collectors;  ///< null without CollectorNodes
@@ -76,31 +73,29 @@ struct controller_state {
   /// Who may do what (policy/access.hpp): the same rules the front door and every job ask.
   std::shared_ptr<const policy::access_rules> access;
   daemon_gate_actor gate;  ///< null: registrations are believed and launches go unsigned
-  /// Submission tokens seen recently -> job id, so a client that lost a reply
-  /// and retries gets its job back instead of a second one. Oldest first, for
-  /// pruning.
+  /// Submission tokens seen recently -> job id, so a client that lost a reply and retries gets its
+  /// job back instead of a second one. Oldest first, for pruning.
   std::unordered_map<std::string, uint64_t> tokens;
   std::deque<std::pair<int64_t, std::string>> token_order;
   metrics::registry* meters = nullptr;                         ///< null: CollectMetrics=NO
   std::shared_ptr<interconnect::switch_manager> interconnect;  ///< SwitchType's plugin
   std::optional<cluster_meters> cluster;                       ///< set with `meters`
   state_keeper_actor keeper;  ///< where the state a restart must not lose goes; null: nowhere
-  /// Recovered jobs whose steps a node has not yet confirmed: node -> job ids.
-  /// The node's next registration reports what it still runs.
+  /// Recovered jobs whose steps a node has not yet confirmed: node -> job ids. The node's next
+  /// registration reports what it still runs.
   std::map<std::string, std::set<uint64_t>> unconfirmed;
-  /// The partition edits made at run time, as a restart replays them (short:
-  /// see config::record_partition_edit).
+  /// The partition edits made at run time, as a restart replays them (short: see
+  /// config::record_partition_edit).
   std::vector<msg::partition_edit> partition_edits;
-  /// Attributes the request being handled to a user in the RPC statistics
-  /// (shoal_rpc_user_seconds); set by the behavior to its actor_probe's.
+  /// Attributes the request being handled to a user in the RPC statistics (shoal_rpc_user_seconds);
+  /// set by the behavior to its actor_probe's.
   std::function<void(const std::string&)> attribute_to = [](const std::string&) {};
 };
 
 using controller_self = controller_actor::stateful_pointer<controller_state>;
 
-/// Answers `reply` once everything handed to the keeper so far is durable; with
-/// the disk failing, the client hears why instead of an acknowledgement that
-/// would be a lie.
+/// Answers `reply` once everything handed to the keeper so far is durable; with the disk failing,
+/// the client hears why instead of an acknowledgement that would be a lie.
 template <class T>
 caf::result<T> once_saved(controller_self self, T reply) {
   auto& st = self->state;
@@ -115,8 +110,7 @@ caf::result<T> once_saved(controller_self self, T reply) {
   return rp;
 }
 
-/// Records that failed to decode are logged and skipped: one bad record must
-/// not cost the rest.
+/// Records that failed to decode are logged and skipped: one bad record must not cost the rest.
 template <class T>
 std::optional<T> decode_record(const std::string& key, const state::value_ptr& value) {
   auto rec = decoded<T>(value);
@@ -133,8 +127,8 @@ std::optional<T> decode_record(const std::string& key, const state::value_ptr& v
 /// Hands one record to the state keeper (null value: forget the key).
 void persist(controller_self self, std::string key, state::value_ptr value);
 void save_next_job_id(controller_self self);
-/// Sends every request; ok once all answered ok and what the keeper holds is
-/// durable, else the first error.
+/// Sends every request; ok once all answered ok and what the keeper holds is durable, else the
+/// first error.
 caf::result<caf::ok_atom> all_ok(controller_self self,
                                  std::vector<std::pair<caf::actor, caf::message>> requests);
 
@@ -142,8 +136,7 @@ caf::result<caf::ok_atom> all_ok(controller_self self,
 
 /// Puts a job's listing view in place: the one way views are added or replaced.
 void put_view(controller_state& st, uint64_t id, msg::job_info info);
-/// A job actor's news: its view replaces the last one; a finished job's actor
-/// is forgotten.
+/// A job actor's news: its view replaces the last one; a finished job's actor is forgotten.
 void on_job_view(controller_self self, msg::job_info& info);
 /// Every job, finished ones (kept MinJobAge) only when asked, in id order.
 std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished);
@@ -153,8 +146,7 @@ caf::result<msg::job_info> show_job(controller_self self, uint64_t id);
 // -- cluster_views.cpp: nodes, partitions, the configuration, the scheduler's
 // views --
 
-/// A node actor's news: its view replaces the last one, and the scheduler hears
-/// it.
+/// A node actor's news: its view replaces the last one, and the scheduler hears it.
 void on_node_view(controller_self self, msg::node_info& info);
 std::vector<msg::node_info> list_nodes(controller_self self);
 std::vector<msg::partition_info> list_partitions(controller_self self);
@@ -167,19 +159,19 @@ caf::result<std::vector<msg::collector_info>> list_collectors(controller_self se
 
 // -- submission.cpp: new jobs, steps and --test-only --
 
-/// A submission token's job, so a client's retry gets it back (see
-/// controller_state::tokens).
+/// A submission token's job, so a client's retry gets it back (see controller_state::tokens).
 void remember_token(controller_self self, const std::string& token, uint64_t id);
-/// Parses --array and --dependency once, before a job exists: a bad value is
-/// the submitter's error, not a job stuck pending.
+/// Parses --array and --dependency once, before a job exists: a bad value is the submitter's error,
+/// not a job stuck pending.
 caf::expected<policy::workload_ptr> parse_workload(controller_self self,
                                                    const msg::job_request& req);
 job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
                      policy::workload_ptr workload, caf::actor client);
-/// A job's first record, durable before the client hears of the job.
-void save_new_job(controller_self self, const job_setup& setup);
-/// Lists a new job from now, not from its actor's first news.
-void record_initial_view(controller_self self, const job_setup& setup);
+/// A new job's first view, computed once: its first record (durable before the client hears of
+/// the job; the job's own later records replace it) and its listing from now, not from its
+/// actor's first news (a `queue` sent right after the reply must find it). The job actor starts
+/// from the same view: initial_job_info is a function of the setup alone.
+void record_new_job(controller_self self, const job_setup& setup);
 /// A new job (job_id 0) or a step in a running job's allocation.
 caf::result<msg::job_info> submit(controller_self self, msg::job_request& req, caf::actor& client);
 /// --test-only: where and when the job would start now; nothing is recorded.
@@ -190,14 +182,12 @@ caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request
 void save_array(controller_self self, uint64_t id);
 msg::job_info submit_array(controller_self self, msg::job_request req,
                            policy::workload_ptr workload);
-/// The scheduler started task `index` of an array: it gets a job actor, already
-/// placed.
+/// The scheduler started task `index` of an array: it gets a job actor, already placed.
 void start_array_task(controller_self self, uint64_t array_id, uint32_t index, uint64_t task_id,
                       std::vector<std::string>& names, std::vector<caf::actor>& actors,
                       std::vector<uint32_t>& cpus, std::string& nodelist,
                       std::vector<msg::gres_held>& gres);
-/// The scheduler's news of an array's pending tasks: their reason, or that none
-/// are left.
+/// The scheduler's news of an array's pending tasks: their reason, or that none are left.
 void on_array_view(controller_self self, uint64_t array_id, const std::string& reason,
                    const std::string& folded);
 
@@ -215,8 +205,7 @@ caf::result<caf::ok_atom> complete(controller_self self, uint64_t id, int32_t co
                                    uint32_t uid);
 caf::result<msg::job_info> attach(controller_self self, uint64_t id, caf::actor& client);
 void relay_node_down(controller_self self, const std::string& node, uint64_t job);
-/// A step its node knows by job id only ended: handed to the job, or logged and
-/// dropped.
+/// A step its node knows by job id only ended: handed to the job, or logged and dropped.
 void relay_step_exit(controller_self self, msg::step_exit& ex);
 
 // -- administration.cpp: nodes, partitions, debug levels, statistics, handover
@@ -224,15 +213,13 @@ void relay_step_exit(controller_self self, msg::step_exit& ex);
 
 caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_update& up);
 caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::partition_edit& edit);
-/// The partitions as the saved edits left them (before any actor is spawned
-/// from the config).
+/// The partitions as the saved edits left them (before any actor is spawned from the config).
 void replay_partitions(controller_state& st, const state::record_map& saved);
 caf::result<std::string> set_debug_level(controller_self self, const std::string& text,
                                          const std::string& user);
 caf::result<std::string> set_debug_flags(controller_self self, const std::string& changes,
                                          const std::string& user);
-/// How RPCs that carry only a uid are attributed: "uid:N" (no user-database
-/// lookup).
+/// How RPCs that carry only a uid are attributed: "uid:N" (no user-database lookup).
 std::string uid_label(uint32_t uid);
 caf::result<caf::ok_atom> hand_over(controller_self self);
 caf::result<caf::ok_atom> reset_diag(controller_self self, uint32_t uid);
@@ -245,8 +232,7 @@ void recover(controller_self self, state::record_map& saved);
 
 caf::result<caf::actor> register_daemon(controller_self self, msg::machine_status& rep,
                                         caf::actor& daemon);
-/// As register_daemon, reconciling the steps the daemon reports with the
-/// controller's jobs.
+/// As register_daemon, reconciling the steps the daemon reports with the controller's jobs.
 caf::result<caf::actor> register_daemon_with_report(controller_self self, msg::machine_status& rep,
                                                     caf::actor& daemon, msg::node_report& report);
 caf::result<caf::ok_atom> announce_collector(controller_self self, std::string& name, uint16_t port,

@@ -24,8 +24,8 @@ caf::result<caf::ok_atom> cancel_one_job(controller_self self, uint64_t id, int3
   return make_error(errc::unknown_job, "Invalid job id specified");
 }
 
-/// scancel of `12`, `12_4` or `12_[1-5]`: running tasks get the signal (or are
-/// cancelled), pending ones leave the scheduler's range list.
+/// scancel of `12`, `12_4` or `12_[1-5]`: running tasks get the signal (or are cancelled), pending
+/// ones leave the scheduler's range list.
 caf::result<caf::ok_atom> cancel(controller_self self, const std::string& text, int32_t signo,
                                  uint32_t uid) {
   auto& st = self->state;
@@ -75,14 +75,13 @@ caf::result<caf::ok_atom> complete(controller_self self, uint64_t id, int32_t co
   auto& st = self->state;
   if (auto job = st.jobs.find(id); job != st.jobs.end())
     return self->delegate(job->second, msg::complete_atom_v, code, signo, uid);
-  // Ended already (cancelled, timed out): Slurm's ESLURM_ALREADY_DONE, which
-  // salloc ignores.
+  // Ended already (cancelled, timed out): Slurm's ESLURM_ALREADY_DONE, which salloc ignores.
   if (st.job_view.count(id) > 0) return caf::ok_atom::value;
   return make_error(errc::unknown_job, "invalid job id " + std::to_string(id));
 }
 
-/// hold, uhold, release, top (the scheduler's) and requeue (running jobs'), on
-/// each job named; one reply for all, the first error if any.
+/// hold, uhold, release, top (the scheduler's) and requeue (running jobs'), on each job named; one
+/// reply for all, the first error if any.
 caf::result<caf::ok_atom> control_jobs(controller_self self, const msg::job_control& ctl) {
   self->state.attribute_to(uid_label(ctl.uid));
   auto& st = self->state;

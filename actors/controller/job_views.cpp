@@ -30,8 +30,7 @@ void purge_old_jobs(controller_self self) {
     if (!msg::is_finished(it->second.state)) unfinished.insert(unfinished.end(), it->first);
     ++it;
   }
-  // An array is forgotten once nothing of it pends or runs and its line has
-  // gone.
+  // An array is forgotten once nothing of it pends or runs and its line has gone.
   auto& arrays = self->state.arrays;
   for (auto it = arrays.begin(); it != arrays.end();) {
     auto meta = view.find(it->first);
@@ -44,9 +43,8 @@ void purge_old_jobs(controller_self self) {
   }
 }
 
-/// Every job the controller knows, in id order; finished ones (kept MinJobAge)
-/// only on request, so a plain `shoal queue` stays cheap after thousands of
-/// jobs.
+/// Every job the controller knows, in id order; finished ones (kept MinJobAge) only on request, so
+/// a plain `shoal queue` stays cheap after thousands of jobs.
 std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished) {
   purge_old_jobs(self);
   auto& st = self->state;

@@ -16,9 +16,9 @@ void save_next_job_id(controller_self self) {
   persist(self, controller_key, encoded(rec));
 }
 
-/// Sends every request and answers ok once all answered ok and everything
-/// handed to the keeper so far (the controller's own records the answers
-/// brought, such as an array's held line) is durable; else the first error.
+/// Sends every request and answers ok once all answered ok and everything handed to the keeper so
+/// far (the controller's own records the answers brought, such as an array's held line) is durable;
+/// else the first error.
 caf::result<caf::ok_atom> all_ok(controller_self self,
                                  std::vector<std::pair<caf::actor, caf::message>> requests) {
   auto rp = self->make_response_promise<caf::ok_atom>();

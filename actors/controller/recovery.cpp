@@ -7,18 +7,18 @@ namespace shoal::actors::ctl {
 
 namespace {
 
-/// A recovered queued job's dependency, parsed again (its targets were checked
-/// at submission).
+/// A recovered job's dependency and devices, parsed again from its saved request (both were
+/// checked at submission).
 policy::workload_ptr recovered_workload(const msg::job_request& req) {
   auto parsed = std::make_shared<policy::parsed_workload>();
   if (!req.workload.dependency.empty())
     if (auto dep = policy::parse_dependency(req.workload.dependency)) parsed->dep = std::move(*dep);
+  if (auto gres = policy::parse_gres_request(req.gres)) parsed->gres = std::move(*gres);
   return parsed;
 }
 
-/// Resumes an array: its task template, its line, and the tasks still pending
-/// (less those that have a job record: they started before the array's record
-/// caught up).
+/// Resumes an array: its task template, its line, and the tasks still pending (less those that have
+/// a job record: they started before the array's record caught up).
 void recover_array(controller_self self, uint64_t id, msg::array_record& rec,
                    const std::set<std::pair<uint64_t, uint32_t>>& tasks_with_records) {
   auto& st = self->state;
@@ -38,6 +38,7 @@ void recover_array(controller_self self, uint64_t id, msg::array_record& rec,
   auto task_workload = recovered_workload(rec.task_template);
   arr.task_template = make_setup(self, id, rec.task_template, task_workload, caf::actor{});
   arr.task_template.array_job_id = id;
+  arr.task_template.submit_time = rec.info.submit_time;
   st.arrays.emplace(id, std::move(arr));
   if (msg::is_finished(rec.info.state) || rec.pending.empty()) {
     if (msg::is_finished(rec.info.state)) put_view(st, id, rec.info);
@@ -59,8 +60,8 @@ void recover_array(controller_self self, uint64_t id, msg::array_record& rec,
   hold_again(self, st.scheduler, id, rec.info.reason);
 }
 
-/// Resumes one job from its record: finished ones only for listings and
-/// dependencies, the rest as job actors that carry on (see job.cpp's restore).
+/// Resumes one job from its record: finished ones only for listings and dependencies, the rest as
+/// job actors that carry on (see job.cpp's restore).
 void recover_job(controller_self self, uint64_t id, msg::job_record& rec) {
   auto& st = self->state;
   if (msg::is_finished(rec.info.state)) {
@@ -89,9 +90,8 @@ void recover_job(controller_self self, uint64_t id, msg::job_record& rec) {
 
 }  // namespace
 
-/// The controller's state before it stopped: the job id counter, arrays, jobs
-/// (finished ones first, so dependencies see their outcomes before anything
-/// queues).
+/// The controller's state before it stopped: the job id counter, arrays, jobs (finished ones first,
+/// so dependencies see their outcomes before anything queues).
 void recover(controller_self self, state::record_map& saved) {
   auto& st = self->state;
   std::vector<std::pair<uint64_t, msg::job_record>> jobs;
@@ -121,8 +121,7 @@ void recover(controller_self self, state::record_map& saved) {
     bool ok = rec.info.state == msg::job_state::completed && rec.info.exit_code == 0;
     self->send(st.scheduler, msg::ended_atom_v, id, ok, rec.info.start_time);
   }
-  // A client retrying a submission across the restart gets its job back, not a
-  // second one.
+  // A client retrying a submission across the restart gets its job back, not a second one.
   for (auto& [id, rec] : arrays)
     if (!rec.task_template.submit_token.empty())
       remember_token(self, rec.task_template.submit_token, id);

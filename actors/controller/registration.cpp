@@ -6,9 +6,8 @@ namespace shoal::actors::ctl {
 
 namespace {
 
-/// A registering daemon's report: ended steps reach their jobs, recovered jobs
-/// learn which of their steps the node still runs, and tasks of jobs this
-/// controller does not know are killed.
+/// A registering daemon's report: ended steps reach their jobs, recovered jobs learn which of their
+/// steps the node still runs, and tasks of jobs this controller does not know are killed.
 void reconcile(controller_self self, const std::string& node, const caf::actor& daemon,
                msg::node_report& report) {
   auto& st = self->state;
@@ -41,8 +40,8 @@ void reconcile(controller_self self, const std::string& node, const caf::actor& 
   st.unconfirmed.erase(waiting);
 }
 
-/// The node actor a daemon's registration goes to, once the steps it reports
-/// are reconciled; errc::unknown_node for a name the config lacks.
+/// The node actor a daemon's registration goes to, once the steps it reports are reconciled;
+/// errc::unknown_node for a name the config lacks.
 caf::expected<node_actor> admit(controller_self self, const msg::machine_status& rep,
                                 const caf::actor& daemon, msg::node_report* report) {
   SHOAL_DEBUG(init, "registration node={} host={} pid={} cpus={}", rep.node_name, rep.hostname,
@@ -57,9 +56,8 @@ caf::expected<node_actor> admit(controller_self self, const msg::machine_status&
   return it->second;
 }
 
-/// Registration: with a gate, only once it vouched for the daemon (a crafted
-/// peer on the CAF port cannot pose as a node); then the node actor answers
-/// with its handle.
+/// Registration: with a gate, only once it vouched for the daemon (a crafted peer on the CAF port
+/// cannot pose as a node); then the node actor answers with its handle.
 caf::result<caf::actor> on_register(controller_self self, msg::machine_status& rep,
                                     caf::actor& daemon, msg::node_report* report) {
   auto& st = self->state;

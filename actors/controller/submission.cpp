@@ -7,8 +7,7 @@
 
 namespace shoal::actors::ctl {
 
-/// How long a submission token is remembered: far longer than any client
-/// retries.
+/// How long a submission token is remembered: far longer than any client retries.
 constexpr int64_t token_memory_s = 600;
 
 void remember_token(controller_self self, const std::string& token, uint64_t id) {
@@ -22,9 +21,8 @@ void remember_token(controller_self self, const std::string& token, uint64_t id)
   st.token_order.emplace_back(now, token);
 }
 
-/// Parses the job's --array and --dependency, the one place they are parsed in
-/// shoalctld, before a job exists, so a bad value is the submitter's error, not
-/// a job stuck pending.
+/// Parses the job's --array, --dependency and --gres, the one place they are parsed in shoalctld,
+/// before a job exists, so a bad value is the submitter's error, not a job stuck pending.
 caf::expected<policy::workload_ptr> parse_workload(controller_self self,
                                                    const msg::job_request& req) {
   auto& st = self->state;
@@ -56,6 +54,11 @@ caf::expected<policy::workload_ptr> parse_workload(controller_self self,
                             std::to_string(min_job_age_s) + " s ago)");
     parsed->dep = std::move(*dep);
   }
+  if (!req.gres.empty()) {
+    auto gres = policy::parse_gres_request(req.gres);
+    if (!gres) return to_caf(gres.error());
+    parsed->gres = std::move(*gres);
+  }
   return policy::workload_ptr{std::move(parsed)};
 }
 
@@ -64,6 +67,7 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
   auto& st = self->state;
   job_setup setup;
   setup.id = id;
+  setup.submit_time = unix_now();
   setup.req = std::move(req);
   setup.workload = std::move(workload);
   setup.kill_wait_s = st.cfg.kill_wait_s;
@@ -80,25 +84,16 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
   return setup;
 }
 
-/// A job's record as first saved, before its actor runs: the submission is
-/// durable before the client hears of it, and the job's own later records
-/// replace this one.
-void save_new_job(controller_self self, const job_setup& setup) {
+void record_new_job(controller_self self, const job_setup& setup) {
+  auto& st = self->state;
   msg::job_record rec;
   rec.request = setup.req;
   rec.info = initial_job_info(setup);
   rec.life_state = static_cast<uint32_t>(policy::initial_lifecycle(setup.req.workload.hold).state);
   rec.life_reason = rec.info.reason;
   persist(self, job_key(setup.id), encoded(rec));
-}
-
-/// Lists a new job from now, not from its actor's first news: a `queue` or
-/// `show job` sent right after the submission's reply must find it.
-void record_initial_view(controller_self self, const job_setup& setup) {
-  auto& st = self->state;
-  auto info = initial_job_info(setup);
-  if (st.cluster) st.cluster->job_changed(std::nullopt, info.state);
-  put_view(st, setup.id, std::move(info));
+  if (st.cluster) st.cluster->job_changed(std::nullopt, rec.info.state);
+  put_view(st, setup.id, std::move(rec.info));
 }
 
 namespace {
@@ -117,10 +112,12 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
       return info;
     }
   }
-  auto resolved = resolve_submission(st.cfg, st.node_view, req);
-  caf::expected<policy::workload_ptr> workload{policy::workload_ptr{}};
-  if (resolved) workload = parse_workload(self, *resolved);
-  if (resolved && !workload) resolved = workload.error();
+  auto workload = parse_workload(self, req);
+  caf::expected<msg::job_request> resolved{caf::error{}};
+  if (workload)
+    resolved = resolve_submission(st.cfg, st.node_view, req, (*workload)->gres);
+  else
+    resolved = std::move(workload.error());
   if (!resolved) {
     config::log().info("job rejected user={} reason=\"{}\"", req.user, describe(resolved.error()));
     return std::move(resolved.error());
@@ -141,11 +138,10 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   config::log().info("job submit job={} user={} partition={} nodes={} tasks={} batch={}", id,
                      setup.req.user, setup.req.partition, setup.req.min_nodes, setup.req.ntasks,
                      setup.req.batch);
-  save_new_job(self, setup);
+  record_new_job(self, setup);
   save_next_job_id(self);
-  record_initial_view(self, setup);
-  // Not linked: unlinking is linear in the links held, paid at every job's end,
-  // and shoalctld exits without tearing its actors down anyway.
+  // Not linked: unlinking is linear in the links held, paid at every job's end, and shoalctld exits
+  // without tearing its actors down anyway.
   auto job = spawn_job(self->system(), std::move(setup));
   st.jobs.emplace(id, job);
   if (!token.empty()) remember_token(self, token, id);
@@ -156,8 +152,7 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   return once_saved(self, std::move(info));
 }
 
-/// A step in a running job's allocation: the job actor places it and answers
-/// with the step's id.
+/// A step in a running job's allocation: the job actor places it and answers with the step's id.
 caf::result<msg::job_info> submit_step(controller_self self, msg::job_request& req,
                                        caf::actor& client) {
   auto it = self->state.jobs.find(req.job_id);
@@ -190,10 +185,10 @@ caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request
   auto& st = self->state;
   req.job_id = 0;
   req.workload.array.clear();  // estimated as one task, as Slurm's will_run does
-  auto resolved = resolve_submission(st.cfg, st.node_view, req);
-  if (!resolved) return std::move(resolved.error());
-  auto workload = parse_workload(self, *resolved);
+  auto workload = parse_workload(self, req);
   if (!workload) return std::move(workload.error());
+  auto resolved = resolve_submission(st.cfg, st.node_view, req, (*workload)->gres);
+  if (!resolved) return std::move(resolved.error());
   return self->delegate(st.scheduler, msg::willrun_atom_v, st.next_job_id, std::move(*resolved),
                         std::move(*workload));
 }

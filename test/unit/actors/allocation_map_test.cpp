@@ -9,6 +9,7 @@
 #include "actors/allocation_map.hpp"
 #include "config/config.hpp"
 #include "messages/caf/error.hpp"
+#include "policy/gres.hpp"
 
 using namespace shoal;
 
@@ -25,11 +26,18 @@ config::cluster_config gpu_config() {
   return std::move(*cfg);
 }
 
+/// A --gres request as the controller parses it at submission.
+policy::gres_list needs(const std::string& text) {
+  auto parsed = policy::parse_gres_request(text);
+  BOOST_REQUIRE(parsed);
+  return *parsed;
+}
+
 policy::pending_job job(const actors::allocation_map& map, uint64_t id, const std::string& gres) {
   policy::pending_job j;
   j.id = id;
   j.time_limit = 60;
-  j.request.gres = map.gres_needs(gres);
+  j.request.gres = map.gres_needs(needs(gres));
   return j;
 }
 
@@ -49,8 +57,8 @@ BOOST_AUTO_TEST_CASE(starts_take_the_lowest_free_devices_of_their_kinds) {
   map.node_changed("n1", msg::node_state::idle, 0, 0);
   map.node_changed("n2", msg::node_state::idle, 0, 0);
   BOOST_REQUIRE_EQUAL(map.capacity_of(0).gres.size(), 2u);
-  BOOST_CHECK_EQUAL(map.gres_needs("gpu:v100:1")[0].kinds.size(), 1u);
-  BOOST_CHECK_EQUAL(map.gres_needs("gpu:2")[0].kinds.size(), 2u);
+  BOOST_CHECK_EQUAL(map.gres_needs(needs("gpu:v100:1"))[0].kinds.size(), 1u);
+  BOOST_CHECK_EQUAL(map.gres_needs(needs("gpu:2"))[0].kinds.size(), 2u);
   auto placed = map.place({job(map, 1, "gpu:v100:1"), job(map, 2, "gpu:a100:2"), job(map, 3, "")},
                           {}, {}, 1000);
   const auto& started = placed.result.started;

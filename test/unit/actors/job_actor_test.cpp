@@ -206,6 +206,18 @@ BOOST_AUTO_TEST_CASE(a_new_job_queues_itself_and_starts_when_placed) {
   BOOST_TEST(client_events().back() == "ended:COMPLETED");
 }
 
+// The controller stamps the submit time once; the job's views carry it, not a time of their own
+// (an array task's is its array's).
+BOOST_AUTO_TEST_CASE(the_job_shows_the_submit_time_its_controller_stamped) {
+  auto s = setup();
+  s.submit_time = 1'700'000'123;
+  BOOST_TEST(actors::initial_job_info(s).submit_time == 1'700'000'123);
+  spawn(std::move(s));
+  BOOST_TEST(view().submit_time == 1'700'000'123);
+  place();
+  BOOST_TEST(view().submit_time == 1'700'000'123);
+}
+
 BOOST_AUTO_TEST_CASE(the_time_limit_sends_sigterm_then_sigkill_after_kill_wait_then_timeout) {
   spawn(setup());
   place();

@@ -67,15 +67,22 @@ struct fixture {
     return req;
   }
 
+  /// --gres as the controller parses it before resolving (policy::parsed_workload).
+  static policy::gres_list parsed_gres(const msg::job_request& req) {
+    auto gres = policy::parse_gres_request(req.gres);
+    BOOST_REQUIRE_MESSAGE(static_cast<bool>(gres), "bad --gres in the test");
+    return *gres;
+  }
+
   msg::job_request resolve_ok(const msg::job_request& req) {
-    auto r = resolve_submission(cfg, nodes, req);
+    auto r = resolve_submission(cfg, nodes, req, parsed_gres(req));
     BOOST_REQUIRE_MESSAGE(static_cast<bool>(r), "rejected: " << why(r));
     return *r;
   }
 
   /// The error's text; fails the test unless the request is rejected with `code`.
   std::string resolve_error(const msg::job_request& req, errc code) {
-    auto r = resolve_submission(cfg, nodes, req);
+    auto r = resolve_submission(cfg, nodes, req, parsed_gres(req));
     BOOST_REQUIRE_MESSAGE(!r, "accepted, expected " << to_string(code));
     BOOST_CHECK_MESSAGE(r.error() == code, "error "
                                                << to_string(static_cast<errc>(r.error().code()))
@@ -412,7 +419,7 @@ BOOST_AUTO_TEST_CASE(a_node_excluded_twice_counts_once) {
   auto req = request();
   req.exclude = "node1,node1";
   req.min_nodes = 3;  // node2-4 remain
-  auto r = resolve_submission(cfg, nodes, req);
+  auto r = resolve_submission(cfg, nodes, req, parsed_gres(req));
   if (!r)
     BOOST_TEST_MESSAGE(
         "PRODUCT BUG: resolve_submission counts a node named twice in -x twice "
@@ -425,7 +432,7 @@ BOOST_AUTO_TEST_CASE(excluding_more_names_than_members_does_not_wrap_the_usable_
   auto req = request();
   req.exclude = "node1,node1,node1,node1,node1";
   req.min_nodes = 4;  // only node2-4 remain
-  auto r = resolve_submission(cfg, nodes, req);
+  auto r = resolve_submission(cfg, nodes, req, parsed_gres(req));
   if (r)
     BOOST_TEST_MESSAGE(
         "PRODUCT BUG: with -x longer than the partition, members - list size "
@@ -438,7 +445,7 @@ BOOST_AUTO_TEST_CASE(excluding_more_names_than_members_does_not_wrap_the_usable_
 BOOST_AUTO_TEST_CASE(a_node_required_twice_counts_once) {
   auto req = request();
   req.nodelist = "node1,node1";
-  auto r = resolve_submission(cfg, nodes, req);
+  auto r = resolve_submission(cfg, nodes, req, parsed_gres(req));
   BOOST_REQUIRE_MESSAGE(static_cast<bool>(r), why(r));
   if (r->min_nodes != 1u)
     BOOST_TEST_MESSAGE("PRODUCT BUG: -w node1,node1 asks for " << r->min_nodes
