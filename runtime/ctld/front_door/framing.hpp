@@ -1,0 +1,67 @@
+#pragma once
+
+// The front door's connections: reading length-prefixed frames, writing replies in the order
+// their requests came, and forgetting a connection with what streams to it.
+
+#include <cstdint>
+#include <string>
+
+#include <caf/actor.hpp>
+#include <caf/error.hpp>
+#include <caf/io/system_messages.hpp>
+#include <caf/message.hpp>
+
+#include "messages/front_door.hpp"
+#include "runtime/ctld/front_door/door_state.hpp"
+
+namespace shoal::runtime::door {
+
+/// Forgets a connection that closed. Its relays go too: the jobs they served see their client
+/// leave, as srun's jobs do when srun dies. Does nothing for a connection it does not know.
+void forget(door_self self, connection_handle hdl);
+
+/// Logs `why` with the peer, forgets the connection and closes it. Does nothing for a connection
+/// it does not know.
+void drop(door_self self, connection_handle hdl, const std::string& why);
+
+/// Writes `frame` on `hdl` now. What flush could not hand to the kernel waits in the broker: a
+/// client that sends and never reads would grow it without end, so past the bound it is dropped.
+void write_frame(door_self self, connection_handle hdl, const std::string& frame);
+
+/// Queues reply `number` of the connection `serial` and writes every reply now in order. Does
+/// nothing when that connection is gone.
+void answer(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,
+            const msg::client_reply& reply);
+
+/// The reply that tells the client why its request failed: a shoal error as it is, a timeout or
+/// any other error as the controller not answering.
+msg::client_reply refusal(const caf::error& err);
+
+/// Asks the target and writes what it answers; `fill` puts a success into the reply.
+template <class... Answer, class Fill>
+void forward(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,
+             caf::message request, Fill fill) {
+  auto& st = self->state;
+  self->request(st.target, st.setup.request_timeout, std::move(request))
+      .then(
+          [self, hdl, serial, number, fill](Answer&... xs) {
+            msg::client_reply reply;
+            fill(reply, xs...);
+            answer(self, hdl, serial, number, reply);
+          },
+          [self, hdl, serial, number](caf::error& err) {
+            answer(self, hdl, serial, number, refusal(err));
+          });
+}
+
+/// A relay for the connection `hdl`, which dies with it; null when the connection is gone. It
+/// frames what a run's or attach's job tells its client, and hangs the connection up when the
+/// target it came through goes away.
+caf::actor new_relay(door_self self, connection_handle hdl, uint64_t serial);
+
+/// Reads what arrived on a connection: a frame's length, then the frame, whose request goes on
+/// to be admitted (auth.hpp). A length out of range, a frame that does not decode, or too many
+/// requests awaiting replies drops the connection.
+void on_data(door_self self, caf::io::new_data_msg& m);
+
+}  // namespace shoal::runtime::door
