@@ -24,8 +24,8 @@
 #include "runtime/ctld/front_door/framing.hpp"
 
 // The broker itself and its listening socket. What it does with a connection's bytes lives in
-// runtime/ctld/front_door/: framing (frames and replies), auth (who sent a request), access (who
-// may do what) and routing (what each kind of request becomes).
+// runtime/ctld/front_door/: framing (frames and replies), auth (who sent a request), authorize and
+// access (who may do what) and routing (what each kind of request becomes).
 
 namespace shoal::runtime {
 

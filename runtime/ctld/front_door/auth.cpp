@@ -74,24 +74,18 @@ caf::behavior credential_checker(caf::event_based_actor*, const front_door_setup
   };
 }
 
-void admit(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,
-           msg::client_request& req) {
+void admit(door_self self, const reply_to& to, msg::client_request& req) {
   auto& st = self->state;
   if (st.checkers.empty()) {
     req.credential.clear();
-    return serve(self, hdl, serial, number, req);
+    return serve(self, to, req);
   }
   auto& checker = st.checkers[st.next_checker++ % st.checkers.size()];
   self->request(checker, st.setup.request_timeout, verify_atom::value, std::move(req))
-      .then([self, hdl, serial,
-             number](msg::client_request& verified) { serve(self, hdl, serial, number, verified); },
-            [self, hdl, serial, number](caf::error& err) {
-              auto it = self->state.conns.find(hdl);
-              config::log().warn("front door: {} peer={}", describe(err),
-                                 it != self->state.conns.end() && it->second.serial == serial
-                                     ? it->second.peer
-                                     : std::string{"?"});
-              answer(self, hdl, serial, number, refusal(err));
+      .then([self, to](msg::client_request& verified) { serve(self, to, verified); },
+            [self, to](caf::error& err) {
+              config::log().warn("front door: {} peer={}", describe(err), peer_of(self, to));
+              answer(self, to, refusal(err));
             });
 }
 

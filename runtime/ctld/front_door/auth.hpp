@@ -21,7 +21,6 @@ caf::behavior credential_checker(caf::event_based_actor*, const front_door_setup
 
 /// Serves `req` once its sender is proven (auth/munge), or at once (auth/none). A request that
 /// fails the check is answered with its refusal and logged with the peer.
-void admit(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,
-           msg::client_request& req);
+void admit(door_self self, const reply_to& to, msg::client_request& req);
 
 }  // namespace shoal::runtime::door

@@ -1,7 +1,7 @@
 #pragma once
 
-// The front door's private state, shared by the files that make it up (framing, auth, access,
-// routing and the broker in runtime/ctld/front_door.cpp). Not for use outside them.
+// The front door's private state, shared by the files that make it up (framing, auth, authorize,
+// access, routing and the broker in runtime/ctld/front_door.cpp). Not for use outside them.
 
 #include <chrono>
 #include <cstdint>
@@ -60,5 +60,13 @@ struct door_state {
 };
 
 using door_self = caf::io::stateful_broker<door_state>*;
+
+/// Where a request's reply goes: the connection that asked (its serial tells a later connection
+/// on the same handle apart) and the request's place in that connection's order of replies.
+struct reply_to {
+  connection_handle hdl;
+  uint64_t serial = 0;
+  uint64_t number = 0;
+};
 
 }  // namespace shoal::runtime::door

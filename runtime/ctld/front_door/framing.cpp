@@ -76,12 +76,12 @@ void write_frame(door_self self, connection_handle hdl, const std::string& frame
              " bytes of replies unread");
 }
 
-void answer(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,
-            const msg::client_reply& reply) {
+void answer(door_self self, const reply_to& to, const msg::client_reply& reply) {
+  auto hdl = to.hdl;
   auto it = self->state.conns.find(hdl);
-  if (it == self->state.conns.end() || it->second.serial != serial) return;  // gone meanwhile
+  if (it == self->state.conns.end() || it->second.serial != to.serial) return;  // gone meanwhile
   auto& c = it->second;
-  c.ready.emplace(number, msg::encode_client_frame(reply));
+  c.ready.emplace(to.number, msg::encode_client_frame(reply));
   std::vector<std::string> now;
   for (auto r = c.ready.find(c.next_reply); r != c.ready.end(); r = c.ready.find(c.next_reply)) {
     now.push_back(std::move(r->second));
@@ -92,6 +92,12 @@ void answer(door_self self, connection_handle hdl, uint64_t serial, uint64_t num
     if (self->state.conns.count(hdl) == 0) return;  // dropped by the write before
     write_frame(self, hdl, frame);
   }
+}
+
+std::string peer_of(door_self self, const reply_to& to) {
+  auto it = self->state.conns.find(to.hdl);
+  return it != self->state.conns.end() && it->second.serial == to.serial ? it->second.peer
+                                                                         : std::string{"?"};
 }
 
 msg::client_reply refusal(const caf::error& err) {
@@ -109,11 +115,11 @@ msg::client_reply refusal(const caf::error& err) {
   return reply;
 }
 
-caf::actor new_relay(door_self self, connection_handle hdl, uint64_t serial) {
-  auto it = self->state.conns.find(hdl);
-  if (it == self->state.conns.end() || it->second.serial != serial) return {};
+caf::actor new_relay(door_self self, const reply_to& to) {
+  auto it = self->state.conns.find(to.hdl);
+  if (it == self->state.conns.end() || it->second.serial != to.serial) return {};
   auto relay = self->spawn(stream_relay, caf::actor_cast<caf::actor>(self), self->state.target,
-                           hdl.id(), serial);
+                           to.hdl.id(), to.serial);
   it->second.relays.push_back(relay);
   return relay;
 }
@@ -149,7 +155,7 @@ void on_data(door_self self, caf::io::new_data_msg& m) {
   c.want_length = true;
   c.mid_frame = false;
   self->configure_read(m.handle, caf::io::receive_policy::exactly(msg::client_length_size));
-  admit(self, m.handle, c.serial, c.next_request++, req);
+  admit(self, reply_to{m.handle, c.serial, c.next_request++}, req);
 }
 
 }  // namespace shoal::runtime::door

@@ -28,10 +28,12 @@ void drop(door_self self, connection_handle hdl, const std::string& why);
 /// client that sends and never reads would grow it without end, so past the bound it is dropped.
 void write_frame(door_self self, connection_handle hdl, const std::string& frame);
 
-/// Queues reply `number` of the connection `serial` and writes every reply now in order. Does
-/// nothing when that connection is gone.
-void answer(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,
-            const msg::client_reply& reply);
+/// Queues `reply` in its place and writes every reply now in order. Does nothing when the
+/// connection that asked is gone.
+void answer(door_self self, const reply_to& to, const msg::client_reply& reply);
+
+/// The peer ("address:port") of the connection that asked, for the log; "?" once it is gone.
+std::string peer_of(door_self self, const reply_to& to);
 
 /// The reply that tells the client why its request failed: a shoal error as it is, a timeout or
 /// any other error as the controller not answering.
@@ -39,25 +41,22 @@ msg::client_reply refusal(const caf::error& err);
 
 /// Asks the target and writes what it answers; `fill` puts a success into the reply.
 template <class... Answer, class Fill>
-void forward(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,
-             caf::message request, Fill fill) {
+void forward(door_self self, const reply_to& to, caf::message request, Fill fill) {
   auto& st = self->state;
   self->request(st.target, st.setup.request_timeout, std::move(request))
       .then(
-          [self, hdl, serial, number, fill](Answer&... xs) {
+          [self, to, fill](Answer&... xs) {
             msg::client_reply reply;
             fill(reply, xs...);
-            answer(self, hdl, serial, number, reply);
+            answer(self, to, reply);
           },
-          [self, hdl, serial, number](caf::error& err) {
-            answer(self, hdl, serial, number, refusal(err));
-          });
+          [self, to](caf::error& err) { answer(self, to, refusal(err)); });
 }
 
-/// A relay for the connection `hdl`, which dies with it; null when the connection is gone. It
-/// frames what a run's or attach's job tells its client, and hangs the connection up when the
+/// A relay for the connection that asked, which dies with it; null when the connection is gone.
+/// It frames what a run's or attach's job tells its client, and hangs the connection up when the
 /// target it came through goes away.
-caf::actor new_relay(door_self self, connection_handle hdl, uint64_t serial);
+caf::actor new_relay(door_self self, const reply_to& to);
 
 /// Reads what arrived on a connection: a frame's length, then the frame, whose request goes on
 /// to be admitted (auth.hpp). A length out of range, a frame that does not decode, or too many

@@ -1,211 +1,284 @@
 #include "runtime/ctld/front_door/routing.hpp"
 
+#include <algorithm>
+#include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <caf/all.hpp>
 
-#include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
-#include "runtime/ctld/front_door/access.hpp"
+#include "runtime/ctld/front_door/authorize.hpp"
 #include "runtime/ctld/front_door/framing.hpp"
 
 namespace shoal::runtime::door {
 
-void serve(door_self self, connection_handle hdl, uint64_t serial, uint64_t number,
-           msg::client_request& req) {
-  auto& st = self->state;
-  auto kind = static_cast<op>(req.op);
-  if (auto it = st.conns.find(hdl); it == st.conns.end() || it->second.serial != serial)
-    return;  // the client left while its credential was checked
-  if (is_administration(kind) && !is_admin(st, req.uid)) {
-    auto it = st.conns.find(hdl);
-    config::log().warn("front door: permission denied request={} uid={} peer={}",
-                       static_cast<int>(req.op), req.uid,
-                       it != st.conns.end() ? it->second.peer : std::string{"?"});
-    answer(self, hdl, serial, number,
-           refusal(make_error(errc::permission_denied, "Access/permission denied")));
-    return;
-  }
-  if (kind == op::cluster_identity) {
-    if (!st.setup.auth.munge) {
-      answer(self, hdl, serial, number,
-             refusal(make_error(errc::invalid_request,
-                                "the daemons' port speaks no TLS under AuthType=auth/none")));
-      return;
-    }
-    msg::client_reply reply;
-    reply.text = std::move(req.text);  // sealed by the credential checker
-    answer(self, hdl, serial, number, std::move(reply));
-    return;
-  }
-  if (!st.target) {
-    answer(self, hdl, serial, number,
-           refusal(make_error(errc::not_in_control,
-                              "not in control: this shoalctld is changing roles")));
-    return;
-  }
-  auto done = [](msg::client_reply&, caf::ok_atom) {};
-  auto one_job = [](msg::client_reply& r, msg::job_info& j) { r.jobs.push_back(std::move(j)); };
-  auto text = [](msg::client_reply& r, std::string& t) { r.text = std::move(t); };
-  switch (kind) {
-    case op::ping:
-      forward<msg::controller_status>(
-          self, hdl, serial, number, caf::make_message(caf::ping_atom::value),
-          [](msg::client_reply& r, msg::controller_status& s) { r.status = s; });
-      return;
-    case op::jobs:
-      forward<std::vector<msg::job_info>>(
-          self, hdl, serial, number, caf::make_message(msg::jobs_atom_v, req.include_finished),
-          [self, uid = req.uid](msg::client_reply& r, std::vector<msg::job_info>& v) {
-            for (auto& job : v)
-              if (may_see(self->state, uid, job)) r.jobs.push_back(std::move(job));
-          });
-      return;
-    case op::job:
-      forward<msg::job_info>(self, hdl, serial, number,
-                             caf::make_message(msg::jobs_atom_v, req.job_id),
-                             [self, uid = req.uid](msg::client_reply& r, msg::job_info& job) {
-                               if (may_see(self->state, uid, job)) {
-                                 r.jobs.push_back(std::move(job));
-                                 return;
-                               }
-                               r.error_code = static_cast<uint8_t>(errc::permission_denied);
-                               r.error_text = "Access/permission denied";
-                             });
-      return;
-    case op::nodes:
-      forward<std::vector<msg::node_info>>(
-          self, hdl, serial, number, caf::make_message(msg::nodes_atom_v),
-          [](msg::client_reply& r, std::vector<msg::node_info>& v) { r.nodes = std::move(v); });
-      return;
-    case op::partitions:
-      forward<std::vector<msg::partition_info>>(
-          self, hdl, serial, number, caf::make_message(msg::parts_atom_v),
-          [](msg::client_reply& r, std::vector<msg::partition_info>& v) {
-            r.partitions = std::move(v);
-          });
-      return;
-    case op::config:
-      forward<std::string>(self, hdl, serial, number, caf::make_message(msg::config_atom_v), text);
-      return;
-    case op::partition_summary:
-      forward<std::vector<msg::partition_summary>>(
-          self, hdl, serial, number, caf::make_message(msg::summary_atom_v),
-          [](msg::client_reply& r, std::vector<msg::partition_summary>& v) {
-            r.summary = std::move(v);
-          });
-      return;
-    case op::collectors:
-      forward<std::vector<msg::collector_info>>(
-          self, hdl, serial, number, caf::make_message(msg::collectors_atom_v),
-          [](msg::client_reply& r, std::vector<msg::collector_info>& v) {
-            r.collectors = std::move(v);
-          });
-      return;
-    case op::cancel:
-      forward<caf::ok_atom>(
-          self, hdl, serial, number,
-          caf::make_message(msg::cancel_atom_v, std::move(req.target), req.signo, req.uid), done);
-      return;
-    case op::job_control:
-      forward<caf::ok_atom>(self, hdl, serial, number,
-                            caf::make_message(msg::jobctl_atom_v, std::move(req.control)), done);
-      return;
-    case op::pending:
-      visible_jobs(self, hdl, serial, number, req.uid, [=](auto visible) {
-        forward<std::vector<msg::pending_detail>>(
-            self, hdl, serial, number, caf::make_message(msg::pending_atom_v),
-            [visible](msg::client_reply& r, std::vector<msg::pending_detail>& v) {
-              for (auto& detail : v)
-                if (!visible || visible->count(detail.job_id) != 0)
-                  r.pending.push_back(std::move(detail));
-            });
+namespace {
+
+/// Answers `req` for its kind; authorize has let it through and granted what it may see.
+using handler = void (*)(door_self self, const reply_to& to, msg::client_request& req,
+                         const grant& g);
+
+/// How one kind of request is served.
+struct route {
+  handler handle;
+  need who = need::nothing;     ///< what authorize asks of its sender first
+  bool in_control_only = true;  ///< refused while no target answers (errc::not_in_control)
+};
+
+// -- filling replies --
+
+void nothing_more(msg::client_reply&, caf::ok_atom) {}
+
+void the_job(msg::client_reply& r, msg::job_info& job) {
+  r.jobs.push_back(std::move(job));
+}
+
+void the_text(msg::client_reply& r, std::string& text) {
+  r.text = std::move(text);
+}
+
+/// The map as `visible` lets its user see it: other users' jobs leave no id behind.
+void hide_others(msg::topology_view& view, const std::set<uint64_t>& visible) {
+  for (auto& node : view.nodes)
+    if (node.job_id != 0 && visible.count(node.job_id) == 0) node.job_id = 0;
+  auto& allocs = view.allocations;
+  allocs.erase(
+      std::remove_if(allocs.begin(), allocs.end(),
+                     [&](const msg::map_allocation& a) { return visible.count(a.job_id) == 0; }),
+      allocs.end());
+}
+
+// -- listings --
+
+void on_ping(door_self self, const reply_to& to, msg::client_request&, const grant&) {
+  forward<msg::controller_status>(
+      self, to, caf::make_message(caf::ping_atom::value),
+      [](msg::client_reply& r, msg::controller_status& s) { r.status = s; });
+}
+
+void on_jobs(door_self self, const reply_to& to, msg::client_request& req, const grant& g) {
+  forward<std::vector<msg::job_info>>(self, to,
+                                      caf::make_message(msg::jobs_atom_v, req.include_finished),
+                                      [g](msg::client_reply& r, std::vector<msg::job_info>& v) {
+                                        for (auto& job : v)
+                                          if (g.sees(job)) r.jobs.push_back(std::move(job));
+                                      });
+}
+
+void on_job(door_self self, const reply_to& to, msg::client_request& req, const grant& g) {
+  forward<msg::job_info>(self, to, caf::make_message(msg::jobs_atom_v, req.job_id),
+                         [g](msg::client_reply& r, msg::job_info& job) {
+                           if (g.sees(job)) return the_job(r, job);
+                           r.error_code = static_cast<uint8_t>(errc::permission_denied);
+                           r.error_text = "Access/permission denied";
+                         });
+}
+
+void on_nodes(door_self self, const reply_to& to, msg::client_request&, const grant&) {
+  forward<std::vector<msg::node_info>>(
+      self, to, caf::make_message(msg::nodes_atom_v),
+      [](msg::client_reply& r, std::vector<msg::node_info>& v) { r.nodes = std::move(v); });
+}
+
+void on_partitions(door_self self, const reply_to& to, msg::client_request&, const grant&) {
+  forward<std::vector<msg::partition_info>>(
+      self, to, caf::make_message(msg::parts_atom_v),
+      [](msg::client_reply& r, std::vector<msg::partition_info>& v) {
+        r.partitions = std::move(v);
       });
-      return;
-    case op::map:
-      visible_jobs(self, hdl, serial, number, req.uid, [=](auto visible) {
-        forward<msg::topology_view>(self, hdl, serial, number, caf::make_message(msg::map_atom_v),
-                                    [visible](msg::client_reply& r, msg::topology_view& v) {
-                                      if (visible) hide_others(v, *visible);
-                                      r.map = std::move(v);
-                                    });
+}
+
+void on_config(door_self self, const reply_to& to, msg::client_request&, const grant&) {
+  forward<std::string>(self, to, caf::make_message(msg::config_atom_v), the_text);
+}
+
+void on_partition_summary(door_self self, const reply_to& to, msg::client_request&, const grant&) {
+  forward<std::vector<msg::partition_summary>>(
+      self, to, caf::make_message(msg::summary_atom_v),
+      [](msg::client_reply& r, std::vector<msg::partition_summary>& v) {
+        r.summary = std::move(v);
       });
-      return;
-    case op::node_update:
-      forward<caf::ok_atom>(self, hdl, serial, number,
-                            caf::make_message(msg::nodeupd_atom_v, std::move(req.update)), done);
-      return;
-    case op::partition_edit:
-      forward<caf::ok_atom>(
-          self, hdl, serial, number,
-          caf::make_message(msg::partedit_atom_v, std::move(req.partition_change)), done);
-      return;
-    case op::set_debug:
-      forward<std::string>(
-          self, hdl, serial, number,
-          caf::make_message(msg::setdebug_atom_v, std::move(req.text), std::move(req.user)), text);
-      return;
-    case op::debug_flags:
-      forward<std::string>(
-          self, hdl, serial, number,
-          caf::make_message(msg::dbgflags_atom_v, std::move(req.text), std::move(req.user)), text);
-      return;
-    case op::diag_reset:
-      forward<caf::ok_atom>(self, hdl, serial, number,
-                            caf::make_message(msg::diagreset_atom_v, req.uid), done);
-      return;
-    case op::submit:
-      forward<msg::job_info>(
-          self, hdl, serial, number,
-          caf::make_message(msg::submit_atom_v, std::move(req.submission), caf::actor{}), one_job);
-      return;
-    case op::signal:
-      if_owner(self, hdl, serial, number, req.job_id, req.uid,
-               [self, hdl, serial, number, id = req.job_id, signo = req.signo] {
-                 self->send(self->state.target, msg::signal_atom_v, id, signo);
-                 answer(self, hdl, serial, number, msg::client_reply{});
-               });
-      return;
-    case op::run:
-      forward<msg::job_info>(self, hdl, serial, number,
-                             caf::make_message(msg::submit_atom_v, std::move(req.submission),
-                                               new_relay(self, hdl, serial)),
-                             one_job);
-      return;  // (the connection is there: checked above)
-    case op::test_only:
-      forward<msg::start_estimate>(
-          self, hdl, serial, number,
-          caf::make_message(msg::willrun_atom_v, std::move(req.submission)),
-          [](msg::client_reply& r, msg::start_estimate& e) { r.estimate = std::move(e); });
-      return;
-    case op::complete:
-      if_owner(self, hdl, serial, number, req.job_id, req.uid,
-               [self, hdl, serial, number, id = req.job_id, code = req.exit_code, signo = req.signo,
-                uid = req.uid, done] {
-                 forward<caf::ok_atom>(
-                     self, hdl, serial, number,
-                     caf::make_message(msg::complete_atom_v, id, code, signo, uid), done);
-               });
-      return;
-    case op::attach:
-      if_owner(self, hdl, serial, number, req.job_id, req.uid,
-               [self, hdl, serial, number, id = req.job_id, one_job] {
-                 auto relay = new_relay(self, hdl, serial);
-                 if (!relay) return;  // the client left meanwhile
-                 forward<msg::job_info>(self, hdl, serial, number,
-                                        caf::make_message(msg::attach_atom_v, id, relay), one_job);
-               });
-      return;
-    case op::cluster_identity:
-      return;  // answered above, in or out of control
-  }
-  answer(self, hdl, serial, number,
+}
+
+void on_collectors(door_self self, const reply_to& to, msg::client_request&, const grant&) {
+  forward<std::vector<msg::collector_info>>(
+      self, to, caf::make_message(msg::collectors_atom_v),
+      [](msg::client_reply& r, std::vector<msg::collector_info>& v) {
+        r.collectors = std::move(v);
+      });
+}
+
+void on_pending(door_self self, const reply_to& to, msg::client_request&, const grant& g) {
+  forward<std::vector<msg::pending_detail>>(
+      self, to, caf::make_message(msg::pending_atom_v),
+      [g](msg::client_reply& r, std::vector<msg::pending_detail>& v) {
+        for (auto& detail : v)
+          if (g.sees(detail.job_id)) r.pending.push_back(std::move(detail));
+      });
+}
+
+void on_map(door_self self, const reply_to& to, msg::client_request&, const grant& g) {
+  forward<msg::topology_view>(self, to, caf::make_message(msg::map_atom_v),
+                              [g](msg::client_reply& r, msg::topology_view& v) {
+                                if (g.visible) hide_others(v, *g.visible);
+                                r.map = std::move(v);
+                              });
+}
+
+// -- jobs --
+
+void on_submit(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  forward<msg::job_info>(
+      self, to, caf::make_message(msg::submit_atom_v, std::move(req.submission), caf::actor{}),
+      the_job);
+}
+
+void on_run(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  // The connection is there (serve checked it, and nothing waited since), so is the relay.
+  forward<msg::job_info>(
+      self, to,
+      caf::make_message(msg::submit_atom_v, std::move(req.submission), new_relay(self, to)),
+      the_job);
+}
+
+void on_test_only(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  forward<msg::start_estimate>(
+      self, to, caf::make_message(msg::willrun_atom_v, std::move(req.submission)),
+      [](msg::client_reply& r, msg::start_estimate& e) { r.estimate = std::move(e); });
+}
+
+void on_cancel(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  forward<caf::ok_atom>(
+      self, to, caf::make_message(msg::cancel_atom_v, std::move(req.target), req.signo, req.uid),
+      nothing_more);
+}
+
+void on_job_control(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  forward<caf::ok_atom>(self, to, caf::make_message(msg::jobctl_atom_v, std::move(req.control)),
+                        nothing_more);
+}
+
+void on_signal(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  self->send(self->state.target, msg::signal_atom_v, req.job_id, req.signo);
+  answer(self, to, msg::client_reply{});
+}
+
+void on_complete(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  forward<caf::ok_atom>(
+      self, to,
+      caf::make_message(msg::complete_atom_v, req.job_id, req.exit_code, req.signo, req.uid),
+      nothing_more);
+}
+
+void on_attach(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  auto relay = new_relay(self, to);
+  if (!relay) return;  // the client left while its ownership was checked
+  forward<msg::job_info>(self, to, caf::make_message(msg::attach_atom_v, req.job_id, relay),
+                         the_job);
+}
+
+// -- administration --
+
+void on_node_update(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  forward<caf::ok_atom>(self, to, caf::make_message(msg::nodeupd_atom_v, std::move(req.update)),
+                        nothing_more);
+}
+
+void on_partition_edit(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  forward<caf::ok_atom>(self, to,
+                        caf::make_message(msg::partedit_atom_v, std::move(req.partition_change)),
+                        nothing_more);
+}
+
+void on_set_debug(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  forward<std::string>(
+      self, to, caf::make_message(msg::setdebug_atom_v, std::move(req.text), std::move(req.user)),
+      the_text);
+}
+
+void on_debug_flags(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  forward<std::string>(
+      self, to, caf::make_message(msg::dbgflags_atom_v, std::move(req.text), std::move(req.user)),
+      the_text);
+}
+
+void on_diag_reset(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  forward<caf::ok_atom>(self, to, caf::make_message(msg::diagreset_atom_v, req.uid), nothing_more);
+}
+
+// -- without the controller --
+
+void on_cluster_identity(door_self self, const reply_to& to, msg::client_request& req,
+                         const grant&) {
+  if (!self->state.setup.auth.munge)
+    return answer(self, to,
+                  refusal(make_error(errc::invalid_request,
+                                     "the daemons' port speaks no TLS under AuthType=auth/none")));
+  msg::client_reply reply;
+  reply.text = std::move(req.text);  // sealed by the credential checker
+  answer(self, to, reply);
+}
+
+void on_unknown(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  answer(self, to,
          refusal(make_error(errc::invalid_request, "unknown request " +
                                                        std::to_string(static_cast<int>(req.op)) +
                                                        " (a client newer than this controller?)")));
+}
+
+/// The routing table. Administration (node and partition updates, debug levels and flags) is root's
+/// and the admins'; the diagnostics' reset is the controller's to refuse (root's and SlurmUser's
+/// only, as sdiag --reset). A cluster identity was sealed, or refused, by the credential checker,
+/// and is answered in or out of control.
+// clang-format off
+route route_for(op kind) {
+  switch (kind) {
+    case op::ping:              return {on_ping};
+    case op::jobs:              return {on_jobs};
+    case op::job:               return {on_job};
+    case op::nodes:             return {on_nodes};
+    case op::partitions:        return {on_partitions};
+    case op::config:            return {on_config};
+    case op::partition_summary: return {on_partition_summary};
+    case op::collectors:        return {on_collectors};
+    case op::pending:           return {on_pending, need::visible_ids};
+    case op::map:               return {on_map, need::visible_ids};
+    case op::submit:            return {on_submit};
+    case op::run:               return {on_run};
+    case op::test_only:         return {on_test_only};
+    case op::cancel:            return {on_cancel};
+    case op::job_control:       return {on_job_control};
+    case op::signal:            return {on_signal, need::job_owner};
+    case op::complete:          return {on_complete, need::job_owner};
+    case op::attach:            return {on_attach, need::job_owner};
+    case op::node_update:       return {on_node_update, need::admin};
+    case op::partition_edit:    return {on_partition_edit, need::admin};
+    case op::set_debug:         return {on_set_debug, need::admin};
+    case op::debug_flags:       return {on_debug_flags, need::admin};
+    case op::diag_reset:        return {on_diag_reset};
+    case op::cluster_identity:  return {on_cluster_identity, need::nothing, false};
+  }
+  return {on_unknown};
+}
+// clang-format on
+
+}  // namespace
+
+void serve(door_self self, const reply_to& to, msg::client_request& req) {
+  if (auto it = self->state.conns.find(to.hdl);
+      it == self->state.conns.end() || it->second.serial != to.serial)
+    return;  // the client left while its credential was checked
+  auto r = route_for(static_cast<op>(req.op));
+  // Held for a handler that runs once the target said who owns a job, or whose jobs are active.
+  auto held = std::make_shared<msg::client_request>(std::move(req));
+  authorize(self, to, *held, r.who, [self, to, r, held](const grant& g) {
+    if (r.in_control_only && !in_control(self, to)) return;
+    r.handle(self, to, *held, g);
+  });
 }
 
 }  // namespace shoal::runtime::door
