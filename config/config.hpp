@@ -231,6 +231,13 @@ std::string default_config_text(unsigned nodes, uint16_t port);
 /// default partition "debug". Precondition: each dimension is 1 to 36.
 std::string torus_config_text(const std::array<int, 3>& dims, uint16_t port);
 
+/// `base` (config text) with `overrides` (config text) written over it, each key once, as a
+/// person would edit the file: a line of `overrides` that sets one key replaces the first line
+/// of the result setting that key (any case; later lines setting it are dropped), or is appended
+/// when none does. Lines of repeatable keys (SlurmctldHost=, NodeName=, PartitionName=, ...),
+/// lines with several pairs, comments and lines that do not parse are appended as written.
+std::string merge_config_text(std::string base, const std::string& overrides);
+
 /// The name of the base partition at (x, y, z): `prefix` plus one base-36 digit per dimension.
 std::string base_partition_name(const std::string& prefix, int x, int y, int z);
 

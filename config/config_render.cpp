@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -215,6 +216,58 @@ std::string default_config_text(unsigned nodes, uint16_t port) {
   if (nodes > 0) out += "NodeName=" + names + " NodeAddr=127.0.0.1\n";
   out += "PartitionName=debug Nodes=" + (nodes > 0 ? names : std::string{"\"\""}) +
          " Default=YES MaxTime=INFINITE State=UP\n";
+  return out;
+}
+
+namespace {
+
+/// The one key a config line sets, lower-cased; "" for a comment, a blank or bad line, a line of
+/// several pairs and a repeatable key (each of whose lines adds, so none replaces another).
+std::string single_key(std::string_view line) {
+  auto parsed = cs::split_line(line);
+  if (!parsed.error.empty() || parsed.pairs.size() != 1) return {};
+  const auto& key = parsed.pairs.front().lower;
+  static const char* const repeatable[] = {
+      "slurmctldhost", "controlmachine", "backupcontroller", "nodename",     "name",
+      "partitionname", "nodeset",        "include",          "nodespecconf", "partitionconf"};
+  for (const char* r : repeatable)
+    if (key == r) return {};
+  return key;
+}
+
+}  // namespace
+
+std::string merge_config_text(std::string base, const std::string& overrides) {
+  std::vector<std::string> lines;
+  for (size_t at = 0; at < base.size();) {
+    auto end = base.find('\n', at);
+    if (end == std::string::npos) end = base.size();
+    lines.push_back(base.substr(at, end - at));
+    at = end + 1;
+  }
+  for (size_t at = 0; at < overrides.size();) {
+    auto end = overrides.find('\n', at);
+    if (end == std::string::npos) end = overrides.size();
+    auto line = overrides.substr(at, end - at);
+    at = end + 1;
+    auto key = single_key(line);
+    bool replaced = false;
+    if (!key.empty()) {
+      for (auto it = lines.begin(); it != lines.end();) {
+        if (single_key(*it) != key) {
+          ++it;
+        } else if (!replaced) {
+          *it++ = line;
+          replaced = true;
+        } else {
+          it = lines.erase(it);
+        }
+      }
+    }
+    if (!replaced) lines.push_back(std::move(line));
+  }
+  std::string out;
+  for (auto& line : lines) out += line + '\n';
   return out;
 }
 

@@ -165,11 +165,11 @@ shoal::error local_cluster::prepare(const char* dir_prefix, unsigned daemons) {
 shoal::error local_cluster::start_controller(const std::string& base_config,
                                              const std::string& extra_config) {
   {
+    // Merged, not appended: a key written twice leaves the reader guessing which one counts.
+    auto own = "StateSaveLocation=" + dir_ + "/state\nTmpFS=" + dir_ + "\nSlurmdSpoolDir=" + dir_ +
+               "/spool\nMetricsPort=" + std::to_string(metrics_port_) + "\n";
     std::ofstream out{config_path_};
-    out << base_config;
-    out << "StateSaveLocation=" << dir_ << "/state\nTmpFS=" << dir_ << "\n";
-    out << "SlurmdSpoolDir=" << dir_ << "/spool\n";
-    out << "MetricsPort=" << metrics_port_ << "\n" << extra_config;
+    out << config::merge_config_text(config::merge_config_text(base_config, own), extra_config);
     if (!out) return shoal::error(errc::system_error, "cannot write " + config_path_);
   }
   auto ctld =

@@ -33,10 +33,11 @@ class local_cluster {
  public:
   ~local_cluster();
 
-  /// Writes the config and starts the daemons. `extra_config` is appended to the embedded
-  /// default (later keys win, e.g. "SlurmdTimeout=3\n"); `node_keys` is added to its NodeName
-  /// line (keys every node gets, e.g. "Gres=gpu:2"). Forks: call before creating threads when
-  /// possible (the children only exec).
+  /// Writes the config and starts the daemons. `extra_config` is written over the embedded
+  /// default (config::merge_config_text: "SlurmdTimeout=3\n" replaces the default's line, so
+  /// the file sets each key once); `node_keys` is added to its NodeName line (keys every node
+  /// gets, e.g. "Gres=gpu:2"). Forks: call before creating threads when possible (the children
+  /// only exec).
   shoal::error launch(unsigned nodes, const std::string& extra_config = "",
                       const std::string& node_keys = "");
 

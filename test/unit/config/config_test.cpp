@@ -1070,6 +1070,25 @@ BOOST_AUTO_TEST_CASE(the_embedded_default_parses_with_no_warnings) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(merged_config_text_sets_each_key_once) {
+  auto text = merge_config_text(default_config_text(2, 7000),
+                                "statesavelocation=/x/state\nSlurmdTimeout=3\nSlurmdTimeout=4\n"
+                                "SlurmctldHost=backup(127.0.0.1:7002)\nCollectorNodes=node1\n");
+  // Each key in place of the default's line (the last override wins), a new one at the end,
+  // a repeatable key added beside the first.
+  BOOST_CHECK(!contains(text, "StateSaveLocation="));
+  BOOST_CHECK(contains(text, "\nstatesavelocation=/x/state\nSlurmctldDebug=info\n"));
+  BOOST_CHECK(contains(text, "\nHeartBeatInterval=1\nSlurmdTimeout=4\n"));
+  BOOST_CHECK(!contains(text, "SlurmdTimeout=3"));
+  BOOST_CHECK(contains(text, "SlurmctldHost=localhost(127.0.0.1)\n"));
+  BOOST_CHECK(contains(text, "\nSlurmctldHost=backup(127.0.0.1:7002)\nCollectorNodes=node1\n"));
+  auto cfg = parse_ok(text);
+  BOOST_CHECK_EQUAL(cfg.state_save_location, "/x/state");
+  BOOST_CHECK_EQUAL(cfg.heartbeat_timeout_ms, 4000);
+  BOOST_CHECK_EQUAL(cfg.controller_hosts.size(), 2u);
+  BOOST_CHECK_EQUAL(merge_config_text("A=1\n", ""), "A=1\n");
+}
+
 BOOST_AUTO_TEST_CASE(render_config_prints_padded_keys_after_a_header_line) {
   auto cfg = parse_ok(default_config_text(4, 7000));
   auto text = render_config(cfg);
