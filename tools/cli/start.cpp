@@ -63,6 +63,13 @@ int run_command(const std::vector<std::string>& command, const std::string& conf
   return WEXITSTATUS(status);
 }
 
+/// Stops every daemon of `cluster`; when `keep`, leaves its directory and says where it is.
+void stop(runtime::local_cluster& cluster, bool keep) {
+  auto dir = cluster.directory();
+  cluster.tear_down(keep);
+  if (keep && !dir.empty()) std::fprintf(stderr, "shoal: logs kept in %s\n", dir.c_str());
+}
+
 }  // namespace
 
 command_runner add_start_command(CLI::App& app) {
@@ -95,7 +102,9 @@ command_runner add_start_command(CLI::App& app) {
                   "see `shoal control show collectors`)")
       ->check(CLI::Range(1u, 10000u))
       ->excludes("--torus");
-  cmd->add_flag("--keep", *keep, "Keep the cluster's directory (config, logs) afterwards");
+  cmd->add_flag("--keep", *keep,
+                "With COMMAND: keep the cluster's directory (config, logs) even when COMMAND "
+                "succeeds");
   cmd->add_option("--timeout", *timeout, "Seconds to wait for every node to come up (default 60)");
   cmd->prefix_command();
   cmd->footer(
@@ -103,6 +112,9 @@ command_runner add_start_command(CLI::App& app) {
       "[--collectors=C] [COMMAND [ARGS...]]\n"
       "COMMAND runs with SHOAL_CONF naming the cluster's config, and this shoal's folder and "
       "its Slurm command names (sbatch, srun, ...) first on PATH.\n"
+      "Every daemon stops when COMMAND ends, or on Ctrl-C without COMMAND. The cluster's "
+      "directory (shoal.conf, the daemons' logs, saved state) is kept, and its path printed, "
+      "unless COMMAND succeeded (exit 0) without --keep.\n"
       "Examples:\n  shoal start --test-size=4 shoal run -N4 -l hostname\n"
       "  shoal start --test-size=2 srun -N2 hostname\n"
       "  shoal start --test-size=2        # stays up; point a shell at it with SHOAL_CONF\n"
@@ -135,12 +147,13 @@ command_runner add_start_command(CLI::App& app) {
                     : torus->empty() ? cluster.launch(*size, extra)
                                      : cluster.launch_torus(dims, *front_ends);
     if (auto err = launched) {
-      cluster.tear_down(true);
-      return fail("start", describe(err));
+      fail("start", describe(err));
+      stop(cluster, true);
+      return exit_failure;
     }
     if (auto err = cluster.wait_until_ready(*timeout)) {
       fail("start", describe(err));
-      cluster.tear_down(true);
+      stop(cluster, true);
       return exit_failure;
     }
     int code = 0;
@@ -150,7 +163,8 @@ command_runner add_start_command(CLI::App& app) {
       std::printf(
           "shoal: a local cluster of %u nodes%s is up (controller 127.0.0.1:%u, files in %s)\n"
           "Point a shell at it with:\n  export SHOAL_CONF=%s\n"
-          "then try: shoal info; shoal run -N%u -l hostname\nPress Ctrl-C to stop it.\n",
+          "then try: shoal info; shoal run -N%u -l hostname\nPress Ctrl-C to stop it (its files "
+          "stay).\n",
           *size,
           *simulate > 0    ? " (simulated)"
           : torus->empty() ? ""
@@ -167,9 +181,9 @@ command_runner add_start_command(CLI::App& app) {
       sigwait(&set, &signo);
       std::printf("\nshoal: stopping the local cluster\n");
     }
-    if (*keep)
-      std::fprintf(stderr, "shoal: cluster files kept in %s\n", cluster.directory().c_str());
-    cluster.tear_down(*keep);
+    // A cluster someone watched, or whose command failed, is kept for its logs; a script's
+    // successful runs leave nothing behind.
+    stop(cluster, argv.empty() || code != 0 || *keep);
     return code;
   };
 }
