@@ -12,6 +12,7 @@
 
 #include "actors/node.hpp"
 #include "actors/state_keeper.hpp"
+#include "config/defaults.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "metrics/registry.hpp"
@@ -55,8 +56,8 @@ struct collector_manager_setup {
   std::map<std::string, std::string> hosts;       ///< each collector's NodeAddr
   std::vector<std::string> nodes;                 ///< every other node, in config order
   std::map<std::string, node_actor> node_actors;  ///< every node's actor
-  int64_t heartbeat_interval_ms = 30000;
-  int64_t heartbeat_timeout_ms = 300000;
+  int64_t heartbeat_interval_ms = config::defaults::heartbeat_interval_ms;
+  int64_t heartbeat_timeout_ms = config::defaults::heartbeat_timeout_ms;
   /// How long after the first announcement (or a restore) the first split waits for the other
   /// collectors; it happens at once when every collector is up.
   int64_t settle_ms = 10000;

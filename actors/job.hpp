@@ -14,6 +14,7 @@
 #include "actors/in_process_types.hpp"
 #include "actors/scheduler.hpp"
 #include "actors/state_keeper.hpp"
+#include "config/defaults.hpp"
 #include "interconnect/switch_manager.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
@@ -31,7 +32,7 @@ struct job_setup {
   int64_t submit_time = 0;
   msg::job_request req;
   policy::workload_ptr workload;  ///< req's --array and --dependency, parsed at submission
-  int64_t kill_wait_s = 30;
+  int64_t kill_wait_s = config::defaults::kill_wait_s;
   /// MailProg=, run on the job's --mail-type events (empty: no mail), and ClusterName= for its
   /// SLURM_CLUSTER_NAME.
   std::string mail_prog;

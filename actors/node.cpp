@@ -13,6 +13,7 @@
 #include "actors/node_health.hpp"
 #include "actors/saved_state.hpp"
 #include "actors/send_to.hpp"
+#include "config/defaults.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
@@ -27,7 +28,7 @@ struct node_state_t {
   config::node_config cfg;
   caf::actor controller;
   caf::actor daemon;
-  std::chrono::milliseconds timeout{300000};
+  std::chrono::milliseconds timeout{config::defaults::heartbeat_timeout_ms};
   node_flags flags;
   msg::node_info info;
   std::optional<msg::node_info> published;  ///< the view the controller has
@@ -39,7 +40,8 @@ struct node_state_t {
   std::set<uint64_t> completing;
   uint64_t check_gen = 0;  ///< generation of the live silence timer
   std::chrono::steady_clock::time_point last_heard;
-  std::chrono::milliseconds interval{30000};       ///< HeartBeatInterval
+  std::chrono::milliseconds interval{
+      config::defaults::heartbeat_interval_ms};    ///< HeartBeatInterval
   metrics::histogram* heartbeat_lag = nullptr;     ///< null when not metered
   metrics::counter* heartbeat_messages = nullptr;  ///< null when not metered
   /// The collector the daemon beats to (collector manager's word); empty: it beats here.

@@ -26,9 +26,6 @@ namespace {
 namespace cs = config_syntax;
 namespace fs = std::filesystem;
 
-constexpr uint64_t max_u32 = 0xFFFF'FFFFu;
-constexpr uint64_t max_u64 = ~uint64_t{0};
-
 /// Seed partitions are numbered 0 to MAX_PARTITION.
 constexpr uint64_t max_seed_partition = 31;
 
@@ -424,6 +421,13 @@ shoal::error parser::on_main_key(const cs::pair& p, const where& at, int depth) 
     cfg_.kill_wait_s = static_cast<int64_t>(*s);
     return {};
   }
+  if (k == "minjobage") {
+    // Slurm's 0 (never forget a job) would grow the controller without bound: not offered.
+    auto s = cs::parse_unsigned(v, 1'000'000'000);
+    if (!s || *s == 0) return bad_value(at, p, p.key, "whole seconds, 1 or more");
+    cfg_.min_job_age_s = static_cast<int64_t>(*s);
+    return {};
+  }
   if (k == "statesavelocation" || k == "tmpfs" || k == "slurmdspooldir") {
     if (v.empty()) return fail(at, p.key + " needs a directory");
     (k == "tmpfs"            ? cfg_.tmp_fs
@@ -624,13 +628,13 @@ shoal::error parser::apply_node_key(node_template& rec, const cs::pair& p, const
   const auto& k = p.lower;
   auto& n = rec.cfg;
   auto u32 = [&](uint32_t& field, std::string_view canonical) -> shoal::error {
-    auto value = cs::parse_unsigned(p.value, max_u32);
+    auto value = cs::parse_unsigned(p.value, cs::max_u32);
     if (!value) return bad_value(at, p, canonical, "a non-negative integer");
     field = static_cast<uint32_t>(*value);
     return {};
   };
   auto u64 = [&](uint64_t& field, std::string_view canonical) -> shoal::error {
-    auto value = cs::parse_unsigned(p.value, max_u64);
+    auto value = cs::parse_unsigned(p.value, cs::max_u64);
     if (!value) return bad_value(at, p, canonical, "a non-negative integer, in megabytes");
     field = *value;
     return {};

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "config/defaults.hpp"
 #include "config/log_settings.hpp"
 #include "config/scheduler_settings.hpp"
 #include "messages/errc.hpp"
@@ -113,15 +114,19 @@ struct cluster_config {
   std::vector<controller_host> controller_hosts;  ///< SlurmctldHost= (repeatable) /
                                                   ///< ControlMachine= then BackupController=;
                                                   ///< the first is the primary, then backups
-  uint16_t controller_port = 6917;                ///< SlurmctldPort= / MachStatusPort=
-  int64_t slurmctld_timeout_s = 120;         ///< SlurmctldTimeout=: a backup takes over when the
-                                             ///< controllers before it stay silent this long
-  int64_t message_timeout_s = 10;            ///< MessageTimeout=: how long a client waits for an
-                                             ///< answer (and, with no backup, for the controller)
+  uint16_t controller_port = defaults::controller_port;  ///< SlurmctldPort= / MachStatusPort=
+  /// SlurmctldTimeout=: a backup takes over when the controllers before it stay silent this long
+  int64_t slurmctld_timeout_s = defaults::slurmctld_timeout_s;
+  /// MessageTimeout=: how long a client waits for an answer (and, with no backup, for the
+  /// controller)
+  int64_t message_timeout_s = defaults::message_timeout_s;
   std::vector<std::string> collector_nodes;  ///< CollectorNodes= (seed), expanded
-  int64_t heartbeat_interval_ms = 30000;     ///< HeartBeatInterval= (seconds, may be fractional)
-  int64_t heartbeat_timeout_ms = 300000;     ///< SlurmdTimeout= / HeartBeatTimeout=
-  int64_t kill_wait_s = 30;                  ///< KillWait=
+  /// HeartBeatInterval= (seconds, may be fractional)
+  int64_t heartbeat_interval_ms = defaults::heartbeat_interval_ms;
+  /// SlurmdTimeout= / HeartBeatTimeout=
+  int64_t heartbeat_timeout_ms = defaults::heartbeat_timeout_ms;
+  int64_t kill_wait_s = defaults::kill_wait_s;      ///< KillWait=
+  int64_t min_job_age_s = defaults::min_job_age_s;  ///< MinJobAge=: a finished job stays listed
   std::string state_save_location = "/var/spool/shoal";  ///< StateSaveLocation=
   std::string node_spool_dir = "/var/spool/shoald";      ///< SlurmdSpoolDir= (%n, %h expanded)
   std::string tmp_fs = "/tmp";                           ///< TmpFS=
@@ -143,20 +148,20 @@ struct cluster_config {
   torus_grid torus;
   std::string switch_type = "switch/none";  ///< SwitchType=, as written; the runtime builds the
                                             ///< matching interconnect::switch_manager
-  uint16_t metrics_port = 6920;             ///< MetricsPort=: shoalctld's /metrics; 0 = off
-  uint16_t node_metrics_port = 6921;        ///< NodeMetricsPort=: each shoald's; 0 = off
-                                            ///< (shoald --metrics-port overrides)
-  bool collect_metrics = true;              ///< CollectMetrics=NO: actors meter nothing and
-                                            ///< no endpoint runs (for overhead benchmarks)
-  bool slurm_env = true;                    ///< SlurmEnv=NO (shoal's): tasks get no SLURM_*
-                                            ///< variables and no Slurm command names on PATH
-                                            ///< (Slurm runs beside shoal); shoald's config counts
-  std::vector<std::string> admin_users;     ///< AdminUsers= (shoal's): user names that may
-                                            ///< administer the cluster, beside root and the
-                                            ///< user shoalctld runs as (SlurmUser)
-  std::string slurm_user;                   ///< SlurmUser=: may administer too; empty: none
-  auth_settings auth;                       ///< AuthType=, AuthInfo=
-  bool private_jobs = false;                ///< PrivateData=jobs: users list only their jobs
+  uint16_t metrics_port = defaults::metrics_port;  ///< MetricsPort=: shoalctld's /metrics; 0 = off
+  /// NodeMetricsPort=: each shoald's; 0 = off (shoald --metrics-port overrides)
+  uint16_t node_metrics_port = defaults::node_metrics_port;
+  bool collect_metrics = true;           ///< CollectMetrics=NO: actors meter nothing and
+                                         ///< no endpoint runs (for overhead benchmarks)
+  bool slurm_env = true;                 ///< SlurmEnv=NO (shoal's): tasks get no SLURM_*
+                                         ///< variables and no Slurm command names on PATH
+                                         ///< (Slurm runs beside shoal); shoald's config counts
+  std::vector<std::string> admin_users;  ///< AdminUsers= (shoal's): user names that may
+                                         ///< administer the cluster, beside root and the
+                                         ///< user shoalctld runs as (SlurmUser)
+  std::string slurm_user;                ///< SlurmUser=: may administer too; empty: none
+  auth_settings auth;                    ///< AuthType=, AuthInfo=
+  bool private_jobs = false;             ///< PrivateData=jobs: users list only their jobs
   bool listen_all = false;         ///< ControllerListen=all (shoal's): shoalctld's ports listen on
                                    ///< every address; by default only on its SlurmctldHost address
   scheduler_settings scheduling;   ///< SchedulerType=, Priority*=, MaxArraySize=, ...

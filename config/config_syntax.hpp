@@ -30,6 +30,10 @@ struct line_result {
 /// the value is empty (`Partition= ` and `Partition= Name=x`).
 line_result split_line(std::string_view line);
 
+/// The largest values of the integer widths config values are stored in, for parse_unsigned.
+constexpr uint64_t max_u32 = 0xFFFF'FFFFu;
+constexpr uint64_t max_u64 = ~uint64_t{0};
+
 /// True for space, tab, CR, VT and FF.
 bool is_blank(char c);
 

@@ -15,8 +15,6 @@ namespace {
 
 namespace cs = config_syntax;
 
-constexpr uint64_t max_u32 = 0xFFFF'FFFFu;
-
 setting_error bad_value(const std::string& value, std::string_view canonical,
                         std::string_view expected) {
   return {"invalid value '" + value + "' for " + std::string{canonical} + " (expected " +
@@ -86,12 +84,12 @@ std::optional<setting_error> apply_partition_setting(partition_config& part,
     if (upper == "UNLIMITED" || upper == "INFINITE") {
       part.max_nodes = 0;
     } else {
-      auto n = cs::parse_unsigned(value, max_u32);
+      auto n = cs::parse_unsigned(value, cs::max_u32);
       if (!n) return bad_value(value, "MaxNodes", "a non-negative integer or UNLIMITED");
       part.max_nodes = static_cast<uint32_t>(*n);
     }
   } else if (k == "prioritytier" || k == "priority") {
-    auto n = cs::parse_unsigned(value, max_u32);
+    auto n = cs::parse_unsigned(value, cs::max_u32);
     if (!n) return bad_value(value, "PriorityTier", "a non-negative integer");
     part.priority = static_cast<uint32_t>(*n);
   } else if (k == "priorityjobfactor") {

@@ -9,8 +9,6 @@ namespace cs = config_syntax;
 
 namespace {
 
-constexpr uint64_t max_u32 = 0xffff'ffffu;
-
 /// SchedulerParameters: comma-separated options; the backfill ones shoal knows are applied,
 /// the others Slurm has are accepted and ignored (they tune Slurm internals).
 bool apply_scheduler_parameters(scheduler_settings& s, const std::string& value,
@@ -35,7 +33,7 @@ bool apply_scheduler_parameters(scheduler_settings& s, const std::string& value,
     };
     uint64_t n = 0;
     if (name == "bf_max_job_test") {
-      if (!number(max_u32, n)) return true;
+      if (!number(cs::max_u32, n)) return true;
       s.bf_max_job_test = static_cast<uint32_t>(n);
     } else if (name == "bf_window") {
       if (!number(525'600, n)) return true;
@@ -60,7 +58,7 @@ bool apply_scheduler_key(scheduler_settings& s, const std::string& k, const std:
                          std::string& error) {
   auto v = cs::to_lower(value);
   auto weight = [&](uint32_t& out) {
-    auto n = cs::parse_unsigned(value, max_u32);
+    auto n = cs::parse_unsigned(value, cs::max_u32);
     if (!n)
       error = "expected a non-negative integer";
     else

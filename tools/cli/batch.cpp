@@ -31,9 +31,6 @@ namespace {
 /// sbatch's MAX_WAIT_SLEEP_TIME: -W polls at most this far apart.
 constexpr int max_wait_sleep_s = 32;
 
-/// The controller keeps a finished job this long (MinJobAge); -W polls at least twice as often.
-constexpr int min_job_age_s = 300;
-
 /// What sbatch -W exits with for one finished job: its exit status, or 1 when a signal ended
 /// it (WIFEXITED ? WEXITSTATUS : 1).
 int wait_exit_code(const msg::job_info& job) {
@@ -41,14 +38,15 @@ int wait_exit_code(const msg::job_info& job) {
 }
 
 /// sbatch -W (sbatch.c's _job_wait): polls the job (every task of an array) after 2 s, then 4
-/// times longer each time up to 32 s, until every part has finished; returns the highest exit
-/// code. A job the controller no longer knows gives 0, as in sbatch. While no controller
-/// answers (a restart, a failover), it says so and keeps polling.
+/// times longer each time up to 32 s (growing no more once past MinJobAge / 2, so a finished
+/// job is seen before the controller forgets it), until every part has finished; returns the
+/// highest exit code. A job the controller no longer knows gives 0, as in sbatch. While no
+/// controller answers (a restart, a failover), it says so and keeps polling.
 int wait_for_job(session& s, uint64_t id, bool array) {
   int sleep_s = 2;
   for (;;) {
     std::this_thread::sleep_for(std::chrono::seconds{sleep_s});
-    if (sleep_s < min_job_age_s / 2 && sleep_s < max_wait_sleep_s)
+    if (sleep_s < s.conf.min_job_age_s / 2 && sleep_s < max_wait_sleep_s)
       sleep_s = std::min(sleep_s * 4, max_wait_sleep_s);
     std::vector<msg::job_info> parts;
     if (array) {

@@ -438,6 +438,8 @@ BOOST_AUTO_TEST_CASE(every_error_names_file_and_line) {
       {"HeartBeatInterval=often\n", "test.conf:1: ", "invalid value 'often' for HeartBeatInterval"},
       {"SlurmdTimeout=-5\n", "test.conf:1: ", "invalid value '-5' for SlurmdTimeout"},
       {"KillWait=1.5\n", "test.conf:1: ", "invalid value '1.5' for KillWait"},
+      {"ClusterName=c\nMinJobAge=0\n", "test.conf:2: ", "invalid value '0' for MinJobAge"},
+      {"MinJobAge=5m\n", "test.conf:1: ", "invalid value '5m' for MinJobAge"},
       {"SlurmctldDebug=loud\n", "test.conf:1: ", "invalid value 'loud' for SlurmctldDebug"},
       {"SlurmdDebug=10\n", "test.conf:1: ", "invalid value '10' for SlurmdDebug"},
       {"DebugFlags=init;msg\n", "test.conf:1: ", "DebugFlags: unknown debug flag 'init;msg'"},
@@ -604,6 +606,13 @@ BOOST_AUTO_TEST_CASE(heartbeats_accept_fractional_seconds) {
   BOOST_CHECK_EQUAL(cfg.heartbeat_interval_ms, 500);
   BOOST_CHECK_EQUAL(cfg.heartbeat_timeout_ms, 2250);
   BOOST_CHECK_EQUAL(cfg.kill_wait_s, 0);
+}
+
+BOOST_AUTO_TEST_CASE(min_job_age_is_slurms_300_s_unless_set_and_show_config_prints_it) {
+  BOOST_CHECK_EQUAL(parse_ok("ClusterName=c\n").min_job_age_s, 300);
+  auto cfg = parse_ok("MinJobAge=30\n");
+  BOOST_CHECK_EQUAL(cfg.min_job_age_s, 30);
+  BOOST_CHECK(contains(render_config(cfg), "\nMinJobAge               = 30\n"));
 }
 
 BOOST_AUTO_TEST_CASE(heartbeat_timeout_must_exceed_the_interval_and_the_error_names_both) {
