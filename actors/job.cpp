@@ -30,8 +30,6 @@ using policy::effect_kind;
 using policy::event_kind;
 using policy::verdict;
 
-constexpr uint32_t all_steps = 0xffffffff;
-
 /// An allocation's main step id: none of its steps (they count from 0) ever has it.
 constexpr uint32_t no_main_step = 0xfffffffd;
 
@@ -427,7 +425,7 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
     case effect_kind::signal_tasks:
       switch (e.scope) {
         case policy::signal_scope::all:
-          signal_steps(self, all_steps, e.signo);
+          signal_steps(self, msg::all_steps, e.signo);
           return;
         case policy::signal_scope::batch_shell:
           if (st.setup.req.batch) signal_steps(self, msg::batch_step_id, e.signo);

@@ -20,8 +20,6 @@ namespace shoal::actors {
 
 namespace {
 
-constexpr uint32_t all_steps = 0xffffffff;
-
 struct node_daemon_state {
   static inline const char* name = "node_daemon";
   node_daemon_setup setup;
@@ -359,12 +357,12 @@ void on_release(daemon_self self, uint64_t job) {
 
 void forward_signal(daemon_self self, uint64_t job, uint32_t step, int32_t signo) {
   for (auto& [key, shepherd] : self->state.shepherds)
-    if (key.first == job && (step == all_steps || key.second == step))
+    if (key.first == job && (step == msg::all_steps || key.second == step))
       self->send(shepherd, msg::signal_atom_v, signo);
   if (!process::ends_a_task(signo)) return;
   std::vector<std::pair<uint64_t, uint32_t>> hit;
   for (auto& [key, simulated] : self->state.simulated)
-    if (key.first == job && (step == all_steps || key.second == step)) hit.push_back(key);
+    if (key.first == job && (step == msg::all_steps || key.second == step)) hit.push_back(key);
   for (auto& key : hit) end_simulated(self, key, 0, signo);
 }
 

@@ -4,6 +4,7 @@
 // little-endian uint32 byte count, then one msg::client_request or msg::client_reply in the shoal
 // codec (version header, then Cap'n Proto).
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -57,6 +58,10 @@ inline client_request make_client_request(client_op op) {
   r.op = static_cast<uint8_t>(op);
   return r;
 }
+
+/// A frame begun must be whole within this, either way through the front door: the door drops
+/// a client slower than this, and a client gives up on a controller slower than this.
+inline constexpr std::chrono::seconds frame_patience{10};
 
 /// Bytes of the length in front of every frame.
 constexpr size_t client_length_size = 4;

@@ -16,11 +16,14 @@ namespace shoal::msg {
 /// Step id of a batch script, as Slurm's "batch" step.
 constexpr uint32_t batch_step_id = 0xfffffffe;
 
+/// The step id that means every step of a job (a signal or cancel meant for all of them).
+constexpr uint32_t all_steps = 0xffffffff;
+
 /// A step id as log lines show it: "batch" for the batch script's step, as Slurm names it, and
-/// "all" for 0xffffffff (signals meant for every step).
+/// "all" for all_steps.
 inline std::string step_label(uint32_t step) {
   if (step == batch_step_id) return "batch";
-  return step == 0xffffffffu ? "all" : std::to_string(step);
+  return step == all_steps ? "all" : std::to_string(step);
 }
 
 /// The exit code a shell reports for a task: its status, or 128+signal.

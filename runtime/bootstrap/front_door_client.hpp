@@ -9,6 +9,10 @@
 
 namespace shoal::runtime {
 
+/// How long a client gives a TCP connection to a front door to open (a controller that is up
+/// accepts at once; the rest of the wait is for answers, MessageTimeout).
+inline constexpr std::chrono::seconds connect_patience{2};
+
 /// A client's connection to one shoalctld's front door (runtime/ctld/front_door.hpp): blocking,
 /// one request at a time, no actor system. Moves, does not copy; closes on destruction.
 class front_door_client {

@@ -316,8 +316,9 @@ shoal::error local_cluster::wait_until_ready(int timeout_s) {
                                                     dir_);
     }
     if (!door.connected()) {
-      auto connected = front_door_client::connect("127.0.0.1", static_cast<uint16_t>(port_ + 1),
-                                                  std::chrono::seconds{1});
+      auto connected = front_door_client::connect(
+          "127.0.0.1", front_door_port(config::controller_host{"", "127.0.0.1", port_}),
+          std::chrono::seconds{1});
       if (connected)
         door = std::move(*connected);
       else

@@ -12,6 +12,7 @@
 
 #include "config/config.hpp"
 #include "messages/caf/error.hpp"
+#include "messages/front_door.hpp"
 
 namespace shoal::runtime {
 
@@ -21,7 +22,7 @@ struct front_door_setup {
   uint16_t port = 0;    ///< 0: any (tests); shoalctld uses its line's port + 1
   /// A frame begun must be whole within this, else the peer is dropped (a slow client must not
   /// hold a connection and its buffer forever).
-  std::chrono::milliseconds frame_patience{std::chrono::seconds{10}};
+  std::chrono::milliseconds frame_patience{msg::frame_patience};
   /// How long the controller's actors may take to answer one request.
   std::chrono::seconds request_timeout{60};
   /// Who may administer the cluster (update nodes, set debug levels and flags) beside root: the

@@ -36,7 +36,7 @@ shoal::expected<std::string> identity_from_controller(const config::cluster_conf
   using namespace std::chrono_literals;
   std::string why;
   for (const auto& line : controller_lines(cfg)) {
-    auto door = front_door_client::connect(line.address, front_door_port(line), 2s);
+    auto door = front_door_client::connect(line.address, front_door_port(line), connect_patience);
     if (!door) {
       why += (why.empty() ? "" : "; ") + describe_line(line) + ": " + door.error().text();
       continue;

@@ -39,9 +39,6 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-/// How long the allocation's client keeps looking for a controller that went away.
-constexpr auto controller_patience = std::chrono::minutes{5};
-
 /// salloc's DEFAULT_BELL_DELAY: without --bell or --no-bell, the bell rings when the allocation
 /// took longer than this.
 constexpr auto bell_delay = std::chrono::seconds{10};
@@ -189,7 +186,7 @@ class alloc_waiter {
     }
     if (n > 0 && fds[0].revents != 0) on_signal();
     if (n > 0 && fds[1].fd >= 0 && fds[1].revents != 0) {
-      auto frame = conn_.receive(std::chrono::seconds{10});
+      auto frame = conn_.receive(msg::frame_patience);
       if (!frame) return on_connection_lost();
       on_frame(*frame);
     }
@@ -300,9 +297,10 @@ class alloc_waiter {
       say("lost the connection to the controller; job " + std::to_string(job_id_) +
           " keeps its allocation, waiting for the controller to return");
     }
-    if (clock::now() - *lost_at_ > controller_patience) {
-      fail_with("the controller did not come back within 5 minutes; giving up on job " +
-                std::to_string(job_id_) + " (it may still hold its nodes: see shoal queue)");
+    if (clock::now() - *lost_at_ > job_client_patience) {
+      fail_with("the controller did not come back within " + job_client_patience_text() +
+                "; giving up on job " + std::to_string(job_id_) +
+                " (it may still hold its nodes: see shoal queue)");
       if (command_pid_ > 0 && !command_done_) ::kill(-command_pid_, SIGTERM);
       ended_ = true;
       return false;
@@ -381,7 +379,7 @@ class alloc_waiter {
       if (reply) return;
       // call() waited MessageTimeout for a controller in control; a restart may take longer.
       bool unreachable = reply.error() == errc::unreachable;
-      if (!unreachable || clock::now() - since > controller_patience) {
+      if (!unreachable || clock::now() - since > job_client_patience) {
         say_error("Unable to clean up job allocation " + std::to_string(job_id_) + ": " +
                   describe(reply.error()));
         return;

@@ -19,7 +19,7 @@ namespace {
 /// MessageTimeout, in control or not.
 bool answers(const config::cluster_config& conf, const config::controller_host& line) {
   auto door = runtime::front_door_client::connect(line.address, runtime::front_door_port(line),
-                                                  std::chrono::seconds{2});
+                                                  runtime::connect_patience);
   if (!door) return false;
   auto ping = msg::make_client_request(msg::client_op::ping);
   ping.uid = static_cast<uint32_t>(::getuid());

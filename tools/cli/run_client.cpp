@@ -20,9 +20,6 @@ namespace {
 
 using clock = std::chrono::steady_clock;
 
-/// How long a running job's client waits for its controller to come back.
-constexpr auto controller_patience = std::chrono::minutes{5};
-
 /// How long after its end a job's nodes may still report their tasks.
 constexpr auto last_reports = std::chrono::seconds{1};
 
@@ -69,7 +66,7 @@ class run_waiter {
       if (finish_by_ && clock::now() >= *finish_by_) return code_;
       if (n > 0 && signal_fd_ >= 0 && fds[1].revents != 0) on_signal();
       if (n > 0 && fds[0].revents != 0) {
-        auto frame = conn_.receive(std::chrono::seconds{10});
+        auto frame = conn_.receive(msg::frame_patience);
         if (!frame) {
           if (!on_connection_lost()) return code_;
           continue;
@@ -218,9 +215,10 @@ class run_waiter {
            " keeps running, waiting for the controller to return");
     }
     for (;;) {
-      if (clock::now() - *lost_at_ > controller_patience) {
-        failed("the controller did not come back within 5 minutes; giving up on job " +
-               std::to_string(job_id_) + " (it may still run: see shoal queue)");
+      if (clock::now() - *lost_at_ > job_client_patience) {
+        failed("the controller did not come back within " + job_client_patience_text() +
+               "; giving up on job " + std::to_string(job_id_) +
+               " (it may still run: see shoal queue)");
         return false;
       }
       auto attach = msg::make_client_request(msg::client_op::attach);

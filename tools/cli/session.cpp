@@ -101,7 +101,7 @@ shoal::expected<msg::client_reply> call(session& s, const msg::client_request& r
       std::string reason;  // a few words for the waiting line
       if (!s.door.connected() || s.line != i) {
         auto door =
-            runtime::front_door_client::connect(line.address, port, std::chrono::seconds{2});
+            runtime::front_door_client::connect(line.address, port, runtime::connect_patience);
         if (door) {
           s.door = std::move(*door);
           s.line = i;
@@ -151,14 +151,14 @@ shoal::expected<runtime::front_door_client> open_stream(session& s, msg::client_
       if (lines.empty()) return open_stream(s, std::move(req), true);  // call() says why
       const auto& line = lines[s.line % lines.size()];
       auto door = runtime::front_door_client::connect(line.address, runtime::front_door_port(line),
-                                                      std::chrono::seconds{2});
+                                                      runtime::connect_patience);
       if (!door) return open_stream(s, std::move(req), true);
       s.door = std::move(*door);
     }
   }
   if (auto err = runtime::sign_request(s.conf.auth, req)) return err;
   auto stream = std::move(s.door);
-  if (auto err = stream.send(req, std::chrono::seconds{10})) return err;
+  if (auto err = stream.send(req, msg::frame_patience)) return err;
   return stream;
 }
 

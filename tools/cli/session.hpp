@@ -18,6 +18,15 @@ namespace shoal::cli {
 constexpr int exit_failure = 1;
 constexpr int exit_usage = 2;
 
+/// How long a client whose job runs on without it (`shoal run`, `shoal alloc`) waits for a
+/// controller that went away to come back (a restart, a takeover) before giving up on the job.
+inline constexpr std::chrono::minutes job_client_patience{5};
+
+/// "N minutes": job_client_patience for messages.
+inline std::string job_client_patience_text() {
+  return std::to_string(job_client_patience.count()) + " minutes";
+}
+
 /// A CLI process talking to the controller: the config it read and its connection to the front
 /// door of the controller line in control (runtime/ctld/front_door.hpp: no actor system).
 struct session {
