@@ -87,7 +87,8 @@ BOOST_AUTO_TEST_CASE(a_simulated_cluster_runs_no_process_yet_takes_each_sleep) {
 }
 
 BOOST_AUTO_TEST_CASE(start_returns_the_commands_exit_code) {
-  auto r = start({"sh", "-c", "exit 7"});
+  scratch_dir tmp;  // the failed command's cluster directory is kept: here, not in /tmp
+  auto r = start({"sh", "-c", "exit 7"}, {"--test-size=2"}, tmp.path());
   BOOST_CHECK_MESSAGE(r.exit_code == 7, r.describe());
 }
 
