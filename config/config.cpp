@@ -1159,4 +1159,8 @@ std::string node_spool_dir(const cluster_config& cfg, const std::string& node,
   return dir + "/" + node;
 }
 
+int64_t takeover_patience_s(const cluster_config& cfg) {
+  return std::max(cfg.message_timeout_s, cfg.slurmctld_timeout_s + cfg.slurmctld_timeout_s / 2);
+}
+
 }  // namespace shoal::config

@@ -267,4 +267,9 @@ std::string node_spool_dir(const cluster_config& cfg, const std::string& node,
 /// A partition's OverSubscribe as scontrol prints it: NO, EXCLUSIVE, YES:N or FORCE:N.
 std::string over_subscribe_text(const partition_config& p);
 
+/// Seconds a client keeps waiting for a controller in control while a backup may take over:
+/// 1.5 x SlurmctldTimeout, never less than MessageTimeout (Slurm's clients wait as long). The
+/// controller remembers a submission's token for longer than this, so a retry finds its job.
+int64_t takeover_patience_s(const cluster_config& cfg);
+
 }  // namespace shoal::config

@@ -36,9 +36,6 @@ constexpr const char* diag_reset_help =
     "When `shoal diag --reset` last zeroed the statistics (Unix seconds; the "
     "start at first).";
 
-/// Finished jobs stay visible this long (Slurm's MinJobAge default).
-constexpr int64_t min_job_age_s = 300;
-
 /// A job array: the request its tasks are made from, and which tasks run now. Pending tasks are the
 /// scheduler's (a range list there); a task gets an actor only when it starts.
 struct array_entry {

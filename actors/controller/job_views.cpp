@@ -14,7 +14,7 @@ void purge_old_jobs(controller_self self) {
   auto now = unix_now();
   if (now == self->state.last_purge) return;
   self->state.last_purge = now;
-  auto cutoff = now - min_job_age_s;
+  auto cutoff = now - self->state.cfg.min_job_age_s;
   auto& view = self->state.job_view;
   auto& unfinished = self->state.maybe_unfinished;
   unfinished.clear();

@@ -7,13 +7,20 @@
 
 namespace shoal::actors::ctl {
 
-/// How long a submission token is remembered: far longer than any client retries.
-constexpr int64_t token_memory_s = 600;
+namespace {
+
+/// How long a submission token is remembered: far longer than any client retries, across a
+/// takeover too.
+int64_t token_memory_s(const config::cluster_config& cfg) {
+  return std::max<int64_t>(600, 2 * config::takeover_patience_s(cfg));
+}
+
+}  // namespace
 
 void remember_token(controller_self self, const std::string& token, uint64_t id) {
   auto& st = self->state;
   auto now = unix_now();
-  while (!st.token_order.empty() && st.token_order.front().first < now - token_memory_s) {
+  while (!st.token_order.empty() && st.token_order.front().first < now - token_memory_s(st.cfg)) {
     st.tokens.erase(st.token_order.front().second);
     st.token_order.pop_front();
   }
@@ -51,7 +58,7 @@ caf::expected<policy::workload_ptr> parse_workload(controller_self self,
       return make_error(errc::invalid_request,
                         "Job dependency problem: job " + std::to_string(unknown.front().job) +
                             " is not known (it never existed or ended more than " +
-                            std::to_string(min_job_age_s) + " s ago)");
+                            std::to_string(st.cfg.min_job_age_s) + " s ago)");
     parsed->dep = std::move(*dep);
   }
   if (!req.gres.empty()) {

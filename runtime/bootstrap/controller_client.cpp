@@ -62,8 +62,7 @@ std::string controller_role(size_t index, size_t count) {
 
 std::chrono::seconds controller_patience(const config::cluster_config& cfg) {
   auto seconds = cfg.message_timeout_s;
-  if (controller_lines(cfg).size() > 1)
-    seconds = std::max(seconds, cfg.slurmctld_timeout_s + cfg.slurmctld_timeout_s / 2);
+  if (controller_lines(cfg).size() > 1) seconds = config::takeover_patience_s(cfg);
   return std::chrono::seconds{seconds};
 }
 

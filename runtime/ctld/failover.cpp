@@ -271,24 +271,13 @@ class failover {
     door.address = setup_.bind_address;
     door.port = front_door_port(me_);
     door.request_timeout = std::max(std::chrono::seconds{60}, message_timeout_);
-    door.admin_uids.push_back(static_cast<uint32_t>(::getuid()));
     door.auth = setup_.cfg.auth;
-    door.private_jobs = setup_.cfg.private_jobs;
+    door.access = setup_.access;
     door.cluster_identity = setup_.cluster_identity;
-    door.daemon_uids = daemon_uids(setup_.cfg);
     if (!door.auth.munge)
       config::log().warn(
           "AuthType=auth/none: the front door believes the uid each request names; for a "
           "single-user cluster only (docs/security.md)");
-    auto admins = setup_.cfg.admin_users;
-    if (!setup_.cfg.slurm_user.empty()) admins.push_back(setup_.cfg.slurm_user);
-    for (const auto& name : admins) {
-      if (auto* pw = ::getpwnam(name.c_str()); pw != nullptr)
-        door.admin_uids.push_back(static_cast<uint32_t>(pw->pw_uid));
-      else
-        config::log().warn(
-            "AdminUsers or SlurmUser names '{}', who is no user on this host: ignored", name);
-    }
     auto opened = open_front_door(self_->system(), door);
     if (!opened) {
       failure_ = std::move(opened.error());

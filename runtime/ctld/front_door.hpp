@@ -13,6 +13,7 @@
 #include "config/config.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/front_door.hpp"
+#include "policy/access.hpp"
 
 namespace shoal::runtime {
 
@@ -25,27 +26,26 @@ struct front_door_setup {
   std::chrono::milliseconds frame_patience{msg::frame_patience};
   /// How long the controller's actors may take to answer one request.
   std::chrono::seconds request_timeout{60};
-  /// Who may administer the cluster (update nodes, set debug levels and flags) beside root: the
-  /// user shoalctld runs as (SlurmUser) and AdminUsers'.
-  std::vector<uint32_t> admin_uids;
+  /// Who may do and see what (policy/access.hpp): the same rules the controller and every job
+  /// ask. Administration (update nodes and partitions, debug levels and flags) is root's, the
+  /// daemon users' (the user shoalctld runs as, SlurmUser) and AdminUsers'; PrivateData=jobs
+  /// shows a user only their own jobs, and asking for another user's job is refused
+  /// (Access/permission denied); the cluster's TLS identity goes to root and the daemon users only.
+  policy::access_rules access;
   /// How requests prove their sender (AuthType=, AuthInfo=): under auth/munge each request's
   /// credential is checked (runtime/bootstrap/request_auth.hpp) by `checkers` actors of their
   /// own threads, as munged's answer is waited for, and the proven uid and gid replace the
   /// ones the request names; a request that fails is refused with errc::authentication_failed.
   config::auth_settings auth;
   unsigned checkers = 2;
-  /// PrivateData=jobs: a job listing shows a user only their own jobs, and asking for another
-  /// user's job is refused (Access/permission denied); root and the admins see every job.
-  bool private_jobs = false;
   /// Replies written and not yet taken by a client that keeps sending requests: past this many
   /// bytes the door stops reading from it until it has drained (a client that never reads must
   /// not grow the controller's memory without bound).
   size_t max_unread_reply_bytes = 64u << 20;
   /// Under auth/munge, the cluster's TLS identity (runtime/tls/cluster_identity.hpp): a
-  /// cluster_identity request from one of `daemon_uids` (root, the user shoalctld runs as,
-  /// SlurmUser) gets it in a MUNGE credential only that uid may decode; anyone else is refused.
+  /// cluster_identity request from a daemon user (`access`) gets it in a MUNGE credential only
+  /// that uid may decode; anyone else is refused.
   std::string cluster_identity;
-  std::vector<uint32_t> daemon_uids;
 };
 
 /// `(retarget_atom, actor)` tells the front door which actor answers requests now: the
@@ -64,7 +64,7 @@ using retarget_atom = caf::atom_constant<caf::atom("retarget")>;
 /// comes too slowly is logged with the peer's address and the connection is closed; other
 /// connections carry on. The port is the returned actor's for its whole life.
 ///
-/// Administration requests from anyone but root and `admin_uids` are refused here, with
+/// Administration requests from anyone but the admins of `access` are refused here, with
 /// errc::permission_denied "Access/permission denied" and a log line naming the uid; requests on
 /// jobs carry the uid to the controller's actors, which let users act only on their own jobs.
 /// Under auth/none the uid is the one the request names (single-user clusters only).

@@ -1,7 +1,7 @@
 #pragma once
 
-// Who may do and see what at the front door, as pure decisions on the door's setup: the one place
-// to change (or replace by a shared policy) what an admin is and what PrivateData=jobs hides.
+// Who may do and see what at the front door: the door's questions put to the access policy that
+// the controller and every job ask too (policy/access.hpp), with the door's rules.
 // authorize.hpp applies them, once per request, before it is routed.
 
 #include <cstdint>
@@ -11,8 +11,8 @@
 
 namespace shoal::runtime::door {
 
-/// Root, and the users front_door_setup::admin_uids names (SlurmUser, AdminUsers): they may
-/// administer the cluster (update nodes and partitions, set debug levels and flags) and act on and
+/// Root, the daemon users and AdminUsers (front_door_setup::access): they may administer the
+/// cluster (update nodes and partitions, set debug levels and flags) and act on and
 /// see every job.
 bool is_admin(const front_door_setup& setup, uint32_t uid);
 

@@ -52,13 +52,13 @@ void stamp_sender(msg::client_request& req, const request_sender& who) {
 
 caf::behavior credential_checker(caf::event_based_actor*, const front_door_setup& setup) {
   return {
-      [auth = setup.auth, identity = setup.cluster_identity, daemons = setup.daemon_uids](
+      [auth = setup.auth, identity = setup.cluster_identity, access = setup.access](
           verify_atom, msg::client_request& req) -> caf::result<msg::client_request> {
         auto who = verify_request(auth, req);
         if (!who) return to_caf(who.error());
         stamp_sender(req, *who);
         if (static_cast<op>(req.op) == op::cluster_identity) {
-          if (std::find(daemons.begin(), daemons.end(), who->uid) == daemons.end()) {
+          if (!policy::may(access, who->uid, policy::operation::fetch_identity)) {
             config::log().warn(
                 "front door: cluster identity refused uid={}: not root, SlurmUser nor the user "
                 "shoalctld runs as",

@@ -379,7 +379,8 @@ namespace {
 
 struct private_door : door_fixture {
   private_door()
-      : door_fixture(no_auth(), [](runtime::front_door_setup& s) { s.private_jobs = true; }) {}
+      : door_fixture(no_auth(),
+                     [](runtime::front_door_setup& s) { s.access.private_jobs = true; }) {}
 };
 
 struct small_buffer_door : door_fixture {
@@ -598,7 +599,7 @@ struct identity_door : munge_door {
   explicit identity_door(uint32_t daemon_uid)
       : munge_door([daemon_uid](runtime::front_door_setup& s) {
           s.cluster_identity = "-----BEGIN PRIVATE KEY-----\nnot checked by the door\n";
-          s.daemon_uids = {daemon_uid};
+          s.access.daemon_users = {daemon_uid};
         }) {}
 };
 
@@ -618,10 +619,12 @@ BOOST_AUTO_TEST_CASE(a_daemon_user_gets_the_cluster_identity_sealed_for_its_uid_
 
 BOOST_AUTO_TEST_CASE(anyone_else_is_refused_the_cluster_identity,
                      *utf::precondition(have_test_munged)) {
+  // Signed by a user who is neither root nor a daemon user (nobody, when the test runs as root:
+  // root is always a daemon user).
   identity_door door{static_cast<uint32_t>(::getuid()) + 4242};
   auto c = door.connect();
-  auto reply =
-      door.call(c, door.signed_request(msg::make_client_request(msg::client_op::cluster_identity)));
+  auto reply = door.call(
+      c, signed_by_someone_else(msg::make_client_request(msg::client_op::cluster_identity)));
   BOOST_TEST(reply.error_code == static_cast<uint8_t>(errc::permission_denied));
   BOOST_TEST(reply.error_text == "Access/permission denied");
   BOOST_TEST(reply.text.empty());
