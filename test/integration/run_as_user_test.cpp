@@ -1,6 +1,6 @@
 // A job submitted by another user runs as that user: shoald (root here) starts its tasks with
 // the submitter's uid, gid and groups, in the submitter's working directory. Needs root, to
-// create the user and to run the CLI as it; without root the case says so and checks nothing.
+// create the user and to run the CLI as it; without root the cases are skipped, with the reason.
 
 #include <boost/test/unit_test.hpp>
 
@@ -16,6 +16,7 @@
 
 #include "messages/caf/error.hpp"
 #include "test/integration/harness.hpp"
+#include "test/preconditions.hpp"
 
 using namespace shoal::test;
 
@@ -53,11 +54,9 @@ struct private_one_node : cluster_fixture {
 
 BOOST_FIXTURE_TEST_SUITE(run_as_user, one_node)
 
-BOOST_AUTO_TEST_CASE(a_job_runs_as_its_submitter_who_may_not_drain_a_node) {
-  if (::geteuid() != 0) {
-    BOOST_TEST_MESSAGE("not root: cannot create a user or run as one; nothing checked");
-    return;
-  }
+BOOST_AUTO_TEST_CASE(a_job_runs_as_its_submitter_who_may_not_drain_a_node,
+                     *boost::unit_test::precondition(needs_root{
+                         "to create a test user and run the CLI as it"})) {
   const passwd* pw = ensure_user(test_user);
   BOOST_REQUIRE_MESSAGE(pw != nullptr, "no test user");
   const auto uid = pw->pw_uid;
@@ -114,11 +113,9 @@ BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_FIXTURE_TEST_SUITE(users_and_their_jobs, private_one_node)
 
-BOOST_AUTO_TEST_CASE(a_user_may_not_cancel_or_see_another_users_job_and_root_may) {
-  if (::geteuid() != 0) {
-    BOOST_TEST_MESSAGE("not root: cannot create users or run as them; nothing checked");
-    return;
-  }
+BOOST_AUTO_TEST_CASE(a_user_may_not_cancel_or_see_another_users_job_and_root_may,
+                     *boost::unit_test::precondition(needs_root{
+                         "to create two test users and run the CLI as them"})) {
   const passwd* owner = ensure_user(test_user);
   BOOST_REQUIRE(owner != nullptr);
   const auto owner_uid = owner->pw_uid;

@@ -3,9 +3,8 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include <thread>
-
 #include "test/integration/harness.hpp"
+#include "test/preconditions.hpp"
 
 using namespace shoal::test;
 
@@ -24,12 +23,12 @@ unsigned reported_cpus(cluster_fixture& c) {
 
 BOOST_FIXTURE_TEST_SUITE(shared_nodes, one_shared_node)
 
-BOOST_AUTO_TEST_CASE(one_cpu_jobs_share_a_node_until_its_cpus_are_used) {
+BOOST_AUTO_TEST_CASE(one_cpu_jobs_share_a_node_until_its_cpus_are_used,
+                     *boost::unit_test::precondition(needs_cpus{
+                         2, "for two one-CPU jobs to share node1"})) {
   auto cpus = reported_cpus(*this);
-  if (cpus < 2) {
-    BOOST_TEST_MESSAGE("skipped: node1 has " << cpus << " CPU, sharing needs 2");
-    return;
-  }
+  // node1's shoald reports the CPUs hwloc finds here, all of them allowed.
+  BOOST_REQUIRE_MESSAGE(cpus >= 2, "node1 reports " << cpus << " CPUs");
   std::vector<uint64_t> jobs;
   auto first = submit_script("a.sh", "#!/bin/sh\nsleep 60\n", {"-n1"});
   BOOST_REQUIRE(first != 0);
@@ -59,12 +58,11 @@ BOOST_AUTO_TEST_CASE(one_cpu_jobs_share_a_node_until_its_cpus_are_used) {
   BOOST_CHECK(wait_job_state(whole, "COMPLETED"));
 }
 
-BOOST_AUTO_TEST_CASE(tasks_run_only_on_the_cpus_their_job_holds) {
+BOOST_AUTO_TEST_CASE(tasks_run_only_on_the_cpus_their_job_holds,
+                     *boost::unit_test::precondition(needs_cpus{
+                         2, "to confine two jobs to different ones"})) {
   auto cpus = reported_cpus(*this);
-  if (cpus < 2 || std::thread::hardware_concurrency() < 2) {
-    BOOST_TEST_MESSAGE("skipped: confinement needs 2 CPUs on node1 and on this host");
-    return;
-  }
+  BOOST_REQUIRE_MESSAGE(cpus >= 2, "node1 reports " << cpus << " CPUs");
   const std::string script =
       "#!/bin/sh\ngrep Cpus_allowed_list /proc/self/status | cut -f2 > cpus.$SHOAL_JOB_ID\n"
       "sleep 60\n";
