@@ -157,8 +157,6 @@ BOOST_AUTO_TEST_CASE(the_controller_gets_one_message_per_collector_round_not_one
     return up == 10 && nodes == 90;
   };
   BOOST_REQUIRE(wait_until(lists, 20s));
-  // Let every daemon hear where to beat, then count what reaches the controller.
-  std::this_thread::sleep_for(2s);
   auto messages = [&] {
     return metric_value(cluster.metrics_port(), "shoal_heartbeat_messages_total").value_or(-1);
   };
@@ -166,18 +164,23 @@ BOOST_AUTO_TEST_CASE(the_controller_gets_one_message_per_collector_round_not_one
     return metric_value(cluster.metrics_port(), "shoal_heartbeat_collected_nodes_total")
         .value_or(-1);
   };
+  // Counted in gathered beats, not in seconds (collector_fan_in in unit_actors checks the exact
+  // count per round on a virtual clock): first two rounds' worth, while the last daemons learn
+  // where to beat and still beat to their node actors; then ten rounds' worth, counted.
+  auto gathered_since = [&](double from, double beats) {
+    return wait_until([&] { return collected() - from >= beats; }, 60s);
+  };
+  BOOST_REQUIRE(gathered_since(collected(), 90 * 2));
   auto m0 = messages();
   auto c0 = collected();
-  std::this_thread::sleep_for(5s);
+  BOOST_REQUIRE(m0 >= 0 && c0 >= 0);
+  BOOST_REQUIRE(gathered_since(c0, 90 * 10));
   auto m1 = messages();
   auto c1 = collected();
-  BOOST_REQUIRE(m0 >= 0 && m1 >= 0 && c0 >= 0 && c1 >= 0);
   // Per round: one report from each of the 10 collectors, which vouches for its own node too,
   // against 90 node beats gathered. Without collectors it would be one message per beat of
   // each of the 100.
   BOOST_TEST_MESSAGE("heartbeat messages " << m1 - m0 << ", node beats gathered " << c1 - c0);
-  BOOST_CHECK_GT(c1 - c0, 90.0 * 4);
-  BOOST_CHECK_LT(m1 - m0, 10 * 10 * 1.5);  // 5 s at 0.5 s: 10 rounds of 10 reports
   BOOST_CHECK_LT((m1 - m0) * 5, c1 - c0);
 }
 
