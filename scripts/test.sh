@@ -1,6 +1,6 @@
 #!/bin/bash
-# The test command: installs what is missing, builds once, runs every test (unit, actor,
-# multi-process integration, benchmark smoke) in parallel.
+# The test command: installs what is missing, builds everything once, runs every test (unit,
+# actor, multi-process integration, benchmark smoke) in parallel.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh
