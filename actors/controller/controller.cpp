@@ -21,13 +21,11 @@ caf::error unproven(controller_self self) {
   const auto& sender = self->current_sender();
   if (!sender || sender->node() == self->node()) return caf::none;
   config::log().warn(
-      "request refused: it came over the CAF port from {}, not "
-      "through the front door",
+      "request refused: it came over the CAF port from {}, not through the front door",
       to_string(sender->node()));
   return make_error(errc::authentication_failed,
-                    "Protocol authentication error (send requests through the "
-                    "front door, the "
-                    "port after SlurmctldPort, with a MUNGE credential)");
+                    "Protocol authentication error (send requests through the front door, the port "
+                    "after SlurmctldPort, with a MUNGE credential)");
 }
 
 /// A request a client sends through the front door: refused (see unproven) unless it came that way,
@@ -148,8 +146,8 @@ controller_actor::behavior_type controller_behavior(
   config::log().info("controller up cluster={} nodes={} partitions={}", st.cfg.cluster_name,
                      st.cfg.nodes.size(), st.cfg.partitions.size());
   SHOAL_DEBUG(init,
-              "controller settings heartbeat_interval_ms={} heartbeat_timeout_ms={} "
-              "kill_wait_s={} debug_flags={}",
+              "controller settings heartbeat_interval_ms={} heartbeat_timeout_ms={} kill_wait_s={} "
+              "debug_flags={}",
               st.cfg.heartbeat_interval_ms, st.cfg.heartbeat_timeout_ms, st.cfg.kill_wait_s,
               config::render_debug_flags(config::debug_flags()));
   using namespace msg;

@@ -21,10 +21,8 @@ void reconcile(controller_self self, const std::string& node, const caf::actor& 
       running[ref.job_id].push_back(ref.step_id);
       continue;
     }
-    config::log().warn(
-        "job unknown to the controller node={} job={} step={}: "
-        "killing its tasks",
-        node, ref.job_id, msg::step_label(ref.step_id));
+    config::log().warn("job unknown to the controller node={} job={} step={}: killing its tasks",
+                       node, ref.job_id, msg::step_label(ref.step_id));
     if (st.gate)
       self->send(st.gate, msg::signal_atom_v, ref.job_id, ref.step_id, int32_t{SIGKILL}, daemon);
     else
