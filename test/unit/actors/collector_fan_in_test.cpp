@@ -17,6 +17,7 @@
 #include "actors/node.hpp"
 #include "metrics/registry.hpp"
 #include "test/unit/actors/coordinated.hpp"
+#include "test/unit/actors/gathered_nodes.hpp"
 
 namespace {
 
@@ -30,15 +31,6 @@ caf::behavior controller_double(caf::event_based_actor*, int) {
   return {
       [](msg::view_atom, msg::node_info&) {},
       [](msg::nodedown_atom, const std::string&, uint64_t) {},
-  };
-}
-
-/// A node's shoald: the collector it was last told to beat to (empty: its node actor).
-caf::behavior daemon_double(caf::event_based_actor*, std::shared_ptr<std::string> collector) {
-  return {
-      [collector](msg::collector_atom, const std::string& name, const std::string&, uint16_t) {
-        *collector = name;
-      },
   };
 }
 
@@ -68,19 +60,11 @@ struct fan_in_fixture : metered, test::coordinated_fixture {
       names.push_back(name);
       bool collector = i % (node_count / collector_count) == 1;
       (collector ? setup.collectors : setup.nodes).push_back(name);
-      config::node_config cfg;
-      cfg.name = name;
-      cfg.cpus = 4;
-      auto node = actors::spawn_node(sys, cfg, controller, timeout_ms, interval_ms, &meters);
-      keep(caf::actor_cast<caf::actor>(node));
+      told[name] = std::make_shared<std::string>();
+      auto node = test::spawn_registered_node(*this, name, controller, timeout_ms, interval_ms,
+                                              &meters, told[name]);
       nodes.emplace(name, node);
       setup.node_actors.emplace(name, node);
-      told[name] = std::make_shared<std::string>();
-      auto daemon = keep(sys.spawn(daemon_double, told[name]));
-      msg::machine_status status;
-      status.node_name = name;
-      status.cpus = 4;
-      caf::anon_send(node, msg::register_atom_v, status, daemon);
     }
     for (auto& name : setup.collectors) {
       setup.hosts[name] = "127.0.0.1";

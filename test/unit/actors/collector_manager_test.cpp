@@ -11,6 +11,7 @@
 #include "actors/node.hpp"
 #include "messages/caf/error.hpp"
 #include "test/unit/actors/coordinated.hpp"
+#include "test/unit/actors/gathered_nodes.hpp"
 
 namespace {
 
@@ -23,15 +24,6 @@ caf::behavior controller_double(caf::event_based_actor*,
   return {
       [views](msg::view_atom, msg::node_info& info) { (*views)[info.name] = std::move(info); },
       [](msg::nodedown_atom, const std::string&, uint64_t) {},
-  };
-}
-
-/// A node's shoald: the collector it was last told to beat to.
-caf::behavior daemon_double(caf::event_based_actor*, std::shared_ptr<std::string> collector) {
-  return {
-      [collector](msg::collector_atom, const std::string& name, const std::string&, uint16_t) {
-        *collector = name;
-      },
   };
 }
 
@@ -71,19 +63,11 @@ struct manager_fixture : test::coordinated_fixture {
     auto everyone = setup.nodes;
     everyone.insert(everyone.end(), setup.collectors.begin(), setup.collectors.end());
     for (auto& name : everyone) {
-      config::node_config cfg;
-      cfg.name = name;
-      cfg.cpus = 4;
-      auto node = actors::spawn_node(sys, cfg, controller, timeout_ms, interval_ms, nullptr);
-      keep(caf::actor_cast<caf::actor>(node));
+      told[name] = std::make_shared<std::string>();
+      auto node = test::spawn_registered_node(*this, name, controller, timeout_ms, interval_ms,
+                                              nullptr, told[name]);
       nodes.emplace(name, node);
       setup.node_actors.emplace(name, node);
-      told[name] = std::make_shared<std::string>();
-      auto daemon = keep(sys.spawn(daemon_double, told[name]));
-      msg::machine_status status;
-      status.node_name = name;
-      status.cpus = 4;
-      caf::anon_send(node, msg::register_atom_v, status, daemon);
     }
     for (auto& name : setup.collectors) {
       lists[name] = test::make_inbox<msg::collector_list>();
