@@ -7,7 +7,6 @@
 
 #include <caf/all.hpp>
 
-#include "actors/allocation_map.hpp"
 #include "actors/clock.hpp"
 #include "actors/metering.hpp"
 #include "actors/send_to.hpp"
@@ -32,11 +31,11 @@ constexpr size_t array_tasks_per_pass = 256;
 struct scheduler_state {
   static inline const char* name = "scheduler";
   config::scheduler_settings settings;
-  /// Which job holds which nodes and CPUs: the cluster's one record of it.
-  std::optional<allocation_map> map;
-  std::vector<caf::actor> node_actors;
-  /// Partition name -> its slot in the allocation map and the queue's factors; a slot is never
-  /// reused, so a queued job's slot stays its partition's when partitions change.
+  bool torus = false;  ///< select/torus3d: every job needs a prism
+  /// Places whole passes and owns which job holds which nodes.
+  topology_actor topology;
+  std::vector<caf::actor> node_actors;  ///< config order, as start sites name them
+  /// Partition name -> the slot the controller gave it (see slotted).
   std::unordered_map<std::string, size_t> partition_index;
   policy::priority_scale scale;
   policy::job_queue queue{policy::priority_config{}, true};
@@ -49,35 +48,20 @@ struct scheduler_state {
   caf::actor controller;
   std::unordered_map<uint64_t, std::string> told_folded;  ///< arrays: pending tasks last told
   bool pass_requested = false;
+  /// A pass is at the topology actor: the next one waits for its answer.
+  bool pass_in_flight = false;
   bool tick_armed = false;
   int64_t wakeup_at = 0;
 };
 
-/// The public interface plus the ticks the scheduler sends itself.
-using scheduler_impl =
-    scheduler_actor::extend<caf::reacts_to<msg::schedule_atom>, caf::reacts_to<msg::check_atom>>;
+/// The public interface plus the tick the scheduler sends itself.
+using scheduler_impl = scheduler_actor::extend<caf::reacts_to<msg::check_atom>>;
 using scheduler_self = scheduler_impl::stateful_pointer<scheduler_state>;
 
 void request_pass(scheduler_self self) {
   if (self->state.pass_requested) return;
   self->state.pass_requested = true;
-  self->send(self, msg::schedule_atom_v);
-}
-
-std::vector<size_t> indices_of(scheduler_self self, const std::string& expr) {
-  std::vector<size_t> out;
-  auto names = topology::expand_hostlist(expr);
-  if (!names) return out;  // the controller validated it
-  for (auto& n : *names)
-    if (auto i = self->state.map->index_of(n)) out.push_back(*i);
-  return out;
-}
-
-std::vector<policy::running_job> running_jobs(scheduler_self self) {
-  std::vector<policy::running_job> out;
-  out.reserve(self->state.queue.running().size());
-  for (auto& [id, run] : self->state.queue.running()) out.push_back({id, run.alloc, run.end});
-  return out;
+  if (!self->state.pass_in_flight) self->send(self, msg::schedule_atom_v);
 }
 
 void tell_reason(scheduler_self self, policy::queued_job& q, const std::string& reason) {
@@ -98,42 +82,34 @@ void tell_reason(scheduler_self self, policy::queued_job& q, const std::string& 
   if (it != st.job_actors.end()) send_to(self, it->second, msg::view_atom_v, reason, priority);
 }
 
-/// Starts what the pass decided; returns the id of the job that started (for an array, the
-/// task's).
-uint64_t start_job(scheduler_self self, const policy::start_decision& d, std::string nodelist,
+/// Starts what the pass decided at `site`; returns the id of the job that started (for an
+/// array, the task's).
+uint64_t start_job(scheduler_self self, const policy::start_decision& d, start_site& site,
                    int64_t now) {
   auto& st = self->state;
   bool array = st.queue.is_array(d.job);
   auto [job_id, index] = st.queue.start(d, now);
-  std::vector<std::string> names;
   std::vector<caf::actor> actors;
-  std::vector<uint32_t> cpus;
-  std::vector<msg::gres_held> gres;  // the devices picked on each node
-  for (auto& share : d.alloc) {
-    for (auto& held : st.map->held_of(share.node, share.devices)) {
-      held.node = static_cast<uint32_t>(names.size());
-      gres.push_back(std::move(held));
-    }
-    names.push_back(st.map->name_of(share.node));
-    actors.push_back(st.node_actors[share.node]);
-    cpus.push_back(share.cpus);
-  }
-  SHOAL_DEBUG(select_type, "job selected job={} nodes={}", job_id, nodelist);
+  actors.reserve(site.nodes.size());
+  for (auto node : site.nodes) actors.push_back(st.node_actors[node]);
+  SHOAL_DEBUG(select_type, "job selected job={} nodes={}", job_id, site.nodelist);
   if (array) {
-    send_to(self, st.controller, msg::arraytask_atom_v, d.job, index, job_id, std::move(names),
-            std::move(actors), std::move(cpus), std::move(nodelist), std::move(gres));
+    send_to(self, st.controller, msg::arraytask_atom_v, d.job, index, job_id, std::move(site.names),
+            std::move(actors), std::move(site.cpus), std::move(site.nodelist),
+            std::move(site.devices));
     auto* q = st.queue.find(d.job);
     if (q == nullptr) {
       // The last pending task started: the array's pending line goes away.
       st.told_folded.erase(d.job);
       send_to(self, st.controller, msg::view_atom_v, d.job, std::string{}, std::string{});
+      self->send(st.topology, msg::cancel_atom_v, d.job);
     }
     return job_id;
   }
   auto it = st.job_actors.find(d.job);
   if (it == st.job_actors.end()) return 0;
-  send_to(self, it->second, msg::start_atom_v, std::move(names), std::move(actors), std::move(cpus),
-          std::move(nodelist), std::move(gres));
+  send_to(self, it->second, msg::start_atom_v, std::move(site.names), std::move(actors),
+          std::move(site.cpus), std::move(site.nodelist), std::move(site.devices));
   st.job_actors.erase(it);
   return d.job;
 }
@@ -146,34 +122,65 @@ void arm_wakeup(scheduler_self self, int64_t at, int64_t now) {
                      msg::schedule_atom_v);
 }
 
-void apply_pass(scheduler_self self, placement& placed, int64_t now,
+/// True while `job` may still start as the pass decided: the queue changed while the pass was
+/// at the topology actor (a cancel, a hold, the array's last task gone to an earlier start).
+bool still_startable(scheduler_self self, uint64_t job) {
+  auto* q = self->state.queue.find(job);
+  return q != nullptr && q->hold == policy::hold_kind::none && !(q->is_array && q->pending.empty());
+}
+
+void apply_pass(scheduler_self self, placed_pass& placed, int64_t now,
                 const std::vector<uint64_t>& arrays) {
   auto& st = self->state;
   auto& result = placed.result;
   // The task ids each array's starts got, in decision order (0: did not start), so that the
-  // map follows every task.
+  // topology actor follows every task.
   std::map<uint64_t, std::vector<uint64_t>> array_tasks;
-  for (auto& d : result.started) {
+  for (size_t i = 0; i < result.started.size(); ++i) {
+    auto& d = result.started[i];
     bool array = std::find(arrays.begin(), arrays.end(), d.job) != arrays.end();
-    // The last pending task of an array may have gone to an earlier start of this pass.
-    auto* q = st.queue.find(d.job);
     uint64_t started = 0;
-    if (q != nullptr && !(q->is_array && q->pending.empty()))
-      started = start_job(self, d, placed.nodelists[d.job], now);
+    if (still_startable(self, d.job)) started = start_job(self, d, placed.sites[i], now);
     if (array)
       array_tasks[d.job].push_back(started);
     else if (started == 0)
-      st.map->release(d.job);
+      self->send(st.topology, msg::release_atom_v, d.job);
   }
-  for (auto& [array, tasks] : array_tasks) st.map->assign(array, tasks);
+  for (auto& [array, tasks] : array_tasks)
+    self->send(st.topology, msg::arraytask_atom_v, array, std::move(tasks));
   for (auto& p : result.planned)
     if (auto* q = st.queue.find(p.job)) q->expected_start = p.start;
   for (auto& w : result.waiting)
     if (auto* q = st.queue.find(w.job)) tell_reason(self, *q, w.reason);
 }
 
+void observe_pass(scheduler_self self, std::chrono::steady_clock::time_point started_at,
+                  size_t candidates, const placed_pass& placed) {
+  auto& st = self->state;
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
+                                                                  started_at)
+                .count();
+  if (st.cycle) {
+    auto seconds = static_cast<double>(us) / 1e6;
+    st.cycle->observe(seconds);
+    st.last_cycle->set(seconds);
+    st.max_cycle->raise_to(seconds);
+    st.queue_length->set(static_cast<double>(candidates));
+  }
+  SHOAL_DEBUG(select_type, "schedule pass candidates={} started={} waiting={} tested={} us={}",
+              candidates, placed.result.started.size(), placed.result.waiting.size(),
+              placed.result.tested, us);
+}
+
+/// One pass: the queue's order goes to the topology actor in one message, and its answer
+/// starts jobs. Events that arrive meanwhile are applied to the queue at once; a pass they ask
+/// for runs after this one's answer.
 void run_pass(scheduler_self self) {
   auto& st = self->state;
+  if (st.pass_in_flight) {
+    st.pass_requested = true;  // runs when the answer is in
+    return;
+  }
   st.pass_requested = false;
   if (st.queue.queue().empty()) return;
   auto started_at = std::chrono::steady_clock::now();
@@ -189,24 +196,40 @@ void run_pass(scheduler_self self) {
     if (auto* q = st.queue.find(id)) tell_reason(self, *q, reason);
   arm_wakeup(self, plan.next_wakeup, now);
   if (plan.candidates.empty()) return;
-  std::vector<uint64_t> arrays;
+  auto order = std::make_shared<pass_order>();
   for (auto& c : plan.candidates)
-    if (st.queue.is_array(c.id)) arrays.push_back(c.id);
-  auto placed = st.map->place(plan.candidates, arrays, running_jobs(self), now);
-  apply_pass(self, placed, now, arrays);
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() -
-                                                                  started_at)
-                .count();
-  if (st.cycle) {
-    auto seconds = static_cast<double>(us) / 1e6;
-    st.cycle->observe(seconds);
-    st.last_cycle->set(seconds);
-    st.max_cycle->raise_to(seconds);
-    st.queue_length->set(static_cast<double>(plan.candidates.size()));
-  }
-  SHOAL_DEBUG(select_type, "schedule pass candidates={} started={} waiting={} tested={} us={}",
-              plan.candidates.size(), placed.result.started.size(), placed.result.waiting.size(),
-              placed.result.tested, us);
+    if (st.queue.is_array(c.id)) order->arrays.push_back(c.id);
+  order->candidates = std::move(plan.candidates);
+  order->now = now;
+  auto candidates = order->candidates.size();
+  st.pass_in_flight = true;
+  self->request(st.topology, caf::infinite, msg::schedule_atom_v, order)
+      .then(
+          [self, order, now, started_at, candidates](placed_pass_ptr& placed) {
+            self->state.pass_in_flight = false;
+            apply_pass(self, *placed, now, order->arrays);
+            observe_pass(self, started_at, candidates, *placed);
+            if (self->state.pass_requested) self->send(self, msg::schedule_atom_v);
+          },
+          [self](caf::error& err) {
+            self->state.pass_in_flight = false;
+            config::log().error("scheduling pass failed: {}", to_string(err));
+          });
+}
+
+/// What `req` asks of placement beyond counts, when it asks anything (or the grid is a torus).
+std::optional<placement_needs> needs_of(scheduler_self self, const msg::job_request& req,
+                                        const policy::workload_ptr& workload, uint32_t node_count) {
+  bool gres = workload && !workload->gres.empty();
+  if (req.nodelist.empty() && req.exclude.empty() && !gres && !self->state.torus)
+    return std::nullopt;
+  placement_needs needs;
+  needs.nodelist = req.nodelist;
+  needs.exclude = req.exclude;
+  if (gres) needs.gres = workload->gres;
+  needs.shape = req.shape;
+  needs.node_count = node_count;
+  return needs;
 }
 
 policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_request& req,
@@ -243,19 +266,13 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
   r.sharing = req.workload.exclusive       ? policy::share_request::exclusive
               : req.workload.oversubscribe ? policy::share_request::oversubscribe
                                            : policy::share_request::as_partition;
-  r.required = indices_of(self, req.nodelist);
-  r.excluded = indices_of(self, req.exclude);
-  if (workload && !workload->gres.empty()) r.gres = st.map->gres_needs(workload->gres);
   if (!st.settings.consumable) {
     // Whole nodes: the node count decides (tasks may outnumber CPUs, as before backfill).
     r.max_nodes = r.min_nodes;
     r.tasks = r.min_nodes;
     r.cpus_per_task = 1;
   }
-  if (st.map->torus()) {
-    r.exclusive = true;
-    r.torus = torus_request_of(req.shape, r.min_nodes);
-  }
+  if (st.torus) r.exclusive = true;
   if (workload && workload->array) {
     const auto& spec = *workload->array;
     q.is_array = true;
@@ -264,6 +281,21 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
     q.pending = workload->pending_tasks ? *workload->pending_tasks : spec.indices;
   }
   return q;
+}
+
+void enqueue(scheduler_self self, uint64_t id, const msg::job_request& req,
+             const policy::workload_ptr& workload, caf::actor& job) {
+  auto& st = self->state;
+  auto q = to_queued(self, id, req, workload);
+  if (auto needs = needs_of(self, req, workload, q.pass.request.min_nodes))
+    self->send(st.topology, msg::enqueue_atom_v, id, std::move(*needs));
+  if (!q.is_array) st.job_actors[id] = std::move(job);
+  st.queue.enqueue(std::move(q));
+  request_pass(self);
+  if (!st.tick_armed) {
+    st.tick_armed = true;
+    self->delayed_send(self, periodic_pass, msg::check_atom_v);
+  }
 }
 
 caf::result<caf::ok_atom> job_command(scheduler_self self, const std::string& op, uint64_t id,
@@ -313,67 +345,67 @@ caf::result<caf::ok_atom> job_command(scheduler_self self, const std::string& op
   return rp;
 }
 
-/// A job recovered from saved state takes its nodes back, as the pass would have recorded them.
+/// A job recovered from saved state: the queue counts it as running, and the topology actor
+/// gives it its nodes back.
 void adopt(scheduler_self self, uint64_t id, const msg::job_request& req,
            const std::vector<std::string>& names, const std::vector<uint32_t>& cpus, int64_t start,
            uint64_t array_id, uint32_t index, const std::vector<msg::gres_held>& gres) {
   auto& st = self->state;
   policy::started_job run;
-  bool whole = cpus.size() != names.size();
-  for (size_t i = 0; i < names.size(); ++i) {
-    auto node = st.map->index_of(names[i]);
-    if (!node) continue;  // gone from the config since: nothing to hold there
-    auto& cap = st.map->capacity_of(*node);
-    policy::node_share share;
-    share.node = *node;
-    share.cpus = whole ? cap.cpus : cpus[i];
-    share.memory_mb = whole                              ? cap.memory_mb
-                      : req.workload.mem_per_node_mb > 0 ? req.workload.mem_per_node_mb
-                                                         : req.workload.mem_per_cpu_mb * share.cpus;
-    std::vector<msg::gres_held> here;
-    for (auto& h : gres)
-      if (h.node == i) here.push_back(h);
-    if (!here.empty()) std::tie(share.devices, share.gres) = st.map->devices_of(*node, here);
-    run.alloc.push_back(share);
-  }
-  std::sort(run.alloc.begin(), run.alloc.end(),
-            [](const auto& a, const auto& b) { return a.node < b.node; });
   run.start = start;
   if (req.time_limit_s > 0) run.end = start + req.time_limit_s;
   run.name = req.name;
   run.user = req.user;
   run.array_id = array_id;
   run.index = index;
+  held_nodes held;
+  held.names = names;
+  held.cpus = cpus;
+  held.mem_per_node_mb = req.workload.mem_per_node_mb;
+  held.mem_per_cpu_mb = req.workload.mem_per_cpu_mb;
+  held.end = run.end;
+  held.devices = gres;
   st.queue.adopt(id, std::move(run));
+  self->send(st.topology, msg::adopt_atom_v, id, std::move(held));
 }
 
 caf::result<msg::start_estimate> will_run(scheduler_self self, uint64_t id,
                                           const msg::job_request& req,
                                           const policy::workload_ptr& workload) {
   auto& st = self->state;
-  auto now = unix_now();
   // Of the workload only the devices: an array is estimated as one task, and dependencies and
   // holds are the submitter's to know, as in Slurm's will_run.
   auto devices = std::make_shared<policy::parsed_workload>();
   if (workload) devices->gres = workload->gres;
   auto q = to_queued(self, id, req, devices);
-  auto est = st.map->will_run(q.pass, running_jobs(self), now);
-  if (!est.found)
-    return make_error(errc::unsatisfiable,
-                      "no start time found for the job: " +
-                          (est.reason.empty() || est.reason == std::string{"Resources"}
-                               ? std::string{"the nodes it needs are held by jobs without a "
-                                             "time limit"}
-                               : est.reason));
-  msg::start_estimate out;
-  out.job_id = id;
-  out.start_time = std::max(est.start, req.workload.begin_time);
-  out.nodelist = est.nodelist;
-  out.node_count = static_cast<uint32_t>(est.alloc.size());
-  for (auto& share : est.alloc) out.cpus += share.cpus;
-  out.partition = req.partition;
-  SHOAL_DEBUG(select_type, "will run job={} start={} nodes={}", id, out.start_time, out.nodelist);
-  return out;
+  auto needs = needs_of(self, req, devices, q.pass.request.min_nodes).value_or(placement_needs{});
+  auto rp = self->make_response_promise<msg::start_estimate>();
+  self->request(st.topology, caf::infinite, msg::willrun_atom_v, q.pass, std::move(needs))
+      .then(
+          [rp, id, req](start_estimate& est) mutable {
+            if (!est.found) {
+              rp.deliver(
+                  make_error(errc::unsatisfiable,
+                             "no start time found for the job: " +
+                                 (est.reason.empty() || est.reason == std::string{"Resources"}
+                                      ? std::string{"the nodes it needs are held by jobs without a "
+                                                    "time limit"}
+                                      : est.reason)));
+              return;
+            }
+            msg::start_estimate out;
+            out.job_id = id;
+            out.start_time = std::max(est.start, req.workload.begin_time);
+            out.nodelist = est.nodelist;
+            out.node_count = static_cast<uint32_t>(est.alloc.size());
+            for (auto& share : est.alloc) out.cpus += share.cpus;
+            out.partition = req.partition;
+            SHOAL_DEBUG(select_type, "will run job={} start={} nodes={}", id, out.start_time,
+                        out.nodelist);
+            rp.deliver(std::move(out));
+          },
+          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+  return rp;
 }
 
 std::vector<msg::pending_detail> pending_details(scheduler_self self) {
@@ -393,25 +425,18 @@ std::vector<msg::pending_detail> pending_details(scheduler_self self) {
   return out;
 }
 
-/// The partitions as they are now: each keeps the slot it was first given (queued jobs hold
-/// it), a new one takes the next, a deleted one's slot closes. Priority factors follow.
-void set_partitions(scheduler_self self, const std::vector<config::partition_config>& parts) {
+/// The partitions as they are now, at their slots: the priority factors follow.
+void set_partitions(scheduler_self self, const partition_table& table) {
   auto& st = self->state;
-  std::vector<bool> present(st.partition_index.size(), false);
-  for (auto& p : parts) {
-    auto slot = st.partition_index.emplace(p.name, st.partition_index.size()).first->second;
-    if (slot >= present.size()) present.resize(slot + 1, false);
-    present[slot] = true;
-    st.map->set_partition(slot, &p);
-  }
-  std::vector<uint32_t> factors(present.size(), 0);
+  std::vector<uint32_t> factors(table->size(), 0);
   uint32_t max_factor = 1;
-  for (auto& p : parts) {
-    factors[st.partition_index.at(p.name)] = p.job_factor;
-    max_factor = std::max(max_factor, p.job_factor);
+  for (size_t slot = 0; slot < table->size(); ++slot) {
+    auto& part = (*table)[slot];
+    if (!part) continue;
+    st.partition_index[part->name] = slot;
+    factors[slot] = part->job_factor;
+    max_factor = std::max(max_factor, part->job_factor);
   }
-  for (size_t slot = 0; slot < present.size(); ++slot)
-    if (!present[slot]) st.map->set_partition(slot, nullptr);
   st.scale.max_partition_job_factor = max_factor;
   st.queue.set_scale(st.scale, std::move(factors));
 }
@@ -419,7 +444,7 @@ void set_partitions(scheduler_self self, const std::vector<config::partition_con
 void configure(scheduler_self self, const config::cluster_config& cfg) {
   auto& st = self->state;
   st.settings = cfg.scheduling;
-  st.map.emplace(cfg);
+  st.torus = cfg.torus3d;
   policy::priority_config prio;
   prio.weight_age = cfg.scheduling.weight_age;
   prio.weight_job_size = cfg.scheduling.weight_job_size;
@@ -431,13 +456,15 @@ void configure(scheduler_self self, const config::cluster_config& cfg) {
   for (auto& n : cfg.nodes) cpus += std::max<uint32_t>(1, n.cpus);
   st.scale.cluster_nodes = static_cast<uint32_t>(std::max<size_t>(1, cfg.nodes.size()));
   st.scale.cluster_cpus = std::max<uint64_t>(1, cpus);
-  set_partitions(self, cfg.partitions);
+  std::unordered_map<std::string, size_t> slots;  // the first table: the config's order
+  set_partitions(self, slotted(cfg.partitions, slots));
 }
 
 scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
                                                  const config::cluster_config& cfg,
                                                  std::vector<caf::actor> node_actors,
-                                                 caf::actor controller, metrics::registry* meters) {
+                                                 caf::actor controller, topology_actor topology,
+                                                 metrics::registry* meters) {
   auto& st = self->state;
   actor_probe probe{self, meters, "scheduler"};
   if (meters) {
@@ -453,42 +480,37 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
   }
   st.node_actors = std::move(node_actors);
   st.controller = std::move(controller);
+  st.topology = std::move(topology);
+  self->send(st.topology, msg::register_atom_v, caf::actor_cast<caf::actor>(self));
   configure(self, cfg);
   return {
-      probe.metered("enqueue",
-                    [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req,
-                           const policy::workload_ptr& workload, caf::actor& job) {
-                      auto& st = self->state;
-                      auto q = to_queued(self, id, req, workload);
-                      if (!q.is_array) st.job_actors[id] = std::move(job);
-                      st.queue.enqueue(std::move(q));
-                      request_pass(self);
-                      if (!st.tick_armed) {
-                        st.tick_armed = true;
-                        self->delayed_send(self, periodic_pass, msg::check_atom_v);
-                      }
-                    }),
+      probe.metered("enqueue", [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req,
+                                      const policy::workload_ptr& workload,
+                                      caf::actor& job) { enqueue(self, id, req, workload, job); }),
       probe.metered("cancel",
                     [self](msg::cancel_atom, uint64_t id) {
                       self->state.queue.cancel(id, 0, UINT32_MAX, unix_now());
                       self->state.job_actors.erase(id);
+                      self->send(self->state.topology, msg::cancel_atom_v, id);
                       request_pass(self);
                     }),
       probe.metered("cancel_tasks",
                     [self](msg::cancel_atom, uint64_t id, uint32_t lo, uint32_t hi) -> uint64_t {
                       auto& st = self->state;
                       auto removed = st.queue.cancel(id, lo, hi, unix_now());
-                      if (auto* q = st.queue.find(id))
+                      if (auto* q = st.queue.find(id)) {
                         tell_reason(self, *q, q->reason);
-                      else if (removed > 0)
+                      } else if (removed > 0) {
                         send_to(self, st.controller, msg::view_atom_v, id, "", std::string{});
+                        self->send(st.topology, msg::cancel_atom_v, id);
+                      }
                       request_pass(self);
                       return removed;
                     }),
       probe.metered("release",
                     [self](msg::release_atom, uint64_t id) {
                       self->state.queue.release(id);
-                      self->state.map->release(id);
+                      self->send(self->state.topology, msg::release_atom_v, id);
                       request_pass(self);
                     }),
       probe.metered("adopt",
@@ -501,23 +523,16 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
       probe.metered("ended",
                     [self](msg::ended_atom, uint64_t id, bool ok, int64_t started) {
                       self->state.queue.ended(id, ok, started, unix_now());
-                      self->state.map->release(id);
+                      self->send(self->state.topology, msg::release_atom_v, id);
                       request_pass(self);
                     }),
-      probe.metered("view_node",
-                    [self](msg::view_atom, const msg::node_info& info) {
-                      if (self->state.map->node_changed(info.name, info.state, info.cpus,
-                                                        info.real_memory_mb))
-                        request_pass(self);
-                    }),
-      probe.metered("map", [self](msg::map_atom) { return self->state.map->view(); }),
       probe.metered("jobctl",
                     [self](msg::jobctl_atom, const std::string& op, uint64_t id, uint32_t uid,
                            bool admin) { return job_command(self, op, id, uid, admin); }),
       probe.metered("pending", [self](msg::pending_atom) { return pending_details(self); }),
       probe.metered("partitions",
                     [self](msg::parts_atom, const partition_table& parts) {
-                      set_partitions(self, *parts);
+                      set_partitions(self, parts);
                       request_pass(self);
                     }),
       probe.metered("willrun",
@@ -541,8 +556,9 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
 
 scheduler_actor spawn_scheduler(caf::actor_system& sys, const config::cluster_config& cfg,
                                 std::vector<caf::actor> node_actors, caf::actor controller,
-                                metrics::registry* meters) {
-  return sys.spawn(scheduler_behavior, cfg, std::move(node_actors), std::move(controller), meters);
+                                topology_actor topology, metrics::registry* meters) {
+  return sys.spawn(scheduler_behavior, cfg, std::move(node_actors), std::move(controller),
+                   std::move(topology), meters);
 }
 
 }  // namespace shoal::actors

@@ -8,6 +8,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "actors/in_process_types.hpp"
+#include "actors/topology_actor.hpp"
 #include "config/config.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
@@ -15,17 +16,18 @@
 
 namespace shoal::actors {
 
-/// Owns the pending queue (jobs and the pending tasks of arrays), recent outcomes, priorities,
-/// and the allocation map: which job holds which nodes and CPUs, the cluster's one record of it.
-/// Runs the pure policy (policy/: priority, dependencies, backfill, placement) once per burst of
-/// events and every few seconds while jobs pend, and places in the same handler (no round trip).
+/// Owns the pending queue (jobs and the pending tasks of arrays), recent outcomes and priorities:
+/// the queue's order. Runs the pure policy (policy/: priority, dependencies, eligibility) once
+/// per burst of events and every few seconds while jobs pend, and sends each pass to the
+/// topology actor in one message (pass_order), which places it and records the allocation;
+/// with its answer the scheduler starts jobs. At most one pass is out at a time.
 /// It sends a job actor (start_atom, nodes, node actors, cpus per node, nodelist, devices) and
 /// (view_atom, reason, priority) when either changes; the controller (arraytask_atom, array,
 /// index, task job id, nodes, node actors, cpus, nodelist, devices) to start an array task and
 /// (view_atom, array, reason, folded pending tasks) when an array's pending line changes (""
-/// folded: none left). Each pass's time goes to shoal_scheduler_cycle_seconds (and the last/max
-/// gauges), the queue length it saw to shoal_scheduler_queue_jobs, in `meters` (null: not
-/// metered).
+/// folded: none left). Each pass's time (the topology actor's placement included) goes to
+/// shoal_scheduler_cycle_seconds (and the last/max gauges), the queue length it saw to
+/// shoal_scheduler_queue_jobs, in `meters` (null: not metered).
 using scheduler_actor = caf::typed_actor<
     /// (id, request, workload, who): `request` is validated, with partition, node count and
     /// time limit resolved by the controller, which also parsed its --array and --dependency
@@ -49,13 +51,11 @@ using scheduler_actor = caf::typed_actor<
     caf::replies_to<msg::jobctl_atom, std::string, uint64_t, uint32_t, bool>::with<caf::ok_atom>,
     /// Reasons, expected starts and priority factors of every pending job.
     caf::replies_to<msg::pending_atom>::with<std::vector<msg::pending_detail>>,
-    /// A node's latest view (from the controller); a node turning IDLE runs a pass.
-    caf::reacts_to<msg::view_atom, msg::node_info>,
+    /// Nodes became usable (from the topology actor): runs a pass.
+    caf::reacts_to<msg::schedule_atom>,
     /// The partitions changed (`shoal control update partitionname=`): every partition as it is
-    /// now; runs a pass.
+    /// now, at its slot; runs a pass.
     caf::reacts_to<msg::parts_atom, partition_table>,
-    /// The allocation map, for `shoal map`.
-    caf::replies_to<msg::map_atom>::with<msg::topology_view>,
     /// (id, request, workload): when and where this job would start alone against what runs
     /// now (--test-only, Slurm's will_run); queues and starts nothing. errc::unsatisfiable with
     /// the pending reason when no start is found (the running jobs have no time limits, or it
@@ -63,9 +63,10 @@ using scheduler_actor = caf::typed_actor<
     caf::replies_to<msg::willrun_atom, uint64_t, msg::job_request,
                     policy::workload_ptr>::with<msg::start_estimate>>;
 
+/// `node_actors` in the config's order; `topology` places the passes (spawn_topology).
 scheduler_actor spawn_scheduler(caf::actor_system& sys, const config::cluster_config& cfg,
                                 std::vector<caf::actor> node_actors, caf::actor controller,
-                                metrics::registry* meters);
+                                topology_actor topology, metrics::registry* meters);
 
 /// A job or array recovered from saved state while held: `self` holds it again in `scheduler`,
 /// as the pending reason it was saved with says (JobHeldUser: the user's hold, JobHeldAdmin: an

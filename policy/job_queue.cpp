@@ -250,7 +250,6 @@ std::pair<uint64_t, uint32_t> job_queue::start(const policy::start_decision& d, 
   auto it = queue_.find(d.job);
   auto& q = it->second;
   started_job s;
-  s.alloc = d.alloc;
   s.start = now;
   s.end = d.end;
   s.name = q.name;

@@ -43,9 +43,9 @@ struct queued_job {
   int64_t expected_start = 0;
 };
 
-/// A started job (or array task) until it ends.
+/// A started job (or array task) until it ends. Which nodes it holds is the topology actor's
+/// record (actors/topology_actor.hpp), not the queue's.
 struct started_job {
-  policy::allocation alloc;
   int64_t start = 0;
   int64_t end = policy::forever;  ///< start + time limit
   std::string name;

@@ -31,9 +31,9 @@ caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_upd
 const std::string partitions_key = "partitions";
 
 /// `shoal control update|create|delete partitionname=`: the controller owns the partition table;
-/// the scheduler (placement, priorities) and the nodes that joined or left a partition hear the new
-/// one, and the edit is durable before the client hears ok. Deleting a partition that pending or
-/// running jobs use is refused, as Slurm does.
+/// the topology actor (placement), the scheduler (priorities) and the nodes that joined or left a
+/// partition hear the new one, and the edit is durable before the client hears ok. Deleting a
+/// partition that pending or running jobs use is refused, as Slurm does.
 caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::partition_edit& edit) {
   auto& st = self->state;
   st.attribute_to(edit.user);
@@ -52,8 +52,9 @@ caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::parti
   for (auto& n : st.cfg.nodes)
     if (before[n.name] != n.partitions)
       self->send(st.nodes.at(n.name), msg::parts_atom_v, n.partitions);
-  self->send(st.scheduler, msg::parts_atom_v,
-             std::make_shared<const std::vector<config::partition_config>>(st.cfg.partitions));
+  auto table = slotted(st.cfg.partitions, st.partition_slots);
+  self->send(st.topology, msg::parts_atom_v, table);
+  self->send(st.scheduler, msg::parts_atom_v, std::move(table));
   config::record_partition_edit(st.partition_edits, edit);
   msg::partition_edits_record rec;
   rec.edits = st.partition_edits;

@@ -28,7 +28,7 @@ msg::partition_info partition_view(const config::partition_config& cfg) {
 
 void on_node_view(controller_self self, msg::node_info& info) {
   auto& st = self->state;
-  self->send(st.scheduler, msg::view_atom_v, info);
+  self->send(st.topology, msg::view_atom_v, info);
   auto known = st.node_view.find(info.name);
   if (st.cluster)
     st.cluster->node_changed(known != st.node_view.end()
@@ -81,7 +81,7 @@ caf::result<std::vector<msg::pending_detail>> list_pending(controller_self self)
 }
 
 caf::result<msg::topology_view> allocation_map(controller_self self) {
-  return self->delegate(self->state.scheduler, msg::map_atom_v);
+  return self->delegate(self->state.topology, msg::map_atom_v);
 }
 
 caf::result<std::vector<msg::collector_info>> list_collectors(controller_self self) {

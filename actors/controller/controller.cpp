@@ -92,8 +92,11 @@ void spawn_nodes_and_scheduler(controller_self self, const state::record_map& sa
     st.nodes.emplace(n.name, node);
     ordered_nodes.push_back(caf::actor_cast<caf::actor>(node));
   }
+  slotted(st.cfg.partitions, st.partition_slots);  // the config's order, as both actors start
+  st.topology = spawn_topology(self->system(), st.cfg, st.meters);
+  self->link_to(st.topology);
   st.scheduler = spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes),
-                                 caf::actor_cast<caf::actor>(self), st.meters);
+                                 caf::actor_cast<caf::actor>(self), st.topology, st.meters);
   self->link_to(st.scheduler);
 }
 

@@ -64,6 +64,8 @@ struct controller_state {
   /// whole seconds, so one walk a second is enough.
   int64_t last_purge = 0;
   scheduler_actor scheduler;
+  /// Owns the allocation map; answers `shoal map` and hears every node view.
+  topology_actor topology;
   collector_manager_actor collectors;  ///< null without CollectorNodes
   std::map<uint64_t, array_entry> arrays;
   uint64_t next_job_id = 1;
@@ -84,6 +86,9 @@ struct controller_state {
   /// The partition edits made at run time, as a restart replays them (short: see
   /// config::record_partition_edit).
   std::vector<msg::partition_edit> partition_edits;
+  /// Partition name -> its slot in the tables the scheduler and the topology actor get (a slot
+  /// is never reused, so a queued job's stays its partition's); see slotted().
+  std::unordered_map<std::string, size_t> partition_slots;
   /// Attributes the request being handled to a user in the RPC statistics (shoal_rpc_user_seconds);
   /// set by the behavior to its actor_probe's.
   std::function<void(const std::string&)> attribute_to = [](const std::string&) {};

@@ -45,6 +45,7 @@ caf::behavior controller_double(caf::event_based_actor* self, int) {
 struct scheduler_fixture : test::coordinated_fixture {
   config::cluster_config cluster;
   caf::actor controller = keep(sys.spawn(controller_double, 0));
+  actors::topology_actor topology;
   actors::scheduler_actor scheduler;
 
   scheduler_fixture() {
@@ -52,7 +53,10 @@ struct scheduler_fixture : test::coordinated_fixture {
     BOOST_REQUIRE(parsed);
     cluster = std::move(*parsed);
     std::vector<caf::actor> nodes(cluster.nodes.size());
-    scheduler = actors::spawn_scheduler(sys, cluster, nodes, controller, nullptr);
+    actors::slotted(cluster.partitions, partition_slots);  // as the controller starts
+    topology = actors::spawn_topology(sys, cluster, nullptr);
+    keep(caf::actor_cast<caf::actor>(topology));
+    scheduler = actors::spawn_scheduler(sys, cluster, nodes, controller, topology, nullptr);
     keep(caf::actor_cast<caf::actor>(scheduler));
     sched.run();
   }
@@ -61,7 +65,7 @@ struct scheduler_fixture : test::coordinated_fixture {
     msg::node_info info;
     info.name = name;
     info.state = state;
-    caf::anon_send(scheduler, msg::view_atom_v, info);
+    caf::anon_send(topology, msg::view_atom_v, info);
   }
 
   void all_nodes_idle() {
@@ -93,15 +97,19 @@ struct scheduler_fixture : test::coordinated_fixture {
   }
 
   /// The controller's word after `shoal control update partitionname=`.
-  void partitions_are(std::vector<config::partition_config> parts) {
-    caf::anon_send(scheduler, msg::parts_atom_v,
-                   std::make_shared<const std::vector<config::partition_config>>(std::move(parts)));
+  void partitions_are(const std::vector<config::partition_config>& parts) {
+    auto table = actors::slotted(parts, partition_slots);
+    caf::anon_send(topology, msg::parts_atom_v, table);
+    caf::anon_send(scheduler, msg::parts_atom_v, table);
     sched.run();
   }
 
+  /// The controller's slots, as it keeps them across partition edits.
+  std::unordered_map<std::string, size_t> partition_slots;
+
   msg::topology_view map() {
     caf::scoped_actor self{sys, true};
-    auto handle = self->request(scheduler, caf::infinite, msg::map_atom_v);
+    auto handle = self->request(topology, caf::infinite, msg::map_atom_v);
     sched.run();
     msg::topology_view out;
     handle.receive([&](msg::topology_view& v) { out = std::move(v); },

@@ -1,0 +1,223 @@
+#include "actors/topology_actor.hpp"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <unordered_map>
+
+#include <caf/all.hpp>
+
+#include "actors/clock.hpp"
+#include "actors/metering.hpp"
+#include "actors/send_to.hpp"
+#include "topology/hostlist.hpp"
+
+namespace shoal::actors {
+
+namespace {
+
+/// A queued job's placement_needs against this cluster: node indices, device kinds, prism.
+struct resolved_needs {
+  std::vector<size_t> required;
+  std::vector<size_t> excluded;
+  std::vector<policy::gres_need> gres;
+  std::optional<topology::torus_request> torus;
+};
+
+struct topology_state {
+  static inline const char* name = "topology";
+  std::optional<allocation_map> map;
+  /// Every job holding nodes: what the pass's backfill sees end at each job's time limit.
+  std::unordered_map<uint64_t, policy::running_job> running;
+  /// The last pass's starts of arrays, in decision order, until their task ids arrive.
+  std::map<uint64_t, std::deque<policy::running_job>> array_starts;
+  /// Queued jobs that name nodes or devices (or any job on a torus).
+  std::unordered_map<uint64_t, resolved_needs> needs;
+  caf::actor scheduler;
+};
+
+using topology_self = topology_actor::stateful_pointer<topology_state>;
+
+std::vector<size_t> indices_of(const allocation_map& map, const std::string& expr) {
+  std::vector<size_t> out;
+  auto names = topology::expand_hostlist(expr);
+  if (!names) return out;  // the controller validated it
+  for (auto& n : *names)
+    if (auto i = map.index_of(n)) out.push_back(*i);
+  return out;
+}
+
+resolved_needs resolve(const allocation_map& map, const placement_needs& needs) {
+  resolved_needs out;
+  out.required = indices_of(map, needs.nodelist);
+  out.excluded = indices_of(map, needs.exclude);
+  if (!needs.gres.empty()) out.gres = map.gres_needs(needs.gres);
+  if (map.torus()) out.torus = torus_request_of(needs.shape, needs.node_count);
+  return out;
+}
+
+void apply_needs(policy::resource_request& r, const resolved_needs& needs) {
+  r.required = needs.required;
+  r.excluded = needs.excluded;
+  r.gres = needs.gres;
+  r.torus = needs.torus;
+}
+
+std::vector<policy::running_job> running_jobs(const topology_state& st) {
+  std::vector<policy::running_job> out;
+  out.reserve(st.running.size());
+  for (auto& [id, run] : st.running) out.push_back(run);
+  return out;
+}
+
+start_site site_of(const allocation_map& map, const policy::start_decision& d,
+                   const std::string& nodelist) {
+  start_site site;
+  for (auto& share : d.alloc) {
+    for (auto& held : map.held_of(share.node, share.devices)) {
+      held.node = static_cast<uint32_t>(site.names.size());
+      site.devices.push_back(std::move(held));
+    }
+    site.nodes.push_back(share.node);
+    site.names.push_back(map.name_of(share.node));
+    site.cpus.push_back(share.cpus);
+  }
+  // An array's starts in one pass share the array's id in the map's nodelists: off a torus each
+  // start's own list is made here.
+  site.nodelist = map.torus() ? nodelist : topology::compress_hostlist(site.names);
+  return site;
+}
+
+placed_pass_ptr place(topology_self self, pass_order& order) {
+  auto& st = self->state;
+  for (auto& c : order.candidates)
+    if (auto it = st.needs.find(c.id); it != st.needs.end()) apply_needs(c.request, it->second);
+  auto placed = st.map->place(order.candidates, order.arrays, running_jobs(st), order.now);
+  auto out = std::make_shared<placed_pass>();
+  out->result = std::move(placed.result);
+  out->sites.reserve(out->result.started.size());
+  st.array_starts.clear();
+  for (auto& d : out->result.started) {
+    out->sites.push_back(site_of(*st.map, d, placed.nodelists[d.job]));
+    policy::running_job run{d.job, d.alloc, d.end};
+    if (std::find(order.arrays.begin(), order.arrays.end(), d.job) != order.arrays.end()) {
+      st.array_starts[d.job].push_back(std::move(run));
+    } else {
+      st.running[d.job] = std::move(run);
+      st.needs.erase(d.job);
+    }
+  }
+  return out;
+}
+
+void assign(topology_self self, uint64_t array, const std::vector<uint64_t>& tasks) {
+  auto& st = self->state;
+  st.map->assign(array, tasks);
+  auto starts = st.array_starts.find(array);
+  if (starts == st.array_starts.end()) return;
+  for (auto task : tasks) {
+    if (starts->second.empty()) break;
+    if (task != 0) {
+      auto run = std::move(starts->second.front());
+      run.id = task;
+      st.running[task] = std::move(run);
+    }
+    starts->second.pop_front();
+  }
+  st.array_starts.erase(starts);
+}
+
+void adopt(topology_self self, uint64_t id, const held_nodes& held) {
+  auto& st = self->state;
+  policy::running_job run;
+  run.id = id;
+  run.end = held.end;
+  bool whole = held.cpus.size() != held.names.size();
+  for (size_t i = 0; i < held.names.size(); ++i) {
+    auto node = st.map->index_of(held.names[i]);
+    if (!node) continue;  // gone from the config since: nothing to hold there
+    auto& cap = st.map->capacity_of(*node);
+    policy::node_share share;
+    share.node = *node;
+    share.cpus = whole ? cap.cpus : held.cpus[i];
+    share.memory_mb = whole                      ? cap.memory_mb
+                      : held.mem_per_node_mb > 0 ? held.mem_per_node_mb
+                                                 : held.mem_per_cpu_mb * share.cpus;
+    std::vector<msg::gres_held> here;
+    for (auto& h : held.devices)
+      if (h.node == i) here.push_back(h);
+    if (!here.empty()) std::tie(share.devices, share.gres) = st.map->devices_of(*node, here);
+    run.alloc.push_back(share);
+  }
+  std::sort(run.alloc.begin(), run.alloc.end(),
+            [](const auto& a, const auto& b) { return a.node < b.node; });
+  st.running[id] = std::move(run);
+}
+
+void set_partitions(topology_self self, const partition_table& table) {
+  for (size_t slot = 0; slot < table->size(); ++slot) {
+    auto& part = (*table)[slot];
+    self->state.map->set_partition(slot, part ? &*part : nullptr);
+  }
+}
+
+start_estimate will_run(topology_self self, policy::pending_job job, const placement_needs& needs) {
+  auto& st = self->state;
+  apply_needs(job.request, resolve(*st.map, needs));
+  return st.map->will_run(job, running_jobs(st), unix_now());
+}
+
+topology_actor::behavior_type topology_behavior(topology_self self,
+                                                const config::cluster_config& cfg,
+                                                metrics::registry* meters) {
+  self->state.map.emplace(cfg);
+  actor_probe probe{self, meters, "topology"};
+  return {
+      probe.metered("place", [self](msg::schedule_atom,
+                                    const pass_order_ptr& order) { return place(self, *order); }),
+      probe.metered("arraytask",
+                    [self](msg::arraytask_atom, uint64_t array,
+                           const std::vector<uint64_t>& tasks) { assign(self, array, tasks); }),
+      probe.metered("enqueue",
+                    [self](msg::enqueue_atom, uint64_t id, const placement_needs& needs) {
+                      self->state.needs[id] = resolve(*self->state.map, needs);
+                    }),
+      probe.metered("cancel",
+                    [self](msg::cancel_atom, uint64_t id) { self->state.needs.erase(id); }),
+      probe.metered("release",
+                    [self](msg::release_atom, uint64_t id) {
+                      self->state.running.erase(id);
+                      self->state.map->release(id);
+                    }),
+      probe.metered("adopt", [self](msg::adopt_atom, uint64_t id,
+                                    const held_nodes& held) { adopt(self, id, held); }),
+      probe.metered("view_node",
+                    [self](msg::view_atom, const msg::node_info& info) {
+                      auto& st = self->state;
+                      if (st.map->node_changed(info.name, info.state, info.cpus,
+                                               info.real_memory_mb) &&
+                          st.scheduler)
+                        send_to(self, st.scheduler, msg::schedule_atom_v);
+                    }),
+      probe.metered(
+          "partitions",
+          [self](msg::parts_atom, const partition_table& table) { set_partitions(self, table); }),
+      probe.metered("register",
+                    [self](msg::register_atom, caf::actor& scheduler) {
+                      self->state.scheduler = std::move(scheduler);
+                    }),
+      probe.metered("map", [self](msg::map_atom) { return self->state.map->view(); }),
+      probe.metered("willrun",
+                    [self](msg::willrun_atom, const policy::pending_job& job,
+                           const placement_needs& needs) { return will_run(self, job, needs); }),
+  };
+}
+
+}  // namespace
+
+topology_actor spawn_topology(caf::actor_system& sys, const config::cluster_config& cfg,
+                              metrics::registry* meters) {
+  return sys.spawn(topology_behavior, cfg, meters);
+}
+
+}  // namespace shoal::actors

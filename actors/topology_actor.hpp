@@ -1,0 +1,113 @@
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "actors/allocation_map.hpp"
+#include "actors/in_process_types.hpp"
+#include "config/config.hpp"
+#include "messages/caf/type_ids.hpp"
+#include "metrics/registry.hpp"
+#include "policy/gres.hpp"
+#include "policy/scheduling_pass.hpp"
+
+namespace shoal::actors {
+
+/// What a job asks of placement beyond its counts, in node names and device names: the
+/// topology actor resolves it against the cluster once, when the job queues. Sent only for jobs
+/// that have any (most have none), and for every job on a torus.
+struct placement_needs {
+  std::string nodelist;  ///< -w
+  std::string exclude;   ///< -x
+  policy::gres_list gres;
+  msg::job_shape shape;     ///< torus only
+  uint32_t node_count = 0;  ///< torus only: the nodes the job's prism holds
+};
+
+/// One scheduling pass as the scheduler orders it: the eligible pending jobs in its queue order
+/// (their `request.required`, `excluded`, `gres` and `torus` are the topology actor's to fill),
+/// which of them are arrays, and the time of the pass.
+struct pass_order {
+  std::vector<policy::pending_job> candidates;
+  std::vector<uint64_t> arrays;
+  int64_t now = 0;
+};
+
+/// Where one start of a pass goes, as the job's actor is told.
+struct start_site {
+  std::vector<size_t> nodes;  ///< config indices (the order of the node actors)
+  std::vector<std::string> names;
+  std::vector<uint32_t> cpus;
+  std::vector<msg::gres_held> devices;  ///< gres_held::node: position in `nodes`
+  std::string nodelist;                 ///< as listings show it
+};
+
+/// A pass's decisions, with the site of each start (parallel to result.started).
+struct placed_pass {
+  policy::pass_result result;
+  std::vector<start_site> sites;
+};
+
+/// A job recovered from saved state, holding these nodes again.
+struct held_nodes {
+  std::vector<std::string> names;
+  std::vector<uint32_t> cpus;  ///< per node; empty: whole nodes
+  uint64_t mem_per_node_mb = 0;
+  uint64_t mem_per_cpu_mb = 0;
+  int64_t end = policy::forever;
+  std::vector<msg::gres_held> devices;  ///< gres_held::node: position in `names`
+};
+
+using pass_order_ptr = std::shared_ptr<pass_order>;
+using placed_pass_ptr = std::shared_ptr<placed_pass>;
+
+/// Owns the allocation map: every node's usable state and resources, which job holds which
+/// nodes, CPUs and devices (the cluster's one record of it), and what each queued job asks of
+/// placement. Places a whole pass per message (best fit, consecutive, torus prisms) for the
+/// scheduler, which owns the queue's order. Node views come from the controller; when a node
+/// becomes idle it tells the scheduler (schedule_atom) so a pass runs.
+using topology_actor = caf::typed_actor<
+    /// (order): one pass over the order's candidates at its time; records the starts. Starts of
+    /// arrays are held under the array's id until arraytask_atom names their tasks.
+    caf::replies_to<msg::schedule_atom, pass_order_ptr>::with<placed_pass_ptr>,
+    /// (array, task ids): the tasks that took the array's starts of the last pass, in order;
+    /// 0: that start did not happen.
+    caf::reacts_to<msg::arraytask_atom, uint64_t, std::vector<uint64_t>>,
+    /// (id, needs): a queued job's node and device requests.
+    caf::reacts_to<msg::enqueue_atom, uint64_t, placement_needs>,
+    /// A job left the queue without starting (cancelled): its requests are forgotten.
+    caf::reacts_to<msg::cancel_atom, uint64_t>,
+    /// A job's nodes are free again (it ended, was requeued, or never started).
+    caf::reacts_to<msg::release_atom, uint64_t>,
+    /// (id, nodes): a recovered job holds these nodes.
+    caf::reacts_to<msg::adopt_atom, uint64_t, held_nodes>,
+    /// A node's latest view.
+    caf::reacts_to<msg::view_atom, msg::node_info>,
+    /// The partitions as they are now, each at its slot.
+    caf::reacts_to<msg::parts_atom, partition_table>,
+    /// The scheduler, to tell when nodes free up.
+    caf::reacts_to<msg::register_atom, caf::actor>,
+    /// What `shoal map` draws.
+    caf::replies_to<msg::map_atom>::with<msg::topology_view>,
+    /// (job, needs): when and where the job would start alone against what runs now.
+    caf::replies_to<msg::willrun_atom, policy::pending_job, placement_needs>::with<start_estimate>>;
+
+/// `meters` (null: not metered) gets the actor's message and handler-time series.
+topology_actor spawn_topology(caf::actor_system& sys, const config::cluster_config& cfg,
+                              metrics::registry* meters);
+
+}  // namespace shoal::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::placement_needs)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::pass_order_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::placed_pass_ptr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::held_nodes)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::start_estimate)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::policy::pending_job)
