@@ -44,6 +44,9 @@ std::optional<controller_host> parse_controller_host(const std::string& text) {
   return host;
 }
 
+/// What a key group returns for one of its keys read without error (nothing: not its key).
+const std::optional<shoal::error> accepted{shoal::error{}};
+
 }  // namespace
 
 // -- main keys ------------------------------------------------------------------------------------
@@ -53,6 +56,30 @@ shoal::error parser::on_main_key(const cs::pair& p, const where& at, int depth) 
   const auto& v = p.value;
   if (k == "nodename" || k == "name" || k == "partitionname")
     return fail(at, "'" + p.key + "' must be the first key on its line");
+  for (auto group : {&parser::controller_key, &parser::access_key, &parser::daemon_key,
+                     &parser::logging_key, &parser::resource_key})
+    if (auto handled = (this->*group)(p, at)) return *handled;
+  if (k == "nodespecconf") return include(p, at, depth, true, cfg_.node_spec_conf);
+  if (k == "partitionconf") return include(p, at, depth, false, cfg_.partition_conf);
+  std::string scheduling_error;
+  if (apply_scheduler_key(cfg_.scheduling, k, v, scheduling_error)) {
+    if (!scheduling_error.empty())
+      return fail(at, "invalid value '" + v + "' for " + p.key + ": " + scheduling_error);
+    return {};
+  }
+  // The seed names the daemons' binaries here; shoal's are found by the installer.
+  if (k == "machstatusmanager" || k == "machstatusdaemon") return {};
+  if (contains(compat_keys, k)) {
+    warn(at, "key '" + p.key + "' is accepted for Slurm compatibility and has no effect");
+    return {};
+  }
+  unknown_key(at, p);
+  return {};
+}
+
+std::optional<shoal::error> parser::controller_key(const cs::pair& p, const where& at) {
+  const auto& k = p.lower;
+  const auto& v = p.value;
   if (k == "slurmctldhost" || k == "controlmachine" || k == "backupcontroller") {
     auto host = parse_controller_host(v);
     if (!host) {
@@ -60,14 +87,14 @@ shoal::error parser::on_main_key(const cs::pair& p, const where& at, int depth) 
       return bad_value(at, p, p.key, "NAME, NAME(ADDRESS) or NAME(ADDRESS:PORT)");
     }
     (k == "backupcontroller" ? backup_hosts_ : primary_hosts_).push_back(std::move(*host));
-    return {};
+    return accepted;
   }
   if (k == "slurmctldtimeout" || k == "messagetimeout") {
     auto seconds = cs::parse_unsigned(v, 65535);
     if (!seconds || *seconds == 0) return bad_value(at, p, p.key, "whole seconds, 1 or more");
     (k == "slurmctldtimeout" ? cfg_.slurmctld_timeout_s : cfg_.message_timeout_s) =
         static_cast<int64_t>(*seconds);
-    return {};
+    return accepted;
   }
   if (k == "slurmctldport" || k == "machstatusport") {
     auto dash = v.find('-');
@@ -83,47 +110,53 @@ shoal::error parser::on_main_key(const cs::pair& p, const where& at, int depth) 
                        "a port 1-65534 (the CLI's front door takes the one after it), or a range "
                        "such as 6817-6818");
     cfg_.controller_port = static_cast<uint16_t>(*first);
-    return {};
+    return accepted;
   }
   if (k == "metricsport") {
     auto port = cs::parse_unsigned(v, 65535);
     if (!port) return bad_value(at, p, p.key, "a port 1-65535, or 0 for none");
     cfg_.metrics_port = static_cast<uint16_t>(*port);
-    return {};
+    return accepted;
   }
   if (k == "nodemetricsport") {
     auto port = cs::parse_unsigned(v, 65535);
     if (!port) return bad_value(at, p, p.key, "a port 1-65535, or 0 for none");
     cfg_.node_metrics_port = static_cast<uint16_t>(*port);
-    return {};
+    return accepted;
   }
-  if (k == "adminusers") {
-    cfg_.admin_users.clear();
-    for (auto& name : split_list(v)) {
-      if (name.empty()) return bad_value(at, p, p.key, "a comma-separated list of user names");
-      cfg_.admin_users.push_back(std::move(name));
-    }
-    return {};
-  }
-  if (k == "authtype") {
-    auto type = cs::to_lower(v);
-    if (type != "auth/munge" && type != "auth/none")
-      return bad_value(at, p, p.key, "auth/munge or auth/none");
-    cfg_.auth.munge = type == "auth/munge";
-    return {};
-  }
-  if (k == "authinfo") return auth_info(p, at);
   if (k == "controllerlisten") {
     auto where = cs::to_lower(v);
     if (where != "line" && where != "all")
       return bad_value(at, p, p.key,
                        "line (its SlurmctldHost address, the default) or all (every address)");
     cfg_.listen_all = where == "all";
-    return {};
+    return accepted;
   }
+  return std::nullopt;
+}
+
+std::optional<shoal::error> parser::access_key(const cs::pair& p, const where& at) {
+  const auto& k = p.lower;
+  const auto& v = p.value;
+  if (k == "adminusers") {
+    cfg_.admin_users.clear();
+    for (auto& name : split_list(v)) {
+      if (name.empty()) return bad_value(at, p, p.key, "a comma-separated list of user names");
+      cfg_.admin_users.push_back(std::move(name));
+    }
+    return accepted;
+  }
+  if (k == "authtype") {
+    auto type = cs::to_lower(v);
+    if (type != "auth/munge" && type != "auth/none")
+      return bad_value(at, p, p.key, "auth/munge or auth/none");
+    cfg_.auth.munge = type == "auth/munge";
+    return accepted;
+  }
+  if (k == "authinfo") return auth_info(p, at);
   if (k == "slurmuser") {
     cfg_.slurm_user = v;
-    return {};
+    return accepted;
   }
   if (k == "privatedata") {
     // Slurm's list (accounts, events, jobs, nodes, ...): shoal hides jobs; the rest are public.
@@ -135,13 +168,19 @@ shoal::error parser::on_main_key(const cs::pair& p, const where& at, int depth) 
       else if (w != "none")
         warn(at, "PrivateData=" + word + " has no effect (shoal hides only jobs)");
     }
-    return {};
+    return accepted;
   }
+  return std::nullopt;
+}
+
+std::optional<shoal::error> parser::daemon_key(const cs::pair& p, const where& at) {
+  const auto& k = p.lower;
+  const auto& v = p.value;
   if (k == "collectmetrics" || k == "slurmenv") {
     auto on = cs::parse_yes_no(v);
     if (!on) return bad_value(at, p, p.key, "YES or NO");
     (k == "slurmenv" ? cfg_.slurm_env : cfg_.collect_metrics) = *on;
-    return {};
+    return accepted;
   }
   if (k == "heartbeatinterval" || k == "slurmdtimeout" || k == "heartbeattimeout") {
     auto ms = parse_seconds_as_ms(v);
@@ -154,35 +193,41 @@ shoal::error parser::on_main_key(const cs::pair& p, const where& at, int depth) 
       cfg_.heartbeat_timeout_ms = *ms;
       mark(timeout_, p, at);
     }
-    return {};
+    return accepted;
   }
   if (k == "killwait") {
     auto s = cs::parse_unsigned(v, 1'000'000'000);
     if (!s) return bad_value(at, p, p.key, "whole seconds, 0 or more");
     cfg_.kill_wait_s = static_cast<int64_t>(*s);
-    return {};
+    return accepted;
   }
   if (k == "minjobage") {
     // Slurm's 0 (never forget a job) would grow the controller without bound: not offered.
     auto s = cs::parse_unsigned(v, 1'000'000'000);
     if (!s || *s == 0) return bad_value(at, p, p.key, "whole seconds, 1 or more");
     cfg_.min_job_age_s = static_cast<int64_t>(*s);
-    return {};
+    return accepted;
   }
   if (k == "statesavelocation" || k == "tmpfs" || k == "slurmdspooldir") {
     if (v.empty()) return fail(at, p.key + " needs a directory");
     (k == "tmpfs"            ? cfg_.tmp_fs
      : k == "slurmdspooldir" ? cfg_.node_spool_dir
                              : cfg_.state_save_location) = v;
-    return {};
+    return accepted;
   }
+  return std::nullopt;
+}
+
+std::optional<shoal::error> parser::logging_key(const cs::pair& p, const where& at) {
+  const auto& k = p.lower;
+  const auto& v = p.value;
   if (k == "slurmctldlogfile") {
     cfg_.ctld_log_file = v;
-    return {};
+    return accepted;
   }
   if (k == "slurmdlogfile") {
     cfg_.node_log_file = v;
-    return {};
+    return accepted;
   }
   if (k == "slurmctlddebug" || k == "slurmddebug" || k == "slurmctldsyslogdebug" ||
       k == "slurmdsyslogdebug") {
@@ -196,32 +241,38 @@ shoal::error parser::on_main_key(const cs::pair& p, const where& at, int depth) 
       cfg_.node_debug = level;
     else  // empty: no syslog
       (k == "slurmctldsyslogdebug" ? cfg_.ctld_syslog_debug : cfg_.node_syslog_debug) = level;
-    return {};
+    return accepted;
   }
   if (k == "debugflags" || k == "machstatusdebug") {
     auto flags = parse_debug_flags(v);
     if (!flags) return fail(at, p.key + ": " + describe(flags.error()));
     cfg_.debug_flags = *flags;
-    return {};
+    return accepted;
   }
   if (k == "logtimeformat") {
     auto pattern = log_line_pattern(v);
     if (!pattern) return fail(at, describe(pattern.error()));
     cfg_.log_time_format = v;
-    return {};
+    return accepted;
   }
   if (k == "logfilemaxsize") {
     auto size = parse_byte_size(v);
     if (!size) return bad_value(at, p, p.key, "bytes such as 1048576, 512K, 100M, or 0 for none");
     cfg_.log_file_max_size = *size;
-    return {};
+    return accepted;
   }
   if (k == "logfilecount") {
     auto count = cs::parse_unsigned(v, 1000);
     if (!count || *count == 0) return bad_value(at, p, p.key, "a number of files from 1 to 1000");
     cfg_.log_file_count = static_cast<uint32_t>(*count);
-    return {};
+    return accepted;
   }
+  return std::nullopt;
+}
+
+std::optional<shoal::error> parser::resource_key(const cs::pair& p, const where& at) {
+  const auto& k = p.lower;
+  const auto& v = p.value;
   if (k == "selecttype") {
     auto type = cs::to_lower(v);
     cfg_.scheduling.consumable = false;
@@ -240,69 +291,54 @@ shoal::error parser::on_main_key(const cs::pair& p, const where& at, int depth) 
                           "select/cons_tres, select/torus3d)");
     }
     mark(select_, p, at);
-    return {};
+    return accepted;
   }
   if (k == "switchtype") {
     if (v.empty()) return fail(at, p.key + " needs a value such as switch/none");
     cfg_.switch_type = v;
-    return {};
+    return accepted;
   }
   if (k == "mailprog") {
     // Slurm's default, /bin/mail, is left out on purpose: a test cluster sends no mail unasked.
     if (v.empty()) return fail(at, p.key + " needs a program such as /usr/bin/mail");
     cfg_.mail_prog = v;
-    return {};
+    return accepted;
   }
   if (k == "clustername") {
     if (v.empty()) return fail(at, p.key + " needs a name");
     cfg_.cluster_name = v;
-    return {};
+    return accepted;
   }
   if (k == "collectornodes") {
     auto names = topology::expand_hostlist(v);
     if (!names) return bad_value(at, p, p.key, "a hostlist: " + describe(names.error()));
     cfg_.collector_nodes = std::move(*names);
     mark(collectors_, p, at);
-    return {};
+    return accepted;
   }
   if (k == "grestypes") {
     cfg_.gres_types.clear();
-    if (cs::to_lower(v) == "none" || v.empty()) return {};
+    if (cs::to_lower(v) == "none" || v.empty()) return accepted;
     for (auto& name : split_list(v)) {
       auto parsed = policy::parse_gres(name);
       if (!parsed || parsed->size() != 1 || name.find(':') != std::string::npos)
         return bad_value(at, p, p.key, "generic resource names separated by commas, such as gpu");
       cfg_.gres_types.push_back(std::move(name));
     }
-    return {};
+    return accepted;
   }
   if (k == "gresconf") {
     if (v.empty()) return fail(at, p.key + " needs a file path");
     cfg_.gres_conf = v;
     mark(gres_conf_, p, at);
-    return {};
+    return accepted;
   }
-  if (k == "nodespecconf") return include(p, at, depth, true, cfg_.node_spec_conf);
-  if (k == "partitionconf") return include(p, at, depth, false, cfg_.partition_conf);
   if (k == "defaultpartition") {
     default_partition_name_ = v;
     mark(default_partition_, p, at);
-    return {};
+    return accepted;
   }
-  std::string scheduling_error;
-  if (apply_scheduler_key(cfg_.scheduling, k, v, scheduling_error)) {
-    if (!scheduling_error.empty())
-      return fail(at, "invalid value '" + v + "' for " + p.key + ": " + scheduling_error);
-    return {};
-  }
-  // The seed names the daemons' binaries here; shoal's are found by the installer.
-  if (k == "machstatusmanager" || k == "machstatusdaemon") return {};
-  if (contains(compat_keys, k)) {
-    warn(at, "key '" + p.key + "' is accepted for Slurm compatibility and has no effect");
-    return {};
-  }
-  unknown_key(at, p);
-  return {};
+  return std::nullopt;
 }
 
 /// AuthInfo=socket=PATH[,ttl=N,...]: Slurm's options for auth/munge; shoal reads the socket.

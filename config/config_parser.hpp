@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -81,6 +82,17 @@ struct deferred {
   bool set = false;
 };
 
+/// One gres.conf line with a Name=.
+struct gres_device_line {
+  where at;
+  std::string name;
+  std::string type;
+  uint64_t count = 1;
+  std::vector<std::string> files;
+  bool every_node = true;     ///< no NodeName=: every node whose Gres= has the name
+  std::vector<size_t> nodes;  ///< NodeName=, as node indices
+};
+
 class parser {
  public:
   explicit parser(std::string base_dir, bool client_only = false)
@@ -105,6 +117,18 @@ class parser {
  private:
   shoal::error on_line(std::string_view line, const where& at, int depth);
   shoal::error on_main_key(const cs::pair& p, const where& at, int depth);
+  // -- main keys, by group: each returns nothing when the key is not of its group --
+  /// SlurmctldHost= and the ports and timeouts of the controller and the daemons' metrics.
+  std::optional<shoal::error> controller_key(const cs::pair& p, const where& at);
+  /// Who may do what: AdminUsers=, SlurmUser=, AuthType=, AuthInfo=, PrivateData=.
+  std::optional<shoal::error> access_key(const cs::pair& p, const where& at);
+  /// How the node daemons run jobs and how long things are kept: heartbeats, KillWait=,
+  /// MinJobAge=, the state and spool directories.
+  std::optional<shoal::error> daemon_key(const cs::pair& p, const where& at);
+  /// Log files, debug levels and flags, log rotation.
+  std::optional<shoal::error> logging_key(const cs::pair& p, const where& at);
+  /// Node selection, generic resources, the switch, partitions and the cluster's name.
+  std::optional<shoal::error> resource_key(const cs::pair& p, const where& at);
   shoal::error on_node_line(const std::vector<cs::pair>& pairs, const where& at, bool seed);
   shoal::error apply_node_key(node_template& rec, const cs::pair& p, const where& at);
   shoal::error on_partition_line(const std::vector<cs::pair>& pairs, const where& at);
@@ -115,6 +139,12 @@ class parser {
   shoal::error auth_info(const cs::pair& p, const where& at);
   shoal::error resolve_gres();
   shoal::error read_gres_conf(const std::string& path, const where& named_at);
+  /// Reads one gres.conf line; appends it to `lines` when it has a Name=.
+  shoal::error read_device_line(const std::vector<cs::pair>& pairs, const where& at,
+                                std::vector<gres_device_line>& lines);
+  /// Checks node `index`'s Gres= against the gres.conf `lines` that give it devices, and takes
+  /// their types and device files.
+  shoal::error assign_devices(size_t index, const std::vector<gres_device_line>& lines);
 
   void warn(const where& at, const std::string& what) {
     cfg_.warnings.push_back(at.str() + ": " + what);
