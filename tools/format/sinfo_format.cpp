@@ -183,112 +183,51 @@ std::string reason_user_long(const std::string& user) {
   return user;
 }
 
-std::vector<node_column> make_columns() {
-  using R = const record&;
-  using M = match_flags;
-  std::vector<node_column> f;
-  auto text = [](auto get) { return [get](R r) { return cell{get(r)}; }; };
-  auto constant = [](const char* v) { return [v](R) { return cell{v}; }; };
-  auto node_text = [](auto get) {
-    return [get](R r) { return cell{r.first != nullptr ? get(*r.first) : std::string{"(null)"}}; };
-  };
+// Shorthands for the column tables below.
+using R = const record&;
+using M = match_flags;
+
+/// A cell of the text `get` returns for the record.
+template <class Get>
+std::function<cell(R)> text(Get get) {
+  return [get](R r) { return cell{get(r)}; };
+}
+
+/// A cell that is always `v`.
+std::function<cell(R)> constant(const char* v) {
+  return [v](R) { return cell{v}; };
+}
+
+/// A cell of the text `get` returns for the record's first node; (null) when it has none.
+template <class Get>
+std::function<cell(R)> node_text(Get get) {
+  return [get](R r) { return cell{r.first != nullptr ? get(*r.first) : std::string{"(null)"}}; };
+}
+
+/// A field shoal keeps no value for, shown as N/A; `note` tells the user so.
+node_column shown_as_na(char letter, const char* name, const char* header, const char* note) {
+  return {letter, {name}, header, true, nullptr, constant("N/A"), note};
+}
+
+/// A partition's settings.
+void add_partition_columns(std::vector<node_column>& f) {
   f.push_back({'a', {"available"}, "AVAIL", true, &M::avail, text([](R r) {
                  return r.part ? partition_state(*r.part) : "n/a";
-               })});
-  f.push_back({'A', {"nodeai"}, "NODES(A/I)", true, nullptr, text([](R r) {
-                 return std::to_string(r.nodes_alloc) + "/" + std::to_string(r.nodes_idle);
-               })});
-  f.push_back({'b',
-               {"features_act"},
-               "ACTIVE_FEATURES",
-               true,
-               &M::features_act,
-               node_text([](const msg::node_info& n) { return or_null(n.features); })});
-  f.push_back({'B', {"maxcpuspernode"}, "MAX_CPUS_PER_NODE", true, nullptr, constant("UNLIMITED")});
-  f.push_back({'c', {"cpus"}, "CPUS", true, &M::cpus, text([](R r) {
-                 return min_max(r.min_cpus, r.max_cpus, false, true);
-               })});
-  f.push_back({'C', {"cpusstate"}, "CPUS(A/I/O/T)", true, &M::cpus, text([](R r) {
-                 return std::to_string(r.cpus_alloc) + "/" + std::to_string(r.cpus_idle) + "/" +
-                        std::to_string(r.cpus_other) + "/" + std::to_string(r.cpus_total);
-               })});
-  f.push_back({'d', {"disk"}, "TMP_DISK", true, &M::disk, text([](R r) {
-                 return min_max(r.min_disk, r.max_disk, false, false);
-               })});
-  f.push_back({'D', {"nodes"}, "NODES", true, nullptr, text([](R r) {
-                 return std::to_string(r.nodes_total);
-               })});
-  f.push_back({'e',
-               {"freemem"},
-               "FREE_MEM",
-               true,
-               nullptr,
-               constant("N/A"),
-               "FREE_MEM (%e, freemem): shoal keeps no free memory per node; shown as N/A"});
-  f.push_back({'E', {"reason"}, "REASON", true, &M::reason, node_text([](const msg::node_info& n) {
-                 return n.reason.empty() ? std::string{"none"} : n.reason;
-               })});
-  f.push_back({'f',
-               {"features"},
-               "AVAIL_FEATURES",
-               true,
-               &M::features,
-               node_text([](const msg::node_info& n) { return or_null(n.features); })});
-  f.push_back({'F', {"nodeaiot"}, "NODES(A/I/O/T)", true, nullptr, text([](R r) {
-                 return std::to_string(r.nodes_alloc) + "/" + std::to_string(r.nodes_idle) + "/" +
-                        std::to_string(r.nodes_other) + "/" + std::to_string(r.nodes_total);
-               })});
-  f.push_back({'g', {"groups"}, "GROUPS", true, nullptr, constant("all")});
-  f.push_back({'G', {"gres"}, "GRES", true, &M::gres, node_text([](const msg::node_info& n) {
-                 return or_null(n.gres);
                })});
   f.push_back(
       {'h', {"oversubscribe", "share"}, "OVERSUBSCRIBE", true, &M::oversubscribe, text([](R r) {
          return r.part ? r.part->over_subscribe : "n/a";
        })});
-  f.push_back({'H', {"timestamp"}, "TIMESTAMP", true, &M::reason_time, text([](R r) {
-                 if (r.first == nullptr || r.first->reason_time == 0) return std::string{"Unknown"};
-                 return detail::iso_time(r.first->reason_time, "Unknown");
-               })});
-  f.push_back({'I',
-               {"priorityjobfactor"},
-               "PRIO_JOB_FACTOR",
-               true,
-               nullptr,
-               constant("N/A"),
-               "PRIO_JOB_FACTOR (%I, priorityjobfactor) is not in shoal's partition listing; "
-               "shown as N/A"});
   f.push_back({'l', {"time"}, "TIMELIMIT", true, &M::max_time, text([](R r) {
                  return r.part ? part_time(r.part->max_time_s, nullptr) : "n/a";
                })});
   f.push_back({'L', {"defaulttime"}, "DEFAULTTIME", true, &M::default_time, text([](R r) {
                  return r.part ? part_time(r.part->default_time_s, "n/a") : "n/a";
                })});
-  f.push_back({'m', {"memory"}, "MEMORY", true, &M::memory, text([](R r) {
-                 return min_max(r.min_mem, r.max_mem, false, false);
-               })});
-  f.push_back({'M', {"preemptmode"}, "PREEMPT_MODE", true, nullptr, constant("OFF")});
-  f.push_back({'n', {"nodehost"}, "HOSTNAMES", false, &M::hostnames, text([](R r) {
-                 return hostlist_text(r.hostnames);
-               })});
-  f.push_back({'N', {"nodelist"}, "NODELIST", false, nullptr, text([](R r) {
-                 return hostlist_text(r.nodes);
-               })});
-  f.push_back({'o', {"nodeaddr"}, "NODE_ADDR", false, &M::node_addr, text([](R r) {
-                 return hostlist_text(r.addrs);
-               })});
-  f.push_back({'O',
-               {"cpusload"},
-               "CPU_LOAD",
-               true,
-               nullptr,
-               constant("N/A"),
-               "CPU_LOAD (%O, cpusload): shoal keeps no CPU load per node; shown as N/A"});
   f.push_back({'p', {"prioritytier"}, "PRIO_TIER", true, &M::priority_tier, text([](R r) {
                  return r.part ? std::to_string(r.part->priority) : "n/a";
                })});
   f.push_back({'P', {"partition"}, "PARTITION", true, &M::partition, nullptr});  // see render
-  f.push_back({'r', {"root"}, "ROOT", true, nullptr, constant("no")});
   f.push_back({'R', {"partitionname"}, "PARTITION", true, &M::partition, text([](R r) {
                  return r.part ? r.part->name : "n/a";
                })});
@@ -297,32 +236,42 @@ std::vector<node_column> make_columns() {
                  // MinNodes is 1 in shoal; MaxNodes 0 is unlimited.
                  return min_max(1, r.part->max_nodes, true, true, r.part->max_nodes == 0);
                })});
+  f.push_back({'g', {"groups"}, "GROUPS", true, nullptr, constant("all")});
   f.push_back({'S', {"allocnodes"}, "ALLOCNODES", true, nullptr, constant("all")});
-  f.push_back({'t', {"statecompact"}, "STATE", true, &M::state, text([](R r) -> std::string {
-                 if (r.nodes_total == 0 || r.first == nullptr) return "n/a";
-                 return msg::short_name(r.first->state);
+  f.push_back({'r', {"root"}, "ROOT", true, nullptr, constant("no")});
+  f.push_back({'M', {"preemptmode"}, "PREEMPT_MODE", true, nullptr, constant("OFF")});
+  f.push_back({'B', {"maxcpuspernode"}, "MAX_CPUS_PER_NODE", true, nullptr, constant("UNLIMITED")});
+  f.push_back(
+      shown_as_na('I', "priorityjobfactor", "PRIO_JOB_FACTOR",
+                  "PRIO_JOB_FACTOR (%I, priorityjobfactor) is not in shoal's partition listing; "
+                  "shown as N/A"));
+}
+
+/// Node counts, and the CPUs, memory and disk of the record's nodes.
+void add_count_columns(std::vector<node_column>& f) {
+  f.push_back({'A', {"nodeai"}, "NODES(A/I)", true, nullptr, text([](R r) {
+                 return std::to_string(r.nodes_alloc) + "/" + std::to_string(r.nodes_idle);
                })});
-  f.push_back({'T', {"statelong"}, "STATE", true, &M::state, text([](R r) -> std::string {
-                 if (r.nodes_total == 0 || r.first == nullptr) return "n/a";
-                 return detail::lower(msg::to_string(r.first->state));
+  f.push_back({'F', {"nodeaiot"}, "NODES(A/I/O/T)", true, nullptr, text([](R r) {
+                 return std::to_string(r.nodes_alloc) + "/" + std::to_string(r.nodes_idle) + "/" +
+                        std::to_string(r.nodes_other) + "/" + std::to_string(r.nodes_total);
                })});
-  f.push_back({'u', {"user"}, "USER", true, &M::reason_user, text([](R r) -> std::string {
-                 if (r.first == nullptr || r.first->reason_user.empty()) return "Unknown";
-                 return r.first->reason_user;
+  f.push_back({'D', {"nodes"}, "NODES", true, nullptr, text([](R r) {
+                 return std::to_string(r.nodes_total);
                })});
-  f.push_back({'U', {"userlong"}, "USER", true, &M::reason_user, text([](R r) {
-                 return reason_user_long(r.first != nullptr ? r.first->reason_user : "");
+  f.push_back({'C', {"cpusstate"}, "CPUS(A/I/O/T)", true, &M::cpus, text([](R r) {
+                 return std::to_string(r.cpus_alloc) + "/" + std::to_string(r.cpus_idle) + "/" +
+                        std::to_string(r.cpus_other) + "/" + std::to_string(r.cpus_total);
                })});
-  f.push_back({'v',
-               {"version"},
-               "VERSION",
-               true,
-               nullptr,
-               constant("N/A"),
-               "VERSION (%v, version): shoal does not list its node daemons' versions; shown as "
-               "N/A"});
-  // Only a multi-cluster sinfo names the cluster.
-  f.push_back({'V', {"cluster"}, "CLUSTER", true, nullptr, constant("N/A")});
+  f.push_back({'c', {"cpus"}, "CPUS", true, &M::cpus, text([](R r) {
+                 return min_max(r.min_cpus, r.max_cpus, false, true);
+               })});
+  f.push_back({'m', {"memory"}, "MEMORY", true, &M::memory, text([](R r) {
+                 return min_max(r.min_mem, r.max_mem, false, false);
+               })});
+  f.push_back({'d', {"disk"}, "TMP_DISK", true, &M::disk, text([](R r) {
+                 return min_max(r.min_disk, r.max_disk, false, false);
+               })});
   f.push_back({'w', {"weight"}, "WEIGHT", true, &M::weight, text([](R r) {
                  return min_max(r.min_weight, r.max_weight, false, false);
                })});
@@ -340,7 +289,46 @@ std::vector<node_column> make_columns() {
                         min_max(r.min_cores, r.max_cores, false, true) + ":" +
                         min_max(r.min_threads, r.max_threads, false, true);
                })});
-  // -O only.
+}
+
+/// The record's nodes: names, features and generic resources, state and its reason.
+void add_node_columns(std::vector<node_column>& f) {
+  f.push_back({'N', {"nodelist"}, "NODELIST", false, nullptr, text([](R r) {
+                 return hostlist_text(r.nodes);
+               })});
+  f.push_back({'n', {"nodehost"}, "HOSTNAMES", false, &M::hostnames, text([](R r) {
+                 return hostlist_text(r.hostnames);
+               })});
+  f.push_back({'o', {"nodeaddr"}, "NODE_ADDR", false, &M::node_addr, text([](R r) {
+                 return hostlist_text(r.addrs);
+               })});
+  f.push_back({'f',
+               {"features"},
+               "AVAIL_FEATURES",
+               true,
+               &M::features,
+               node_text([](const msg::node_info& n) { return or_null(n.features); })});
+  f.push_back({'b',
+               {"features_act"},
+               "ACTIVE_FEATURES",
+               true,
+               &M::features_act,
+               node_text([](const msg::node_info& n) { return or_null(n.features); })});
+  f.push_back({'G', {"gres"}, "GRES", true, &M::gres, node_text([](const msg::node_info& n) {
+                 return or_null(n.gres);
+               })});
+  f.push_back(
+      {'\0', {"gresused"}, "GRES_USED", true, &M::gres_used, node_text([](const msg::node_info& n) {
+         return or_null(n.gres_used);
+       })});
+  f.push_back({'t', {"statecompact"}, "STATE", true, &M::state, text([](R r) -> std::string {
+                 if (r.nodes_total == 0 || r.first == nullptr) return "n/a";
+                 return msg::short_name(r.first->state);
+               })});
+  f.push_back({'T', {"statelong"}, "STATE", true, &M::state, text([](R r) -> std::string {
+                 if (r.nodes_total == 0 || r.first == nullptr) return "n/a";
+                 return detail::lower(msg::to_string(r.first->state));
+               })});
   f.push_back({'\0',
                {"statecomplete"},
                "STATECOMPLETE",
@@ -350,26 +338,50 @@ std::vector<node_column> make_columns() {
                  if (r.nodes_total == 0 || r.first == nullptr) return "n/a";
                  return state_complete(r.first->state);
                })});
+  f.push_back({'E', {"reason"}, "REASON", true, &M::reason, node_text([](const msg::node_info& n) {
+                 return n.reason.empty() ? std::string{"none"} : n.reason;
+               })});
+  f.push_back({'H', {"timestamp"}, "TIMESTAMP", true, &M::reason_time, text([](R r) {
+                 if (r.first == nullptr || r.first->reason_time == 0) return std::string{"Unknown"};
+                 return detail::iso_time(r.first->reason_time, "Unknown");
+               })});
+  f.push_back({'u', {"user"}, "USER", true, &M::reason_user, text([](R r) -> std::string {
+                 if (r.first == nullptr || r.first->reason_user.empty()) return "Unknown";
+                 return r.first->reason_user;
+               })});
+  f.push_back({'U', {"userlong"}, "USER", true, &M::reason_user, text([](R r) {
+                 return reason_user_long(r.first != nullptr ? r.first->reason_user : "");
+               })});
+}
+
+/// Slurm's fields shoal keeps no value for.
+void add_unkept_columns(std::vector<node_column>& f) {
   f.push_back(
-      {'\0', {"gresused"}, "GRES_USED", true, &M::gres_used, node_text([](const msg::node_info& n) {
-         return or_null(n.gres_used);
-       })});
+      shown_as_na('e', "freemem", "FREE_MEM",
+                  "FREE_MEM (%e, freemem): shoal keeps no free memory per node; shown as N/A"));
+  f.push_back(
+      shown_as_na('O', "cpusload", "CPU_LOAD",
+                  "CPU_LOAD (%O, cpusload): shoal keeps no CPU load per node; shown as N/A"));
+  f.push_back(
+      shown_as_na('v', "version", "VERSION",
+                  "VERSION (%v, version): shoal does not list its node daemons' versions; shown as "
+                  "N/A"));
+  // Only a multi-cluster sinfo names the cluster.
+  f.push_back({'V', {"cluster"}, "CLUSTER", true, nullptr, constant("N/A")});
   f.push_back({'\0', {"comment"}, "COMMENT", true, nullptr, constant("(null)")});
   f.push_back({'\0', {"extra"}, "EXTRA", true, nullptr, constant("(null)")});
-  f.push_back({'\0',
-               {"port"},
-               "PORT",
-               true,
-               nullptr,
-               constant("N/A"),
-               "PORT (port) is not in shoal's node listing; shown as N/A"});
-  f.push_back({'\0',
-               {"allocmem"},
-               "ALLOCMEM",
-               true,
-               nullptr,
-               constant("N/A"),
-               "ALLOCMEM (allocmem) is not in shoal's node listing; shown as N/A"});
+  f.push_back(shown_as_na('\0', "port", "PORT",
+                          "PORT (port) is not in shoal's node listing; shown as N/A"));
+  f.push_back(shown_as_na('\0', "allocmem", "ALLOCMEM",
+                          "ALLOCMEM (allocmem) is not in shoal's node listing; shown as N/A"));
+}
+
+std::vector<node_column> make_columns() {
+  std::vector<node_column> f;
+  add_partition_columns(f);
+  add_count_columns(f);
+  add_node_columns(f);
+  add_unkept_columns(f);
   return f;
 }
 
