@@ -32,7 +32,7 @@ struct job_context {
 
 /// One of squeue's fields: its -o letter ('\0': -O only), its -O names, its header.
 struct job_column {
-  char letter = '\0';
+  char letter = '\0';  ///< '\0': -O only
   std::vector<const char*> names;
   const char* header = "";
   bool header_cut = true;
@@ -100,49 +100,37 @@ std::optional<group_entry> group(const J& j, const job_context& c) {
   return c.opt->group_of(j.uid);
 }
 
-std::vector<job_column> make_columns() {
-  using C = const job_context&;
-  std::vector<job_column> f;
-  auto text = [](auto get) { return [get](const J& j, C) { return cell{get(j)}; }; };
-  auto constant = [](const char* value, bool cut = true) {
-    return [value, cut](const J&, C) { return cell{value, cut}; };
-  };
-  f.push_back({'a', {"account"}, "ACCOUNT", true, text([](const J& j) {
-                 return detail::or_null(j.account);
-               })});
+// A shorthand for the column tables below.
+using C = const job_context&;
+
+/// A cell of the text `get` returns for the job.
+template <class Get>
+std::function<cell(const J&, C)> text(Get get) {
+  return [get](const J& j, C) { return cell{get(j)}; };
+}
+
+/// A cell that is always `value` (cut to the column's width when `cut`).
+std::function<cell(const J&, C)> constant(const char* value, bool cut = true) {
+  return [value, cut](const J&, C) { return cell{value, cut}; };
+}
+
+/// Which job it is, whose, and what it runs.
+void add_identity_columns(std::vector<job_column>& f) {
   f.push_back({'A', {"jobid"}, "JOBID", true, text([](const J& j) { return number(j.job_id); })});
-  f.push_back({'b', {"gres", "tres-per-node"}, "TRES_PER_NODE", true, text([](const J& j) {
-                 return j.tres_per_node.empty() ? "N/A" : j.tres_per_node;
-               })});
-  f.push_back({'B', {"batchhost"}, "EXEC_HOST", true, text([](const J& j) -> std::string {
-                 // The batch host is the allocation's first node; shoal does not record the
-                 // host an interactive job was submitted from.
-                 if (!j.batch || j.nodelist.empty()) return "n/a";
-                 auto names = topology::expand_hostlist(j.nodelist);
-                 return names && !names->empty() ? names->front() : "n/a";
-               })});
-  f.push_back({'c', {"mincpus"}, "MIN_CPUS", true, text([](const J& j) {
-                 return slurm_number_unit(std::max({1u, j.min_cpus, j.cpus_per_task}), 0);
-               })});
-  f.push_back({'C', {"numcpus"}, "CPUS", true, text([](const J& j) {
-                 return number(uint64_t{j.ntasks} * std::max(1u, j.cpus_per_task));
-               })});
-  f.push_back({'d', {"mintmpdisk"}, "MIN_TMP_DISK", true, constant("0")});
-  f.push_back(
-      {'D', {"numnodes"}, "NODES", true, text([](const J& j) { return number(j.node_count); })});
-  f.push_back({'e', {"endtime"}, "END_TIME", true, [](const J& j, C) {
-                 // An unlimited job that runs has no end in sight (Slurm's end is a year away).
-                 if (j.time_limit_s < 0 && j.end_time == 0 && holds_nodes(j.state))
-                   return cell{"NONE"};
-                 return cell{time_text(end_time(j))};
-               }});
-  f.push_back({'E', {"dependency"}, "DEPENDENCY", true, text([](const J& j) {
-                 return detail::or_null(j.dependency);
-               })});
-  f.push_back({'f', {"feature"}, "FEATURES", true, constant("(null)")});
+  f.push_back({'i', {"jobarrayid"}, "JOBID", true, text(job_id_text)});
   f.push_back({'F', {"arrayjobid"}, "ARRAY_JOB_ID", true, text([](const J& j) {
                  return number(j.array_job_id != 0 ? j.array_job_id : j.job_id);
                })});
+  f.push_back({'K', {"arraytaskid"}, "ARRAY_TASK_ID", true, text([](const J& j) -> std::string {
+                 if (j.array_job_id == 0) return "N/A";
+                 return j.array_task_id >= 0 ? number(static_cast<uint64_t>(j.array_task_id))
+                                             : j.array_tasks;
+               })});
+  f.push_back(
+      {'j', {"name"}, "NAME", true, text([](const J& j) { return detail::or_null(j.name); })});
+  f.push_back(
+      {'u', {"username"}, "USER", true, text([](const J& j) { return detail::or_null(j.user); })});
+  f.push_back({'U', {"userid"}, "UID", true, text([](const J& j) { return number(j.uid); })});
   f.push_back({'g', {"groupname"}, "GROUP", true, [](const J& j, C c) {
                  auto g = group(j, c);
                  if (!g) return cell{"N/A"};
@@ -152,59 +140,34 @@ std::vector<job_column> make_columns() {
                  auto g = group(j, c);
                  return cell{g ? number(g->gid) : "N/A"};
                }});
-  f.push_back({'h', {"oversubscribe", "shared"}, "OVER_SUBSCRIBE", true, text([](const J& j) {
-                 return j.over_subscribe;
-               })});
-  f.push_back({'H', {"sockets"}, "SOCKETS_PER_NODE", true, constant("*")});
-  f.push_back({'i', {"jobarrayid"}, "JOBID", true, text(job_id_text)});
-  f.push_back({'I', {"cores"}, "CORES_PER_SOCKET", true, constant("*")});
-  f.push_back(
-      {'j', {"name"}, "NAME", true, text([](const J& j) { return detail::or_null(j.name); })});
-  f.push_back({'J', {"threads"}, "THREADS_PER_CORE", true, constant("*")});
-  f.push_back({'k', {"comment"}, "COMMENT", true, text([](const J& j) {
-                 return detail::or_null(j.comment);
-               })});
-  f.push_back({'K', {"arraytaskid"}, "ARRAY_TASK_ID", true, text([](const J& j) -> std::string {
-                 if (j.array_job_id == 0) return "N/A";
-                 return j.array_task_id >= 0 ? number(static_cast<uint64_t>(j.array_task_id))
-                                             : j.array_tasks;
-               })});
-  f.push_back({'l', {"timelimit"}, "TIME_LIMIT", true, [](const J& j, C) {
-                 if (j.time_limit_s < 0) return cell{"UNLIMITED"};
-                 return uncut(slurm_seconds(j.time_limit_s, true));
-               }});
-  f.push_back({'L', {"timeleft"}, "TIME_LEFT", true, [](const J& j, C c) {
-                 if (j.time_limit_s < 0) return cell{"UNLIMITED"};
-                 return uncut(slurm_seconds(j.time_limit_s - time_used(j, c.now), true));
-               }});
-  f.push_back({'m', {"minmemory"}, "MIN_MEMORY", true, text([](const J& j) {
-                 return slurm_number_unit(static_cast<double>(j.mem_per_node_mb), 2);
-               })});
-  f.push_back({'M', {"timeused"}, "TIME", true, [](const J& j, C c) {
-                 return uncut(slurm_seconds(time_used(j, c.now), true));
-               }});
-  f.push_back({'n', {"reqnodes"}, "REQ_NODES", true, [](const J& j, C) {
-                 return uncut(sorted_nodes(j.required_nodes));
-               }});
-  f.push_back({'N', {"nodelist"}, "NODELIST", false, [](const J& j, C) {
-                 return uncut(sorted_nodes(j.nodelist));
-               }});
-  f.push_back({'o', {"command"}, "COMMAND", true, text([](const J& j) {
-                 return detail::or_null(j.command);
-               })});
-  f.push_back({'O', {"contiguous"}, "CONTIGUOUS", true, constant("0")});
-  f.push_back({'p', {"priority"}, "PRIORITY", true, text([](const J& j) {
-                 char buf[64];
-                 std::snprintf(buf, sizeof buf, "%16.14f",
-                               static_cast<double>(j.priority) / static_cast<double>(0xffffffffu));
-                 return std::string{buf};
+  f.push_back({'a', {"account"}, "ACCOUNT", true, text([](const J& j) {
+                 return detail::or_null(j.account);
                })});
   f.push_back({'P', {"partition"}, "PARTITION", true, text([](const J& j) {
                  return detail::or_null(j.partition);
                })});
   f.push_back({'q', {"qos"}, "QOS", true, text([](const J& j) { return detail::or_null(j.qos); })});
-  f.push_back({'Q', {"prioritylong"}, "PRIORITY", true, text([](const J& j) {
-                 return number(j.priority);
+  f.push_back({'k', {"comment"}, "COMMENT", true, text([](const J& j) {
+                 return detail::or_null(j.comment);
+               })});
+  f.push_back({'o', {"command"}, "COMMAND", true, text([](const J& j) {
+                 return detail::or_null(j.command);
+               })});
+  f.push_back({'Z', {"workdir"}, "WORK_DIR", true, text([](const J& j) {
+                 return detail::or_null(j.work_dir);
+               })});
+  f.push_back({'E', {"dependency"}, "DEPENDENCY", true, text([](const J& j) {
+                 return detail::or_null(j.dependency);
+               })});
+}
+
+/// Where the job is in its life, why, and its priority.
+void add_state_columns(std::vector<job_column>& f) {
+  f.push_back({'t', {"statecompact"}, "ST", true, text([](const J& j) {
+                 return std::string{msg::short_code(j.state)};
+               })});
+  f.push_back({'T', {"state"}, "STATE", true, text([](const J& j) {
+                 return std::string{msg::to_string(j.state)};
                })});
   f.push_back({'r', {"reason"}, "REASON", true, text(reason_text)});
   f.push_back({'R', {"reasonlist"}, "NODELIST(REASON)", false, [](const J& j, C) {
@@ -216,52 +179,17 @@ std::vector<job_column> make_columns() {
                  if (reason) return cell{"(" + reason_text(j) + ")"};
                  return uncut(sorted_nodes(j.nodelist));
                }});
-  // select/linear and select/cons_tres print nothing here.
-  f.push_back({'s', {"selectjobinfo"}, "", true, constant("")});
-  f.push_back({'S', {"starttime"}, "START_TIME", true, text([](const J& j) {
-                 return time_text(j.start_time);
+  f.push_back({'p', {"priority"}, "PRIORITY", true, text([](const J& j) {
+                 char buf[64];
+                 std::snprintf(buf, sizeof buf, "%16.14f",
+                               static_cast<double>(j.priority) / static_cast<double>(0xffffffffu));
+                 return std::string{buf};
                })});
-  f.push_back({'t', {"statecompact"}, "ST", true, text([](const J& j) {
-                 return std::string{msg::short_code(j.state)};
-               })});
-  f.push_back({'T', {"state"}, "STATE", true, text([](const J& j) {
-                 return std::string{msg::to_string(j.state)};
-               })});
-  f.push_back(
-      {'u', {"username"}, "USER", true, text([](const J& j) { return detail::or_null(j.user); })});
-  f.push_back({'U', {"userid"}, "UID", true, text([](const J& j) { return number(j.uid); })});
-  f.push_back({'v', {"reservation"}, "RESERVATION", true, constant("(null)")});
-  f.push_back({'V', {"submittime"}, "SUBMIT_TIME", true, text([](const J& j) {
-                 return time_text(j.submit_time);
-               })});
-  f.push_back({'w', {"wckey"}, "WCKEY", true, constant("(null)")});
-  f.push_back({'W', {"licenses"}, "LICENSES", true, constant("(null)")});
-  f.push_back({'x', {}, "EXC_NODES", true, [](const J& j, C) {
-                 return uncut(sorted_nodes(j.exclude_nodes));
-               }});
-  f.push_back({'X', {"corespec"}, "CORE_SPEC", true, constant("N/A")});
-  f.push_back({'y',
-               {"nice"},
-               "NICE",
-               true,
-               constant("N/A"),
-               "NICE (%y, nice) is not in shoal's job listing; shown as N/A"});
-  f.push_back({'Y', {"schednodes"}, "SCHEDNODES", false, constant("(null)", false)});
-  f.push_back({'z', {"sct"}, "S:C:T", true, constant("*:*:*")});
-  f.push_back({'Z', {"workdir"}, "WORK_DIR", true, text([](const J& j) {
-                 return detail::or_null(j.work_dir);
-               })});
-  // -O only.
-  f.push_back(
-      {'\0', {"numtasks"}, "TASKS", true, text([](const J& j) { return number(j.ntasks); })});
-  f.push_back({'\0', {"cpuspertask", "cpus-per-task"}, "CPUS_PER_TASK", true, text([](const J& j) {
-                 return number(j.cpus_per_task);
+  f.push_back({'Q', {"prioritylong"}, "PRIORITY", true, text([](const J& j) {
+                 return number(j.priority);
                })});
   f.push_back({'\0', {"exit_code"}, "EXIT_CODE", true, text([](const J& j) {
                  return std::to_string(wait_status(j));
-               })});
-  f.push_back({'\0', {"ntpernode"}, "NTASKS_PER_NODE", true, text([](const J& j) {
-                 return number(j.ntasks_per_node);
                })});
   f.push_back({'\0', {"batchflag"}, "BATCH_FLAG", true, text([](const J& j) {
                  return std::string{j.batch ? "1" : "0"};
@@ -272,10 +200,115 @@ std::vector<job_column> make_columns() {
   f.push_back({'\0', {"restartcnt"}, "RESTART_COUNT", true, text([](const J& j) {
                  return number(j.requeue_count);
                })});
+}
+
+/// When the job was submitted, started and ends, and how long it may run.
+void add_time_columns(std::vector<job_column>& f) {
+  f.push_back({'V', {"submittime"}, "SUBMIT_TIME", true, text([](const J& j) {
+                 return time_text(j.submit_time);
+               })});
+  f.push_back({'S', {"starttime"}, "START_TIME", true, text([](const J& j) {
+                 return time_text(j.start_time);
+               })});
+  f.push_back({'e', {"endtime"}, "END_TIME", true, [](const J& j, C) {
+                 // An unlimited job that runs has no end in sight (Slurm's end is a year away).
+                 if (j.time_limit_s < 0 && j.end_time == 0 && holds_nodes(j.state))
+                   return cell{"NONE"};
+                 return cell{time_text(end_time(j))};
+               }});
+  f.push_back({'l', {"timelimit"}, "TIME_LIMIT", true, [](const J& j, C) {
+                 if (j.time_limit_s < 0) return cell{"UNLIMITED"};
+                 return uncut(slurm_seconds(j.time_limit_s, true));
+               }});
+  f.push_back({'L', {"timeleft"}, "TIME_LEFT", true, [](const J& j, C c) {
+                 if (j.time_limit_s < 0) return cell{"UNLIMITED"};
+                 return uncut(slurm_seconds(j.time_limit_s - time_used(j, c.now), true));
+               }});
+  f.push_back({'M', {"timeused"}, "TIME", true, [](const J& j, C c) {
+                 return uncut(slurm_seconds(time_used(j, c.now), true));
+               }});
   f.push_back({'\0', {"pendingtime"}, "PENDING_TIME", true, [](const J& j, C c) {
                  auto since = j.start_time != 0 && j.start_time < c.now ? j.start_time : c.now;
                  return cell{std::to_string(since - j.submit_time)};
                }});
+}
+
+/// What the job asks for and the nodes it holds.
+void add_resource_columns(std::vector<job_column>& f) {
+  f.push_back(
+      {'D', {"numnodes"}, "NODES", true, text([](const J& j) { return number(j.node_count); })});
+  f.push_back(
+      {'\0', {"numtasks"}, "TASKS", true, text([](const J& j) { return number(j.ntasks); })});
+  f.push_back({'C', {"numcpus"}, "CPUS", true, text([](const J& j) {
+                 return number(uint64_t{j.ntasks} * std::max(1u, j.cpus_per_task));
+               })});
+  f.push_back({'c', {"mincpus"}, "MIN_CPUS", true, text([](const J& j) {
+                 return slurm_number_unit(std::max({1u, j.min_cpus, j.cpus_per_task}), 0);
+               })});
+  f.push_back({'\0', {"cpuspertask", "cpus-per-task"}, "CPUS_PER_TASK", true, text([](const J& j) {
+                 return number(j.cpus_per_task);
+               })});
+  f.push_back({'\0', {"ntpernode"}, "NTASKS_PER_NODE", true, text([](const J& j) {
+                 return number(j.ntasks_per_node);
+               })});
+  f.push_back({'m', {"minmemory"}, "MIN_MEMORY", true, text([](const J& j) {
+                 return slurm_number_unit(static_cast<double>(j.mem_per_node_mb), 2);
+               })});
+  f.push_back({'b', {"gres", "tres-per-node"}, "TRES_PER_NODE", true, text([](const J& j) {
+                 return j.tres_per_node.empty() ? "N/A" : j.tres_per_node;
+               })});
+  f.push_back({'h', {"oversubscribe", "shared"}, "OVER_SUBSCRIBE", true, text([](const J& j) {
+                 return j.over_subscribe;
+               })});
+  f.push_back({'B', {"batchhost"}, "EXEC_HOST", true, text([](const J& j) -> std::string {
+                 // The batch host is the allocation's first node; shoal does not record the
+                 // host an interactive job was submitted from.
+                 if (!j.batch || j.nodelist.empty()) return "n/a";
+                 auto names = topology::expand_hostlist(j.nodelist);
+                 return names && !names->empty() ? names->front() : "n/a";
+               })});
+  f.push_back({'n', {"reqnodes"}, "REQ_NODES", true, [](const J& j, C) {
+                 return uncut(sorted_nodes(j.required_nodes));
+               }});
+  f.push_back({'N', {"nodelist"}, "NODELIST", false, [](const J& j, C) {
+                 return uncut(sorted_nodes(j.nodelist));
+               }});
+  f.push_back({'x', {}, "EXC_NODES", true, [](const J& j, C) {
+                 return uncut(sorted_nodes(j.exclude_nodes));
+               }});
+}
+
+/// Slurm's fields shoal keeps no value for, shown as Slurm shows them unset.
+void add_unkept_columns(std::vector<job_column>& f) {
+  f.push_back({'d', {"mintmpdisk"}, "MIN_TMP_DISK", true, constant("0")});
+  f.push_back({'f', {"feature"}, "FEATURES", true, constant("(null)")});
+  f.push_back({'H', {"sockets"}, "SOCKETS_PER_NODE", true, constant("*")});
+  f.push_back({'I', {"cores"}, "CORES_PER_SOCKET", true, constant("*")});
+  f.push_back({'J', {"threads"}, "THREADS_PER_CORE", true, constant("*")});
+  f.push_back({'z', {"sct"}, "S:C:T", true, constant("*:*:*")});
+  f.push_back({'O', {"contiguous"}, "CONTIGUOUS", true, constant("0")});
+  // select/linear and select/cons_tres print nothing here.
+  f.push_back({'s', {"selectjobinfo"}, "", true, constant("")});
+  f.push_back({'v', {"reservation"}, "RESERVATION", true, constant("(null)")});
+  f.push_back({'w', {"wckey"}, "WCKEY", true, constant("(null)")});
+  f.push_back({'W', {"licenses"}, "LICENSES", true, constant("(null)")});
+  f.push_back({'X', {"corespec"}, "CORE_SPEC", true, constant("N/A")});
+  f.push_back({'y',
+               {"nice"},
+               "NICE",
+               true,
+               constant("N/A"),
+               "NICE (%y, nice) is not in shoal's job listing; shown as N/A"});
+  f.push_back({'Y', {"schednodes"}, "SCHEDNODES", false, constant("(null)", false)});
+}
+
+std::vector<job_column> make_columns() {
+  std::vector<job_column> f;
+  add_identity_columns(f);
+  add_state_columns(f);
+  add_time_columns(f);
+  add_resource_columns(f);
+  add_unkept_columns(f);
   return f;
 }
 
