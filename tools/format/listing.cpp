@@ -67,9 +67,10 @@ bool job_id_matches(const msg::job_info& j, const std::vector<std::string>& valu
   return false;
 }
 
-std::vector<field<msg::job_info>> job_fields(int64_t now) {
-  using J = msg::job_info;
-  std::vector<field<J>> f;
+using J = msg::job_info;
+
+/// Which job it is and whose.
+void add_job_identity_fields(std::vector<field<J>>& f) {
   f.push_back({"JobId", "JOBID", true, job_id_text,
                [](const J& j) {
                  // Array lines sort by their array, then task.
@@ -107,6 +108,10 @@ std::vector<field<msg::job_info>> job_fields(int64_t now) {
   f.push_back({"Partition", "PARTITION", false, [](const J& j) { return j.partition; }, {}, {}});
   f.push_back({"Name", "NAME", false, [](const J& j) { return j.name; }, {}, {}});
   f.push_back({"User", "USER", false, [](const J& j) { return j.user; }, {}, {}});
+}
+
+/// Its state, run time and nodes, and the times of its life (Time is counted up to `now`).
+void add_job_progress_fields(std::vector<field<J>>& f, int64_t now) {
   f.push_back({"State",
                "STATE",
                false,
@@ -174,6 +179,10 @@ std::vector<field<msg::job_info>> job_fields(int64_t now) {
                [](const J& j) { return std::to_string(j.exit_code) + ":0"; },
                [](const J& j) { return as_number(j.exit_code); },
                {}});
+}
+
+/// What it asked for and how it was submitted; and squeue's NODELIST(REASON).
+void add_job_request_fields(std::vector<field<J>>& f) {
   f.push_back({"NTasks",
                "TASKS",
                true,
@@ -224,6 +233,14 @@ std::vector<field<msg::job_info>> job_fields(int64_t now) {
                [](const J& j) { return j.tres_per_node.empty() ? "N/A" : j.tres_per_node; },
                {},
                {}});
+}
+
+/// The fields of a job listing, in the order errors list them.
+std::vector<field<J>> job_fields(int64_t now) {
+  std::vector<field<J>> f;
+  add_job_identity_fields(f);
+  add_job_progress_fields(f, now);
+  add_job_request_fields(f);
   return f;
 }
 
