@@ -135,156 +135,189 @@ bool names_unknown_job(const std::string& ids, const std::vector<msg::job_info>&
   });
 }
 
+/// `shoal queue`'s flags as given.
+struct queue_flags {
+  listing_flags listing;
+  std::string user;
+  std::string states;
+  std::string parts;
+  std::string jobs;
+  bool start = false;
+  bool priority = false;
+  bool me = false;
+  bool long_list = false;
+};
+
+/// squeue's format sources: -o, -O, -l; without them SQUEUE_FORMAT, then SQUEUE_FORMAT2. Sets
+/// `letters` (squeue's % format, taken out of opt.format) or `long_format` (-O names). An exit
+/// code when the flags do not go together.
+std::optional<int> pick_queue_format(const queue_flags& q, listing_options& opt,
+                                     std::string& letters, std::string& long_format) {
+  long_format = q.listing.long_format;
+  if (!opt.format.empty() && !long_format.empty())
+    return fail("queue", "-O (--Format) is incompatible with -o (--format)");
+  if (q.long_list && !opt.format.empty())
+    return fail("queue",
+                "Options -o(--format) and -l(--long) are mutually exclusive. Please remove one "
+                "and retry.");
+  if (is_slurm_letter_format(opt.format)) {
+    letters = opt.format;
+    opt.format.clear();
+  } else if (q.long_list) {
+    long_format =
+        "jobarrayid:.18 ,partition:.9 ,name:.8 ,username:.8 ,state:.8 ,timeused:.10 ,"
+        "timelimit:.9 ,numnodes:.6 ,reasonlist:0";
+  } else if (opt.format.empty() && long_format.empty() && !q.start) {
+    letters = env_or_empty("SQUEUE_FORMAT");
+    if (letters.empty()) long_format = env_or_empty("SQUEUE_FORMAT2");
+  }
+  return std::nullopt;
+}
+
+/// -t, -u/--me, -p and -j as filters of `opt`. An exit code when a state is not one; `no_users`
+/// when -u named no known user; `include_finished` as squeue: finished jobs only when asked for
+/// (-t, a State filter, or -j).
+std::optional<int> add_queue_filters(const queue_flags& q, listing_options& opt, bool& no_users,
+                                     bool& include_finished) {
+  if (!q.states.empty()) {
+    if (auto bad = check_job_states(q.states); !bad.empty()) {
+      size_t pos = 0;
+      for (auto end = bad.find('\n'); end != std::string::npos;
+           pos = end + 1, end = bad.find('\n', pos))
+        fail("queue", bad.substr(pos, end - pos));
+      if (pos < bad.size()) fail("queue", bad.substr(pos));
+      return exit_failure;
+    }
+  }
+  no_users = false;
+  auto user_list = q.user;
+  if (q.me) user_list = std::to_string(::geteuid());
+  if (!user_list.empty()) {
+    auto names = user_names(user_list, "queue");
+    std::string joined;
+    for (auto& n : names) joined += (joined.empty() ? "" : ",") + n;
+    if (names.empty())
+      no_users = true;
+    else
+      opt.filters.push_back("User=" + joined);
+  }
+  if (!q.parts.empty()) opt.filters.push_back("Partition=" + q.parts);
+  if (!q.jobs.empty()) opt.filters.push_back("JobId=" + q.jobs);
+  include_finished = true;
+  if (q.states.empty()) {
+    bool state_filter = false;
+    for (auto& flt : opt.filters)
+      if (strncasecmp(flt.c_str(), "state=", 6) == 0 || strncasecmp(flt.c_str(), "st=", 3) == 0)
+        state_filter = true;
+    include_finished = state_filter || !q.jobs.empty();
+  } else if (strcasecmp(q.states.c_str(), "all") != 0) {
+    opt.filters.push_back("State=" + q.states);
+  }
+  return std::nullopt;
+}
+
+/// --start and --priority: the pending jobs of `list`, with their planned start or their
+/// priority's factors (as sprio).
+int print_pending_plan(session& s, const queue_flags& q, std::vector<msg::job_info> list,
+                       listing_options opt, squeue_format_options sopt, bool slurm_format,
+                       const std::string& slurm_sort) {
+  auto details = ask<std::vector<msg::pending_detail>>(s, msg::pending_atom_v);
+  if (!details) return fail("queue", describe(details.error()));
+  if (q.priority) {
+    std::fputs(render_priorities(list, *details, opt.no_header).c_str(), stdout);
+    return 0;
+  }
+  // As squeue --start: pending jobs only, START_TIME the planned start.
+  std::map<uint64_t, int64_t> planned;
+  for (auto& d : *details) planned[d.job_id] = d.expected_start;
+  std::vector<msg::job_info> pending;
+  for (auto& j : list) {
+    if (j.state != msg::job_state::pending) continue;
+    pending.push_back(j);
+    pending.back().start_time = planned.count(j.job_id) > 0 ? planned[j.job_id] : 0;
+  }
+  if (slurm_format && !opt.json) {
+    auto chosen = select_jobs(std::move(pending), opt, now_seconds());
+    if (!chosen) return fail("queue", describe(chosen.error()), exit_usage);
+    if (sopt.sort.empty() && !sopt.presorted) sopt.sort = "S";
+    return print_slurm("queue", render_squeue(std::move(*chosen), sopt, now_seconds()));
+  }
+  if (opt.format.empty()) opt.format = "JobId,Partition,Name,User,ST,StartTime,Nodes,Reason";
+  if (!slurm_sort.empty())
+    if (auto err = sort_jobs_slurm(pending, slurm_sort, now_seconds()))
+      return fail("queue", describe(err));
+  return print_or_fail("queue", render_jobs(std::move(pending), opt, now_seconds()));
+}
+
+int run_queue(const queue_flags& q, const std::string& conf) {
+  auto opt = q.listing.opt;
+  opt.filters = q.listing.positional_filters;
+  std::string letters;
+  std::string long_format;
+  if (auto code = pick_queue_format(q, opt, letters, long_format)) return *code;
+  bool slurm_format = !letters.empty() || !long_format.empty();
+  bool no_users = false;
+  bool include_finished = true;
+  if (auto code = add_queue_filters(q, opt, no_users, include_finished)) return *code;
+  // -S in squeue's letters is squeue's sort; otherwise shoal's field names.
+  std::string slurm_sort;
+  if (is_slurm_sort(opt.sort)) {
+    slurm_sort = opt.sort;
+    opt.sort.clear();
+  }
+  squeue_format_options sopt;
+  sopt.format = letters;
+  sopt.long_format = long_format;
+  sopt.no_header = opt.no_header;
+  sopt.group_of = primary_group;
+  sopt.sort = slurm_sort;
+  sopt.presorted = !opt.sort.empty();
+  int code = 0;
+  auto s = open_session("queue", conf, code);
+  if (!s) return code;
+  auto list = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, include_finished);
+  if (!list) return fail("queue", describe(list.error()));
+  if (names_unknown_job(q.jobs, *list)) return fail("queue", "Invalid job id specified");
+  if (no_users) list->clear();
+  if (q.long_list && !opt.no_header && !opt.json) print_date();
+  if (q.start || q.priority)
+    return print_pending_plan(*s, q, std::move(*list), opt, sopt, slurm_format, slurm_sort);
+  if (slurm_format && !opt.json) {
+    auto chosen = select_jobs(std::move(*list), opt, now_seconds());
+    if (!chosen) return fail("queue", describe(chosen.error()), exit_usage);
+    return print_slurm("queue", render_squeue(std::move(*chosen), sopt, now_seconds()));
+  }
+  if (!slurm_sort.empty())
+    if (auto err = sort_jobs_slurm(*list, slurm_sort, now_seconds()))
+      return fail("queue", describe(err));
+  return print_or_fail("queue", render_jobs(std::move(*list), opt, now_seconds()));
+}
+
 }  // namespace
 
 command_runner add_queue_command(CLI::App& app, const std::string& conf) {
   auto* cmd = app.add_subcommand("queue", "List jobs (squeue)");
-  auto f = std::make_shared<listing_flags>();
-  auto user = std::make_shared<std::string>();
-  auto states = std::make_shared<std::string>();
-  auto parts = std::make_shared<std::string>();
-  auto jobs = std::make_shared<std::string>();
-  auto start = std::make_shared<bool>(false);
-  auto priority = std::make_shared<bool>(false);
-  auto me = std::make_shared<bool>(false);
-  auto long_list = std::make_shared<bool>(false);
-  cmd->add_flag("--start", *start,
+  auto q = std::make_shared<queue_flags>();
+  cmd->add_flag("--start", q->start,
                 "Pending jobs with their expected start time (from the backfill plan)");
-  cmd->add_flag("--priority", *priority,
+  cmd->add_flag("--priority", q->priority,
                 "Pending jobs with their priority and its weighted factors (as sprio)");
-  cmd->add_option("-u,--user,--users", *user,
+  cmd->add_option("-u,--user,--users", q->user,
                   "Only these users' jobs (comma list of names or uids)");
-  cmd->add_flag("--me", *me, "Only my jobs (-u with my uid)");
-  cmd->add_option("-t,--states", *states, "Only jobs in these states (comma list, or 'all')");
-  cmd->add_option("-p,--partition,--partitions", *parts,
+  cmd->add_flag("--me", q->me, "Only my jobs (-u with my uid)");
+  cmd->add_option("-t,--states", q->states, "Only jobs in these states (comma list, or 'all')");
+  cmd->add_option("-p,--partition,--partitions", q->parts,
                   "Only jobs in these partitions (comma list)");
-  cmd->add_option("-j,--jobs", *jobs, "Only these job ids (comma list)");
-  cmd->add_flag("-l,--long", *long_list,
+  cmd->add_option("-j,--jobs", q->jobs, "Only these job ids (comma list)");
+  cmd->add_flag("-l,--long", q->long_list,
                 "squeue's long format: the time, then STATE in full and TIME_LIMIT");
   add_listing_flags(
-      *cmd, *f,
+      *cmd, q->listing,
       "Fields to show: squeue's letters (\"%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R\"; a format "
       "with a % is squeue's), or shoal's field names (JobId,State)",
       "Fields to show by squeue's long names (JobID,State,Name:20)",
       "Sort: squeue's letters (-t,p) or shoal's field names ('-' descending)");
-  return [f, user, states, parts, jobs, start, priority, me, long_list, &conf]() -> int {
-    auto opt = f->opt;
-    opt.filters = f->positional_filters;
-    // squeue's format sources: -o, -O, -l; without them SQUEUE_FORMAT, then SQUEUE_FORMAT2.
-    std::string letters;
-    std::string long_format = f->long_format;
-    if (!opt.format.empty() && !long_format.empty())
-      return fail("queue", "-O (--Format) is incompatible with -o (--format)");
-    if (*long_list && !opt.format.empty())
-      return fail("queue",
-                  "Options -o(--format) and -l(--long) are mutually exclusive. Please remove one "
-                  "and retry.");
-    if (is_slurm_letter_format(opt.format)) {
-      letters = opt.format;
-      opt.format.clear();
-    } else if (*long_list) {
-      long_format =
-          "jobarrayid:.18 ,partition:.9 ,name:.8 ,username:.8 ,state:.8 ,timeused:.10 ,"
-          "timelimit:.9 ,numnodes:.6 ,reasonlist:0";
-    } else if (opt.format.empty() && long_format.empty() && !*start) {
-      letters = env_or_empty("SQUEUE_FORMAT");
-      if (letters.empty()) long_format = env_or_empty("SQUEUE_FORMAT2");
-    }
-    bool slurm_format = !letters.empty() || !long_format.empty();
-    if (!states->empty()) {
-      if (auto bad = check_job_states(*states); !bad.empty()) {
-        size_t pos = 0;
-        for (auto end = bad.find('\n'); end != std::string::npos;
-             pos = end + 1, end = bad.find('\n', pos))
-          fail("queue", bad.substr(pos, end - pos));
-        if (pos < bad.size()) fail("queue", bad.substr(pos));
-        return exit_failure;
-      }
-    }
-    bool no_users = false;
-    auto user_list = *user;
-    if (*me) user_list = std::to_string(::geteuid());
-    if (!user_list.empty()) {
-      auto names = user_names(user_list, "queue");
-      std::string joined;
-      for (auto& n : names) joined += (joined.empty() ? "" : ",") + n;
-      if (names.empty())
-        no_users = true;
-      else
-        opt.filters.push_back("User=" + joined);
-    }
-    if (!parts->empty()) opt.filters.push_back("Partition=" + *parts);
-    if (!jobs->empty()) opt.filters.push_back("JobId=" + *jobs);
-    // As squeue: finished jobs only when asked for (-t, a State filter, or -j).
-    bool include_finished = true;
-    if (states->empty()) {
-      bool state_filter = false;
-      for (auto& flt : opt.filters)
-        if (strncasecmp(flt.c_str(), "state=", 6) == 0 || strncasecmp(flt.c_str(), "st=", 3) == 0)
-          state_filter = true;
-      include_finished = state_filter || !jobs->empty();
-    } else if (strcasecmp(states->c_str(), "all") != 0) {
-      opt.filters.push_back("State=" + *states);
-    }
-    // -S in squeue's letters is squeue's sort; otherwise shoal's field names.
-    std::string slurm_sort;
-    if (is_slurm_sort(opt.sort)) {
-      slurm_sort = opt.sort;
-      opt.sort.clear();
-    }
-    squeue_format_options sopt;
-    sopt.format = letters;
-    sopt.long_format = long_format;
-    sopt.no_header = opt.no_header;
-    sopt.group_of = primary_group;
-    sopt.sort = slurm_sort;
-    sopt.presorted = !opt.sort.empty();
-    int code = 0;
-    auto s = open_session("queue", conf, code);
-    if (!s) return code;
-    auto list = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, include_finished);
-    if (!list) return fail("queue", describe(list.error()));
-    if (names_unknown_job(*jobs, *list)) return fail("queue", "Invalid job id specified");
-    if (no_users) list->clear();
-    if (*long_list && !opt.no_header && !opt.json) print_date();
-    if (*start || *priority) {
-      auto details = ask<std::vector<msg::pending_detail>>(*s, msg::pending_atom_v);
-      if (!details) return fail("queue", describe(details.error()));
-      if (*priority) {
-        std::fputs(render_priorities(*list, *details, opt.no_header).c_str(), stdout);
-        return 0;
-      }
-      // As squeue --start: pending jobs only, START_TIME the planned start.
-      std::map<uint64_t, int64_t> planned;
-      for (auto& d : *details) planned[d.job_id] = d.expected_start;
-      std::vector<msg::job_info> pending;
-      for (auto& j : *list) {
-        if (j.state != msg::job_state::pending) continue;
-        pending.push_back(j);
-        pending.back().start_time = planned.count(j.job_id) > 0 ? planned[j.job_id] : 0;
-      }
-      if (slurm_format && !opt.json) {
-        auto chosen = select_jobs(std::move(pending), opt, now_seconds());
-        if (!chosen) return fail("queue", describe(chosen.error()), exit_usage);
-        if (sopt.sort.empty() && !sopt.presorted) sopt.sort = "S";
-        return print_slurm("queue", render_squeue(std::move(*chosen), sopt, now_seconds()));
-      }
-      if (opt.format.empty()) opt.format = "JobId,Partition,Name,User,ST,StartTime,Nodes,Reason";
-      if (!slurm_sort.empty())
-        if (auto err = sort_jobs_slurm(pending, slurm_sort, now_seconds()))
-          return fail("queue", describe(err));
-      return print_or_fail("queue", render_jobs(std::move(pending), opt, now_seconds()));
-    }
-    if (slurm_format && !opt.json) {
-      auto chosen = select_jobs(std::move(*list), opt, now_seconds());
-      if (!chosen) return fail("queue", describe(chosen.error()), exit_usage);
-      return print_slurm("queue", render_squeue(std::move(*chosen), sopt, now_seconds()));
-    }
-    if (!slurm_sort.empty())
-      if (auto err = sort_jobs_slurm(*list, slurm_sort, now_seconds()))
-        return fail("queue", describe(err));
-    return print_or_fail("queue", render_jobs(std::move(*list), opt, now_seconds()));
-  };
+  return [q, &conf]() -> int { return run_queue(*q, conf); };
 }
 
 command_runner add_info_command(CLI::App& app, const std::string& conf) {
