@@ -28,7 +28,10 @@ extern char** environ;
 
 namespace shoal::cli {
 
-void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
+namespace {
+
+/// Size, partition, time limit, name, nodes, working directory, requeue, nice, CPU binding.
+void add_basic_options(CLI::App& app, job_options& o) {
   app.add_option("-N,--nodes", o.nodes,
                  "Number of whole nodes (N; MIN-MAX is accepted and allocates MIN)");
   app.add_option("-n,--ntasks", o.ntasks, "Number of tasks (default: one per node)");
@@ -52,6 +55,10 @@ void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
           std::exit(0);
         }
       });
+}
+
+/// Where (--jobid) and when the job may start: dependencies, --begin, --hold.
+void add_start_options(CLI::App& app, job_options& o) {
   app.add_option("--jobid", o.jobid,
                  "Run as a step inside this running job (default: $SHOAL_JOB_ID when set)");
   app.add_option("-d,--dependency", o.dependency,
@@ -65,6 +72,10 @@ void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
                  "Start no earlier than TIME: now+N[minutes|hours|days], HH:MM, "
                  "YYYY-MM-DD[THH:MM], MM/DD[/YY], today, tomorrow, midnight, noon");
   app.add_flag("-H,--hold", o.hold, "Submit held (release with `shoal control release ID`)");
+}
+
+/// Memory, sharing, the 3-D torus, and how tasks are spread over nodes, sockets and cores.
+void add_resource_options(CLI::App& app, job_options& o) {
   app.add_option("--mem", o.mem, "Memory per node, MB or with K|M|G|T (shared nodes only)");
   app.add_option("--mem-per-cpu", o.mem_per_cpu, "Memory per allocated CPU, MB or with K|M|G|T");
   app.add_flag("--exclusive", o.exclusive, "Hold whole nodes even where nodes are shared");
@@ -92,6 +103,10 @@ void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
       ->type_name("N");
   app.add_option("--mincpus", o.mincpus, "Use only nodes with at least this many CPUs")
       ->type_name("N");
+}
+
+/// The environment, what is recorded with the job, mail, warning signals, --test-only.
+void add_record_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
   app.add_option("--export", o.export_env,
                  "Environment the job gets: ALL (default), NONE (only SHOAL_* and SLURM_*), or "
                  "VAR[=VALUE],... (those, with SHOAL_* and SLURM_*; ALL in the list adds all)");
@@ -121,6 +136,10 @@ void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
     app.add_flag("--test-only", o.test_only,
                  "Submit nothing: print when and where the job would start now, as "
                  "\"Job N to start at TIME using N processors on nodes LIST in partition P\"");
+}
+
+/// Generic resources and task distribution.
+void add_gres_options(CLI::App& app, job_options& o) {
   app.add_option("--gres", o.gres,
                  "Generic resources on each node: gpu, gpu:2, gpu:TYPE:2, a comma list, or none "
                  "(gpu:0 asks for nothing)");
@@ -131,37 +150,56 @@ void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
                  "Task distribution: block is what shoal does; cyclic, plane and arbitrary are "
                  "accepted with a warning and placed in block order");
   app.add_option("--hint", o.hint, "Accepted with a warning and ignored (use --cpu-bind)");
-  if (batch) {
-    app.add_option("--wrap", o.wrap,
-                   "Submit `#!/bin/sh` followed by this command instead of a script");
-    app.add_flag("--parsable", o.parsable, "Print only the job id");
-    app.add_flag("-W,--wait", o.wait,
-                 "Exit only when the job has ended, with its exit code (1 when a signal ended "
-                 "it; 0 for a job cancelled before it started), as sbatch -W");
-    app.add_option("-a,--array", o.array,
-                   "Job array indices: 1-100, 1-99:2, 1,3,5-7, with %N to run at most N at once");
-    app.add_option("-o,--output", o.output,
-                   "Output file (default: shoal-%j.out; %j job id, %u user, %x job name, "
-                   "%A array job id, %a array task id)");
-    app.add_option("-e,--error", o.error, "Error file (default: with the output)");
-  } else if (!alloc) {
+}
+
+/// What only `batch` takes: the script, its output files, arrays, waiting.
+void add_batch_options(CLI::App& app, job_options& o) {
+  app.add_option("--wrap", o.wrap,
+                 "Submit `#!/bin/sh` followed by this command instead of a script");
+  app.add_flag("--parsable", o.parsable, "Print only the job id");
+  app.add_flag("-W,--wait", o.wait,
+               "Exit only when the job has ended, with its exit code (1 when a signal ended "
+               "it; 0 for a job cancelled before it started), as sbatch -W");
+  app.add_option("-a,--array", o.array,
+                 "Job array indices: 1-100, 1-99:2, 1,3,5-7, with %N to run at most N at once");
+  app.add_option("-o,--output", o.output,
+                 "Output file (default: shoal-%j.out; %j job id, %u user, %x job name, "
+                 "%A array job id, %a array task id)");
+  app.add_option("-e,--error", o.error, "Error file (default: with the output)");
+}
+
+/// What only `alloc` takes: no shell, --immediate, the bell, --kill-command.
+void add_alloc_options(CLI::App& app, job_options& o) {
+  app.add_flag("--no-shell", o.no_shell,
+               "Get the allocation, print its id and exit 0; it lasts until `scancel` or its "
+               "time limit, and `srun --jobid=ID` runs steps in it");
+  app.add_flag("-I{1},--immediate{1}", o.immediate,
+               "Give up unless the allocation is granted within SECS seconds (-I alone: at "
+               "once); the value only attached: -I60, --immediate=60")
+      ->type_name("[=SECS]");
+  app.add_flag("--bell", o.bell, "Ring the terminal bell when the allocation is granted");
+  app.add_flag("--no-bell", o.no_bell,
+               "Never ring it (default: ring when the allocation took over 10 s)");
+  app.add_flag("-K{TERM},--kill-command{TERM}", o.kill_command,
+               "Signal for the command when the allocation ends first (default TERM, HUP at a "
+               "terminal); the value only attached: -KINT, --kill-command=INT")
+      ->type_name("[=SIGNAL]");
+}
+
+}  // namespace
+
+void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
+  add_basic_options(app, o);
+  add_start_options(app, o);
+  add_resource_options(app, o);
+  add_record_options(app, o, batch, alloc);
+  add_gres_options(app, o);
+  if (batch)
+    add_batch_options(app, o);
+  else if (!alloc)
     app.add_flag("-l,--label", o.label, "Prefix each output line with its task rank");
-  } else {
-    app.add_flag("--no-shell", o.no_shell,
-                 "Get the allocation, print its id and exit 0; it lasts until `scancel` or its "
-                 "time limit, and `srun --jobid=ID` runs steps in it");
-    app.add_flag("-I{1},--immediate{1}", o.immediate,
-                 "Give up unless the allocation is granted within SECS seconds (-I alone: at "
-                 "once); the value only attached: -I60, --immediate=60")
-        ->type_name("[=SECS]");
-    app.add_flag("--bell", o.bell, "Ring the terminal bell when the allocation is granted");
-    app.add_flag("--no-bell", o.no_bell,
-                 "Never ring it (default: ring when the allocation took over 10 s)");
-    app.add_flag("-K{TERM},--kill-command{TERM}", o.kill_command,
-                 "Signal for the command when the allocation ends first (default TERM, HUP at a "
-                 "terminal); the value only attached: -KINT, --kill-command=INT")
-        ->type_name("[=SIGNAL]");
-  }
+  else
+    add_alloc_options(app, o);
 }
 
 void normalize_optional_values(const CLI::App& app, std::vector<std::string>& args, size_t first) {
@@ -436,9 +474,10 @@ std::string wrap_script(const std::string& command) {
   return "#!/bin/sh\n# This script was created by sbatch --wrap.\n\n" + command + "\n";
 }
 
-shoal::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
-                                                bool batch) {
-  msg::job_request req;
+namespace {
+
+/// -N, the 3-D torus shape and -t.
+shoal::error set_size_and_time(const job_options& o, msg::job_request& req) {
   auto nodes = parse_node_count(o.nodes);
   if (!nodes) return std::move(nodes.error());
   req.min_nodes = *nodes;
@@ -472,6 +511,12 @@ shoal::expected<msg::job_request> build_request(const job_options& o, std::vecto
       return shoal::error(errc::invalid_time, "a time limit of 0 is not allowed (-t)");
     req.time_limit_s = *limit;
   }
+  return {};
+}
+
+/// Who submits, what the tasks run and where, their environment and binding.
+shoal::error set_tasks(const job_options& o, std::vector<std::string> argv, bool batch,
+                       msg::job_request& req) {
   auto user = current_user();
   req.user = user.name;
   req.uid = user.uid;
@@ -504,6 +549,11 @@ shoal::expected<msg::job_request> build_request(const job_options& o, std::vecto
   if (!env) return std::move(env.error());
   req.env = std::move(*env);
   req.submit_token = submission_token();
+  return {};
+}
+
+/// Arrays, dependencies, holds, sharing, --begin and memory.
+shoal::error set_scheduling(const job_options& o, msg::job_request& req) {
   auto& w = req.workload;
   // Syntax is checked here so a typo is a usage error; the controller checks the limits
   // (MaxArraySize) and that dependency targets exist.
@@ -541,6 +591,12 @@ shoal::expected<msg::job_request> build_request(const job_options& o, std::vecto
     if (!mb) return std::move(mb.error());
     w.mem_per_cpu_mb = *mb;
   }
+  return {};
+}
+
+/// Tasks per node, core and socket, and --mincpus.
+shoal::error set_task_density(const job_options& o, msg::job_request& req) {
+  auto& w = req.workload;
   auto per_node = positive_count(o.ntasks_per_node, "--ntasks-per-node");
   if (!per_node) return std::move(per_node.error());
   w.ntasks_per_node = *per_node;
@@ -563,6 +619,12 @@ shoal::expected<msg::job_request> build_request(const job_options& o, std::vecto
   auto mincpus = positive_count(o.mincpus, "--mincpus");
   if (!mincpus) return std::move(mincpus.error());
   w.min_cpus = *mincpus;
+  return {};
+}
+
+/// Output files' open mode, mail, the warning signal, and what is only recorded.
+shoal::error set_notices(const job_options& o, bool batch, msg::job_request& req) {
+  auto& w = req.workload;
   if (!o.open_mode.empty()) {
     // As Slurm: the first letter decides.
     auto first = std::tolower(static_cast<unsigned char>(o.open_mode.front()));
@@ -587,6 +649,11 @@ shoal::expected<msg::job_request> build_request(const job_options& o, std::vecto
   w.account = o.account;
   w.qos = o.qos;
   w.comment = o.comment;
+  return {};
+}
+
+/// Generic resources (--gres, --gpus-per-node) and the task distribution.
+shoal::error set_gres_and_distribution(const job_options& o, bool batch, msg::job_request& req) {
   auto gres_spec = o.gres == "none" ? std::string{} : o.gres;
   if (!o.gpus_per_node.empty()) {
     // --gpus-per-node=[TYPE:]N is --gres=gpu[:TYPE]:N (a bare TYPE would read as a count).
@@ -612,6 +679,20 @@ shoal::expected<msg::job_request> build_request(const job_options& o, std::vecto
       env.push_back("SLURM_DISTRIBUTION=" + o.distribution);
     }
   }
+  return {};
+}
+
+}  // namespace
+
+shoal::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
+                                                bool batch) {
+  msg::job_request req;
+  if (auto err = set_size_and_time(o, req)) return err;
+  if (auto err = set_tasks(o, std::move(argv), batch, req)) return err;
+  if (auto err = set_scheduling(o, req)) return err;
+  if (auto err = set_task_density(o, req)) return err;
+  if (auto err = set_notices(o, batch, req)) return err;
+  if (auto err = set_gres_and_distribution(o, batch, req)) return err;
   return req;
 }
 
