@@ -99,6 +99,123 @@ transition new_reason(const lifecycle& now, const event& ev, S state) {
   return applied(std::move(next), std::move(effects));
 }
 
+/// A queued job got its nodes: launch its main step, or for an allocation hand them to its client.
+transition on_placed(const lifecycle& now, const job_facts& facts) {
+  const S s = now.state;
+  auto next = now;
+  // Not queued: cancelled while the scheduler placed it (the scheduler knows it ended).
+  // A held job is never placed; should one be, it runs, as a PENDING one would.
+  if (!is_queued(s)) return ignored(now);
+  next.reason.clear();
+  next.warned = false;
+  if (facts.allocation) {
+    // Nothing to launch: the allocation is the job, and its client starts the steps.
+    next.state = S::running;
+    return applied(std::move(next), {K::take_allocation, K::publish, K::start_nodes,
+                                     K::arm_time_limit, note_effect(client_note::allocated)});
+  }
+  next.state = S::configuring;
+  return applied(std::move(next),
+                 {K::take_allocation, K::publish, K::start_nodes, K::arm_time_limit,
+                  note_effect(client_note::allocated), K::launch_main_step});
+}
+
+/// The main step (the batch script or the run command) ended: the job ends with its outcome.
+transition on_main_step_ended(const lifecycle& now, const event& ev, const job_facts& facts) {
+  const S s = now.state;
+  auto next = now;
+  if (!is_active(s) && s != S::completing) return ignored(now);
+  if (!ev.text.empty() && now.reason.empty()) next.reason = ev.text;
+  if (s != S::completing)
+    next.ending = ev.out_of_memory    ? S::out_of_memory
+                  : ev.exit_code == 0 ? S::completed
+                                      : S::failed;
+  next.state = S::completing;
+  std::vector<effect> effects;
+  // Steps still running when the main one ends (the batch script returned) are killed.
+  if (facts.steps_running) effects.push_back(signal_effect(SIGKILL));
+  effects.push_back(exit_code_effect(ev.exit_code, ev.exit_signal));
+  effects.push_back(K::release_nodes);
+  return applied(std::move(next), std::move(effects));
+}
+
+/// The nodes are released: the job is queued again (requeue) or ends.
+transition on_release_done(const lifecycle& now) {
+  const S s = now.state;
+  auto next = now;
+  if (s != S::completing) return ignored(now);
+  if (now.ending == S::requeued) {
+    next.state = S::requeued;
+    next.reason = now.requeue_reason;
+    next.requeue_reason.clear();
+    next.ending = S::completed;
+    next.warned = false;
+    return applied(std::move(next),
+                   {K::tell_scheduler_released, K::drop_allocation, K::publish, K::enqueue});
+  } else {
+    next.state = is_final(now.ending) ? now.ending : S::completed;
+    effect ended{K::tell_scheduler_ended};
+    ended.ok = next.state == S::completed;
+    return applied(std::move(next), {K::stamp_end_time, ended, K::publish,
+                                     note_effect(client_note::ended), K::stop});
+  }
+}
+
+/// One of the job's nodes failed: the job ends at once, or is requeued.
+transition on_node_failed(const lifecycle& now, const event& ev, const job_facts& facts) {
+  const S s = now.state;
+  auto next = now;
+  effect forget{K::forget_node};
+  forget.text = ev.text;
+  if (s == S::completing) return applied(std::move(next), {forget});
+  if (!is_active(s)) return ignored(now);
+  bool requeue = ev.requeue && !facts.allocation;
+  next.state = S::completing;
+  next.ending = requeue ? S::requeued : S::node_fail;
+  next.requeue_reason = requeue ? "NodeFail" : "";
+  next.reason = "NodeFail: " + ev.text;
+  // No SIGTERM grace: the node is gone, the rest are killed at once.
+  std::vector<effect> effects{
+      K::publish,
+      note_effect(client_note::message, "node " + ev.text + " failed; the job is ending"),
+      signal_effect(SIGKILL), forget};
+  if (allocation_done(facts)) effects.push_back(K::release_nodes);
+  return applied(std::move(next), std::move(effects));
+}
+
+/// The --signal warning is due before the time limit.
+transition on_warning_due(const lifecycle& now, const job_facts& facts) {
+  const S s = now.state;
+  auto next = now;
+  // Slurm's send_job_warn_signal: SIGCONT first, then the signal, once per run; without
+  // B: every step but the batch shell, with B: the batch shell only.
+  if (!is_active(s) || now.warned || facts.warn_signal == 0) return ignored(now);
+  next.warned = true;
+  auto scope = facts.warn_batch_only ? signal_scope::batch_shell : signal_scope::steps_only;
+  return applied(std::move(next),
+                 {signal_effect(SIGCONT, scope), signal_effect(facts.warn_signal, scope)});
+}
+
+/// The client of an allocation gave it back (exit status of its shell or command).
+transition on_released(const lifecycle& now, const event& ev, const job_facts& facts) {
+  const S s = now.state;
+  auto next = now;
+  if (!facts.allocation) return refused(now);
+  // Before it started, a release withdraws the request (Slurm's job_complete on a pending
+  // job: CANCELLED).
+  if (is_queued(s)) return end_queued(std::move(next), "");
+  if (!is_active(s)) return ignored(now);  // already ending
+  // Slurm's job_complete: an exit status other than 0 (a signal included) is FAILED.
+  next.state = S::completing;
+  next.ending = ev.exit_code == 0 && ev.exit_signal == 0 ? S::completed : S::failed;
+  std::vector<effect> effects{exit_code_effect(ev.exit_code, ev.exit_signal), K::publish};
+  if (facts.steps_running)
+    effects.insert(effects.end(), {K::nodes_done, signal_effect(SIGKILL)});
+  else
+    effects.push_back(K::release_nodes);
+  return applied(std::move(next), std::move(effects));
+}
+
 }  // namespace
 
 lifecycle initial_lifecycle(bool held) {
@@ -116,21 +233,7 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
   auto next = now;
   switch (ev.kind) {
     case E::placed:
-      // Not queued: cancelled while the scheduler placed it (the scheduler knows it ended).
-      // A held job is never placed; should one be, it runs, as a PENDING one would.
-      if (!is_queued(s)) return ignored(now);
-      next.reason.clear();
-      next.warned = false;
-      if (facts.allocation) {
-        // Nothing to launch: the allocation is the job, and its client starts the steps.
-        next.state = S::running;
-        return applied(std::move(next), {K::take_allocation, K::publish, K::start_nodes,
-                                         K::arm_time_limit, note_effect(client_note::allocated)});
-      }
-      next.state = S::configuring;
-      return applied(std::move(next),
-                     {K::take_allocation, K::publish, K::start_nodes, K::arm_time_limit,
-                      note_effect(client_note::allocated), K::launch_main_step});
+      return on_placed(now, facts);
 
     case E::launched:
       if (s != S::configuring) return ignored(now);
@@ -143,39 +246,11 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
         return applied(std::move(next), {K::notify_step_client, K::release_nodes});
       return applied(std::move(next), {K::notify_step_client});
 
-    case E::main_step_ended: {
-      if (!is_active(s) && s != S::completing) return ignored(now);
-      if (!ev.text.empty() && now.reason.empty()) next.reason = ev.text;
-      if (s != S::completing)
-        next.ending = ev.out_of_memory    ? S::out_of_memory
-                      : ev.exit_code == 0 ? S::completed
-                                          : S::failed;
-      next.state = S::completing;
-      std::vector<effect> effects;
-      // Steps still running when the main one ends (the batch script returned) are killed.
-      if (facts.steps_running) effects.push_back(signal_effect(SIGKILL));
-      effects.push_back(exit_code_effect(ev.exit_code, ev.exit_signal));
-      effects.push_back(K::release_nodes);
-      return applied(std::move(next), std::move(effects));
-    }
+    case E::main_step_ended:
+      return on_main_step_ended(now, ev, facts);
 
     case E::release_done:
-      if (s != S::completing) return ignored(now);
-      if (now.ending == S::requeued) {
-        next.state = S::requeued;
-        next.reason = now.requeue_reason;
-        next.requeue_reason.clear();
-        next.ending = S::completed;
-        next.warned = false;
-        return applied(std::move(next),
-                       {K::tell_scheduler_released, K::drop_allocation, K::publish, K::enqueue});
-      } else {
-        next.state = is_final(now.ending) ? now.ending : S::completed;
-        effect ended{K::tell_scheduler_ended};
-        ended.ok = next.state == S::completed;
-        return applied(std::move(next), {K::stamp_end_time, ended, K::publish,
-                                         note_effect(client_note::ended), K::stop});
-      }
+      return on_release_done(now);
 
     case E::time_limit:
       if (!is_active(s)) return ignored(now);
@@ -203,24 +278,8 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
       if (s != S::completing || !facts.steps_running) return ignored(now);
       return applied(std::move(next), {signal_effect(SIGKILL)});
 
-    case E::node_failed: {
-      effect forget{K::forget_node};
-      forget.text = ev.text;
-      if (s == S::completing) return applied(std::move(next), {forget});
-      if (!is_active(s)) return ignored(now);
-      bool requeue = ev.requeue && !facts.allocation;
-      next.state = S::completing;
-      next.ending = requeue ? S::requeued : S::node_fail;
-      next.requeue_reason = requeue ? "NodeFail" : "";
-      next.reason = "NodeFail: " + ev.text;
-      // No SIGTERM grace: the node is gone, the rest are killed at once.
-      std::vector<effect> effects{
-          K::publish,
-          note_effect(client_note::message, "node " + ev.text + " failed; the job is ending"),
-          signal_effect(SIGKILL), forget};
-      if (allocation_done(facts)) effects.push_back(K::release_nodes);
-      return applied(std::move(next), std::move(effects));
-    }
+    case E::node_failed:
+      return on_node_failed(now, ev, facts);
 
     case E::admin_requeue:
       if (is_queued(s)) return ignored(now);  // already queued
@@ -248,32 +307,11 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
       if (!is_active(s)) return refused(now);
       return applied(std::move(next), {K::launch_step});
 
-    case E::warning_due: {
-      // Slurm's send_job_warn_signal: SIGCONT first, then the signal, once per run; without
-      // B: every step but the batch shell, with B: the batch shell only.
-      if (!is_active(s) || now.warned || facts.warn_signal == 0) return ignored(now);
-      next.warned = true;
-      auto scope = facts.warn_batch_only ? signal_scope::batch_shell : signal_scope::steps_only;
-      return applied(std::move(next),
-                     {signal_effect(SIGCONT, scope), signal_effect(facts.warn_signal, scope)});
-    }
+    case E::warning_due:
+      return on_warning_due(now, facts);
 
-    case E::released: {
-      if (!facts.allocation) return refused(now);
-      // Before it started, a release withdraws the request (Slurm's job_complete on a pending
-      // job: CANCELLED).
-      if (is_queued(s)) return end_queued(std::move(next), "");
-      if (!is_active(s)) return ignored(now);  // already ending
-      // Slurm's job_complete: an exit status other than 0 (a signal included) is FAILED.
-      next.state = S::completing;
-      next.ending = ev.exit_code == 0 && ev.exit_signal == 0 ? S::completed : S::failed;
-      std::vector<effect> effects{exit_code_effect(ev.exit_code, ev.exit_signal), K::publish};
-      if (facts.steps_running)
-        effects.insert(effects.end(), {K::nodes_done, signal_effect(SIGKILL)});
-      else
-        effects.push_back(K::release_nodes);
-      return applied(std::move(next), std::move(effects));
-    }
+    case E::released:
+      return on_released(now, ev, facts);
   }
   return ignored(now);
 }
