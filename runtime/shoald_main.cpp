@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <memory>
+#include <optional>
 #include <set>
 #include <unordered_map>
 #include <vector>
@@ -83,41 +85,43 @@ void as_configured(shoal::msg::machine_status& s, const shoal::config::node_conf
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  shoal::runtime::block_shutdown_signals();
-  CLI::App app{"shoald: the shoal node daemon"};
+/// shoald's command line.
+struct shoald_flags {
   std::string conf_path;
   std::string node_name;
   std::string log_file;
   std::string debug_level;
   unsigned verbose = 0;
-  app.add_option("-f,--config", conf_path,
+  int metrics_port = -1;
+  std::string frontend_nodes;
+  bool simulate = false;
+};
+
+/// Reads the command line into `f`; an exit code when shoald ends here (--help, a bad flag).
+std::optional<int> parse_flags(int argc, char** argv, shoald_flags& f) {
+  CLI::App app{"shoald: the shoal node daemon"};
+  app.add_option("-f,--config", f.conf_path,
                  "Cluster config file (default: $SHOAL_CONF, else /etc/shoal/shoal.conf)");
-  app.add_option("-N,--node-name", node_name,
+  app.add_option("-N,--node-name", f.node_name,
                  "Node this daemon speaks for (default: the short hostname); lets several "
                  "daemons share one host");
-  app.add_option("-L,--logfile", log_file,
+  app.add_option("-L,--logfile", f.log_file,
                  "Log to this file; %h is the host name, %n the node name (default: "
                  "SlurmdLogFile, else stderr)");
-  app.add_option("--debug", debug_level,
+  app.add_option("--debug", f.debug_level,
                  "Log level: quiet, fatal, error, info, verbose, debug, debug2..debug5 or 0-9 "
                  "(default: SlurmdDebug, else info)");
-  app.add_flag("-v,--verbose", verbose, "One level more verbose per -v (-vv: two)");
-  int metrics_port = -1;
-  app.add_option("--metrics-port", metrics_port,
+  app.add_flag("-v,--verbose", f.verbose, "One level more verbose per -v (-vv: two)");
+  app.add_option("--metrics-port", f.metrics_port,
                  "Serve /metrics on this port, 0 for none (default: NodeMetricsPort); gives each "
                  "of several daemons on one host its own")
       ->check(CLI::Range(0, 65535));
-  std::string frontend_nodes;
-  app.add_option("--nodes", frontend_nodes,
+  app.add_option("--nodes", f.frontend_nodes,
                  "Front-end mode: speak for every node of this hostlist (e.g. bgl[000x733]) from "
                  "one process, as Blue Gene/L's front-end node daemon; their tasks and batch "
                  "scripts run on this host")
       ->excludes("--node-name");
-  bool simulate = false;
-  app.add_flag("--simulate", simulate,
+  app.add_flag("--simulate", f.simulate,
                "Run no processes (scale tests): a task whose command is `sleep N` ends after N "
                "seconds with 0, `false` ends at once with 1, anything else at once with 0; the "
                "node reports the CPUs and memory its NodeName line configures");
@@ -129,12 +133,198 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "shoald: error: %s\nTry 'shoald --help'.\n", e.what());
     return 2;
   }
-  if (!debug_level.empty() && !shoal::config::parse_debug_level(debug_level)) {
+  if (!f.debug_level.empty() && !shoal::config::parse_debug_level(f.debug_level)) {
     std::fprintf(stderr, "shoald: error: --debug: unknown level '%s' (use %s)\n",
-                 debug_level.c_str(), shoal::config::debug_level_choices);
+                 f.debug_level.c_str(), shoal::config::debug_level_choices);
     return 2;
   }
-  auto cfg = shoal::runtime::load_cluster_config(conf_path);
+  return std::nullopt;
+}
+
+/// The nodes this process speaks for (--nodes, else -N, else the short hostname), each checked
+/// against the config; sets f.node_name to the first. An exit code when one is not there.
+std::optional<int> pick_served_nodes(const shoal::config::cluster_config& cfg, shoald_flags& f,
+                                     std::vector<std::string>& served) {
+  if (!f.frontend_nodes.empty()) {
+    auto names = shoal::topology::expand_hostlist(f.frontend_nodes);
+    if (!names || names->empty()) {
+      std::fprintf(stderr, "shoald: error: --nodes '%s': %s\n", f.frontend_nodes.c_str(),
+                   names ? "names no node" : shoal::describe(names.error()).c_str());
+      return 2;
+    }
+    served = std::move(*names);
+    f.node_name = served.front();
+  } else {
+    if (f.node_name.empty()) f.node_name = short_hostname();
+    served.push_back(f.node_name);
+  }
+  for (auto& name : served) {
+    bool known = std::any_of(cfg.nodes.begin(), cfg.nodes.end(),
+                             [&](const shoal::config::node_config& n) { return n.name == name; });
+    if (!known) {
+      std::fprintf(stderr, "shoald: error: node '%s' is not in %s (use --node-name NAME)\n",
+                   name.c_str(), cfg.path.c_str());
+      return 1;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Each node's step sockets: created (or checked) before anything runs, as slurmd refuses to
+/// start without its spool directory. An exit code when one cannot be made.
+std::optional<int> prepare_spool_dirs(const shoal::config::cluster_config& cfg,
+                                      const std::vector<std::string>& served,
+                                      std::vector<std::string>& spool_dirs) {
+  for (auto& name : served) {
+    spool_dirs.push_back(shoal::config::node_spool_dir(cfg, name, short_hostname()));
+    if (auto err = shoal::process::prepare_spool_dir(spool_dirs.back())) {
+      std::fprintf(stderr, "shoald: error: SlurmdSpoolDir: %s\n", shoal::describe(err).c_str());
+      return 1;
+    }
+  }
+  return std::nullopt;
+}
+
+/// Under auth/munge the daemons' CAF ports speak TLS with the cluster's identity, which a
+/// controller hands out sealed for our uid (docs/security.md): waits for a controller to give
+/// it. An exit code when shoald ends instead (a refusal, or a shutdown signal while waiting).
+std::optional<int> wait_for_identity(const shoal::config::cluster_config& cfg,
+                                     const std::string& log_name, std::string& identity) {
+  bool waiting = false;
+  for (;;) {
+    auto got = shoal::runtime::identity_from_controller(cfg);
+    if (got) {
+      identity = std::move(*got);
+      return std::nullopt;
+    }
+    if (got.error() != shoal::errc::unreachable && got.error() != shoal::errc::system_error) {
+      shoal::config::log().error("cluster identity: {}", shoal::describe(got.error()));
+      std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(got.error()).c_str());
+      return 1;
+    }
+    if (!waiting)
+      shoal::config::log().warn("waiting for a controller to hand out the cluster identity: {}",
+                                shoal::describe(got.error()));
+    waiting = true;
+    auto signals = shoal::runtime::shutdown_signals();
+    timespec second{1, 0};
+    if (::sigtimedwait(&signals, nullptr, &second) > 0) {
+      shoal::config::log().info("shoald stopped node={} before registering", log_name);
+      return 0;
+    }
+  }
+}
+
+/// The node's meters (none without CollectMetrics=YES) and their /metrics endpoint (none on
+/// port 0; `port_flag` is --metrics-port, -1 when not given).
+struct node_metrics {
+  std::unique_ptr<shoal::metrics::registry> meters;
+  std::unique_ptr<shoal::runtime::metrics_server> endpoint;
+};
+
+node_metrics start_metrics(const shoal::config::cluster_config& cfg, int port_flag,
+                           const std::string& log_name) {
+  node_metrics out;
+  if (cfg.collect_metrics) {
+    out.meters = std::make_unique<shoal::metrics::registry>();
+    shoal::runtime::record_process_start(*out.meters, SHOAL_VERSION);
+  }
+  auto port = port_flag >= 0 ? static_cast<uint16_t>(port_flag) : cfg.node_metrics_port;
+  if (out.meters && port != 0) {
+    out.endpoint = std::make_unique<shoal::runtime::metrics_server>(*out.meters);
+    auto address = shoal::runtime::metrics_bind_address(cfg);
+    if (auto err = out.endpoint->start(address, port))
+      shoal::config::log().error("metrics endpoint not started node={}: {}", log_name,
+                                 shoal::describe(err));
+    else
+      shoal::config::log().info("metrics endpoint node={} url=http://{}:{}/metrics", log_name,
+                                address, port);
+  }
+  return out;
+}
+
+/// The controller signs each launch and we sign each registration (docs/security.md).
+void add_munge_checks(shoal::actors::node_daemon_setup& setup,
+                      const shoal::config::cluster_config& cfg) {
+  setup.sign_registration = [auth = cfg.auth](shoal::msg::machine_status& status,
+                                              const shoal::msg::node_report& report) {
+    return shoal::runtime::sign_registration(auth, status, report);
+  };
+  setup.check_launch = [auth = cfg.auth, trusted = shoal::runtime::daemon_uids(cfg)](
+                           shoal::msg::launch_request& req) {
+    return shoal::runtime::verify_launch(auth, trusted, req);
+  };
+  setup.check_signal = [auth = cfg.auth, trusted = shoal::runtime::daemon_uids(cfg)](
+                           uint64_t job, uint32_t step, int32_t signo,
+                           const std::string& credential) {
+    return shoal::runtime::verify_signal(auth, trusted, job, step, signo, credential);
+  };
+}
+
+/// A CollectorNode: the nodes of its list beat to its collector, on a port of the node's own
+/// address that the daemon announces to the controller. Ends the process when it cannot listen
+/// (daemons may be running already: no actor-system teardown).
+void add_collector(caf::actor_system& sys, const shoal::config::node_config& node,
+                   shoal::metrics::registry* meters, shoal::actors::node_daemon_setup& setup) {
+  const auto& name = node.name;
+  auto collector = shoal::actors::spawn_collector(sys, name, meters);
+  const auto& address = node.address;
+  auto bound =
+      shoal::runtime::publish_daemon_actor(sys, caf::actor_cast<caf::actor>(collector), 0, address);
+  if (!bound) {
+    std::fprintf(stderr, "shoald: error: node %s is a CollectorNode but cannot listen on %s: %s\n",
+                 name.c_str(), address.c_str(), caf::to_string(bound.error()).c_str());
+    std::fflush(nullptr);
+    std::_Exit(1);
+  }
+  shoal::config::log().info("collector listening node={} address={}:{}", name, address, *bound);
+  setup.collector = caf::actor_cast<caf::actor>(collector);
+  setup.collector_port = *bound;
+}
+
+/// What every node daemon of this process shares.
+struct daemon_context {
+  caf::actor_system& sys;
+  const shoal::config::cluster_config& cfg;
+  const shoal::topology::machine_facts& facts;
+  std::shared_ptr<shoal::process::stepd_spares> spares;
+  shoal::metrics::registry* meters = nullptr;
+};
+
+/// Starts the daemon of `node`, its steps' sockets in `spool_dir`.
+caf::actor start_daemon(const daemon_context& ctx, const shoal::config::node_config& node,
+                        const std::string& spool_dir, bool simulated, bool collects) {
+  const auto& name = node.name;
+  shoal::actors::node_daemon_setup setup;
+  setup.controllers = shoal::runtime::controller_lines(ctx.cfg);
+  setup.spool_dir = spool_dir;
+  setup.spares = ctx.spares;
+  // Steps the previous shoald started run on in their shoal-stepd: find them before the
+  // daemon registers, so it speaks for them from the start.
+  if (!simulated)
+    setup.adopted =
+        shoal::actors::adopt_steps(ctx.sys, setup.spool_dir, name, ctx.facts.cores, ctx.meters);
+  setup.heartbeat_interval_ms = ctx.cfg.heartbeat_interval_ms;
+  setup.status = to_status(ctx.facts, name);
+  setup.simulate = simulated;
+  if (setup.simulate) as_configured(setup.status, node);
+  setup.cores = ctx.facts.cores;
+  setup.meters = ctx.meters;
+  if (ctx.cfg.auth.munge) add_munge_checks(setup, ctx.cfg);
+  if (collects) add_collector(ctx.sys, node, ctx.meters, setup);
+  shoal::config::log().info("shoald starting node={} cpus={} mem_mb={} controller={}", name,
+                            ctx.facts.cpus, ctx.facts.real_memory_mb,
+                            shoal::runtime::describe_line(setup.controllers.front()));
+  return caf::actor_cast<caf::actor>(shoal::actors::spawn_node_daemon(ctx.sys, std::move(setup)));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  shoal::runtime::block_shutdown_signals();
+  shoald_flags flags;
+  if (auto code = parse_flags(argc, argv, flags)) return *code;
+  auto cfg = shoal::runtime::load_cluster_config(flags.conf_path);
   if (!cfg) {
     std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(cfg.error()).c_str());
     return 1;
@@ -143,33 +333,15 @@ int main(int argc, char** argv) {
   // shoal-stepd reads no config: it inherits these through our environment. Before any thread.
   shoal::process::export_task_env(cfg->path, cfg->slurm_env, cfg->cluster_name);
   std::vector<std::string> served;
-  if (!frontend_nodes.empty()) {
-    auto names = shoal::topology::expand_hostlist(frontend_nodes);
-    if (!names || names->empty()) {
-      std::fprintf(stderr, "shoald: error: --nodes '%s': %s\n", frontend_nodes.c_str(),
-                   names ? "names no node" : shoal::describe(names.error()).c_str());
-      return 2;
-    }
-    served = std::move(*names);
-    node_name = served.front();
-  } else {
-    if (node_name.empty()) node_name = short_hostname();
-    served.push_back(node_name);
-  }
+  if (auto code = pick_served_nodes(*cfg, flags, served)) return *code;
   std::unordered_map<std::string, const shoal::config::node_config*> configured;
   for (auto& n : cfg->nodes) configured.emplace(n.name, &n);
-  for (auto& name : served) {
-    if (configured.count(name) == 0) {
-      std::fprintf(stderr, "shoald: error: node '%s' is not in %s (use --node-name NAME)\n",
-                   name.c_str(), cfg->path.c_str());
-      return 1;
-    }
-  }
+  const auto& node_name = flags.node_name;
   auto log_name = served.size() == 1 ? node_name : shoal::topology::compress_hostlist(served);
   auto log_opt = shoal::runtime::node_log_options(*cfg, log_name);
-  if (!debug_level.empty()) log_opt.level = debug_level;
-  if (!log_file.empty()) log_opt.file = log_file;
-  log_opt.more_verbose = verbose;
+  if (!flags.debug_level.empty()) log_opt.level = flags.debug_level;
+  if (!flags.log_file.empty()) log_opt.file = flags.log_file;
+  log_opt.more_verbose = flags.verbose;
   if (auto err = shoal::runtime::setup_logging(log_opt)) {
     std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(err).c_str());
     return 1;
@@ -188,44 +360,11 @@ int main(int argc, char** argv) {
               node_name, facts->hostname, facts->os, facts->cpus, facts->sockets,
               facts->cores_per_socket, facts->threads_per_core, facts->real_memory_mb,
               facts->tmp_disk_mb);
-  // Each node's step sockets: created (or checked) before anything runs, as slurmd refuses to
-  // start without its spool directory.
   std::vector<std::string> spool_dirs;
-  for (auto& name : served) {
-    spool_dirs.push_back(shoal::config::node_spool_dir(*cfg, name, short_hostname()));
-    if (auto err = shoal::process::prepare_spool_dir(spool_dirs.back())) {
-      std::fprintf(stderr, "shoald: error: SlurmdSpoolDir: %s\n", shoal::describe(err).c_str());
-      return 1;
-    }
-  }
-  // Under auth/munge the daemons' CAF ports speak TLS with the cluster's identity, which a
-  // controller hands out sealed for our uid (docs/security.md).
+  if (auto code = prepare_spool_dirs(*cfg, served, spool_dirs)) return *code;
   std::string identity;
-  if (cfg->auth.munge) {
-    bool waiting = false;
-    for (;;) {
-      auto got = shoal::runtime::identity_from_controller(*cfg);
-      if (got) {
-        identity = std::move(*got);
-        break;
-      }
-      if (got.error() != shoal::errc::unreachable && got.error() != shoal::errc::system_error) {
-        shoal::config::log().error("cluster identity: {}", shoal::describe(got.error()));
-        std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(got.error()).c_str());
-        return 1;
-      }
-      if (!waiting)
-        shoal::config::log().warn("waiting for a controller to hand out the cluster identity: {}",
-                                  shoal::describe(got.error()));
-      waiting = true;
-      auto signals = shoal::runtime::shutdown_signals();
-      timespec second{1, 0};
-      if (::sigtimedwait(&signals, nullptr, &second) > 0) {
-        shoal::config::log().info("shoald stopped node={} before registering", log_name);
-        return 0;
-      }
-    }
-  }
+  if (cfg->auth.munge)
+    if (auto code = wait_for_identity(*cfg, log_name, identity)) return *code;
   caf::actor_system_config sys_cfg;
   shoal::runtime::configure_actor_system(sys_cfg, shoal::runtime::daemon_worker_threads());
   caf::actor_system sys{sys_cfg};
@@ -236,26 +375,10 @@ int main(int argc, char** argv) {
       std::_Exit(1);
     }
   }
-  std::unique_ptr<shoal::metrics::registry> meters;
-  std::unique_ptr<shoal::runtime::metrics_server> endpoint;
-  if (cfg->collect_metrics) {
-    meters = std::make_unique<shoal::metrics::registry>();
-    shoal::runtime::record_process_start(*meters, SHOAL_VERSION);
-  }
-  auto port = metrics_port >= 0 ? static_cast<uint16_t>(metrics_port) : cfg->node_metrics_port;
-  if (meters && port != 0) {
-    endpoint = std::make_unique<shoal::runtime::metrics_server>(*meters);
-    auto address = shoal::runtime::metrics_bind_address(*cfg);
-    if (auto err = endpoint->start(address, port))
-      shoal::config::log().error("metrics endpoint not started node={}: {}", log_name,
-                                 shoal::describe(err));
-    else
-      shoal::config::log().info("metrics endpoint node={} url=http://{}:{}/metrics", log_name,
-                                address, port);
-  }
+  auto metrics = start_metrics(*cfg, flags.metrics_port, log_name);
   // --simulate, or Simulate=YES on the node's line: no process runs for it.
   auto simulated = [&](const std::string& name) {
-    return simulate || configured.at(name)->simulate;
+    return flags.simulate || configured.at(name)->simulate;
   };
   bool all_simulated = std::all_of(served.begin(), served.end(), simulated);
   // One shoal-stepd waits, loaded, for the next step of any node this process serves.
@@ -271,63 +394,12 @@ int main(int argc, char** argv) {
         "AuthType=auth/none: this shoald runs every launch it is sent, as the user the launch "
         "names; for a single-user cluster only (docs/security.md)");
   std::set<std::string> collector_nodes(cfg->collector_nodes.begin(), cfg->collector_nodes.end());
+  const daemon_context ctx{sys, *cfg, *facts, spares, metrics.meters.get()};
   std::vector<caf::actor> daemons;
   for (size_t i = 0; i < served.size(); ++i) {
     const auto& name = served[i];
-    shoal::actors::node_daemon_setup setup;
-    setup.controllers = shoal::runtime::controller_lines(*cfg);
-    setup.spool_dir = spool_dirs[i];
-    setup.spares = spares;
-    // Steps the previous shoald started run on in their shoal-stepd: find them before the
-    // daemon registers, so it speaks for them from the start.
-    if (!simulated(name))
-      setup.adopted =
-          shoal::actors::adopt_steps(sys, setup.spool_dir, name, facts->cores, meters.get());
-    setup.heartbeat_interval_ms = cfg->heartbeat_interval_ms;
-    setup.status = to_status(*facts, name);
-    setup.simulate = simulated(name);
-    if (setup.simulate) as_configured(setup.status, *configured.at(name));
-    setup.cores = facts->cores;
-    setup.meters = meters.get();
-    if (cfg->auth.munge) {
-      // The controller signs each launch and we sign each registration (docs/security.md).
-      setup.sign_registration = [auth = cfg->auth](shoal::msg::machine_status& status,
-                                                   const shoal::msg::node_report& report) {
-        return shoal::runtime::sign_registration(auth, status, report);
-      };
-      setup.check_launch = [auth = cfg->auth, trusted = shoal::runtime::daemon_uids(*cfg)](
-                               shoal::msg::launch_request& req) {
-        return shoal::runtime::verify_launch(auth, trusted, req);
-      };
-      setup.check_signal = [auth = cfg->auth, trusted = shoal::runtime::daemon_uids(*cfg)](
-                               uint64_t job, uint32_t step, int32_t signo,
-                               const std::string& credential) {
-        return shoal::runtime::verify_signal(auth, trusted, job, step, signo, credential);
-      };
-    }
-    if (collector_nodes.count(name) != 0) {
-      // A CollectorNode: the nodes of its list beat to its collector, on a port of the node's
-      // own address that the daemon announces to the controller.
-      auto collector = shoal::actors::spawn_collector(sys, name, meters.get());
-      const auto& address = configured.at(name)->address;
-      auto bound = shoal::runtime::publish_daemon_actor(sys, caf::actor_cast<caf::actor>(collector),
-                                                        0, address);
-      if (!bound) {
-        std::fprintf(stderr,
-                     "shoald: error: node %s is a CollectorNode but cannot listen on %s: %s\n",
-                     name.c_str(), address.c_str(), caf::to_string(bound.error()).c_str());
-        std::fflush(nullptr);
-        std::_Exit(1);  // daemons may be running already: no actor-system teardown
-      }
-      shoal::config::log().info("collector listening node={} address={}:{}", name, address, *bound);
-      setup.collector = caf::actor_cast<caf::actor>(collector);
-      setup.collector_port = *bound;
-    }
-    shoal::config::log().info("shoald starting node={} cpus={} mem_mb={} controller={}", name,
-                              facts->cpus, facts->real_memory_mb,
-                              shoal::runtime::describe_line(setup.controllers.front()));
-    daemons.push_back(
-        caf::actor_cast<caf::actor>(shoal::actors::spawn_node_daemon(sys, std::move(setup))));
+    daemons.push_back(start_daemon(ctx, *configured.at(name), spool_dirs[i], simulated(name),
+                                   collector_nodes.count(name) != 0));
   }
   // One node: its daemon is the main actor. A front end: a supervisor linked to every node
   // daemon, so one refused registration ends the process and a shutdown ends them all. (The
