@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 
 #include <unistd.h>
@@ -49,32 +50,34 @@ std::string short_host_name() {
   return name.substr(0, name.find('.'));
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  shoal::runtime::block_shutdown_signals();
-  CLI::App app{"shoalctld: the shoal controller daemon"};
+/// shoalctld's command line.
+struct ctld_flags {
   std::string conf_path;
   bool check_only = false;
   std::string log_file;
   std::string debug_level;
   unsigned verbose = 0;
-  app.add_option("-f,--config", conf_path,
+  bool cold_start = false;
+  std::string controller_name;
+};
+
+/// Reads the command line into `f`; an exit code when shoalctld ends here (--help, a bad flag).
+std::optional<int> parse_flags(int argc, char** argv, ctld_flags& f) {
+  CLI::App app{"shoalctld: the shoal controller daemon"};
+  app.add_option("-f,--config", f.conf_path,
                  "Cluster config file (default: $SHOAL_CONF, else /etc/shoal/shoal.conf)");
-  app.add_flag("--check", check_only, "Validate the config file and exit (0 when valid)");
-  app.add_option("-L,--logfile", log_file,
+  app.add_flag("--check", f.check_only, "Validate the config file and exit (0 when valid)");
+  app.add_option("-L,--logfile", f.log_file,
                  "Log to this file (default: SlurmctldLogFile, else stderr)");
-  app.add_option("--debug", debug_level,
+  app.add_option("--debug", f.debug_level,
                  "Log level: quiet, fatal, error, info, verbose, debug, debug2..debug5 or 0-9 "
                  "(default: SlurmctldDebug, else info)");
-  app.add_flag("-v,--verbose", verbose, "One level more verbose per -v (-vv: two)");
-  bool cold_start = false;
-  app.add_flag("-c,--cold", cold_start,
+  app.add_flag("-v,--verbose", f.verbose, "One level more verbose per -v (-vv: two)");
+  app.add_flag("-c,--cold", f.cold_start,
                "Cold start: ignore the state saved in StateSaveLocation (every job and node "
                "state it holds is forgotten, and the empty state is saved in its place), as "
                "slurmctld -c");
-  std::string controller_name;
-  app.add_option("--controller", controller_name,
+  app.add_option("--controller", f.controller_name,
                  "Which SlurmctldHost line this shoalctld is, by NAME (default: the line naming "
                  "this host, else the only line). The first line is the primary, the second the "
                  "backup: it stands by and takes over after SlurmctldTimeout without an answer "
@@ -87,12 +90,21 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "shoalctld: error: %s\nTry 'shoalctld --help'.\n", e.what());
     return 2;
   }
-  if (!debug_level.empty() && !shoal::config::parse_debug_level(debug_level)) {
+  if (!f.debug_level.empty() && !shoal::config::parse_debug_level(f.debug_level)) {
     std::fprintf(stderr, "shoalctld: error: --debug: unknown level '%s' (use %s)\n",
-                 debug_level.c_str(), shoal::config::debug_level_choices);
+                 f.debug_level.c_str(), shoal::config::debug_level_choices);
     return 2;
   }
-  auto cfg = shoal::runtime::load_cluster_config(conf_path);
+  return std::nullopt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  shoal::runtime::block_shutdown_signals();
+  ctld_flags flags;
+  if (auto code = parse_flags(argc, argv, flags)) return *code;
+  auto cfg = shoal::runtime::load_cluster_config(flags.conf_path);
   if (!cfg) {
     std::fprintf(stderr, "shoalctld: error: %s\n", shoal::describe(cfg.error()).c_str());
     return 1;
@@ -106,7 +118,7 @@ int main(int argc, char** argv) {
                  shoal::describe(interconnect.error()).c_str());
     return 1;
   }
-  if (check_only) {
+  if (flags.check_only) {
     std::printf("shoalctld: configuration %s is valid: %zu nodes, %zu partitions\n",
                 cfg->path.c_str(), cfg->nodes.size(), cfg->partitions.size());
     return 0;
@@ -116,7 +128,7 @@ int main(int argc, char** argv) {
   if (setup.lines.empty())
     setup.lines.push_back(
         shoal::config::controller_host{"127.0.0.1", "127.0.0.1", cfg->controller_port});
-  auto line = shoal::runtime::choose_controller_line(setup.lines, controller_name,
+  auto line = shoal::runtime::choose_controller_line(setup.lines, flags.controller_name,
                                                      short_host_name(), long_host_name());
   if (!line) {
     std::fprintf(stderr, "shoalctld: error: %s\n", shoal::describe(line.error()).c_str());
@@ -124,9 +136,9 @@ int main(int argc, char** argv) {
   }
   setup.self_index = *line;
   auto log_opt = shoal::runtime::controller_log_options(*cfg);
-  if (!debug_level.empty()) log_opt.level = debug_level;
-  if (!log_file.empty()) log_opt.file = log_file;
-  log_opt.more_verbose = verbose;
+  if (!flags.debug_level.empty()) log_opt.level = flags.debug_level;
+  if (!flags.log_file.empty()) log_opt.file = flags.log_file;
+  log_opt.more_verbose = flags.verbose;
   if (auto err = shoal::runtime::setup_logging(log_opt)) {
     std::fprintf(stderr, "shoalctld: error: %s\n", shoal::describe(err).c_str());
     return 1;
@@ -166,7 +178,7 @@ int main(int argc, char** argv) {
     shoal::runtime::record_process_start(*meters, SHOAL_VERSION);
   }
   setup.meters = meters.get();
-  setup.cold_start = cold_start;
+  setup.cold_start = flags.cold_start;
   setup.cfg = std::move(*cfg);
   auto failover = shoal::runtime::spawn_failover(sys, std::move(setup));
   int code = shoal::runtime::run_until_shutdown(sys, failover);
