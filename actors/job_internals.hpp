@@ -1,0 +1,113 @@
+#pragma once
+
+// The job actor's private parts: its state, the data an event brings, and the functions that
+// job.cpp (the behavior and its handlers) and job_effects.cpp (the effects of the lifecycle's
+// transitions) share. Nothing else includes this header.
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/job.hpp"
+#include "policy/job_lifecycle.hpp"
+
+namespace shoal::actors::job_detail {
+
+using policy::effect_kind;
+using policy::event_kind;
+using policy::verdict;
+
+/// An allocation's main step id: none of its steps (they count from 0) ever has it.
+constexpr uint32_t no_main_step = 0xfffffffd;
+
+struct step_run {
+  std::vector<size_t> nodes;      ///< indices into the job's node list
+  std::set<std::string> waiting;  ///< nodes whose tasks have not reported yet
+  int32_t exit_code = 0;          ///< highest task exit code so far
+  int32_t exit_signal = 0;        ///< the signal behind exit_code (0: the task exited)
+  caf::actor client;
+  std::string error;           ///< first launch error
+  bool out_of_memory = false;  ///< a node killed its tasks for exceeding the memory limit
+};
+
+/// The interface plus the actor's own timer ticks (they carry the timer generation).
+using job_impl = job_actor::extend<caf::reacts_to<msg::tlimit_atom, uint64_t>,
+                                   caf::reacts_to<msg::escalate_atom, uint64_t>,
+                                   caf::reacts_to<msg::warn_atom, uint64_t>>;
+
+struct job_state_t {
+  static inline const char* name = "job";
+  job_setup setup;
+  msg::job_info info;  ///< state and reason mirror `life` (to_job_state)
+  policy::lifecycle life;
+  msg::job_state logged = msg::job_state::pending;  ///< the state last published (and logged)
+  std::vector<std::string> nodes;
+  std::vector<caf::actor> node_actors;
+  std::vector<uint32_t> node_cpus;        ///< CPUs held on each node (shared nodes), else empty
+  std::vector<msg::gres_held> node_gres;  ///< devices held (gres_held::node: index in nodes)
+  std::map<uint32_t, step_run> steps;
+  uint32_t next_step = 0;
+  uint32_t main_step = 0;
+  uint64_t timer_gen = 0;
+  /// Recovered jobs only: node -> the steps it had not reported when the controller stopped,
+  /// until the node re-registers and says which it still runs.
+  std::map<std::string, std::set<uint32_t>> unconfirmed;
+};
+
+using job_self = job_impl::stateful_pointer<job_state_t>;
+
+/// What the message behind an event brought, for the effects that act on it.
+struct event_data {
+  /// placed: the allocation.
+  std::vector<std::string> names;
+  std::vector<caf::actor> actors;
+  std::vector<uint32_t> cpus;
+  std::string nodelist;  ///< as listings show it (box form on a torus)
+  std::vector<msg::gres_held> gres;
+  /// pending reasons: the scheduler's priority for the job.
+  uint64_t priority = 0;
+  /// step_ended: the step that ended; step_requested: the new step's id, nodes, request, client.
+  uint32_t step_id = 0;
+  step_run step;
+  std::vector<size_t> step_nodes;
+  const msg::job_request* request = nullptr;
+  caf::actor client;
+};
+
+/// Events that effects lead to (launched, release_done, step ends), handled after the effects.
+using follow_ups = std::vector<std::pair<policy::event, event_data>>;
+
+caf::actor handle_of(job_self self);
+
+/// Sends the listing view and saves the record (unless `save_record` is false: the first view,
+/// whose record the controller saved before spawning the job); a changed state is logged here,
+/// once per publication.
+void publish(job_self self, bool save_record = true);
+
+/// The --signal warning's timer for the run that started at `start` (Unix seconds): WarnTime
+/// before the limit, at once when the limit is shorter; none without a limit, a signal or a
+/// time (Slurm sends a warning with time 0 never).
+void arm_warning(job_self self, int64_t start);
+
+void signal_steps(job_self self, uint32_t step, int32_t signo);
+
+/// Takes a step whose nodes all reported out of the table: the event its end is.
+std::pair<policy::event, event_data> step_done(job_self self, uint32_t step_id);
+
+/// Runs one effect of a transition; events it leads to go to `then`.
+void run_effect(job_self self, const policy::effect& e, event_data& data, follow_ups& then);
+
+/// The lifecycle's answer to `ev` now.
+policy::transition decide(job_self self, const policy::event& ev);
+
+/// Takes the transition's lifecycle and runs its effects in order, then the events they led to.
+void execute(job_self self, const policy::transition& t, event_data& data);
+
+/// decide, then execute.
+policy::transition handle(job_self self, const policy::event& ev, event_data data = {});
+
+}  // namespace shoal::actors::job_detail
