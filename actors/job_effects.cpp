@@ -248,6 +248,92 @@ void notify(job_self self, const policy::effect& e) {
   }
 }
 
+/// Takes the allocation the scheduler placed the job on.
+void take_allocation(job_self self, event_data& data) {
+  auto& st = self->state;
+  auto& info = st.info;
+  st.nodes = std::move(data.names);
+  st.node_actors = std::move(data.actors);
+  st.node_cpus = std::move(data.cpus);
+  st.node_gres = std::move(data.gres);
+  info.nodelist = std::move(data.nodelist);
+  info.node_count = static_cast<uint32_t>(st.nodes.size());
+  info.start_time = unix_now();
+}
+
+/// Tells each node of the allocation the job starts there, with the CPUs and devices it holds.
+void start_nodes(job_self self) {
+  auto& st = self->state;
+  auto& info = st.info;
+  // A whole-node job tells its nodes 0 CPUs ("all"); a shared one what it holds.
+  bool shared = !st.setup.req.workload.exclusive && st.node_cpus.size() == st.nodes.size() &&
+                st.setup.shared_nodes;
+  for (size_t i = 0; i < st.node_actors.size(); ++i) {
+    std::vector<msg::gres_held> here;  // the node's devices, for its GresUsed and launches
+    for (const auto& held : st.node_gres)
+      if (held.node == i) here.push_back({0, held.name, held.indices});
+    send_to(self, st.node_actors[i], msg::start_atom_v, info.job_id,
+            shared ? st.node_cpus[i] : uint32_t{0}, std::move(here));
+  }
+}
+
+/// Arms the time limit and the --signal warning of a run that starts now.
+void arm_time_limit(job_self self) {
+  auto& st = self->state;
+  auto& info = st.info;
+  // Always a new generation: ticks of an earlier run (before a requeue) are stale.
+  ++st.timer_gen;
+  if (info.time_limit_s > 0)
+    self->delayed_send(self, std::chrono::seconds{info.time_limit_s}, msg::tlimit_atom_v,
+                       st.timer_gen);
+  arm_warning(self, info.start_time);
+}
+
+/// Launches the batch script, or the run command on every node.
+void launch_main_step(job_self self, follow_ups& then) {
+  auto& st = self->state;
+  if (st.setup.req.batch) {
+    st.main_step = msg::batch_step_id;
+    launch_step(self, msg::batch_step_id, {0}, st.setup.req, caf::actor{});
+  } else {
+    std::vector<size_t> all(st.nodes.size());
+    for (size_t i = 0; i < all.size(); ++i) all[i] = i;
+    st.main_step = st.next_step++;
+    launch_step(self, st.main_step, all, st.setup.req, st.setup.client);
+  }
+  then.emplace_back(policy::event{event_kind::launched}, event_data{});
+}
+
+/// Signals the steps the effect's scope names.
+void signal_tasks(job_self self, const policy::effect& e) {
+  auto& st = self->state;
+  switch (e.scope) {
+    case policy::signal_scope::all:
+      signal_steps(self, msg::all_steps, e.signo);
+      return;
+    case policy::signal_scope::batch_shell:
+      if (st.setup.req.batch) signal_steps(self, msg::batch_step_id, e.signo);
+      return;
+    case policy::signal_scope::steps_only:
+      for (auto& [id, run] : st.steps)
+        if (id != msg::batch_step_id) signal_steps(self, id, e.signo);
+      return;
+  }
+}
+
+/// Forgets the allocation of a run that ended for a requeue.
+void drop_allocation(job_self self) {
+  auto& st = self->state;
+  auto& info = st.info;
+  st.steps.clear();
+  st.nodes.clear();
+  st.node_actors.clear();
+  st.node_cpus.clear();
+  info.nodelist.clear();
+  info.start_time = 0;
+  info.requeue_count++;
+}
+
 }  // namespace
 
 caf::actor handle_of(job_self self) {
@@ -303,63 +389,22 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
   auto& info = st.info;
   switch (e.kind) {
     case effect_kind::take_allocation:
-      st.nodes = std::move(data.names);
-      st.node_actors = std::move(data.actors);
-      st.node_cpus = std::move(data.cpus);
-      st.node_gres = std::move(data.gres);
-      info.nodelist = std::move(data.nodelist);
-      info.node_count = static_cast<uint32_t>(st.nodes.size());
-      info.start_time = unix_now();
+      take_allocation(self, data);
       return;
-    case effect_kind::start_nodes: {
-      // A whole-node job tells its nodes 0 CPUs ("all"); a shared one what it holds.
-      bool shared = !st.setup.req.workload.exclusive && st.node_cpus.size() == st.nodes.size() &&
-                    st.setup.shared_nodes;
-      for (size_t i = 0; i < st.node_actors.size(); ++i) {
-        std::vector<msg::gres_held> here;  // the node's devices, for its GresUsed and launches
-        for (const auto& held : st.node_gres)
-          if (held.node == i) here.push_back({0, held.name, held.indices});
-        send_to(self, st.node_actors[i], msg::start_atom_v, info.job_id,
-                shared ? st.node_cpus[i] : uint32_t{0}, std::move(here));
-      }
+    case effect_kind::start_nodes:
+      start_nodes(self);
       return;
-    }
     case effect_kind::arm_time_limit:
-      // Always a new generation: ticks of an earlier run (before a requeue) are stale.
-      ++st.timer_gen;
-      if (info.time_limit_s > 0)
-        self->delayed_send(self, std::chrono::seconds{info.time_limit_s}, msg::tlimit_atom_v,
-                           st.timer_gen);
-      arm_warning(self, info.start_time);
+      arm_time_limit(self);
       return;
     case effect_kind::launch_main_step:
-      if (st.setup.req.batch) {
-        st.main_step = msg::batch_step_id;
-        launch_step(self, msg::batch_step_id, {0}, st.setup.req, caf::actor{});
-      } else {
-        std::vector<size_t> all(st.nodes.size());
-        for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-        st.main_step = st.next_step++;
-        launch_step(self, st.main_step, all, st.setup.req, st.setup.client);
-      }
-      then.emplace_back(policy::event{event_kind::launched}, event_data{});
+      launch_main_step(self, then);
       return;
     case effect_kind::launch_step:
       launch_step(self, data.step_id, data.step_nodes, *data.request, data.client);
       return;
     case effect_kind::signal_tasks:
-      switch (e.scope) {
-        case policy::signal_scope::all:
-          signal_steps(self, msg::all_steps, e.signo);
-          return;
-        case policy::signal_scope::batch_shell:
-          if (st.setup.req.batch) signal_steps(self, msg::batch_step_id, e.signo);
-          return;
-        case policy::signal_scope::steps_only:
-          for (auto& [id, run] : st.steps)
-            if (id != msg::batch_step_id) signal_steps(self, id, e.signo);
-          return;
-      }
+      signal_tasks(self, e);
       return;
     case effect_kind::nodes_done:
       for (auto& node : st.node_actors) send_to(self, node, msg::done_atom_v, info.job_id);
@@ -389,13 +434,7 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
       self->send(st.setup.scheduler, msg::release_atom_v, info.job_id);
       return;
     case effect_kind::drop_allocation:
-      st.steps.clear();
-      st.nodes.clear();
-      st.node_actors.clear();
-      st.node_cpus.clear();
-      info.nodelist.clear();
-      info.start_time = 0;
-      info.requeue_count++;
+      drop_allocation(self);
       return;
     case effect_kind::enqueue:
       self->send(st.setup.scheduler, msg::enqueue_atom_v, info.job_id, st.setup.req,
