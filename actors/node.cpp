@@ -304,16 +304,11 @@ void meter_heartbeat(node_self self) {
   st.heartbeat_lag->observe(std::max(0.0, late.count()));
 }
 
-node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
-                                       caf::actor controller, int64_t heartbeat_timeout_ms,
-                                       int64_t heartbeat_interval_ms, metrics::registry* meters,
-                                       state_keeper_actor keeper,
-                                       std::optional<msg::node_record> saved,
-                                       daemon_gate_actor gate) {
+namespace {
+
+/// The heartbeat meters (none without a registry).
+void attach_meters(node_self self, metrics::registry* meters) {
   auto& st = self->state;
-  st.gate = std::move(gate);
-  actor_probe probe{self, meters, "node"};
-  st.interval = std::chrono::milliseconds{heartbeat_interval_ms};
   // Only beats that reach this actor are timed here; a node a collector gathers is timed by its
   // collector's rounds (shoal control show collectors: ROUND_MS).
   if (meters)
@@ -328,8 +323,11 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
         "shoal_heartbeat_messages_total",
         "Heartbeat messages the controller received: one per node beat without collectors, one "
         "per collector round with them");
-  st.controller = std::move(controller);
-  st.timeout = std::chrono::milliseconds{heartbeat_timeout_ms};
+}
+
+/// What the node's config line says of it, its State= included.
+void take_config(node_self self, const config::node_config& cfg) {
+  auto& st = self->state;
   st.info.name = cfg.name;
   st.info.address = cfg.address;
   st.info.cpus = cfg.cpus;
@@ -352,9 +350,12 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
     st.flags.drain = true;
     set_reason(self, "Set DRAIN in the config", "shoal");
   }
-  st.keeper = std::move(keeper);
+}
+
+/// What an admin set before the controller restarted (drain, down) outlives the restart.
+void restore_admin_state(node_self self, const std::optional<msg::node_record>& saved) {
+  auto& st = self->state;
   if (saved && (saved->drain || saved->down)) {
-    // What an admin set before the controller restarted outlives the restart.
     st.flags.drain = saved->drain;
     if (saved->down) {
       st.flags.life = liveness::down;
@@ -364,6 +365,183 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
     st.info.reason_time = saved->reason_time;
     st.info.reason_user = saved->reason_user;
   }
+}
+
+/// A node daemon registers: it reports its machine, and hears where it beats and which output
+/// sinks its steps have.
+caf::result<caf::actor> on_register(node_self self, const msg::machine_status& rep,
+                                    const caf::actor& daemon) {
+  auto& st = self->state;
+  if (st.daemon && st.daemon != daemon) self->demonitor(st.daemon);
+  st.daemon = daemon;
+  self->monitor(daemon);
+  config::log().info("node registered node={} host={} cpus={} mem_mb={} os={}", st.info.name,
+                     rep.hostname, rep.cpus, rep.real_memory_mb, rep.os);
+  merge_report(self, rep);
+  check_resources(self);
+  on_alive(self);
+  for (auto& [key, sink] : st.sinks)
+    to_daemon(self, daemon, msg::attach_atom_v, key.first, key.second, sink);
+  // A restarted daemon has forgotten where it beats.
+  if (!st.collector.empty() && st.collector_port != 0)
+    to_daemon(self, daemon, msg::collector_atom_v, st.collector, st.collector_host,
+              st.collector_port);
+  // The daemon heartbeats straight to this actor from now on.
+  return caf::actor_cast<caf::actor>(self);
+}
+
+/// A heartbeat straight from the node daemon.
+void on_heartbeat(node_self self) {
+  if (!self->state.daemon) return;  // a late beat from a daemon we already lost
+  SHOAL_DEBUG(heartbeat, "heartbeat node={}", self->state.info.name);
+  meter_heartbeat(self);
+  if (self->state.heartbeat_messages) self->state.heartbeat_messages->inc();
+  self->state.info.last_response = unix_now();
+  on_alive(self);
+}
+
+/// The collector manager names the collector the daemon beats to (none: it beats here).
+void on_collector(node_self self, std::string& name, std::string& host, uint16_t port) {
+  auto& st = self->state;
+  bool was_collected = !st.collector.empty();
+  st.collector = std::move(name);
+  st.collector_host = std::move(host);
+  st.collector_port = port;
+  if (st.collector.empty()) {
+    if (was_collected) arm_silence_timer(self);
+  } else {
+    ++st.check_gen;  // the manager times the silence from now on
+  }
+  // Port 0: the collector has not announced where it listens yet.
+  if (st.daemon && (st.collector.empty() || st.collector_port != 0))
+    to_daemon(self, st.daemon, msg::collector_atom_v, st.collector, st.collector_host,
+              st.collector_port);
+}
+
+/// A collector's word on whether the node answers.
+void on_responding(node_self self, bool responding) {
+  auto& st = self->state;
+  if (responding) {
+    st.info.last_response = unix_now();
+    on_alive(self);
+  } else if (st.flags.life != liveness::down) {
+    config::log().warn("node not responding node={} collector={}", st.info.name, st.collector);
+    go_down(self, "Not responding", false, "shoal");
+  }
+}
+
+/// The silence timer fired: no beat within the timeout (unless a newer timer is live).
+void on_check(node_self self, uint64_t gen) {
+  auto& st = self->state;
+  if (gen != st.check_gen || st.flags.life == liveness::down) return;
+  config::log().warn("node not responding node={} timeout_ms={}", st.info.name, st.timeout.count());
+  go_down(self, "Not responding", false, "shoal");
+}
+
+/// A job starts here holding `cpus` (0: the whole node) and `devices`.
+void on_job_start(node_self self, uint64_t job, uint32_t cpus,
+                  std::vector<msg::gres_held>& devices) {
+  auto& st = self->state;
+  st.jobs[job] = cpus;
+  if (!devices.empty()) st.devices[job] = std::move(devices);
+  if (st.occupancy.size() != st.info.cpus) st.occupancy.resize(st.info.cpus);
+  if (cpus > 0 && st.cpu_ids.count(job) == 0) {
+    auto ids = st.occupancy.take(cpus);
+    if (!ids.empty()) st.cpu_ids.emplace(job, std::move(ids));
+  }
+  publish(self);
+}
+
+/// A job here is ending (its tasks are being killed).
+void on_job_done(node_self self, uint64_t job) {
+  if (self->state.jobs.count(job) == 0) return;
+  self->state.completing.insert(job);
+  publish(self);
+}
+
+/// A job here has ended: its CPUs, devices and output sinks are free.
+void on_job_release(node_self self, uint64_t job) {
+  auto& st = self->state;
+  if (auto held = st.cpu_ids.find(job); held != st.cpu_ids.end()) {
+    st.occupancy.give_back(held->second);
+    st.cpu_ids.erase(held);
+  }
+  self->state.jobs.erase(job);
+  self->state.completing.erase(job);
+  st.devices.erase(job);
+  auto& sinks = st.sinks;
+  for (auto it = sinks.lower_bound({job, 0}); it != sinks.end() && it->first.first == job;)
+    it = sinks.erase(it);
+  // The daemon may forget the job's ended steps now.
+  if (st.daemon) to_daemon(self, st.daemon, msg::release_atom_v, job);
+  publish(self);
+}
+
+/// Passes a step's launch to the daemon with the job's CPUs and devices here, or fails it for the
+/// job when no daemon is connected.
+void on_launch(node_self self, msg::launch_request& req, caf::actor& sink, caf::actor& job) {
+  auto& st = self->state;
+  if (!st.daemon) {
+    msg::step_exit ex;
+    ex.job_id = req.job_id;
+    ex.step_id = req.step_id;
+    ex.node_name = st.info.name;
+    ex.launch_error = "node " + st.info.name + " has no connected shoald";
+    for (auto r : req.ranks) ex.tasks.push_back({r, 1, 0});
+    send_to(self, job, std::move(ex));
+    return;
+  }
+  if (auto held = st.cpu_ids.find(req.job_id); held != st.cpu_ids.end())
+    req.job_cpus = held->second;
+  // Every GRES name the node has, with the job's devices of it (none: the task
+  // environment's variables for it are removed, as Slurm does).
+  req.gres.clear();
+  auto held = st.devices.find(req.job_id);
+  for (const auto& g : st.cfg.gres) {
+    if (std::any_of(req.gres.begin(), req.gres.end(), [&](auto& h) { return h.name == g.name; }))
+      continue;
+    msg::gres_held entry{0, g.name, {}};
+    if (held != st.devices.end())
+      for (const auto& h : held->second)
+        if (h.name == g.name) entry.indices = h.indices;
+    req.gres.push_back(std::move(entry));
+  }
+  to_daemon(self, st.daemon, msg::launch_atom_v, std::move(req), std::move(sink), std::move(job));
+}
+
+/// An output sink for a step (kept for a daemon that registers later).
+void on_attach(node_self self, uint64_t job, uint32_t step, caf::actor& sink) {
+  auto& st = self->state;
+  st.sinks[{job, step}] = sink;
+  if (st.daemon) to_daemon(self, st.daemon, msg::attach_atom_v, job, step, std::move(sink));
+}
+
+/// A step the daemon adopted after a controller restart ended: the controller finds its job.
+caf::result<caf::ok_atom> on_adopted_step_exit(node_self self, msg::step_exit& ex) {
+  SHOAL_DEBUG(steps, "adopted step exit job={} step={} node={}", ex.job_id,
+              msg::step_label(ex.step_id), self->state.info.name);
+  send_to(self, self->state.controller, std::move(ex));
+  return caf::ok_atom::value;
+}
+
+}  // namespace
+
+node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
+                                       caf::actor controller, int64_t heartbeat_timeout_ms,
+                                       int64_t heartbeat_interval_ms, metrics::registry* meters,
+                                       state_keeper_actor keeper,
+                                       std::optional<msg::node_record> saved,
+                                       daemon_gate_actor gate) {
+  auto& st = self->state;
+  st.gate = std::move(gate);
+  actor_probe probe{self, meters, "node"};
+  st.interval = std::chrono::milliseconds{heartbeat_interval_ms};
+  attach_meters(self, meters);
+  st.controller = std::move(controller);
+  st.timeout = std::chrono::milliseconds{heartbeat_timeout_ms};
+  take_config(self, cfg);
+  st.keeper = std::move(keeper);
+  restore_admin_state(self, saved);
   st.cfg = std::move(cfg);
   arm_silence_timer(self);
   publish(self);
@@ -377,167 +555,40 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
       probe.metered("register",
                     [self](msg::register_atom, const msg::machine_status& rep,
                            const caf::actor& daemon) -> caf::result<caf::actor> {
-                      auto& st = self->state;
-                      if (st.daemon && st.daemon != daemon) self->demonitor(st.daemon);
-                      st.daemon = daemon;
-                      self->monitor(daemon);
-                      config::log().info("node registered node={} host={} cpus={} mem_mb={} os={}",
-                                         st.info.name, rep.hostname, rep.cpus, rep.real_memory_mb,
-                                         rep.os);
-                      merge_report(self, rep);
-                      check_resources(self);
-                      on_alive(self);
-                      for (auto& [key, sink] : st.sinks)
-                        to_daemon(self, daemon, msg::attach_atom_v, key.first, key.second, sink);
-                      // A restarted daemon has forgotten where it beats.
-                      if (!st.collector.empty() && st.collector_port != 0)
-                        to_daemon(self, daemon, msg::collector_atom_v, st.collector,
-                                  st.collector_host, st.collector_port);
-                      // The daemon heartbeats straight to this actor from now on.
-                      return caf::actor_cast<caf::actor>(self);
+                      return on_register(self, rep, daemon);
                     }),
-      probe.metered("heartbeat",
-                    [self](msg::heartbeat_atom) {
-                      if (!self->state.daemon) return;  // a late beat from a daemon we already lost
-                      SHOAL_DEBUG(heartbeat, "heartbeat node={}", self->state.info.name);
-                      meter_heartbeat(self);
-                      if (self->state.heartbeat_messages) self->state.heartbeat_messages->inc();
-                      self->state.info.last_response = unix_now();
-                      on_alive(self);
-                    }),
-      probe.metered(
-          "collector",
-          [self](msg::collector_atom, std::string& name, std::string& host, uint16_t port) {
-            auto& st = self->state;
-            bool was_collected = !st.collector.empty();
-            st.collector = std::move(name);
-            st.collector_host = std::move(host);
-            st.collector_port = port;
-            if (st.collector.empty()) {
-              if (was_collected) arm_silence_timer(self);
-            } else {
-              ++st.check_gen;  // the manager times the silence from now on
-            }
-            // Port 0: the collector has not announced where it listens yet.
-            if (st.daemon && (st.collector.empty() || st.collector_port != 0))
-              to_daemon(self, st.daemon, msg::collector_atom_v, st.collector, st.collector_host,
-                        st.collector_port);
-          }),
-      probe.metered("responding",
-                    [self](msg::responding_atom, bool responding) {
-                      auto& st = self->state;
-                      if (responding) {
-                        st.info.last_response = unix_now();
-                        on_alive(self);
-                      } else if (st.flags.life != liveness::down) {
-                        config::log().warn("node not responding node={} collector={}", st.info.name,
-                                           st.collector);
-                        go_down(self, "Not responding", false, "shoal");
-                      }
-                    }),
+      probe.metered("heartbeat", [self](msg::heartbeat_atom) { on_heartbeat(self); }),
+      probe.metered("collector", [self](msg::collector_atom, std::string& name, std::string& host,
+                                        uint16_t port) { on_collector(self, name, host, port); }),
+      probe.metered("responding", [self](msg::responding_atom,
+                                         bool responding) { on_responding(self, responding); }),
       probe.metered("partitions",
                     [self](msg::parts_atom, std::vector<std::string>& names) {
                       self->state.info.partitions = std::move(names);
                       publish(self);
                     }),
-      probe.metered("check",
-                    [self](msg::check_atom, uint64_t gen) {
-                      auto& st = self->state;
-                      if (gen != st.check_gen || st.flags.life == liveness::down) return;
-                      config::log().warn("node not responding node={} timeout_ms={}", st.info.name,
-                                         st.timeout.count());
-                      go_down(self, "Not responding", false, "shoal");
-                    }),
-      probe.metered("start",
-                    [self](msg::start_atom, uint64_t job, uint32_t cpus,
-                           std::vector<msg::gres_held>& devices) {
-                      auto& st = self->state;
-                      st.jobs[job] = cpus;
-                      if (!devices.empty()) st.devices[job] = std::move(devices);
-                      if (st.occupancy.size() != st.info.cpus) st.occupancy.resize(st.info.cpus);
-                      if (cpus > 0 && st.cpu_ids.count(job) == 0) {
-                        auto ids = st.occupancy.take(cpus);
-                        if (!ids.empty()) st.cpu_ids.emplace(job, std::move(ids));
-                      }
-                      publish(self);
-                    }),
-      probe.metered("done",
-                    [self](msg::done_atom, uint64_t job) {
-                      if (self->state.jobs.count(job) == 0) return;
-                      self->state.completing.insert(job);
-                      publish(self);
-                    }),
-      probe.metered("release",
-                    [self](msg::release_atom, uint64_t job) {
-                      auto& st = self->state;
-                      if (auto held = st.cpu_ids.find(job); held != st.cpu_ids.end()) {
-                        st.occupancy.give_back(held->second);
-                        st.cpu_ids.erase(held);
-                      }
-                      self->state.jobs.erase(job);
-                      self->state.completing.erase(job);
-                      st.devices.erase(job);
-                      auto& sinks = st.sinks;
-                      for (auto it = sinks.lower_bound({job, 0});
-                           it != sinks.end() && it->first.first == job;)
-                        it = sinks.erase(it);
-                      // The daemon may forget the job's ended steps now.
-                      if (st.daemon) to_daemon(self, st.daemon, msg::release_atom_v, job);
-                      publish(self);
-                    }),
+      probe.metered("check", [self](msg::check_atom, uint64_t gen) { on_check(self, gen); }),
       probe.metered(
-          "launch",
-          [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink, caf::actor& job) {
-            auto& st = self->state;
-            if (!st.daemon) {
-              msg::step_exit ex;
-              ex.job_id = req.job_id;
-              ex.step_id = req.step_id;
-              ex.node_name = st.info.name;
-              ex.launch_error = "node " + st.info.name + " has no connected shoald";
-              for (auto r : req.ranks) ex.tasks.push_back({r, 1, 0});
-              send_to(self, job, std::move(ex));
-              return;
-            }
-            if (auto held = st.cpu_ids.find(req.job_id); held != st.cpu_ids.end())
-              req.job_cpus = held->second;
-            // Every GRES name the node has, with the job's devices of it (none: the task
-            // environment's variables for it are removed, as Slurm does).
-            req.gres.clear();
-            auto held = st.devices.find(req.job_id);
-            for (const auto& g : st.cfg.gres) {
-              if (std::any_of(req.gres.begin(), req.gres.end(),
-                              [&](auto& h) { return h.name == g.name; }))
-                continue;
-              msg::gres_held entry{0, g.name, {}};
-              if (held != st.devices.end())
-                for (const auto& h : held->second)
-                  if (h.name == g.name) entry.indices = h.indices;
-              req.gres.push_back(std::move(entry));
-            }
-            to_daemon(self, st.daemon, msg::launch_atom_v, std::move(req), std::move(sink),
-                      std::move(job));
-          }),
+          "start",
+          [self](msg::start_atom, uint64_t job, uint32_t cpus,
+                 std::vector<msg::gres_held>& devices) { on_job_start(self, job, cpus, devices); }),
+      probe.metered("done", [self](msg::done_atom, uint64_t job) { on_job_done(self, job); }),
+      probe.metered("release",
+                    [self](msg::release_atom, uint64_t job) { on_job_release(self, job); }),
+      probe.metered("launch", [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink,
+                                     caf::actor& job) { on_launch(self, req, sink, job); }),
       probe.metered("signal",
                     [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
                       if (self->state.daemon)
                         signal_daemon(self, self->state.daemon, job, step, signo);
                     }),
-      probe.metered("attach",
-                    [self](msg::attach_atom, uint64_t job, uint32_t step, caf::actor& sink) {
-                      auto& st = self->state;
-                      st.sinks[{job, step}] = sink;
-                      if (st.daemon)
-                        to_daemon(self, st.daemon, msg::attach_atom_v, job, step, std::move(sink));
-                    }),
+      probe.metered("attach", [self](msg::attach_atom, uint64_t job, uint32_t step,
+                                     caf::actor& sink) { on_attach(self, job, step, sink); }),
       probe.metered("nodeupd", [self](msg::nodeupd_atom,
                                       const msg::node_update& up) { return on_update(self, up); }),
       probe.metered("step_exit",
                     [self](msg::step_exit& ex) -> caf::result<caf::ok_atom> {
-                      SHOAL_DEBUG(steps, "adopted step exit job={} step={} node={}", ex.job_id,
-                                  msg::step_label(ex.step_id), self->state.info.name);
-                      send_to(self, self->state.controller, std::move(ex));
-                      return caf::ok_atom::value;
+                      return on_adopted_step_exit(self, ex);
                     }),
   };
 }
