@@ -14,45 +14,9 @@
 
 namespace shoal::msg {
 
-/// What a client asks (msg::client_request::op). Numbers are part of the wire format.
-enum class client_op : uint8_t {
-  ping = 1,                ///< -> status
-  jobs = 2,                ///< include_finished -> jobs
-  job = 3,                 ///< job_id -> jobs (one)
-  nodes = 4,               ///< -> nodes
-  partitions = 5,          ///< -> partitions
-  config = 6,              ///< -> text (the running configuration, rendered)
-  cancel = 7,              ///< target, signo, uid -> ok
-  job_control = 8,         ///< control -> ok
-  pending = 9,             ///< -> pending
-  map = 10,                ///< -> map
-  node_update = 11,        ///< update -> ok
-  set_debug = 12,          ///< text (level), user -> text (the level now)
-  debug_flags = 13,        ///< text (changes), user -> text (the flags now on)
-  diag_reset = 14,         ///< uid -> ok
-  submit = 15,             ///< submission -> jobs (the job)
-  signal = 16,             ///< job_id, signo -> ok (the signal for the job's tasks; srun's Ctrl-C)
-  run = 17,                ///< submission -> jobs (the job), and the job's stream (client_stream)
-  attach = 18,             ///< job_id -> jobs (the job), and its stream from now on
-  collectors = 19,         ///< -> collectors (`shoal control show collectors`)
-  partition_summary = 20,  ///< -> summary (`shoal info`'s default view)
-  partition_edit = 21,     ///< partition_change -> ok (update, create, delete partitionname=)
-  test_only = 22,  ///< submission -> estimate (--test-only: when and where; nothing submitted)
-  complete = 23,   ///< job_id, exit_code, signo -> ok (shoal alloc releases its allocation)
-  /// -> text: the cluster's TLS identity in a MUNGE credential only the asking uid may decode
-  /// (a node daemon, before it connects to the daemons' port; docs/security.md)
-  cluster_identity = 24,
-};
-
-/// What a frame of a run or attach connection carries (msg::client_reply::stream).
-enum class client_stream : uint8_t {
-  reply = 0,      ///< the request's reply
-  output = 1,     ///< output: what a task wrote
-  step_exit = 2,  ///< exited: a node's tasks ended
-  event = 3,      ///< event: queued, allocated, message, ended
-};
-
-/// A request of kind `op`.
+/// A request of kind `op`. client_op and client_stream (what a frame of a run or attach connection
+/// carries) are generated from messages/shoal.capnp's ClientOp and ClientStream, which document
+/// each value.
 inline client_request make_client_request(client_op op) {
   client_request r;
   r.op = static_cast<uint8_t>(op);

@@ -454,12 +454,46 @@ struct StepdFrame {
 # included). The front door answers each with one ClientReply frame, in order, on the same
 # connection.
 
+# What a client asks: the kinds of request, ClientRequest.op's values. The C++ enum msg::client_op,
+# each kind's name and their count are generated from this list (messages/wire_gen.cpp), and the
+# front door has a route for each (runtime/ctld/front_door/routing.cpp; the build fails without
+# one). Adding a kind: its line here with the next ordinal, then its route and handler there
+# (docs/architecture.md, "Adding a request kind"). Each comment reads: the ClientRequest fields the
+# kind uses -> the ClientReply fields its answer fills.
+enum ClientOp $C.type("uint8_t") {
+  unknown @0;           # an unset op; refused, as is any number not listed here
+  ping @1;              # -> status
+  jobs @2;              # includeFinished -> jobs
+  job @3;               # jobId -> jobs (one)
+  nodes @4;             # -> nodes
+  partitions @5;        # -> partitions
+  config @6;            # -> text (the running configuration, rendered)
+  cancel @7;            # target, signo, uid -> ok
+  jobControl @8;        # control -> ok
+  pending @9;           # -> pending
+  map @10;              # -> map
+  nodeUpdate @11;       # update -> ok
+  setDebug @12;         # text (level), user -> text (the level now)
+  debugFlags @13;       # text (changes), user -> text (the flags now on)
+  diagReset @14;        # uid -> ok
+  submit @15;           # submission -> jobs (the job)
+  signal @16;           # jobId, signo -> ok (the signal for the job's tasks; srun's Ctrl-C)
+  run @17;              # submission -> jobs (the job), and the job's stream (ClientReply.stream)
+  attach @18;           # jobId -> jobs (the job), and its stream from now on
+  collectors @19;       # -> collectors (`shoal control show collectors`)
+  partitionSummary @20; # -> summary (`shoal info`'s default view)
+  partitionEdit @21;    # partitionChange -> ok (update, create, delete partitionname=)
+  testOnly @22;         # submission -> estimate (--test-only: when and where; nothing submitted)
+  complete @23;         # jobId, exitCode, signo -> ok (shoal alloc releases its allocation)
+  clusterIdentity @24;  # -> text: the cluster's TLS identity in a MUNGE credential only the asking
+                        # uid may decode (a node daemon, before it connects to the daemons' port;
+                        # docs/security.md)
+}
+
 struct ClientRequest {
-  op @0 :UInt8;              # 1 ping, 2 jobs, 3 job, 4 nodes, 5 partitions, 6 config, 7 cancel,
-                             # 8 jobControl, 9 pending, 10 map, 11 nodeUpdate, 12 setDebug,
-                             # 13 debugFlags, 14 diagReset, 15 submit, 16 signal, 17 run,
-                             # 18 attach, 19 collectors, 20 partitionSummary, 21 partitionEdit,
-                             # 22 testOnly, 23 complete, 24 clusterIdentity
+  op @0 :UInt8;              # a ClientOp. A UInt8, not the enum: capnp encodes an enum as a UInt16
+                             # and forbids changing a field's type, since older peers would read
+                             # the field's bits at its old width
   credential @1 :Text;       # the caller's credential (AuthType); empty under auth/none
   includeFinished @2 :Bool;  # jobs: finished ones too
   jobId @3 :UInt64;          # job, signal, attach
@@ -487,7 +521,8 @@ struct ClientReply {
   status @7 :ControllerStatus; # ping
   text @8 :Text;             # config (rendered), setDebug and debugFlags (what is now on)
   # run and attach stream what the job's client hears on the same connection, each in a frame of
-  # its own, before and after the request's reply (stream 0): 1 output, 2 exited, 3 event.
+  # its own, before and after the request's reply: a ClientStream (below; a UInt8, as
+  # ClientRequest.op is).
   stream @9 :UInt8;
   output @10 :TaskOutput;
   exited @11 :StepExit;
@@ -495,6 +530,14 @@ struct ClientReply {
   collectors @13 :List(CollectorInfo); # collectors
   summary @14 :List(PartitionSummary); # partitionSummary
   estimate @15 :StartEstimate; # testOnly
+}
+
+# What a frame of a run or attach connection carries (ClientReply.stream).
+enum ClientStream $C.type("uint8_t") {
+  reply @0;                  # the request's reply
+  output @1;                 # output: what a task wrote
+  stepExit @2;               # exited: a node's tasks ended
+  event @3;                  # event: queued, allocated, message, ended
 }
 
 # When and where a job would start (sbatch/srun --test-only, Slurm's will_run), from the

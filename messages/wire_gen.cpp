@@ -1,7 +1,8 @@
 // A capnp compiler plugin: reads a CodeGeneratorRequest on stdin and writes, next to the
 // requested file's path under the output directory,
 //   wire_types.hpp  the C++ struct of each schema struct (namespace shoal::msg, snake_case names,
-//                   the schema defaults as initializers), each primitive const, the field visitor
+//                   the schema defaults as initializers), each primitive const, each enum with its
+//                   count and names (E_count, E_names, to_string), the field visitor
 //                   (wire_fields<T>, for_each_field) and SHOAL_WIRE_STRUCTS, an X-macro list;
 //   wire_codec.cpp  fill/read between those structs and the capnp builders and readers, and each
 //                   struct's encode/decode (messages/codec.hpp).
@@ -125,6 +126,18 @@ struct struct_model {
   std::string doc;
   std::vector<field_model> fields;
   std::vector<uint64_t> uses;  // structs its fields hold
+};
+
+struct enumerant_model {
+  std::string name;  // job_control
+  std::string doc;
+};
+
+struct enum_model {
+  std::string name;        // client_op
+  std::string underlying;  // uint8_t
+  std::string doc;
+  std::vector<enumerant_model> values;  // by value (capnp numbers enumerants 0, 1, 2, ...)
 };
 
 struct generator {
@@ -299,20 +312,66 @@ struct generator {
     return m;
   }
 
+  enum_model enum_of(capnp::EnumSchema e) {
+    auto proto = e.getProto();
+    enum_model m;
+    std::string schema_name = e.getShortDisplayName();
+    auto cxx_name = text_annotation(proto.getAnnotations(), name_annotation);
+    m.name = cxx_name.empty() ? snake_case(schema_name) : cxx_name;
+    m.doc = docs[proto.getId()];
+    auto cxx_type = text_annotation(proto.getAnnotations(), type_annotation);
+    m.underlying = cxx_type.empty() ? "uint16_t" : cxx_type;
+    uint64_t limit = m.underlying == "uint8_t" ? 0xffu : m.underlying == "uint16_t" ? 0xffffu : 0;
+    if (limit == 0) fail(schema_name + ": $type of an enum is uint8_t or uint16_t");
+    auto& mdocs = member_docs[proto.getId()];
+    for (auto v : e.getEnumerants()) {
+      auto i = v.getOrdinal();
+      if (i > limit) fail(schema_name + ": " + std::to_string(i) + " does not fit " + m.underlying);
+      m.values.push_back({snake_case(v.getProto().getName()), i < mdocs.size() ? mdocs[i] : ""});
+    }
+    return m;
+  }
+
+  std::string enum_declaration(const enum_model& e) {
+    auto count = e.name + "_count";
+    std::string out = doc_lines(e.doc, "");
+    out += "enum class " + e.name + " : " + e.underlying + " {\n";
+    for (size_t i = 0; i < e.values.size(); ++i) {
+      out += doc_lines(e.values[i].doc, "  ");
+      out += "  " + e.values[i].name + " = " + std::to_string(i) + ",\n";
+    }
+    out += "};\n\n";
+    out += "/// How many values " + e.name + " has: each is below this.\n";
+    out += "inline constexpr size_t " + count + " = " + std::to_string(e.values.size()) + ";\n\n";
+    out += "/// The name of each " + e.name + " value, by value: the schema's, in snake_case.\n";
+    out += "inline constexpr const char* " + e.name + "_names[" + count + "] = {\n";
+    for (auto& v : e.values) out += "    " + quoted(v.name) + ",\n";
+    out += "};\n\n";
+    out += "/// The name of `x` (for logs), or its number when the schema names no such value (a\n";
+    out += "/// newer peer's).\n";
+    out += "inline std::string to_string(" + e.name + " x) {\n";
+    out += "  auto i = static_cast<size_t>(x);\n";
+    out += "  return i < " + count + " ? " + e.name + "_names[i] : std::to_string(i);\n}\n\n";
+    return out;
+  }
+
   // -- output -------------------------------------------------------------------------------------
 
   std::string types_header(const std::vector<struct_model>& structs,
+                           const std::vector<enum_model>& enums,
                            const std::vector<std::string>& consts,
                            const std::vector<std::string>& includes, const std::string& source) {
     std::string out;
     out += "// Generated from " + source + " by messages/wire_gen.cpp. Do not edit: change the\n";
     out += "// schema (field meanings and units are documented there).\n\n";
-    out += "#pragma once\n\n#include <cstdint>\n#include <string>\n#include <type_traits>\n";
+    out += "#pragma once\n\n#include <cstddef>\n#include <cstdint>\n#include <string>\n";
+    out += "#include <type_traits>\n";
     out += "#include <vector>\n\n";
     for (auto& inc : includes) out += "#include \"" + inc + "\"\n";
     out += "\nnamespace shoal::msg {\n\n";
     for (auto& c : consts) out += c;
     if (!consts.empty()) out += "\n";
+    for (auto& e : enums) out += enum_declaration(e);
     for (auto& s : structs) {
       out += doc_lines(s.doc, "");
       out += "struct " + s.name + " {\n";
@@ -500,12 +559,15 @@ void for_each_field(T& x, F&& f) {
           for (auto inc : a.getValue().getList().getAs<capnp::List<capnp::Text>>())
             includes.push_back(inc);
       std::vector<struct_model> structs;
+      std::vector<enum_model> enums;
       std::vector<std::string> consts;
       for (auto nested : node.getProto().getNestedNodes()) {
         auto schema = loader.get(nested.getId());
         auto proto = schema.getProto();
         if (proto.isStruct()) {
           structs.push_back(model(schema.asStruct()));
+        } else if (proto.isEnum()) {
+          enums.push_back(enum_of(schema.asEnum()));
         } else if (proto.isConst()) {
           auto c = schema.asConst();
           auto type = scalar_type(c.getType().which());
@@ -516,7 +578,7 @@ void for_each_field(T& x, F&& f) {
         }
       }
       structs = ordered(std::move(structs));
-      write(dir + "wire_types.hpp", types_header(structs, consts, includes, filename));
+      write(dir + "wire_types.hpp", types_header(structs, enums, consts, includes, filename));
       write(dir + "wire_codec.cpp", codec_source(structs, filename, filename + ".h"));
     }
   }

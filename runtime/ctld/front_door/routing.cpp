@@ -1,6 +1,8 @@
 #include "runtime/ctld/front_door/routing.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <memory>
 #include <set>
 #include <string>
@@ -24,7 +26,8 @@ using handler = void (*)(door_self self, const reply_to& to, msg::client_request
 
 /// How one kind of request is served.
 struct route {
-  handler handle;
+  op kind = op::unknown;
+  handler handle = nullptr;
   need who = need::nothing;     ///< what authorize asks of its sender first
   bool in_control_only = true;  ///< refused while no target answers (errc::not_in_control)
 };
@@ -230,49 +233,76 @@ void on_unknown(door_self self, const reply_to& to, msg::client_request& req, co
                                                        " (a client newer than this controller?)")));
 }
 
-/// The routing table. Administration (node and partition updates, debug levels and flags) is root's
-/// and the admins'; the diagnostics' reset is the controller's to refuse (root's and SlurmUser's
-/// only, as sdiag --reset). A cluster identity was sealed, or refused, by the credential checker,
-/// and is answered in or out of control.
+/// The routing table: a line per kind of messages/shoal.capnp's ClientOp, in any order (the build
+/// fails unless each kind has exactly one). Administration (node and partition updates, debug
+/// levels and flags) is root's and the admins'; the diagnostics' reset is the controller's to
+/// refuse (root's and SlurmUser's only, as sdiag --reset). A cluster identity was sealed, or
+/// refused, by the credential checker, and is answered in or out of control.
 // clang-format off
-route route_for(op kind) {
-  switch (kind) {
-    case op::ping:              return {on_ping};
-    case op::jobs:              return {on_jobs};
-    case op::job:               return {on_job};
-    case op::nodes:             return {on_nodes};
-    case op::partitions:        return {on_partitions};
-    case op::config:            return {on_config};
-    case op::partition_summary: return {on_partition_summary};
-    case op::collectors:        return {on_collectors};
-    case op::pending:           return {on_pending, need::visible_ids};
-    case op::map:               return {on_map, need::visible_ids};
-    case op::submit:            return {on_submit};
-    case op::run:               return {on_run};
-    case op::test_only:         return {on_test_only};
-    case op::cancel:            return {on_cancel};
-    case op::job_control:       return {on_job_control};
-    case op::signal:            return {on_signal, need::job_owner};
-    case op::complete:          return {on_complete, need::job_owner};
-    case op::attach:            return {on_attach, need::job_owner};
-    case op::node_update:       return {on_node_update, need::admin};
-    case op::partition_edit:    return {on_partition_edit, need::admin};
-    case op::set_debug:         return {on_set_debug, need::admin};
-    case op::debug_flags:       return {on_debug_flags, need::admin};
-    case op::diag_reset:        return {on_diag_reset};
-    case op::cluster_identity:  return {on_cluster_identity, need::nothing, false};
-  }
-  return {on_unknown};
-}
+constexpr route routes[] = {
+  {op::unknown,           on_unknown},
+  {op::ping,              on_ping},
+  {op::jobs,              on_jobs},
+  {op::job,               on_job},
+  {op::nodes,             on_nodes},
+  {op::partitions,        on_partitions},
+  {op::config,            on_config},
+  {op::partition_summary, on_partition_summary},
+  {op::collectors,        on_collectors},
+  {op::pending,           on_pending, need::visible_ids},
+  {op::map,               on_map, need::visible_ids},
+  {op::submit,            on_submit},
+  {op::run,               on_run},
+  {op::test_only,         on_test_only},
+  {op::cancel,            on_cancel},
+  {op::job_control,       on_job_control},
+  {op::signal,            on_signal, need::job_owner},
+  {op::complete,          on_complete, need::job_owner},
+  {op::attach,            on_attach, need::job_owner},
+  {op::node_update,       on_node_update, need::admin},
+  {op::partition_edit,    on_partition_edit, need::admin},
+  {op::set_debug,         on_set_debug, need::admin},
+  {op::debug_flags,       on_debug_flags, need::admin},
+  {op::diag_reset,        on_diag_reset},
+  {op::cluster_identity,  on_cluster_identity, need::nothing, false},
+};
 // clang-format on
 
+/// `routes` indexed by kind; a kind without a route keeps a null handler.
+constexpr std::array<route, msg::client_op_count> by_kind() {
+  std::array<route, msg::client_op_count> out{};
+  for (const auto& r : routes) out[static_cast<size_t>(r.kind)] = r;
+  return out;
+}
+
+constexpr auto route_table = by_kind();
+
+constexpr bool every_kind_routed() {
+  for (const auto& r : route_table)
+    if (r.handle == nullptr) return false;
+  return true;
+}
+
+static_assert(std::size(routes) == msg::client_op_count && every_kind_routed(),
+              "each ClientOp of messages/shoal.capnp needs one line in routes");
+
+/// The route of `kind`; unknown's for a number the schema does not name (a newer client's).
+const route& route_for(op kind) {
+  auto i = static_cast<size_t>(kind);
+  return route_table[i < route_table.size() ? i : 0];
+}
+
 }  // namespace
+
+bool routed(msg::client_op kind) {
+  return route_for(kind).handle != on_unknown;
+}
 
 void serve(door_self self, const reply_to& to, msg::client_request& req) {
   if (auto it = self->state.conns.find(to.hdl);
       it == self->state.conns.end() || it->second.serial != to.serial)
     return;  // the client left while its credential was checked
-  auto r = route_for(static_cast<op>(req.op));
+  const auto& r = route_for(static_cast<op>(req.op));
   // Held for a handler that runs once the target said who owns a job, or whose jobs are active.
   auto held = std::make_shared<msg::client_request>(std::move(req));
   authorize(self, to, *held, r.who, [self, to, r, held](const grant& g) {

@@ -13,4 +13,8 @@ namespace shoal::runtime::door {
 /// unknown (errc::invalid_request). Does nothing when the connection is gone.
 void serve(door_self self, const reply_to& to, msg::client_request& req);
 
+/// Whether requests of `kind` have a handler of their own: false for client_op::unknown and any
+/// number messages/shoal.capnp's ClientOp does not name, which serve refuses as unknown.
+bool routed(msg::client_op kind);
+
 }  // namespace shoal::runtime::door
