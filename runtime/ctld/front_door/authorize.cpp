@@ -21,7 +21,7 @@ void if_admin(door_self self, const reply_to& to, const msg::client_request& req
               const std::function<void(grant)>& then, grant g) {
   if (is_admin(self->state.setup, req.uid)) return then(std::move(g));
   config::log().warn("front door: permission denied request={} uid={} peer={}",
-                     static_cast<int>(req.op), req.uid, peer_of(self, to));
+                     msg::to_string(static_cast<op>(req.op)), req.uid, peer_of(self, to));
   answer(self, to, refusal(make_error(errc::permission_denied, "Access/permission denied")));
 }
 
