@@ -33,19 +33,19 @@ std::string user_name(uint32_t uid) {
 }
 
 /// Puts the proven sender wherever the request names one, so the controller's checks (own jobs
-/// only) and the job's identity rest on the proof and not on what the client wrote.
+/// only), what it attributes changes to and the job's identity rest on the proof and not on what
+/// the client wrote. Every field is stamped whatever the request's kind, so a new kind carrying
+/// one of them is covered without a list of kinds here.
 void stamp_sender(msg::client_request& req, const request_sender& who) {
   req.uid = who.uid;
   req.control.uid = who.uid;
   auto name = user_name(who.uid);
   req.user = name;
   req.update.user = name;  // who a node's reason names
-  if (static_cast<op>(req.op) == op::submit || static_cast<op>(req.op) == op::run ||
-      static_cast<op>(req.op) == op::test_only) {
-    req.submission.uid = who.uid;
-    req.submission.gid = who.gid;
-    req.submission.user = std::move(name);
-  }
+  req.partition_change.user = name;
+  req.submission.uid = who.uid;
+  req.submission.gid = who.gid;
+  req.submission.user = std::move(name);
 }
 
 }  // namespace
