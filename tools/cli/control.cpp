@@ -47,7 +47,7 @@ int show_hostlist(const std::string& what, const std::string& expr) {
 int show(session& s, const std::string& what, const std::string& name, bool json) {
   auto now = now_seconds();
   if (is_entity(what, "node")) {
-    auto nodes = ask<std::vector<msg::node_info>>(s, msg::nodes_atom_v);
+    auto nodes = ask<std::vector<msg::node_info>>(s, msg::client_op::nodes);
     if (!nodes) return fail("control", describe(nodes.error()));
     nlohmann::json out = nlohmann::json::array();
     bool found = false;
@@ -64,8 +64,8 @@ int show(session& s, const std::string& what, const std::string& name, bool json
     return 0;
   }
   if (is_entity(what, "partition")) {
-    auto parts = ask<std::vector<msg::partition_info>>(s, msg::parts_atom_v);
-    auto nodes = ask<std::vector<msg::node_info>>(s, msg::nodes_atom_v);
+    auto parts = ask<std::vector<msg::partition_info>>(s, msg::client_op::partitions);
+    auto nodes = ask<std::vector<msg::node_info>>(s, msg::client_op::nodes);
     if (!parts || !nodes) return fail("control", describe(parts ? nodes.error() : parts.error()));
     nlohmann::json out = nlohmann::json::array();
     bool found = false;
@@ -106,7 +106,7 @@ int show(session& s, const std::string& what, const std::string& name, bool json
       return j.state == msg::job_state::pending;
     });
     if (any_pending) {
-      auto details = ask<std::vector<msg::pending_detail>>(s, msg::pending_atom_v);
+      auto details = ask<std::vector<msg::pending_detail>>(s, msg::client_op::pending);
       if (!details) return fail("control", describe(details.error()));
       for (auto& d : *details) pending.emplace(d.job_id, d);
     }
@@ -123,7 +123,7 @@ int show(session& s, const std::string& what, const std::string& name, bool json
     return 0;
   }
   if (is_entity(what, "collector")) {
-    auto collectors = ask<std::vector<msg::collector_info>>(s, msg::collectors_atom_v);
+    auto collectors = ask<std::vector<msg::collector_info>>(s, msg::client_op::collectors);
     if (!collectors) return fail("control", describe(collectors.error()));
     if (!name.empty()) {
       collectors->erase(
@@ -144,7 +144,7 @@ int show(session& s, const std::string& what, const std::string& name, bool json
     return 0;
   }
   if (is(what, "config")) {
-    auto text = ask<std::string>(s, msg::config_atom_v);
+    auto text = ask<std::string>(s, msg::client_op::config);
     if (!text) return fail("control", describe(text.error()));
     std::fputs(text->c_str(), stdout);
     return 0;

@@ -221,7 +221,7 @@ std::optional<int> add_queue_filters(const queue_flags& q, listing_options& opt,
 int print_pending_plan(session& s, const queue_flags& q, std::vector<msg::job_info> list,
                        listing_options opt, squeue_format_options sopt, bool slurm_format,
                        const std::string& slurm_sort) {
-  auto details = ask<std::vector<msg::pending_detail>>(s, msg::pending_atom_v);
+  auto details = ask<std::vector<msg::pending_detail>>(s, msg::client_op::pending);
   if (!details) return fail("queue", describe(details.error()));
   if (q.priority) {
     std::fputs(render_priorities(list, *details, opt.no_header).c_str(), stdout);
@@ -376,9 +376,9 @@ command_runner add_info_command(CLI::App& app, const std::string& conf) {
       int code = 0;
       auto s = open_session("info", conf, code);
       if (!s) return code;
-      auto node_list = ask<std::vector<msg::node_info>>(*s, msg::nodes_atom_v);
+      auto node_list = ask<std::vector<msg::node_info>>(*s, msg::client_op::nodes);
       if (!node_list) return fail("info", describe(node_list.error()));
-      auto part_list = ask<std::vector<msg::partition_info>>(*s, msg::parts_atom_v);
+      auto part_list = ask<std::vector<msg::partition_info>>(*s, msg::client_op::partitions);
       if (!part_list) return fail("info", describe(part_list.error()));
       // Sockets, cores and threads as configured (NodeName= lines), as sinfo shows them; the
       // controller lists what the nodes reported. Only read when the format shows them.
@@ -419,14 +419,14 @@ command_runner add_info_command(CLI::App& app, const std::string& conf) {
     if (!*node_oriented && opt.format.empty() && !opt.json) {
       // The controller groups the nodes: a few lines, whatever the cluster's size. A controller
       // older than the summary refuses the request; then the nodes come one by one as before.
-      auto sums = ask<std::vector<msg::partition_summary>>(*s, msg::summary_atom_v);
+      auto sums = ask<std::vector<msg::partition_summary>>(*s, msg::client_op::partition_summary);
       if (sums) return print_or_fail("info", render_partition_summary(*sums, opt));
       auto older = sums.error() == errc::invalid_request;
       if (!older) return fail("info", describe(sums.error()));
     }
-    auto node_list = ask<std::vector<msg::node_info>>(*s, msg::nodes_atom_v);
+    auto node_list = ask<std::vector<msg::node_info>>(*s, msg::client_op::nodes);
     if (!node_list) return fail("info", describe(node_list.error()));
-    auto part_list = ask<std::vector<msg::partition_info>>(*s, msg::parts_atom_v);
+    auto part_list = ask<std::vector<msg::partition_info>>(*s, msg::client_op::partitions);
     if (!part_list) return fail("info", describe(part_list.error()));
     if (*node_oriented || !opt.format.empty())
       return print_or_fail("info", render_nodes(*part_list, *node_list, opt, now_seconds()));

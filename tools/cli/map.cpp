@@ -24,7 +24,7 @@ struct map_flags {
 
 /// One picture (or JSON document) of the cluster now; false after printing an error.
 bool print_map(session& s, const map_flags& f) {
-  auto view = ask<msg::topology_view>(s, msg::map_atom_v);
+  auto view = ask<msg::topology_view>(s, msg::client_op::map);
   if (!view) {
     fail("map", describe(view.error()));
     return false;

@@ -164,6 +164,10 @@ shoal::expected<runtime::front_door_client> open_stream(session& s, msg::client_
 
 // -- requests -------------------------------------------------------------------------------
 
+msg::client_request to_request(msg::client_op kind) {
+  return msg::make_client_request(kind);
+}
+
 msg::client_request to_request(msg::jobs_atom, bool include_finished) {
   auto r = msg::make_client_request(msg::client_op::jobs);
   r.include_finished = include_finished;
@@ -180,18 +184,6 @@ msg::client_request to_request(msg::jobs_atom, uint64_t id) {
   return r;
 }
 
-msg::client_request to_request(msg::nodes_atom) {
-  return msg::make_client_request(msg::client_op::nodes);
-}
-
-msg::client_request to_request(msg::parts_atom) {
-  return msg::make_client_request(msg::client_op::partitions);
-}
-
-msg::client_request to_request(msg::config_atom) {
-  return msg::make_client_request(msg::client_op::config);
-}
-
 msg::client_request to_request(msg::cancel_atom, std::string target, int32_t signo, uint32_t uid) {
   auto r = msg::make_client_request(msg::client_op::cancel);
   r.target = std::move(target);
@@ -204,14 +196,6 @@ msg::client_request to_request(msg::jobctl_atom, msg::job_control ctl) {
   auto r = msg::make_client_request(msg::client_op::job_control);
   r.control = std::move(ctl);
   return r;
-}
-
-msg::client_request to_request(msg::pending_atom) {
-  return msg::make_client_request(msg::client_op::pending);
-}
-
-msg::client_request to_request(msg::map_atom) {
-  return msg::make_client_request(msg::client_op::map);
 }
 
 msg::client_request to_request(msg::nodeupd_atom, msg::node_update up) {
@@ -284,16 +268,8 @@ void take(msg::client_reply& r, std::vector<msg::collector_info>& out) {
   out = std::move(r.collectors);
 }
 
-msg::client_request to_request(msg::collectors_atom) {
-  return msg::make_client_request(msg::client_op::collectors);
-}
-
 void take(msg::client_reply& r, std::vector<msg::partition_summary>& out) {
   out = std::move(r.summary);
-}
-
-msg::client_request to_request(msg::summary_atom) {
-  return msg::make_client_request(msg::client_op::partition_summary);
 }
 
 void quit_process(int code) {

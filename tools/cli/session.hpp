@@ -78,26 +78,25 @@ shoal::expected<msg::client_reply> call(session& s, const msg::client_request& r
 shoal::expected<runtime::front_door_client> open_stream(session& s, msg::client_request req,
                                                         bool find_controller);
 
-// -- requests as the controller's actor messages name them (see actors/controller.hpp) --------
+// -- requests ------------------------------------------------------------------------------------
 
+/// A request of a kind that carries no fields: `ask<std::vector<msg::node_info>>(s,
+/// msg::client_op::nodes)`. A new kind of the sort needs nothing here.
+msg::client_request to_request(msg::client_op kind);
+
+// Requests that carry fields, named by the controller's actor messages they become (see
+// actors/controller/controller.hpp): `ask<msg::job_info>(s, msg::jobs_atom_v, id)`.
 msg::client_request to_request(msg::jobs_atom, bool include_finished);
 msg::client_request to_request(msg::jobs_atom);
 msg::client_request to_request(msg::jobs_atom, uint64_t id);
-msg::client_request to_request(msg::nodes_atom);
-msg::client_request to_request(msg::parts_atom);
-msg::client_request to_request(msg::config_atom);
 msg::client_request to_request(msg::cancel_atom, std::string target, int32_t signo, uint32_t uid);
 msg::client_request to_request(msg::jobctl_atom, msg::job_control ctl);
-msg::client_request to_request(msg::pending_atom);
-msg::client_request to_request(msg::map_atom);
 msg::client_request to_request(msg::nodeupd_atom, msg::node_update up);
 msg::client_request to_request(msg::partedit_atom, msg::partition_edit edit);
 msg::client_request to_request(msg::setdebug_atom, std::string level, std::string user);
 msg::client_request to_request(msg::dbgflags_atom, std::string changes, std::string user);
 msg::client_request to_request(msg::diagreset_atom, uint32_t uid);
 msg::client_request to_request(msg::submit_atom, msg::job_request req);
-msg::client_request to_request(msg::collectors_atom);
-msg::client_request to_request(msg::summary_atom);
 
 /// The answer a reply carries, by the type the controller's actor answers with.
 void take(msg::client_reply& r, std::vector<msg::job_info>& out);
@@ -111,8 +110,9 @@ void take(msg::client_reply& r, std::vector<msg::collector_info>& out);
 void take(msg::client_reply& r, std::vector<msg::partition_summary>& out);
 inline void take(msg::client_reply&, caf::ok_atom&) {}
 
-/// Sends a request through the front door and returns its answer, typed as the controller's
-/// actor answers it: `ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v, false)`.
+/// Sends the request `to_request(xs...)` through the front door and returns its answer, typed as
+/// the controller's actor answers it: `ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v,
+/// false)`.
 template <class T, class... Ts>
 shoal::expected<T> ask(session& s, Ts&&... xs) {
   auto reply = call(s, to_request(std::forward<Ts>(xs)...));

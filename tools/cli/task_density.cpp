@@ -38,7 +38,7 @@ shoal::error apply_task_density(session& s, const job_options& o, msg::job_reque
   auto density = parse_task_density(o);
   if (!density) return std::move(density.error());
   if (density->per_core == 0 && density->per_socket == 0) return {};
-  auto nodes = ask<std::vector<msg::node_info>>(s, msg::nodes_atom_v);
+  auto nodes = ask<std::vector<msg::node_info>>(s, msg::client_op::nodes);
   if (!nodes) return std::move(nodes.error());
   // Which nodes the tasks may land on.
   std::vector<std::string> candidates;
@@ -49,7 +49,7 @@ shoal::error apply_task_density(session& s, const job_options& o, msg::job_reque
     candidates = expand_or_empty(job->nodelist);
     where = "job " + std::to_string(req.job_id);
   } else {
-    auto parts = ask<std::vector<msg::partition_info>>(s, msg::parts_atom_v);
+    auto parts = ask<std::vector<msg::partition_info>>(s, msg::client_op::partitions);
     if (!parts) return std::move(parts.error());
     auto part = std::find_if(parts->begin(), parts->end(), [&](const msg::partition_info& p) {
       return req.partition.empty() ? p.is_default : p.name == req.partition;
