@@ -7,10 +7,10 @@
 
 #include <caf/all.hpp>
 
-#include "actors/clock.hpp"
 #include "actors/metering.hpp"
 #include "actors/saved_state.hpp"
 #include "actors/send_to.hpp"
+#include "cluster/clock.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "topology/hostlist.hpp"

@@ -9,12 +9,12 @@
 
 #include <caf/all.hpp>
 
-#include "actors/clock.hpp"
 #include "actors/job_mail.hpp"
 #include "actors/metering.hpp"
 #include "actors/saved_state.hpp"
-#include "actors/scheduling.hpp"
 #include "actors/send_to.hpp"
+#include "cluster/clock.hpp"
+#include "cluster/scheduling.hpp"
 #include "config/duration.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"

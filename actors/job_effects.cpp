@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <csignal>
 
-#include "actors/clock.hpp"
+#include "cluster/clock.hpp"
 #include "actors/job_mail.hpp"
 #include "actors/saved_state.hpp"
-#include "actors/scheduling.hpp"
+#include "cluster/scheduling.hpp"
 #include "actors/send_to.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"

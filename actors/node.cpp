@@ -8,11 +8,11 @@
 
 #include <caf/all.hpp>
 
-#include "actors/clock.hpp"
 #include "actors/metering.hpp"
-#include "actors/node_health.hpp"
 #include "actors/saved_state.hpp"
 #include "actors/send_to.hpp"
+#include "cluster/clock.hpp"
+#include "cluster/node_health.hpp"
 #include "config/defaults.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"

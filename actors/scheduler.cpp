@@ -7,9 +7,9 @@
 
 #include <caf/all.hpp>
 
-#include "actors/clock.hpp"
 #include "actors/metering.hpp"
 #include "actors/send_to.hpp"
+#include "cluster/clock.hpp"
 #include "config/duration.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"

@@ -7,7 +7,7 @@
 
 #include <caf/all.hpp>
 
-#include "actors/clock.hpp"
+#include "cluster/clock.hpp"
 #include "actors/metering.hpp"
 #include "actors/send_to.hpp"
 #include "topology/hostlist.hpp"

@@ -10,7 +10,7 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/typed_actor.hpp>
 
-#include "actors/allocation_map.hpp"
+#include "cluster/allocation_map.hpp"
 #include "actors/in_process_types.hpp"
 #include "config/config.hpp"
 #include "messages/caf/type_ids.hpp"

@@ -2,8 +2,8 @@
 
 #include <sstream>
 
-#include "actors/clock.hpp"
 #include "actors/metering.hpp"
+#include "cluster/clock.hpp"
 #include "config/partition_edit.hpp"
 #include "topology/hostlist.hpp"
 

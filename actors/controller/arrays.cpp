@@ -1,7 +1,7 @@
 #include "actors/controller/controller_state.hpp"
 
-#include "actors/clock.hpp"
-#include "actors/submission.hpp"
+#include "cluster/clock.hpp"
+#include "cluster/submission.hpp"
 
 namespace shoal::actors::ctl {
 

@@ -4,8 +4,8 @@
 
 #include <type_traits>
 
-#include "actors/clock.hpp"
 #include "actors/metering.hpp"
+#include "cluster/clock.hpp"
 
 namespace shoal::actors {
 

@@ -17,13 +17,13 @@
 
 #include <caf/all.hpp>
 
-#include "actors/cluster_meters.hpp"
 #include "actors/collector_manager.hpp"
 #include "actors/controller/controller.hpp"
 #include "actors/job.hpp"
 #include "actors/node.hpp"
 #include "actors/saved_state.hpp"
 #include "actors/scheduler.hpp"
+#include "cluster/cluster_meters.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "policy/access.hpp"

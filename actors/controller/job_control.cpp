@@ -1,7 +1,7 @@
 #include "actors/controller/controller_state.hpp"
 
-#include "actors/clock.hpp"
-#include "actors/job_ref.hpp"
+#include "cluster/clock.hpp"
+#include "cluster/job_ref.hpp"
 
 namespace shoal::actors::ctl {
 

@@ -1,6 +1,6 @@
 #include "actors/controller/controller_state.hpp"
 
-#include "actors/clock.hpp"
+#include "cluster/clock.hpp"
 
 namespace shoal::actors::ctl {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/allocation_map.hpp"
+#include "cluster/allocation_map.hpp"
 #include "config/config.hpp"
 #include "messages/caf/error.hpp"
 #include "policy/gres.hpp"

@@ -1,6 +1,6 @@
 #include <boost/test/unit_test.hpp>
 
-#include "actors/job_ref.hpp"
+#include "cluster/job_ref.hpp"
 
 using shoal::actors::names_task;
 using shoal::actors::parse_job_ref;

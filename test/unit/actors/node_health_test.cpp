@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <string>
 
-#include "actors/node_health.hpp"
+#include "cluster/node_health.hpp"
 #include "messages/states.hpp"
 
 using namespace shoal;

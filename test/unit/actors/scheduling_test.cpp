@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "actors/scheduling.hpp"
+#include "cluster/scheduling.hpp"
 
 using shoal::actors::distribute_tasks;
 

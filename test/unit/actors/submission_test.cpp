@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "actors/submission.hpp"
+#include "cluster/submission.hpp"
 #include "config/config.hpp"
 #include "messages/caf/error.hpp"
 

@@ -1,4 +1,4 @@
-#include "actors/submission.hpp"
+#include "cluster/submission.hpp"
 
 #include <algorithm>
 #include <array>

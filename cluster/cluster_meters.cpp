@@ -1,4 +1,4 @@
-#include "actors/cluster_meters.hpp"
+#include "cluster/cluster_meters.hpp"
 
 namespace shoal::actors {
 

@@ -1,4 +1,4 @@
-#include "actors/scheduling.hpp"
+#include "cluster/scheduling.hpp"
 
 #include "topology/task_layout.hpp"
 

@@ -1,4 +1,4 @@
-#include "actors/allocation_map.hpp"
+#include "cluster/allocation_map.hpp"
 
 #include <algorithm>
 

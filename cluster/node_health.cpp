@@ -1,4 +1,4 @@
-#include "actors/node_health.hpp"
+#include "cluster/node_health.hpp"
 
 #include <string>
 

@@ -1,4 +1,4 @@
-#include "actors/job_ref.hpp"
+#include "cluster/job_ref.hpp"
 
 #include <cctype>
 #include <string>
