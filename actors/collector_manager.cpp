@@ -17,6 +17,8 @@
 
 namespace shoal::actors {
 
+using cluster::unix_now;
+
 namespace {
 
 /// The actor's clock: virtual under the test coordinator.

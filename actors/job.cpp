@@ -25,6 +25,9 @@
 
 namespace shoal::actors {
 
+using cluster::distribute_tasks;
+using cluster::unix_now;
+
 namespace {
 
 // The job's state and the effects of its transitions (job_effects.cpp).

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <csignal>
 
-#include "cluster/clock.hpp"
 #include "actors/job_mail.hpp"
 #include "actors/saved_state.hpp"
-#include "cluster/scheduling.hpp"
 #include "actors/send_to.hpp"
+#include "cluster/clock.hpp"
+#include "cluster/scheduling.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
@@ -17,6 +17,9 @@
 // sends, arms and records for each, and the step launches they lead to.
 
 namespace shoal::actors::job_detail {
+
+using cluster::distribute_tasks;
+using cluster::unix_now;
 
 namespace {
 

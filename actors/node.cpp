@@ -23,6 +23,11 @@
 
 namespace shoal::actors {
 
+using cluster::derive_node_state;
+using cluster::node_flags;
+using cluster::shortfall_reason;
+using cluster::unix_now;
+
 struct node_state_t {
   static inline const char* name = "node";
   config::node_config cfg;

@@ -19,6 +19,8 @@
 
 namespace shoal::actors {
 
+using cluster::unix_now;
+
 namespace {
 
 /// While jobs pend, a pass also runs this often: ages raise priorities, `after:ID+MIN`
@@ -382,7 +384,7 @@ caf::result<msg::start_estimate> will_run(scheduler_self self, uint64_t id,
   auto rp = self->make_response_promise<msg::start_estimate>();
   self->request(st.topology, caf::infinite, msg::willrun_atom_v, q.pass, std::move(needs))
       .then(
-          [rp, id, req](start_estimate& est) mutable {
+          [rp, id, req](cluster::start_estimate& est) mutable {
             if (!est.found) {
               rp.deliver(
                   make_error(errc::unsatisfiable,

@@ -7,12 +7,15 @@
 
 #include <caf/all.hpp>
 
-#include "cluster/clock.hpp"
 #include "actors/metering.hpp"
 #include "actors/send_to.hpp"
+#include "cluster/clock.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {
+
+using cluster::allocation_map;
+using cluster::unix_now;
 
 namespace {
 
@@ -52,7 +55,7 @@ resolved_needs resolve(const allocation_map& map, const placement_needs& needs) 
   out.required = indices_of(map, needs.nodelist);
   out.excluded = indices_of(map, needs.exclude);
   if (!needs.gres.empty()) out.gres = map.gres_needs(needs.gres);
-  if (map.torus()) out.torus = torus_request_of(needs.shape, needs.node_count);
+  if (map.torus()) out.torus = cluster::torus_request_of(needs.shape, needs.node_count);
   return out;
 }
 
@@ -161,7 +164,8 @@ void set_partitions(topology_self self, const partition_table& table) {
   }
 }
 
-start_estimate will_run(topology_self self, policy::pending_job job, const placement_needs& needs) {
+cluster::start_estimate will_run(topology_self self, policy::pending_job job,
+                                 const placement_needs& needs) {
   auto& st = self->state;
   apply_needs(job.request, resolve(*st.map, needs));
   return st.map->will_run(job, running_jobs(st), unix_now());

@@ -10,8 +10,8 @@
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/typed_actor.hpp>
 
-#include "cluster/allocation_map.hpp"
 #include "actors/in_process_types.hpp"
+#include "cluster/allocation_map.hpp"
 #include "config/config.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "metrics/registry.hpp"
@@ -97,7 +97,8 @@ using topology_actor = caf::typed_actor<
     /// What `shoal map` draws.
     caf::replies_to<msg::map_atom>::with<msg::topology_view>,
     /// (job, needs): when and where the job would start alone against what runs now.
-    caf::replies_to<msg::willrun_atom, policy::pending_job, placement_needs>::with<start_estimate>>;
+    caf::replies_to<msg::willrun_atom, policy::pending_job,
+                    placement_needs>::with<cluster::start_estimate>>;
 
 /// `meters` (null: not metered) gets the actor's message and handler-time series.
 topology_actor spawn_topology(caf::actor_system& sys, const config::cluster_config& cfg,
@@ -109,5 +110,5 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::placement_needs)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::pass_order_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::placed_pass_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::held_nodes)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::start_estimate)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::cluster::start_estimate)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::policy::pending_job)

@@ -5,7 +5,7 @@
 #include "policy/gres.hpp"
 #include "topology/hostlist.hpp"
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 topology::torus_request torus_request_of(const msg::job_shape& shape, uint32_t node_count) {
   topology::torus_request req;
@@ -398,4 +398,4 @@ msg::topology_view allocation_map::view() const {
   return view;
 }
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster

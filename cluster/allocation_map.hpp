@@ -14,7 +14,7 @@
 #include "policy/scheduling_pass.hpp"
 #include "topology/torus.hpp"
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 /// A pass's decisions (policy::schedule's result) and the nodelist of every started job as
 /// listings show it (the box form on a torus, a compressed hostlist otherwise).
@@ -153,4 +153,4 @@ class allocation_map {
 /// type are taken as given (resolve_submission validated them); conn_type "" is torus.
 topology::torus_request torus_request_of(const msg::job_shape& shape, uint32_t node_count);
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cstdint>
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 /// Wall-clock Unix seconds, for the timestamps users see in listings.
 inline int64_t unix_now() {
@@ -12,4 +12,4 @@ inline int64_t unix_now() {
       .count();
 }
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster

@@ -1,6 +1,6 @@
 #include "cluster/cluster_meters.hpp"
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 cluster_meters::cluster_meters(metrics::registry& reg) {
   auto& nodes = reg.gauges("shoal_nodes", "Nodes the controller knows, by state.", {"state"});
@@ -41,4 +41,4 @@ void cluster_meters::job_forgotten(msg::job_state s) {
   jobs_[static_cast<size_t>(s)]->add(-1);
 }
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster

@@ -6,7 +6,7 @@
 #include "messages/states.hpp"
 #include "metrics/registry.hpp"
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 /// The cluster figures the controller keeps from the views its node and job actors publish:
 /// nodes and jobs by state, and the job counts `shoal diag` shows. Every series is resolved
@@ -43,4 +43,4 @@ inline constexpr const char* diag_reset_prefixes[] = {"shoal_rpc_",
                                                       "shoal_jobs_started",
                                                       "shoal_jobs_finished"};
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster

@@ -3,9 +3,9 @@
 #include <cctype>
 #include <string>
 
-#include "messages/caf/error.hpp"
+#include "messages/errc.hpp"
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 namespace {
 
@@ -21,10 +21,10 @@ bool read_number(std::string_view s, size_t& pos, uint64_t limit, uint64_t& out)
 
 }  // namespace
 
-caf::expected<job_ref> parse_job_ref(std::string_view text) {
+shoal::expected<job_ref> parse_job_ref(std::string_view text) {
   auto bad = [&] {
-    return make_error(errc::invalid_request,
-                      "invalid job id '" + std::string{text} + "' (use 12, 12_4 or 12_[1-5,7])");
+    return error(errc::invalid_request,
+                 "invalid job id '" + std::string{text} + "' (use 12, 12_4 or 12_[1-5,7])");
   };
   job_ref ref;
   size_t pos = 0;
@@ -62,4 +62,4 @@ bool names_task(const job_ref& ref, uint32_t index) {
   return false;
 }
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster

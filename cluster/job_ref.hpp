@@ -4,11 +4,10 @@
 #include <string_view>
 #include <utility>
 #include <vector>
-#include "messages/caf/error.hpp"
 
-#include <caf/expected.hpp>
+#include "messages/errc.hpp"
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 /// A job as users name it on scancel / scontrol command lines: `12` (a job, or a whole array),
 /// `12_4` (one array task), `12_[1-5,7]` (some tasks of array 12).
@@ -19,9 +18,9 @@ struct job_ref {
 };
 
 /// Parses a job reference. Error: errc::invalid_request naming the text.
-caf::expected<job_ref> parse_job_ref(std::string_view text);
+shoal::expected<job_ref> parse_job_ref(std::string_view text);
 
 /// True when `index` is one of the ref's tasks (or the ref names the whole job).
 bool names_task(const job_ref& ref, uint32_t index);
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster

@@ -2,7 +2,7 @@
 
 #include <string>
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 namespace {
 
@@ -24,9 +24,9 @@ std::string shortfall_reason(const config::node_config& cfg, const msg::machine_
   return "";
 }
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 msg::node_state derive_node_state(const node_flags& f) {
   using msg::node_state;
@@ -40,4 +40,4 @@ msg::node_state derive_node_state(const node_flags& f) {
   return node_state::idle;
 }
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster

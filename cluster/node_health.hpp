@@ -5,7 +5,7 @@
 #include "config/config.hpp"
 #include "messages/types.hpp"
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 /// Why a node that reports less than its configuration must not run jobs (seed 000: "Any node
 /// with less resources ... will have the event logged and will not be configured for executing
@@ -13,9 +13,9 @@ namespace shoal::actors {
 /// reason such as "Low RealMemory (reported 1024 < configured 2048)". Unset (0) fields pass.
 std::string shortfall_reason(const config::node_config& cfg, const msg::machine_status& rep);
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 /// The facts a node's state is derived from; the node actor keeps these and never stores the
 /// state itself, so no transition can leave it inconsistent.
@@ -32,4 +32,4 @@ struct node_flags {
 /// UNKNOWN for never-heard-from nodes, COMPLETING, ALLOCATED (MIXED when partly held), IDLE.
 msg::node_state derive_node_state(const node_flags& f);
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster

@@ -2,7 +2,7 @@
 
 #include "topology/task_layout.hpp"
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 std::vector<std::vector<uint32_t>> distribute_tasks(uint32_t ntasks, uint32_t nodes, bool cyclic) {
   // The counts come from the one function SLURM_TASKS_PER_NODE is computed from, so the
@@ -20,4 +20,4 @@ std::vector<std::vector<uint32_t>> distribute_tasks(uint32_t ntasks, uint32_t no
   return out;
 }
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 /// Slurm's default "block" distribution: ranks 0..k-1 on the first node, and so on; when tasks
 /// do not divide evenly the first nodes get one more. With `cyclic` (--distribution=cyclic) the
@@ -12,4 +12,4 @@ namespace shoal::actors {
 std::vector<std::vector<uint32_t>> distribute_tasks(uint32_t ntasks, uint32_t nodes,
                                                     bool cyclic = false);
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster

@@ -6,11 +6,11 @@
 #include <unordered_map>
 
 #include "config/duration.hpp"
-#include "messages/caf/error.hpp"
+#include "messages/errc.hpp"
 #include "policy/gres.hpp"
 #include "topology/hostlist.hpp"
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 namespace {
 
@@ -32,19 +32,19 @@ std::string partition_names(const config::cluster_config& cfg) {
 
 /// Expands a -w/-x list (a node named twice counts once) and checks every name is a member of
 /// the partition.
-caf::expected<std::vector<std::string>> member_list(const std::string& expr,
-                                                    const config::partition_config& part,
-                                                    const char* option) {
+shoal::expected<std::vector<std::string>> member_list(const std::string& expr,
+                                                      const config::partition_config& part,
+                                                      const char* option) {
   if (expr.empty()) return std::vector<std::string>{};  // the common case costs nothing
   auto names = topology::expand_hostlist(expr);
-  if (!names) return to_caf(names.error());
+  if (!names) return names.error();
   std::set<std::string> members(part.nodes.begin(), part.nodes.end());
   std::set<std::string> seen;
   std::vector<std::string> unique;
   for (auto& n : *names) {
     if (members.count(n) == 0)
-      return make_error(errc::unknown_node, std::string{option} + ": node '" + n +
-                                                "' is not in partition " + part.name);
+      return error(errc::unknown_node,
+                   std::string{option} + ": node '" + n + "' is not in partition " + part.name);
     if (seen.insert(n).second) unique.push_back(n);
   }
   return unique;
@@ -56,34 +56,34 @@ std::string dims_text(const std::array<int, 3>& d) {
 
 /// Checks the torus options (--geometry, --conn-type, --node-use, -w) against the cluster and
 /// turns a geometry into the node count.
-caf::error check_shape(const config::cluster_config& cfg, msg::job_request& req) {
+shoal::error check_shape(const config::cluster_config& cfg, msg::job_request& req) {
   const auto& shape = req.shape;
   if (shape.conn_type != "" && shape.conn_type != "mesh" && shape.conn_type != "torus")
-    return make_error(errc::invalid_request,
-                      "invalid --conn-type '" + shape.conn_type + "' (use mesh or torus)");
+    return error(errc::invalid_request,
+                 "invalid --conn-type '" + shape.conn_type + "' (use mesh or torus)");
   if (shape.node_use != "" && shape.node_use != "coprocessor" && shape.node_use != "virtual")
-    return make_error(errc::invalid_request,
-                      "invalid --node-use '" + shape.node_use + "' (use coprocessor or virtual)");
+    return error(errc::invalid_request,
+                 "invalid --node-use '" + shape.node_use + "' (use coprocessor or virtual)");
   if (!cfg.torus3d) {
     // As Slurm: the other torus options are accepted everywhere and mean nothing off a torus.
     if (!shape.geometry.empty())
-      return make_error(errc::invalid_request,
-                        "--geometry needs a 3-D torus (SelectType=select/torus3d); this "
-                        "cluster uses " +
-                            std::string{cfg.select_type == topology::selection_policy::linear
-                                            ? "select/linear"
-                                            : "select/consecutive"} +
-                            ": ask for a node count with -N instead");
+      return error(errc::invalid_request,
+                   "--geometry needs a 3-D torus (SelectType=select/torus3d); this "
+                   "cluster uses " +
+                       std::string{cfg.select_type == topology::selection_policy::linear
+                                       ? "select/linear"
+                                       : "select/consecutive"} +
+                       ": ask for a node count with -N instead");
     return {};
   }
   if (!req.nodelist.empty())
-    return make_error(errc::invalid_request,
-                      "-w/--nodelist is not supported on a 3-D torus (SelectType=select/torus3d): "
-                      "ask for a --geometry or a node count");
+    return error(errc::invalid_request,
+                 "-w/--nodelist is not supported on a 3-D torus (SelectType=select/torus3d): "
+                 "ask for a --geometry or a node count");
   if (shape.geometry.empty()) return {};
   if (shape.geometry.size() != 3 ||
       std::any_of(shape.geometry.begin(), shape.geometry.end(), [](auto g) { return g == 0; }))
-    return make_error(errc::invalid_request, "invalid --geometry (use AxBxC, each at least 1)");
+    return error(errc::invalid_request, "invalid --geometry (use AxBxC, each at least 1)");
   std::array<int, 3> want{};
   for (int d = 0; d < 3; ++d)
     want[d] = static_cast<int>(std::min<uint32_t>(shape.geometry[d], 1 << 20));
@@ -99,34 +99,34 @@ caf::error check_shape(const config::cluster_config& cfg, msg::job_request& req)
     while (std::next_permutation(g.begin(), g.end()));
   }
   if (!fit)
-    return make_error(errc::unsatisfiable, "geometry " + dims_text(want) + " does not fit the " +
-                                               dims_text(dims) + " torus" +
-                                               (shape.rotate ? "" : " without rotation"));
+    return error(errc::unsatisfiable, "geometry " + dims_text(want) + " does not fit the " +
+                                          dims_text(dims) + " torus" +
+                                          (shape.rotate ? "" : " without rotation"));
   auto volume = static_cast<uint32_t>(want[0] * want[1] * want[2]);
   if (req.min_nodes != 0 && req.min_nodes != volume)
-    return make_error(errc::invalid_request,
-                      "-N " + std::to_string(req.min_nodes) + " does not match --geometry " +
-                          dims_text(want) + " (" + std::to_string(volume) + " base partitions)");
+    return error(errc::invalid_request, "-N " + std::to_string(req.min_nodes) +
+                                            " does not match --geometry " + dims_text(want) + " (" +
+                                            std::to_string(volume) + " base partitions)");
   req.min_nodes = volume;
   return {};
 }
 
 /// --gres: known names (GresTypes=), and enough nodes of the partition that have the devices
 /// (-w nodes among them); writes the request back in canonical form ("" for gpu:0 or none).
-caf::error check_gres(const config::cluster_config& cfg, const config::partition_config& part,
-                      const std::vector<std::string>& required,
-                      const std::vector<std::string>& excluded, const policy::gres_list& gres,
-                      msg::job_request& req) {
+shoal::error check_gres(const config::cluster_config& cfg, const config::partition_config& part,
+                        const std::vector<std::string>& required,
+                        const std::vector<std::string>& excluded, const policy::gres_list& gres,
+                        msg::job_request& req) {
   req.gres = policy::gres_text(gres);
   if (gres.empty()) return {};
   std::string types;
   for (auto& t : cfg.gres_types) types += (types.empty() ? "" : ",") + t;
   for (auto& item : gres)
     if (std::find(cfg.gres_types.begin(), cfg.gres_types.end(), item.name) == cfg.gres_types.end())
-      return make_error(errc::invalid_request,
-                        "Invalid generic resource (gres) specification: " + item.name +
-                            " is not a generic resource of this cluster (GresTypes=" +
-                            (types.empty() ? std::string{"none"} : types) + ")");
+      return error(errc::invalid_request,
+                   "Invalid generic resource (gres) specification: " + item.name +
+                       " is not a generic resource of this cluster (GresTypes=" +
+                       (types.empty() ? std::string{"none"} : types) + ")");
   std::unordered_map<std::string, const config::node_config*> by_name;
   for (auto& n : cfg.nodes) by_name.emplace(n.name, &n);
   auto has_all = [&](const std::string& name) {
@@ -146,23 +146,22 @@ caf::error check_gres(const config::cluster_config& cfg, const config::partition
     if (has_all(name)) {
       ++able;
     } else if (std::find(required.begin(), required.end(), name) != required.end()) {
-      return make_error(errc::unsatisfiable,
-                        "Requested node configuration is not available: node " + name +
-                            " (-w) does not have --gres=" + req.gres);
+      return error(errc::unsatisfiable, "Requested node configuration is not available: node " +
+                                            name + " (-w) does not have --gres=" + req.gres);
     }
   }
   if (able < std::max<uint32_t>(1, req.min_nodes))
-    return make_error(errc::unsatisfiable,
-                      "Requested node configuration is not available: " +
-                          std::to_string(std::max<uint32_t>(1, req.min_nodes)) +
-                          " nodes with --gres=" + req.gres + " requested, partition " + part.name +
-                          " has " + std::to_string(able));
+    return error(errc::unsatisfiable, "Requested node configuration is not available: " +
+                                          std::to_string(std::max<uint32_t>(1, req.min_nodes)) +
+                                          " nodes with --gres=" + req.gres +
+                                          " requested, partition " + part.name + " has " +
+                                          std::to_string(able));
   return {};
 }
 
 }  // namespace
 
-caf::expected<msg::job_request> resolve_submission(
+shoal::expected<msg::job_request> resolve_submission(
     const config::cluster_config& cfg, const std::map<std::string, msg::node_info>& nodes,
     msg::job_request req, const policy::gres_list& gres) {
   const config::partition_config* part = nullptr;
@@ -170,16 +169,16 @@ caf::expected<msg::job_request> resolve_submission(
     for (auto& p : cfg.partitions)
       if (p.is_default) part = &p;
     if (part == nullptr)
-      return make_error(errc::unknown_partition,
-                        "no default partition; name one with -p (" + partition_names(cfg) + ")");
+      return error(errc::unknown_partition,
+                   "no default partition; name one with -p (" + partition_names(cfg) + ")");
     req.partition = part->name;
   } else if ((part = find_partition(cfg, req.partition)) == nullptr) {
-    return make_error(errc::unknown_partition, "invalid partition name '" + req.partition +
-                                                   "' (partitions: " + partition_names(cfg) + ")");
+    return error(errc::unknown_partition, "invalid partition name '" + req.partition +
+                                              "' (partitions: " + partition_names(cfg) + ")");
   }
   if (req.job_id == 0 && (part->state == "DRAIN" || part->state == "INACTIVE"))
-    return make_error(errc::unsatisfiable, "Required partition not available (inactive or drain)");
-  if (!req.batch && req.argv.empty()) return make_error(errc::invalid_request, "no command to run");
+    return error(errc::unsatisfiable, "Required partition not available (inactive or drain)");
+  if (!req.batch && req.argv.empty()) return error(errc::invalid_request, "no command to run");
   if (auto err = check_shape(cfg, req)) return err;
   auto required = member_list(req.nodelist, *part, "-w/--nodelist");
   if (!required) return std::move(required.error());
@@ -187,7 +186,7 @@ caf::expected<msg::job_request> resolve_submission(
   if (!excluded) return std::move(excluded.error());
   for (auto& n : *required)
     if (std::find(excluded->begin(), excluded->end(), n) != excluded->end())
-      return make_error(errc::invalid_request, "node " + n + " is both required and excluded");
+      return error(errc::invalid_request, "node " + n + " is both required and excluded");
   if (!required->empty()) req.nodelist = topology::compress_hostlist(*required);
 
   auto cpus_per_task = std::max<uint32_t>(1, req.cpus_per_task);
@@ -219,22 +218,22 @@ caf::expected<msg::job_request> resolve_submission(
     req.min_nodes = std::max<uint32_t>(req.min_nodes, static_cast<uint32_t>(required->size()));
   }
   if (req.min_nodes < required->size())
-    return make_error(errc::invalid_request, "-w names " + std::to_string(required->size()) +
-                                                 " nodes but -N asks for " +
-                                                 std::to_string(req.min_nodes));
+    return error(errc::invalid_request, "-w names " + std::to_string(required->size()) +
+                                            " nodes but -N asks for " +
+                                            std::to_string(req.min_nodes));
   if (req.ntasks == 0) req.ntasks = req.min_nodes;
   if (req.ntasks > static_cast<uint64_t>(req.min_nodes) * max_tasks_per_node)
-    return make_error(errc::unsatisfiable,
-                      std::to_string(req.ntasks) + " tasks on " + std::to_string(req.min_nodes) +
-                          " nodes is more than " + std::to_string(max_tasks_per_node) +
-                          " tasks per node (MaxTasksPerNode)");
+    return error(errc::unsatisfiable, std::to_string(req.ntasks) + " tasks on " +
+                                          std::to_string(req.min_nodes) + " nodes is more than " +
+                                          std::to_string(max_tasks_per_node) +
+                                          " tasks per node (MaxTasksPerNode)");
   if (per_node > 0 && req.ntasks > uint64_t{req.min_nodes} * per_node)
-    return make_error(
-        errc::unsatisfiable,
-        "requested node configuration is not available: " + std::to_string(req.ntasks) +
-            " tasks at most " + std::to_string(per_node) + " per node (--ntasks-per-node) need " +
-            std::to_string((uint64_t{req.ntasks} + per_node - 1) / per_node) +
-            " nodes, -N asks for " + std::to_string(req.min_nodes));
+    return error(errc::unsatisfiable,
+                 "requested node configuration is not available: " + std::to_string(req.ntasks) +
+                     " tasks at most " + std::to_string(per_node) +
+                     " per node (--ntasks-per-node) need " +
+                     std::to_string((uint64_t{req.ntasks} + per_node - 1) / per_node) +
+                     " nodes, -N asks for " + std::to_string(req.min_nodes));
   if (req.workload.min_cpus > 0) {
     // A node with fewer CPUs is never used, so the partition must hold enough that have them.
     uint32_t big_enough = 0;
@@ -247,7 +246,7 @@ caf::expected<msg::job_request> resolve_submission(
       if (c == 0 || c >= req.workload.min_cpus) ++big_enough;
     }
     if (big_enough < req.min_nodes)
-      return make_error(
+      return error(
           errc::unsatisfiable,
           "requested node configuration is not available: " + std::to_string(req.min_nodes) +
               " nodes with at least " + std::to_string(req.workload.min_cpus) +
@@ -256,37 +255,35 @@ caf::expected<msg::job_request> resolve_submission(
   }
   if (auto err = check_gres(cfg, *part, *required, *excluded, gres, req)) return err;
   if (req.ntasks < req.min_nodes && !req.batch)
-    return make_error(errc::invalid_request, "fewer tasks (-n " + std::to_string(req.ntasks) +
-                                                 ") than nodes (-N " +
-                                                 std::to_string(req.min_nodes) + ")");
+    return error(errc::invalid_request, "fewer tasks (-n " + std::to_string(req.ntasks) +
+                                            ") than nodes (-N " + std::to_string(req.min_nodes) +
+                                            ")");
   auto usable = part->nodes.size() - excluded->size();
   if (req.min_nodes > usable)
-    return make_error(
-        errc::unsatisfiable,
-        "requested node configuration is not available: " + std::to_string(req.min_nodes) +
-            " nodes requested, partition " + part->name + " has " + std::to_string(usable) +
-            (excluded->empty() ? "" : " after exclusions"));
+    return error(errc::unsatisfiable,
+                 "requested node configuration is not available: " + std::to_string(req.min_nodes) +
+                     " nodes requested, partition " + part->name + " has " +
+                     std::to_string(usable) + (excluded->empty() ? "" : " after exclusions"));
   if (part->max_nodes > 0 && req.min_nodes > part->max_nodes)
-    return make_error(errc::unsatisfiable,
-                      std::to_string(req.min_nodes) + " nodes requested, partition " + part->name +
-                          " allows at most " + std::to_string(part->max_nodes) + " (MaxNodes)");
+    return error(errc::unsatisfiable,
+                 std::to_string(req.min_nodes) + " nodes requested, partition " + part->name +
+                     " allows at most " + std::to_string(part->max_nodes) + " (MaxNodes)");
   if (req.time_limit_s == 0)
     req.time_limit_s =
         part->default_time_s != config::unlimited ? part->default_time_s : part->max_time_s;
   if (part->max_time_s != config::unlimited &&
       (req.time_limit_s == config::unlimited || req.time_limit_s > part->max_time_s))
-    return make_error(errc::unsatisfiable, "time limit " +
-                                               config::format_duration(req.time_limit_s) +
-                                               " exceeds partition " + part->name + "'s MaxTime " +
-                                               config::format_duration(part->max_time_s));
+    return error(errc::unsatisfiable, "time limit " + config::format_duration(req.time_limit_s) +
+                                          " exceeds partition " + part->name + "'s MaxTime " +
+                                          config::format_duration(part->max_time_s));
   if (req.name.empty())
     req.name = req.batch ? "script" : req.argv.empty() ? "job" : req.argv.front();
   return req;
 }
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 std::string expand_output_path(const std::string& pattern, uint64_t job_id,
                                const msg::job_request& req, uint64_t array_job_id,
@@ -329,4 +326,4 @@ std::string expand_output_path(const std::string& pattern, uint64_t job_id,
   return out;
 }
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster

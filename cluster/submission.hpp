@@ -5,13 +5,12 @@
 #include <string>
 #include <vector>
 
-#include <caf/expected.hpp>
-
 #include "config/config.hpp"
+#include "messages/errc.hpp"
 #include "messages/types.hpp"
 #include "policy/gres.hpp"
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 /// Checks a new job against the configuration and fills in what the user left open: the default
 /// partition, the node count (from -N, or from -n and the CPUs per node, or from -n and
@@ -28,13 +27,13 @@ namespace shoal::actors {
 /// `gres` is the request's --gres as the controller parsed it (policy::parsed_workload); it is
 /// checked against GresTypes and the partition's nodes, and written back to the request in
 /// canonical form ("" for gpu:0 or none).
-caf::expected<msg::job_request> resolve_submission(
+shoal::expected<msg::job_request> resolve_submission(
     const config::cluster_config& cfg, const std::map<std::string, msg::node_info>& nodes,
     msg::job_request req, const policy::gres_list& gres);
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster
 
-namespace shoal::actors {
+namespace shoal::cluster {
 
 /// A batch job's output path: `pattern` (default "shoal-%j.out", for an array task
 /// "shoal-%A_%a.out") with %j (job id), %u (user), %x (job name), %A (array job id), %a (array
@@ -43,4 +42,4 @@ std::string expand_output_path(const std::string& pattern, uint64_t job_id,
                                const msg::job_request& req, uint64_t array_job_id = 0,
                                int64_t array_task_id = -1);
 
-}  // namespace shoal::actors
+}  // namespace shoal::cluster

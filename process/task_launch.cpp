@@ -459,7 +459,7 @@ std::vector<std::string> build_task_env(const msg::launch_request& req, uint32_t
   // (-n, else one per node) and sets it: differs on purpose, so a script can rely on it.
   uint32_t ntasks = batch ? req.job_ntasks : req.ntasks;
   uint32_t nnodes = batch ? job_nodes : req.node_count;
-  // What shoal launches (topology::block_task_counts, as actors::distribute_tasks); Slurm
+  // What shoal launches (topology::block_task_counts, as cluster::distribute_tasks); Slurm
   // weighs its layout by each node's CPUs, so on nodes of different sizes the two may differ.
   auto per_node = topology::compress_counts(topology::block_task_counts(ntasks, nnodes));
   set_env(env, "SLURM_JOB_ID", num(req.job_id));

@@ -9,7 +9,7 @@
 
 namespace shoal::topology {
 
-/// Tasks per node under the block distribution shoal launches with (actors::distribute_tasks):
+/// Tasks per node under the block distribution shoal launches with (cluster::distribute_tasks):
 /// `ntasks / nodes` each, and one more on each of the first `ntasks % nodes` nodes. `nodes`
 /// entries, zeros included when there are fewer tasks than nodes; empty when `nodes` is 0.
 ///

@@ -9,6 +9,9 @@
 
 namespace shoal::actors::ctl {
 
+using cluster::diag_reset_prefixes;
+using cluster::unix_now;
+
 caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_update& up) {
   auto& st = self->state;
   st.attribute_to(up.user);

@@ -5,6 +5,8 @@
 
 namespace shoal::actors::ctl {
 
+using cluster::expand_output_path;
+
 namespace {
 
 void set_env(std::vector<std::string>& env, const std::string& key, const std::string& value) {

@@ -11,6 +11,8 @@ namespace shoal::actors {
 
 namespace ctl {
 
+using cluster::unix_now;
+
 namespace {
 
 /// Under AuthType=auth/munge a client's request counts only when it came through this process's

@@ -78,7 +78,7 @@ struct controller_state {
   std::deque<std::pair<int64_t, std::string>> token_order;
   metrics::registry* meters = nullptr;                         ///< null: CollectMetrics=NO
   std::shared_ptr<interconnect::switch_manager> interconnect;  ///< SwitchType's plugin
-  std::optional<cluster_meters> cluster;                       ///< set with `meters`
+  std::optional<cluster::cluster_meters> cluster;              ///< set with `meters`
   state_keeper_actor keeper;  ///< where the state a restart must not lose goes; null: nowhere
   /// Recovered jobs whose steps a node has not yet confirmed: node -> job ids. The node's next
   /// registration reports what it still runs.

@@ -5,6 +5,10 @@
 
 namespace shoal::actors::ctl {
 
+using cluster::names_task;
+using cluster::parse_job_ref;
+using cluster::unix_now;
+
 namespace {
 
 bool may_act_on(controller_self self, uint32_t owner, uint32_t uid) {
@@ -30,7 +34,7 @@ caf::result<caf::ok_atom> cancel(controller_self self, const std::string& text, 
                                  uint32_t uid) {
   auto& st = self->state;
   auto ref = parse_job_ref(text);
-  if (!ref) return std::move(ref.error());
+  if (!ref) return to_caf(ref.error());
   auto it = st.arrays.find(ref->id);
   if (it == st.arrays.end()) {
     if (!ref->whole)
@@ -93,7 +97,7 @@ caf::result<caf::ok_atom> control_jobs(controller_self self, const msg::job_cont
   std::vector<std::pair<caf::actor, caf::message>> requests;
   for (auto& text : ctl.jobs) {
     auto ref = parse_job_ref(text);
-    if (!ref) return std::move(ref.error());
+    if (!ref) return to_caf(ref.error());
     if (ctl.op != "requeue") {
       requests.emplace_back(caf::actor_cast<caf::actor>(st.scheduler),
                             caf::make_message(msg::jobctl_atom_v, ctl.op, ref->id, ctl.uid, admin));

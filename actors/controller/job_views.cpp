@@ -4,6 +4,8 @@
 
 namespace shoal::actors::ctl {
 
+using cluster::unix_now;
+
 /// Puts a job's listing view in place: the one way views are added or replaced.
 void put_view(controller_state& st, uint64_t id, msg::job_info info) {
   st.job_view[id] = std::move(info);

@@ -7,6 +7,10 @@
 
 namespace shoal::actors::ctl {
 
+using cluster::expand_output_path;
+using cluster::resolve_submission;
+using cluster::unix_now;
+
 namespace {
 
 /// How long a submission token is remembered: far longer than any client retries, across a
@@ -122,7 +126,7 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   auto workload = parse_workload(self, req);
   caf::expected<msg::job_request> resolved{caf::error{}};
   if (workload)
-    resolved = resolve_submission(st.cfg, st.node_view, req, (*workload)->gres);
+    resolved = to_caf(resolve_submission(st.cfg, st.node_view, req, (*workload)->gres));
   else
     resolved = std::move(workload.error());
   if (!resolved) {
@@ -195,7 +199,7 @@ caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request
   auto workload = parse_workload(self, req);
   if (!workload) return std::move(workload.error());
   auto resolved = resolve_submission(st.cfg, st.node_view, req, (*workload)->gres);
-  if (!resolved) return std::move(resolved.error());
+  if (!resolved) return to_caf(resolved.error());
   return self->delegate(st.scheduler, msg::willrun_atom_v, st.next_job_id, std::move(*resolved),
                         std::move(*workload));
 }

@@ -33,7 +33,7 @@ policy::gres_list needs(const std::string& text) {
   return *parsed;
 }
 
-policy::pending_job job(const actors::allocation_map& map, uint64_t id, const std::string& gres) {
+policy::pending_job job(const cluster::allocation_map& map, uint64_t id, const std::string& gres) {
   policy::pending_job j;
   j.id = id;
   j.time_limit = 60;
@@ -53,7 +53,7 @@ BOOST_AUTO_TEST_SUITE(allocation_map_gres)
 
 BOOST_AUTO_TEST_CASE(starts_take_the_lowest_free_devices_of_their_kinds) {
   auto cfg = gpu_config();
-  actors::allocation_map map{cfg};
+  cluster::allocation_map map{cfg};
   map.node_changed("n1", msg::node_state::idle, 0, 0);
   map.node_changed("n2", msg::node_state::idle, 0, 0);
   BOOST_REQUIRE_EQUAL(map.capacity_of(0).gres.size(), 2u);
@@ -80,7 +80,7 @@ BOOST_AUTO_TEST_CASE(starts_take_the_lowest_free_devices_of_their_kinds) {
 
 BOOST_AUTO_TEST_CASE(a_recovered_jobs_indices_name_the_same_devices) {
   auto cfg = gpu_config();
-  actors::allocation_map map{cfg};
+  cluster::allocation_map map{cfg};
   auto [devices, per_kind] = map.devices_of(0, {{0, "gpu", {0, 2}}, {0, "gpu", {7}}});
   BOOST_CHECK((devices == std::vector<uint32_t>{0, 2}));  // index 7 is not there any more
   BOOST_CHECK((per_kind == std::vector<uint32_t>{1, 1}));

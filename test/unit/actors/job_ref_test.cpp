@@ -2,8 +2,8 @@
 
 #include "cluster/job_ref.hpp"
 
-using shoal::actors::names_task;
-using shoal::actors::parse_job_ref;
+using shoal::cluster::names_task;
+using shoal::cluster::parse_job_ref;
 
 BOOST_AUTO_TEST_SUITE(job_ref)
 

@@ -7,9 +7,9 @@
 #include "messages/states.hpp"
 
 using namespace shoal;
-using actors::derive_node_state;
-using actors::node_flags;
-using actors::shortfall_reason;
+using cluster::derive_node_state;
+using cluster::node_flags;
+using cluster::shortfall_reason;
 using life = node_flags::liveness;
 using st = msg::node_state;
 

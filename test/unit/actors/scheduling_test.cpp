@@ -5,7 +5,7 @@
 
 #include "cluster/scheduling.hpp"
 
-using shoal::actors::distribute_tasks;
+using shoal::cluster::distribute_tasks;
 
 // -- task distribution --------------------------------------------------------------------------
 

@@ -8,8 +8,8 @@
 #include "messages/caf/error.hpp"
 
 using namespace shoal;
-using actors::expand_output_path;
-using actors::resolve_submission;
+using cluster::expand_output_path;
+using cluster::resolve_submission;
 
 namespace {
 
