@@ -8,7 +8,7 @@
 
 #include "cluster/allocation_map.hpp"
 #include "config/config.hpp"
-#include "messages/caf/error.hpp"
+#include "messages/errc.hpp"
 #include "policy/gres.hpp"
 
 using namespace shoal;

@@ -5,7 +5,7 @@
 
 #include "cluster/submission.hpp"
 #include "config/config.hpp"
-#include "messages/caf/error.hpp"
+#include "messages/errc.hpp"
 
 using namespace shoal;
 using cluster::expand_output_path;
@@ -15,11 +15,6 @@ namespace {
 
 /// The error text of a rejected result, "" for an accepted one (Boost.Test evaluates a
 /// message's operands even when the check passes).
-template <class T>
-std::string why(const caf::expected<T>& r) {
-  return r ? std::string{} : describe(r.error());
-}
-
 template <class T>
 std::string why(const shoal::expected<T>& r) {
   return r ? std::string{} : describe(r.error());
@@ -84,9 +79,8 @@ struct fixture {
   std::string resolve_error(const msg::job_request& req, errc code) {
     auto r = resolve_submission(cfg, nodes, req, parsed_gres(req));
     BOOST_REQUIRE_MESSAGE(!r, "accepted, expected " << to_string(code));
-    BOOST_CHECK_MESSAGE(r.error() == code, "error "
-                                               << to_string(static_cast<errc>(r.error().code()))
-                                               << ", expected " << to_string(code));
+    BOOST_CHECK_MESSAGE(r.error() == code, "error " << to_string(r.error().code()) << ", expected "
+                                                    << to_string(code));
     return describe(r.error());
   }
 };
