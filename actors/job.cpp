@@ -355,7 +355,7 @@ void restore(job_self self) {
     auto req = st.setup.req;
     req.workload.hold = false;
     self->send(st.setup.scheduler, msg::enqueue_atom_v, st.info.job_id, req, st.setup.workload,
-               handle_of(self));
+               handle_of(self), st.info.submit_time);
     hold_again(self, st.setup.scheduler, st.info.job_id, st.life.reason);
     return;
   }
@@ -419,7 +419,7 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
              std::move(st.setup.start_gres));
   } else {
     self->send(st.setup.scheduler, msg::enqueue_atom_v, st.info.job_id, st.setup.req,
-               st.setup.workload, handle_of(self));
+               st.setup.workload, handle_of(self), st.info.submit_time);
   }
   return {
       probe.metered("start",

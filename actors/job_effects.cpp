@@ -441,7 +441,7 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
       return;
     case effect_kind::enqueue:
       self->send(st.setup.scheduler, msg::enqueue_atom_v, info.job_id, st.setup.req,
-                 st.setup.workload, handle_of(self));
+                 st.setup.workload, handle_of(self), info.submit_time);
       return;
     case effect_kind::stamp_end_time:
       info.end_time = unix_now();

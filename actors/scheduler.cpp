@@ -235,7 +235,7 @@ std::optional<placement_needs> needs_of(scheduler_self self, const msg::job_requ
 }
 
 policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_request& req,
-                             const policy::workload_ptr& workload) {
+                             const policy::workload_ptr& workload, int64_t submit_time) {
   auto& st = self->state;
   policy::queued_job q;
   q.id = id;
@@ -243,7 +243,7 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
   q.user = req.user;
   q.uid = req.uid;
   q.nice = req.nice;
-  q.submit_time = unix_now();
+  q.submit_time = submit_time;
   q.begin_time = req.workload.begin_time;
   q.kill_on_invalid_dep = req.workload.kill_on_invalid_dep;
   q.hold = req.workload.hold ? policy::hold_kind::user : policy::hold_kind::none;
@@ -286,9 +286,9 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
 }
 
 void enqueue(scheduler_self self, uint64_t id, const msg::job_request& req,
-             const policy::workload_ptr& workload, caf::actor& job) {
+             const policy::workload_ptr& workload, caf::actor& job, int64_t submit_time) {
   auto& st = self->state;
-  auto q = to_queued(self, id, req, workload);
+  auto q = to_queued(self, id, req, workload, submit_time);
   if (auto needs = needs_of(self, req, workload, q.pass.request.min_nodes))
     self->send(st.topology, msg::enqueue_atom_v, id, std::move(*needs));
   if (!q.is_array) st.job_actors[id] = std::move(job);
@@ -379,7 +379,7 @@ caf::result<msg::start_estimate> will_run(scheduler_self self, uint64_t id,
   // holds are the submitter's to know, as in Slurm's will_run.
   auto devices = std::make_shared<policy::parsed_workload>();
   if (workload) devices->gres = workload->gres;
-  auto q = to_queued(self, id, req, devices);
+  auto q = to_queued(self, id, req, devices, unix_now());
   auto needs = needs_of(self, req, devices, q.pass.request.min_nodes).value_or(placement_needs{});
   auto rp = self->make_response_promise<msg::start_estimate>();
   self->request(st.topology, caf::infinite, msg::willrun_atom_v, q.pass, std::move(needs))
@@ -486,9 +486,11 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
   self->send(st.topology, msg::register_atom_v, caf::actor_cast<caf::actor>(self));
   configure(self, cfg);
   return {
-      probe.metered("enqueue", [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req,
-                                      const policy::workload_ptr& workload,
-                                      caf::actor& job) { enqueue(self, id, req, workload, job); }),
+      probe.metered(
+          "enqueue",
+          [self](msg::enqueue_atom, uint64_t id, const msg::job_request& req,
+                 const policy::workload_ptr& workload, caf::actor& job,
+                 int64_t submit_time) { enqueue(self, id, req, workload, job, submit_time); }),
       probe.metered("cancel",
                     [self](msg::cancel_atom, uint64_t id) {
                       self->state.queue.cancel(id, 0, UINT32_MAX, unix_now());

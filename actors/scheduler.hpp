@@ -29,11 +29,12 @@ namespace shoal::actors {
 /// shoal_scheduler_cycle_seconds (and the last/max gauges), the queue length it saw to
 /// shoal_scheduler_queue_jobs, in `meters` (null: not metered).
 using scheduler_actor = caf::typed_actor<
-    /// (id, request, workload, who): `request` is validated, with partition, node count and
-    /// time limit resolved by the controller, which also parsed its --array and --dependency
-    /// (workload). `who` is the job actor, or for an array the controller, which then gets each
-    /// start.
-    caf::reacts_to<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>,
+    /// (id, request, workload, who, submit time): `request` is validated, with partition, node
+    /// count and time limit resolved by the controller, which also parsed its --array and
+    /// --dependency (workload). `who` is the job actor, or for an array the controller, which
+    /// then gets each start. The submit time (Unix seconds, the job's own) starts its age.
+    caf::reacts_to<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor,
+                   int64_t>,
     /// Drop a pending job, or all pending tasks of an array.
     caf::reacts_to<msg::cancel_atom, uint64_t>,
     /// (array, lo, hi): drop the pending tasks lo..hi; answers how many were removed.

@@ -69,7 +69,7 @@ msg::job_info submit_array(controller_self self, msg::job_request req,
   config::log().info("job submit array job={} user={} partition={} tasks={} spec={}", id, req.user,
                      req.partition, arr.task_count, req.workload.array);
   self->send(st.scheduler, msg::enqueue_atom_v, id, req, std::move(workload),
-             caf::actor_cast<caf::actor>(self));
+             caf::actor_cast<caf::actor>(self), arr.task_template.submit_time);
   st.arrays.emplace(id, std::move(arr));
   save_array(self, id);
   save_next_job_id(self);

@@ -56,7 +56,7 @@ void recover_array(controller_self self, uint64_t id, msg::array_record& rec,
   auto req = rec.task_template;
   req.workload.array = rec.spec;
   self->send(st.scheduler, msg::enqueue_atom_v, id, req, policy::workload_ptr{std::move(workload)},
-             caf::actor_cast<caf::actor>(self));
+             caf::actor_cast<caf::actor>(self), rec.info.submit_time);
   hold_again(self, st.scheduler, id, rec.info.reason);
 }
 

@@ -111,8 +111,13 @@ figures measure(unsigned nodes, size_t jobs, unsigned passes) {
     req.time_limit_s = 600 + static_cast<int64_t>(rng() % (24 * 3600));
     req.argv = {"true"};
     req.workload.exclusive = true;  // a node per job, whatever its CPUs
+#ifdef SHOAL_PASS_BENCH_TOPOLOGY_ACTOR
+    self->send(scheduler, msg::enqueue_atom_v, uint64_t{k + 1}, req, policy::workload_ptr{}, nobody,
+               int64_t{1'700'000'000});
+#else
     self->send(scheduler, msg::enqueue_atom_v, uint64_t{k + 1}, req, policy::workload_ptr{},
                nobody);
+#endif
   }
   // Every enqueue is in once the scheduler answers this (one sender: its messages stay in order).
   self->request(scheduler, caf::infinite, msg::pending_atom_v)

@@ -184,9 +184,13 @@ BOOST_FIXTURE_TEST_SUITE(job_actor, fixture)
 BOOST_AUTO_TEST_CASE(a_new_job_queues_itself_and_starts_when_placed) {
   spawn(setup());
   BOOST_TEST(state() == "PENDING");
-  BOOST_TEST(
-      (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
-          sched_box)) == 1u);
+  BOOST_TEST((count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor,
+                    int64_t>(sched_box)) == 1u);
+  // The queue's age starts at the job's own submit time, stamped once at submission.
+  for (auto& m : *sched_box)
+    if (m.match_elements<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr,
+                         caf::actor, int64_t>())
+      BOOST_TEST(m.get_as<int64_t>(5) == view().submit_time);
   place();
   BOOST_TEST(state() == "RUNNING");
   BOOST_TEST(view().nodelist == "n[1-2]");
@@ -304,9 +308,8 @@ BOOST_AUTO_TEST_CASE(a_node_failure_ends_the_job_node_fail) {
   report(0, 0, SIGKILL);  // n2 never reports
   BOOST_TEST(state() == "NODE_FAIL");
   BOOST_TEST(ended_ok() == 0);
-  BOOST_TEST(
-      (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
-          sched_box)) == 1u);
+  BOOST_TEST((count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor,
+                    int64_t>(sched_box)) == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(a_node_failure_with_requeue_sends_the_job_back_to_pending) {
@@ -325,9 +328,8 @@ BOOST_AUTO_TEST_CASE(a_node_failure_with_requeue_sends_the_job_back_to_pending) 
   BOOST_TEST(view().nodelist == "");
   BOOST_TEST(ended_ok() == -1);  // not ended: freed and queued again
   BOOST_TEST((count<msg::release_atom, uint64_t>(sched_box)) == 1u);
-  BOOST_TEST(
-      (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
-          sched_box)) == 2u);
+  BOOST_TEST((count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor,
+                    int64_t>(sched_box)) == 2u);
   // Placed again, it runs again with a time limit of its own: the first run's tick is stale.
   place();
   BOOST_TEST(state() == "RUNNING");
@@ -682,9 +684,8 @@ BOOST_AUTO_TEST_CASE(a_recovered_running_job_takes_its_nodes_back_and_ends_with_
       (count<msg::adopt_atom, uint64_t, msg::job_request, std::vector<std::string>,
              std::vector<uint32_t>, int64_t, uint64_t, uint32_t, std::vector<msg::gres_held>>(
           sched_box)) == 1u);
-  BOOST_TEST(
-      (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
-          sched_box)) == 0u);
+  BOOST_TEST((count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor,
+                    int64_t>(sched_box)) == 0u);
   for (auto& box : node_box) {
     BOOST_TEST((count<msg::start_atom, uint64_t, uint32_t, std::vector<msg::gres_held>>(box)) ==
                1u);
@@ -725,9 +726,8 @@ BOOST_AUTO_TEST_CASE(a_recovered_step_its_node_no_longer_runs_is_lost) {
 
 BOOST_AUTO_TEST_CASE(a_recovered_job_placed_but_never_launched_queues_again) {
   spawn_recovered(policy::lifecycle_state::configuring, false);
-  BOOST_TEST(
-      (count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor>(
-          sched_box)) == 1u);
+  BOOST_TEST((count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor,
+                    int64_t>(sched_box)) == 1u);
   BOOST_TEST(
       (count<msg::adopt_atom, uint64_t, msg::job_request, std::vector<std::string>,
              std::vector<uint32_t>, int64_t, uint64_t, uint32_t, std::vector<msg::gres_held>>(

@@ -91,7 +91,8 @@ struct scheduler_fixture : test::coordinated_fixture {
   std::shared_ptr<job_news> enqueue(uint64_t id, const msg::job_request& req) {
     auto news = std::make_shared<job_news>();
     auto job = keep(sys.spawn(job_double, news));
-    caf::anon_send(scheduler, msg::enqueue_atom_v, id, req, policy::workload_ptr{}, job);
+    caf::anon_send(scheduler, msg::enqueue_atom_v, id, req, policy::workload_ptr{}, job,
+                   int64_t{1'700'000'000});
     sched.run();
     return news;
   }
