@@ -142,8 +142,9 @@ void connect_collector(daemon_self self) {
 void announce_collector(daemon_self self) {
   auto& st = self->state;
   if (!st.setup.collector || !st.controller) return;
-  self->request(st.controller, std::chrono::seconds{10}, msg::collector_atom_v,
-                st.setup.status.node_name, st.setup.collector_port, st.setup.collector)
+  self->request(st.controller, std::chrono::seconds{st.setup.message_timeout_s},
+                msg::collector_atom_v, st.setup.status.node_name, st.setup.collector_port,
+                st.setup.collector)
       .then([](caf::ok_atom) {},
             [self](caf::error& err) {
               config::log().error("collector not announced node={}: {}",
@@ -201,8 +202,8 @@ void register_with(daemon_self self, caf::actor ctl) {
       return;
     }
   }
-  self->request(ctl, std::chrono::seconds{10}, msg::register_atom_v, std::move(status),
-                caf::actor_cast<caf::actor>(self), std::move(report))
+  self->request(ctl, std::chrono::seconds{st.setup.message_timeout_s}, msg::register_atom_v,
+                std::move(status), caf::actor_cast<caf::actor>(self), std::move(report))
       .then(
           [self, ctl](caf::actor& node) {
             auto& st = self->state;
@@ -386,7 +387,7 @@ caf::result<caf::ok_atom> relay_step_exit(daemon_self self, msg::step_exit& ex) 
     return make_error(errc::unreachable,
                       "node " + st.setup.status.node_name + " is not registered with a controller");
   auto rp = self->make_response_promise<caf::ok_atom>();
-  self->request(st.node, std::chrono::seconds{10}, std::move(ex))
+  self->request(st.node, std::chrono::seconds{st.setup.message_timeout_s}, std::move(ex))
       .then([rp](caf::ok_atom) mutable { rp.deliver(caf::ok_atom::value); },
             [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
   return rp;

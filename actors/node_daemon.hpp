@@ -25,6 +25,8 @@ struct node_daemon_setup {
   /// The SlurmctldHost lines, primary first: the daemon registers with the one in control.
   std::vector<config::controller_host> controllers;
   int64_t heartbeat_interval_ms = config::defaults::heartbeat_interval_ms;
+  /// MessageTimeout=: how long a request to the controller, a collector or a node waits.
+  int64_t message_timeout_s = config::defaults::message_timeout_s;
   msg::machine_status status;  ///< what this node reports; status.node_name is who we are
   std::vector<topology::core_info> cores;  ///< the probe's core table, for --cpu-bind
   metrics::registry* meters = nullptr;     ///< the daemon and its shepherds meter themselves here

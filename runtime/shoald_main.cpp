@@ -305,6 +305,7 @@ caf::actor start_daemon(const daemon_context& ctx, const shoal::config::node_con
     setup.adopted =
         shoal::actors::adopt_steps(ctx.sys, setup.spool_dir, name, ctx.facts.cores, ctx.meters);
   setup.heartbeat_interval_ms = ctx.cfg.heartbeat_interval_ms;
+  setup.message_timeout_s = ctx.cfg.message_timeout_s;
   setup.status = to_status(ctx.facts, name);
   setup.simulate = simulated;
   if (setup.simulate) as_configured(setup.status, node);

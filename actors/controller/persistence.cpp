@@ -25,7 +25,7 @@ caf::result<caf::ok_atom> all_ok(controller_self self,
   auto remaining = std::make_shared<size_t>(requests.size());
   auto failed = std::make_shared<bool>(false);
   for (auto& [to, m] : requests) {
-    self->request(to, std::chrono::seconds{10}, std::move(m))
+    self->request(to, std::chrono::seconds{self->state.cfg.message_timeout_s}, std::move(m))
         .then(
             [self, rp, remaining, failed](caf::ok_atom) mutable {
               if (--*remaining > 0 || *failed) return;

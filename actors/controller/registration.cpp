@@ -68,7 +68,8 @@ caf::result<caf::actor> on_register(controller_self self, msg::machine_status& r
   auto rp = self->make_response_promise<caf::actor>();
   auto kept = report ? std::optional<msg::node_report>{std::move(*report)} : std::nullopt;
   auto checked = kept ? *kept : msg::node_report{};
-  self->request(st.gate, std::chrono::seconds{10}, msg::register_atom_v, rep, std::move(checked))
+  self->request(st.gate, std::chrono::seconds{st.cfg.message_timeout_s}, msg::register_atom_v, rep,
+                std::move(checked))
       .then(
           [self, rp, rep, daemon, kept](caf::ok_atom) mutable {
             rep.credential.clear();

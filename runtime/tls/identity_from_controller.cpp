@@ -33,7 +33,6 @@ shoal::expected<std::string> unseal(const config::cluster_config& cfg,
 }  // namespace
 
 shoal::expected<std::string> identity_from_controller(const config::cluster_config& cfg) {
-  using namespace std::chrono_literals;
   std::string why;
   for (const auto& line : controller_lines(cfg)) {
     auto door = front_door_client::connect(line.address, front_door_port(line), connect_patience);
@@ -43,7 +42,7 @@ shoal::expected<std::string> identity_from_controller(const config::cluster_conf
     }
     auto req = msg::make_client_request(msg::client_op::cluster_identity);
     if (auto err = sign_request(cfg.auth, req)) return err;
-    auto reply = door->call(req, 10s);
+    auto reply = door->call(req, std::chrono::seconds{cfg.message_timeout_s});
     if (!reply) {
       why += (why.empty() ? "" : "; ") + describe_line(line) + ": " + reply.error().text();
       continue;
