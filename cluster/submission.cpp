@@ -159,6 +159,29 @@ shoal::error check_gres(const config::cluster_config& cfg, const config::partiti
   return {};
 }
 
+/// --mincpus: a node with fewer CPUs is never used, so the partition must hold enough that have
+/// them, outside the exclusions.
+shoal::error check_min_cpus(const config::partition_config& part,
+                            const std::map<std::string, msg::node_info>& nodes,
+                            const std::vector<std::string>& excluded, const msg::job_request& req) {
+  if (req.workload.min_cpus == 0) return {};
+  uint32_t big_enough = 0;
+  for (auto& name : part.nodes) {
+    if (std::find(excluded.begin(), excluded.end(), name) != excluded.end()) continue;
+    auto it = nodes.find(name);
+    if (it == nodes.end()) continue;
+    auto c = it->second.cpus > 0 ? it->second.cpus : it->second.reported.cpus;
+    // A node not yet heard from, with no CPUs= line, may well have them.
+    if (c == 0 || c >= req.workload.min_cpus) ++big_enough;
+  }
+  if (big_enough >= req.min_nodes) return {};
+  return error(errc::unsatisfiable,
+               "requested node configuration is not available: " + std::to_string(req.min_nodes) +
+                   " nodes with at least " + std::to_string(req.workload.min_cpus) +
+                   " CPUs (--mincpus) requested, partition " + part.name + " has " +
+                   std::to_string(big_enough));
+}
+
 }  // namespace
 
 shoal::expected<msg::job_request> resolve_submission(
@@ -234,25 +257,7 @@ shoal::expected<msg::job_request> resolve_submission(
                      " per node (--ntasks-per-node) need " +
                      std::to_string((uint64_t{req.ntasks} + per_node - 1) / per_node) +
                      " nodes, -N asks for " + std::to_string(req.min_nodes));
-  if (req.workload.min_cpus > 0) {
-    // A node with fewer CPUs is never used, so the partition must hold enough that have them.
-    uint32_t big_enough = 0;
-    for (auto& name : part->nodes) {
-      if (std::find(excluded->begin(), excluded->end(), name) != excluded->end()) continue;
-      auto it = nodes.find(name);
-      if (it == nodes.end()) continue;
-      auto c = it->second.cpus > 0 ? it->second.cpus : it->second.reported.cpus;
-      // A node not yet heard from, with no CPUs= line, may well have them.
-      if (c == 0 || c >= req.workload.min_cpus) ++big_enough;
-    }
-    if (big_enough < req.min_nodes)
-      return error(
-          errc::unsatisfiable,
-          "requested node configuration is not available: " + std::to_string(req.min_nodes) +
-              " nodes with at least " + std::to_string(req.workload.min_cpus) +
-              " CPUs (--mincpus) requested, partition " + part->name + " has " +
-              std::to_string(big_enough));
-  }
+  if (auto err = check_min_cpus(*part, nodes, *excluded, req)) return err;
   if (auto err = check_gres(cfg, *part, *required, *excluded, gres, req)) return err;
   if (req.ntasks < req.min_nodes && !req.batch)
     return error(errc::invalid_request, "fewer tasks (-n " + std::to_string(req.ntasks) +
