@@ -113,6 +113,7 @@ uint64_t start_job(scheduler_self self, const policy::start_decision& d, start_s
   send_to(self, it->second, msg::start_atom_v, std::move(site.names), std::move(actors),
           std::move(site.cpus), std::move(site.nodelist), std::move(site.devices));
   st.job_actors.erase(it);
+  self->send(st.topology, msg::cancel_atom_v, d.job);  // no longer queued: its needs can go
   return d.job;
 }
 

@@ -106,8 +106,9 @@ placed_pass_ptr place(topology_self self, pass_order& order) {
     if (std::find(order.arrays.begin(), order.arrays.end(), d.job) != order.arrays.end()) {
       st.array_starts[d.job].push_back(std::move(run));
     } else {
+      // Its needs stay until the scheduler says the job no longer queues: a start the queue
+      // gives back (held while the pass was out) must place the same way next time.
       st.running[d.job] = std::move(run);
-      st.needs.erase(d.job);
     }
   }
   return out;

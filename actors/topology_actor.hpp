@@ -82,7 +82,7 @@ using topology_actor = caf::typed_actor<
     caf::reacts_to<msg::arraytask_atom, uint64_t, std::vector<uint64_t>>,
     /// (id, needs): a queued job's node and device requests.
     caf::reacts_to<msg::enqueue_atom, uint64_t, placement_needs>,
-    /// A job left the queue without starting (cancelled): its requests are forgotten.
+    /// A job no longer queues (it started, or was cancelled): its requests are forgotten.
     caf::reacts_to<msg::cancel_atom, uint64_t>,
     /// A job's nodes are free again (it ended, was requeued, or never started).
     caf::reacts_to<msg::release_atom, uint64_t>,
