@@ -27,3 +27,15 @@ fi
 grep -q 'config/config.hpp:2:.*a pure library includes CAF' <<<"$out" ||
   { echo "FAIL: the report does not name the file and line:"; echo "$out"; exit 1; }
 echo "a pure library including CAF is reported"
+
+# cluster/ (the actors' pure logic) is held to the same rule.
+rm "$tree/config/config.hpp"
+mkdir -p "$tree/cluster"
+printf '#pragma once\n#include "messages/caf/error.hpp"\n' >"$tree/cluster/job_ref.hpp"
+if out=$("$check" "$tree"); then
+  echo "FAIL: cluster/ including CAF was not reported"
+  exit 1
+fi
+grep -q 'cluster/job_ref.hpp:2:.*a pure library includes CAF' <<<"$out" ||
+  { echo "FAIL: the report does not name the file and line:"; echo "$out"; exit 1; }
+echo "cluster/ including CAF is reported"
