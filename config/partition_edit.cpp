@@ -33,21 +33,18 @@ std::optional<std::pair<std::string, std::string>> split_setting(const std::stri
 }
 
 /// `expr` (ALL, empty or a hostlist of configured nodes) as node names in config order.
-shoal::expected<std::vector<std::string>> resolve_members(const cluster_config& cfg,
-                                                          const std::string& expr,
-                                                          const std::string& partition) {
-  std::vector<std::string> out;
-  if (iequals(expr, "ALL")) {
-    for (auto& n : cfg.nodes) out.push_back(n.name);
-    return out;
-  }
+shoal::expected<std::vector<std::string>> resolve_members(
+    const std::vector<std::string>& node_names, const std::string& expr,
+    const std::string& partition) {
+  if (iequals(expr, "ALL")) return node_names;
   auto names = topology::expand_hostlist(expr);
   if (!names)
     return shoal::error(errc::invalid_request,
                         "invalid value '" + expr + "' for Nodes: " + describe(names.error()));
   std::set<std::string> wanted(names->begin(), names->end());
-  for (auto& n : cfg.nodes)
-    if (wanted.erase(n.name) != 0) out.push_back(n.name);
+  std::vector<std::string> out;
+  for (auto& n : node_names)
+    if (wanted.erase(n) != 0) out.push_back(n);
   if (!wanted.empty())
     return shoal::error(
         errc::invalid_request,
@@ -121,11 +118,37 @@ std::optional<setting_error> apply_partition_setting(partition_config& part,
   return std::nullopt;
 }
 
-shoal::expected<std::vector<partition_config>> apply_partition_edit(
-    const cluster_config& cfg, const msg::partition_edit& edit) {
-  auto parts = cfg.partitions;
-  auto it = std::find_if(parts.begin(), parts.end(),
-                         [&](const partition_config& p) { return p.name == edit.name; });
+shoal::expected<partition_config> apply_partition_settings(
+    partition_config part, const std::vector<std::string>& settings,
+    const std::vector<std::string>& node_names) {
+  std::optional<std::string> nodes_expr;
+  for (auto& word : settings) {
+    auto kv = split_setting(word);
+    if (!kv) return shoal::error(errc::invalid_request, "expected Key=Value, got '" + word + "'");
+    std::string expr;
+    if (auto err = apply_partition_setting(part, expr, kv->first, kv->second))
+      return shoal::error(errc::invalid_request, err->text);
+    if (iequals(kv->first, "nodes")) nodes_expr = expr;
+  }
+  if (nodes_expr) {
+    auto members = resolve_members(node_names, *nodes_expr, part.name);
+    if (!members) return std::move(members.error());
+    part.nodes = std::move(*members);
+  }
+  return part;
+}
+
+bool takes_default(const std::vector<std::string>& settings) {
+  return std::any_of(settings.begin(), settings.end(), [](const std::string& w) {
+    auto kv = split_setting(w);
+    return kv && iequals(kv->first, "default") && cs::parse_yes_no(kv->second) == true;
+  });
+}
+
+std::optional<shoal::error> check_partition_edit(const std::vector<partition_config>& parts,
+                                                 const msg::partition_edit& edit) {
+  bool exists = std::any_of(parts.begin(), parts.end(),
+                            [&](const partition_config& p) { return p.name == edit.name; });
   bool create = edit.action == "create";
   if (!create && edit.action != "update" && edit.action != "delete")
     return shoal::error(errc::invalid_request, "unknown partition action '" + edit.action +
@@ -133,44 +156,46 @@ shoal::expected<std::vector<partition_config>> apply_partition_edit(
   if (edit.name.empty() || iequals(edit.name, "DEFAULT") ||
       edit.name.find_first_of(" \t,=#\"") != std::string::npos)
     return shoal::error(errc::invalid_request, "invalid partition name '" + edit.name + "'");
-  if (create && it != parts.end())
+  if (create && exists)
     return shoal::error(errc::invalid_request, "partition '" + edit.name + "' already exists");
-  if (!create && it == parts.end())
+  if (!create && !exists)
     return shoal::error(errc::unknown_partition, "invalid partition name '" + edit.name + "'");
+  if (edit.action == "delete" && !edit.settings.empty())
+    return shoal::error(errc::invalid_request, "delete takes only PartitionName=");
+  return std::nullopt;
+}
+
+partition_config created_partition(const std::string& name) {
+  partition_config part;
+  part.name = name;
+  part.file = "(created)";
+  return part;
+}
+
+shoal::expected<std::vector<partition_config>> apply_partition_edit(
+    const cluster_config& cfg, const msg::partition_edit& edit) {
+  if (auto err = check_partition_edit(cfg.partitions, edit)) return std::move(*err);
+  auto parts = cfg.partitions;
+  auto it = std::find_if(parts.begin(), parts.end(),
+                         [&](const partition_config& p) { return p.name == edit.name; });
   if (edit.action == "delete") {
-    if (!edit.settings.empty())
-      return shoal::error(errc::invalid_request, "delete takes only PartitionName=");
     parts.erase(it);
     return parts;
   }
-  partition_config part = create ? partition_config{} : *it;
-  if (create) {
-    part.name = edit.name;
-    part.file = "(created)";
-  }
-  std::optional<std::string> nodes_expr;
-  bool default_given = false;
-  for (auto& word : edit.settings) {
-    auto kv = split_setting(word);
-    if (!kv) return shoal::error(errc::invalid_request, "expected Key=Value, got '" + word + "'");
-    std::string expr;
-    if (auto err = apply_partition_setting(part, expr, kv->first, kv->second))
-      return shoal::error(errc::invalid_request, err->text);
-    if (iequals(kv->first, "nodes")) nodes_expr = expr;
-    if (iequals(kv->first, "default")) default_given = true;
-  }
-  if (nodes_expr) {
-    auto members = resolve_members(cfg, *nodes_expr, part.name);
-    if (!members) return std::move(members.error());
-    part.nodes = std::move(*members);
-  }
-  if (default_given && part.is_default)
+  std::vector<std::string> node_names;
+  for (auto& n : cfg.nodes) node_names.push_back(n.name);
+  bool create = edit.action == "create";
+  auto part = apply_partition_settings(create ? created_partition(edit.name) : *it, edit.settings,
+                                       node_names);
+  if (!part) return std::move(part.error());
+  if (takes_default(edit.settings))
     for (auto& p : parts) p.is_default = false;
   if (create)
-    parts.push_back(std::move(part));
+    parts.push_back(std::move(*part));
   else
-    *std::find_if(parts.begin(), parts.end(),
-                  [&](const partition_config& p) { return p.name == edit.name; }) = std::move(part);
+    *std::find_if(parts.begin(), parts.end(), [&](const partition_config& p) {
+      return p.name == edit.name;
+    }) = std::move(*part);
   return parts;
 }
 
@@ -198,10 +223,7 @@ void record_partition_edit(std::vector<msg::partition_edit>& edits,
   auto key_of = [](const std::string& word) {
     return cs::to_lower(word.substr(0, word.find('=')));
   };
-  bool takes_default = std::any_of(edit.settings.begin(), edit.settings.end(), [&](auto& w) {
-    return key_of(w) == "default" && cs::parse_yes_no(w.substr(w.find('=') + 1)) == true;
-  });
-  if (takes_default) {
+  if (takes_default(edit.settings)) {
     // Only one partition is the default: an older Default= of another would win on replay
     // when that partition's record comes later.
     for (auto& e : edits)

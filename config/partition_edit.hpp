@@ -28,6 +28,26 @@ std::optional<setting_error> apply_partition_setting(partition_config& part,
                                                      std::string& nodes_expr, std::string_view key,
                                                      const std::string& value);
 
+/// Whether `edit` may apply to `parts` at all (nullopt: it may): errc::unknown_partition for a name
+/// that is not a partition (update, delete), errc::invalid_request for a bad action or name, a
+/// create of a name that exists, or settings given to delete. Whether jobs still use a deleted
+/// partition is the caller's to check.
+std::optional<shoal::error> check_partition_edit(const std::vector<partition_config>& parts,
+                                                 const msg::partition_edit& edit);
+
+/// `part` after the `Key=Value` settings of an update or a create, or errc::invalid_request naming
+/// the first bad one. Nodes= takes a hostlist of `node_names` (the configured nodes, in config
+/// order), ALL, or nothing. Other partitions' Default= is the caller's (see takes_default).
+shoal::expected<partition_config> apply_partition_settings(
+    partition_config part, const std::vector<std::string>& settings,
+    const std::vector<std::string>& node_names);
+
+/// Whether `settings` make their partition the default (Default=YES), which no other then is.
+bool takes_default(const std::vector<std::string>& settings);
+
+/// The row a `create` starts from, before its settings.
+partition_config created_partition(const std::string& name);
+
 /// The partitions of `cfg` after `edit`, in order (a created partition goes last), or why the
 /// edit cannot apply: errc::unknown_partition for a name that is not a partition (update,
 /// delete), errc::invalid_request for a bad action, name, setting or value, a create of a name
