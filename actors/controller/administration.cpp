@@ -4,7 +4,6 @@
 
 #include "actors/metering.hpp"
 #include "cluster/clock.hpp"
-#include "config/partition_edit.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors::ctl {
@@ -27,65 +26,6 @@ caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_upd
     requests.emplace_back(caf::actor_cast<caf::actor>(st.nodes[n]),
                           caf::make_message(msg::nodeupd_atom_v, up));
   return all_ok(self, std::move(requests));
-}
-
-/// The key the partition edits are saved under; they are replayed over the config's partitions when
-/// a controller starts from saved state.
-const std::string partitions_key = "partitions";
-
-/// `shoal control update|create|delete partitionname=`: the controller owns the partition table;
-/// the topology actor (placement), the scheduler (priorities) and the nodes that joined or left a
-/// partition hear the new one, and the edit is durable before the client hears ok. Deleting a
-/// partition that pending or running jobs use is refused, as Slurm does.
-caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::partition_edit& edit) {
-  auto& st = self->state;
-  st.attribute_to(edit.user);
-  auto parts = config::apply_partition_edit(st.cfg, edit);
-  if (!parts) return to_caf(parts.error());
-  if (edit.action == "delete")
-    for (auto& [id, job] : st.job_view)
-      if (job.partition == edit.name && !msg::is_finished(job.state))
-        return make_error(errc::invalid_request, "Partition is in use (job " + std::to_string(id) +
-                                                     " is " + msg::to_string(job.state) +
-                                                     " in it)");
-  std::map<std::string, std::vector<std::string>> before;
-  for (auto& n : st.cfg.nodes) before[n.name] = n.partitions;
-  st.cfg.partitions = std::move(*parts);
-  config::assign_node_partitions(st.cfg);
-  for (auto& n : st.cfg.nodes)
-    if (before[n.name] != n.partitions)
-      self->send(st.nodes.at(n.name), msg::parts_atom_v, n.partitions);
-  auto table = slotted(st.cfg.partitions, st.partition_slots);
-  self->send(st.topology, msg::parts_atom_v, table);
-  self->send(st.scheduler, msg::parts_atom_v, std::move(table));
-  config::record_partition_edit(st.partition_edits, edit);
-  msg::partition_edits_record rec;
-  rec.edits = st.partition_edits;
-  persist(self, partitions_key, encoded(rec));
-  std::string settings;
-  for (auto& w : edit.settings) settings += (settings.empty() ? "" : " ") + w;
-  config::log().info("partition {} name={} settings=\"{}\" user={}", edit.action, edit.name,
-                     settings, edit.user);
-  return once_saved(self, caf::ok_atom::value);
-}
-
-/// The partitions as the saved edits left them (before any actor is spawned from the config).
-void replay_partitions(controller_state& st, const state::record_map& saved) {
-  auto rec = saved.find(partitions_key);
-  if (rec == saved.end()) return;
-  auto edits = decoded<msg::partition_edits_record>(rec->second);
-  if (!edits) {
-    config::log().error("saved state: record {} unreadable, skipped: {}", partitions_key,
-                        describe(edits.error()));
-    return;
-  }
-  std::vector<std::string> skipped;
-  config::replay_partition_edits(st.cfg, edits->edits, skipped);
-  for (auto& why : skipped)
-    config::log().warn("saved partition edit no longer applies, dropped: {}", why);
-  st.partition_edits = std::move(edits->edits);
-  config::log().info("partition edits replayed edits={} dropped={}", st.partition_edits.size(),
-                     skipped.size());
 }
 
 /// `shoal control setdebug`: the new level's name, or errc::invalid_request naming the levels.

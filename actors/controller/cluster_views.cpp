@@ -8,8 +8,7 @@ namespace shoal::actors::ctl {
 
 namespace {
 
-/// A partition as listings show it. Partitions are the configuration's (no actor owns them until
-/// partitions change at run time).
+/// A partition as listings show it, from the row its actor last answered with.
 msg::partition_info partition_view(const config::partition_config& cfg) {
   msg::partition_info info;
   info.name = cfg.name;

@@ -145,6 +145,7 @@ controller_actor::behavior_type controller_behavior(
   actor_probe probe{self, meters, "controller"};
   st.attribute_to = [probe](const std::string& user) { probe.attribute_to(user); };
   replay_partitions(st, recovery.saved);
+  spawn_partitions(self);
   spawn_nodes_and_scheduler(self, recovery.saved);
   spawn_collectors(self, recovery.saved);
   if (!recovery.saved.empty()) recover(self, recovery.saved);

@@ -21,6 +21,7 @@
 #include "actors/controller/controller.hpp"
 #include "actors/job.hpp"
 #include "actors/node.hpp"
+#include "actors/partition.hpp"
 #include "actors/saved_state.hpp"
 #include "actors/scheduler.hpp"
 #include "cluster/cluster_meters.hpp"
@@ -83,6 +84,12 @@ struct controller_state {
   /// Recovered jobs whose steps a node has not yet confirmed: node -> job ids. The node's next
   /// registration reports what it still runs.
   std::map<std::string, std::set<uint64_t>> unconfirmed;
+  /// Every partition's actor, which owns its row. `cfg.partitions` holds the rows as they last
+  /// answered (the controller's view: listings and submission checks read it) in the partitions'
+  /// order, the one fact about them the controller owns along with which one is the default.
+  std::map<std::string, partition_actor> partitions;
+  /// Every configured node's name in config order, as partitions' Nodes= resolve against.
+  std::shared_ptr<const std::vector<std::string>> node_names;
   /// The partition edits made at run time, as a restart replays them (short: see
   /// config::record_partition_edit).
   std::vector<msg::partition_edit> partition_edits;
@@ -99,16 +106,26 @@ using controller_self = controller_actor::stateful_pointer<controller_state>;
 /// Answers `reply` once everything handed to the keeper so far is durable; with the disk failing,
 /// the client hears why instead of an acknowledgement that would be a lie.
 template <class T>
-caf::result<T> once_saved(controller_self self, T reply) {
+void deliver_once_saved(controller_self self, caf::typed_response_promise<T> rp, T reply) {
   auto& st = self->state;
-  if (!st.keeper) return reply;
-  auto rp = self->make_response_promise<T>();
+  if (!st.keeper) {
+    rp.deliver(std::move(reply));
+    return;
+  }
   self->request(st.keeper, caf::infinite, msg::sync_atom_v)
       .then([rp, reply](caf::ok_atom) mutable { rp.deliver(std::move(reply)); },
             [rp](caf::error& err) mutable {
               rp.deliver(make_error(errc::system_error,
                                     "the controller cannot save its state: " + describe(err)));
             });
+}
+
+/// As deliver_once_saved, for a handler's own reply.
+template <class T>
+caf::result<T> once_saved(controller_self self, T reply) {
+  if (!self->state.keeper) return reply;
+  auto rp = self->make_response_promise<T>();
+  deliver_once_saved(self, rp, std::move(reply));
   return rp;
 }
 
@@ -210,13 +227,18 @@ void relay_node_down(controller_self self, const std::string& node, uint64_t job
 /// A step its node knows by job id only ended: handed to the job, or logged and dropped.
 void relay_step_exit(controller_self self, msg::step_exit& ex);
 
-// -- administration.cpp: nodes, partitions, debug levels, statistics, handover
-// --
+// -- partitions.cpp: which partitions exist, their actors, and the edits a restart replays --
 
-caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_update& up);
-caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::partition_edit& edit);
 /// The partitions as the saved edits left them (before any actor is spawned from the config).
 void replay_partitions(controller_state& st, const state::record_map& saved);
+/// One partition actor per partition of the view.
+void spawn_partitions(controller_self self);
+/// `shoal control update|create|delete partitionname=P ...`.
+caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::partition_edit& edit);
+
+// -- administration.cpp: nodes, debug levels, statistics, handover --
+
+caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_update& up);
 caf::result<std::string> set_debug_level(controller_self self, const std::string& text,
                                          const std::string& user);
 caf::result<std::string> set_debug_flags(controller_self self, const std::string& changes,
