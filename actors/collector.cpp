@@ -9,6 +9,7 @@
 
 #include "actors/metering.hpp"
 #include "actors/send_to.hpp"
+#include "actors/unexpected.hpp"
 #include "config/log.hpp"
 
 namespace shoal::actors {
@@ -106,6 +107,7 @@ collector_actor spawn_collector(caf::actor_system& sys, std::string name,
                                 metrics::registry* meters) {
   auto behavior = [](collector_self self, std::string name,
                      metrics::registry* meters) -> collector_impl::behavior_type {
+    tolerate_strays(self);
     actor_probe probe{self, meters, "collector"};
     auto& st = self->state;
     st.name = std::move(name);

@@ -10,6 +10,7 @@
 #include "actors/metering.hpp"
 #include "actors/saved_state.hpp"
 #include "actors/send_to.hpp"
+#include "actors/unexpected.hpp"
 #include "cluster/clock.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
@@ -376,6 +377,7 @@ void restore(manager_self self, const msg::collector_map_record& rec) {
 }
 
 manager_impl::behavior_type manager_behavior(manager_self self, collector_manager_setup setup) {
+  tolerate_strays(self);
   actor_probe probe{self, setup.meters, "collector_manager"};
   auto& st = self->state;
   st.setup = std::move(setup);

@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "actors/send_to.hpp"
+#include "actors/unexpected.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 
@@ -12,8 +13,8 @@ namespace {
 
 daemon_gate_actor::behavior_type daemon_gate_behavior(daemon_gate_actor::pointer self,
                                                       daemon_credentials credentials) {
-  // A peer holding a dynamic handle may send anything: drop it quietly.
-  self->set_default_handler(caf::drop);
+  // A peer holding a dynamic handle may send anything: logged and dropped.
+  tolerate_strays(self);
   return {
       [self, credentials](msg::launch_atom, msg::launch_request& req, caf::actor& sink,
                           caf::actor& job, caf::actor& daemon) {

@@ -13,6 +13,7 @@
 #include "actors/metering.hpp"
 #include "actors/saved_state.hpp"
 #include "actors/send_to.hpp"
+#include "actors/unexpected.hpp"
 #include "cluster/clock.hpp"
 #include "cluster/scheduling.hpp"
 #include "config/duration.hpp"
@@ -401,6 +402,7 @@ void restore(job_self self) {
 }
 
 job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
+  tolerate_strays(self);
   actor_probe probe{self, setup.meters, "job"};
   auto& st = self->state;
   st.info = initial_job_info(setup);

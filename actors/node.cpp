@@ -11,6 +11,7 @@
 #include "actors/metering.hpp"
 #include "actors/saved_state.hpp"
 #include "actors/send_to.hpp"
+#include "actors/unexpected.hpp"
 #include "cluster/clock.hpp"
 #include "cluster/node_health.hpp"
 #include "config/defaults.hpp"
@@ -539,6 +540,7 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                                        daemon_gate_actor gate) {
   auto& st = self->state;
   st.gate = std::move(gate);
+  tolerate_strays(self);
   actor_probe probe{self, meters, "node"};
   st.interval = std::chrono::milliseconds{heartbeat_interval_ms};
   attach_meters(self, meters);

@@ -1,5 +1,6 @@
 #include "actors/node_daemon.hpp"
 
+#include <functional>
 #include <map>
 #include <set>
 
@@ -10,6 +11,7 @@
 #include "actors/metering.hpp"
 #include "actors/send_to.hpp"
 #include "actors/shepherd.hpp"
+#include "actors/unexpected.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
@@ -272,7 +274,16 @@ void connect(daemon_self self) {
           });
 }
 
-caf::result<caf::ok_atom> on_step_exit(daemon_self self, msg::step_exit& ex);
+/// Says how passing a step's end on went: no error once it is on its way.
+using step_exit_outcome = std::function<void(caf::error)>;
+
+void pass_step_exit(daemon_self self, msg::step_exit ex, step_exit_outcome done);
+
+/// For a step end found here (simulated, or refused before it ran), where nobody waits for the
+/// outcome: it is kept in `ended` for the next registration when the controller is not there.
+void pass_own_step_exit(daemon_self self, msg::step_exit ex) {
+  pass_step_exit(self, std::move(ex), [](const caf::error&) {});
+}
 
 /// A simulated step ends: its tasks with `exit_code`, or killed by `signo`; reported as a
 /// shepherd reports a real one (the sink first, then the job through on_step_exit).
@@ -285,7 +296,7 @@ void end_simulated(daemon_self self, std::pair<uint64_t, uint32_t> key, int32_t 
   st.simulated.erase(it);
   auto ex = exit_of_all(step.req, st.setup.status.node_name, "", exit_code, signo);
   if (step.sink) send_to(self, step.sink, ex);
-  on_step_exit(self, ex);
+  pass_own_step_exit(self, std::move(ex));
 }
 
 /// `shoald --simulate`: the step "runs" until simulate_step's time is up.
@@ -295,7 +306,7 @@ void launch_simulated(daemon_self self, msg::launch_request& req, caf::actor& si
     if (auto refused = st.setup.check_launch(req)) {
       auto ex = refused_launch(req, st.setup.status.node_name, refused);
       if (sink) send_to(self, sink, ex);
-      on_step_exit(self, ex);
+      pass_own_step_exit(self, std::move(ex));
       return;
     }
   }
@@ -331,13 +342,14 @@ void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::a
   st.shepherds[key] = shepherd;
 }
 
-caf::result<caf::ok_atom> relay_step_exit(daemon_self self, msg::step_exit& ex);
+void relay_step_exit(daemon_self self, msg::step_exit ex, step_exit_outcome done);
 
 /// A step ended: kept until its job releases the node (the next registration reports it), and
 /// passed to the job: straight to its handle, or by job id through the node actor when the
-/// handle predates a controller restart or the step was adopted. Answered once it is on its way
-/// (relayed: once the controller has it); errc::unreachable while no controller is connected.
-caf::result<caf::ok_atom> on_step_exit(daemon_self self, msg::step_exit& ex) {
+/// handle predates a controller restart or the step was adopted. `done` hears once it is on its
+/// way (relayed: once the controller has it), or errc::unreachable while no controller is
+/// connected.
+void pass_step_exit(daemon_self self, msg::step_exit ex, step_exit_outcome done) {
   auto& st = self->state;
   auto key = std::make_pair(ex.job_id, ex.step_id);
   st.ended[key] = ex;
@@ -345,9 +357,22 @@ caf::result<caf::ok_atom> on_step_exit(daemon_self self, msg::step_exit& ex) {
   if (st.registered && job != st.step_jobs.end()) {
     send_to(self, job->second, std::move(ex));
     st.step_jobs.erase(job);
-    return caf::ok_atom::value;
+    done(caf::error{});
+    return;
   }
-  return relay_step_exit(self, ex);
+  relay_step_exit(self, std::move(ex), std::move(done));
+}
+
+/// A shepherd's report of its step's end, answered as pass_step_exit's `done` hears.
+caf::result<caf::ok_atom> on_step_exit(daemon_self self, msg::step_exit& ex) {
+  auto rp = self->make_response_promise<caf::ok_atom>();
+  pass_step_exit(self, std::move(ex), [rp](caf::error err) mutable {
+    if (err)
+      rp.deliver(std::move(err));
+    else
+      rp.deliver(caf::ok_atom::value);
+  });
+  return rp;
 }
 
 void on_release(daemon_self self, uint64_t job) {
@@ -381,19 +406,20 @@ void take_adopted(daemon_self self) {
 
 /// An adopted step's end goes the way of every node report: to our node actor, which hands it
 /// to the controller, which hands it to the job.
-caf::result<caf::ok_atom> relay_step_exit(daemon_self self, msg::step_exit& ex) {
+void relay_step_exit(daemon_self self, msg::step_exit ex, step_exit_outcome done) {
   auto& st = self->state;
-  if (!st.node)
-    return make_error(errc::unreachable,
-                      "node " + st.setup.status.node_name + " is not registered with a controller");
-  auto rp = self->make_response_promise<caf::ok_atom>();
+  if (!st.node) {
+    done(make_error(errc::unreachable,
+                    "node " + st.setup.status.node_name + " is not registered with a controller"));
+    return;
+  }
   self->request(st.node, std::chrono::seconds{st.setup.message_timeout_s}, std::move(ex))
-      .then([rp](caf::ok_atom) mutable { rp.deliver(caf::ok_atom::value); },
-            [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
-  return rp;
+      .then([done](caf::ok_atom) { done(caf::error{}); },
+            [done](caf::error& err) { done(std::move(err)); });
 }
 
 daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
+  tolerate_strays(self);
   actor_probe probe{self, setup.meters, "node_daemon"};
   self->state.setup = std::move(setup);
   take_adopted(self);

@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "actors/metering.hpp"
+#include "actors/unexpected.hpp"
 #include "config/log.hpp"
 #include "config/partition_edit.hpp"
 #include "messages/caf/error.hpp"
@@ -33,6 +34,7 @@ partition_actor::behavior_type partition_behavior(
     std::shared_ptr<const std::vector<std::string>> node_names, metrics::registry* meters) {
   self->state.row = std::move(row);
   self->state.node_names = std::move(node_names);
+  tolerate_strays(self);
   actor_probe probe{self, meters, "partition"};
   return {
       probe.metered("edit",

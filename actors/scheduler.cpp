@@ -9,6 +9,7 @@
 
 #include "actors/metering.hpp"
 #include "actors/send_to.hpp"
+#include "actors/unexpected.hpp"
 #include "cluster/clock.hpp"
 #include "config/duration.hpp"
 #include "config/log.hpp"
@@ -469,6 +470,7 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
                                                  caf::actor controller, topology_actor topology,
                                                  metrics::registry* meters) {
   auto& st = self->state;
+  tolerate_strays(self);
   actor_probe probe{self, meters, "scheduler"};
   if (meters) {
     st.cycle = &meters->histogram_of("shoal_scheduler_cycle_seconds",

@@ -14,6 +14,7 @@
 
 #include "actors/metering.hpp"
 #include "actors/send_to.hpp"
+#include "actors/unexpected.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
@@ -231,8 +232,8 @@ shepherd_impl::behavior_type shepherd_behavior(shepherd_self self,
     st.link = launch(self, *start);
   }
   start.reset();
-  // A peer holding a dynamic handle may send anything: drop it quietly, as before.
-  self->set_default_handler(caf::drop);
+  // A peer holding a dynamic handle may send anything: logged and dropped.
+  tolerate_strays(self);
   self->set_exit_handler([self](caf::exit_msg& em) {
     // The shepherd's shutdown (or that of whoever it is linked to): the tasks must not outlive
     // it. The step still reports its end.

@@ -3,6 +3,7 @@
 #include <caf/all.hpp>
 
 #include "actors/send_to.hpp"
+#include "actors/unexpected.hpp"
 #include "messages/caf/error.hpp"
 
 namespace shoal::actors {
@@ -18,10 +19,14 @@ using standby_self = standby_actor::stateful_pointer<standby_state>;
 
 standby_actor::behavior_type standby_behavior(standby_self self, standby_setup setup) {
   self->state.setup = std::move(setup);
-  // Everything a controller would answer gets the refusal instead, as an error reply, so a
-  // client's request fails at once (rather than timing out) and names who is in control.
+  // Every request a controller would answer gets the refusal instead, as an error reply, so a
+  // client's request fails at once (rather than timing out) and names who is in control. What is
+  // not a request (a beat, a report) gets no answer: an error sent unasked would stop its sender.
+  self->set_error_handler(drop_stray_error);
   self->set_default_handler(
       [self](caf::scheduled_actor*, caf::message_view&) -> caf::result<caf::message> {
+        auto* element = self->current_mailbox_element();
+        if (element == nullptr || !element->mid.is_request()) return caf::message{};
         return make_error(errc::not_in_control, self->state.setup.refusal);
       });
   return {

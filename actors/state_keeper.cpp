@@ -6,6 +6,7 @@
 
 #include "actors/metering.hpp"
 #include "actors/state_writer.hpp"
+#include "actors/unexpected.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 
@@ -199,6 +200,7 @@ keeper_impl::behavior_type keeper(keeper_self self, state_keeper_settings settin
   auto& st = self->state;
   st.settings = std::move(settings);
   st.records = std::move(initial);
+  tolerate_strays(self);
   actor_probe probe{self, st.settings.meters, "state_keeper"};
   if (auto* m = st.settings.meters) {
     st.changes = &m->counter_of("shoal_state_changes_total",

@@ -9,6 +9,7 @@
 
 #include "actors/metering.hpp"
 #include "actors/send_to.hpp"
+#include "actors/unexpected.hpp"
 #include "cluster/clock.hpp"
 #include "topology/hostlist.hpp"
 
@@ -176,6 +177,7 @@ topology_actor::behavior_type topology_behavior(topology_self self,
                                                 const config::cluster_config& cfg,
                                                 metrics::registry* meters) {
   self->state.map.emplace(cfg);
+  tolerate_strays(self);
   actor_probe probe{self, meters, "topology"};
   return {
       probe.metered("place", [self](msg::schedule_atom,

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "actors/metering.hpp"
+#include "actors/unexpected.hpp"
 #include "cluster/clock.hpp"
 
 namespace shoal::actors {
@@ -142,6 +143,7 @@ controller_actor::behavior_type controller_behavior(
   adopt_setup(self, std::move(cfg), meters, std::move(interconnect), std::move(recovery.keeper),
               std::move(gate), std::move(access));
   auto& st = self->state;
+  tolerate_strays(self);
   actor_probe probe{self, meters, "controller"};
   st.attribute_to = [probe](const std::string& user) { probe.attribute_to(user); };
   replay_partitions(st, recovery.saved);

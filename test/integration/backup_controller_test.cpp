@@ -14,101 +14,20 @@
 
 #include "messages/caf/error.hpp"
 #include "runtime/bootstrap/local_cluster.hpp"
+#include "test/integration/controller_pair.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;
 
 namespace {
 
-/// Takeover after 3 s of silence (pings every second); generous bounds for the polls.
-constexpr int slurmctld_timeout_s = 3;
-const auto takeover_bound = std::chrono::seconds{slurmctld_timeout_s} + 30s;
-
-/// Two shoalctld (ctl1, the primary, and ctl2, the backup) and node1, node2 on 127.0.0.1.
-struct backup_pair {
-  scratch_dir dir;
-  std::string conf;
-  std::unique_ptr<daemon_process> primary;
-  std::unique_ptr<daemon_process> backup;
-  std::vector<std::unique_ptr<daemon_process>> nodes;
-  int primary_starts = 0;
-
-  backup_pair() {
-    auto ports = shoal::runtime::free_loopback_ports(2, 2);
-    BOOST_REQUIRE(ports);
-    auto p1 = std::to_string((*ports)[0]);
-    auto p2 = std::to_string((*ports)[1]);
-    conf = write_file(dir.file("shoal.conf"),
-                      "ClusterName=pair\n"
-                      "SlurmctldHost=ctl1(127.0.0.1:" +
-                          p1 +
-                          ")\n"
-                          "SlurmctldHost=ctl2(127.0.0.1:" +
-                          p2 +
-                          ")\n"
-                          "SlurmctldTimeout=" +
-                          std::to_string(slurmctld_timeout_s) +
-                          "\n"
-                          "MetricsPort=0\nNodeMetricsPort=0\n"
-                          "HeartBeatInterval=1\nSlurmdTimeout=5\nKillWait=2\n"
-                          "StateSaveLocation=" +
-                          dir.file("state") +
-                          "\n"
-                          "NodeName=node[1-2] NodeAddr=127.0.0.1\n"
-                          "PartitionName=debug Nodes=node[1-2] Default=YES MaxTime=INFINITE\n" +
-                          test_auth_config());
-    start_primary();
-    backup = std::make_unique<daemon_process>(
-        std::vector<std::string>{bin_path("shoalctld"), "-f", conf, "--controller", "ctl2"},
-        dir.file("ctl2.log"));
-    for (const char* node : {"node1", "node2"})
-      nodes.push_back(std::make_unique<daemon_process>(
-          std::vector<std::string>{bin_path("shoald"), "-f", conf, "-N", node},
-          dir.file(std::string{node} + ".log")));
-  }
-
-  ~backup_pair() {
-    if (!current_test_passed()) {
-      dir.keep();
-      BOOST_TEST_MESSAGE("kept the logs in " << dir.path());
-    }
-  }
-
-  void start_primary() {
-    primary = std::make_unique<daemon_process>(
-        std::vector<std::string>{bin_path("shoalctld"), "-f", conf, "--controller", "ctl1"},
-        dir.file("ctl1-" + std::to_string(++primary_starts) + ".log"));
-  }
-
-  command_result shoal(const std::vector<std::string>& args) {
-    command_options opt;
-    opt.cwd = dir.path();
-    opt.timeout = 60s;
-    return run_shoal(conf, args, opt);
-  }
-
-  /// Both nodes are IDLE, as the controller in control sees them.
-  bool nodes_idle() {
-    auto r = shoal({"info", "-N", "--json"});
-    auto doc = parse_json(r.out);
-    if (r.exit_code != 0 || !doc.is_object()) return false;
-    size_t idle = 0;
-    for (auto& n : doc["nodes"]) idle += n.value("state", "") == "IDLE" ? 1 : 0;
-    return idle == 2;
-  }
-
-  bool log_has(const std::string& file, const std::string& text) {
-    return read_file(dir.file(file)).find(text) != std::string::npos;
-  }
-
-  /// Waits for `text` in `file`; on a timeout the test's output gets the logs that tell why (a
-  /// takeover that never came has failed only in full parallel runs, not yet explained).
-  bool wait_for_log(const std::string& file, const std::string& text) {
-    if (wait_until([&] { return log_has(file, text); }, takeover_bound)) return true;
-    for (auto name : {"ctl1-1.log", "ctl2.log", "ctl1-2.log", "node1.log"})
-      std::cerr << "--- " << name << " ---\n" << read_file(dir.file(name)) << "\n";
-    return false;
-  }
+/// node1 and node2, a shoald each.
+struct backup_pair : controller_pair {
+  backup_pair()
+      : controller_pair(
+            "NodeName=node[1-2] NodeAddr=127.0.0.1\n"
+            "PartitionName=debug Nodes=node[1-2] Default=YES MaxTime=INFINITE\n",
+            2, {{"node1", {"-N", "node1"}}, {"node2", {"-N", "node2"}}}) {}
 
   /// A two-node step runs through whichever controller is in control.
   void check_a_job_runs() {
@@ -190,14 +109,6 @@ BOOST_AUTO_TEST_CASE(no_job_is_lost_or_run_twice_across_takeover_and_hand_back) 
     BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
     held.push_back(submitted_job_id(r.out));
   }
-  auto state_of = [&](uint64_t id) {
-    auto r = shoal({"queue", "-t", "all", "--json"});
-    auto doc = parse_json(r.out);
-    if (!doc.is_object()) return std::string{};
-    for (auto& j : doc["jobs"])
-      if (j.value("job_id", uint64_t{0}) == id) return j.value("state", "");
-    return std::string{};
-  };
   for (auto id : running) BOOST_REQUIRE(wait_until([&] { return state_of(id) == "RUNNING"; }, 30s));
 
   // The backup takes over from the saved state: every job is there, the running ones still run.
