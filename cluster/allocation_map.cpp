@@ -306,8 +306,11 @@ placement allocation_map::place(const std::vector<policy::pending_job>& candidat
     running[r.id] =
         known != running_.end() ? std::move(known->second) : hold_of(r.alloc, std::nullopt);
   }
+  // Only a torus keeps each start's prism request, and a pass without starts needs none: the
+  // index of the candidates (thousands, where a pass starts a few) is made only then.
   std::unordered_map<uint64_t, const policy::pending_job*> by_id;
-  for (auto& c : candidates) by_id.emplace(c.id, &c);
+  if (torus_ && !reply.result.started.empty())
+    for (auto& c : candidates) by_id.emplace(c.id, &c);
   array_starts_.clear();
   for (auto& d : reply.result.started) {
     auto c = by_id.find(d.job);
