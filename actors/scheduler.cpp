@@ -199,13 +199,12 @@ void run_pass(scheduler_self self) {
   for (auto& [id, reason] : plan.blocked)
     if (auto* q = st.queue.find(id)) tell_reason(self, *q, reason);
   arm_wakeup(self, plan.next_wakeup, now);
-  if (plan.candidates.empty()) return;
+  if (plan.offered == 0) return;
   auto order = std::make_shared<pass_order>();
-  for (auto& c : plan.candidates)
-    if (st.queue.is_array(c.id)) order->arrays.push_back(c.id);
   order->candidates = std::move(plan.candidates);
+  order->arrays = std::move(plan.arrays);
   order->now = now;
-  auto candidates = order->candidates.size();
+  auto candidates = plan.offered;
   st.pass_in_flight = true;
   self->request(st.topology, caf::infinite, msg::schedule_atom_v, order)
       .then(

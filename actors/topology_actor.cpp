@@ -92,11 +92,33 @@ start_site site_of(const allocation_map& map, const policy::start_decision& d,
   return site;
 }
 
-placed_pass_ptr place(topology_self self, pass_order& order) {
+/// The order's candidates with the needs of the offered ones filled in, on a copy when any has
+/// needs (`copy`); else the order's own list.
+const std::vector<policy::pending_job>& with_needs(const topology_state& st,
+                                                   const pass_order& order,
+                                                   std::vector<policy::pending_job>& copy) {
+  const auto& list = *order.candidates;
+  bool copied = false;
+  // Few jobs have needs (every job, on a torus): each is looked up in the list, sorted by id.
+  for (auto& [id, needs] : st.needs) {
+    auto at =
+        std::lower_bound(list.begin(), list.end(), id,
+                         [](const policy::pending_job& c, uint64_t key) { return c.id < key; });
+    if (at == list.end() || at->id != id || at->task_count == 0) continue;
+    if (!copied) {
+      copy = list;
+      copied = true;
+    }
+    apply_needs(copy[static_cast<size_t>(at - list.begin())].request, needs);
+  }
+  return copied ? copy : list;
+}
+
+placed_pass_ptr place(topology_self self, const pass_order& order) {
   auto& st = self->state;
-  for (auto& c : order.candidates)
-    if (auto it = st.needs.find(c.id); it != st.needs.end()) apply_needs(c.request, it->second);
-  auto placed = st.map->place(order.candidates, order.arrays, running_jobs(st), order.now);
+  std::vector<policy::pending_job> copy;
+  const auto& candidates = with_needs(st, order, copy);
+  auto placed = st.map->place(candidates, order.arrays, running_jobs(st), order.now);
   auto out = std::make_shared<placed_pass>();
   out->result = std::move(placed.result);
   out->sites.reserve(out->result.started.size());

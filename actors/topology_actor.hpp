@@ -31,11 +31,13 @@ struct placement_needs {
   uint32_t node_count = 0;  ///< torus only: the nodes the job's prism holds
 };
 
-/// One scheduling pass as the scheduler orders it: the eligible pending jobs in its queue order
-/// (their `request.required`, `excluded`, `gres` and `torus` are the topology actor's to fill),
-/// which of them are arrays, and the time of the pass.
+/// One scheduling pass as the scheduler orders it: its queue's kept candidate list, in ascending
+/// id order, where the entries with task_count > 0 are the jobs offered (policy::pass_plan), which
+/// of them are arrays, and the time of the pass. The list is the scheduler's, shared read-only:
+/// a job's `request.required`, `excluded`, `gres` and `torus` are the topology actor's to fill,
+/// on its own copy.
 struct pass_order {
-  std::vector<policy::pending_job> candidates;
+  std::shared_ptr<const std::vector<policy::pending_job>> candidates;
   std::vector<uint64_t> arrays;
   int64_t now = 0;
 };

@@ -30,9 +30,54 @@ const char* held_reason(hold_kind kind) {
 job_queue::job_queue(policy::priority_config priority, bool multifactor)
     : priority_(priority), multifactor_(multifactor) {}
 
+job_queue::job_queue(const job_queue& other)
+    : priority_(other.priority_),
+      multifactor_(other.multifactor_),
+      scale_(other.scale_),
+      partition_factors_(other.partition_factors_),
+      queue_(other.queue_),
+      running_(other.running_),
+      arrays_(other.arrays_),
+      finished_(other.finished_),
+      finished_order_(other.finished_order_),
+      running_by_name_(other.running_by_name_),
+      top_counter_(other.top_counter_) {
+  // The other's slots point into its own map.
+  slots_.reserve(queue_.size());
+  for (auto& [id, q] : queue_) slots_.push_back({id, &q, true});
+}
+
+job_queue& job_queue::operator=(const job_queue& other) {
+  if (this != &other) *this = job_queue{other};
+  return *this;
+}
+
+std::vector<job_queue::slot>::iterator job_queue::slot_of(uint64_t id) {
+  return std::lower_bound(slots_.begin(), slots_.end(), id,
+                          [](const slot& s, uint64_t key) { return s.id < key; });
+}
+
 void job_queue::enqueue(queued_job job) {
   auto id = job.id;
-  queue_.insert_or_assign(id, std::move(job));
+  auto* q = &queue_.insert_or_assign(id, std::move(job)).first->second;
+  auto at = slot_of(id);
+  if (at != slots_.end() && at->id == id) {
+    // Queued again (or still): the entry takes the new request at the next pass.
+    if (at->job == nullptr) --gone_;
+    at->job = q;
+    at->stale = true;
+    return;
+  }
+  // Ids come ascending, so this is nearly always the end; a requeued job's lower id is not.
+  if (at != slots_.end()) realign_ = true;
+  slots_.insert(at, slot{id, q, true});
+}
+
+void job_queue::erase_queued(std::map<uint64_t, queued_job>::iterator it) {
+  auto at = slot_of(it->first);
+  at->job = nullptr;
+  ++gone_;
+  queue_.erase(it);
 }
 
 void job_queue::add_array(uint64_t id, std::vector<policy::index_range> spec) {
@@ -46,7 +91,7 @@ uint64_t job_queue::cancel(uint64_t id, uint32_t lo, uint32_t hi, int64_t now) {
   auto it = queue_.find(id);
   if (it == queue_.end()) return 0;
   if (!it->second.is_array) {
-    queue_.erase(it);
+    erase_queued(it);
     return 1;
   }
   auto removed = it->second.pending.erase(lo, hi);
@@ -54,7 +99,7 @@ uint64_t job_queue::cancel(uint64_t id, uint32_t lo, uint32_t hi, int64_t now) {
   arr.failed += static_cast<uint32_t>(removed);
   if (it->second.pending.empty()) {
     arr.left_pending_at = now;
-    queue_.erase(it);
+    erase_queued(it);
   }
   return removed;
 }
@@ -71,8 +116,10 @@ std::optional<uint64_t> job_queue::task_job_id(uint64_t array_id, uint32_t index
 }
 
 queued_job* job_queue::find(uint64_t id) {
-  auto it = queue_.find(id);
-  return it == queue_.end() ? nullptr : &it->second;
+  // The slots are a sorted array: a pass looks up every waiting job, and this touches far
+  // fewer cache lines than the map's nodes.
+  auto at = slot_of(id);
+  return at != slots_.end() && at->id == id ? at->job : nullptr;
 }
 
 std::string job_queue::hold(uint64_t id, hold_kind kind) {
@@ -166,12 +213,68 @@ policy::priority_factors job_queue::priority_of(const queued_job& q, int64_t now
   return policy::multifactor_priority(in, scale_, priority_, now);
 }
 
+std::vector<policy::pending_job>& job_queue::own_candidates() {
+  // Whoever the list was given to (the last pass, at the topology actor) may still read it while
+  // it holds it; it never takes it again once it lets go, so a count of 1 is final.
+  bool shared = candidates_ && candidates_.use_count() > 1;
+  if (candidates_ && !shared && !realign_ && gone_ * 8 <= slots_.size()) {
+    // Entries line up with the slots: the slots that came since get theirs at the end.
+    auto& list = *candidates_;
+    for (size_t i = list.size(); i < slots_.size(); ++i) {
+      list.emplace_back().id = slots_[i].id;
+      slots_[i].stale = true;
+    }
+    return list;
+  }
+  // Built anew, reusing the entries of the slots that stay: the old list is still read by the
+  // last pass's holder (then copied from), or has too many gone entries, or no longer lines up.
+  // Both are in id order, so one merge pairs them.
+  auto fresh = std::make_shared<std::vector<policy::pending_job>>();
+  fresh->reserve(slots_.size() - gone_);
+  size_t from = 0;
+  size_t kept = 0;
+  for (auto& s : slots_) {
+    if (s.job == nullptr) continue;
+    if (candidates_) {
+      auto& old = *candidates_;
+      while (from < old.size() && old[from].id < s.id) ++from;
+      if (from < old.size() && old[from].id == s.id)
+        fresh->push_back(shared ? old[from] : std::move(old[from]));
+    }
+    if (fresh->size() == kept) {
+      fresh->emplace_back().id = s.id;
+      s.stale = true;
+    }
+    slots_[kept++] = s;
+  }
+  slots_.resize(kept);
+  gone_ = 0;
+  realign_ = false;
+  candidates_ = std::move(fresh);
+  return *candidates_;
+}
+
 pass_plan job_queue::prepare(int64_t now, size_t max_array_tasks_per_pass) {
   pass_plan plan;
+  auto& list = own_candidates();
+  // Singleton dependencies wait for the lowest id of their user and name; the walk goes up the
+  // ids, so what it has seen so far answers whether a lower one exists.
   std::unordered_map<std::string, uint64_t> first_singleton;
-  for (auto& [id, q] : queue_)
-    if (has_singleton(q)) first_singleton.emplace(name_key(q.user, q.name), id);  // ids ascend
-  for (auto& [id, q] : queue_) {
+  bool any_top = false;
+  for (size_t i = 0; i < slots_.size(); ++i) {
+    auto& s = slots_[i];
+    auto& candidate = list[i];
+    candidate.task_count = 0;  // not offered, until it is
+    if (s.job == nullptr) continue;
+    auto& q = *s.job;
+    auto id = s.id;
+    if (s.stale) {
+      candidate = q.pass;
+      candidate.id = id;
+      candidate.task_count = 0;
+      s.stale = false;
+    }
+    if (has_singleton(q)) first_singleton.emplace(name_key(q.user, q.name), id);
     // Held, a job stays as it was last told (this reason, priority 0) until it is released: a
     // pass passes over it, so held jobs in the queue cost each submission next to nothing. Until
     // a pass has zeroed its factors and its priority 0 is told, it goes through as any job.
@@ -220,29 +323,29 @@ pass_plan job_queue::prepare(int64_t now, size_t max_array_tasks_per_pass) {
       plan.blocked.emplace_back(id, std::move(reason));
       continue;
     }
-    auto candidate = q.pass;
-    candidate.id = id;
     candidate.priority = q.factors.total;
     candidate.task_count = tasks;
-    plan.candidates.push_back(std::move(candidate));
-  }
-  // `top`: above every other pending job of the same owner in the same partition.
-  std::map<std::pair<uint32_t, size_t>, int64_t> highest;
-  bool any_top = false;
-  for (auto& c : plan.candidates) {
-    auto& q = queue_.at(c.id);
+    ++plan.offered;
+    if (q.is_array) plan.arrays.push_back(id);
     any_top = any_top || q.top_rank > 0;
-    auto& h = highest[{q.uid, c.partition}];
-    h = std::max(h, c.priority);
   }
   if (any_top) {
-    for (auto& c : plan.candidates) {
-      auto& q = queue_.at(c.id);
-      if (q.top_rank == 0) continue;
+    // `top`: above every other pending job of the same owner in the same partition.
+    std::map<std::pair<uint32_t, size_t>, int64_t> highest;
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      if (list[i].task_count == 0) continue;
+      auto& h = highest[{slots_[i].job->uid, list[i].partition}];
+      h = std::max(h, list[i].priority);
+    }
+    for (size_t i = 0; i < slots_.size(); ++i) {
+      auto& c = list[i];
+      auto& q = *slots_[i].job;
+      if (c.task_count == 0 || q.top_rank == 0) continue;
       c.priority = highest[{q.uid, c.partition}] + static_cast<int64_t>(q.top_rank);
       q.factors.total = c.priority;
     }
   }
+  plan.candidates = candidates_;
   return plan;
 }
 
@@ -266,10 +369,10 @@ std::pair<uint64_t, uint32_t> job_queue::start(const policy::start_decision& d, 
     ++arr.running;
     if (q.pending.empty()) {
       arr.left_pending_at = now;
-      queue_.erase(it);
+      erase_queued(it);
     }
   } else {
-    queue_.erase(it);
+    erase_queued(it);
   }
   running_.insert_or_assign(job_id, std::move(s));
   return {job_id, index};

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -66,7 +67,14 @@ struct array_record {
 
 /// What one pass should do: the jobs to offer the policy, and the reasons others wait.
 struct pass_plan {
-  std::vector<policy::pending_job> candidates;
+  /// The queue's kept candidate list, in ascending id order. The jobs this pass offers are the
+  /// entries with task_count > 0, each with its priority at the pass's time and the tasks it
+  /// may start; an entry with task_count 0 is not offered (held, blocked, or no longer queued),
+  /// as policy::schedule skips it. Shared, not copied: the queue changes the list only when it
+  /// holds the last reference, so a holder may read it for as long as it keeps it.
+  std::shared_ptr<const std::vector<policy::pending_job>> candidates;
+  size_t offered = 0;            ///< entries of `candidates` with task_count > 0
+  std::vector<uint64_t> arrays;  ///< the offered entries that are job arrays, ascending
   std::vector<std::pair<uint64_t, std::string>> blocked;  ///< job, reason (hold, begin, ...)
   std::vector<uint64_t> to_cancel;  ///< never-satisfiable dependency with --kill-on-invalid-dep
   int64_t next_wakeup = 0;          ///< earliest future --begin, 0 = none
@@ -81,6 +89,11 @@ struct pass_plan {
 class job_queue {
  public:
   job_queue(policy::priority_config priority, bool multifactor);
+  /// A copy builds its candidate list afresh from the queue at its first pass.
+  job_queue(const job_queue& other);
+  job_queue& operator=(const job_queue& other);
+  job_queue(job_queue&&) noexcept = default;
+  job_queue& operator=(job_queue&&) noexcept = default;
 
   /// Cluster-wide denominators of the priority factors, and each partition's PriorityJobFactor.
   void set_scale(policy::priority_scale scale, std::vector<uint32_t> partition_factors) {
@@ -99,6 +112,8 @@ class job_queue {
   /// The job id of an array's task (see the class comment); nullopt when `index` is not one.
   std::optional<uint64_t> task_job_id(uint64_t array_id, uint32_t index) const;
 
+  /// The queued job `id`, or null. Its `pass` must not be changed through this pointer (the
+  /// kept candidate list copied it): enqueue the job again instead.
   queued_job* find(uint64_t id);
   const std::map<uint64_t, queued_job>& queue() const { return queue_; }
   const std::unordered_map<uint64_t, started_job>& running() const { return running_; }
@@ -109,7 +124,9 @@ class job_queue {
   std::string release(uint64_t id, bool by_admin);
   std::string top(uint64_t id);
 
-  /// Eligibility, priorities and the candidate list at `now`.
+  /// Eligibility, priorities and the candidate list at `now`. The list is kept from pass to
+  /// pass and follows the queue's events (enqueue, start, cancel): a pass updates each entry's
+  /// priority and tasks in place instead of copying every job's request again.
   pass_plan prepare(int64_t now, size_t max_array_tasks_per_pass);
 
   /// Records a start decided by the pass. For an array it takes the next pending index and
@@ -125,9 +142,21 @@ class job_queue {
   void release(uint64_t id);
 
  private:
+  /// A queued job's place in the kept candidate list (pass_plan::candidates).
+  struct slot {
+    uint64_t id = 0;
+    queued_job* job = nullptr;  ///< null: no longer queued; its entry goes at a compaction
+    bool stale = true;          ///< its entry is to be copied from job->pass at the next pass
+  };
+
   policy::job_outcome outcome(uint64_t job, std::optional<uint32_t> task) const;
   policy::priority_factors priority_of(const queued_job& q, int64_t now) const;
   void forget_old_outcomes(int64_t now);
+  /// Removes a job from the queue and from the candidate list's index.
+  void erase_queued(std::map<uint64_t, queued_job>::iterator it);
+  std::vector<slot>::iterator slot_of(uint64_t id);
+  /// The candidate list, this queue's alone and with entry i belonging to slots_[i].
+  std::vector<policy::pending_job>& own_candidates();
 
   policy::priority_config priority_;
   bool multifactor_ = true;
@@ -145,6 +174,13 @@ class job_queue {
   std::deque<std::pair<int64_t, uint64_t>> finished_order_;
   std::unordered_map<std::string, uint32_t> running_by_name_;  ///< "user/name" -> count
   uint64_t top_counter_ = 0;
+  // The kept candidate list; a member added above is also copied by job_queue(const job_queue&).
+  /// Every queued job (and those gone since the last compaction), in ascending id order. Up to
+  /// candidates_->size(), slot i owns entry i unless realign_; the slots past it came since.
+  std::vector<slot> slots_;
+  size_t gone_ = 0;       ///< slots whose job is null
+  bool realign_ = false;  ///< a slot came in before others: entries no longer line up
+  std::shared_ptr<std::vector<policy::pending_job>> candidates_;
 };
 
 }  // namespace shoal::policy

@@ -136,6 +136,8 @@ class pass {
     order.reserve(queue_.size());
     for (uint32_t i = 0; i < queue_.size(); ++i) {
       const auto& j = queue_[i];
+      // Nothing to start: consider() would pass over it. A kept candidate list holds many such.
+      if (j.task_count == 0) continue;
       const auto& r = j.request;
       bool known_part = j.partition < partitions_.size();
       bool exclusive_part = known_part && partitions_[j.partition].exclusive;

@@ -11,8 +11,8 @@ namespace shoal::policy {
 
 /// A partition as the pass sees it.
 struct partition_info {
-  bool up = true;         ///< State=UP or DRAIN; otherwise its jobs wait with PartitionDown
-  bool inactive = false;  ///< State=INACTIVE: its jobs wait with PartitionInactive instead
+  bool up = true;              ///< State=UP or DRAIN; otherwise its jobs wait with PartitionDown
+  bool inactive = false;       ///< State=INACTIVE: its jobs wait with PartitionInactive instead
   std::vector<size_t> nodes;   ///< member node indices, config order
   int64_t max_time = 0;        ///< MaxTime, seconds; 0 = UNLIMITED
   uint32_t priority_tier = 1;  ///< PriorityTier: higher tiers are scheduled first
@@ -29,7 +29,8 @@ uint32_t shared_by(const partition_info& part, share_request sharing);
 
 /// A job (or the startable tasks of an array) that may start now: dependencies, --begin and
 /// holds are the caller's filter. For an array, `task_count` is how many tasks may start this
-/// pass (the pending tasks, capped by `%N` minus those running); they share one request.
+/// pass (the pending tasks, capped by `%N` minus those running); they share one request. A job
+/// with task_count 0 is passed over: no start, no reason, no test.
 struct pending_job {
   uint64_t id = 0;
   int64_t priority = 1;  ///< higher first; ties go to the lower id

@@ -3,6 +3,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
 
 #include "policy/job_queue.hpp"
 
@@ -25,8 +28,8 @@ queued_job one_node_job(uint64_t id, hold_kind hold = hold_kind::none) {
 }
 
 bool is_candidate(const pass_plan& plan, uint64_t id) {
-  return std::any_of(plan.candidates.begin(), plan.candidates.end(),
-                     [&](const pending_job& c) { return c.id == id; });
+  return std::any_of(plan.candidates->begin(), plan.candidates->end(),
+                     [&](const pending_job& c) { return c.id == id && c.task_count > 0; });
 }
 
 const std::string* reason_of(const pass_plan& plan, uint64_t id) {
@@ -82,6 +85,199 @@ BOOST_AUTO_TEST_CASE(a_job_held_after_a_pass_gets_priority_zero_before_it_is_pas
   BOOST_TEST(queue.find(1)->factors.total == 0);
   queue.find(1)->told_priority = 0;  // told
   BOOST_TEST(reason_of(queue.prepare(400, 256), 1) == nullptr);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+/// What a pass offers, entry by entry, in list order (the offered entries only).
+std::vector<std::string> offered_entries(const pass_plan& plan) {
+  std::vector<std::string> out;
+  for (auto& c : *plan.candidates) {
+    if (c.task_count == 0) continue;
+    out.push_back(std::to_string(c.id) + " prio " + std::to_string(c.priority) + " tasks " +
+                  std::to_string(c.task_count) + " part " + std::to_string(c.partition) +
+                  " limit " + std::to_string(c.time_limit) + " nodes " +
+                  std::to_string(c.request.min_nodes) + " cpus " +
+                  std::to_string(c.request.total_cpus()));
+  }
+  return out;
+}
+
+std::vector<std::string> blocked_entries(const pass_plan& plan) {
+  std::vector<std::string> out;
+  for (auto& [id, reason] : plan.blocked) out.push_back(std::to_string(id) + " " + reason);
+  return out;
+}
+
+/// The pass `queue` prepares at `now` and the one a copy of it (which builds its candidate list
+/// afresh) prepares are the same; returns the queue's.
+pass_plan prepare_checked(job_queue& queue, int64_t now) {
+  job_queue fresh{queue};
+  auto expected = fresh.prepare(now, 4);
+  auto plan = queue.prepare(now, 4);
+  BOOST_TEST(offered_entries(plan) == offered_entries(expected), boost::test_tools::per_element());
+  BOOST_TEST(blocked_entries(plan) == blocked_entries(expected), boost::test_tools::per_element());
+  BOOST_TEST(plan.offered == expected.offered);
+  BOOST_TEST(plan.offered == offered_entries(plan).size());
+  BOOST_TEST(plan.arrays == expected.arrays, boost::test_tools::per_element());
+  BOOST_TEST(plan.to_cancel == expected.to_cancel, boost::test_tools::per_element());
+  BOOST_TEST(plan.next_wakeup == expected.next_wakeup);
+  BOOST_TEST(
+      std::is_sorted(plan.candidates->begin(), plan.candidates->end(),
+                     [](const pending_job& a, const pending_job& b) { return a.id < b.id; }));
+  // The scheduler tells each blocked job its reason (what lets a held job be passed over).
+  for (auto& [id, reason] : plan.blocked) {
+    auto* q = queue.find(id);
+    BOOST_REQUIRE(q != nullptr);
+    q->reason = reason;
+    q->told_priority = static_cast<uint64_t>(std::max<int64_t>(0, q->factors.total));
+  }
+  return plan;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(job_queue_kept_candidates)
+
+BOOST_AUTO_TEST_CASE(the_kept_list_follows_events_as_a_fresh_build_would) {
+  job_queue queue{priority_config{}, true};
+  priority_scale scale;
+  scale.cluster_nodes = 16;
+  scale.cluster_cpus = 64;
+  scale.max_partition_job_factor = 4;
+  queue.set_scale(scale, {1, 4});
+  std::mt19937 rng(7);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  uint64_t next_id = 1000;
+  std::vector<uint64_t> started;  // jobs and tasks running, to end later
+  std::vector<uint64_t> gone;     // ids no longer queued, to queue again (a requeue)
+  int64_t now = 1000;
+  auto new_job = [&](uint64_t id) {
+    auto q = one_node_job(id, pick(8) == 0 ? hold_kind::user : hold_kind::none);
+    q.name = "job" + std::to_string(pick(4));  // shared names: singletons wait for each other
+    q.submit_time = now - static_cast<int64_t>(pick(5000));
+    q.pass.partition = pick(2);
+    q.pass.time_limit = 60 * static_cast<int64_t>(1 + pick(30));
+    q.pass.request.min_nodes = static_cast<uint32_t>(1 + pick(4));
+    q.pass.request.tasks = q.pass.request.min_nodes;
+    q.nice = static_cast<int32_t>(pick(3));
+    if (pick(6) == 0) q.begin_time = now + static_cast<int64_t>(pick(300));
+    if (pick(6) == 0 && next_id > 1010) {
+      dependency dep;
+      dependency_term term;
+      term.kind = pick(2) == 0 ? dependency_kind::afterok : dependency_kind::singleton;
+      term.job = 1000 + pick(next_id - 1000);
+      dep.terms.push_back(term);
+      q.dependency = dep;
+      q.kill_on_invalid_dep = pick(2) == 0;
+    }
+    return q;
+  };
+  pass_plan lent;  // a pass still out at the topology actor: its list must not change
+  std::vector<std::string> lent_as_sent;
+  for (int step = 0; step < 600; ++step) {
+    now += static_cast<int64_t>(pick(20));
+    auto& queued = queue.queue();
+    std::vector<uint64_t> ids;
+    for (auto& [id, q] : queued) ids.push_back(id);
+    switch (pick(12)) {
+      case 0:
+      case 1: {  // a job queues
+        queue.enqueue(new_job(next_id));
+        next_id += 1 + pick(3);
+        break;
+      }
+      case 2: {  // an array queues: its tasks take the ids after its own
+        auto q = new_job(next_id);
+        uint32_t tasks = static_cast<uint32_t>(2 + pick(6));
+        q.is_array = true;
+        q.max_running = static_cast<uint32_t>(pick(3));
+        q.pending.insert({0, tasks - 1, 1});
+        queue.add_array(next_id, {{0, tasks - 1, 1}});
+        queue.enqueue(std::move(q));
+        next_id += tasks + 1;
+        break;
+      }
+      case 3: {  // a job gone from the queue comes back (requeue): an id below the newest
+        if (gone.empty()) break;
+        auto at = pick(gone.size());
+        auto q = new_job(gone[at]);
+        gone.erase(gone.begin() + static_cast<long>(at));
+        if (queued.count(q.id) == 0) queue.enqueue(std::move(q));
+        break;
+      }
+      case 4: {  // a queued job queues again with another request
+        if (ids.empty()) break;
+        auto q = new_job(ids[pick(ids.size())]);
+        if (queue.is_array(q.id)) break;
+        queue.enqueue(std::move(q));
+        break;
+      }
+      case 5: {  // cancelled: a job, or some tasks of an array
+        if (ids.empty()) break;
+        auto id = ids[pick(ids.size())];
+        auto removed = pick(2) == 0 ? queue.cancel(id, 0, UINT32_MAX, now)
+                                    : queue.cancel(id, 0, static_cast<uint32_t>(pick(3)), now);
+        if (removed > 0 && queue.find(id) == nullptr && !queue.is_array(id)) gone.push_back(id);
+        break;
+      }
+      case 6: {  // held, released, or moved to the top
+        if (ids.empty()) break;
+        auto id = ids[pick(ids.size())];
+        auto op = pick(4);
+        if (op == 0) queue.hold(id, hold_kind::user);
+        if (op == 1) queue.hold(id, hold_kind::admin);
+        if (op == 2) queue.release(id, true);
+        if (op == 3) queue.top(id);
+        break;
+      }
+      case 7: {  // a running job ends, or gives its nodes back
+        if (started.empty()) break;
+        auto at = pick(started.size());
+        if (pick(3) == 0)
+          queue.release(started[at]);
+        else
+          queue.ended(started[at], pick(2) == 0, now - 10, now);
+        started.erase(started.begin() + static_cast<long>(at));
+        break;
+      }
+      case 8: {  // the pass out at the topology actor comes back; its list must not have moved
+        if (lent.candidates) BOOST_TEST(offered_entries(lent) == lent_as_sent);
+        lent = pass_plan{};
+        break;
+      }
+      default: {  // a pass, starting some of what it offers
+        auto plan = prepare_checked(queue, now);
+        std::vector<uint64_t> offered;
+        for (auto& c : *plan.candidates)
+          if (c.task_count > 0) offered.push_back(c.id);
+        for (size_t n = pick(4); n > 0 && !offered.empty(); --n) {
+          auto id = offered[pick(offered.size())];
+          auto* q = queue.find(id);
+          if (q == nullptr || (q->is_array && q->pending.empty())) continue;
+          start_decision d;
+          d.job = id;
+          d.end = now + 600;
+          auto [job_id, index] = queue.start(d, now);
+          started.push_back(job_id);
+          if (queue.find(id) == nullptr && !queue.is_array(id)) gone.push_back(id);
+        }
+        if (!lent.candidates && pick(2) == 0) {
+          lent = plan;
+          lent_as_sent = offered_entries(plan);
+        }
+        break;
+      }
+    }
+    // find() answers from the list's index: it agrees with the queue, job for job.
+    for (uint64_t id = 1000; id < next_id; ++id) {
+      auto it = queued.find(id);
+      BOOST_TEST((queue.find(id) == (it == queued.end() ? nullptr : &it->second)));
+    }
+  }
+  prepare_checked(queue, now + 1);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

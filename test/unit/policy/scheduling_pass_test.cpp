@@ -92,6 +92,30 @@ BOOST_AUTO_TEST_CASE(reasons_use_slurm_names) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(a_job_with_no_task_to_start_is_passed_over_as_if_absent) {
+  // A kept candidate list offers its held and blocked jobs with task_count 0.
+  auto nodes = uniform_nodes(2);
+  std::vector<partition_info> parts{all_nodes(2)};
+  auto top = job(1, 10, 2);
+  top.task_count = 0;
+  auto blocked_big = job(2, 9, 3);
+  blocked_big.task_count = 0;
+  auto next = job(3, 5, 1);
+  for (bool backfill : {false, true}) {
+    auto config = easy();
+    config.backfill = backfill;
+    config.max_job_test = 1;
+    auto with = schedule({top, blocked_big, next}, {}, parts, nodes, 0, config);
+    auto without = schedule({next}, {}, parts, nodes, 0, config);
+    BOOST_TEST(with.started.size() == without.started.size());
+    BOOST_TEST(started(with, 3));
+    BOOST_TEST(!started(with, 1));
+    BOOST_TEST(with.waiting.size() == without.waiting.size());
+    BOOST_TEST(with.planned.size() == without.planned.size());
+    BOOST_TEST(with.tested == without.tested);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(easy_backfill_starts_a_short_job_but_not_one_that_would_delay_the_top) {
   auto nodes = uniform_nodes(4);
   std::vector<partition_info> parts{all_nodes(4)};
