@@ -11,6 +11,7 @@
 #include "actors/send_to.hpp"
 #include "actors/unexpected.hpp"
 #include "cluster/clock.hpp"
+#include "cluster/running_jobs.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::actors {
@@ -32,7 +33,7 @@ struct topology_state {
   static inline const char* name = "topology";
   std::optional<allocation_map> map;
   /// Every job holding nodes: what the pass's backfill sees end at each job's time limit.
-  std::unordered_map<uint64_t, policy::running_job> running;
+  cluster::running_jobs running;
   /// The last pass's starts of arrays, in decision order, until their task ids arrive.
   std::map<uint64_t, std::deque<policy::running_job>> array_starts;
   /// Queued jobs that name nodes or devices (or any job on a torus).
@@ -65,13 +66,6 @@ void apply_needs(policy::resource_request& r, const resolved_needs& needs) {
   r.excluded = needs.excluded;
   r.gres = needs.gres;
   r.torus = needs.torus;
-}
-
-std::vector<policy::running_job> running_jobs(const topology_state& st) {
-  std::vector<policy::running_job> out;
-  out.reserve(st.running.size());
-  for (auto& [id, run] : st.running) out.push_back(run);
-  return out;
 }
 
 start_site site_of(const allocation_map& map, const policy::start_decision& d,
@@ -118,7 +112,7 @@ placed_pass_ptr place(topology_self self, const pass_order& order) {
   auto& st = self->state;
   std::vector<policy::pending_job> copy;
   const auto& candidates = with_needs(st, order, copy);
-  auto placed = st.map->place(candidates, order.arrays, running_jobs(st), order.now);
+  auto placed = st.map->place(candidates, order.arrays, st.running.all(), order.now);
   auto out = std::make_shared<placed_pass>();
   out->result = std::move(placed.result);
   out->sites.reserve(out->result.started.size());
@@ -131,7 +125,7 @@ placed_pass_ptr place(topology_self self, const pass_order& order) {
     } else {
       // Its needs stay until the scheduler says the job no longer queues: a start the queue
       // gives back (held while the pass was out) must place the same way next time.
-      st.running[d.job] = std::move(run);
+      st.running.put(std::move(run));
     }
   }
   return out;
@@ -147,7 +141,7 @@ void assign(topology_self self, uint64_t array, const std::vector<uint64_t>& tas
     if (task != 0) {
       auto run = std::move(starts->second.front());
       run.id = task;
-      st.running[task] = std::move(run);
+      st.running.put(std::move(run));
     }
     starts->second.pop_front();
   }
@@ -178,7 +172,7 @@ void adopt(topology_self self, uint64_t id, const held_nodes& held) {
   }
   std::sort(run.alloc.begin(), run.alloc.end(),
             [](const auto& a, const auto& b) { return a.node < b.node; });
-  st.running[id] = std::move(run);
+  st.running.put(std::move(run));
 }
 
 void set_partitions(topology_self self, const partition_table& table) {
@@ -192,7 +186,7 @@ cluster::start_estimate will_run(topology_self self, policy::pending_job job,
                                  const placement_needs& needs) {
   auto& st = self->state;
   apply_needs(job.request, resolve(*st.map, needs));
-  return st.map->will_run(job, running_jobs(st), unix_now());
+  return st.map->will_run(job, st.running.all(), unix_now());
 }
 
 topology_actor::behavior_type topology_behavior(topology_self self,

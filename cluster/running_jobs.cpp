@@ -1,0 +1,28 @@
+#include "cluster/running_jobs.hpp"
+
+#include <utility>
+
+namespace shoal::cluster {
+
+void running_jobs::put(policy::running_job run) {
+  auto [at, added] = index_.emplace(run.id, jobs_.size());
+  if (added)
+    jobs_.push_back(std::move(run));
+  else
+    jobs_[at->second] = std::move(run);
+}
+
+void running_jobs::erase(uint64_t id) {
+  auto at = index_.find(id);
+  if (at == index_.end()) return;
+  auto pos = at->second;
+  index_.erase(at);
+  // The last job takes the gap: the order means nothing to a pass.
+  if (pos + 1 != jobs_.size()) {
+    jobs_[pos] = std::move(jobs_.back());
+    index_[jobs_[pos].id] = pos;
+  }
+  jobs_.pop_back();
+}
+
+}  // namespace shoal::cluster

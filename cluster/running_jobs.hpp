@@ -1,0 +1,28 @@
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "policy/profile.hpp"
+
+namespace shoal::cluster {
+
+/// Every job holding nodes, as a scheduling pass takes them (policy::schedule's `running`): kept
+/// as that vector, in no particular order, so that a pass reads it instead of copying a map.
+class running_jobs {
+ public:
+  /// Adds the job, or replaces what it held.
+  void put(policy::running_job run);
+
+  /// Removes the job; does nothing when it holds nothing.
+  void erase(uint64_t id);
+
+  const std::vector<policy::running_job>& all() const { return jobs_; }
+
+ private:
+  std::vector<policy::running_job> jobs_;
+  std::unordered_map<uint64_t, size_t> index_;  ///< id -> position in jobs_
+};
+
+}  // namespace shoal::cluster
