@@ -155,7 +155,7 @@ void apply_pass(scheduler_self self, placed_pass& placed, int64_t now,
   for (auto& p : result.planned)
     if (auto* q = st.queue.find(p.job)) q->expected_start = p.start;
   for (auto& w : result.waiting)
-    if (auto* q = st.queue.find(w.job)) tell_reason(self, *q, w.reason);
+    if (auto* q = st.queue.find(w.job, w.position)) tell_reason(self, *q, w.reason);
 }
 
 void observe_pass(scheduler_self self, std::chrono::steady_clock::time_point started_at,

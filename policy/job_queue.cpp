@@ -122,6 +122,12 @@ queued_job* job_queue::find(uint64_t id) {
   return at != slots_.end() && at->id == id ? at->job : nullptr;
 }
 
+queued_job* job_queue::find(uint64_t id, size_t position) {
+  // Entry i of the list belongs to slot i until a lower id queues or the next pass compacts.
+  if (position < slots_.size() && slots_[position].id == id) return slots_[position].job;
+  return find(id);
+}
+
 std::string job_queue::hold(uint64_t id, hold_kind kind) {
   auto* q = find(id);
   if (q == nullptr) return "Job is no longer pending execution";

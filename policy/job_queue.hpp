@@ -115,6 +115,9 @@ class job_queue {
   /// The queued job `id`, or null. Its `pass` must not be changed through this pointer (the
   /// kept candidate list copied it): enqueue the job again instead.
   queued_job* find(uint64_t id);
+  /// The same, looked for first at `position` in the last pass's candidate list, where the job
+  /// was then (pending_reason::position): no search while the list still lines up.
+  queued_job* find(uint64_t id, size_t position);
   const std::map<uint64_t, queued_job>& queue() const { return queue_; }
   const std::unordered_map<uint64_t, started_job>& running() const { return running_; }
   bool is_array(uint64_t id) const { return arrays_.count(id) > 0; }

@@ -165,13 +165,13 @@ class pass {
         bool might_fit =
             ps.free_units >= k.total_units && (!k.whole || ps.idle_nodes >= k.min_nodes);
         if (in_limits && ps.blocked && settled && (!config_.backfill || !might_fit)) {
-          result_.waiting.push_back({k.id, "Priority"});
+          result_.waiting.push_back({k.id, "Priority", k.index});
           continue;
         }
         if (in_limits && !budget_left() && (config_.backfill || !ps.blocked)) {
           // Past bf_max_job_test: no test, as consider() would decide without one.
           auto& mutable_ps = state_[k.partition];
-          result_.waiting.push_back({k.id, mutable_ps.blocked ? "Priority" : "Resources"});
+          result_.waiting.push_back({k.id, mutable_ps.blocked ? "Priority" : "Resources", k.index});
           mutable_ps.blocked = true;
           continue;
         }
@@ -187,7 +187,7 @@ class pass {
   }
 
   void wait(const pending_job& job, const char* reason) {
-    result_.waiting.push_back({job.id, reason});
+    result_.waiting.push_back({job.id, reason, static_cast<size_t>(&job - queue_.data())});
   }
 
   bool budget_left() const {

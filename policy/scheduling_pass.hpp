@@ -71,6 +71,7 @@ struct pending_reason {
   uint64_t job = 0;
   const char* reason = "";  ///< Priority, Resources, PartitionDown, PartitionTimeLimit,
                             ///< ReqNodeNotAvail (static strings)
+  size_t position = 0;      ///< the job's index in the queue given to schedule()
 };
 
 /// The start time and nodes the backfill reserved for a blocked job (squeue --start).

@@ -271,10 +271,14 @@ BOOST_AUTO_TEST_CASE(the_kept_list_follows_events_as_a_fresh_build_would) {
         break;
       }
     }
-    // find() answers from the list's index: it agrees with the queue, job for job.
+    // find() answers from the list's index: it agrees with the queue, job for job, wherever
+    // it is told to look first.
     for (uint64_t id = 1000; id < next_id; ++id) {
       auto it = queued.find(id);
-      BOOST_TEST((queue.find(id) == (it == queued.end() ? nullptr : &it->second)));
+      auto* expected = it == queued.end() ? nullptr : &it->second;
+      BOOST_TEST((queue.find(id) == expected));
+      BOOST_TEST((queue.find(id, id - 1000) == expected));
+      BOOST_TEST((queue.find(id, pick(queued.size() + 1)) == expected));
     }
   }
   prepare_checked(queue, now + 1);

@@ -81,8 +81,9 @@ BOOST_AUTO_TEST_CASE(reasons_use_slurm_names) {
   for (bool backfill : {false, true}) {
     auto config = easy();
     config.backfill = backfill;
-    auto r =
-        schedule({big, too_long, down, on_down_node, behind}, running, parts, nodes, 0, config);
+    std::vector<pending_job> queue{big, too_long, down, on_down_node, behind};
+    auto r = schedule(queue, running, parts, nodes, 0, config);
+    for (auto& w : r.waiting) BOOST_TEST(queue.at(w.position).id == w.job);
     BOOST_TEST(r.started.empty());
     BOOST_TEST(reason_of(r, 1) == "Resources");
     BOOST_TEST(reason_of(r, 2) == "PartitionTimeLimit");
@@ -340,11 +341,13 @@ BOOST_AUTO_TEST_CASE(the_test_budget_bounds_the_work_per_pass) {
   auto config = easy();
   config.max_job_test = 2;
   std::vector<pending_job> q;
-  for (uint64_t i = 1; i <= 10; ++i) q.push_back(job(i, 100 - int64_t(i), 1));
+  // Priorities rise with the id: the queue's order is not the pass's.
+  for (uint64_t i = 1; i <= 10; ++i) q.push_back(job(i, int64_t(i), 1));
   auto r = schedule(q, {}, parts, nodes, 0, config);
   BOOST_TEST(r.tested == 2u);
   BOOST_TEST(r.started.size() == 2u);
   BOOST_TEST(r.waiting.size() == 8u);
+  for (auto& w : r.waiting) BOOST_TEST(q.at(w.position).id == w.job);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
