@@ -92,8 +92,8 @@ class job_queue {
   /// A copy builds its candidate list afresh from the queue at its first pass.
   job_queue(const job_queue& other);
   job_queue& operator=(const job_queue& other);
-  job_queue(job_queue&&) noexcept = default;
-  job_queue& operator=(job_queue&&) noexcept = default;
+  job_queue(job_queue&&) = default;
+  job_queue& operator=(job_queue&&) = default;
 
   /// Cluster-wide denominators of the priority factors, and each partition's PriorityJobFactor.
   void set_scale(policy::priority_scale scale, std::vector<uint32_t> partition_factors) {
