@@ -52,8 +52,9 @@ struct manager_state {
   collector_manager_setup setup;
   std::vector<collector_entry> collectors;
   std::unordered_map<std::string, node_entry> nodes;
-  /// Until every collector announced or the settle delay passed, no list is handed out: the
-  /// first split waits for the seed's probe round instead of reshuffling at each announcement.
+  /// Until every collector announced or the settle delay (from the first announcement) passed, no
+  /// list is handed out: the first split waits for the seed's probe round instead of reshuffling
+  /// at each announcement.
   bool settled = false;
   bool settle_armed = false;
   uint64_t next_version = 0;
@@ -373,7 +374,11 @@ void restore(manager_self self, const msg::collector_map_record& rec) {
     }
   }
   config::log().info("collector lists restored collectors={}", rec.collectors.size());
-  arm_settle(self);
+  // The collectors' daemons need a while to find this controller (their reconnect backoff): the
+  // settle delay starts with the first announcement, not now, or the saved lists would be given
+  // up before anyone is back and rebuilt with a move per announcement. Should none come back,
+  // the nodes are timed again after HeartBeatTimeout.
+  self->delayed_send(self, timeout(st), msg::schedule_atom_v);
 }
 
 manager_impl::behavior_type manager_behavior(manager_self self, collector_manager_setup setup) {

@@ -191,6 +191,7 @@ std::optional<int> prepare_spool_dirs(const shoal::config::cluster_config& cfg,
 std::optional<int> wait_for_identity(const shoal::config::cluster_config& cfg,
                                      const std::string& log_name, std::string& identity) {
   bool waiting = false;
+  std::string last_error;
   for (;;) {
     auto got = shoal::runtime::identity_from_controller(cfg);
     if (got) {
@@ -202,9 +203,19 @@ std::optional<int> wait_for_identity(const shoal::config::cluster_config& cfg,
       std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(got.error()).c_str());
       return 1;
     }
-    if (!waiting)
+    // No controller up yet is normal at boot; no credential from munged is this host's fault and
+    // stops the daemon doing anything, so it is an error (seen at SlurmdDebug=error), though
+    // munged may still come up and the wait goes on.
+    if (got.error() == shoal::errc::system_error && last_error != shoal::describe(got.error())) {
+      last_error = shoal::describe(got.error());
+      shoal::config::log().error(
+          "cannot ask a controller for the cluster identity: {}; retrying "
+          "every second",
+          last_error);
+    } else if (!waiting && got.error() != shoal::errc::system_error) {
       shoal::config::log().warn("waiting for a controller to hand out the cluster identity: {}",
                                 shoal::describe(got.error()));
+    }
     waiting = true;
     auto signals = shoal::runtime::shutdown_signals();
     timespec second{1, 0};

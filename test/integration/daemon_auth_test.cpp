@@ -87,4 +87,26 @@ BOOST_AUTO_TEST_CASE(a_node_daemon_under_munge_takes_nothing_from_a_controller_u
   BOOST_CHECK(std::filesystem::exists(marker));
 }
 
+BOOST_AUTO_TEST_CASE(a_node_daemon_that_cannot_reach_munged_says_so_at_error_level) {
+  // Its munged socket is wrong: it cannot sign a thing, so it does nothing until munged answers,
+  // and says so where an admin logging errors only (SlurmdDebug=error) sees it.
+  cluster_fixture c(2);
+  auto broken_conf = config_variant(c, "broken.conf",
+                                    "AuthInfo=socket=/nonexistent/munge.socket\n"
+                                    "SlurmdDebug=error\n");
+  auto log = c.scratch.file("shoald-node2-broken.log");
+  auto broken = replace_node2(c, broken_conf, log);
+  BOOST_CHECK_MESSAGE(wait_until(
+                          [&] {
+                            return read_file(log).find(
+                                       "error: cannot ask a controller for the "
+                                       "cluster identity: cannot reach munged") !=
+                                   std::string::npos;
+                          },
+                          30s),
+                      read_file(log));
+  BOOST_CHECK(broken->running());  // munged may come up yet: it waits
+  BOOST_CHECK_EQUAL(count_lines_with(read_file(log), "cannot reach munged"), 1u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

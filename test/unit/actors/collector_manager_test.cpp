@@ -178,6 +178,39 @@ BOOST_AUTO_TEST_CASE(a_restarted_controller_gives_each_collector_its_saved_list_
   for (auto& [name, node] : restarted.nodes) BOOST_TEST(restarted.state_of(name) == "IDLE");
 }
 
+BOOST_AUTO_TEST_CASE(saved_lists_wait_for_collectors_that_take_longer_than_the_settle_delay) {
+  msg::collector_map_record saved;
+  saved.collectors = {"c1", "c2"};
+  saved.nodes = {"n[1,3,5]", "n[2,4,6]"};
+  manager_fixture restarted{saved};
+  // The daemons take longer than the settle delay to find the new controller (a takeover's
+  // reconnect backoff), then announce close together.
+  restarted.advance(std::chrono::milliseconds{settle_ms + interval_ms});
+  BOOST_REQUIRE(restarted.announce("c1"));
+  restarted.advance(std::chrono::milliseconds{interval_ms / 2});
+  BOOST_REQUIRE(restarted.announce("c2"));
+  // Each gets its saved list, once: no node moved.
+  BOOST_REQUIRE_EQUAL(restarted.lists["c1"]->size(), 1u);
+  BOOST_REQUIRE_EQUAL(restarted.lists["c2"]->size(), 1u);
+  BOOST_TEST(restarted.lists["c1"]->back().nodes == (std::vector<std::string>{"n1", "n3", "n5"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(restarted.lists["c2"]->back().nodes == (std::vector<std::string>{"n2", "n4", "n6"}),
+             boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(saved_lists_whose_collectors_never_return_are_timed_again) {
+  msg::collector_map_record saved;
+  saved.collectors = {"c1", "c2"};
+  saved.nodes = {"n[1,3,5]", "n[2,4,6]"};
+  manager_fixture restarted{saved};
+  // No collector comes back, and no daemon beats: after HeartBeatTimeout the node actors time
+  // their nodes again, and they go DOWN once that runs out.
+  restarted.advance(std::chrono::milliseconds{timeout_ms});
+  for (auto& [name, collector] : restarted.told) BOOST_TEST(collector->empty());
+  restarted.advance(std::chrono::milliseconds{timeout_ms + interval_ms});
+  BOOST_TEST(restarted.state_of("n1") == "DOWN");
+}
+
 BOOST_AUTO_TEST_CASE(a_node_that_is_not_a_collector_cannot_announce_one) {
   BOOST_TEST(!announce("n1"));
   BOOST_TEST(announce("c1"));
