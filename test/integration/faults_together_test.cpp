@@ -44,6 +44,13 @@ struct collectors_and_backup : controller_pair {
     return true;
   }
 
+  /// Submits a one-node job of `sleep seconds` on `node`; its id.
+  uint64_t sleep_on(const std::string& node, int seconds) {
+    auto r = shoal({"batch", "-N1", "-w", node, "--wrap", "sleep " + std::to_string(seconds)});
+    BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+    return submitted_job_id(r.out);
+  }
+
   /// No daemon's log shows CAF's last words about a message it had no handler for.
   void check_no_unexpected_message() {
     std::vector<std::string> logs{"ctl1-1.log", "ctl1-2.log", "ctl2.log"};
@@ -84,6 +91,51 @@ BOOST_AUTO_TEST_CASE(jobs_and_collectors_ride_through_a_takeover_and_the_hand_ba
   BOOST_CHECK(wait_until([&] { return collectors_up(); }, takeover_bound));
   for (size_t i = 0; i < nodes.size(); ++i)
     BOOST_CHECK_MESSAGE(nodes[i]->running(), node_logs[i] << ": the front end stopped");
+  check_no_unexpected_message();
+}
+
+BOOST_AUTO_TEST_CASE(a_front_end_killed_with_the_primary_costs_only_its_own_nodes) {
+  BOOST_REQUIRE_MESSAGE(wait_until([&] { return nodes_idle() && collectors_up(); }, 60s),
+                        "the cluster never came up");
+  std::vector<uint64_t> on_fe1, on_fe2;
+  for (int i = 2; i <= 4; ++i) on_fe1.push_back(sleep_on("node" + std::to_string(i), 15));
+  for (int i = 22; i <= 24; ++i) on_fe2.push_back(sleep_on("node" + std::to_string(i), 15));
+  for (auto id : on_fe1) BOOST_REQUIRE(wait_until([&] { return state_of(id) == "RUNNING"; }, 30s));
+  for (auto id : on_fe2) BOOST_REQUIRE(wait_until([&] { return state_of(id) == "RUNNING"; }, 30s));
+
+  // fe2 (two collectors and their nodes) dies with the primary, before the backup takes over.
+  primary->kill_now();
+  nodes[1]->kill_now();
+  BOOST_REQUIRE(wait_for_log("ctl2.log", "controller in control role=backup"));
+  // fe1's jobs finish as if nothing happened; fe2's nodes go DOWN and their jobs leave RUNNING.
+  for (auto id : on_fe1)
+    BOOST_CHECK_MESSAGE(wait_until([&] { return state_of(id) == "COMPLETED"; }, 60s),
+                        "job " << id << " is " << state_of(id));
+  for (auto id : on_fe2)
+    BOOST_CHECK_MESSAGE(wait_until([&] { return state_of(id) != "RUNNING"; }, 60s),
+                        "job " << id << " is " << state_of(id));
+
+  // fe2 and the primary return: every node is IDLE again, every collector UP, and each of fe2's
+  // jobs ends once (requeued and run again, or failed with its node).
+  nodes[1] = std::make_unique<daemon_process>(
+      std::vector<std::string>{bin_path("shoald"), "-f", conf, "--nodes", "node[21-40]",
+                               "--simulate"},
+      dir.file("fe2-again.log"));
+  node_logs.push_back("fe2-again.log");
+  start_primary();
+  BOOST_REQUIRE(wait_for_log("ctl1-2.log", "controller in control role=primary"));
+  for (auto id : on_fe2)
+    BOOST_CHECK_MESSAGE(wait_until(
+                            [&] {
+                              auto state = state_of(id);
+                              return state == "COMPLETED" || state == "NODE_FAIL";
+                            },
+                            90s),
+                        "job " << id << " is " << state_of(id));
+  BOOST_CHECK(wait_until([&] { return nodes_idle(); }, takeover_bound));
+  BOOST_CHECK(wait_until([&] { return collectors_up(); }, takeover_bound));
+  for (auto id : on_fe1) BOOST_CHECK_EQUAL(state_of(id), "COMPLETED");
+  BOOST_CHECK(nodes[0]->running());
   check_no_unexpected_message();
 }
 
