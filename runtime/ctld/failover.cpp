@@ -22,6 +22,7 @@
 #include "runtime/bootstrap/daemon_auth.hpp"
 #include "runtime/ctld/bring_up.hpp"
 #include "runtime/ctld/front_door.hpp"
+#include "runtime/ctld/heartbeat_file.hpp"
 
 namespace shoal::runtime {
 
@@ -40,7 +41,8 @@ class failover {
         me_(setup_.lines[setup_.self_index]),
         role_(controller_role(setup_.self_index, setup_.lines.size())),
         interval_(ping_interval(setup_.cfg)),
-        message_timeout_(setup_.cfg.message_timeout_s) {}
+        message_timeout_(setup_.cfg.message_timeout_s),
+        locations_(state_locations(setup_.cfg.state_save_location)) {}
 
   void run() {
     config::log().info("shoalctld starting role={} name={} address={} port={} lines={}", role_,
@@ -68,6 +70,7 @@ class failover {
       if (stopping_) break;
       if (running_.controller) {
         if (index() > 0) hand_back_if_reclaimed();
+        if (running_.controller) beat();
         last_heard = clock::now();
         continue;
       }
@@ -79,6 +82,7 @@ class failover {
       if (heard) {
         if (missing) config::log().info("controller answers again: {}", earlier_lines());
         missing = false;
+        split_seen_ = false;
         last_heard = now;
         continue;
       }
@@ -88,12 +92,13 @@ class failover {
             "(SlurmctldTimeout)",
             earlier_lines(), setup_.cfg.slurmctld_timeout_s);
       missing = true;
-      if (now - last_heard >= silence_limit) {
+      if (now - last_heard >= silence_limit && !still_writing(last_heard)) {
         config::log().warn(
             "taking over role={} name={}: no answer for {} s", role_, me_.name,
             std::chrono::duration_cast<std::chrono::seconds>(now - last_heard).count());
         take_control();
         missing = false;
+        split_seen_ = false;
       }
     }
     // A shutdown: what was acknowledged must be durable before the process goes.
@@ -115,6 +120,47 @@ class failover {
       out += (k == 0 ? "" : ", ") + controller_role(k, setup_.lines.size()) + " " +
              describe_line(setup_.lines[k]);
     return out;
+  }
+
+  // -- the heartbeat file ---------------------------------------------------------------------
+
+  /// In control: the heartbeat file says so, in every StateSaveLocation.
+  void beat() {
+    if (locations_.empty()) return;
+    auto failure = write_heartbeat(locations_, {index(), unix_ms()});
+    if (!failure.empty() && failure != beat_failure_)
+      config::log().error(
+          "cannot write the heartbeat file {}: a backup that loses sight of this "
+          "controller will take over even if this one still runs",
+          failure);
+    beat_failure_ = failure;
+  }
+
+  /// Whether a line before this one, silent on the network, still wrote the heartbeat file within
+  /// SlurmctldTimeout: then it runs and the network between us is split, and taking over would
+  /// put two controllers in control. `last_heard` moves to the heartbeat's time.
+  bool still_writing(clock::time_point& last_heard) {
+    auto beat = freshest_heartbeat_before(locations_, index());
+    if (!beat) return false;
+    auto age = std::chrono::milliseconds{std::max<int64_t>(unix_ms() - beat->unix_ms, 0)};
+    if (age >= std::chrono::seconds{setup_.cfg.slurmctld_timeout_s}) return false;
+    if (!split_seen_)
+      config::log().warn(
+          "not taking over: the {} does not answer, but wrote the heartbeat file in "
+          "StateSaveLocation {} ms ago (a network split, not a dead controller); taking over once "
+          "it stops for SlurmctldTimeout",
+          controller_role(beat->line, setup_.lines.size()) + " " +
+              describe_line(setup_.lines[beat->line]),
+          age.count());
+    split_seen_ = true;
+    last_heard = std::max(last_heard, clock::now() - age);
+    return true;
+  }
+
+  static int64_t unix_ms() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
   }
 
   // -- peers --------------------------------------------------------------------------------------
@@ -172,6 +218,7 @@ class failover {
     running_ = std::move(*instance);
     self_->monitor(running_.controller);
     if (!publish(running_.controller, false)) return false;
+    beat();
     config::log().info(
         "controller in control role={} name={} port={} bring_up_ms={}", role_, me_.name, me_.port,
         std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - started).count());
@@ -380,6 +427,9 @@ class failover {
   std::string role_;
   std::chrono::milliseconds interval_;
   std::chrono::seconds message_timeout_;
+  std::vector<std::string> locations_;  ///< StateSaveLocation's directories
+  std::string beat_failure_;            ///< the last heartbeat write's failure, logged once
+  bool split_seen_ = false;             ///< "not taking over" logged for this silence
   controller_instance running_;
   caf::actor standby_;
   caf::actor door_;

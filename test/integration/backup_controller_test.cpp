@@ -6,6 +6,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -137,6 +138,35 @@ BOOST_AUTO_TEST_CASE(no_job_is_lost_or_run_twice_across_takeover_and_hand_back) 
   auto r = shoal({"control", "release", list});
   BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
   for (auto id : held) BOOST_CHECK(wait_until([&] { return state_of(id) == "COMPLETED"; }, 60s));
+}
+
+BOOST_AUTO_TEST_CASE(a_primary_still_writing_the_shared_state_is_not_taken_over) {
+  BOOST_REQUIRE_MESSAGE(wait_until([&] { return nodes_idle(); }, 60s), "the cluster never came up");
+  BOOST_REQUIRE(
+      wait_until([&] { return std::filesystem::exists(dir.file("state") + "/heartbeat"); }, 30s));
+  // The primary stops answering on the network, but its heartbeat file in StateSaveLocation stays
+  // fresh, as behind a network split (written here for it, as the primary writes it).
+  primary->kill_now();
+  auto forge = [&] {
+    auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+                   .count();
+    write_file(dir.file("state") + "/heartbeat.forged", std::to_string(now) + " 0\n");
+    std::filesystem::rename(dir.file("state") + "/heartbeat.forged",
+                            dir.file("state") + "/heartbeat");
+  };
+  auto until = std::chrono::steady_clock::now() + std::chrono::seconds{3 * slurmctld_timeout_s};
+  while (std::chrono::steady_clock::now() < until) {
+    forge();
+    std::this_thread::sleep_for(500ms);
+  }
+  BOOST_CHECK(log_has("ctl2.log", "not taking over: the primary ctl1"));
+  BOOST_CHECK(!log_has("ctl2.log", "controller in control role=backup"));
+  // The heartbeat stops too: now the primary is gone, and the backup takes over.
+  BOOST_CHECK(wait_for_log("ctl2.log", "controller in control role=backup"));
+  BOOST_REQUIRE_MESSAGE(wait_until([&] { return nodes_idle(); }, takeover_bound),
+                        "the node daemons did not register with the backup");
+  check_a_job_runs();
 }
 
 BOOST_AUTO_TEST_SUITE_END()
