@@ -14,6 +14,7 @@ packages=(
   libcpp-httplib-dev                   # the Prometheus /metrics endpoint
   munge libmunge-dev                   # AuthType=auth/munge (the tests start a private munged)
   libssl-dev                           # the daemons' CAF port in TLS (runtime/tls)
+  iproute2                             # the network-split tests' namespaces (ip netns)
 )
 
 missing=()
