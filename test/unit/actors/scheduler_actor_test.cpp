@@ -218,4 +218,33 @@ BOOST_AUTO_TEST_CASE(a_cancelled_pending_job_never_starts) {
   BOOST_TEST(map().allocations.empty());
 }
 
+BOOST_AUTO_TEST_CASE(a_job_held_while_its_pass_is_out_gives_its_start_back_and_keeps_its_nodelist) {
+  all_nodes_idle();
+  sched.run();
+  auto req = request(1);
+  req.nodelist = "node3";
+  auto news = std::make_shared<job_news>();
+  auto job = keep(sys.spawn(job_double, news));
+  caf::anon_send(scheduler, msg::enqueue_atom_v, uint64_t{1}, req, policy::workload_ptr{}, job,
+                 int64_t{1'700'000'000});
+  // Deliver every message but the topology actor's: the scheduler sends the job's -w and then
+  // the pass, which wait in the topology actor's mailbox. The pass is out.
+  auto* placer = caf::actor_cast<caf::abstract_actor*>(topology);
+  sched.run_jobs_filtered(
+      [&](caf::resumable* job) { return dynamic_cast<caf::abstract_actor*>(job) != placer; });
+  BOOST_REQUIRE_MESSAGE(sched.has_job(), "no pass was sent");
+  // The user holds the job now: the hold reaches the scheduler before the pass's answer.
+  caf::anon_send(scheduler, msg::jobctl_atom_v, std::string{"hold"}, uint64_t{1}, uint32_t{1000},
+                 false);
+  sched.run();
+  BOOST_TEST(news->started_on.empty());
+  BOOST_TEST(map().allocations.empty());  // the start was given back: no node is held
+  // Released, it starts where its -w said, not wherever the pass finds room.
+  caf::anon_send(scheduler, msg::jobctl_atom_v, std::string{"release"}, uint64_t{1}, uint32_t{1000},
+                 false);
+  sched.run();
+  BOOST_TEST(news->started_on == std::vector<std::string>({"node3"}),
+             boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
