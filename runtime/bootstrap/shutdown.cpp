@@ -6,6 +6,7 @@
 #include <caf/all.hpp>
 
 #include "config/log.hpp"
+#include "messages/caf/error.hpp"
 
 namespace shoal::runtime {
 
@@ -23,7 +24,10 @@ int run_until_shutdown(caf::actor_system& sys, const caf::actor& main_actor) {
   }}.detach();
   int code = 0;
   self->receive([&](const caf::down_msg& dm) {
-    if (dm.reason && dm.reason != caf::exit_reason::user_shutdown) code = 1;
+    if (!dm.reason || dm.reason == caf::exit_reason::user_shutdown) return;
+    // Not told to stop: say why where an admin logging errors only sees it.
+    config::log().error("stopping: {}", describe(dm.reason));
+    code = 1;
   });
   return code;
 }

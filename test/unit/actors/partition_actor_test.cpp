@@ -132,12 +132,15 @@ BOOST_AUTO_TEST_CASE(a_bad_setting_is_refused_by_name_and_leaves_the_row_as_it_w
 
 BOOST_AUTO_TEST_CASE(a_deleted_partition_ends_its_actor) {
   bool ended = false;
-  auto watcher = sys.spawn([&](caf::event_based_actor* self) -> caf::behavior {
-    self->monitor(partition);
-    self->set_down_handler(
-        [&](caf::down_msg& down) { ended = down.reason == caf::exit_reason::normal; });
-    return {[](int) {}};
-  });
+  // The watcher takes an argument: CAF 0.17 dereferences a null tuple for argument-less spawns.
+  auto watcher = sys.spawn(
+      [&](caf::event_based_actor* self, int) -> caf::behavior {
+        self->monitor(partition);
+        self->set_down_handler(
+            [&](caf::down_msg& down) { ended = down.reason == caf::exit_reason::normal; });
+        return {[](int) {}};
+      },
+      0);
   keep(watcher);
   sched.run();
   caf::anon_send(partition, msg::cancel_atom_v);
