@@ -1,5 +1,6 @@
 #include "runtime/bootstrap/metrics_server.hpp"
 
+#include <chrono>
 #include <ctime>
 
 #include <httplib.h>
@@ -28,7 +29,15 @@ shoal::error metrics_server::start(const std::string& address, uint16_t port) {
     return shoal::error(errc::system_error,
                         "cannot listen on " + address + ":" + std::to_string(port) +
                             " for metrics (port in use? set MetricsPort/NodeMetricsPort, or 0)");
-  thread_ = std::thread{[this] { server_->listen_after_bind(); }};
+  thread_ = std::thread{[this] {
+    server_->listen_after_bind();
+    listening_ended_ = true;
+  }};
+  // cpp-httplib's stop() does nothing until the serving thread has marked the server running,
+  // and the thread would then serve forever: a daemon stopping (or a controller handing control
+  // back) right after start hung in the destructor's join. Wait for it here, once.
+  while (!server_->is_running() && !listening_ended_)
+    std::this_thread::sleep_for(std::chrono::milliseconds{1});
   return {};
 }
 

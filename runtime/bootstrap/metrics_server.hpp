@@ -1,5 +1,6 @@
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,6 +35,7 @@ class metrics_server {
   const metrics::registry& reg_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
+  std::atomic<bool> listening_ended_{false};  ///< the serving thread returned
 };
 
 /// Where a daemon's endpoint listens: 127.0.0.1 when the controller is on loopback (a local
