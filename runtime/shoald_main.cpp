@@ -20,6 +20,7 @@
 
 #include "actors/collector.hpp"
 #include "actors/node_daemon.hpp"
+#include "config/defaults.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/errc.hpp"
@@ -244,12 +245,23 @@ node_metrics start_metrics(const shoal::config::cluster_config& cfg, int port_fl
   if (out.meters && port != 0) {
     out.endpoint = std::make_unique<shoal::runtime::metrics_server>(*out.meters);
     auto address = shoal::runtime::metrics_bind_address(cfg);
-    if (auto err = out.endpoint->start(address, port))
-      shoal::config::log().error("metrics endpoint not started node={}: {}", log_name,
-                                 shoal::describe(err));
-    else
+    if (auto err = out.endpoint->start(address, port)) {
+      // A node daemon without /metrics still runs jobs: it goes on, but says which key to fix.
+      auto source = port_flag >= 0
+                        ? std::string{"--metrics-port"}
+                        : "NodeMetricsPort= in " + cfg.path + " (" +
+                              std::to_string(shoal::config::defaults::node_metrics_port) +
+                              " when not set)";
+      shoal::config::log().error(
+          "metrics endpoint not started node={} port={}: {}; the port comes from {}: give each "
+          "shoald on this host a port of its own with --metrics-port N (0 for none); running on "
+          "without /metrics",
+          log_name, port, shoal::describe(err), source);
+      out.endpoint.reset();
+    } else {
       shoal::config::log().info("metrics endpoint node={} url=http://{}:{}/metrics", log_name,
                                 address, port);
+    }
   }
   return out;
 }
@@ -283,6 +295,8 @@ void add_collector(caf::actor_system& sys, const shoal::config::node_config& nod
   auto bound =
       shoal::runtime::publish_daemon_actor(sys, caf::actor_cast<caf::actor>(collector), 0, address);
   if (!bound) {
+    shoal::config::log().error("node {} is a CollectorNode but cannot listen on {}: {}", name,
+                               address, caf::to_string(bound.error()));
     std::fprintf(stderr, "shoald: error: node %s is a CollectorNode but cannot listen on %s: %s\n",
                  name.c_str(), address.c_str(), caf::to_string(bound.error()).c_str());
     std::fflush(nullptr);

@@ -27,8 +27,10 @@ class metrics_server {
   metrics_server(const metrics_server&) = delete;
   metrics_server& operator=(const metrics_server&) = delete;
 
-  /// Binds `address`:`port` and starts serving. Error (errc::system_error): "cannot listen on
-  /// ADDRESS:PORT for metrics ...", e.g. when the port is taken. Call once.
+  /// Binds `address`:`port` and starts serving. The port is this process's alone: a port another
+  /// process listens on fails here rather than being shared with it. Error
+  /// (errc::system_error): "cannot listen on ADDRESS:PORT: REASON" (e.g. "Address already in
+  /// use"); the caller names the key that set the port. Call once.
   shoal::error start(const std::string& address, uint16_t port);
 
  private:

@@ -8,6 +8,7 @@
 #include "actors/controller/controller.hpp"
 #include "actors/daemon_gate.hpp"
 #include "actors/state_keeper.hpp"
+#include "config/defaults.hpp"
 #include "config/log.hpp"
 #include "interconnect/switch_manager.hpp"
 #include "messages/caf/error.hpp"
@@ -105,7 +106,14 @@ caf::expected<controller_instance> bring_up_controller(
   if (meters && cfg.metrics_port != 0) {
     out.endpoint = std::make_unique<metrics_server>(*meters);
     if (auto err = out.endpoint->start(metrics_address, cfg.metrics_port)) {
-      config::log().error("metrics endpoint not started: {}", describe(err));
+      // The controller serves the cluster without its /metrics: it goes on, but says which key
+      // to fix. (Its own ports, SlurmctldPort and the front door's, stop it: runtime/ctld/
+      // failover.cpp.)
+      config::log().error(
+          "metrics endpoint not started port={}: {}; the port comes from MetricsPort= in {} ({} "
+          "when not set): choose a free one, or MetricsPort=0 for none; running on without "
+          "/metrics",
+          cfg.metrics_port, describe(err), cfg.path, config::defaults::metrics_port);
       out.endpoint.reset();
     } else {
       config::log().info("metrics endpoint url=http://{}:{}/metrics", metrics_address,

@@ -327,8 +327,9 @@ class failover {
           "single-user cluster only (docs/security.md)");
     auto opened = open_front_door(self_->system(), door);
     if (!opened) {
-      failure_ = std::move(opened.error());
-      config::log().error("{}", describe(failure_));
+      fail(make_error(errc::system_error, describe(opened.error()) +
+                                              "; the front door listens on the port after " +
+                                              port_key() + ": " + port_fix()));
       return false;
     }
     door_ = opened->actor;
@@ -352,13 +353,31 @@ class failover {
       }
       if (!published_once_ || clock::now() > deadline) {
         auto text = "cannot listen on port " + std::to_string(me_.port) + ": " +
-                    self_->system().render(port.error());
+                    self_->system().render(port.error()) + "; the port comes from " + port_key() +
+                    ": " + port_fix();
         fail(make_error(errc::system_error, text));
         return false;
       }
       wait_for(std::chrono::milliseconds{100});
       if (stopping_) return false;
     }
+  }
+
+  /// Which key set this line's port, for an operator whose port is taken.
+  std::string port_key() const {
+    auto file = " in " + setup_.cfg.path;
+    if (me_.port != setup_.cfg.controller_port)
+      return "SlurmctldHost=" + me_.name + "(ADDRESS:" + std::to_string(me_.port) + ")" + file;
+    return "SlurmctldPort=" + std::to_string(me_.port) + file;
+  }
+
+  /// What to do about a taken port: the two ports are shoalctld's own, and it cannot serve
+  /// without them, so it stops rather than run unreachable.
+  std::string port_fix() const {
+    return "stop the process holding it (another shoalctld for this line?) or give this line "
+           "another port; ports " +
+           std::to_string(me_.port) + " and " + std::to_string(front_door_port(me_)) +
+           " must both be free";
   }
 
   /// Points the front door at `whom` and waits until it took effect.
