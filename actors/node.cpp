@@ -8,6 +8,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/daemon_transport.hpp"
 #include "actors/metering.hpp"
 #include "actors/saved_state.hpp"
 #include "actors/send_to.hpp"
@@ -72,6 +73,12 @@ using liveness = node_flags::liveness;
 /// How stale LastResponse may get in listings: heartbeats alone are not news, so a node that
 /// changes nothing republishes its view only this often.
 constexpr int64_t last_response_refresh_s = 60;
+
+/// How long the node's daemon has to answer when a second one registers for the node. A live
+/// shoald answers in milliseconds; a restarted one waits this long at most for its dead
+/// predecessor to be given up. Well inside MessageTimeout (10 s by default), which the
+/// newcomer's registration waits.
+constexpr auto daemon_check_patience = std::chrono::seconds{3};
 
 /// Sends to `daemon`, through the gate when there is one: in the order sent, and launches signed.
 template <class... Ts>
@@ -374,9 +381,8 @@ void restore_admin_state(node_self self, const std::optional<msg::node_record>& 
 }
 
 /// A node daemon registers: it reports its machine, and hears where it beats and which output
-/// sinks its steps have.
-caf::result<caf::actor> on_register(node_self self, const msg::machine_status& rep,
-                                    const caf::actor& daemon) {
+/// sinks its steps have. Answers this actor's handle.
+caf::actor take_daemon(node_self self, const msg::machine_status& rep, const caf::actor& daemon) {
   auto& st = self->state;
   if (st.daemon && st.daemon != daemon) self->demonitor(st.daemon);
   st.daemon = daemon;
@@ -394,6 +400,97 @@ caf::result<caf::actor> on_register(node_self self, const msg::machine_status& r
               st.collector_port);
   // The daemon heartbeats straight to this actor from now on.
   return caf::actor_cast<caf::actor>(self);
+}
+
+/// The registered daemon as an operator finds it: "pid 4242 on host h1", and where its
+/// connection comes from when that is known ("127.0.0.1:40112").
+std::string daemon_whereabouts(const node_state_t& st, const std::string& connected_from) {
+  const auto& rep = st.info.reported;
+  auto out = "pid " + std::to_string(rep.daemon_pid) + " on host " + rep.hostname;
+  if (!connected_from.empty()) out += ", connected from " + connected_from;
+  return out;
+}
+
+/// The second daemon is refused: the node keeps the first, which answered.
+void refuse_daemon(node_self self, caf::typed_response_promise<caf::actor> rp,
+                   const msg::machine_status& rep, const std::string& connected_from) {
+  auto& st = self->state;
+  auto first = daemon_whereabouts(st, connected_from);
+  config::log().warn("registration refused node={} host={} pid={}: the node's shoald ({}) is alive",
+                     st.info.name, rep.hostname, rep.daemon_pid, first);
+  rp.deliver(make_error(errc::invalid_request,
+                        "node " + st.info.name + " already has a live shoald (" + first +
+                            "): stop that one first, or give this one the name of another "
+                            "node (-N)"));
+}
+
+/// Where a remote daemon's connection comes from, as the middleman knows it, then refuses
+/// the newcomer naming it. Nothing to ask in a system without a middleman (the actor tests) or
+/// for a daemon of this process.
+void refuse_naming_address(node_self self, caf::typed_response_promise<caf::actor> rp,
+                           const msg::machine_status& rep, const caf::actor& first) {
+  if (!self->system().has_middleman() || first.node() == self->node()) {
+    refuse_daemon(self, rp, rep, "");
+    return;
+  }
+  self->request(daemon_transport(self->system()), daemon_check_patience, caf::get_atom_v,
+                first.node())
+      .then(
+          [self, rp, rep](const caf::node_id&, const std::string& host, uint16_t port) mutable {
+            refuse_daemon(self, rp, rep,
+                          host.empty() ? std::string{} : host + ":" + std::to_string(port));
+          },
+          [self, rp, rep](caf::error&) mutable { refuse_daemon(self, rp, rep, ""); });
+}
+
+/// A daemon registers while another holds the node. One shoald per node: the newcomer is
+/// refused while the first answers. A first that does not answer within
+/// daemon_check_patience is gone even if its connection has not dropped yet (killed a moment
+/// ago, or its host died without closing it), and the newcomer replaces it, so a restarted
+/// shoald is never locked out by its own predecessor.
+void check_then_take(node_self self, caf::typed_response_promise<caf::actor> rp,
+                     msg::machine_status rep, caf::actor newcomer) {
+  auto& st = self->state;
+  if (!st.daemon || st.daemon == newcomer) {
+    rp.deliver(take_daemon(self, rep, newcomer));
+    return;
+  }
+  auto first = st.daemon;
+  SHOAL_DEBUG(init, "second daemon node={} host={} pid={}: asking the first whether it lives",
+              st.info.name, rep.hostname, rep.daemon_pid);
+  // CAF answers ('sys', 'get', "info") for every scheduled actor, whatever its interface: a
+  // liveness check that needs nothing of the daemon's version.
+  self->request(first, daemon_check_patience, caf::sys_atom_v, caf::get_atom_v, std::string{"info"})
+      .then(
+          [self, rp, rep, newcomer, first](caf::ok_atom, const std::string&,
+                                           const caf::strong_actor_ptr&,
+                                           const std::string&) mutable {
+            // The node changed hands meanwhile: decide again against the daemon it has now.
+            if (self->state.daemon != first)
+              return check_then_take(self, rp, std::move(rep), std::move(newcomer));
+            refuse_naming_address(self, rp, rep, first);
+          },
+          [self, rp, rep, newcomer, first](caf::error& err) mutable {
+            if (self->state.daemon != first)
+              return check_then_take(self, rp, std::move(rep), std::move(newcomer));
+            config::log().warn(
+                "node daemon replaced node={} host={} pid={}: the previous one ({}) does not "
+                "answer: {}",
+                self->state.info.name, rep.hostname, rep.daemon_pid,
+                daemon_whereabouts(self->state, ""), self->system().render(err));
+            rp.deliver(take_daemon(self, rep, newcomer));
+          });
+}
+
+caf::result<caf::actor> on_register(node_self self, const msg::machine_status& rep,
+                                    const caf::actor& daemon) {
+  auto& st = self->state;
+  // The common cases at once: the node's first daemon, a restart after the drop was seen, or
+  // the same daemon again (its earlier request timed out on its side).
+  if (!st.daemon || st.daemon == daemon) return take_daemon(self, rep, daemon);
+  auto rp = self->make_response_promise<caf::actor>();
+  check_then_take(self, rp, rep, daemon);
+  return rp;
 }
 
 /// A heartbeat straight from the node daemon.

@@ -24,7 +24,10 @@ namespace shoal::actors {
 /// shoal_heartbeat_lag_seconds{collector="shoalctld"} in `meters` (null: not metered).
 using node_actor = caf::typed_actor<
     /// A shoald (re)registers with its static machine probe, sent once per registration; the
-    /// answer is this actor's own handle, where the daemon sends its heartbeats.
+    /// answer is this actor's own handle, where the daemon sends its heartbeats. One daemon per
+    /// node: while another holds it and answers a liveness check (within 3 s), the answer is
+    /// errc::invalid_request naming that one (its pid, host and address); one that does not
+    /// answer, or whose connection dropped, is replaced.
     caf::replies_to<msg::register_atom, msg::machine_status, caf::actor>::with<caf::actor>,
     /// The daemon is alive: sent straight here, never through the controller.
     caf::reacts_to<msg::heartbeat_atom>,

@@ -224,9 +224,13 @@ void register_with(daemon_self self, caf::actor ctl) {
             announce_collector(self);
           },
           [self, ctl](caf::error& err) {
+            // Refusals that a retry cannot change: a name the controller lacks, a credential it
+            // rejects, a node whose shoald is alive elsewhere (invalid_request; one that died
+            // is replaced, see the node actor). The process ends with code 1.
             if (err.category() == error_category &&
                 (static_cast<errc>(err.code()) == errc::unknown_node ||
-                 static_cast<errc>(err.code()) == errc::authentication_failed)) {
+                 static_cast<errc>(err.code()) == errc::authentication_failed ||
+                 static_cast<errc>(err.code()) == errc::invalid_request)) {
               config::log().error("controller refused registration node={}: {}",
                                   self->state.setup.status.node_name, describe(err));
               self->quit(std::move(err));

@@ -62,8 +62,9 @@ struct node_daemon_setup {
 /// per job step (each step runs in a shoal-stepd of its own, which outlives this daemon; see
 /// shepherd.hpp). Tasks keep running while the controller is away.
 ///
-/// Quits with errc::unknown_node if the controller does not know this node's name, and with
-/// errc::authentication_failed if it refuses the daemon's credential. What the
+/// Quits with errc::unknown_node if the controller does not know this node's name, with
+/// errc::authentication_failed if it refuses the daemon's credential, and with
+/// errc::invalid_request if the node already has a live shoald (the text names it). What the
 /// controller's node actor sends it:
 using node_daemon_actor = caf::typed_actor<
     /// (request, sink, job): start a step's tasks here, in a shepherd of their own.

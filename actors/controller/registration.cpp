@@ -1,6 +1,7 @@
 #include "actors/controller/controller_state.hpp"
 
 #include <csignal>
+#include <optional>
 
 namespace shoal::actors::ctl {
 
@@ -38,10 +39,9 @@ void reconcile(controller_self self, const std::string& node, const caf::actor& 
   st.unconfirmed.erase(waiting);
 }
 
-/// The node actor a daemon's registration goes to, once the steps it reports are reconciled;
-/// errc::unknown_node for a name the config lacks.
-caf::expected<node_actor> admit(controller_self self, const msg::machine_status& rep,
-                                const caf::actor& daemon, msg::node_report* report) {
+/// The node actor a daemon's registration goes to; errc::unknown_node for a name the config
+/// lacks.
+caf::expected<node_actor> node_of(controller_self self, const msg::machine_status& rep) {
   SHOAL_DEBUG(init, "registration node={} host={} pid={} cpus={}", rep.node_name, rep.hostname,
               rep.daemon_pid, rep.cpus);
   auto it = self->state.nodes.find(rep.node_name);
@@ -50,8 +50,28 @@ caf::expected<node_actor> admit(controller_self self, const msg::machine_status&
     return make_error(errc::unknown_node,
                       "node '" + rep.node_name + "' is not in the controller's configuration");
   }
-  if (report) reconcile(self, rep.node_name, daemon, *report);
   return it->second;
+}
+
+/// The node actor takes the daemon or refuses it (errc::invalid_request: the node has another
+/// daemon, alive); only a daemon it took has its report reconciled, so a refused one changes
+/// nothing of the node's jobs.
+void admit(controller_self self, caf::typed_response_promise<caf::actor> rp,
+           msg::machine_status rep, caf::actor daemon, std::optional<msg::node_report> report) {
+  auto node = node_of(self, rep);
+  if (!node) {
+    rp.deliver(std::move(node.error()));
+    return;
+  }
+  auto name = rep.node_name;
+  self->request(*node, std::chrono::seconds{self->state.cfg.message_timeout_s},
+                msg::register_atom_v, std::move(rep), daemon)
+      .then(
+          [self, rp, name, daemon, report](caf::actor& handle) mutable {
+            if (report) reconcile(self, name, daemon, *report);
+            rp.deliver(std::move(handle));
+          },
+          [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
 }
 
 /// Registration: with a gate, only once it vouched for the daemon (a crafted peer on the CAF port
@@ -59,25 +79,20 @@ caf::expected<node_actor> admit(controller_self self, const msg::machine_status&
 caf::result<caf::actor> on_register(controller_self self, msg::machine_status& rep,
                                     caf::actor& daemon, msg::node_report* report) {
   auto& st = self->state;
-  if (!st.gate) {
-    rep.credential.clear();
-    auto node = admit(self, rep, daemon, report);
-    if (!node) return std::move(node.error());
-    return self->delegate(*node, msg::register_atom_v, std::move(rep), std::move(daemon));
-  }
   auto rp = self->make_response_promise<caf::actor>();
   auto kept = report ? std::optional<msg::node_report>{std::move(*report)} : std::nullopt;
+  if (!st.gate) {
+    rep.credential.clear();
+    admit(self, rp, std::move(rep), std::move(daemon), std::move(kept));
+    return rp;
+  }
   auto checked = kept ? *kept : msg::node_report{};
   self->request(st.gate, std::chrono::seconds{st.cfg.message_timeout_s}, msg::register_atom_v, rep,
                 std::move(checked))
       .then(
           [self, rp, rep, daemon, kept](caf::ok_atom) mutable {
             rep.credential.clear();
-            auto node = admit(self, rep, daemon, kept ? &*kept : nullptr);
-            if (!node)
-              rp.deliver(std::move(node.error()));
-            else
-              rp.delegate(*node, msg::register_atom_v, std::move(rep), std::move(daemon));
+            admit(self, rp, std::move(rep), std::move(daemon), std::move(kept));
           },
           [rp, rep](caf::error& err) mutable {
             config::log().warn("registration refused node={} host={} pid={}: {}", rep.node_name,

@@ -63,6 +63,7 @@ struct node_fixture : test::coordinated_fixture {
     s.hostname = "host1";
     s.cpus = cpus;
     s.real_memory_mb = 1000;
+    s.daemon_pid = 4242;
     return s;
   }
 
@@ -75,6 +76,38 @@ struct node_fixture : test::coordinated_fixture {
     handle.receive([&](caf::actor& a) { out = std::move(a); },
                    [](caf::error& err) { BOOST_FAIL("register refused: " << to_string(err)); });
     return out;
+  }
+
+  /// Sends `who`'s registration (as pid `pid`); the caller runs the actors, then reads the
+  /// answer with `answer`.
+  auto send_registration(caf::scoped_actor& self, const caf::actor& who, int32_t pid) {
+    auto status = probe();
+    status.daemon_pid = pid;
+    return self->request(node, caf::infinite, msg::register_atom_v, status, who);
+  }
+
+  /// The registration's answer: the node actor's handle, or the refusal.
+  template <class Handle>
+  static caf::expected<caf::actor> answer(Handle& handle) {
+    caf::expected<caf::actor> out{caf::error{}};
+    handle.receive([&](caf::actor& a) { out = std::move(a); },
+                   [&](caf::error& err) { out = std::move(err); });
+    return out;
+  }
+
+  /// Runs every actor but `silent`, which gets nothing done (a daemon whose host died without
+  /// closing its connection).
+  void run_all_but(const caf::actor& silent) {
+    auto* muted = dynamic_cast<caf::resumable*>(caf::actor_cast<caf::abstract_actor*>(silent));
+    sched.run_jobs_filtered([muted](caf::resumable* job) { return job != muted; });
+  }
+
+  /// Launches a step of job `id` on the node and runs the actors.
+  void launch(uint64_t id) {
+    msg::launch_request req;
+    req.job_id = id;
+    caf::anon_send(node, msg::launch_atom_v, req, caf::actor{}, controller);
+    sched.run();
   }
 
   std::string state_text() const {
@@ -207,6 +240,94 @@ BOOST_AUTO_TEST_CASE(an_adopted_steps_exit_is_relayed_to_the_controller_and_ackn
   BOOST_REQUIRE_EQUAL(step_exits->size(), 1u);
   BOOST_TEST(step_exits->front().job_id == 42u);
   BOOST_TEST(step_exits->front().tasks.at(0).exit_code == 3);
+}
+
+// -- one daemon per node
+// ---------------------------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(a_second_daemon_is_refused_while_the_first_answers_naming_the_first) {
+  register_daemon();
+  auto launches2 = test::make_inbox<uint64_t>();
+  auto second = keep(sys.spawn(daemon_double, launches2));
+  caf::scoped_actor self{sys, true};
+  auto handle = send_registration(self, second, 777);
+  sched.run();
+  auto got = answer(handle);
+  BOOST_REQUIRE(!got);
+  BOOST_TEST(got.error().code() == static_cast<uint8_t>(errc::invalid_request));
+  auto text = describe(got.error());
+  BOOST_TEST(
+      text.find("node n1 already has a live shoald (pid 4242 on host host1") != std::string::npos,
+      text);
+  // The node keeps its first daemon, undisturbed.
+  BOOST_TEST(state_text() == "IDLE");
+  BOOST_TEST(views->back().reported.daemon_pid == 4242);
+  launch(42);
+  BOOST_TEST(*launches == std::vector<uint64_t>({42}), boost::test_tools::per_element());
+  BOOST_TEST(launches2->empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_daemon_whose_connection_dropped_is_replaced_at_once) {
+  register_daemon();
+  caf::anon_send_exit(daemon, caf::exit_reason::kill);
+  sched.run();
+  auto launches2 = test::make_inbox<uint64_t>();
+  auto second = keep(sys.spawn(daemon_double, launches2));
+  caf::scoped_actor self{sys, true};
+  auto handle = send_registration(self, second, 777);
+  sched.run();
+  auto got = answer(handle);
+  BOOST_REQUIRE_MESSAGE(got, (got ? "" : describe(got.error())));
+  BOOST_TEST(views->back().reported.daemon_pid == 777);
+  launch(42);
+  BOOST_TEST(*launches2 == std::vector<uint64_t>({42}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_daemon_killed_before_its_drop_was_seen_is_replaced) {
+  register_daemon();
+  // The restarted daemon's registration is in the node's mailbox before the old one's down
+  // message: the liveness check finds the old one gone.
+  auto launches2 = test::make_inbox<uint64_t>();
+  auto second = keep(sys.spawn(daemon_double, launches2));
+  caf::scoped_actor self{sys, true};
+  auto handle = send_registration(self, second, 777);
+  caf::anon_send_exit(daemon, caf::exit_reason::kill);
+  sched.run();
+  auto got = answer(handle);
+  BOOST_REQUIRE_MESSAGE(got, (got ? "" : describe(got.error())));
+  launch(42);
+  BOOST_TEST(*launches2 == std::vector<uint64_t>({42}), boost::test_tools::per_element());
+  BOOST_TEST(state_text() == "IDLE");
+}
+
+BOOST_AUTO_TEST_CASE(a_daemon_that_does_not_answer_is_replaced_after_three_seconds) {
+  register_daemon();
+  auto launches2 = test::make_inbox<uint64_t>();
+  auto second = keep(sys.spawn(daemon_double, launches2));
+  caf::scoped_actor self{sys, true};
+  auto handle = send_registration(self, second, 777);
+  run_all_but(daemon);
+  sched.clock().advance_time(2900ms);
+  run_all_but(daemon);
+  // Still the first daemon's node while it may yet answer.
+  BOOST_TEST(views->back().reported.daemon_pid == 4242);
+  sched.clock().advance_time(200ms);
+  run_all_but(daemon);
+  auto got = answer(handle);
+  BOOST_REQUIRE_MESSAGE(got, (got ? "" : describe(got.error())));
+  BOOST_TEST(views->back().reported.daemon_pid == 777);
+  // The old daemon's late answer changes nothing.
+  sched.run();
+  launch(42);
+  BOOST_TEST(*launches2 == std::vector<uint64_t>({42}), boost::test_tools::per_element());
+  BOOST_TEST(launches->empty());
+}
+
+BOOST_AUTO_TEST_CASE(the_same_daemon_registering_again_is_taken_again) {
+  auto first = register_daemon();
+  auto again = register_daemon();
+  BOOST_CHECK(first == again);
+  BOOST_TEST(state_text() == "IDLE");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
