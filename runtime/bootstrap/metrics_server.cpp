@@ -1,17 +1,14 @@
 #include "runtime/bootstrap/metrics_server.hpp"
 
-#include <netdb.h>
 #include <sys/socket.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstring>
 #include <ctime>
 
 #include <httplib.h>
 
 #include "messages/errc.hpp"
+#include "runtime/bootstrap/bind_failure.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 
 namespace shoal::runtime {
@@ -26,34 +23,6 @@ namespace {
 void exclusive_port(int fd) {
   int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-}
-
-/// Why binding `address`:`port` fails, found by trying it again the way the server does:
-/// cpp-httplib's bind_to_port answers only false.
-std::string bind_failure(const std::string& address, uint16_t port) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  auto service = std::to_string(port);
-  if (int rc = ::getaddrinfo(address.c_str(), service.c_str(), &hints, &found); rc != 0)
-    return ::gai_strerror(rc);
-  std::string why = "no address to bind";
-  for (auto* ai = found; ai != nullptr; ai = ai->ai_next) {
-    int fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-    if (fd < 0) {
-      why = std::strerror(errno);
-      continue;
-    }
-    exclusive_port(fd);
-    bool bound = ::bind(fd, ai->ai_addr, ai->ai_addrlen) == 0;
-    why = bound ? "the port was busy a moment ago" : std::strerror(errno);
-    ::close(fd);
-    if (!bound) break;
-  }
-  ::freeaddrinfo(found);
-  return why;
 }
 
 }  // namespace
@@ -75,9 +44,9 @@ shoal::error metrics_server::start(const std::string& address, uint16_t port) {
   });
   server_->set_socket_options(exclusive_port);
   if (!server_->bind_to_port(address.c_str(), port))
-    return shoal::error(errc::system_error, "cannot listen on " + address + ":" +
-                                                std::to_string(port) + ": " +
-                                                bind_failure(address, port));
+    return shoal::error(errc::system_error,
+                        "cannot listen on " + address + ":" + std::to_string(port) + ": " +
+                            bind_failure(address, port).value_or("the port was busy a moment ago"));
   thread_ = std::thread{[this] {
     server_->listen_after_bind();
     listening_ended_ = true;

@@ -17,6 +17,7 @@
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
+#include "runtime/bootstrap/bind_failure.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/controller_link.hpp"
 #include "runtime/bootstrap/daemon_auth.hpp"
@@ -352,9 +353,13 @@ class failover {
         return true;
       }
       if (!published_once_ || clock::now() > deadline) {
-        auto text = "cannot listen on port " + std::to_string(me_.port) + ": " +
-                    self_->system().render(port.error()) + "; the port comes from " + port_key() +
-                    ": " + port_fix();
+        // CAF says only that the acceptor could not be made; the bind says why.
+        auto where = (setup_.bind_address.empty() ? std::string{"*"} : setup_.bind_address) + ":" +
+                     std::to_string(me_.port);
+        auto why = bind_failure(setup_.bind_address, me_.port)
+                       .value_or(self_->system().render(port.error()));
+        auto text = "cannot listen on " + where + ": " + why + "; the port comes from " +
+                    port_key() + ": " + port_fix();
         fail(make_error(errc::system_error, text));
         return false;
       }

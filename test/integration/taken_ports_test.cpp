@@ -2,7 +2,10 @@
 // runs on without /metrics, a shoalctld stops. Before, every shoald on a host "listened" on
 // NodeMetricsPort together (cpp-httplib's SO_REUSEPORT) and each scrape reached any of them.
 
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 
@@ -13,6 +16,7 @@
 #include <vector>
 
 #include "messages/caf/error.hpp"
+#include "runtime/bootstrap/local_cluster.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;
@@ -101,6 +105,42 @@ BOOST_AUTO_TEST_CASE(a_second_shoalctld_on_the_same_ports_stops_naming_the_key) 
   // The first controller serves on.
   auto listed = run_cli({"info"});
   BOOST_CHECK_MESSAGE(listed.exit_code == 0, listed.describe());
+}
+
+BOOST_AUTO_TEST_CASE(a_shoalctld_whose_daemon_port_alone_is_taken_stops_saying_why) {
+  // Its front door's port is free: the CAF port's own failure is reported, with the reason.
+  auto ports = shoal::runtime::free_loopback_ports(1, 1);
+  BOOST_REQUIRE(ports);
+  auto port = ports->front();
+  int holder = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  BOOST_REQUIRE(::bind(holder, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  BOOST_REQUIRE(::listen(holder, 1) == 0);
+  std::string text;
+  for (auto& line : lines_of(read_file(conf))) {
+    if (line.rfind("SlurmctldPort=", 0) == 0)
+      line = "SlurmctldPort=" + std::to_string(port);
+    else if (line.rfind("StateSaveLocation=", 0) == 0)
+      line = "StateSaveLocation=" + scratch.file("state");
+    else if (line.rfind("MetricsPort=", 0) == 0)
+      line = "MetricsPort=0";
+    text += line + "\n";
+  }
+  auto other = write_file(scratch.file("other.conf"), text);
+  command_options opt;
+  opt.timeout = 30s;
+  auto r = run_command({bin_path("shoalctld"), "-f", other}, opt);
+  ::close(holder);
+  BOOST_CHECK_MESSAGE(r.exit_code == 1, r.describe());
+  BOOST_CHECK_MESSAGE(
+      r.err.find("shoalctld: error: cannot listen on 127.0.0.1:" + std::to_string(port) +
+                 ": Address already in use; the port "
+                 "comes from SlurmctldPort=" +
+                 std::to_string(port) + " in " + other) != std::string::npos,
+      r.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
