@@ -268,14 +268,13 @@ void on_kill_wait(job_self self, uint64_t gen) {
   handle(self, policy::event{event_kind::kill_wait_expired});
 }
 
-/// A recovered step `node` no longer runs and never reported: it counts as failed there.
-void lose_step(job_self self, const std::string& node, uint32_t step_id) {
+/// A step `node` no longer runs and never reported: it counts as failed there, for `why`.
+void lose_step(job_self self, const std::string& node, uint32_t step_id, const std::string& why) {
   msg::step_exit ex;
   ex.job_id = self->state.info.job_id;
   ex.step_id = step_id;
   ex.node_name = node;
-  ex.launch_error =
-      "step lost: node " + node + " was not running it after the controller restarted";
+  ex.launch_error = "step lost: " + why;
   ex.tasks.push_back({0, 1, 0});
   on_step_exit(self, ex);
 }
@@ -291,8 +290,27 @@ void on_node_report(job_self self, const std::string& node, const std::vector<ui
     if (std::find(running.begin(), running.end(), id) == running.end()) {
       config::log().warn("job step lost job={} step={} node={}", st.info.job_id,
                          msg::step_label(id), node);
-      lose_step(self, node, id);
+      lose_step(self, node, id,
+                "node " + node + " was not running it after the controller restarted");
     }
+}
+
+/// The node's daemon registered again with a report taken at or after `since_ns`: a step
+/// launched there before that, which it neither runs nor reported ended, died with the previous
+/// daemon (a simulated step, or a step whose shoal-stepd went too) and is lost.
+void on_daemon_report(job_self self, const std::string& node, const std::vector<uint32_t>& running,
+                      int64_t since_ns) {
+  std::vector<uint32_t> lost;
+  for (auto& [id, run] : self->state.steps)
+    if (run.waiting.count(node) != 0 && run.sent_ns != 0 && run.sent_ns < since_ns &&
+        std::find(running.begin(), running.end(), id) == running.end())
+      lost.push_back(id);
+  for (auto id : lost) {
+    config::log().warn(
+        "job step lost job={} step={} node={}: its shoald registered again without it",
+        self->state.info.job_id, msg::step_label(id), node);
+    lose_step(self, node, id, "the shoald of node " + node + " registered again without it");
+  }
 }
 
 /// The job's `shoal run` is back after a controller restart: it hears the job's end from now
@@ -472,6 +490,10 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
           [self](msg::adopt_atom, const std::string& node, const std::vector<uint32_t>& running) {
             on_node_report(self, node, running);
           }),
+      probe.metered(
+          "adopt",
+          [self](msg::adopt_atom, const std::string& node, const std::vector<uint32_t>& running,
+                 int64_t since_ns) { on_daemon_report(self, node, running, since_ns); }),
   };
 }
 

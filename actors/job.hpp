@@ -109,6 +109,10 @@ using job_actor = caf::typed_actor<
     /// (node, steps): a node re-registered after the controller restarted and runs these steps
     /// of the job; a recovered step it neither runs nor reported ended is lost.
     caf::reacts_to<msg::adopt_atom, std::string, std::vector<uint32_t>>,
+    /// (node, steps it runs, since): the node's daemon registered again (restarted, or back
+    /// after a lost connection) and runs these of the job's steps; a step launched there before
+    /// `since` (steady clock, ns) that it neither runs nor reported ended is lost.
+    caf::reacts_to<msg::adopt_atom, std::string, std::vector<uint32_t>, int64_t>,
     /// (exit code, signal, uid): an allocation's client (shoal alloc) is done: its steps are
     /// killed and it ends COMPLETED (code 0) or FAILED, with that code; a pending one is
     /// withdrawn (CANCELLED). ok once the record saying so is durable (also when it was

@@ -126,6 +126,9 @@ void send_launches(job_self self, std::vector<size_t> nodes, std::vector<msg::la
                    caf::actor client) {
   auto go = [self, nodes, reqs, client]() mutable {
     auto& st = self->state;
+    if (!reqs.empty())
+      if (auto step = st.steps.find(reqs.front().step_id); step != st.steps.end())
+        step->second.sent_ns = cluster::steady_ns();
     for (size_t k = 0; k < nodes.size(); ++k) {
       SHOAL_DEBUG(agent, "launch request job={} step={} node={}", st.info.job_id,
                   msg::step_label(reqs[k].step_id), st.nodes[nodes[k]]);

@@ -32,6 +32,9 @@ struct step_run {
   caf::actor client;
   std::string error;           ///< first launch error
   bool out_of_memory = false;  ///< a node killed its tasks for exceeding the memory limit
+  /// When its launch requests went to the node actors (steady clock, ns; 0: not yet, or
+  /// recovered): a daemon's report taken before then cannot know the step.
+  int64_t sent_ns = 0;
 };
 
 /// The interface plus the actor's own timer ticks (they carry the timer generation).

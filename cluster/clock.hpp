@@ -12,4 +12,11 @@ inline int64_t unix_now() {
       .count();
 }
 
+/// Steady-clock nanoseconds, for ordering events inside one process (never shown, never saved).
+inline int64_t steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace shoal::cluster

@@ -2,15 +2,20 @@
 
 #include <csignal>
 #include <optional>
+#include <set>
+
+#include "cluster/clock.hpp"
 
 namespace shoal::actors::ctl {
 
 namespace {
 
-/// A registering daemon's report: ended steps reach their jobs, recovered jobs learn which of their
-/// steps the node still runs, and tasks of jobs this controller does not know are killed.
+/// A registering daemon's report, taken before `since_ns` (steady clock): ended steps reach their
+/// jobs, recovered jobs learn which of their steps the node still runs, the node's other jobs
+/// which of theirs it runs (a daemon restarted, or back after a lost connection, may have lost
+/// some), and tasks of jobs this controller does not know are killed.
 void reconcile(controller_self self, const std::string& node, const caf::actor& daemon,
-               msg::node_report& report) {
+               msg::node_report& report, int64_t since_ns) {
   auto& st = self->state;
   for (auto& ex : report.ended) {
     auto job = st.jobs.find(ex.job_id);
@@ -30,13 +35,22 @@ void reconcile(controller_self self, const std::string& node, const caf::actor& 
       caf::anon_send(daemon, msg::signal_atom_v, ref.job_id, ref.step_id, int32_t{SIGKILL},
                      std::string{});
   }
-  auto waiting = st.unconfirmed.find(node);
-  if (waiting == st.unconfirmed.end()) return;
-  for (auto id : waiting->second) {
+  std::set<uint64_t> recovered;
+  if (auto waiting = st.unconfirmed.find(node); waiting != st.unconfirmed.end()) {
+    recovered = std::move(waiting->second);
+    st.unconfirmed.erase(waiting);
+  }
+  for (auto id : recovered) {
     auto job = st.jobs.find(id);
     if (job != st.jobs.end()) self->send(job->second, msg::adopt_atom_v, node, running[id]);
   }
-  st.unconfirmed.erase(waiting);
+  auto view = st.node_view.find(node);
+  if (view == st.node_view.end()) return;
+  for (auto id : view->second.job_ids) {
+    auto job = st.jobs.find(id);
+    if (recovered.count(id) == 0 && job != st.jobs.end())
+      self->send(job->second, msg::adopt_atom_v, node, running[id], since_ns);
+  }
 }
 
 /// The node actor a daemon's registration goes to; errc::unknown_node for a name the config
@@ -64,11 +78,12 @@ void admit(controller_self self, caf::typed_response_promise<caf::actor> rp,
     return;
   }
   auto name = rep.node_name;
+  auto since_ns = cluster::steady_ns();  // after the daemon took its report
   self->request(*node, std::chrono::seconds{self->state.cfg.message_timeout_s},
                 msg::register_atom_v, std::move(rep), daemon)
       .then(
-          [self, rp, name, daemon, report](caf::actor& handle) mutable {
-            if (report) reconcile(self, name, daemon, *report);
+          [self, rp, name, daemon, report, since_ns](caf::actor& handle) mutable {
+            if (report) reconcile(self, name, daemon, *report, since_ns);
             rp.deliver(std::move(handle));
           },
           [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });

@@ -14,6 +14,7 @@
 #include <caf/all.hpp>
 
 #include "actors/job.hpp"
+#include "cluster/clock.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "policy/job_lifecycle.hpp"
@@ -726,6 +727,33 @@ BOOST_AUTO_TEST_CASE(a_recovered_step_its_node_no_longer_runs_is_lost) {
   report(1, 0);
   BOOST_TEST(msg::to_string(view().state) == "FAILED");
   BOOST_TEST(view().exit_code == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_step_a_restarted_daemon_no_longer_runs_is_lost) {
+  spawn(setup());
+  place();  // step 0 launched on n1 and n2 (no keeper: at once)
+  auto since = cluster::steady_ns();
+  // n1's shoald registered again, its report taken after the launch, without step 0 (it died
+  // with the previous daemon); n2's still runs it.
+  caf::anon_send(job, msg::adopt_atom_v, std::string{"n1"}, std::vector<uint32_t>{}, since);
+  caf::anon_send(job, msg::adopt_atom_v, std::string{"n2"}, std::vector<uint32_t>{0}, since);
+  sched.run();
+  BOOST_TEST(state() == "RUNNING");  // n2's tasks have not reported yet
+  report(1, 0);
+  BOOST_TEST(state() == "FAILED");
+  BOOST_TEST(view().exit_code == 1);
+}
+
+BOOST_AUTO_TEST_CASE(a_daemon_report_older_than_the_launch_loses_nothing) {
+  auto before = cluster::steady_ns();
+  spawn(setup());
+  place();
+  // The report was taken before the launch was sent: it cannot know the step.
+  caf::anon_send(job, msg::adopt_atom_v, std::string{"n1"}, std::vector<uint32_t>{}, before);
+  sched.run();
+  report(0, 0);
+  report(1, 0);
+  BOOST_TEST(state() == "COMPLETED");
 }
 
 BOOST_AUTO_TEST_CASE(a_recovered_job_placed_but_never_launched_queues_again) {
