@@ -25,7 +25,8 @@ struct job_tally {
   size_t acknowledged = 0;
   size_t ended = 0;                        ///< listed once, in a final state
   std::map<std::string, size_t> by_state;  ///< the final states of those
-  /// "sim FAILED: REASON" -> how many, for the jobs that did not complete
+  /// "sim FAILED: REASON" -> how many, for the jobs that did not complete (simulated node names
+  /// in REASON read nodeN)
   std::map<std::string, size_t> not_completed;
   size_t listed_unacknowledged = 0;  ///< chaos-N jobs listed whose id no CLI printed
   double drain_s = -1;               ///< from the stream's end until none was left
