@@ -3,6 +3,7 @@
 // The chaos test's faults: the plan's rounds played on the cluster (kill -9, a pause, start
 // again), and how long each victim took to be back.
 
+#include <array>
 #include <chrono>
 #include <string>
 #include <vector>
