@@ -7,6 +7,7 @@
 
 #include "config/defaults.hpp"
 #include "config/log_settings.hpp"
+#include "config/power_settings.hpp"
 #include "config/scheduler_settings.hpp"
 #include "messages/errc.hpp"
 #include "topology/node_selection.hpp"
@@ -51,8 +52,8 @@ struct node_config {
   uint64_t virtual_memory_mb = 0;  ///< VirtualMemory= (seed)
   uint64_t tmp_disk_mb = 0;        ///< TmpDisk=
   std::string os;                  ///< OS= (seed): minimum OS release, e.g. Linux.2.4.7-10
-  uint32_t weight = 1;             ///< Weight=: lower is scheduled first
-  std::string features;            ///< Features=
+  uint32_t weight = 1;             ///< Weight=: lower is scheduled first (0 to max_node_weight)
+  std::string features;            ///< Features= (or Feature=): names separated by commas
   std::string initial_state;       ///< State= (UNKNOWN, DOWN, DRAIN, IDLE, ...); empty = UNKNOWN
   std::vector<std::string> partitions;  ///< seed Partition=1,3 (names "1","3"); empty = none.
                                         ///< After parsing: every partition holding the node, in
@@ -83,6 +84,10 @@ struct partition_config {
   /// whole-node SelectType); 1 = NO.
   uint32_t oversubscribe = 1;
   bool force = false;  ///< FORCE: every job shares; YES: only jobs submitted with -s
+  /// SuspendTime=, SuspendTimeout=, ResumeTimeout= of this partition (unset: the global ones;
+  /// effective_power_timing combines them)
+  partition_power_timing power;
+  bool power_down_on_idle = false;  ///< PowerDownOnIdle=YES: its nodes power down once idle
   std::string file;
   int line = 0;
 };
@@ -176,7 +181,18 @@ struct cluster_config {
   /// MailProg=: run for each --mail-type event, as slurmctld runs it; "": no mail (Slurm's
   /// default, /bin/mail, is not assumed).
   std::string mail_prog;
+  power_settings power;  ///< SuspendTime=, ResumeProgram=, SlurmctldParameters=, ... (the guide's)
 };
+
+/// Weight='s highest value, as Slurm's.
+constexpr uint64_t max_node_weight = 4'294'967'280u;
+
+/// A node's Features= as a list (order kept, empty items dropped).
+std::vector<std::string> feature_list(const node_config& node);
+
+/// The SuspendTime, SuspendTimeout and ResumeTimeout power saving uses for `node`, from the
+/// global keys and the partitions holding it (effective_power_timing's rule).
+power_timing node_power_timing(const cluster_config& cfg, const node_config& node);
 
 /// Reads a config file (and the NodeSpecConf/PartitionConf files it names). The format is
 /// Slurm's `Key=Value` lines (blanks around `=` allowed, `#` starts a comment, keys

@@ -62,6 +62,18 @@ shoal::error parser::resolve_torus() {
   return {};
 }
 
+shoal::error parser::check_power_exclusions() {
+  for (const auto& ex : cfg_.power.exc_nodes)
+    for (const auto& name : ex.nodes)
+      if (node_index_.count(name) == 0)
+        return fail(exc_nodes_.at, exc_nodes_.key + " names unknown node '" + name + "'");
+  for (const auto& name : cfg_.power.exc_parts)
+    if (std::none_of(cfg_.partitions.begin(), cfg_.partitions.end(),
+                     [&](const auto& p) { return p.name == name; }))
+      return fail(exc_parts_.at, exc_parts_.key + " names unknown partition '" + name + "'");
+  return {};
+}
+
 shoal::expected<cluster_config> parser::finish() {
   cfg_.controller_hosts = primary_hosts_;
   cfg_.controller_hosts.insert(cfg_.controller_hosts.end(), backup_hosts_.begin(),
@@ -90,6 +102,7 @@ shoal::expected<cluster_config> parser::finish() {
   if (auto err = resolve_gres()) return err;
   if (cfg_.torus3d)
     if (auto err = resolve_torus()) return err;
+  if (auto err = check_power_exclusions()) return err;
   if (default_partition_.set && !default_partition_name_.empty()) {
     auto it = std::find_if(cfg_.partitions.begin(), cfg_.partitions.end(),
                            [&](const auto& p) { return p.name == default_partition_name_; });

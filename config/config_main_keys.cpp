@@ -61,6 +61,16 @@ shoal::error parser::on_main_key(const cs::pair& p, const where& at, int depth) 
     if (auto handled = (this->*group)(p, at)) return *handled;
   if (k == "nodespecconf") return include(p, at, depth, true, cfg_.node_spec_conf);
   if (k == "partitionconf") return include(p, at, depth, false, cfg_.partition_conf);
+  std::string power_error;
+  std::vector<std::string> power_warnings;
+  if (apply_power_key(cfg_.power, k, v, power_error, power_warnings)) {
+    if (!power_error.empty())
+      return fail(at, "invalid value '" + v + "' for " + p.key + ": " + power_error);
+    for (const auto& w : power_warnings) warn(at, w);
+    if (k == "suspendexcnodes") mark(exc_nodes_, p, at);
+    if (k == "suspendexcparts") mark(exc_parts_, p, at);
+    return {};
+  }
   std::string scheduling_error;
   if (apply_scheduler_key(cfg_.scheduling, k, v, scheduling_error)) {
     if (!scheduling_error.empty())

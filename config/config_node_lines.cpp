@@ -51,7 +51,9 @@ shoal::error parser::apply_node_key(node_template& rec, const cs::pair& p, const
   } else if (k == "threadspercore") {
     return u32(n.threads_per_core, "ThreadsPerCore");
   } else if (k == "weight") {
-    return u32(n.weight, "Weight");
+    auto value = cs::parse_unsigned(p.value, max_node_weight);
+    if (!value) return bad_value(at, p, "Weight", "an integer from 0 to 4294967280");
+    n.weight = static_cast<uint32_t>(*value);
   } else if (k == "speed") {
     auto value = cs::parse_decimal(p.value);
     if (!value) return bad_value(at, p, "Speed", "a non-negative decimal number such as 1.5");
@@ -65,6 +67,10 @@ shoal::error parser::apply_node_key(node_template& rec, const cs::pair& p, const
   } else if (k == "os") {
     n.os = p.value;
   } else if (k == "features" || k == "feature") {
+    for (const auto& name : split_list(p.value))
+      if ((name.empty() && !p.value.empty()) || name.find_first_of("&|[]()*!") != std::string::npos)
+        return bad_value(at, p, "Features",
+                         "feature names separated by commas, without & | [ ] ( ) * or !");
     n.features = p.value;
   } else if (k == "gres") {
     auto list = policy::parse_gres(p.value);

@@ -181,9 +181,13 @@ class parser {
   deferred default_partition_;
   deferred select_;
   deferred gres_conf_;  ///< GresConf=
+  deferred exc_nodes_;  ///< SuspendExcNodes=: every node must exist
+  deferred exc_parts_;  ///< SuspendExcParts=: every partition must exist
   std::string default_partition_name_;
 
   shoal::error resolve_torus();
+  /// SuspendExcNodes= and SuspendExcParts= name configured nodes and partitions.
+  shoal::error check_power_exclusions();
 };
 
 }  // namespace shoal::config::parsing

@@ -73,6 +73,12 @@ std::string partition_line(const partition_config& p) {
   out += " PriorityTier=" + std::to_string(p.priority);
   if (p.job_factor != 1) out += " PriorityJobFactor=" + std::to_string(p.job_factor);
   if (auto mode = over_subscribe_text(p); mode != "NO") out += " OverSubscribe=" + mode;
+  if (p.power.suspend_time_s) out += " SuspendTime=" + suspend_time_text(*p.power.suspend_time_s);
+  if (p.power.suspend_timeout_s)
+    out += " SuspendTimeout=" + std::to_string(*p.power.suspend_timeout_s);
+  if (p.power.resume_timeout_s)
+    out += " ResumeTimeout=" + std::to_string(*p.power.resume_timeout_s);
+  if (p.power_down_on_idle) out += " PowerDownOnIdle=YES";
   return out;
 }
 
@@ -134,7 +140,10 @@ std::string render_config(const cluster_config& cfg) {
                     : cfg.select_type == topology::selection_policy::linear ? "select/linear"
                                                                             : "select/consecutive");
   // A value holding '=' is quoted, or the parser would read `Key = a=b` as an empty Key.
-  for (auto& [key, value] : render_scheduler_keys(cfg.scheduling))
+  auto scheduler_keys = render_scheduler_keys(cfg.scheduling);
+  auto power_keys = render_power_keys(cfg.power);
+  scheduler_keys.insert(scheduler_keys.end(), power_keys.begin(), power_keys.end());
+  for (auto& [key, value] : scheduler_keys)
     keys.emplace_back(key, value.find('=') != std::string::npos ? "\"" + value + "\""
                                                                 : cs::quote_if_needed(value));
   std::stable_sort(keys.begin(), keys.end(),

@@ -109,10 +109,27 @@ std::optional<setting_error> apply_partition_setting(partition_config& part,
         return bad_value(value, "OverSubscribe", mode + ":N with N from 1 to 1024");
       part.oversubscribe = static_cast<uint32_t>(*count);
     }
+  } else if (k == "suspendtime") {
+    auto t = parse_suspend_time(value);
+    if (!t) return bad_value(value, "SuspendTime", "seconds, or INFINITE (or -1) for off");
+    part.power.suspend_time_s = *t;
+  } else if (k == "suspendtimeout" || k == "resumetimeout") {
+    auto n = cs::parse_unsigned(value, 65535);
+    bool suspend = k == "suspendtimeout";
+    if (!n || *n == 0)
+      return bad_value(value, suspend ? "SuspendTimeout" : "ResumeTimeout",
+                       "whole seconds from 1 to 65535");
+    (suspend ? part.power.suspend_timeout_s : part.power.resume_timeout_s) =
+        static_cast<int64_t>(*n);
+  } else if (k == "powerdownonidle") {
+    auto yes = cs::parse_yes_no(value);
+    if (!yes) return bad_value(value, "PowerDownOnIdle", "YES or NO");
+    part.power_down_on_idle = *yes;
   } else {
     return setting_error{"unknown partition key '" + std::string{key} +
                              "' (use Nodes, State, MaxTime, DefaultTime, MaxNodes, Default, "
-                             "PriorityTier, PriorityJobFactor or OverSubscribe)",
+                             "PriorityTier, PriorityJobFactor, OverSubscribe, SuspendTime, "
+                             "SuspendTimeout, ResumeTimeout or PowerDownOnIdle)",
                          true};
   }
   return std::nullopt;
