@@ -10,6 +10,40 @@ bool listed(const std::vector<size_t>& v, size_t n) {
   return std::find(v.begin(), v.end(), n) != v.end();
 }
 
+/// `members` in weight order (stable: config order among equals).
+std::vector<size_t> by_weight(const std::vector<size_t>& members,
+                              const placement_options& options) {
+  std::vector<size_t> order = members;
+  if (!options.weights.empty())
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return options.weights[a] < options.weights[b]; });
+  return order;
+}
+
+/// The nodes each of the choice's counts needs, picked in weight order among those `usable`
+/// says may take the job, beyond `taken` (which counts toward them); appended to `taken`.
+/// False when a count cannot be met.
+template <typename Usable>
+bool pick_counted(const feature_choice& choice, const std::vector<size_t>& members,
+                  const resource_request& req, const placement_options& options,
+                  std::vector<size_t>& taken, Usable usable) {
+  if (choice.counts.empty()) return true;
+  auto order = by_weight(members, options);
+  for (const auto& c : choice.counts) {
+    uint32_t have = 0;
+    for (auto n : taken)
+      if (c.nodes[n]) ++have;
+    for (auto n : order) {
+      if (have >= c.count) break;
+      if (!c.nodes[n] || listed(taken, n) || listed(req.excluded, n) || !usable(n)) continue;
+      taken.push_back(n);
+      ++have;
+    }
+    if (have < c.count) return false;
+  }
+  return true;
+}
+
 uint64_t memory_for(const resource_request& req, uint32_t cpus) {
   return req.mem_per_node_mb > 0 ? req.mem_per_node_mb : req.mem_per_cpu_mb * cpus;
 }
@@ -18,7 +52,8 @@ uint64_t memory_for(const resource_request& req, uint32_t cpus) {
 std::optional<allocation> place_whole(const resource_request& req,
                                       const std::vector<size_t>& members,
                                       const std::vector<node_capacity>& nodes, free_view free,
-                                      const placement_options& options) {
+                                      const placement_options& options,
+                                      const feature_choice* choice) {
   const uint32_t cpt = std::max<uint32_t>(1, req.cpus_per_task);
   const uint32_t tasks = std::max(req.tasks, req.min_nodes);
   // Tasks a whole node can hold, by CPUs and by --mem-per-cpu.
@@ -40,8 +75,8 @@ std::optional<allocation> place_whole(const resource_request& req,
   };
   auto fits = [&](size_t n) {
     const auto& cap = nodes[n];
-    return cap.usable && free_enough(n) && cap.cpus >= req.cpus_per_task &&
-           cap.cpus >= req.min_cpus &&
+    return cap.usable && (choice == nullptr || choice->eligible[n]) && free_enough(n) &&
+           cap.cpus >= req.cpus_per_task && cap.cpus >= req.min_cpus &&
            cap.memory_mb >= std::max(req.mem_per_node_mb, req.mem_per_cpu_mb * req.cpus_per_task) &&
            (req.gres.empty() || take_gres(req.gres, free, n));
   };
@@ -50,6 +85,8 @@ std::optional<allocation> place_whole(const resource_request& req,
     if (!fits(r)) return std::nullopt;
     chosen.push_back(r);
   }
+  if (choice != nullptr && !pick_counted(*choice, members, req, options, chosen, fits))
+    return std::nullopt;
   std::sort(chosen.begin(), chosen.end());
   chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
   std::vector<bool> avail(members.size());
@@ -112,7 +149,8 @@ std::optional<allocation> place_whole(const resource_request& req,
 std::optional<allocation> place_shared(const resource_request& req,
                                        const std::vector<size_t>& members,
                                        const std::vector<node_capacity>& nodes, free_view free,
-                                       const placement_options& options) {
+                                       const placement_options& options,
+                                       const feature_choice* choice) {
   const uint32_t cpt = std::max<uint32_t>(1, req.cpus_per_task);
   // OverSubscribe: a sharing job takes 1/shared_by of each of its CPUs, on nodes that hold only
   // sharing jobs, and never holds one CPU twice.
@@ -121,6 +159,7 @@ std::optional<allocation> place_shared(const resource_request& req,
   // How many tasks node n can take now.
   auto room = [&](size_t n) -> uint32_t {
     if (!nodes[n].usable || !kind_allows(free, n, sb > 1) || nodes[n].cpus < req.min_cpus) return 0;
+    if (choice != nullptr && !choice->eligible[n]) return 0;
     if (!req.gres.empty() && !take_gres(req.gres, free, n)) return 0;
     uint32_t by_cpu = free.cpus[n] / task_units;
     if (req.tasks_per_node > 0) by_cpu = std::min(by_cpu, req.tasks_per_node);
@@ -142,6 +181,17 @@ std::optional<allocation> place_shared(const resource_request& req,
     chosen.push_back({r, k});
     capacity += k;
   }
+  if (choice != nullptr && !choice->counts.empty()) {
+    std::vector<size_t> taken;
+    for (auto& c : chosen) taken.push_back(c.first);
+    if (!pick_counted(*choice, members, req, options, taken, [&](size_t n) { return room(n) > 0; }))
+      return std::nullopt;
+    for (size_t i = chosen.size(); i < taken.size(); ++i) {
+      auto k = room(taken[i]);
+      chosen.push_back({taken[i], k});
+      capacity += k;
+    }
+  }
   size_t need_nodes = std::max<size_t>(req.min_nodes, chosen.size());
   size_t limit = req.max_nodes > 0 ? std::max<size_t>(req.max_nodes, chosen.size()) : SIZE_MAX;
   if (chosen.size() < need_nodes || capacity < tasks) {
@@ -157,6 +207,8 @@ std::optional<allocation> place_shared(const resource_request& req,
         if (until_it_fits && ((count >= need_nodes && cap >= tasks) || count >= limit)) break;
         auto n = members[looked];
         if (listed(req.excluded, n) || listed(req.required, n)) continue;
+        if (std::any_of(chosen.begin(), chosen.end(), [&](auto& c) { return c.first == n; }))
+          continue;
         auto k = room(n);
         if (k == 0) continue;
         cands.push_back({n, k});
@@ -239,9 +291,15 @@ std::optional<std::vector<uint32_t>> take_gres(const std::vector<gres_need>& nee
 std::optional<allocation> place(const resource_request& req, const std::vector<size_t>& members,
                                 const std::vector<node_capacity>& nodes, free_view free,
                                 const placement_options& options) {
-  if (takes_whole_nodes(req, options.select))
-    return place_whole(req, members, nodes, free, options);
-  return place_shared(req, members, nodes, free, options);
+  auto place_with = [&](const feature_choice* choice) {
+    if (takes_whole_nodes(req, options.select))
+      return place_whole(req, members, nodes, free, options, choice);
+    return place_shared(req, members, nodes, free, options, choice);
+  };
+  if (!req.features) return place_with(nullptr);
+  for (const auto& choice : *req.features)
+    if (auto alloc = place_with(&choice)) return alloc;
+  return std::nullopt;
 }
 
 }  // namespace shoal::policy

@@ -4,9 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <vector>
 
+#include "policy/feature_constraint.hpp"
 #include "topology/node_selection.hpp"
 #include "topology/torus.hpp"
 
@@ -68,6 +70,9 @@ struct resource_request {
   /// SelectType=select/torus3d: the job's prism request (--geometry, rotate, conn-type), for
   /// the picker; unset elsewhere.
   std::optional<topology::torus_request> torus;
+  /// -C/--constraint resolved against the nodes (resolve_constraint): the job places under the
+  /// first of these choices that fits. Null: any node.
+  std::shared_ptr<const std::vector<feature_choice>> features;
 
   uint64_t total_cpus() const { return uint64_t{std::max(tasks, min_nodes)} * cpus_per_task; }
 };
@@ -164,7 +169,9 @@ inline bool kind_allows(free_view free, size_t n, bool sharing) {
 /// A job with shared_by = N > 1 (OverSubscribe) takes 1/N of each CPU it holds (1/N of each
 /// whole node: CPUs and memory) on nodes holding only sharing jobs, and no CPU twice. On either
 /// path a node is used only when the request's generic resources are free there; each share
-/// takes them (node_share::gres), nothing more, even on a whole node.
+/// takes them (node_share::gres), nothing more, even on a whole node. With a --constraint
+/// (`req.features`) only eligible nodes are used, under the first choice that fits; each count
+/// takes its nodes first, in weight order, then the rest are placed as usual.
 /// Never allocates more than `free` shows. Returns nullopt when the job does not fit.
 std::optional<allocation> place(const resource_request& req, const std::vector<size_t>& members,
                                 const std::vector<node_capacity>& nodes, free_view free,

@@ -129,7 +129,7 @@ class pass {
       uint32_t tier;
       uint32_t partition;
       uint32_t min_nodes;
-      bool plain;  // no -w/-x: the cheap rejection applies
+      bool plain;  // no -w/-x/-C: the cheap rejection applies
       bool whole;  // needs idle nodes
     };
     std::vector<key> order;
@@ -145,7 +145,7 @@ class pass {
       bool whole = takes_whole_nodes(r, config_.placement.select) || exclusive_part;
       order.push_back({j.priority, j.id, j.time_limit, cpu_units(r.total_cpus(), sb, units_), i,
                        tier(j), uint32_t(std::min<size_t>(j.partition, UINT32_MAX)), r.min_nodes,
-                       r.required.empty() && r.excluded.empty() && j.task_count > 0,
+                       r.required.empty() && r.excluded.empty() && !r.features && j.task_count > 0,
                        whole && sb == 1});
     }
     std::sort(order.begin(), order.end(), [](const key& x, const key& y) {
@@ -296,7 +296,7 @@ class pass {
     size_t want_nodes = std::max<size_t>(req.min_nodes, req.required.size());
     if (ps.free_units < cpu_units(req.total_cpus(), sb, units_)) return std::nullopt;
     if (whole && sb == 1 && ps.idle_nodes < want_nodes) return std::nullopt;
-    bool plain = req.required.empty() && req.excluded.empty();
+    bool plain = req.required.empty() && req.excluded.empty() && !req.features;
     auto shape = shape_of(req, limit);
     if (plain) {
       for (const auto& f : ps.failed)
