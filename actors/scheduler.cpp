@@ -224,12 +224,14 @@ void run_pass(scheduler_self self) {
 std::optional<placement_needs> needs_of(scheduler_self self, const msg::job_request& req,
                                         const policy::workload_ptr& workload, uint32_t node_count) {
   bool gres = workload && !workload->gres.empty();
-  if (req.nodelist.empty() && req.exclude.empty() && !gres && !self->state.torus)
+  bool constraint = workload && workload->constraint;
+  if (req.nodelist.empty() && req.exclude.empty() && !gres && !constraint && !self->state.torus)
     return std::nullopt;
   placement_needs needs;
   needs.nodelist = req.nodelist;
   needs.exclude = req.exclude;
   if (gres) needs.gres = workload->gres;
+  if (constraint) needs.constraint = workload->constraint;
   needs.shape = req.shape;
   needs.node_count = node_count;
   return needs;
@@ -376,10 +378,13 @@ caf::result<msg::start_estimate> will_run(scheduler_self self, uint64_t id,
                                           const msg::job_request& req,
                                           const policy::workload_ptr& workload) {
   auto& st = self->state;
-  // Of the workload only the devices: an array is estimated as one task, and dependencies and
-  // holds are the submitter's to know, as in Slurm's will_run.
+  // Of the workload only the devices and the constraint: an array is estimated as one task, and
+  // dependencies and holds are the submitter's to know, as in Slurm's will_run.
   auto devices = std::make_shared<policy::parsed_workload>();
-  if (workload) devices->gres = workload->gres;
+  if (workload) {
+    devices->gres = workload->gres;
+    devices->constraint = workload->constraint;
+  }
   auto q = to_queued(self, id, req, devices, unix_now());
   auto needs = needs_of(self, req, devices, q.pass.request.min_nodes).value_or(placement_needs{});
   auto rp = self->make_response_promise<msg::start_estimate>();

@@ -21,12 +21,14 @@ using cluster::unix_now;
 
 namespace {
 
-/// A queued job's placement_needs against this cluster: node indices, device kinds, prism.
+/// A queued job's placement_needs against this cluster: node indices, device kinds, prism, the
+/// nodes its constraint allows.
 struct resolved_needs {
   std::vector<size_t> required;
   std::vector<size_t> excluded;
   std::vector<policy::gres_need> gres;
   std::optional<topology::torus_request> torus;
+  std::shared_ptr<const std::vector<policy::feature_choice>> features;
 };
 
 struct topology_state {
@@ -58,6 +60,7 @@ resolved_needs resolve(const allocation_map& map, const placement_needs& needs) 
   out.excluded = indices_of(map, needs.exclude);
   if (!needs.gres.empty()) out.gres = map.gres_needs(needs.gres);
   if (map.torus()) out.torus = cluster::torus_request_of(needs.shape, needs.node_count);
+  if (needs.constraint) out.features = map.feature_choices(*needs.constraint);
   return out;
 }
 
@@ -66,6 +69,7 @@ void apply_needs(policy::resource_request& r, const resolved_needs& needs) {
   r.excluded = needs.excluded;
   r.gres = needs.gres;
   r.torus = needs.torus;
+  r.features = needs.features;
 }
 
 start_site site_of(const allocation_map& map, const policy::start_decision& d,

@@ -27,14 +27,16 @@ struct placement_needs {
   std::string nodelist;  ///< -w
   std::string exclude;   ///< -x
   policy::gres_list gres;
-  msg::job_shape shape;     ///< torus only
+  std::optional<policy::feature_constraint> constraint;  ///< -C, as the controller parsed it
+  msg::job_shape shape;                                  ///< torus only
   uint32_t node_count = 0;  ///< torus only: the nodes the job's prism holds
 };
 
 /// One scheduling pass as the scheduler orders it: its queue's kept candidate list, in ascending
 /// id order, where the entries with task_count > 0 are the jobs offered (policy::pass_plan), which
 /// of them are arrays, and the time of the pass. The list is the scheduler's, shared read-only:
-/// a job's `request.required`, `excluded`, `gres` and `torus` are the topology actor's to fill,
+/// a job's `request.required`, `excluded`, `gres`, `torus` and `features` are the topology actor's
+/// to fill,
 /// on its own copy.
 struct pass_order {
   std::shared_ptr<const std::vector<policy::pending_job>> candidates;

@@ -91,6 +91,7 @@ allocation_map::allocation_map(const config::cluster_config& cfg) {
     device_kinds_.push_back(std::move(kinds));
     capacity_.push_back(cap);
     config_.placement.weights.push_back(n.weight);
+    features_.push_back(config::feature_list(n));
   }
   states_.assign(names_.size(), msg::node_state::unknown);
   for (size_t slot = 0; slot < cfg.partitions.size(); ++slot)
@@ -399,6 +400,12 @@ msg::topology_view allocation_map::view() const {
     view.allocations.push_back(std::move(a));
   }
   return view;
+}
+
+std::shared_ptr<const std::vector<policy::feature_choice>> allocation_map::feature_choices(
+    const policy::feature_constraint& constraint) const {
+  return std::make_shared<const std::vector<policy::feature_choice>>(
+      policy::resolve_constraint(constraint, features_));
 }
 
 }  // namespace shoal::cluster

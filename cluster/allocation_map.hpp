@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -75,6 +76,13 @@ class allocation_map {
   /// gives a need no node meets (the controller refuses such jobs before they queue).
   std::vector<policy::gres_need> gres_needs(const policy::gres_list& gres) const;
 
+  // -- features --
+
+  /// A job's -C/--constraint against every node's Features= (policy::resolve_constraint): the
+  /// request's `features`.
+  std::shared_ptr<const std::vector<policy::feature_choice>> feature_choices(
+      const policy::feature_constraint& constraint) const;
+
   /// The devices `devices` (positions in the node's device list) as the job holds them: per
   /// GRES name, the indices among the node's devices of that name. `node` of each entry is 0.
   std::vector<msg::gres_held> held_of(size_t node, const std::vector<uint32_t>& devices) const;
@@ -135,6 +143,7 @@ class allocation_map {
   /// its order (config::node_config::gres, expanded).
   std::vector<std::pair<std::string, std::string>> gres_kinds_;
   std::vector<std::vector<uint32_t>> device_kinds_;
+  std::vector<std::vector<std::string>> features_;  ///< per node: Features=
   std::vector<msg::node_state> states_;
   std::vector<policy::partition_info> partitions_;
   policy::pass_config config_;

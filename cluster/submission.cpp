@@ -159,6 +159,57 @@ shoal::error check_gres(const config::cluster_config& cfg, const config::partiti
   return {};
 }
 
+/// -C/--constraint: every feature it names is some node's (else sbatch's "Invalid feature
+/// specification"), and under one of its choices the partition holds enough eligible nodes
+/// outside the exclusions, the -w nodes among them.
+shoal::error check_constraint(const config::cluster_config& cfg,
+                              const config::partition_config& part,
+                              const std::vector<std::string>& required,
+                              const std::vector<std::string>& excluded,
+                              const std::optional<policy::feature_constraint>& constraint,
+                              const msg::job_request& req) {
+  if (!constraint) return {};
+  std::vector<std::vector<std::string>> features;
+  features.reserve(cfg.nodes.size());
+  std::unordered_map<std::string, size_t> index;
+  std::set<std::string> known;
+  for (auto& n : cfg.nodes) {
+    index.emplace(n.name, features.size());
+    features.push_back(config::feature_list(n));
+    known.insert(features.back().begin(), features.back().end());
+  }
+  for (auto& name : constraint->names())
+    if (known.count(name) == 0)
+      return error(errc::invalid_request,
+                   "Invalid feature specification: no node has feature '" + name + "'");
+  size_t best = 0;
+  for (auto& choice : policy::resolve_constraint(*constraint, features)) {
+    bool required_ok = std::all_of(required.begin(), required.end(), [&](const std::string& n) {
+      return choice.eligible[index.at(n)];
+    });
+    if (!required_ok) continue;
+    size_t able = 0;
+    for (auto& name : part.nodes)
+      if (choice.eligible[index.at(name)] &&
+          std::find(excluded.begin(), excluded.end(), name) == excluded.end())
+        ++able;
+    bool counts_ok = true;
+    for (auto& c : choice.counts) {
+      size_t have = 0;
+      for (auto& name : part.nodes)
+        if (c.nodes[index.at(name)]) ++have;
+      counts_ok = counts_ok && have >= c.count;
+    }
+    if (counts_ok) best = std::max(best, able);
+  }
+  auto want = std::max<uint32_t>(1, req.min_nodes);
+  if (best >= want) return {};
+  return error(errc::unsatisfiable,
+               "Requested node configuration is not available: " + std::to_string(want) +
+                   " nodes with --constraint=" + constraint->text + " requested, partition " +
+                   part.name + " has " + std::to_string(best));
+}
+
 /// --mincpus: a node with fewer CPUs is never used, so the partition must hold enough that have
 /// them, outside the exclusions.
 shoal::error check_min_cpus(const config::partition_config& part,
@@ -186,7 +237,8 @@ shoal::error check_min_cpus(const config::partition_config& part,
 
 shoal::expected<msg::job_request> resolve_submission(
     const config::cluster_config& cfg, const std::map<std::string, msg::node_info>& nodes,
-    msg::job_request req, const policy::gres_list& gres) {
+    msg::job_request req, const policy::gres_list& gres,
+    const std::optional<policy::feature_constraint>& constraint) {
   const config::partition_config* part = nullptr;
   if (req.partition.empty()) {
     for (auto& p : cfg.partitions)
@@ -259,6 +311,7 @@ shoal::expected<msg::job_request> resolve_submission(
                      " nodes, -N asks for " + std::to_string(req.min_nodes));
   if (auto err = check_min_cpus(*part, nodes, *excluded, req)) return err;
   if (auto err = check_gres(cfg, *part, *required, *excluded, gres, req)) return err;
+  if (auto err = check_constraint(cfg, *part, *required, *excluded, constraint, req)) return err;
   if (req.ntasks < req.min_nodes && !req.batch)
     return error(errc::invalid_request, "fewer tasks (-n " + std::to_string(req.ntasks) +
                                             ") than nodes (-N " + std::to_string(req.min_nodes) +

@@ -2,12 +2,14 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "config/config.hpp"
 #include "messages/errc.hpp"
 #include "messages/types.hpp"
+#include "policy/feature_constraint.hpp"
 #include "policy/gres.hpp"
 
 namespace shoal::cluster {
@@ -26,10 +28,14 @@ namespace shoal::cluster {
 /// nodes with --mincpus CPUs than the job needs), invalid_request.
 /// `gres` is the request's --gres as the controller parsed it (policy::parsed_workload); it is
 /// checked against GresTypes and the partition's nodes, and written back to the request in
-/// canonical form ("" for gpu:0 or none).
+/// canonical form ("" for gpu:0 or none). `constraint` (-C, as parsed) may name only features some
+/// node has (errc::invalid_request "Invalid feature specification: ..."), and the partition must
+/// hold enough nodes satisfying it (errc::unsatisfiable "Requested node configuration is not
+/// available: ...").
 shoal::expected<msg::job_request> resolve_submission(
     const config::cluster_config& cfg, const std::map<std::string, msg::node_info>& nodes,
-    msg::job_request req, const policy::gres_list& gres);
+    msg::job_request req, const policy::gres_list& gres,
+    const std::optional<policy::feature_constraint>& constraint = std::nullopt);
 
 }  // namespace shoal::cluster
 

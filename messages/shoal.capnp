@@ -106,6 +106,8 @@ struct JobRequest {
   # gres
   gres @27 :Text;            # --gres per node, canonical ("gpu:2,nic:1"); empty: none (gpu:0 is
                              # none); the controller checks the names
+  constraint @28 :Text;      # -C/--constraint as given (Slurm's syntax: a&b, a|b, [a|b], a*2);
+                             # empty: any node; the controller parses and checks it
 }
 
 struct JobShape {

@@ -5,18 +5,21 @@
 
 #include "policy/array_spec.hpp"
 #include "policy/dependency.hpp"
+#include "policy/feature_constraint.hpp"
 #include "policy/gres.hpp"
 
 namespace shoal::policy {
 
-/// A job's --array, --dependency and --gres as the controller parsed them, once, when the job
-/// was submitted (and again from the saved request when it recovers). The submission checks,
-/// the scheduler and the job's views read these values; nothing parses the text again.
+/// A job's --array, --dependency, --gres and --constraint as the controller parsed them, once, when
+/// the job was submitted (and again from the saved request when it recovers). The submission
+/// checks, the scheduler and the job's views read these values; nothing parses the text again.
 struct parsed_workload {
   std::optional<array_spec> array;
   std::optional<dependency> dep;
   /// The devices asked for per node (`gpu:0` items dropped): empty for none.
   gres_list gres;
+  /// -C/--constraint: unset for none.
+  std::optional<feature_constraint> constraint;
   /// An array recovered from saved state: the tasks not started yet (unset: all of `array`'s;
   /// task job ids still count from all of them).
   std::optional<index_set> pending_tasks;

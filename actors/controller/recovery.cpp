@@ -7,13 +7,15 @@ namespace shoal::actors::ctl {
 
 namespace {
 
-/// A recovered job's dependency and devices, parsed again from its saved request (both were
-/// checked at submission).
+/// A recovered job's dependency, devices and constraint, parsed again from its saved request
+/// (all were checked at submission).
 policy::workload_ptr recovered_workload(const msg::job_request& req) {
   auto parsed = std::make_shared<policy::parsed_workload>();
   if (!req.workload.dependency.empty())
     if (auto dep = policy::parse_dependency(req.workload.dependency)) parsed->dep = std::move(*dep);
   if (auto gres = policy::parse_gres_request(req.gres)) parsed->gres = std::move(*gres);
+  if (!req.constraint.empty())
+    if (auto c = policy::parse_constraint(req.constraint)) parsed->constraint = std::move(*c);
   return parsed;
 }
 

@@ -32,8 +32,9 @@ void remember_token(controller_self self, const std::string& token, uint64_t id)
   st.token_order.emplace_back(now, token);
 }
 
-/// Parses the job's --array, --dependency and --gres, the one place they are parsed in shoalctld,
-/// before a job exists, so a bad value is the submitter's error, not a job stuck pending.
+/// Parses the job's --array, --dependency, --gres and --constraint, the one place they are parsed
+/// in shoalctld, before a job exists, so a bad value is the submitter's error, not a job stuck
+/// pending.
 caf::expected<policy::workload_ptr> parse_workload(controller_self self,
                                                    const msg::job_request& req) {
   auto& st = self->state;
@@ -69,6 +70,11 @@ caf::expected<policy::workload_ptr> parse_workload(controller_self self,
     auto gres = policy::parse_gres_request(req.gres);
     if (!gres) return to_caf(gres.error());
     parsed->gres = std::move(*gres);
+  }
+  if (!req.constraint.empty()) {
+    auto constraint = policy::parse_constraint(req.constraint);
+    if (!constraint) return to_caf(constraint.error());
+    parsed->constraint = std::move(*constraint);
   }
   return policy::workload_ptr{std::move(parsed)};
 }
@@ -126,7 +132,8 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   auto workload = parse_workload(self, req);
   caf::expected<msg::job_request> resolved{caf::error{}};
   if (workload)
-    resolved = to_caf(resolve_submission(st.cfg, st.node_view, req, (*workload)->gres));
+    resolved = to_caf(
+        resolve_submission(st.cfg, st.node_view, req, (*workload)->gres, (*workload)->constraint));
   else
     resolved = std::move(workload.error());
   if (!resolved) {
@@ -198,7 +205,8 @@ caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request
   req.workload.array.clear();  // estimated as one task, as Slurm's will_run does
   auto workload = parse_workload(self, req);
   if (!workload) return std::move(workload.error());
-  auto resolved = resolve_submission(st.cfg, st.node_view, req, (*workload)->gres);
+  auto resolved =
+      resolve_submission(st.cfg, st.node_view, req, (*workload)->gres, (*workload)->constraint);
   if (!resolved) return to_caf(resolved.error());
   return self->delegate(st.scheduler, msg::willrun_atom_v, st.next_job_id, std::move(*resolved),
                         std::move(*workload));

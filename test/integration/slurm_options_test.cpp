@@ -200,7 +200,8 @@ BOOST_AUTO_TEST_CASE(an_option_that_would_change_what_the_job_gets_is_refused) {
   auto gres = run_cli({"batch", "--gres=gpu:2", "--wrap=true"});
   BOOST_CHECK_EQUAL(gres.exit_code, 1);
   BOOST_CHECK_MESSAGE(
-      gres.err.find("error: Invalid generic resource (gres) specification") != std::string::npos,
+      gres.err.find("error: Batch job submission failed: Invalid generic resource (gres) "
+                    "specification") != std::string::npos,
       gres.err);
   auto too_many = run_cli({"batch", "-N1", "-n4", "--ntasks-per-node=2", "--wrap=true"});
   BOOST_CHECK_EQUAL(too_many.exit_code, 1);

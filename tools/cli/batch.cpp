@@ -161,7 +161,8 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
     if (opts->test_only) return print_start_estimate(*s, std::move(*req), "sbatch");
     bool array = !req->workload.array.empty();
     auto info = ask<msg::job_info>(*s, msg::submit_atom_v, std::move(*req));
-    if (!info) return fail("batch", describe(info.error()));
+    // sbatch's words, which scripts look for.
+    if (!info) return fail("batch", "Batch job submission failed: " + describe(info.error()));
     if (opts->parsable)
       std::printf("%llu\n", static_cast<unsigned long long>(info->job_id));
     else

@@ -42,6 +42,9 @@ void add_basic_options(CLI::App& app, job_options& o) {
   app.add_option("-J,--job-name", o.name, "Job name (default: the command)");
   app.add_option("-w,--nodelist", o.nodelist, "Nodes the job must include (hostlist)");
   app.add_option("-x,--exclude", o.exclude, "Nodes the job must not use (hostlist)");
+  app.add_option("-C,--constraint", o.constraint,
+                 "Node features the job needs: a&b (all), a|b (any), [a|b] (the same one on "
+                 "every node), a*2 (at least 2 nodes with a), [a*2&b*4], parentheses to group");
   app.add_option("-D,--chdir", o.chdir, "Working directory of the tasks (default: here)");
   app.add_flag("--requeue", o.requeue, "Requeue the job if one of its nodes fails");
   app.add_option("--nice", o.nice, "Lower the job's priority by this much");
@@ -526,6 +529,7 @@ shoal::error set_tasks(const job_options& o, std::vector<std::string> argv, bool
   req.partition = o.partition;
   req.name = o.name;
   req.nodelist = o.nodelist;
+  req.constraint = o.constraint;
   req.exclude = o.exclude;
   req.label = o.label;
   req.requeue = o.requeue && !o.no_requeue;

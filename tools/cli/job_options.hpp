@@ -20,6 +20,7 @@ struct job_options {
   std::string name;
   std::string nodelist;
   std::string exclude;
+  std::string constraint;  ///< -C: node features (Slurm's syntax; the controller checks it)
   std::string output;
   std::string error;
   std::string chdir;

@@ -172,7 +172,7 @@ std::string show_node(const msg::node_info& n, int64_t now) {
       {kv_time("BootTime", r.boot_time), kv_time("SlurmdStartTime", r.daemon_start_time),
        kv_num("SlurmdPid", r.daemon_pid)},
       {kv("Partitions", join(n.partitions)), kv("Jobs", join_ids(n.job_ids))},
-      {kv("AvailableFeatures", n.features)},
+      {kv("AvailableFeatures", n.features), kv("ActiveFeatures", n.features)},
   };
   // Generic resources, as `scontrol -d show node` prints them, only on nodes that have some.
   if (!n.gres.empty()) lines.push_back({kv("Gres", n.gres), kv("GresUsed", n.gres_used)});

@@ -618,3 +618,45 @@ BOOST_AUTO_TEST_CASE(unknown_escapes_and_a_trailing_percent_are_kept) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// -- -C/--constraint ---------------------------------------------------------------------------
+
+BOOST_FIXTURE_TEST_SUITE(constraint_checks, fixture)
+
+BOOST_AUTO_TEST_CASE(a_constraint_needs_known_features_and_enough_nodes) {
+  cfg.nodes[0].features = "gpu,fast";  // node1
+  cfg.nodes[1].features = "fast";      // node2
+  cfg.nodes[4].features = "big";       // node5, only in batch and short
+  auto check = [&](const std::string& text, uint32_t min_nodes, const std::string& partition) {
+    auto req = request();
+    req.min_nodes = min_nodes;
+    req.partition = partition;
+    auto c = policy::parse_constraint(text);
+    BOOST_REQUIRE(c);
+    return resolve_submission(cfg, nodes, req, {}, *c);
+  };
+  BOOST_CHECK_MESSAGE(check("gpu", 1, ""), why(check("gpu", 1, "")));
+  BOOST_CHECK(check("fast", 2, ""));
+  BOOST_CHECK(check("gpu*1", 3, ""));
+  BOOST_CHECK(check("[gpu|big]", 1, "batch"));
+  auto unknown = check("gpu&nope", 1, "");
+  BOOST_REQUIRE(!unknown);
+  BOOST_CHECK(unknown.error() == errc::invalid_request);
+  BOOST_CHECK_MESSAGE(contains(why(unknown), "Invalid feature specification"), why(unknown));
+  BOOST_CHECK_MESSAGE(contains(why(unknown), "'nope'"), why(unknown));
+  auto too_few = check("fast", 3, "");
+  BOOST_REQUIRE(!too_few);
+  BOOST_CHECK(too_few.error() == errc::unsatisfiable);
+  BOOST_CHECK_MESSAGE(contains(why(too_few), "Requested node configuration is not available"),
+                      why(too_few));
+  // big exists, but not in debug.
+  BOOST_CHECK(!check("big", 1, ""));
+  BOOST_CHECK(!check("gpu*2", 2, ""));
+  // A -w node without the feature.
+  auto req = request();
+  req.nodelist = "node3";
+  auto c = policy::parse_constraint("gpu");
+  BOOST_CHECK(!resolve_submission(cfg, nodes, req, {}, *c));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -228,6 +228,7 @@ inline msg::job_request sample_job_request() {
   x.shape.node_use = "virtual";
   x.cpu_bind = "verbose,mask_cpu:0x3,0xc";
   x.gres = "gpu:tesla:2,nic:1";
+  x.constraint = "[rack1|rack2]&gpu*2";
   return x;
 }
 
