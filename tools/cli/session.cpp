@@ -120,7 +120,10 @@ shoal::expected<msg::client_reply> call(session& s, const msg::client_request& r
           if (reply.error() == errc::incompatible_version) return std::move(reply.error());
           err = std::move(reply.error());
           reason = describe(err);
-        } else if (reply->error_code == static_cast<uint8_t>(errc::not_in_control)) {
+        } else if (reply->error_code == static_cast<uint8_t>(errc::not_in_control) ||
+                   (req.op == static_cast<uint8_t>(msg::client_op::ping) &&
+                    reply->error_code == 0 && !reply->status.in_control)) {
+          // A standby answers pings too: to the one who asks who is in control, it is not.
           err = shoal::error(errc::not_in_control, reply->error_text);
           reason = "not in control";
           s.door = runtime::front_door_client{};

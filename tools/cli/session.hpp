@@ -61,14 +61,13 @@ bool is_not_in_control(const shoal::error& err);
 
 /// Sends `req` to the front door of the controller in control and waits for the reply. Lines
 /// are tried in order from the one that answered last; a line that is down, or answers that it
-/// is not in control, passes the request to the next; when none takes it, it waits, retrying
-/// about every second: after 2 s it prints once to stderr "shoal: waiting for the controller
-/// (NAME at ADDR:PORT: why)...", and after runtime::controller_patience (MessageTimeout; with a
-/// backup line, at least 1.5 x SlurmctldTimeout, time for a takeover) it gives up with
-/// errc::unreachable naming every line and why. A connection
-/// lost mid-request is tried again: every request the CLI sends is idempotent (listings,
-/// updates, cancel, token-carrying submissions). A refusal by the controller is an error with
-/// its errc and text.
+/// is not in control (for a ping: a standby's answer), passes the request to the next; when none
+/// takes it, it waits, retrying about every second: after 2 s it prints once to stderr "shoal:
+/// waiting for the controller (NAME at ADDR:PORT: why)...", and after runtime::controller_patience
+/// (MessageTimeout; with a backup line, at least 1.5 x SlurmctldTimeout, time for a takeover) it
+/// gives up with errc::unreachable naming every line and why. A connection lost mid-request is
+/// tried again: every request the CLI sends is idempotent (listings, updates, cancel,
+/// token-carrying submissions). A refusal by the controller is an error with its errc and text.
 shoal::expected<msg::client_reply> call(session& s, const msg::client_request& req);
 
 /// Sends `req` (signed) on a connection of its own and returns that connection, for requests
