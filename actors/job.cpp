@@ -330,6 +330,43 @@ msg::job_info on_attach(job_self self, caf::actor& client) {
   return st.info;
 }
 
+/// A step's `shoal run` is back after a controller restart: its step's output and end go to it
+/// from now on, and it ends the step again if it goes away (srun's rule). When the step ended
+/// while it was away, it hears that end now.
+caf::result<msg::job_info> on_step_attach(job_self self, uint32_t step_id, caf::actor& client) {
+  auto& st = self->state;
+  auto label = std::to_string(st.info.job_id) + "." + msg::step_label(step_id);
+  if (auto ended = st.unheard_ends.find(step_id); ended != st.unheard_ends.end()) {
+    config::log().info("step client reattached job={} step={} ended=true", st.info.job_id,
+                       msg::step_label(step_id));
+    msg::job_event ev;
+    ev.job_id = st.info.job_id;
+    ev.step_id = step_id;
+    ev.kind = "ended";
+    ev.state = st.info.state;
+    ev.nodelist = st.info.nodelist;
+    ev.text = ended->second.error;
+    ev.exit_code = ended->second.exit_code;
+    // No node reports its tasks to this client any more: it need not wait for them.
+    ev.node_count = 0;
+    st.unheard_ends.erase(ended);
+    send_to(self, client, std::move(ev));
+    return st.info;
+  }
+  auto it = st.steps.find(step_id);
+  if (it == st.steps.end() || step_id == st.main_step)
+    return make_error(errc::unknown_job, "step " + label + " is not known to the controller");
+  auto& run = it->second;
+  if (run.client && run.client != st.setup.client) self->demonitor(run.client);
+  run.client = client;
+  if (client != st.setup.client) self->monitor(client);
+  config::log().info("step client reattached job={} step={} ended=false", st.info.job_id,
+                     msg::step_label(step_id));
+  for (auto i : run.nodes)
+    send_to(self, st.node_actors[i], msg::attach_atom_v, st.info.job_id, step_id, client);
+  return st.info;
+}
+
 bool queued(policy::lifecycle_state s) {
   using ls = policy::lifecycle_state;
   return s == ls::pending || s == ls::held || s == ls::dependency_never || s == ls::requeued;
@@ -485,6 +522,10 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
       probe.metered("jobs", [self](msg::jobs_atom) { return self->state.info; }),
       probe.metered("attach", [self](msg::attach_atom,
                                      caf::actor& client) { return on_attach(self, client); }),
+      probe.metered("attach_step",
+                    [self](msg::attach_atom, uint32_t step, caf::actor& client) {
+                      return on_step_attach(self, step, client);
+                    }),
       probe.metered(
           "adopt",
           [self](msg::adopt_atom, const std::string& node, const std::vector<uint32_t>& running) {

@@ -106,6 +106,12 @@ using job_actor = caf::typed_actor<
     /// A `shoal run` whose controller restarted found the job again: it becomes the job's
     /// client (and its main step's output sink); answers the job's view.
     caf::replies_to<msg::attach_atom, caf::actor>::with<msg::job_info>,
+    /// (step, client): the `shoal run` of a step inside the job (a batch script's, an
+    /// allocation's) whose controller restarted found the step again: it becomes the step's
+    /// client and output sink; answers the job's view. A step that ended while its client was
+    /// away is told to it at once (an `ended` event, with the step's outcome);
+    /// errc::unknown_job for a step the job does not know.
+    caf::replies_to<msg::attach_atom, uint32_t, caf::actor>::with<msg::job_info>,
     /// (node, steps): a node re-registered after the controller restarted and runs these steps
     /// of the job; a recovered step it neither runs nor reported ended is lost.
     caf::reacts_to<msg::adopt_atom, std::string, std::vector<uint32_t>>,

@@ -382,6 +382,10 @@ std::pair<policy::event, event_data> step_done(job_self self, uint32_t step_id) 
   auto& run = data.step;
   SHOAL_DEBUG(trace_jobs, "step done job={} step={} exit_code={} error=\"{}\"", st.info.job_id,
               msg::step_label(step_id), run.exit_code, run.error);
+  if (!run.client && step_id != st.main_step) {
+    st.unheard_ends[step_id] = step_outcome{run.exit_code, run.error};
+    if (st.unheard_ends.size() > max_unheard_ends) st.unheard_ends.erase(st.unheard_ends.begin());
+  }
   policy::event ev{step_id == st.main_step ? event_kind::main_step_ended : event_kind::step_ended};
   ev.exit_code = run.exit_code;
   ev.exit_signal = run.exit_signal;

@@ -37,6 +37,16 @@ struct step_run {
   int64_t sent_ns = 0;
 };
 
+/// How a step ended, kept for its client when none was attached to hear it.
+struct step_outcome {
+  int32_t exit_code = 0;
+  std::string error;
+};
+
+/// At most this many unheard step ends are kept per job (the oldest step ids go first): a
+/// client that never comes back must not grow the job.
+constexpr size_t max_unheard_ends = 256;
+
 /// The interface plus the actor's own timer ticks (they carry the timer generation).
 using job_impl = job_actor::extend<caf::reacts_to<msg::tlimit_atom, uint64_t>,
                                    caf::reacts_to<msg::escalate_atom, uint64_t>,
@@ -59,6 +69,9 @@ struct job_state_t {
   /// Recovered jobs only: node -> the steps it had not reported when the controller stopped,
   /// until the node re-registers and says which it still runs.
   std::map<std::string, std::set<uint32_t>> unconfirmed;
+  /// Steps (not the main one) that ended with no client attached: after a controller restart
+  /// their `shoal run` attaches again and hears the end from here.
+  std::map<uint32_t, step_outcome> unheard_ends;
 };
 
 using job_self = job_impl::stateful_pointer<job_state_t>;

@@ -15,7 +15,7 @@ $C.includes(["messages/states.hpp"]);
 # Raise the major (and reset the minor) for any change older peers cannot read; peers of another
 # major then refuse each other's messages with errc::incompatible_version.
 const wireMajor :UInt16 = 1;
-const wireMinor :UInt16 = 5;
+const wireMinor :UInt16 = 6;
 
 struct MachineStatus {
   nodeName @0 :Text;         # the configured node name this daemon speaks for
@@ -481,7 +481,8 @@ enum ClientOp $C.type("uint8_t") {
   submit @15;           # submission -> jobs (the job)
   signal @16;           # jobId, signo -> ok (the signal for the job's tasks; srun's Ctrl-C)
   run @17;              # submission -> jobs (the job), and the job's stream (ClientReply.stream)
-  attach @18;           # jobId -> jobs (the job), and its stream from now on
+  attach @18;           # jobId (stepId: a step's) -> jobs (the job), and its (the step's) stream
+                        # from now on
   collectors @19;       # -> collectors (`shoal control show collectors`)
   partitionSummary @20; # -> summary (`shoal info`'s default view)
   partitionEdit @21;    # partitionChange -> ok (update, create, delete partitionname=)
@@ -510,6 +511,9 @@ struct ClientRequest {
   partitionChange @12 :PartitionEdit;  # partitionEdit
   exitCode @13 :Int32;       # complete: the allocation's command's exit status as a shell reports
                              # it (128+signal; signo then names the signal)
+  stepId @14 :UInt32 = 0xffffffff;  # attach: the step whose client (`shoal run` inside a job)
+                             # reattaches; 0xffffffff (msg::all_steps, and what an older client
+                             # sends): the job's own client
 }
 
 struct ClientReply {

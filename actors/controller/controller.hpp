@@ -59,9 +59,10 @@ using controller_actor = caf::typed_actor<
     caf::replies_to<msg::jobctl_atom, msg::job_control>::with<caf::ok_atom>,
     /// The scheduler's view of pending jobs.
     caf::replies_to<msg::pending_atom>::with<std::vector<msg::pending_detail>>,
-    /// (id, client): a `shoal run` whose controller restarted finds its job again; answers the
+    /// (id, step, client): a `shoal run` whose controller restarted finds its job again (step
+    /// msg::all_steps), or its step inside a job (a batch job's, an allocation's); answers the
     /// job's view (a finished job's too, so the client can exit with its code).
-    caf::replies_to<msg::attach_atom, uint64_t, caf::actor>::with<msg::job_info>,
+    caf::replies_to<msg::attach_atom, uint64_t, uint32_t, caf::actor>::with<msg::job_info>,
     /// Ctrl-C forwarded by `shoal run`: (id, signo).
     caf::reacts_to<msg::signal_atom, uint64_t, int32_t>,
     /// --test-only: when and where this job would start now (the scheduler places it against

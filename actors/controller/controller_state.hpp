@@ -222,7 +222,9 @@ void signal_job(controller_self self, uint64_t id, int32_t signo);
 caf::result<caf::ok_atom> control_jobs(controller_self self, const msg::job_control& ctl);
 caf::result<caf::ok_atom> complete(controller_self self, uint64_t id, int32_t code, int32_t signo,
                                    uint32_t uid);
-caf::result<msg::job_info> attach(controller_self self, uint64_t id, caf::actor& client);
+/// A client back after a restart: the job's own (step msg::all_steps) or a step's.
+caf::result<msg::job_info> attach(controller_self self, uint64_t id, uint32_t step,
+                                  caf::actor& client);
 void relay_node_down(controller_self self, const std::string& node, uint64_t job);
 /// A step its node knows by job id only ended: handed to the job, or logged and dropped.
 void relay_step_exit(controller_self self, msg::step_exit& ex);

@@ -140,10 +140,14 @@ void signal_job(controller_self self, uint64_t id, int32_t signo) {
   if (it != self->state.jobs.end()) self->send(it->second, msg::signal_atom_v, signo);
 }
 
-caf::result<msg::job_info> attach(controller_self self, uint64_t id, caf::actor& client) {
+caf::result<msg::job_info> attach(controller_self self, uint64_t id, uint32_t step,
+                                  caf::actor& client) {
   auto& st = self->state;
-  if (auto job = st.jobs.find(id); job != st.jobs.end())
-    return self->delegate(job->second, msg::attach_atom_v, std::move(client));
+  if (auto job = st.jobs.find(id); job != st.jobs.end()) {
+    if (step == msg::all_steps)
+      return self->delegate(job->second, msg::attach_atom_v, std::move(client));
+    return self->delegate(job->second, msg::attach_atom_v, step, std::move(client));
+  }
   if (auto view = st.job_view.find(id); view != st.job_view.end()) return view->second;
   return make_error(errc::unknown_job,
                     "job " + std::to_string(id) + " is not known to the controller");

@@ -23,6 +23,8 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
       "Usage: shoal run [OPTIONS] COMMAND [ARGS...]\n"
       "Inside a job (SHOAL_JOB_ID set) it starts a step on the job's nodes.\n"
       "With --test-only it runs nothing and prints when and where a new job would start.\n"
+      "When the controller restarts or fails over, it waits for it (up to five minutes) and\n"
+      "attaches to its job (or step) again; the tasks run on.\n"
       "Options shoal recognises but cannot act on (--hint, a\n"
       "--distribution other than block or cyclic, --open-mode) print one warning each.\n"
       "Example: shoal run -N2 -n4 -l hostname");

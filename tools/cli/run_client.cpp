@@ -129,12 +129,19 @@ class run_waiter {
     const auto& info = reply.jobs.front();
     if (!attaching_) {
       job_id_ = info.job_id;
+      if (is_step_) step_id_ = info.step_count;  // a step's reply names the step it started
       return;
     }
     attaching_ = false;
     lost_at_.reset();
-    note("reattached to job " + std::to_string(info.job_id) + " after the controller restarted");
+    note("reattached to " + what_runs() + " after the controller restarted");
     if (!msg::is_finished(info.state)) return;
+    if (is_step_) {
+      // The job ended while no controller could tell us: its steps ended with it.
+      note("error: job " + std::to_string(info.job_id) + " ended (" + msg::to_string(info.state) +
+           ") while the controller was away; step " + step_label() + "'s exit code is unknown");
+      return finish(1);
+    }
     int code = info.exit_code;
     if (info.state != msg::job_state::completed && code == 0) code = 1;
     if (info.state != msg::job_state::completed && info.state != msg::job_state::failed)
@@ -199,30 +206,41 @@ class run_waiter {
     }
   }
 
+  /// "job 12", or "step 12.0" for a step inside a job.
+  std::string what_runs() const {
+    return is_step_ ? "step " + step_label() : "job " + std::to_string(job_id_);
+  }
+
+  std::string step_label() const {
+    return std::to_string(job_id_) + "." + msg::step_label(step_id_);
+  }
+
   /// Returns false when the wait is over (code_ set).
   bool on_connection_lost() {
     if (ended_) {
       finish(code_);
       return false;
     }
-    if (job_id_ == 0 || is_step_) {
+    // Not answered yet: whether a job (or step) exists is unknown, and sending the request
+    // again could start a second step.
+    if (job_id_ == 0) {
       failed("lost the connection to the controller");
       return false;
     }
     if (!lost_at_) {
       lost_at_ = clock::now();
-      note("lost the connection to the controller; job " + std::to_string(job_id_) +
+      note("lost the connection to the controller; " + what_runs() +
            " keeps running, waiting for the controller to return");
     }
     for (;;) {
       if (clock::now() - *lost_at_ > job_client_patience) {
         failed("the controller did not come back within " + job_client_patience_text() +
-               "; giving up on job " + std::to_string(job_id_) +
-               " (it may still run: see shoal queue)");
+               "; giving up on " + what_runs() + " (it may still run: see shoal queue)");
         return false;
       }
       auto attach = msg::make_client_request(msg::client_op::attach);
       attach.job_id = job_id_;
+      if (is_step_) attach.step_id = step_id_;
       auto stream = open_stream(s_, attach, true);
       if (stream) {
         conn_ = std::move(*stream);
@@ -269,7 +287,8 @@ class run_waiter {
   msg::client_request run_request_;
   runtime::front_door_client conn_;
   int signal_fd_ = -1;
-  uint64_t job_id_ = 0;
+  uint64_t job_id_ = 0;   ///< the job, or for a step the job it runs in
+  uint32_t step_id_ = 0;  ///< a step: its id in the job
   bool is_step_ = false;
   bool queued_ = false;
   bool allocated_ = false;

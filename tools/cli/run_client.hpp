@@ -11,10 +11,12 @@ namespace shoal::cli {
 /// the highest task exit code (128+signal) once the job ended and every node's tasks have
 /// reported (or a second after the end, if a node never does).
 ///
-/// When the connection to the controller is lost while the job runs, it keeps waiting: for up
-/// to five minutes it looks for a controller in control (a restarted one, or a backup that took
-/// over), attaches to the job again (op attach) and carries on (the tasks never stopped); a job
-/// that ended meanwhile gives its exit code.
+/// When the connection to the controller is lost while the job (or step) runs, it keeps
+/// waiting: for up to five minutes it looks for a controller in control (a restarted one, or a
+/// backup that took over), attaches to the job again (op attach; a step inside a job attaches to
+/// its step) and carries on (the tasks never stopped); a job or step that ended meanwhile gives
+/// its exit code. A connection lost before the submission was answered fails (exit 1): whether
+/// a job or step was started is unknown.
 ///
 /// Terminal signals, which the caller has blocked (runtime::block_shutdown_signals), are read
 /// here: the first SIGINT goes to the tasks, a second within a second cancels the job (srun's

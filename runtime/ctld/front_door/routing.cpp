@@ -180,8 +180,8 @@ void on_complete(door_self self, const reply_to& to, msg::client_request& req, c
 void on_attach(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
   auto relay = new_relay(self, to);
   if (!relay) return;  // the client left while its ownership was checked
-  forward<msg::job_info>(self, to, caf::make_message(msg::attach_atom_v, req.job_id, relay),
-                         the_job);
+  forward<msg::job_info>(
+      self, to, caf::make_message(msg::attach_atom_v, req.job_id, req.step_id, relay), the_job);
 }
 
 // -- administration --

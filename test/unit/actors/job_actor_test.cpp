@@ -677,6 +677,40 @@ struct recovery_fixture : fixture {
     s.start_node_actors = nodes;
     spawn(std::move(s));
   }
+
+  /// Job 7 recovered as a running batch job: its script on n1, and step 0 (a `shoal run` in the
+  /// script, whose client was streaming through the controller that stopped) on both nodes.
+  void spawn_recovered_batch_with_step() {
+    auto s = recovered(policy::lifecycle_state::running, false);
+    auto& rec = *s.restored;
+    rec.request.batch = true;
+    rec.main_step = msg::batch_step_id;
+    rec.steps = {{msg::batch_step_id, {0}, {"n1"}, 0, "", false},
+                 {0, {0, 1}, {"n1", "n2"}, 0, "", false}};
+    s.controller = controller;
+    s.scheduler = caf::actor_cast<actors::scheduler_actor>(scheduler);
+    s.start_node_actors = nodes;
+    spawn(std::move(s));
+  }
+
+  /// The step's client attaches again: the error, or none when the job answered its view.
+  caf::error attach_step(uint32_t step) {
+    auto h = self->request(job, caf::infinite, msg::attach_atom_v, step, client);
+    sched.run();
+    caf::error out;
+    h.receive([](msg::job_info& info) { BOOST_TEST(info.job_id == 7u); },
+              [&](caf::error& err) { out = std::move(err); });
+    return out;
+  }
+
+  /// The `ended` events the client got.
+  std::vector<msg::job_event> client_ends() const {
+    std::vector<msg::job_event> out;
+    for (auto& m : *client_box)
+      if (m.match_elements<msg::job_event>() && m.get_as<msg::job_event>(0).kind == "ended")
+        out.push_back(m.get_as<msg::job_event>(0));
+    return out;
+  }
 };
 
 }  // namespace
@@ -754,6 +788,54 @@ BOOST_AUTO_TEST_CASE(a_daemon_report_older_than_the_launch_loses_nothing) {
   report(0, 0);
   report(1, 0);
   BOOST_TEST(state() == "COMPLETED");
+}
+
+BOOST_AUTO_TEST_CASE(a_steps_client_attaches_again_and_hears_the_steps_output_and_end) {
+  spawn_recovered_batch_with_step();
+  BOOST_TEST(!attach_step(0));
+  // Each node of the step sends the step's output to the client from now on.
+  for (auto& box : node_box) {
+    BOOST_REQUIRE((count<msg::attach_atom, uint64_t, uint32_t, caf::actor>(box)) == 1u);
+    for (auto& m : *box)
+      if (m.match_elements<msg::attach_atom, uint64_t, uint32_t, caf::actor>()) {
+        BOOST_TEST(m.get_as<uint64_t>(1) == 7u);
+        BOOST_TEST(m.get_as<uint32_t>(2) == 0u);
+        BOOST_CHECK(m.get_as<caf::actor>(3) == client);
+      }
+  }
+  report(0, 0);
+  BOOST_TEST(client_ends().empty());
+  report(1, 3);
+  auto ends = client_ends();
+  BOOST_REQUIRE_EQUAL(ends.size(), 1u);
+  BOOST_TEST(ends[0].step_id == 0u);
+  BOOST_TEST(ends[0].exit_code == 3);
+  BOOST_TEST(ends[0].node_count == 2u);
+  BOOST_TEST(ended_ok() == -1);  // the script runs on
+}
+
+BOOST_AUTO_TEST_CASE(a_step_that_ended_before_its_client_came_back_is_told_at_once) {
+  spawn_recovered_batch_with_step();
+  // The nodes report step 0 ended while its client was still looking for the controller.
+  report(0, 0);
+  report(1, 5);
+  BOOST_TEST(client_ends().empty());
+  BOOST_TEST(!attach_step(0));
+  auto ends = client_ends();
+  BOOST_REQUIRE_EQUAL(ends.size(), 1u);
+  BOOST_TEST(ends[0].exit_code == 5);
+  BOOST_TEST(ends[0].node_count == 0u);  // no node reports to this client: nothing to wait for
+  for (auto& box : node_box)
+    BOOST_TEST((count<msg::attach_atom, uint64_t, uint32_t, caf::actor>(box)) == 0u);
+  // Told once.
+  BOOST_CHECK(attach_step(0) == errc::unknown_job);
+}
+
+BOOST_AUTO_TEST_CASE(a_step_the_job_does_not_know_refuses_the_attach) {
+  spawn_recovered_batch_with_step();
+  BOOST_CHECK(attach_step(9) == errc::unknown_job);
+  // Nor is the batch script a step a client may take over.
+  BOOST_CHECK(attach_step(msg::batch_step_id) == errc::unknown_job);
 }
 
 BOOST_AUTO_TEST_CASE(a_recovered_job_placed_but_never_launched_queues_again) {

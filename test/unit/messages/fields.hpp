@@ -570,6 +570,7 @@ inline msg::client_request sample_client_request() {
   x.update = sample_node_update();
   x.partition_change = sample_partition_edit();
   x.exit_code = 143;
+  x.step_id = 3;
   return x;
 }
 

@@ -105,8 +105,8 @@ BOOST_AUTO_TEST_CASE(every_client_request_from_the_daemons_port_is_refused) {
                                             int32_t{0}, uint32_t{0})));
   BOOST_TEST(refused(error_of<caf::ok_atom>(sys, remote, msg::cancel_atom_v, uint64_t{1},
                                             int32_t{0}, uint32_t{0})));
-  BOOST_TEST(
-      refused(error_of<msg::job_info>(sys, remote, msg::attach_atom_v, uint64_t{1}, caf::actor{})));
+  BOOST_TEST(refused(error_of<msg::job_info>(sys, remote, msg::attach_atom_v, uint64_t{1},
+                                             uint32_t{msg::all_steps}, caf::actor{})));
   BOOST_TEST(refused(error_of<caf::ok_atom>(sys, remote, msg::complete_atom_v, uint64_t{1},
                                             int32_t{0}, int32_t{0}, uint32_t{0})));
   msg::job_control hold;
