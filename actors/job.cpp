@@ -286,13 +286,17 @@ void on_node_report(job_self self, const std::string& node, const std::vector<ui
   if (it == st.unconfirmed.end()) return;
   auto expected = std::move(it->second);
   st.unconfirmed.erase(it);
-  for (auto id : expected)
+  for (auto id : expected) {
+    // Reported ended in the same registration (it comes first): not lost.
+    auto step = st.steps.find(id);
+    if (step == st.steps.end() || step->second.waiting.count(node) == 0) continue;
     if (std::find(running.begin(), running.end(), id) == running.end()) {
       config::log().warn("job step lost job={} step={} node={}", st.info.job_id,
                          msg::step_label(id), node);
       lose_step(self, node, id,
                 "node " + node + " was not running it after the controller restarted");
     }
+  }
 }
 
 /// The node's daemon registered again with a report taken at or after `since_ns`: a step
