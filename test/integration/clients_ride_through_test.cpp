@@ -221,7 +221,10 @@ BOOST_AUTO_TEST_CASE(a_batch_scripts_step_finishes_across_a_takeover_and_the_han
   BOOST_REQUIRE(wait_for_log("ctl1-2.log", "controller in control role=primary"));
   BOOST_REQUIRE_MESSAGE(reattached(2), output());
   BOOST_CHECK(wait_until(
-      [&] { return count_lines_with(read_file(dir.file("node1.log")), "controller=ctl1 at") >= 2; },
+      [&] {
+        return count_lines_with(read_file(dir.file("node1.log")),
+                                "registered node=node1 controller=ctl1 at") >= 2;
+      },
       takeover_bound));
   write_file(gate, "open\n");
   BOOST_CHECK_MESSAGE(wait_until([&] { return state_of(id) == "COMPLETED"; }, 30s),
