@@ -345,8 +345,9 @@ pass_plan job_queue::prepare(int64_t now, size_t max_array_tasks_per_pass) {
     }
     for (size_t i = 0; i < slots_.size(); ++i) {
       auto& c = list[i];
+      if (c.task_count == 0) continue;  // a stale slot: no job behind it
       auto& q = *slots_[i].job;
-      if (c.task_count == 0 || q.top_rank == 0) continue;
+      if (q.top_rank == 0) continue;
       c.priority = highest[{q.uid, c.partition}] + static_cast<int64_t>(q.top_rank);
       q.factors.total = c.priority;
     }

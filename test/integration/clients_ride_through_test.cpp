@@ -175,19 +175,14 @@ BOOST_AUTO_TEST_SUITE_END()
 
 namespace {
 
-/// The node daemons' spool, private to the test: the default one is shared with every other
-/// cluster on the host that names its nodes node1 and node2.
-struct private_spool {
-  scratch_dir spool;
-};
-
-/// A primary and a backup controller, node1 and node2 with a shoald each.
-struct backup_and_two_nodes : private_spool, controller_pair {
+/// A primary and a backup controller, node1 and node2 with a shoald each (their spool is the
+/// pair's own: the default one is shared with every cluster on the host).
+struct backup_and_two_nodes : controller_pair {
   backup_and_two_nodes()
-      : controller_pair("SlurmdSpoolDir=" + spool.path() + "/%n\n" +
-                            "NodeName=node[1-2] NodeAddr=127.0.0.1\n"
-                            "PartitionName=debug Nodes=node[1-2] Default=YES MaxTime=INFINITE\n",
-                        2, {{"node1", {"-N", "node1"}}, {"node2", {"-N", "node2"}}}) {}
+      : controller_pair(
+            "NodeName=node[1-2] NodeAddr=127.0.0.1\n"
+            "PartitionName=debug Nodes=node[1-2] Default=YES MaxTime=INFINITE\n",
+            2, {{"node1", {"-N", "node1"}}, {"node2", {"-N", "node2"}}}) {}
 };
 
 }  // namespace

@@ -52,7 +52,8 @@ struct controller_pair {
                        "\nMetricsPort=0\nNodeMetricsPort=0\n"
                        "HeartBeatInterval=1\nSlurmdTimeout=5\nKillWait=2\n"
                        "StateSaveLocation=" +
-                       dir.file("state") + "\n" + nodes_config + test_auth_config());
+                       dir.file("state") + "\nSlurmdSpoolDir=" + dir.file("spool") + "/%n\n" +
+                       nodes_config + test_auth_config());
     start_primary();
     backup = std::make_unique<daemon_process>(
         std::vector<std::string>{bin_path("shoalctld"), "-f", conf, "--controller", "ctl2"},

@@ -56,8 +56,11 @@ boost::test_tools::assertion_result can_make_namespaces(boost::unit_test::test_u
 /// Three namespaces on one bridge: host k (0: A, 1: B, 2: C) at SUBNET.(k+1), the test's own
 /// namespace at SUBNET.254. Torn down (with whatever runs in them) at the end.
 struct three_hosts {
-  std::string tag = std::to_string(::getpid() % 100000);
-  std::string subnet = "10.231." + std::to_string(::getpid() % 200 + 20);
+  /// Unique per fixture: a test case's namespaces and links may still be going away (the kernel
+  /// removes a namespace's veth lazily) when the next case builds its own.
+  int instance = next_instance();
+  std::string tag = std::to_string(::getpid() % 100000) + std::to_string(instance % 10);
+  std::string subnet = "10.231." + std::to_string((::getpid() + instance) % 200 + 20);
   std::string bridge = "shbr" + tag;
   std::vector<std::string> hosts{"shoalA" + tag, "shoalB" + tag, "shoalC" + tag};
 
@@ -76,6 +79,11 @@ struct three_hosts {
            sh(in(k) + "ip link set " + inside + " up") == 0 && sh(in(k) + "ip link set lo up") == 0;
     }
     BOOST_REQUIRE_MESSAGE(ok, "cannot build the three hosts' network");
+  }
+
+  static int next_instance() {
+    static int count = 0;
+    return count++;
   }
 
   ~three_hosts() {
