@@ -134,30 +134,39 @@ shoal::expected<std::string> load_or_create_cluster_identity(const std::string& 
   if (fd < 0 && errno == ENOENT) {
     auto made = make_cluster_identity();
     if (!made) return made;
-    fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd >= 0) {
-      size_t done = 0;
-      while (done < made->size()) {
-        auto n = ::write(fd, made->data() + done, made->size() - done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-          auto why = std::string{std::strerror(errno)};
-          ::close(fd);
-          ::unlink(path.c_str());
-          return shoal::error(errc::system_error, "cannot write " + path + ": " + why);
-        }
-        done += static_cast<size_t>(n);
+    // Written whole under a name of our own, then linked into place: a primary and a backup
+    // starting together over one StateSaveLocation either make it or read the other's, complete
+    // (an O_EXCL create written afterwards let the other read it half-written).
+    auto own = path + ".new.XXXXXX";
+    fd = ::mkostemp(own.data(), O_CLOEXEC);  // mode 0600
+    if (fd < 0)
+      return shoal::error(errc::system_error, "cannot create " + own + ": " + std::strerror(errno));
+    size_t done = 0;
+    while (done < made->size()) {
+      auto n = ::write(fd, made->data() + done, made->size() - done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        auto why = std::string{std::strerror(errno)};
+        ::close(fd);
+        ::unlink(own.c_str());
+        return shoal::error(errc::system_error, "cannot write " + own + ": " + why);
       }
-      bool synced = ::fsync(fd) == 0;
-      ::close(fd);
-      if (!synced)
-        return shoal::error(errc::system_error,
-                            "cannot write " + path + ": " + std::strerror(errno));
-      return made;
+      done += static_cast<size_t>(n);
     }
-    if (errno != EEXIST)
+    bool synced = ::fsync(fd) == 0;
+    auto sync_error = std::string{std::strerror(errno)};
+    ::close(fd);
+    if (!synced) {
+      ::unlink(own.c_str());
+      return shoal::error(errc::system_error, "cannot write " + own + ": " + sync_error);
+    }
+    bool linked = ::link(own.c_str(), path.c_str()) == 0;
+    auto link_errno = errno;
+    ::unlink(own.c_str());
+    if (linked) return made;
+    if (link_errno != EEXIST)
       return shoal::error(errc::system_error,
-                          "cannot create " + path + ": " + std::strerror(errno));
+                          "cannot create " + path + ": " + std::strerror(link_errno));
     fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);  // another controller made it first
   }
   if (fd < 0)

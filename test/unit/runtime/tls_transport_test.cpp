@@ -12,8 +12,11 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
+#include <thread>
+#include <vector>
 
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
@@ -186,6 +189,23 @@ BOOST_AUTO_TEST_CASE(shoalctld_makes_a_private_identity_once_and_reads_it_back) 
   BOOST_TEST((garbage.error() == errc::invalid_config));
   ::unlink(path.c_str());
   ::rmdir(dir->c_str());
+}
+
+BOOST_AUTO_TEST_CASE(controllers_starting_together_share_one_complete_identity) {
+  // A primary and a backup over one StateSaveLocation, started at once: each gets the same,
+  // whole identity (one once read the other's half-written file and stopped).
+  auto dir = runtime::make_temp_dir("shoal-identity-race");
+  BOOST_REQUIRE(dir);
+  std::vector<shoal::expected<std::string>> got(8, shoal::error(errc::system_error, "not run"));
+  std::vector<std::thread> starters;
+  for (size_t i = 0; i < got.size(); ++i)
+    starters.emplace_back([&, i] { got[i] = runtime::load_or_create_cluster_identity(*dir); });
+  for (auto& t : starters) t.join();
+  for (auto& g : got) {
+    BOOST_REQUIRE_MESSAGE(g, (g ? "" : describe(g.error())));
+    BOOST_TEST((*g == *got.front()));
+  }
+  std::filesystem::remove_all(*dir);
 }
 
 BOOST_AUTO_TEST_CASE(each_identity_is_new) {
