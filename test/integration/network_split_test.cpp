@@ -78,6 +78,7 @@ struct three_hosts {
            sh(in(k) + "ip addr add " + address(k) + "/24 dev " + inside) == 0 &&
            sh(in(k) + "ip link set " + inside + " up") == 0 && sh(in(k) + "ip link set lo up") == 0;
     }
+    if (!ok) tear_down();  // a constructor that throws gets no destructor
     BOOST_REQUIRE_MESSAGE(ok, "cannot build the three hosts' network");
   }
 
@@ -86,7 +87,9 @@ struct three_hosts {
     return count++;
   }
 
-  ~three_hosts() {
+  ~three_hosts() { tear_down(); }
+
+  void tear_down() {
     for (auto& h : hosts) sh("ip netns pids " + h + " | xargs -r kill -9; ip netns del " + h);
     sh("ip link del " + bridge);
   }
