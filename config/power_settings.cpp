@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "config/config.hpp"
+#include "config/config_parser.hpp"
 #include "config/config_syntax.hpp"
 #include "topology/hostlist.hpp"
 
@@ -12,21 +13,6 @@ namespace shoal::config {
 namespace cs = config_syntax;
 
 namespace {
-
-/// The items of a comma list, blanks trimmed; empty items kept so they can be refused.
-std::vector<std::string> items_of(const std::string& text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  for (;;) {
-    auto comma = text.find(',', start);
-    auto item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    while (!item.empty() && cs::is_blank(item.back())) item.pop_back();
-    while (!item.empty() && cs::is_blank(item.front())) item.erase(0, 1);
-    out.push_back(std::move(item));
-    if (comma == std::string::npos) return out;
-    start = comma + 1;
-  }
-}
 
 /// A comma list in which a comma inside brackets belongs to a hostlist: `nid[1,3-5]:2,x[1-2]`.
 std::vector<std::string> hostlist_items(const std::string& text) {
@@ -118,7 +104,7 @@ bool apply_ctld_parameters(power_settings& s, const std::string& value, std::str
   s.power_save_min_interval_s = 0;
   s.ctld_parameters.clear();
   if (value.empty()) return true;
-  for (auto& word : items_of(value)) {
+  for (auto& word : parsing::split_list(value)) {
     if (word.empty()) {
       error = "an empty item in the list";
       return true;
@@ -152,7 +138,7 @@ bool apply_reconfig_flags(power_settings& s, const std::string& value, std::stri
   s.reconfig_flags.clear();
   s.keep_power_save_settings = false;
   if (value.empty()) return true;
-  for (auto& word : items_of(value)) {
+  for (auto& word : parsing::split_list(value)) {
     auto* known = find_word(reconfig_flag_names, word);
     if (known == nullptr) {
       error = "unknown flag '" + word + "' (use KeepPartInfo, KeepPartState or " +
@@ -170,7 +156,7 @@ bool apply_comm_parameters(power_settings& s, const std::string& value, std::str
   s.comm_parameters.clear();
   s.no_addr_cache = false;
   if (value.empty()) return true;
-  for (auto& word : items_of(value)) {
+  for (auto& word : parsing::split_list(value)) {
     if (word.empty()) {
       error = "an empty item in the list";
       return true;
@@ -242,7 +228,7 @@ bool apply_power_key(power_settings& s, const std::string& k, const std::string&
   if (k == "suspendexcparts") {
     s.exc_parts.clear();
     if (value.empty()) return true;
-    for (auto& name : items_of(value)) {
+    for (auto& name : parsing::split_list(value)) {
       if (name.empty()) {
         error = "expected partition names separated by commas";
         return true;
@@ -254,7 +240,7 @@ bool apply_power_key(power_settings& s, const std::string& k, const std::string&
   if (k == "suspendexcstates") {
     s.exc_states.clear();
     if (value.empty()) return true;
-    for (auto& word : items_of(value)) {
+    for (auto& word : parsing::split_list(value)) {
       auto* known = find_word(exc_state_names, word);
       if (known == nullptr) {
         error = "'" + word +
@@ -321,7 +307,7 @@ power_timing effective_power_timing(const power_settings& global,
 
 std::vector<std::string> feature_list(const node_config& node) {
   std::vector<std::string> out;
-  for (auto& item : items_of(node.features))
+  for (auto& item : parsing::split_list(node.features))
     if (!item.empty()) out.push_back(std::move(item));
   return out;
 }
