@@ -19,6 +19,7 @@
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "messages/front_door.hpp"
+#include "runtime/bootstrap/bind_failure.hpp"
 #include "runtime/ctld/front_door/auth.hpp"
 #include "runtime/ctld/front_door/door_state.hpp"
 #include "runtime/ctld/front_door/framing.hpp"
@@ -90,35 +91,11 @@ caf::behavior door_behavior(door_self self, int listen_fd, front_door_setup setu
 
 /// A listening TCP socket on `address`:`port` (every address when empty).
 caf::expected<int> listen_on(const std::string& address, uint16_t port) {
+  auto listener = listen_tcp(address, port);
+  if (listener.fd >= 0) return listener.fd;
   auto where = (address.empty() ? std::string{"*"} : address) + ":" + std::to_string(port);
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  auto service = std::to_string(port);
-  if (int rc = ::getaddrinfo(address.empty() ? nullptr : address.c_str(), service.c_str(), &hints,
-                             &found);
-      rc != 0)
-    return make_error(errc::system_error,
-                      "front door: cannot resolve " + where + ": " + ::gai_strerror(rc));
-  std::string why;
-  int fd = -1;
-  for (auto* ai = found; ai != nullptr && fd < 0; ai = ai->ai_next) {
-    fd = ::socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-    if (fd < 0) continue;
-    int one = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (::bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 || ::listen(fd, SOMAXCONN) != 0) {
-      why = std::strerror(errno);
-      ::close(fd);
-      fd = -1;
-    }
-  }
-  ::freeaddrinfo(found);
-  if (fd < 0)
-    return make_error(errc::system_error, "front door: cannot listen on " + where + ": " + why);
-  return fd;
+  return make_error(errc::system_error,
+                    "front door: cannot listen on " + where + ": " + listener.why);
 }
 
 uint16_t bound_port(int fd) {

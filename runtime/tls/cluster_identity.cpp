@@ -137,7 +137,7 @@ shoal::expected<std::string> load_or_create_cluster_identity(const std::string& 
     // Written whole under a name of our own, then linked into place: a primary and a backup
     // starting together over one StateSaveLocation either make it or read the other's, complete
     // (an O_EXCL create written afterwards let the other read it half-written).
-    auto own = path + ".new.XXXXXX";
+    auto own = path + ".new.XXXXXX";         // mkostemp turns the Xs into a unique suffix
     fd = ::mkostemp(own.data(), O_CLOEXEC);  // mode 0600
     if (fd < 0)
       return shoal::error(errc::system_error, "cannot create " + own + ": " + std::strerror(errno));

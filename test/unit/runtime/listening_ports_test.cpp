@@ -68,7 +68,8 @@ struct actor_system_fixture {
     sys = std::make_unique<caf::actor_system>(cfg);
   }
 
-  caf::actor dummy() {
+  /// An actor to publish on a port: the tests need only its handle.
+  caf::actor actor_to_publish() {
     // It takes an argument: CAF 0.17 dereferences a null tuple for argument-less spawns (UBSan).
     return sys->spawn([](int) -> caf::behavior { return {[](caf::ok_atom) {}}; }, 0);
   }
@@ -117,14 +118,14 @@ BOOST_AUTO_TEST_CASE(a_metrics_port_is_free_again_once_its_endpoint_stopped) {
 
 BOOST_FIXTURE_TEST_CASE(a_second_publish_on_the_controller_port_fails, actor_system_fixture) {
   auto port = free_port();
-  auto a = dummy();
-  auto b = dummy();
+  auto a = actor_to_publish();
+  auto b = actor_to_publish();
   spawned = {a, b};
   auto first = runtime::publish_controller(*sys, a, port, "127.0.0.1", false);
   BOOST_REQUIRE_MESSAGE(first, (first ? "" : sys->render(first.error())));
   // Another actor system stands for another shoalctld on the same line.
   actor_system_fixture other;
-  auto c = other.dummy();
+  auto c = other.actor_to_publish();
   other.spawned = {c};
   auto second = runtime::publish_controller(*other.sys, c, port, "127.0.0.1", false);
   BOOST_TEST(!second);
@@ -136,13 +137,13 @@ BOOST_FIXTURE_TEST_CASE(a_second_publish_over_tls_on_the_controller_port_fails,
   BOOST_REQUIRE(identity);
   BOOST_REQUIRE(!runtime::start_tls_transport(*sys, *identity));
   auto port = free_port();
-  auto a = dummy();
+  auto a = actor_to_publish();
   spawned = {a};
   auto first = runtime::publish_controller(*sys, a, port, "127.0.0.1", false);
   BOOST_REQUIRE_MESSAGE(first, (first ? "" : sys->render(first.error())));
   actor_system_fixture other;
   BOOST_REQUIRE(!runtime::start_tls_transport(*other.sys, *identity));
-  auto c = other.dummy();
+  auto c = other.actor_to_publish();
   other.spawned = {c};
   auto second = runtime::publish_controller(*other.sys, c, port, "127.0.0.1", false);
   BOOST_TEST(!second);
