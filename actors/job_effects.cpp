@@ -209,6 +209,7 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     lr.cpus_per_task_set = req.cpus_per_task > 0;
     lr.job_ntasks = st.setup.req.ntasks;
     lr.cpu_bind = req.cpu_bind;
+    lr.io = req.io;
     lr.batch = req.batch;
     lr.script = req.script;
     lr.stdout_path = st.info.stdout_path;

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -58,7 +60,8 @@ constexpr auto report_timeout = 10s;
 /// end of that socket.
 using shepherd_impl =
     shepherd_actor::extend<caf::reacts_to<msg::task_output>, caf::reacts_to<msg::step_exit>,
-                           caf::reacts_to<msg::stepdgone_atom, std::string>>;
+                           caf::reacts_to<msg::stepdgone_atom, std::string>,
+                           caf::reacts_to<msg::inputack_atom>>;
 
 /// The socket to shoal-stepd and the thread blocked reading it. Destroyed with the shepherd's
 /// state, on its own thread: the socket is shut down, which ends the reader's read, then joined.
@@ -88,6 +91,8 @@ class stepd_link {
           caf::anon_send(me, std::move(frame->output));
         else if (process::kind_of(*frame) == process::frame_kind::exit)
           caf::anon_send(me, std::move(frame->exit));
+        else if (process::kind_of(*frame) == process::frame_kind::input_taken)
+          caf::anon_send(me, msg::inputack_atom_v);
       }
     });
   }
@@ -126,12 +131,41 @@ struct shepherd_state {
   bool killed = false;
   std::unique_ptr<stepd_link> link;
   std::shared_ptr<process::stepd_spares> spares;
+  /// Input written to shoal-stepd, oldest first, each answered when stepd says it is taken.
+  std::deque<caf::typed_response_promise<caf::ok_atom>> input_waiting;
 };
 
 using shepherd_self = shepherd_impl::stateful_pointer<shepherd_state>;
 
+/// Answers every input request still waiting: nobody will take that input any more.
+void release_input(shepherd_self self) {
+  auto& waiting = self->state.input_waiting;
+  while (!waiting.empty()) {
+    waiting.front().deliver(caf::ok_atom::value);
+    waiting.pop_front();
+  }
+}
+
+/// How many of the step's nodes take the client's standard input, when this one does; else 0.
+uint32_t input_nodes(const msg::launch_request& req) {
+  const auto& io = req.io;
+  if (req.batch || !io.input_file.empty()) return 0;
+  if (io.input == "all") return req.ranks.empty() ? 0 : req.node_count;
+  uint32_t wanted = 0;
+  if (!io.pty) {
+    if (io.input.empty() || io.input.find_first_not_of("0123456789") != std::string::npos ||
+        io.input.size() > 9)
+      return 0;
+    wanted = static_cast<uint32_t>(std::strtoul(io.input.c_str(), nullptr, 10));
+  }
+  for (auto r : req.ranks)
+    if (r == wanted) return 1;
+  return 0;
+}
+
 void acknowledge_and_quit(shepherd_self self) {
   auto& st = self->state;
+  release_input(self);
   if (st.link) st.link->send(process::make_frame(process::frame_kind::ack));
   // The step is over: a good moment to load the next step's shoal-stepd.
   if (st.spares) st.spares->replenish();
@@ -211,6 +245,9 @@ std::unique_ptr<stepd_link> launch(shepherd_self self, shepherd_start& start) {
   }
   auto link = std::make_unique<stepd_link>(conn->fd);
   link->start_reading(std::move(conn->reader), caf::actor_cast<shepherd_impl>(self));
+  if (!st.req.batch && st.sink)
+    send_to(self, st.sink, msg::stepio_atom_v, caf::actor_cast<caf::actor>(self),
+            input_nodes(st.req), st.req.io.kill_on_bad_exit);
   return link;
 }
 
@@ -256,6 +293,22 @@ shepherd_impl::behavior_type shepherd_behavior(shepherd_self self,
                     }),
       probe.metered("attach", [self](msg::attach_atom,
                                      caf::actor& sink) { self->state.sink = std::move(sink); }),
+      probe.metered("input",
+                    [self](msg::input_atom, msg::task_input& in) -> caf::result<caf::ok_atom> {
+                      auto& st = self->state;
+                      auto frame = process::make_frame(process::frame_kind::input);
+                      frame.input = std::move(in);
+                      if (!st.link || !st.link->send(frame)) return caf::ok_atom::value;
+                      st.input_waiting.push_back(self->make_response_promise<caf::ok_atom>());
+                      return st.input_waiting.back();
+                    }),
+      probe.metered("inputack",
+                    [self](msg::inputack_atom) {
+                      auto& waiting = self->state.input_waiting;
+                      if (waiting.empty()) return;
+                      waiting.front().deliver(caf::ok_atom::value);
+                      waiting.pop_front();
+                    }),
       probe.metered("task_output",
                     [self](msg::task_output& out) {
                       if (self->state.sink) send_to(self, self->state.sink, std::move(out));
@@ -265,6 +318,7 @@ shepherd_impl::behavior_type shepherd_behavior(shepherd_self self,
                     [self](msg::stepdgone_atom, std::string& why) {
                       auto& st = self->state;
                       st.link.reset();
+                      release_input(self);
                       if (st.held) return;  // the exit came first: only our ack is lost
                       // Killed before it could report: its tasks died with it (PDEATHSIG).
                       config::log().warn("shoal-stepd lost job={} step={} node={}: {}",

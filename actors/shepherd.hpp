@@ -71,6 +71,12 @@ using step_report_actor = caf::typed_actor<
 /// - `caf::exit_msg` with a non-normal reason (e.g. `anon_send_exit(shepherd, user_shutdown)`):
 ///   SIGKILL to every task; ranks not started yet report signal 9. step_exit is still sent.
 /// - Anything else is dropped.
+/// Once shoal-stepd runs, a step that is not a batch script introduces its shepherd to `sink`:
+/// `(msg::stepio_atom, caf::actor shepherd, uint32_t input_nodes, bool kill_on_bad_exit)`, where
+/// input_nodes is how many of the step's nodes take the client's standard input (1 for a task
+/// id or --pty, every node for `all`) when this node is one of them, else 0. Input then comes as
+/// `(msg::input_atom, msg::task_input)` requests (StepIo, process::step_tasks::add_input).
+///
 /// When every task has exited it sends one `msg::step_exit` (one entry per rank) to `sink` and
 /// to `job` (once when they are the same actor), after all output; then it quits. If fork/exec
 /// of any task fails, the tasks already started are killed and step_exit carries `launch_error`
@@ -105,7 +111,10 @@ using shepherd_actor = caf::typed_actor<
     caf::reacts_to<msg::adopt_atom, step_report_actor>,
     /// Output (and the step's end) goes to this sink from now on: the step's `shoal run`
     /// reattached after the controller restarted.
-    caf::reacts_to<msg::attach_atom, caf::actor>>;
+    caf::reacts_to<msg::attach_atom, caf::actor>,
+    /// Standard input for the step's input tasks here; answered once shoal-stepd wrote it into
+    /// their pipes (or the step ended), which paces the client.
+    caf::replies_to<msg::input_atom, msg::task_input>::with<caf::ok_atom>>;
 
 /// Where and how a shepherd runs its step.
 struct shepherd_setup {

@@ -108,6 +108,38 @@ struct JobRequest {
                              # none); the controller checks the names
   constraint @28 :Text;      # -C/--constraint as given (Slurm's syntax: a&b, a|b, [a|b], a*2);
                              # empty: any node; the controller parses and checks it
+  io @29 :StepIo;            # shoal run's input, terminal and task-exit options; passed on to
+                             # every launch of the step unchanged
+}
+
+# How a step's tasks get their standard input and what else srun's I/O options ask of the node
+# (issue 33). Default: what a client that knows none of this gets, stdin from /dev/null.
+struct StepIo {
+  input @0 :Text;            # which tasks read the client's standard input (forwarded through
+                             # the run connection, TaskInput): "all", a task id ("0": srun's
+                             # default), or empty or "none": none (stdin from /dev/null)
+  inputFile @1 :Text;        # -i FILE: the pattern each task opens on its node instead (%j %J %s
+                             # %t %n %N %u %x %%, expanded per task); empty: none
+  pty @2 :Bool;              # --pty: task 0 runs on a pseudo-terminal (stdin, stdout and stderr),
+                             # the client's terminal in raw mode on the other end
+  ptyRows @3 :UInt16;        # --pty: the client terminal's size at launch (0: leave the default)
+  ptyCols @4 :UInt16;
+  unbuffered @5 :Bool;       # -u: output is sent as it is read, partial lines without delay
+  killOnBadExit @6 :Bool;    # -K: a task exiting non-zero (or killed) kills the step's others
+  chdirRequired @7 :Bool;    # -D given: a working directory that does not exist fails the step
+                             # (otherwise $HOME, then /tmp, stand in for it)
+  multiProg @8 :Text;        # --multi-prog: the configuration file's text (Slurm's format); each
+                             # task's command line comes from its line; empty: argv for all
+}
+
+# A chunk of the client's standard input for a step's input tasks (StepIo.input), or its end.
+struct TaskInput {
+  jobId @0 :UInt64;
+  stepId @1 :UInt32;
+  data @2 :Data $C.type("std::string");
+  eof @3 :Bool;              # the input ended after `data`: the tasks' stdin is closed
+  rows @4 :UInt16;           # --pty: the client terminal's new size (0: unchanged)
+  cols @5 :UInt16;
 }
 
 struct JobShape {
@@ -253,6 +285,7 @@ struct LaunchRequest {
   gres @30 :List(GresHeld);  # the devices the job holds on this node, one entry per GRES name
                              # of GresTypes= (no indices: none held, and the task environment's
                              # variables for it are removed, as Slurm does); empty: no GresTypes
+  io @31 :StepIo;            # the step's input, terminal and exit options (JobRequest.io)
 }
 
 # gres: the devices of one generic resource name a job holds on one node.
@@ -442,12 +475,15 @@ struct StepdHello {
 
 struct StepdFrame {
   kind @0 :UInt8;            # stepd -> shoald: 1 hello (first on every connection), 2 output,
-                             # 3 exit; shoald -> stepd: 4 signal, 5 kill, 6 ack (of exit),
-                             # 7 attach (report output and exit to this connection)
+                             # 3 exit, 9 input taken (one per input frame, once its data is in
+                             # the tasks' pipes, so shoald can pace the client); shoald -> stepd:
+                             # 4 signal, 5 kill, 6 ack (of exit), 7 attach (report output and
+                             # exit to this connection), 8 input (for the input tasks)
   hello @1 :StepdHello;      # kind 1
   output @2 :TaskOutput;     # kind 2
   exit @3 :StepExit;         # kind 3: sent until acknowledged, on every new connection
   signo @4 :Int32;           # kind 4: the signal for every task's process group
+  input @5 :TaskInput;       # kind 8
 }
 
 # -- the CLI's front door (runtime/ctld/front_door.hpp) --------------------------------------------
@@ -491,6 +527,9 @@ enum ClientOp $C.type("uint8_t") {
   clusterIdentity @24;  # -> text: the cluster's TLS identity in a MUNGE credential only the asking
                         # uid may decode (a node daemon, before it connects to the daemons' port;
                         # docs/security.md)
+  input @25;            # input -> ok, once the chunk is in the input tasks' pipes (or the step
+                        # ended): standard input for the step this connection's run or attach
+                        # streams; taken on that connection only, which proved its sender already
 }
 
 struct ClientRequest {
@@ -514,6 +553,7 @@ struct ClientRequest {
   stepId @14 :UInt32 = 0xffffffff;  # attach: the step whose client (`shoal run` inside a job)
                              # reattaches; 0xffffffff (msg::all_steps, and what an older client
                              # sends): the job's own client
+  input @15 :TaskInput;      # input
 }
 
 struct ClientReply {

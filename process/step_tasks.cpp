@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -15,6 +16,7 @@
 
 #include "config/log.hpp"
 #include "messages/errc.hpp"
+#include "process/step_io.hpp"
 
 namespace shoal::process {
 
@@ -30,6 +32,17 @@ constexpr auto reap_interval = 20ms;
 constexpr auto partial_line_delay = 50ms;
 /// After the last task exited, its descendants may still hold the pipes: read this long more.
 constexpr auto drain_limit = 200ms;
+/// Input is reported taken while no input task has this much of it left to write, so a sender
+/// that waits for that never makes a task's backlog grow much past it.
+constexpr size_t input_low_water = 64 * 1024;
+
+/// The task id StepIo.input names ("0", "12"), or -1 for anything else.
+int64_t input_rank(const std::string& input) {
+  if (input.empty() || input.size() > 9) return -1;
+  for (char c : input)
+    if (c < '0' || c > '9') return -1;
+  return std::strtol(input.c_str(), nullptr, 10);
+}
 
 int millis_until(std::chrono::steady_clock::time_point now,
                  std::chrono::steady_clock::time_point when) {
@@ -54,6 +67,14 @@ step_tasks::step_tasks(msg::launch_request req, std::string node_name,
     for (size_t i = 0; i < req_.ranks.size(); ++i) tasks_[i].rank = req_.ranks[i];
   }
   for (auto& t : tasks_) t.exit.rank = t.rank;
+  if (req_.batch) return;
+  const auto& io = req_.io;
+  auto one = io.pty ? int64_t{0} : input_rank(io.input);
+  for (auto& t : tasks_) {
+    t.terminal = io.pty && t.rank == 0;
+    t.takes_input = t.terminal || (io.input_file.empty() &&
+                                   (io.input == "all" || static_cast<int64_t>(t.rank) == one));
+  }
 }
 
 step_tasks::~step_tasks() {
@@ -61,6 +82,7 @@ step_tasks::~step_tasks() {
     close_fd(t.exit_fd);
     close_fd(t.out.fd);
     close_fd(t.err.fd);
+    close_fd(t.in_fd);
   }
   close_fd(script_fd_);
 }
@@ -184,9 +206,12 @@ task_spec step_tasks::make_spec(uint32_t rank, uint32_t local_id) {
   spec.cgroup_procs_fd = memory_.procs_fd();
   spec.cgroup_dir = memory_.cgroup_dir();
   if (!req_.cwd.empty()) spec.cwd_candidates.push_back(req_.cwd);
-  if (auto home = find_env(spec.env, "HOME"); home != nullptr && home->size() > 5)
-    spec.cwd_candidates.push_back(home->substr(5));
-  spec.cwd_candidates.push_back("/tmp");
+  // srun -D names a directory the user wants: without it the step must not run elsewhere.
+  if (req_.cwd.empty() || !req_.io.chdir_required) {
+    if (auto home = find_env(spec.env, "HOME"); home != nullptr && home->size() > 5)
+      spec.cwd_candidates.push_back(home->substr(5));
+    spec.cwd_candidates.push_back("/tmp");
+  }
   if (switch_user()) {
     spec.switch_user = true;
     spec.uid = req_.uid;
@@ -209,8 +234,33 @@ task_spec step_tasks::make_spec(uint32_t rank, uint32_t local_id) {
     spec.stderr_path = req_.stderr_path;
     spec.truncate_output = req_.open_mode == "truncate";
   } else {
-    spec.argv = req_.argv;
-    spec.exec_path = program_path_;
+    if (task_argv_.empty()) {
+      spec.argv = req_.argv;
+      spec.exec_path = program_path_;
+    } else {
+      spec.argv = task_argv_[local_id];
+      spec.exec_path = task_program_[local_id];
+    }
+    const auto& t = tasks_[local_id];
+    const auto& io = req_.io;
+    if (t.terminal) {
+      spec.input = stdin_source::terminal;
+      spec.terminal_rows = io.pty_rows;
+      spec.terminal_cols = io.pty_cols;
+    } else if (t.takes_input) {
+      spec.input = stdin_source::pipe;
+    } else if (!io.input_file.empty()) {
+      spec.input = stdin_source::file;
+      io_pattern_values v;
+      v.job_id = req_.job_id;
+      v.step_id = req_.step_id;
+      v.rank = rank;
+      v.node_id = req_.node_index;
+      v.node_name = node_name_;
+      v.user = req_.user;
+      v.job_name = req_.job_name;
+      spec.stdin_path = expand_io_pattern(io.input_file, v);
+    }
   }
   return spec;
 }
@@ -253,19 +303,8 @@ void step_tasks::launch_all() {
   if (!plan_binding()) return;
   if (req_.batch) {
     if (!write_script()) return;
-  } else {
-    if (req_.argv.empty()) {
-      fail_unstarted(0, "execvp(): " + errno_text(ENOENT), 127);
-      return;
-    }
-    // The PATH the task gets, so `shoal run srun ...` finds what a shell in the task would.
-    auto prog = resolve_program(req_.argv.front(), task_path(req_.env, env_), req_.cwd);
-    if (prog.error != 0) {
-      launch_failure f{launch_stage::exec, prog.error};
-      fail_unstarted(0, describe(f, task_spec{}, req_.argv.front()), exit_code_for(f));
-      return;
-    }
-    program_path_ = prog.path;
+  } else if (!plan_programs()) {
+    return;
   }
   if (switch_user()) groups_ = supplementary_groups();
   limit_memory();
@@ -289,6 +328,12 @@ void step_tasks::launch_all() {
     t.exit_fd = static_cast<int>(::syscall(SYS_pidfd_open, child.pid, 0));
     t.out.fd = child.stdout_fd;
     t.err.fd = child.stderr_fd;
+    t.in_fd = child.stdin_fd;
+    if (child.terminal_fd >= 0) {
+      // One master for both ways; input gets a descriptor of its own, closed at its end.
+      t.out.fd = child.terminal_fd;
+      t.in_fd = ::fcntl(child.terminal_fd, F_DUPFD_CLOEXEC, 3);
+    }
     failure = wait_for_exec(child.status_fd);
     if (failure.stage != launch_stage::none) {
       // The child _exit()s right after reporting, so this wait is short.
@@ -299,14 +344,100 @@ void step_tasks::launch_all() {
       close_fd(t.exit_fd);
       close_fd(t.out.fd);
       close_fd(t.err.fd);
+      close_fd(t.in_fd);
       fail_unstarted(i, describe(failure, spec, program_name()), exit_code_for(failure));
       signal_tasks(SIGKILL);
       return;
     }
     // Signals that arrived while earlier ranks were starting apply to this one too.
     for (int sig : early_signals_) ::killpg(t.pid, sig);
+    if (t.in_fd >= 0) write_input(t);
   }
   launching_ = false;
+  settle_input();
+}
+
+/// Each task's command line and program, found before any task starts: one that cannot run
+/// fails the step here.
+bool step_tasks::plan_programs() {
+  // The PATH the task gets, so `shoal run srun ...` finds what a shell in the task would.
+  auto path = task_path(req_.env, env_);
+  auto resolve = [&](const std::string& name, std::string& out) {
+    auto prog = resolve_program(name, path, req_.cwd);
+    if (prog.error == 0) {
+      out = prog.path;
+      return true;
+    }
+    launch_failure f{launch_stage::exec, prog.error};
+    fail_unstarted(0, describe(f, task_spec{}, name), exit_code_for(f));
+    return false;
+  };
+  if (req_.io.multi_prog.empty()) {
+    if (req_.argv.empty()) {
+      fail_unstarted(0, "execvp(): " + errno_text(ENOENT), 127);
+      return false;
+    }
+    return resolve(req_.argv.front(), program_path_);
+  }
+  for (auto& t : tasks_) {
+    auto argv = multi_prog_argv(req_.io.multi_prog, t.rank);
+    if (!argv) {
+      fail_unstarted(0, "--multi-prog: " + shoal::describe(argv.error()), 1);
+      return false;
+    }
+    task_program_.emplace_back();
+    if (!resolve(argv->front(), task_program_.back())) return false;
+    task_argv_.push_back(std::move(*argv));
+  }
+  return true;
+}
+
+// -- input --------------------------------------------------------------------
+
+void step_tasks::add_input(const msg::task_input& in) {
+  ++inputs_owed_;
+  for (auto& t : tasks_) {
+    if (!t.takes_input) continue;
+    if (t.terminal && in.rows > 0 && in.cols > 0 && t.out.fd >= 0) {
+      winsize size{};
+      size.ws_row = in.rows;
+      size.ws_col = in.cols;
+      ::ioctl(t.out.fd, TIOCSWINSZ, &size);  // the kernel tells the task with SIGWINCH
+    }
+    bool wanted = t.in_fd >= 0 || (launching_ && t.pid < 0 && !aborted_);
+    if (!wanted || t.in_ended) continue;
+    t.in_pending += in.data;
+    t.in_ended = in.eof;
+    if (t.in_fd >= 0) write_input(t);
+  }
+  settle_input();
+}
+
+/// Writes what the pipe takes now; closes the task's stdin once its input ended and is written,
+/// or when the task will read no more (EPIPE: it exited or closed its stdin).
+void step_tasks::write_input(task_state& t) {
+  while (!t.in_pending.empty()) {
+    auto n = ::write(t.in_fd, t.in_pending.data(), t.in_pending.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+    if (n < 0) {
+      t.in_pending.clear();
+      t.in_ended = true;
+      break;
+    }
+    t.in_pending.erase(0, static_cast<size_t>(n));
+  }
+  if (t.in_ended) close_fd(t.in_fd);
+}
+
+/// Reports the input chunks taken once no input task has much of them left to write.
+void step_tasks::settle_input() {
+  if (inputs_owed_ == 0 || host_ == nullptr) return;
+  for (auto& t : tasks_)
+    if (t.in_pending.size() >= input_low_water) return;
+  auto taken = inputs_owed_;
+  inputs_owed_ = 0;
+  host_->on_input_taken(taken);
 }
 
 /// Waits for a child's exec (or its failure) while serving the host, so a signal or kill sent
@@ -359,7 +490,10 @@ void step_tasks::watch() {
       emit(t, *s, true);
       close_fd(s->fd);
     }
+    close_fd(t.in_fd);
+    t.in_pending.clear();
   }
+  settle_input();
 }
 
 /// How long poll may sleep: until the next partial line is due, the next memory sample, or the
@@ -418,6 +552,11 @@ void step_tasks::poll_once(int timeout_ms, bool read_output) {
   std::vector<pollfd> fds;
   std::vector<std::pair<task_state*, output_stream*>> owners;
   for (auto& t : tasks_) {
+    if (t.in_fd >= 0 && !t.in_pending.empty()) {
+      // An owner without a stream but with input waiting: its stdin can take more.
+      fds.push_back(pollfd{t.in_fd, POLLOUT, 0});
+      owners.emplace_back(&t, nullptr);
+    }
     if (read_output) {
       for (auto* s : {&t.out, &t.err}) {
         if (s->fd >= 0) {
@@ -437,10 +576,18 @@ void step_tasks::poll_once(int timeout_ms, bool read_output) {
   host_->add_fds(fds);
   int n = ::poll(fds.data(), fds.size(), timeout_ms);
   if (n <= 0) return;
+  bool wrote = false;
   for (size_t i = 0; i < own; ++i) {
-    if (fds[i].revents != 0 && owners[i].second != nullptr)
-      read_stream(*owners[i].first, *owners[i].second);
+    if (fds[i].revents == 0) continue;
+    auto& t = *owners[i].first;
+    if (owners[i].second != nullptr) {
+      read_stream(t, *owners[i].second);
+    } else if (fds[i].fd == t.in_fd) {
+      write_input(t);
+      wrote = true;
+    }
   }
+  if (wrote) settle_input();
   host_->handle_fds(fds.data() + own, fds.size() - own);
 }
 
@@ -470,7 +617,7 @@ void step_tasks::emit(task_state& t, output_stream& s, bool all) {
     auto nl = s.pending.rfind('\n', window - 1);
     if (nl != std::string::npos)
       cut = nl + 1;
-    else if (all || s.pending.size() >= max_chunk)
+    else if (all || s.pending.size() >= max_chunk || req_.io.unbuffered)
       cut = window;
     else
       break;
@@ -522,7 +669,22 @@ void step_tasks::reap() {
       t.exit.exit_code = 0;
       t.exit.signal = WTERMSIG(status);
     }
+    // Nobody reads its stdin any more: what waits for it would hold the sender up for ever.
+    t.in_pending.clear();
+    close_fd(t.in_fd);
+    kill_on_bad_exit(t);
   }
+  settle_input();
+}
+
+/// srun -K: the first task to exit non-zero or by a signal takes the step's others with it.
+void step_tasks::kill_on_bad_exit(const task_state& t) {
+  if (!req_.io.kill_on_bad_exit || bad_exit_seen_) return;
+  if (t.exit.exit_code == 0 && t.exit.signal == 0) return;
+  bad_exit_seen_ = true;
+  config::log().info("task exited badly, killing the step's others job={} step={} rank={}",
+                     req_.job_id, msg::step_label(req_.step_id), t.rank);
+  signal_tasks(SIGKILL);
 }
 
 // -- signals ------------------------------------------------------------------

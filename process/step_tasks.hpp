@@ -37,8 +37,12 @@ class step_host {
   virtual void add_fds(std::vector<pollfd>& fds) = 0;
 
   /// Serves the descriptors add_fds appended (`fds[0..count)`, in the same order) after poll
-  /// returned; may call step_tasks::signal or kill_all.
+  /// returned; may call step_tasks::signal, kill_all or add_input.
   virtual void handle_fds(const pollfd* fds, size_t count) = 0;
+
+  /// `count` chunks given to add_input are now in the input tasks' pipes (or dropped, their
+  /// tasks gone): the sender may send as many more.
+  virtual void on_input_taken(size_t count) = 0;
 };
 
 /// One step's tasks on this node. Not copyable; single-threaded.
@@ -64,6 +68,13 @@ class step_tasks {
 
   /// SIGKILL to every task; ranks not started yet are not started and report signal 9.
   void kill_all();
+
+  /// Standard input for the tasks that take the client's (StepIo.input, task 0 under --pty):
+  /// appended to what each still has to write, its stdin closed after it on `in.eof`; a new
+  /// window size (rows and cols set) goes to the terminal. The host hears on_input_taken once
+  /// the data is written, or at once when no task here takes input any more. Held for tasks
+  /// still starting.
+  void add_input(const msg::task_input& in);
 
   /// True until every started task has been reaped.
   bool tasks_running() const;
@@ -91,6 +102,11 @@ class step_tasks {
     msg::task_exit exit;
     output_stream out{msg::stream_kind::out};
     output_stream err{msg::stream_kind::err};
+    bool takes_input = false;  ///< reads the client's standard input
+    bool terminal = false;     ///< --pty: out.fd is the pseudo-terminal's master
+    int in_fd = -1;            ///< where its input is written (a pipe, or the terminal's master)
+    std::string in_pending;    ///< input not yet written
+    bool in_ended = false;     ///< the input ended: in_fd closes once in_pending is written
   };
 
   // -- launching --
@@ -104,6 +120,11 @@ class step_tasks {
   void launch_all();
   launch_failure wait_for_exec(int& status_fd);
   std::string program_name() const;
+  bool plan_programs();
+
+  // -- input --
+  void write_input(task_state& t);
+  void settle_input();
 
   // -- watching --
   void watch();
@@ -119,6 +140,7 @@ class step_tasks {
   void send_output(const task_state& t, const output_stream& s, std::string data);
   void reap();
   void signal_tasks(int signo);
+  void kill_on_bad_exit(const task_state& t);
   msg::step_exit finish();
 
   // -- member variables --
@@ -135,6 +157,11 @@ class step_tasks {
   std::vector<task_state> tasks_;
   std::vector<gid_t> groups_;
   std::string program_path_;
+  /// --multi-prog: each local task's command line and resolved program; empty otherwise.
+  std::vector<std::vector<std::string>> task_argv_;
+  std::vector<std::string> task_program_;
+  size_t inputs_owed_ = 0;  ///< chunks added and not yet reported taken
+  bool bad_exit_seen_ = false;
   int script_fd_ = -1;             ///< the batch script, in memory
   std::vector<uint32_t> job_pus_;  ///< the host CPUs the job holds here; empty: all
   memory_guard memory_;

@@ -169,6 +169,17 @@ void stepd_server::on_output(msg::task_output out) {
   flush();
 }
 
+void stepd_server::on_input_taken(size_t count) {
+  // In line with the output: small, and bounded by what the sender may have outstanding.
+  auto frame = encode_frame(make_frame(frame_kind::input_taken));
+  for (size_t i = 0; i < count; ++i) {
+    outbox_.push_back(frame);
+    outbox_bytes_ += frame.size();
+  }
+  // Written by the next flush: this may run inside read_from, where a write that fails would drop
+  // the connection being read.
+}
+
 bool stepd_server::output_paused() const {
   return outbox_bytes_ >= opt_.max_buffered;
 }
@@ -275,6 +286,13 @@ void stepd_server::on_frame(size_t index, const msg::stepd_frame& frame) {
       break;
     case frame_kind::kill:
       tasks_.kill_all();
+      break;
+    case frame_kind::input:
+      // Once the tasks ended nobody reads it: taken at once, so the sender is not held up.
+      if (exit_frame_.empty())
+        tasks_.add_input(frame.input);
+      else
+        on_input_taken(1);
       break;
     case frame_kind::ack:
       // Only the connection that got the exit can have seen it.

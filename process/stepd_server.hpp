@@ -36,10 +36,11 @@ struct stepd_options {
 /// connection that never attaches (a probe: a scan, a duplicate check) only gets the hello; one
 /// that attaches while another reports takes over when that one closes (a new shoald, once the
 /// old one's connection is gone). Frames in, from any connection: signal (to every task's
-/// process group), kill (SIGKILL all); from the reporting one: ack (of the exit: the socket is
-/// removed and run() returns). SIGTERM or SIGINT to the process kill the tasks and end it without
-/// waiting for an ack; so does, once the tasks ended, finding its socket file gone (checked every
-/// 10 s: nobody could reach it any more).
+/// process group), kill (SIGKILL all), input (for the input tasks, each answered with an
+/// input_taken frame to the reporting connection once written); from the reporting one: ack (of the
+/// exit: the socket is removed and run() returns). SIGTERM or SIGINT to the process kill the tasks
+/// and end it without waiting for an ack; so does, once the tasks ended, finding its socket file
+/// gone (checked every 10 s: nobody could reach it any more).
 class stepd_server final : public step_host {
  public:
   /// Listens on `opt.setup.socket_path`, first removing a stale socket there (one nobody
@@ -58,6 +59,7 @@ class stepd_server final : public step_host {
   bool output_paused() const override;
   void add_fds(std::vector<pollfd>& fds) override;
   void handle_fds(const pollfd* fds, size_t count) override;
+  void on_input_taken(size_t count) override;
 
  private:
   stepd_server(stepd_options opt, int listen_fd, int signal_fd);

@@ -14,16 +14,18 @@
 
 namespace shoal::process {
 
-/// What a frame carries (msg::stepd_frame::kind). stepd -> shoald: hello, output, exit;
-/// shoald -> stepd: attach, signal, kill, ack.
+/// What a frame carries (msg::stepd_frame::kind). stepd -> shoald: hello, output, exit,
+/// input_taken; shoald -> stepd: attach, signal, kill, ack, input.
 enum class frame_kind : uint8_t {
-  hello = 1,   ///< first frame on every connection: the step and whether its tasks still run
-  output = 2,  ///< a task_output chunk
-  exit = 3,    ///< the step_exit; repeated on every new connection until acknowledged
-  signal = 4,  ///< send `signo` to every task's process group
-  kill = 5,    ///< SIGKILL every task (shutdown); ranks not started yet report signal 9
-  ack = 6,     ///< the step_exit is in shoald's hands: stepd removes its socket and exits
-  attach = 7,  ///< report to this connection (a connection that never attaches is a probe)
+  hello = 1,        ///< first frame on every connection: the step and whether its tasks still run
+  output = 2,       ///< a task_output chunk
+  exit = 3,         ///< the step_exit; repeated on every new connection until acknowledged
+  signal = 4,       ///< send `signo` to every task's process group
+  kill = 5,         ///< SIGKILL every task (shutdown); ranks not started yet report signal 9
+  ack = 6,          ///< the step_exit is in shoald's hands: stepd removes its socket and exits
+  attach = 7,       ///< report to this connection (a connection that never attaches is a probe)
+  input = 8,        ///< standard input for the step's input tasks (`input`)
+  input_taken = 9,  ///< one input frame's data is in the tasks' pipes (or dropped)
 };
 
 /// A frame holding only its kind (and `signo` for signal).

@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -47,6 +48,35 @@ void set_nonblocking(int fd) {
   if (flags >= 0) ::fcntl(fd, F_SETFL, flags | O_NONBLOCK);
 }
 
+/// A new pseudo-terminal: `fds[0]` its master, `fds[1]` its slave (both CLOEXEC, at 3 or
+/// above), the window size `spec` asks. Returns 0 or the errno.
+int open_terminal(const task_spec& spec, int fds[2]) {
+  int master = ::posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (master < 0) return errno;
+  char name[128];
+  if (::grantpt(master) != 0 || ::unlockpt(master) != 0 ||
+      ::ptsname_r(master, name, sizeof name) != 0) {
+    int err = errno;
+    ::close(master);
+    return err;
+  }
+  int slave = ::open(name, O_RDWR | O_NOCTTY | O_CLOEXEC);
+  if (slave < 0) {
+    int err = errno;
+    ::close(master);
+    return err;
+  }
+  if (spec.terminal_rows > 0 && spec.terminal_cols > 0) {
+    winsize size{};
+    size.ws_row = spec.terminal_rows;
+    size.ws_col = spec.terminal_cols;
+    ::ioctl(master, TIOCSWINSZ, &size);
+  }
+  fds[0] = raise_fd(master);
+  fds[1] = raise_fd(slave);
+  return 0;
+}
+
 std::vector<char*> c_strings(const std::vector<std::string>& xs) {
   std::vector<char*> out;
   out.reserve(xs.size() + 1);
@@ -73,6 +103,8 @@ struct child_plan {
   int status_fd;
   int out_fd;  // write ends, or -1 when writing to files
   int err_fd;
+  int in_fd;        // stdin_source::pipe: the read end; -1 otherwise
+  int terminal_fd;  // stdin_source::terminal: the pseudo-terminal's slave; -1 otherwise
   char* const* argv;
   char* const* envp;
   char* const* sh_argv;  // for ENOEXEC: /bin/sh PATH ARGS...
@@ -147,7 +179,12 @@ void child_close_all_but(int keep, int also_keep, long max_fd) {
 
 [[noreturn]] void run_child(const child_plan& p) {
   const task_spec& spec = *p.spec;
-  ::setpgid(0, 0);
+  // A terminal's task leads a session, so the terminal can be its controlling one and Ctrl-C
+  // reaches its process group; its group id is its pid either way, as killpg expects.
+  if (p.terminal_fd >= 0)
+    ::setsid();
+  else
+    ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   // The parent thread may have gone before prctl: then nobody would kill us later.
   if (::getppid() != p.parent_pid) child_fail(p.status_fd, launch_stage::parent, ESRCH);
@@ -178,10 +215,25 @@ void child_close_all_but(int keep, int also_keep, long max_fd) {
     cwd_error = errno;
   }
   if (!have_cwd) child_fail(p.status_fd, launch_stage::chdir, cwd_error);
-  int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (null_fd < 0) child_fail(p.status_fd, launch_stage::stdio, errno);
-  child_dup(p, null_fd, 0);
-  if (spec.capture_output) {
+  if (p.terminal_fd >= 0) {
+    if (::ioctl(p.terminal_fd, TIOCSCTTY, 0) != 0)
+      child_fail(p.status_fd, launch_stage::terminal, errno);
+    child_dup(p, p.terminal_fd, 0);
+  } else if (p.in_fd >= 0) {
+    child_dup(p, p.in_fd, 0);
+  } else if (spec.input == stdin_source::file) {
+    int in_fd = ::open(spec.stdin_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (in_fd < 0) child_fail(p.status_fd, launch_stage::open_in, errno);
+    child_dup(p, in_fd, 0);
+  } else {
+    int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (null_fd < 0) child_fail(p.status_fd, launch_stage::stdio, errno);
+    child_dup(p, null_fd, 0);
+  }
+  if (p.terminal_fd >= 0) {
+    child_dup(p, p.terminal_fd, 1);
+    child_dup(p, p.terminal_fd, 2);
+  } else if (spec.capture_output) {
     child_dup(p, p.out_fd, 1);
     child_dup(p, p.err_fd, 2);
   } else {
@@ -627,6 +679,12 @@ std::string describe(const launch_failure& f, const task_spec& spec, const std::
     case launch_stage::cgroup:
       what = "write(" + spec.cgroup_dir + "/cgroup.procs)";
       break;
+    case launch_stage::open_in:
+      what = "open(" + spec.stdin_path + ")";
+      break;
+    case launch_stage::terminal:
+      what = "ioctl(TIOCSCTTY)";
+      break;
   }
   return what + ": " + errno_text(f.error);
 }
@@ -647,11 +705,26 @@ launch_failure spawn_task(const task_spec& spec, spawned_task& out) {
   int status[2] = {-1, -1};
   int outp[2] = {-1, -1};
   int errp[2] = {-1, -1};
+  int inp[2] = {-1, -1};
+  int terminal[2] = {-1, -1};  // master, slave
   auto close_all = [&] {
-    for (int* fd : {&status[0], &status[1], &outp[0], &outp[1], &errp[0], &errp[1]}) close_fd(*fd);
+    for (int* fd : {&status[0], &status[1], &outp[0], &outp[1], &errp[0], &errp[1], &inp[0],
+                    &inp[1], &terminal[0], &terminal[1]})
+      close_fd(*fd);
   };
   if (int err = make_pipe(status); err != 0) return {launch_stage::pipe, err};
-  if (spec.capture_output) {
+  if (spec.input == stdin_source::pipe) {
+    if (int err = make_pipe(inp); err != 0) {
+      close_all();
+      return {launch_stage::pipe, err};
+    }
+  }
+  if (spec.input == stdin_source::terminal) {
+    if (int err = open_terminal(spec, terminal); err != 0) {
+      close_all();
+      return {launch_stage::terminal, err};
+    }
+  } else if (spec.capture_output) {
     int err = make_pipe(outp);
     if (err == 0) err = make_pipe(errp);
     if (err != 0) {
@@ -673,6 +746,8 @@ launch_failure spawn_task(const task_spec& spec, spawned_task& out) {
   plan.status_fd = status[1];
   plan.out_fd = outp[1];
   plan.err_fd = errp[1];
+  plan.in_fd = inp[0];
+  plan.terminal_fd = terminal[1];
   plan.argv = argv.data();
   plan.envp = envp.data();
   plan.sh_argv = sh_argv.data();
@@ -706,11 +781,18 @@ launch_failure spawn_task(const task_spec& spec, spawned_task& out) {
     close_all();
     return {launch_stage::fork, -pid};
   }
-  // Also from the parent: a signal sent right after clone must reach the child's own group.
-  ::setpgid(pid, pid);
+  // Also from the parent: a signal sent right after clone must reach the child's own group. (A
+  // terminal's task made a session of its own already, which this cannot change.)
+  if (terminal[1] < 0) ::setpgid(pid, pid);
   close_fd(status[1]);
   close_fd(outp[1]);
   close_fd(errp[1]);
+  close_fd(inp[0]);
+  close_fd(terminal[1]);
+  if (inp[1] >= 0) set_nonblocking(inp[1]);
+  if (terminal[0] >= 0) set_nonblocking(terminal[0]);
+  out.stdin_fd = inp[1];
+  out.terminal_fd = terminal[0];
   set_nonblocking(status[0]);
   if (outp[0] >= 0) set_nonblocking(outp[0]);
   if (errp[0] >= 0) set_nonblocking(errp[0]);

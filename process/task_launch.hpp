@@ -130,6 +130,8 @@ enum class launch_stage : int32_t {
   parent = 11,    ///< the parent died before the child could arm PR_SET_PDEATHSIG
   affinity = 12,  ///< sched_setaffinity refused the task's CPUs
   cgroup = 13,    ///< joining the step's memory cgroup
+  open_in = 14,   ///< opening the stdin file (-i FILE)
+  terminal = 15,  ///< making the pseudo-terminal the task's controlling terminal (--pty)
 };
 
 /// A launch failure: the stage and its errno.
@@ -143,6 +145,15 @@ struct launch_failure {
 /// status Slurm's task gets when task/affinity fails), 127 otherwise.
 int32_t exit_code_for(const launch_failure& f);
 
+/// Where a task's standard input comes from.
+enum class stdin_source : uint8_t {
+  null,      ///< /dev/null
+  pipe,      ///< a pipe whose write end the caller gets (spawned_task::stdin_fd)
+  file,      ///< `task_spec::stdin_path`, opened after the user switch and chdir
+  terminal,  ///< a new pseudo-terminal, also the task's stdout, stderr and controlling terminal;
+             ///< the caller gets its master (spawned_task::terminal_fd)
+};
+
 /// Everything a child needs. Built before clone: the child only reads it.
 struct task_spec {
   /// Path handed to execve: resolved already, or containing a '/'.
@@ -151,6 +162,11 @@ struct task_spec {
   std::vector<std::string> env;
   /// Working directories to try in order; the first one chdir accepts wins.
   std::vector<std::string> cwd_candidates;
+  stdin_source input = stdin_source::null;
+  std::string stdin_path;  ///< stdin_source::file: relative to the working directory
+  /// stdin_source::terminal: the window size the terminal starts with (0: the kernel's default).
+  uint16_t terminal_rows = 0;
+  uint16_t terminal_cols = 0;
   /// true: stdout/stderr go to fresh pipes whose read ends the caller gets. false: they go to
   /// `stdout_path`/`stderr_path` (an empty stderr_path shares stdout's file), opened
   /// O_WRONLY|O_CREAT|O_APPEND, 0644, after the child switched user and directory.
@@ -193,13 +209,19 @@ struct spawned_task {
   pid_t pid = -1;
   int stdout_fd = -1;
   int stderr_fd = -1;
+  /// stdin_source::pipe: the write end of the task's stdin (O_NONBLOCK); -1 otherwise.
+  int stdin_fd = -1;
+  /// stdin_source::terminal: the pseudo-terminal's master (O_NONBLOCK), read for the task's
+  /// output and written with its input; stdout_fd and stderr_fd are -1 then.
+  int terminal_fd = -1;
   /// Read end of the child's CLOEXEC status pipe: EOF means exec succeeded, 8 bytes are a
   /// launch_failure (stage, errno) after which the child _exit()s.
   int status_fd = -1;
 };
 
 /// Forks one task into its own process group (set by both parent and child), with
-/// PR_SET_PDEATHSIG=SIGKILL tied to the calling thread, stdin from /dev/null, signal mask and
+/// PR_SET_PDEATHSIG=SIGKILL tied to the calling thread, stdin as `spec.input` says (a terminal
+/// task leads a session of its own, its process group the terminal's foreground), signal mask and
 /// dispositions reset, every other descriptor closed. The child only makes async-signal-safe
 /// calls. Returns the failure when pipe() or fork() fails (nothing is left open then); otherwise
 /// the caller must watch `status_fd` (see read_launch_status) and reap `pid`.

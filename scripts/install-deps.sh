@@ -15,6 +15,7 @@ packages=(
   munge libmunge-dev                   # AuthType=auth/munge (the tests start a private munged)
   libssl-dev                           # the daemons' CAF port in TLS (runtime/tls)
   iproute2                             # the network-split tests' namespaces (ip netns)
+  tmux                                 # the --pty test drives a terminal through it
 )
 
 missing=()

@@ -117,5 +117,12 @@ CAF_ADD_TYPE_ID(shoal, (shoal::msg::start_estimate))
 CAF_ADD_ATOM(shoal, shoal::msg, willrun_atom, "willrun")
 CAF_ADD_ATOM(shoal, shoal::msg, complete_atom, "complete")
 CAF_ADD_ATOM(shoal, shoal::msg, warn_atom, "warn")
+// srun's input (issue 33): a step's shepherds introduce themselves to its client's relay, which
+// passes the client's standard input to those of the input tasks; shoal-stepd's word that a
+// chunk is written paces it.
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::task_input))
+CAF_ADD_ATOM(shoal, shoal::msg, stepio_atom, "stepio")
+CAF_ADD_ATOM(shoal, shoal::msg, input_atom, "input")
+CAF_ADD_ATOM(shoal, shoal::msg, inputack_atom, "inputack")
 
 CAF_END_TYPE_ID_BLOCK(shoal)

@@ -189,6 +189,35 @@ void add_alloc_options(CLI::App& app, job_options& o) {
       ->type_name("[=SIGNAL]");
 }
 
+/// What only `run` takes: the label, the input and terminal, task exits, verbosity.
+void add_run_options(CLI::App& app, job_options& o) {
+  app.add_flag("-l,--label", o.label, "Prefix each output line with its task rank");
+  app.add_option("-i,--input", o.input,
+                 "Where the tasks' stdin comes from: 0 (the default: task 0 reads this stdin), "
+                 "all (every task reads it), none, a task id, or a file each task opens on its "
+                 "node (%j %J %s %t %n %N %u %x %% as for sbatch -o)");
+  app.add_flag("-u,--unbuffered", o.unbuffered,
+               "Send the tasks' output as soon as it is read, partial lines without waiting");
+  app.add_flag("-K{1},--kill-on-bad-exit{1}", o.kill_on_bad_exit,
+               "Kill every task once one exits non-zero or by a signal (=0: do not)")
+      ->type_name("[=0|1]");
+  app.add_flag("-k{on},--no-kill{on}", o.no_kill,
+               "Accepted for srun's sake: a failed node still ends the job here (=off: the "
+               "same)")
+      ->type_name("[=off]");
+  app.add_flag("-O,--overcommit", o.overcommit,
+               "Accepted for srun's sake: each task still gets a CPU of its own here");
+  app.add_flag("-v,--verbose", o.verbose,
+               "Tell what srun does on stderr (srun: ... lines); "
+               "repeat for more");
+  app.add_flag("--pty", o.pty,
+               "Run task 0 on a pseudo-terminal connected to this terminal (raw mode; the "
+               "window size follows it)");
+  app.add_flag("--multi-prog", o.multi_prog,
+               "The command is a configuration file: lines of RANKS PROGRAM [ARGS] (%t: task "
+               "id, %o: offset in the line's ranks), as srun --multi-prog");
+}
+
 }  // namespace
 
 void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
@@ -200,7 +229,7 @@ void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
   if (batch)
     add_batch_options(app, o);
   else if (!alloc)
-    app.add_flag("-l,--label", o.label, "Prefix each output line with its task rank");
+    add_run_options(app, o);
   else
     add_alloc_options(app, o);
 }

@@ -1,8 +1,15 @@
 // `shoal run`: srun. Allocates nodes (or, inside a job, a step on part of them), starts the
 // command on every node and streams its output until it ends.
 
-#include <cstdlib>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "process/step_io.hpp"
 #include "runtime/bootstrap/shutdown.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/input_env.hpp"
@@ -13,6 +20,89 @@
 #include "tools/cli/will_run.hpp"
 
 namespace shoal::cli {
+
+namespace {
+
+/// srun's input, terminal and task-exit options as the step carries them (msg::step_io).
+/// Error: errc::invalid_request naming the option.
+shoal::expected<msg::step_io> step_io_for(const job_options& o, const msg::job_request& req) {
+  msg::step_io io;
+  auto lower = o.input;
+  for (auto& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  bool task_id = !o.input.empty() && o.input.size() <= 9 &&
+                 o.input.find_first_not_of("0123456789") == std::string::npos;
+  if (o.pty) {
+    if (!o.input.empty() && o.input != "0")
+      return shoal::error(errc::invalid_request, "--pty takes its input at task 0 (no --input)");
+    io.input = "0";
+    io.pty = true;
+    winsize size{};
+    if (::ioctl(0, TIOCGWINSZ, &size) == 0) {
+      io.pty_rows = size.ws_row;
+      io.pty_cols = size.ws_col;
+    }
+  } else if (o.input.empty()) {
+    io.input = "0";
+  } else if (lower == "all" || lower == "none") {
+    io.input = lower;
+  } else if (task_id) {
+    io.input = std::to_string(std::strtoul(o.input.c_str(), nullptr, 10));
+    auto rank = std::strtoul(o.input.c_str(), nullptr, 10);
+    if (req.ntasks > 0 && rank >= req.ntasks)
+      return shoal::error(errc::invalid_request, "--input=" + o.input + ": task id out of range (" +
+                                                     std::to_string(req.ntasks) + " tasks)");
+  } else {
+    io.input = "none";
+    io.input_file = o.input;
+  }
+  io.unbuffered = o.unbuffered;
+  if (!o.kill_on_bad_exit.empty() && o.kill_on_bad_exit != "0" && o.kill_on_bad_exit != "1")
+    return shoal::error(errc::invalid_request,
+                        "--kill-on-bad-exit=" + o.kill_on_bad_exit + ": use 0 or 1");
+  io.kill_on_bad_exit = o.kill_on_bad_exit == "1";
+  if (!o.no_kill.empty() && o.no_kill != "on" && o.no_kill != "off")
+    return shoal::error(errc::invalid_request, "--no-kill=" + o.no_kill + ": use off");
+  io.chdir_required = !o.chdir.empty();
+  if (o.multi_prog) {
+    if (req.argv.size() != 1)
+      return shoal::error(errc::invalid_request,
+                          "--multi-prog takes one configuration file and nothing after it");
+    std::ifstream in(req.argv.front());
+    if (!in)
+      return shoal::error(errc::invalid_request, "--multi-prog: cannot read " + req.argv.front());
+    std::stringstream text;
+    text << in.rdbuf();
+    io.multi_prog = text.str();
+    if (auto bad = process::check_multi_prog(io.multi_prog, req.ntasks))
+      return shoal::error(errc::invalid_request,
+                          "--multi-prog: " + req.argv.front() + ": " + describe(bad));
+  }
+  return io;
+}
+
+/// srun -v's first lines: the options that shape the step.
+void print_defined_options(const job_options& o, const msg::job_request& req) {
+  auto line = [](const std::string& name, const std::string& value) {
+    auto padded = name;
+    padded.resize(20, ' ');
+    std::fprintf(stderr, "srun: %s: %s\n", padded.c_str(), value.c_str());
+  };
+  std::fputs("srun: defined options\n", stderr);
+  std::fputs("srun: -------------------- --------------------\n", stderr);
+  if (!o.chdir.empty()) line("chdir", req.cwd);
+  if (!o.input.empty()) line("input", o.input);
+  if (req.io.kill_on_bad_exit) line("kill-on-bad-exit", "1");
+  if (req.label) line("label", "set");
+  if (req.ntasks > 0) line("ntasks", std::to_string(req.ntasks));
+  if (!o.nodes.empty()) line("nodes", o.nodes);
+  if (o.pty) line("pty", "set");
+  if (o.unbuffered) line("unbuffered", "set");
+  line("verbose", std::to_string(o.verbose));
+  std::fputs("srun: -------------------- --------------------\n", stderr);
+  std::fputs("srun: end of defined options\n", stderr);
+}
+
+}  // namespace
 
 command_runner add_run_command(CLI::App& app, const std::string& conf) {
   auto* cmd = app.add_subcommand("run", "Run a parallel command on allocated nodes (srun)");
@@ -40,7 +130,13 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
       return fail("run", bad, exit_usage);
     auto req = build_request(*opts, argv, false);
     if (!req) return fail("run", describe(req.error()), exit_usage);
+    auto io = step_io_for(*opts, *req);
+    if (!io) return fail("run", describe(io.error()), exit_usage);
+    req->io = std::move(*io);
     for (auto& note : ignored_option_notes(*opts)) warn("run", note);
+    if (!opts->no_kill.empty())
+      warn("run", "--no-kill is accepted, but a node that fails still ends the job");
+    if (opts->overcommit) warn("run", "--overcommit is accepted, but each task still needs a CPU");
     if (!opts->open_mode.empty()) warn("run", "--open-mode is ignored (shoal run writes no files)");
     if (opts->test_only) {
       // Always a new job's start: --test-only asks the scheduler, and a step asks no one.
@@ -61,7 +157,10 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     auto s = open_session("run", conf, code);
     if (!s) return code;
     if (auto err = apply_task_density(*s, *opts, *req)) return fail("run", describe(err));
-    return run_and_wait(*s, std::move(*req));
+    if (opts->verbose > 0) print_defined_options(*opts, *req);
+    run_options how;
+    how.verbose = opts->verbose;
+    return run_and_wait(*s, std::move(*req), how);
   };
 }
 

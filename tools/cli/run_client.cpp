@@ -1,14 +1,19 @@
 #include "tools/cli/run_client.hpp"
 
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/signalfd.h>
+#include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <optional>
+#include <vector>
 
 #include "messages/errc.hpp"
 #include "messages/front_door.hpp"
@@ -22,6 +27,10 @@ using clock = std::chrono::steady_clock;
 
 /// How long after its end a job's nodes may still report their tasks.
 constexpr auto last_reports = std::chrono::seconds{1};
+/// Standard input goes out in chunks of at most this many bytes...
+constexpr size_t input_chunk = 64 * 1024;
+/// ...with at most this many unanswered at a time, which bounds what waits anywhere on its way.
+constexpr int input_window = 4;
 
 void write_all(int fd, const char* data, size_t size) {
   while (size > 0) {
@@ -37,14 +46,53 @@ void note(const std::string& text) {
   write_all(2, line.data(), line.size());
 }
 
+/// srun's "srun: ..." lines (-v).
+void say(const std::string& text) {
+  auto line = "srun: " + text + "\n";
+  write_all(2, line.data(), line.size());
+}
+
+/// "0-1,3" for ranks 0 1 3.
+std::string rank_ranges(std::vector<uint32_t> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  std::string out;
+  for (size_t i = 0; i < ranks.size();) {
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(ranks[i]);
+    if (j > i) out += "-" + std::to_string(ranks[j]);
+    i = j + 1;
+  }
+  return out;
+}
+
 class run_waiter {
  public:
-  run_waiter(session& s, msg::job_request req) : s_(s), req_(std::move(req)) {
+  run_waiter(session& s, msg::job_request req, run_options how)
+      : s_(s), req_(std::move(req)), how_(how) {
     is_step_ = req_.job_id != 0;
+    const auto& io = req_.io;
+    input_open_ = !req_.batch && io.input_file.empty() && !io.input.empty() && io.input != "none";
   }
+
+  ~run_waiter() {
+    if (raw_terminal_) ::tcsetattr(0, TCSAFLUSH, &saved_terminal_);
+  }
+  run_waiter(const run_waiter&) = delete;
+  run_waiter& operator=(const run_waiter&) = delete;
 
   int wait() {
     auto signals = runtime::shutdown_signals();
+    if (req_.io.pty) {
+      // The window's size changes reach the task's terminal; read here like the others.
+      sigaddset(&signals, SIGWINCH);
+      sigset_t winch;
+      sigemptyset(&winch);
+      sigaddset(&winch, SIGWINCH);
+      ::pthread_sigmask(SIG_BLOCK, &winch, nullptr);
+      enter_raw_mode();
+    }
     signal_fd_ = ::signalfd(-1, &signals, SFD_CLOEXEC);
     auto run = msg::make_client_request(msg::client_op::run);
     run.submission = req_;
@@ -54,17 +102,24 @@ class run_waiter {
     run_request_ = std::move(run);
     for (;;) {
       if (done_) return code_;
-      pollfd fds[2] = {{conn_.fd(), POLLIN, 0}, {signal_fd_, POLLIN, 0}};
+      // Input waits for the submission's answer: only then does the door know this
+      // connection's run (and its relay) to pass it to.
+      bool want_input =
+          input_open_ && job_id_ != 0 && !attaching_ && !lost_at_ && in_flight_ < input_window;
+      pollfd fds[3] = {{conn_.fd(), POLLIN, 0}, {signal_fd_, POLLIN, 0}, {0, POLLIN, 0}};
+      if (signal_fd_ < 0) fds[1].fd = -1;  // poll skips negative descriptors
+      if (!want_input) fds[2].fd = -1;
       int timeout = -1;
       if (finish_by_) {
         auto left =
             std::chrono::duration_cast<std::chrono::milliseconds>(*finish_by_ - clock::now());
         timeout = static_cast<int>(std::max<int64_t>(0, left.count()));
       }
-      int n = ::poll(fds, signal_fd_ >= 0 ? 2 : 1, timeout);
+      int n = ::poll(fds, 3, timeout);
       if (n < 0 && errno != EINTR) return failed(std::string{"poll: "} + std::strerror(errno));
       if (finish_by_ && clock::now() >= *finish_by_) return code_;
       if (n > 0 && signal_fd_ >= 0 && fds[1].revents != 0) on_signal();
+      if (n > 0 && want_input && fds[2].revents != 0) forward_input();
       if (n > 0 && fds[0].revents != 0) {
         auto frame = conn_.receive(msg::frame_patience);
         if (!frame) {
@@ -109,6 +164,15 @@ class run_waiter {
   }
 
   void on_reply(msg::client_reply& reply) {
+    // After the submission's answer, the replies on this connection answer input, in order.
+    if (job_id_ != 0 && !attaching_ && in_flight_ > 0) {
+      --in_flight_;
+      if (reply.error_code != 0 && input_open_) {
+        note("error: standard input not forwarded: " + reply.error_text);
+        input_open_ = false;
+      }
+      return;
+    }
     if (reply.error_code != 0) {
       auto code = static_cast<errc>(reply.error_code);
       // The line tried first was not (or no longer) in control: find the one that is.
@@ -130,6 +194,9 @@ class run_waiter {
     if (!attaching_) {
       job_id_ = info.job_id;
       if (is_step_) step_id_ = info.step_count;  // a step's reply names the step it started
+      if (how_.verbose > 0)
+        say(is_step_ ? "launching StepId=" + step_label()
+                     : "jobid " + std::to_string(job_id_) + ": submitted");
       return;
     }
     attaching_ = false;
@@ -166,6 +233,7 @@ class run_waiter {
 
   void on_step_exit(const msg::step_exit& ex) {
     ++nodes_reported_;
+    if (how_.verbose > 0) report_exit(ex);
     if (!ex.launch_error.empty() && !req_.batch)
       note("error: " + ex.node_name + ": " + ex.launch_error);
     for (auto& t : ex.tasks)
@@ -183,6 +251,9 @@ class run_waiter {
     } else if (ev.kind == "allocated") {
       allocated_ = true;
       if (queued_) note("job " + id + " has been allocated resources");
+      if (how_.verbose > 0)
+        say("jobid " + id + ": nodes(" + std::to_string(ev.node_count) + ")" +
+            (ev.nodelist.empty() ? std::string{} : ":`" + ev.nodelist + "'"));
     } else if (ev.kind == "message") {
       note(ev.text);
     } else if (ev.kind == "ended") {
@@ -206,6 +277,76 @@ class run_waiter {
     }
   }
 
+  /// srun -v's lines for a node's tasks ending.
+  void report_exit(const msg::step_exit& ex) {
+    auto step = std::to_string(ex.job_id) + "." + msg::step_label(ex.step_id);
+    std::map<std::string, std::vector<uint32_t>> by_outcome;
+    int status = 0;
+    for (auto& t : ex.tasks) {
+      status = std::max(status, t.signal != 0 ? t.signal : t.exit_code << 8);
+      by_outcome[t.signal != 0 ? std::string{"Killed by signal "} + std::to_string(t.signal)
+                 : t.exit_code ? "Exited with exit code " + std::to_string(t.exit_code)
+                               : std::string{"Completed"}]
+          .push_back(t.rank);
+    }
+    char hex[16];
+    std::snprintf(hex, sizeof hex, "0x%04x", status);
+    say("Received task exit notification for " + std::to_string(ex.tasks.size()) + " task" +
+        (ex.tasks.size() == 1 ? "" : "s") + " of StepId=" + step + " (status=" + hex + ").");
+    for (auto& [outcome, ranks] : by_outcome)
+      say(ex.node_name + ": task" + (ranks.size() == 1 ? " " : "s ") + rank_ranges(ranks) + ": " +
+          outcome);
+  }
+
+  // -- standard input --------------------------------------------------------------------------
+
+  void forward_input() {
+    std::string data(input_chunk, '\0');
+    auto n = ::read(0, data.data(), data.size());
+    if (n < 0 && (errno == EINTR || errno == EAGAIN)) return;
+    auto chunk = msg::make_client_request(msg::client_op::input);
+    chunk.input.job_id = job_id_;
+    chunk.input.step_id = step_id_;
+    if (n > 0) {
+      data.resize(static_cast<size_t>(n));
+      chunk.input.data = std::move(data);
+    } else {
+      // The end (or a stdin that cannot be read): the tasks see their stdin close.
+      chunk.input.eof = true;
+      input_open_ = false;
+    }
+    if (how_.verbose > 1)
+      say(chunk.input.eof ? "debug: end of input"
+                          : "debug: " + std::to_string(n) + " bytes of input to the step");
+    send_input(chunk);
+  }
+
+  void send_input(const msg::client_request& chunk) {
+    if (auto err = conn_.send(chunk, msg::frame_patience)) {
+      input_open_ = false;  // the connection's loss shows when it is read next
+      return;
+    }
+    ++in_flight_;
+  }
+
+  void enter_raw_mode() {
+    if (::isatty(0) == 0 || ::tcgetattr(0, &saved_terminal_) != 0) return;
+    termios raw = saved_terminal_;
+    ::cfmakeraw(&raw);
+    if (::tcsetattr(0, TCSAFLUSH, &raw) == 0) raw_terminal_ = true;
+  }
+
+  void on_window_change() {
+    winsize size{};
+    if (::ioctl(0, TIOCGWINSZ, &size) != 0 || job_id_ == 0 || attaching_ || lost_at_) return;
+    auto chunk = msg::make_client_request(msg::client_op::input);
+    chunk.input.job_id = job_id_;
+    chunk.input.step_id = step_id_;
+    chunk.input.rows = size.ws_row;
+    chunk.input.cols = size.ws_col;
+    send_input(chunk);
+  }
+
   /// "job 12", or "step 12.0" for a step inside a job.
   std::string what_runs() const {
     return is_step_ ? "step " + step_label() : "job " + std::to_string(job_id_);
@@ -227,6 +368,9 @@ class run_waiter {
       failed("lost the connection to the controller");
       return false;
     }
+    // What the tasks had not read yet went with the connection; the rest cannot follow it.
+    input_open_ = false;
+    in_flight_ = 0;
     if (!lost_at_) {
       lost_at_ = clock::now();
       note("lost the connection to the controller; " + what_runs() +
@@ -257,6 +401,7 @@ class run_waiter {
     signalfd_siginfo info{};
     if (::read(signal_fd_, &info, sizeof info) != static_cast<ssize_t>(sizeof info)) return;
     auto signo = static_cast<int32_t>(info.ssi_signo);
+    if (signo == SIGWINCH) return on_window_change();
     auto now = clock::now();
     if (signo == SIGINT && last_interrupt_ && now - *last_interrupt_ < std::chrono::seconds{1})
       return cancel();
@@ -284,6 +429,11 @@ class run_waiter {
 
   session& s_;
   msg::job_request req_;
+  run_options how_;
+  bool input_open_ = false;  ///< stdin still goes to the step
+  int in_flight_ = 0;        ///< input chunks sent and not yet answered
+  bool raw_terminal_ = false;
+  termios saved_terminal_{};
   msg::client_request run_request_;
   runtime::front_door_client conn_;
   int signal_fd_ = -1;
@@ -306,8 +456,8 @@ class run_waiter {
 
 }  // namespace
 
-int run_and_wait(session& s, msg::job_request req) {
-  run_waiter waiter{s, std::move(req)};
+int run_and_wait(session& s, msg::job_request req, run_options how) {
+  run_waiter waiter{s, std::move(req), how};
   return waiter.wait();
 }
 

@@ -5,6 +5,11 @@
 
 namespace shoal::cli {
 
+/// How `shoal run` talks to its user beyond the job request.
+struct run_options {
+  int verbose = 0;  ///< -v: srun's "srun: ..." lines on stderr; more with each -v
+};
+
 /// `shoal run`'s wait, through the front door (op run): submits `req` (a job, or a step inside
 /// the job req.job_id) and reads what the job says on the same connection: prints task output
 /// as it streams in (with "RANK: " prefixes under -l), reports queueing and the end, and returns
@@ -22,6 +27,13 @@ namespace shoal::cli {
 /// here: the first SIGINT goes to the tasks, a second within a second cancels the job (srun's
 /// behaviour); SIGINT before the job has its nodes withdraws it; SIGTERM and SIGHUP go to the
 /// tasks.
-int run_and_wait(session& s, msg::job_request req);
+///
+/// Standard input goes to the step's input tasks (req.io.input: a task id or all) on the same
+/// connection, 64 KiB at a time, at most four chunks unanswered (each is answered once it is in
+/// the tasks' pipes), so a fast producer waits for slow readers; its end closes their stdin. It
+/// starts once the submission was answered and stops when the connection is lost. Under --pty
+/// (req.io.pty) a terminal on stdin is put in raw mode until the end (Ctrl-C and the like reach
+/// the task's terminal as bytes) and its size is passed on whenever it changes (SIGWINCH).
+int run_and_wait(session& s, msg::job_request req, run_options how = {});
 
 }  // namespace shoal::cli

@@ -11,46 +11,9 @@
 #include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
 #include "runtime/ctld/front_door/auth.hpp"
+#include "runtime/ctld/front_door/stream_relay.hpp"
 
 namespace shoal::runtime::door {
-
-namespace {
-
-/// What a run's or attach's job tells its client, framed (off the broker's thread) for the
-/// connection that asked. When the controller it came through goes away (a shoalctld handing
-/// control back), the door hangs up, and the client attaches again to the one in control.
-caf::behavior stream_relay(caf::event_based_actor* self, caf::actor door, caf::actor controller,
-                           int64_t hdl, uint64_t serial) {
-  auto push = [self, door, hdl, serial](msg::client_reply reply) {
-    self->send(door, push_atom::value, hdl, serial, msg::encode_client_frame(reply));
-  };
-  self->monitor(controller);
-  self->set_down_handler([self, door, hdl, serial](const caf::down_msg&) {
-    self->send(door, hangup_atom::value, hdl, serial);
-  });
-  return {
-      [push](msg::task_output& out) {
-        msg::client_reply r;
-        r.stream = static_cast<uint8_t>(msg::client_stream::output);
-        r.output = std::move(out);
-        push(std::move(r));
-      },
-      [push](msg::step_exit& ex) {
-        msg::client_reply r;
-        r.stream = static_cast<uint8_t>(msg::client_stream::step_exit);
-        r.exited = std::move(ex);
-        push(std::move(r));
-      },
-      [push](msg::job_event& ev) {
-        msg::client_reply r;
-        r.stream = static_cast<uint8_t>(msg::client_stream::event);
-        r.event = std::move(ev);
-        push(std::move(r));
-      },
-  };
-}
-
-}  // namespace
 
 void forget(door_self self, connection_handle hdl) {
   auto it = self->state.conns.find(hdl);
@@ -155,7 +118,23 @@ void on_data(door_self self, caf::io::new_data_msg& m) {
   c.want_length = true;
   c.mid_frame = false;
   self->configure_read(m.handle, caf::io::receive_policy::exactly(msg::client_length_size));
-  admit(self, reply_to{m.handle, c.serial, c.next_request++}, req);
+  reply_to to{m.handle, c.serial, c.next_request++};
+  // Input belongs to the run this connection made, which proved its sender: a credential per
+  // chunk would cost a MUNGE round trip for every 64 KiB of a user's stdin.
+  if (static_cast<op>(req.op) == op::input) return pass_input(self, to, req);
+  admit(self, to, req);
+}
+
+void pass_input(door_self self, const reply_to& to, msg::client_request& req) {
+  auto it = self->state.conns.find(to.hdl);
+  if (it == self->state.conns.end() || it->second.serial != to.serial) return;
+  if (it->second.relays.empty())
+    return answer(self, to,
+                  refusal(make_error(errc::invalid_request,
+                                     "input is taken only on the connection of a run or attach")));
+  self->request(it->second.relays.back(), caf::infinite, msg::input_atom_v, std::move(req.input))
+      .then([self, to](caf::ok_atom) { answer(self, to, msg::client_reply{}); },
+            [self, to](caf::error& err) { answer(self, to, refusal(err)); });
 }
 
 }  // namespace shoal::runtime::door

@@ -58,9 +58,14 @@ void forward(door_self self, const reply_to& to, caf::message request, Fill fill
 /// target it came through goes away.
 caf::actor new_relay(door_self self, const reply_to& to);
 
+/// Passes a chunk of standard input (op input) to the relay of the run or attach this
+/// connection made, and answers once the step's input tasks have it; refuses it on a connection
+/// without one.
+void pass_input(door_self self, const reply_to& to, msg::client_request& req);
+
 /// Reads what arrived on a connection: a frame's length, then the frame, whose request goes on
-/// to be admitted (auth.hpp). A length out of range, a frame that does not decode, or too many
-/// requests awaiting replies drops the connection.
+/// to be admitted (auth.hpp), or for input straight to pass_input. A length out of range, a frame
+/// that does not decode, or too many requests awaiting replies drops the connection.
 void on_data(door_self self, caf::io::new_data_msg& m);
 
 }  // namespace shoal::runtime::door

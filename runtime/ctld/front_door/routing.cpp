@@ -184,6 +184,12 @@ void on_attach(door_self self, const reply_to& to, msg::client_request& req, con
       self, to, caf::make_message(msg::attach_atom_v, req.job_id, req.step_id, relay), the_job);
 }
 
+/// Input never comes this way (on_data hands it to pass_input first); the line keeps the table
+/// whole.
+void on_input(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  pass_input(self, to, req);
+}
+
 // -- administration --
 
 void on_node_update(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
@@ -265,6 +271,7 @@ constexpr route routes[] = {
   {op::debug_flags,       on_debug_flags, need::admin},
   {op::diag_reset,        on_diag_reset},
   {op::cluster_identity,  on_cluster_identity, need::nothing, false},
+  {op::input,             on_input, need::nothing, false},
 };
 // clang-format on
 
