@@ -173,6 +173,31 @@ inline msg::partition_info sample_partition_info() {
   return x;
 }
 
+inline msg::step_io sample_step_io() {
+  msg::step_io x;
+  x.input = "all";
+  x.input_file = "in.%t";
+  x.pty = true;
+  x.pty_rows = 65535;
+  x.pty_cols = 80;
+  x.unbuffered = true;
+  x.kill_on_bad_exit = true;
+  x.chdir_required = true;
+  x.multi_prog = "0 echo %t\n* true\n";
+  return x;
+}
+
+inline msg::task_input sample_task_input() {
+  msg::task_input x;
+  x.job_id = 77;
+  x.step_id = 3;
+  x.data = std::string{"in\0\xff", 4};
+  x.eof = true;
+  x.rows = 24;
+  x.cols = 65535;
+  return x;
+}
+
 inline msg::job_request sample_job_request() {
   msg::job_request x;
   x.job_id = 0x1'0000'0002ull;
@@ -229,6 +254,7 @@ inline msg::job_request sample_job_request() {
   x.cpu_bind = "verbose,mask_cpu:0x3,0xc";
   x.gres = "gpu:tesla:2,nic:1";
   x.constraint = "[rack1|rack2]&gpu*2";
+  x.io = sample_step_io();
   return x;
 }
 
@@ -313,6 +339,7 @@ inline msg::launch_request sample_launch_request() {
   x.cpus_per_task_set = true;
   x.open_mode = "truncate";
   x.gres = {{7, "gpu", {1, 3}}, {0, "nic", {}}};
+  x.io = sample_step_io();
   return x;
 }
 
@@ -536,6 +563,7 @@ inline msg::stepd_frame sample_stepd_frame() {
   x.output = sample_task_output();
   x.exit = sample_step_exit();
   x.signo = -15;
+  x.input = sample_task_input();
   return x;
 }
 
@@ -571,6 +599,7 @@ inline msg::client_request sample_client_request() {
   x.partition_change = sample_partition_edit();
   x.exit_code = 143;
   x.step_id = 3;
+  x.input = sample_task_input();
   return x;
 }
 
