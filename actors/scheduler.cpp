@@ -150,8 +150,15 @@ void apply_pass(scheduler_self self, placed_pass& placed, int64_t now,
     else if (started == 0)
       self->send(st.topology, msg::release_atom_v, d.job);
   }
-  for (auto& [array, tasks] : array_tasks)
+  bool array_started = false;
+  for (auto& [array, tasks] : array_tasks) {
+    array_started = array_started || std::any_of(tasks.begin(), tasks.end(),
+                                                 [](uint64_t task) { return task != 0; });
     self->send(st.topology, msg::arraytask_atom_v, array, std::move(tasks));
+  }
+  // The arrays' pending lines must lose the tasks that started, and say JobArrayTaskLimit where
+  // the throttle is reached: the next pass tells each array's reason again.
+  if (array_started) st.pass_requested = true;  // run_pass's answer handler sends it
   for (auto& p : result.planned)
     if (auto* q = st.queue.find(p.job)) q->expected_start = p.start;
   for (auto& w : result.waiting)

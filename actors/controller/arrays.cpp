@@ -63,7 +63,7 @@ msg::job_info submit_array(controller_self self, msg::job_request req,
   arr.task_template.array_job_id = id;
   auto info = initial_job_info(arr.task_template);
   info.array_task_id = -1;
-  info.array_tasks = policy::folded_tasks(spec->indices, spec->max_running);
+  info.array_tasks = arr.pending_text;
   if (req.workload.hold) info.reason = "JobHeldUser";
   put_view(st, id, info);
   config::log().info("job submit array job={} user={} partition={} tasks={} spec={}", id, req.user,
@@ -124,12 +124,11 @@ void on_array_view(controller_self self, uint64_t array_id, const std::string& r
   auto& st = self->state;
   auto v = st.job_view.find(array_id);
   if (v == st.job_view.end() || msg::is_finished(v->second.state)) return;
+  // folded is "[1-3,5%2]": the pending tasks in --array syntax, bracketed. The listing view
+  // holds them unbracketed, as Slurm's array_task_str (squeue adds the brackets to %i only).
+  auto unbracketed = folded.size() >= 2 ? folded.substr(1, folded.size() - 2) : std::string{};
   auto arr = st.arrays.find(array_id);
-  if (arr != st.arrays.end()) {
-    // folded is "[1-3,5%2]": the pending tasks in --array syntax, bracketed.
-    arr->second.pending_text =
-        folded.size() >= 2 ? folded.substr(1, folded.size() - 2) : std::string{};
-  }
+  if (arr != st.arrays.end()) arr->second.pending_text = unbracketed;
   if (folded.empty()) {
     // Kept while its tasks run: a restart still knows the array they belong to.
     save_array(self, array_id);
@@ -137,7 +136,7 @@ void on_array_view(controller_self self, uint64_t array_id, const std::string& r
     return;
   }
   v->second.reason = reason;
-  v->second.array_tasks = folded;
+  v->second.array_tasks = unbracketed;
   save_array(self, array_id);
 }
 

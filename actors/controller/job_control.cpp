@@ -56,10 +56,16 @@ caf::result<caf::ok_atom> cancel(controller_self self, const std::string& text, 
   if (ref->whole) {
     caf::anon_send(st.scheduler, msg::cancel_atom_v, ref->id, uint32_t{0}, UINT32_MAX);
     auto v = st.job_view.find(ref->id);
-    if (v != st.job_view.end()) {
+    if (v != st.job_view.end() && v->second.array_tasks.empty()) {
+      // Every task had started: no pending line is left to show as cancelled.
+      it->second.pending_text.clear();
+      save_array(self, ref->id);
+      st.job_view.erase(v);
+    } else if (v != st.job_view.end()) {
+      // The pending line stays, CANCELLED, with the tasks that never started (sacct's
+      // `12_[3-8%2] CANCELLED`).
       v->second.state = msg::job_state::cancelled;
       v->second.end_time = unix_now();
-      v->second.array_tasks.clear();
       it->second.pending_text.clear();
       save_array(self, ref->id);
     }
@@ -87,7 +93,7 @@ caf::result<caf::ok_atom> complete(controller_self self, uint64_t id, int32_t co
 /// hold, uhold, release, top (the scheduler's) and requeue (running jobs'), on each job named; one
 /// reply for all, the first error if any.
 caf::result<caf::ok_atom> control_jobs(controller_self self, const msg::job_control& ctl) {
-  self->state.attribute_to(uid_label(ctl.uid));
+  self->state.attribute_to(uid_label(self->state, ctl.uid));
   auto& st = self->state;
   static const std::vector<std::string> ops = {"hold", "uhold", "release", "top", "requeue"};
   if (std::find(ops.begin(), ops.end(), ctl.op) == ops.end())
@@ -124,14 +130,14 @@ caf::result<caf::ok_atom> control_jobs(controller_self self, const msg::job_cont
 
 caf::result<caf::ok_atom> cancel_by_text(controller_self self, const std::string& job,
                                          int32_t signo, uint32_t uid) {
-  self->state.attribute_to(uid_label(uid));
+  self->state.attribute_to(uid_label(self->state, uid));
   SHOAL_DEBUG(msg, "rpc cancel job={} signal={} uid={}", job, signo, uid);
   return cancel(self, job, signo, uid);
 }
 
 caf::result<caf::ok_atom> cancel_by_id(controller_self self, uint64_t id, int32_t signo,
                                        uint32_t uid) {
-  self->state.attribute_to(uid_label(uid));
+  self->state.attribute_to(uid_label(self->state, uid));
   return cancel(self, std::to_string(id), signo, uid);
 }
 

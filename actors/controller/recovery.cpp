@@ -42,6 +42,10 @@ void recover_array(controller_self self, uint64_t id, msg::array_record& rec,
   arr.task_template.array_job_id = id;
   arr.task_template.submit_time = rec.info.submit_time;
   st.arrays.emplace(id, std::move(arr));
+  // Saved before the listing view held the pending tasks unbracketed.
+  auto& tasks = rec.info.array_tasks;
+  if (tasks.size() >= 2 && tasks.front() == '[' && tasks.back() == ']')
+    tasks = tasks.substr(1, tasks.size() - 2);
   if (msg::is_finished(rec.info.state) || rec.pending.empty()) {
     if (msg::is_finished(rec.info.state)) put_view(st, id, rec.info);
     return;
@@ -133,10 +137,11 @@ void recover(controller_self self, state::record_map& saved) {
   for (auto& [id, rec] : arrays) recover_array(self, id, rec, tasks_with_records);
   for (auto& [id, rec] : jobs) {
     live += msg::is_finished(rec.info.state) ? 0 : 1;
+    if (!rec.request.user.empty()) st.user_names[rec.request.uid] = rec.request.user;
     recover_job(self, id, rec);
   }
   for (auto& [id, info] : st.job_view)
-    if (st.cluster) st.cluster->job_changed(std::nullopt, info.state);
+    if (st.cluster) st.cluster->job_recovered(info.state);
   config::log().info("state recovered jobs={} live={} arrays={} next_job_id={}", jobs.size(), live,
                      arrays.size(), st.next_job_id);
 }

@@ -54,7 +54,7 @@ std::string job_id_text(const msg::job_info& j) {
   if (j.array_job_id == 0) return std::to_string(j.job_id);
   auto prefix = std::to_string(j.array_job_id) + "_";
   if (j.array_task_id >= 0) return prefix + std::to_string(j.array_task_id);
-  return prefix + (j.array_tasks.empty() ? std::string{"[]"} : j.array_tasks);
+  return prefix + "[" + j.array_tasks + "]";
 }
 
 /// -j 12 names job 12 and, as in squeue, every task of array 12; 12_4 names one task.

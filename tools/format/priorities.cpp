@@ -22,7 +22,7 @@ std::string render_priorities(const std::vector<msg::job_info>& jobs,
       auto& j = *it->second;
       if (j.array_job_id != 0)
         id = std::to_string(j.array_job_id) + "_" +
-             (j.array_task_id >= 0 ? std::to_string(j.array_task_id) : j.array_tasks);
+             (j.array_task_id >= 0 ? std::to_string(j.array_task_id) : "[" + j.array_tasks + "]");
       partition = j.partition;
       user = j.user;
     }
