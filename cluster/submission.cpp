@@ -227,10 +227,50 @@ shoal::error check_min_cpus(const config::partition_config& part,
   }
   if (big_enough >= req.min_nodes) return {};
   return error(errc::unsatisfiable,
-               "requested node configuration is not available: " + std::to_string(req.min_nodes) +
+               "Requested node configuration is not available: " + std::to_string(req.min_nodes) +
                    " nodes with at least " + std::to_string(req.workload.min_cpus) +
                    " CPUs (--mincpus) requested, partition " + part.name + " has " +
                    std::to_string(big_enough));
+}
+
+/// CPUs per task and memory: a task must fit on one node and the memory asked for on each node
+/// must be there, as the scheduler places (policy/resources.cpp), so the partition must hold
+/// enough nodes that can ever take the job, the -w ones among them. A node not yet heard from,
+/// with nothing configured, may well fit.
+shoal::error check_node_fit(const config::partition_config& part,
+                            const std::map<std::string, msg::node_info>& nodes,
+                            const std::vector<std::string>& required,
+                            const std::vector<std::string>& excluded, const msg::job_request& req) {
+  auto cpus_per_task = std::max<uint32_t>(1, req.cpus_per_task);
+  auto memory =
+      std::max(req.workload.mem_per_node_mb, req.workload.mem_per_cpu_mb * uint64_t{cpus_per_task});
+  auto fits = [&](const std::string& name) {
+    auto it = nodes.find(name);
+    if (it == nodes.end()) return true;
+    auto& n = it->second;
+    auto cpus = n.cpus > 0 ? n.cpus : n.reported.cpus;
+    auto real_memory = n.real_memory_mb > 0 ? n.real_memory_mb : n.reported.real_memory_mb;
+    return (cpus == 0 || cpus >= cpus_per_task) && (real_memory == 0 || real_memory >= memory);
+  };
+  auto what = [&] {
+    std::string text = std::to_string(std::max<uint32_t>(1, req.min_nodes)) + " nodes with " +
+                       std::to_string(cpus_per_task) + " CPUs per task";
+    if (memory > 0) text += " and " + std::to_string(memory) + " MB of memory";
+    return text;
+  };
+  uint32_t able = 0;
+  for (auto& name : part.nodes) {
+    if (std::find(excluded.begin(), excluded.end(), name) != excluded.end()) continue;
+    if (fits(name))
+      ++able;
+    else if (std::find(required.begin(), required.end(), name) != required.end())
+      return error(errc::unsatisfiable, "Requested node configuration is not available: node " +
+                                            name + " (-w) cannot take " + what());
+  }
+  if (able >= std::max<uint32_t>(1, req.min_nodes)) return {};
+  return error(errc::unsatisfiable, "Requested node configuration is not available: " + what() +
+                                        " requested, partition " + part.name + " has " +
+                                        std::to_string(able));
 }
 
 }  // namespace
@@ -304,7 +344,7 @@ shoal::expected<msg::job_request> resolve_submission(
                                           " tasks per node (MaxTasksPerNode)");
   if (per_node > 0 && req.ntasks > uint64_t{req.min_nodes} * per_node)
     return error(errc::unsatisfiable,
-                 "requested node configuration is not available: " + std::to_string(req.ntasks) +
+                 "Requested node configuration is not available: " + std::to_string(req.ntasks) +
                      " tasks at most " + std::to_string(per_node) +
                      " per node (--ntasks-per-node) need " +
                      std::to_string((uint64_t{req.ntasks} + per_node - 1) / per_node) +
@@ -319,13 +359,14 @@ shoal::expected<msg::job_request> resolve_submission(
   auto usable = part->nodes.size() - excluded->size();
   if (req.min_nodes > usable)
     return error(errc::unsatisfiable,
-                 "requested node configuration is not available: " + std::to_string(req.min_nodes) +
+                 "Requested node configuration is not available: " + std::to_string(req.min_nodes) +
                      " nodes requested, partition " + part->name + " has " +
                      std::to_string(usable) + (excluded->empty() ? "" : " after exclusions"));
   if (part->max_nodes > 0 && req.min_nodes > part->max_nodes)
     return error(errc::unsatisfiable,
                  std::to_string(req.min_nodes) + " nodes requested, partition " + part->name +
                      " allows at most " + std::to_string(part->max_nodes) + " (MaxNodes)");
+  if (auto err = check_node_fit(*part, nodes, *required, *excluded, req)) return err;
   if (req.time_limit_s == 0)
     req.time_limit_s =
         part->default_time_s != config::unlimited ? part->default_time_s : part->max_time_s;

@@ -139,7 +139,7 @@ BOOST_AUTO_TEST_CASE(ntasks_per_core_bounds_the_tasks_each_node_takes) {
   // More than the nodes take: refused before anything is submitted, in Slurm's words.
   auto over = slurm("srun", {"-N2", "--ntasks-per-core=1", "-n3", "true"});
   BOOST_CHECK_EQUAL(over.exit_code, 1);
-  BOOST_CHECK_MESSAGE(over.err.find("requested node configuration is not available: 3 tasks at "
+  BOOST_CHECK_MESSAGE(over.err.find("Requested node configuration is not available: 3 tasks at "
                                     "most 1 a node (--ntasks-per-core=1) need 3 nodes, -N asks "
                                     "for 2") != std::string::npos,
                       over.describe());

@@ -206,7 +206,7 @@ BOOST_AUTO_TEST_CASE(an_option_that_would_change_what_the_job_gets_is_refused) {
   auto too_many = run_cli({"batch", "-N1", "-n4", "--ntasks-per-node=2", "--wrap=true"});
   BOOST_CHECK_EQUAL(too_many.exit_code, 1);
   BOOST_CHECK_MESSAGE(
-      too_many.err.find("requested node configuration is not available") != std::string::npos,
+      too_many.err.find("Requested node configuration is not available") != std::string::npos,
       too_many.err);
   auto big = run_cli({"run", "--mincpus=4096", "true"});
   BOOST_CHECK_EQUAL(big.exit_code, 1);

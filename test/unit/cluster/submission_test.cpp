@@ -189,9 +189,28 @@ BOOST_AUTO_TEST_CASE(ntasks_alone_counts_cpus_per_task) {
   req.ntasks = 6;
   req.cpus_per_task = 2;  // 2 tasks a node: 3 nodes
   BOOST_TEST(resolve_ok(req).min_nodes == 3u);
-  req.cpus_per_task = 8;  // more CPUs than a node has: still one task a node
+  req.cpus_per_task = 8;  // more CPUs than any node has: no node can ever take a task
   req.ntasks = 2;
-  BOOST_TEST(resolve_ok(req).min_nodes == 2u);
+  auto text = resolve_error(req, errc::unsatisfiable);
+  BOOST_TEST(contains(text, "Requested node configuration is not available"), text);
+}
+
+BOOST_AUTO_TEST_CASE(memory_no_node_has_is_unsatisfiable) {
+  for (auto& [name, n] : nodes) n.real_memory_mb = 2000;
+  auto req = request();
+  req.workload.mem_per_node_mb = 2000;
+  BOOST_TEST(resolve_ok(req).min_nodes == 1u);
+  req.workload.mem_per_node_mb = 5000;
+  auto text = resolve_error(req, errc::unsatisfiable);
+  BOOST_TEST(contains(text, "Requested node configuration is not available"), text);
+  req.workload.mem_per_node_mb = 0;
+  req.workload.mem_per_cpu_mb = 1500;
+  req.cpus_per_task = 2;  // 3000 MB for one task
+  text = resolve_error(req, errc::unsatisfiable);
+  BOOST_TEST(contains(text, "Requested node configuration is not available"), text);
+  // A node not yet heard from, with nothing configured, may fit.
+  nodes["node1"].real_memory_mb = 0;
+  BOOST_TEST(resolve_ok(req).min_nodes == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(ntasks_alone_uses_reported_cpus_when_none_are_configured) {
@@ -278,7 +297,7 @@ BOOST_AUTO_TEST_CASE(more_tasks_than_nodes_times_ntasks_per_node_is_unsatisfiabl
   req.ntasks = 6;
   req.workload.ntasks_per_node = 2;
   auto text = resolve_error(req, errc::unsatisfiable);
-  BOOST_TEST(contains(text, "requested node configuration is not available"), text);
+  BOOST_TEST(contains(text, "Requested node configuration is not available"), text);
   BOOST_TEST(contains(text, "need 3 nodes, -N asks for 2"), text);
   req.ntasks = 4;
   BOOST_TEST(resolve_ok(req).ntasks == 4u);
