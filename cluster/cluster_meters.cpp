@@ -37,6 +37,10 @@ void cluster_meters::job_changed(std::optional<msg::job_state> from, msg::job_st
     finished_[static_cast<size_t>(to)]->inc();
 }
 
+void cluster_meters::job_recovered(msg::job_state s) {
+  jobs_[static_cast<size_t>(s)]->add(1);
+}
+
 void cluster_meters::job_forgotten(msg::job_state s) {
   jobs_[static_cast<size_t>(s)]->add(-1);
 }

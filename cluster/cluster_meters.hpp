@@ -19,6 +19,9 @@ class cluster_meters {
   void node_changed(std::optional<msg::node_state> from, msg::node_state to);
   /// A job's view changed state (`from` empty: first view); counts starts and ends.
   void job_changed(std::optional<msg::job_state> from, msg::job_state to);
+  /// A job a restarted controller recovered from saved state, in state `s`: counted among the
+  /// jobs it knows, but not as started or ended again (sdiag's counters begin at the start).
+  void job_recovered(msg::job_state s);
   /// A finished job left the controller's memory (MinJobAge).
   void job_forgotten(msg::job_state s);
   void job_submitted() { submitted_->inc(); }

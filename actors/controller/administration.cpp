@@ -63,9 +63,10 @@ caf::result<std::string> set_debug_flags(controller_self self, const std::string
   return now;
 }
 
-/// How RPCs that carry only a uid are attributed: "uid:N" (no user-database lookup in a handler).
-std::string uid_label(uint32_t uid) {
-  return "uid:" + std::to_string(uid);
+std::string uid_label(const controller_state& st, uint32_t uid) {
+  auto known = st.user_names.find(uid);
+  if (known != st.user_names.end()) return known->second;
+  return uid == 0 ? "root" : "uid:" + std::to_string(uid);
 }
 
 /// Control passes to another shoalctld: see controller_actor's handover_atom. The ok comes once

@@ -99,6 +99,9 @@ struct controller_state {
   /// Attributes the request being handled to a user in the RPC statistics (shoal_rpc_user_seconds);
   /// set by the behavior to its actor_probe's.
   std::function<void(const std::string&)> attribute_to = [](const std::string&) {};
+  /// uid -> user name, as submissions named them (no user-database lookup in a handler): RPCs
+  /// that carry only a uid are attributed to the same user as those carrying the name.
+  std::unordered_map<uint32_t, std::string> user_names;
 };
 
 using controller_self = controller_actor::stateful_pointer<controller_state>;
@@ -245,8 +248,9 @@ caf::result<std::string> set_debug_level(controller_self self, const std::string
                                          const std::string& user);
 caf::result<std::string> set_debug_flags(controller_self self, const std::string& changes,
                                          const std::string& user);
-/// How RPCs that carry only a uid are attributed: "uid:N" (no user-database lookup).
-std::string uid_label(uint32_t uid);
+/// How RPCs that carry only a uid are attributed: the user name a submission gave for it, root
+/// for 0, else "uid:N" (no user-database lookup).
+std::string uid_label(const controller_state& st, uint32_t uid);
 caf::result<caf::ok_atom> hand_over(controller_self self);
 caf::result<caf::ok_atom> reset_diag(controller_self self, uint32_t uid);
 

@@ -214,6 +214,7 @@ caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request
 
 caf::result<msg::job_info> submit(controller_self self, msg::job_request& req, caf::actor& client) {
   self->state.attribute_to(req.user);
+  if (!req.user.empty()) self->state.user_names[req.uid] = req.user;
   SHOAL_DEBUG(msg, "rpc submit user={} uid={} job={} batch={}", req.user, req.uid, req.job_id,
               req.batch);
   if (req.job_id == 0) return submit_job(self, req, client);
