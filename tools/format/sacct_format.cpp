@@ -148,17 +148,7 @@ std::string date_text(int64_t t, const std::string& format) {
 
 /// secs2time_str: "HH:MM:SS" or "D-HH:MM:SS".
 std::string secs_text(int64_t secs) {
-  if (secs < 0) return "INVALID";
-  char buf[64];
-  auto days = secs / 86400;
-  if (days != 0)
-    std::snprintf(buf, sizeof buf, "%ld-%2.2ld:%2.2ld:%2.2ld", static_cast<long>(days),
-                  static_cast<long>((secs / 3600) % 24), static_cast<long>((secs / 60) % 60),
-                  static_cast<long>(secs % 60));
-  else
-    std::snprintf(buf, sizeof buf, "%2.2ld:%2.2ld:%2.2ld", static_cast<long>((secs / 3600) % 24),
-                  static_cast<long>((secs / 60) % 60), static_cast<long>(secs % 60));
-  return buf;
+  return slurm_time_string(secs);
 }
 
 /// mins2time_str: "HH:MM:00" or "D-HH:MM:00".

@@ -9,6 +9,7 @@
 
 #include "config/duration.hpp"
 #include "tools/format/listing.hpp"
+#include "tools/format/slurm_format.hpp"
 #include "tools/format/table.hpp"
 #include "topology/hostlist.hpp"
 
@@ -69,6 +70,15 @@ int64_t run_time(const msg::job_info& j, int64_t now) {
   return std::max<int64_t>(0, until - j.start_time);
 }
 
+/// scontrol's EndTime: when the job ended, or while it runs when its time limit ends it
+/// (Unknown without a limit, or before it starts).
+int64_t end_time(const msg::job_info& j) {
+  if (j.end_time != 0 || j.start_time == 0) return j.end_time;
+  bool running = j.state == msg::job_state::running || j.state == msg::job_state::configuring ||
+                 j.state == msg::job_state::completing;
+  return running && j.time_limit_s >= 0 ? j.start_time + j.time_limit_s : 0;
+}
+
 std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (auto& s : items) out += (out.empty() ? "" : ",") + s;
@@ -102,10 +112,10 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
        kv("ExitCode", std::to_string(j.exit_code) + ":0")},
       {kv_num("Requeue", j.requeue ? 1 : 0), kv_num("Restarts", j.requeue_count),
        kv_num("BatchFlag", j.batch ? 1 : 0), kv_num("Steps", j.step_count)},
-      {kv("RunTime", config::format_duration(run_time(j, now))),
-       kv("TimeLimit", config::format_duration(j.time_limit_s))},
+      {kv("RunTime", slurm_time_string(run_time(j, now))),
+       kv("TimeLimit", j.time_limit_s < 0 ? "UNLIMITED" : slurm_time_string(j.time_limit_s))},
       {kv_time("SubmitTime", j.submit_time), kv_time("StartTime", j.start_time),
-       kv_time("EndTime", j.end_time)},
+       kv_time("EndTime", end_time(j))},
       {kv("Partition", j.partition), kv("NodeList", j.nodelist)},
       {kv("ReqNodeList", j.required_nodes), kv("ExcNodeList", j.exclude_nodes)},
       {kv_num("NumNodes", j.node_count), kv_num("NumTasks", j.ntasks),
@@ -116,7 +126,7 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
       {kv("Command", j.command)},
       {kv("WorkDir", j.work_dir)},
       {kv("StdOut", j.stdout_path)},
-      {kv("StdErr", j.stderr_path)},
+      {kv("StdErr", j.stderr_path.empty() ? j.stdout_path : j.stderr_path)},
       {kv("Dependency", detail::or_null(j.dependency)), kv_time("EligibleTime", j.begin_time),
        kv_num("MinCPUsNode", std::max<uint32_t>(1, j.min_cpus)),
        kv_num("MinMemoryNode", j.mem_per_node_mb)},

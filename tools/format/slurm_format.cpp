@@ -156,6 +156,22 @@ std::string slurm_seconds(int64_t seconds, bool check_range) {
   return buf;
 }
 
+std::string slurm_time_string(int64_t seconds) {
+  if (seconds < 0) return "INVALID";
+  auto days = seconds / 86400;
+  char buf[64];
+  if (days != 0)
+    std::snprintf(buf, sizeof buf, "%lld-%2.2lld:%2.2lld:%2.2lld", static_cast<long long>(days),
+                  static_cast<long long>((seconds / 3600) % 24),
+                  static_cast<long long>((seconds / 60) % 60),
+                  static_cast<long long>(seconds % 60));
+  else
+    std::snprintf(
+        buf, sizeof buf, "%2.2lld:%2.2lld:%2.2lld", static_cast<long long>((seconds / 3600) % 24),
+        static_cast<long long>((seconds / 60) % 60), static_cast<long long>(seconds % 60));
+  return buf;
+}
+
 std::string slurm_number_unit(double value, int unit) {
   static const char letters[] = {'\0', 'K', 'M', 'G', 'T', 'P', '?'};
   if (static_cast<int64_t>(value) == 0) return "0";

@@ -69,6 +69,10 @@ std::string slurm_cell(std::string_view text, int width, bool right, bool cut);
 /// negative time or one over 365 days (squeue does the check, sinfo does not).
 std::string slurm_seconds(int64_t seconds, bool check_range);
 
+/// Slurm's secs2time_str (scontrol's RunTime and TimeLimit, sacct's times): "HH:MM:SS" or
+/// "D-HH:MM:SS"; "INVALID" for a negative time.
+std::string slurm_time_string(int64_t seconds);
+
 /// Slurm's convert_num_unit with CONVERT_NUM_UNIT_EXACT from unit `unit` (0 none, 1 K, 2 M,
 /// ...): divides by 1024 while the value is at least 1024 and a multiple of 512, then prints it
 /// with the unit's letter ("4096" M -> "4G", "1536" -> "1.50K", 0 -> "0").

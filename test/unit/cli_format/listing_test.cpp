@@ -439,10 +439,22 @@ BOOST_AUTO_TEST_CASE(unknown_node_field_lists_the_node_fields) {
 BOOST_AUTO_TEST_CASE(show_job_prints_key_value_lines) {
   auto text = cli::show_job(jobs[0], now);
   BOOST_TEST(text.rfind("JobId=7 JobName=alpha\n   UserId=alice(1000) ", 0) == 0u, text);
-  for (auto key : {"JobState=RUNNING", "RunTime=1:05", "TimeLimit=1:00:00", "NodeList=n[1-2]",
+  // Slurm's forms: secs2time_str for the times, EndTime while running the limit's end.
+  for (auto key : {"JobState=RUNNING", "RunTime=00:01:05", "TimeLimit=01:00:00", "NodeList=n[1-2]",
                    "NumNodes=2", "NumTasks=4", "Partition=debug", "WorkDir=/home/alice",
-                   "Command=/bin/hostname", "StdOut=(null)", "EndTime=Unknown", "Priority=50"})
+                   "Command=/bin/hostname", "StdOut=(null)", "StdErr=(null)", "Priority=50"})
     BOOST_TEST(text.find(key) != std::string::npos, key << " in\n" << text);
+  BOOST_TEST(text.find("EndTime=Unknown") == std::string::npos, text);
+  auto unlimited = jobs[0];
+  unlimited.time_limit_s = -1;
+  unlimited.stdout_path = "/home/alice/slurm-7.out";
+  text = cli::show_job(unlimited, now);
+  for (auto key : {"TimeLimit=UNLIMITED", "EndTime=Unknown", "StdErr=/home/alice/slurm-7.out"})
+    BOOST_TEST(text.find(key) != std::string::npos, key << " in\n" << text);
+  auto days = jobs[0];
+  days.time_limit_s = 2 * 86400 + 3 * 3600 + 4 * 60 + 5;
+  text = cli::show_job(days, now);
+  BOOST_TEST(text.find("TimeLimit=2-03:04:05") != std::string::npos, text);
   BOOST_TEST(text.size() >= 2u);
   BOOST_TEST(text.substr(text.size() - 2) == "\n\n");
   for (auto& l : lines_of(text))
