@@ -44,8 +44,36 @@ int show_hostlist(const std::string& what, const std::string& expr) {
   return 0;
 }
 
-int show(session& s, const std::string& what, const std::string& name, bool json) {
+/// How `show` prints its records: scontrol's -o (--oneliner) puts each on one line.
+struct show_options {
+  bool json = false;
+  bool one_line = false;
+};
+
+/// A record as scontrol -o prints it: its lines joined by blanks, and no blank line after it.
+std::string one_line(const std::string& record) {
+  std::string out;
+  for (size_t i = 0; i < record.size(); ++i) {
+    if (record[i] != '\n') {
+      out.push_back(record[i]);
+      continue;
+    }
+    auto next = record.find_first_not_of(' ', i + 1);
+    if (next == std::string::npos || record[next] == '\n') break;
+    out.push_back(' ');
+    i = next - 1;
+  }
+  out.push_back('\n');
+  return out;
+}
+
+void print_record(const std::string& record, const show_options& opt) {
+  std::fputs(opt.one_line ? one_line(record).c_str() : record.c_str(), stdout);
+}
+
+int show(session& s, const std::string& what, const std::string& name, const show_options& opt) {
   auto now = now_seconds();
+  bool json = opt.json;
   if (is_entity(what, "node")) {
     auto nodes = ask<std::vector<msg::node_info>>(s, msg::client_op::nodes);
     if (!nodes) return fail("control", describe(nodes.error()));
@@ -57,7 +85,7 @@ int show(session& s, const std::string& what, const std::string& name, bool json
       if (json)
         out.push_back(to_json(n));
       else
-        std::fputs(show_node(n, now).c_str(), stdout);
+        print_record(show_node(n, now), opt);
     }
     if (!found) return fail("control", "node " + name + " not found");
     if (json) std::printf("%s\n", nlohmann::json{{"nodes", out}}.dump(2).c_str());
@@ -75,7 +103,7 @@ int show(session& s, const std::string& what, const std::string& name, bool json
       if (json)
         out.push_back(to_json(p));
       else
-        std::fputs(show_partition(p, *nodes).c_str(), stdout);
+        print_record(show_partition(p, *nodes), opt);
     }
     if (!found) return fail("control", "partition " + name + " not found");
     if (json) std::printf("%s\n", nlohmann::json{{"partitions", out}}.dump(2).c_str());
@@ -88,8 +116,9 @@ int show(session& s, const std::string& what, const std::string& name, bool json
       if (!all) return fail("control", describe(all.error()));
       for (auto& j : *all) {
         // 12_4 names one array task; a plain id below is asked for directly.
-        auto text = std::to_string(j.array_job_id) + "_" +
-                    (j.array_task_id >= 0 ? std::to_string(j.array_task_id) : j.array_tasks);
+        auto text =
+            std::to_string(j.array_job_id) + "_" +
+            (j.array_task_id >= 0 ? std::to_string(j.array_task_id) : "[" + j.array_tasks + "]");
         if (name.empty() || (j.array_job_id != 0 && text == name)) jobs.push_back(std::move(j));
       }
       if (!name.empty() && jobs.empty()) return fail("control", "invalid job id " + name);
@@ -116,7 +145,7 @@ int show(session& s, const std::string& what, const std::string& name, bool json
       if (json)
         out.push_back(to_json(j));
       else
-        std::fputs(show_job(j, now, d == pending.end() ? nullptr : &d->second).c_str(), stdout);
+        print_record(show_job(j, now, d == pending.end() ? nullptr : &d->second), opt);
     }
     if (json) std::printf("%s\n", nlohmann::json{{"jobs", out}}.dump(2).c_str());
     if (!json && jobs.empty()) std::printf("No jobs in the system\n");
@@ -181,6 +210,14 @@ int edit_partition(session& s, const std::string& action, const std::vector<std:
   auto ok = ask<caf::ok_atom>(s, msg::partedit_atom_v, edit);
   if (!ok) return fail("control", describe(ok.error()));
   return 0;
+}
+
+/// scontrol update picks what it updates by the key naming it, wherever it stands.
+bool names_job(const std::string& word) {
+  auto key = word.substr(0, word.find('='));
+  for (auto name : {"jobid", "jobname", "stepid", "arraytaskthrottle"})
+    if (is(key, name)) return true;
+  return false;
 }
 
 int update(session& s, const std::vector<std::string>& words) {
@@ -275,15 +312,19 @@ int setdebugflags(const std::string& conf, const std::vector<std::string>& args)
 
 command_runner add_control_command(CLI::App& app, const std::string& conf) {
   auto* cmd = app.add_subcommand("control", "Show and change cluster state (scontrol)");
-  auto json = std::make_shared<bool>(false);
+  auto opt = std::make_shared<show_options>();
+  auto details = std::make_shared<bool>(false);
   auto words = std::make_shared<std::vector<std::string>>();
-  cmd->add_flag("--json", *json, "Print JSON (show only)");
+  cmd->add_flag("--json", opt->json, "Print JSON (show only)");
+  cmd->add_flag("-o,--oneliner", opt->one_line, "Print each record of show on one line");
+  cmd->add_flag("-d,--details", *details,
+                "Accepted as scontrol's: show prints every detail shoal has without it");
   cmd->add_option("words", *words,
                   "show node|partition|job|config|collectors [NAME] | show hostnames|hostlist|"
                   "hostlistsorted EXPR | update NodeName=X State=drain|resume|down|idle "
                   "Reason=\"...\" | update|create PartitionName=P KEY=VALUE ... | delete "
-                  "PartitionName=P | ping | setdebug LEVEL | setdebugflags +FLAG|-FLAG ... | "
-                  "hold|uhold|release|requeue|top JOB_LIST")
+                  "PartitionName=P | ping | version | setdebug LEVEL | setdebugflags +FLAG|-FLAG "
+                  "... | hold|uhold|release|requeue|top JOB_LIST")
       ->required();
   cmd->footer(
       "Examples:\n  shoal control show node node1\n  shoal control show job 12\n"
@@ -303,7 +344,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       "  shoal control setdebugflags +Steps -Msg   (flags: " +
       config::debug_flag_choices() + ")");
   cmd->allow_extras();
-  return [json, words, cmd, &conf]() -> int {
+  return [opt, words, cmd, &conf]() -> int {
     auto& w = *words;
     // "-Flag" words of setdebugflags look like options to CLI11: they arrive as extras, after
     // the positional words (so removals apply after additions). Anywhere else they are errors.
@@ -322,9 +363,20 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       int code = 0;
       auto s = open_session("control", conf, code);
       if (!s) return code;
-      return show(*s, w[1], w.size() == 3 ? w[2] : "", *json);
+      return show(*s, w[1], w.size() == 3 ? w[2] : "", *opt);
     }
+    if (is(w[0], "version")) {
+      if (w.size() > 1) return fail("control", "too many words after version", exit_usage);
+      std::printf("shoal %s\n", SHOAL_VERSION);
+      return 0;
+    }
+    if (is(w[0], "suspend") || is(w[0], "resume"))
+      return fail("control", w[0] + " is not supported: shoal cannot suspend jobs");
     if (is(w[0], "update")) {
+      if (std::any_of(w.begin() + 1, w.end(), names_job))
+        return fail("control",
+                    "job updates are not supported yet (update takes NodeName= or "
+                    "PartitionName=)");
       int code = 0;
       auto s = open_session("control", conf, code);
       if (!s) return code;
@@ -357,8 +409,8 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
     }
     return fail("control",
                 "unknown command '" + w[0] +
-                    "' (use show, update, create, delete, ping, setdebug, setdebugflags, hold, "
-                    "uhold, release, requeue or top)",
+                    "' (use show, update, create, delete, ping, version, setdebug, setdebugflags, "
+                    "hold, uhold, release, requeue or top)",
                 exit_usage);
   };
 }
