@@ -12,8 +12,10 @@
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <optional>
 
 #include "messages/caf/type_ids.hpp"
+#include "policy/array_spec.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/format/listing.hpp"
@@ -135,6 +137,42 @@ bool names_unknown_job(const std::string& ids, const std::vector<msg::job_info>&
   });
 }
 
+/// squeue -r: an array's pending line becomes one line per task (`12_3`, `12_4`, ...).
+std::vector<msg::job_info> one_line_per_task(std::vector<msg::job_info> jobs) {
+  std::vector<msg::job_info> out;
+  out.reserve(jobs.size());
+  for (auto& j : jobs) {
+    if (j.array_job_id == 0 || j.array_task_id >= 0 || j.array_tasks.empty()) {
+      out.push_back(std::move(j));
+      continue;
+    }
+    auto spec = policy::parse_array_spec(j.array_tasks, UINT32_MAX);
+    if (!spec) {
+      out.push_back(std::move(j));
+      continue;
+    }
+    for (auto& run : spec->indices.runs())
+      for (uint64_t i = run.first; i <= run.last; i += run.step) {
+        auto task = j;
+        task.array_task_id = static_cast<int64_t>(i);
+        task.array_tasks.clear();
+        out.push_back(std::move(task));
+      }
+  }
+  return out;
+}
+
+/// squeue -j's list as squeue's _build_job_list reads it: each comma item must start with a job
+/// id above 0 (`12`, `12_4`); the first that does not, or "" when all do.
+std::string invalid_job_id(const std::string& list) {
+  for (auto& item : detail::split_list(list, false)) {
+    char* end = nullptr;
+    auto id = std::strtol(item.c_str(), &end, 10);
+    if (id <= 0) return item;
+  }
+  return {};
+}
+
 /// `shoal queue`'s flags as given.
 struct queue_flags {
   listing_flags listing;
@@ -146,6 +184,7 @@ struct queue_flags {
   bool priority = false;
   bool me = false;
   bool long_list = false;
+  bool array_tasks = false;
 };
 
 /// squeue's format sources: -o, -O, -l; without them SQUEUE_FORMAT, then SQUEUE_FORMAT2. Sets
@@ -255,6 +294,8 @@ int run_queue(const queue_flags& q, const std::string& conf) {
   std::string letters;
   std::string long_format;
   if (auto code = pick_queue_format(q, opt, letters, long_format)) return *code;
+  if (auto bad = invalid_job_id(q.jobs); !bad.empty())
+    return fail("queue", "Invalid job id: " + bad);
   bool slurm_format = !letters.empty() || !long_format.empty();
   bool no_users = false;
   bool include_finished = true;
@@ -279,6 +320,7 @@ int run_queue(const queue_flags& q, const std::string& conf) {
   if (!list) return fail("queue", describe(list.error()));
   if (names_unknown_job(q.jobs, *list)) return fail("queue", "Invalid job id specified");
   if (no_users) list->clear();
+  if (q.array_tasks) *list = one_line_per_task(std::move(*list));
   if (q.long_list && !opt.no_header && !opt.json) print_date();
   if (q.start || q.priority)
     return print_pending_plan(*s, q, std::move(*list), opt, sopt, slurm_format, slurm_sort);
@@ -309,6 +351,8 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
   cmd->add_option("-p,--partition,--partitions", q->parts,
                   "Only jobs in these partitions (comma list)");
   cmd->add_option("-j,--jobs", q->jobs, "Only these job ids (comma list)");
+  cmd->add_flag("-r,--array", q->array_tasks,
+                "One line per array task, the pending ones too (12_3, 12_4, ...)");
   cmd->add_flag("-l,--long", q->long_list,
                 "squeue's long format: the time, then STATE in full and TIME_LIMIT");
   add_listing_flags(
@@ -320,6 +364,35 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
   return [q, &conf]() -> int { return run_queue(*q, conf); };
 }
 
+namespace {
+
+/// sinfo's -l, -R and -s.
+struct info_views {
+  bool long_list = false;
+  bool reasons = false;
+  bool summarize = false;
+};
+
+/// The long format sinfo's opts.c picks for -s, -N -l, -R and -l when no format is given; "" for
+/// none of them (the default listing).
+std::string view_format(const info_views& v, bool node_oriented) {
+  if (v.summarize) return "partition:9 ,available:.5 ,time:.10 ,nodeaiot:.16 ,nodelist:0";
+  if (node_oriented)
+    return v.long_list ? "nodelist:0 ,nodes:.6 ,partition:.9 ,statelong:.11 ,cpus:4 ,"
+                         "socketcorethread:.8 ,memory:.6 ,disk:.8 ,weight:.6 ,features:.8 ,"
+                         "reason:20"
+                       : "";
+  if (v.reasons)
+    return v.long_list ? "reason:20 ,userlong:12 ,timestamp:19 ,statecompact:6 ,nodelist:0"
+                       : "reason:20 ,user:9 ,timestamp:19 ,nodelist:0";
+  if (v.long_list)
+    return "partition:9 ,available:.5 ,time:.10 ,size:.10 ,root:.4 ,oversubscribe:.8 ,"
+           "groups:.10 ,nodes:.6 ,statelong:.11 ,nodelist:0";
+  return "";
+}
+
+}  // namespace
+
 command_runner add_info_command(CLI::App& app, const std::string& conf) {
   auto* cmd = app.add_subcommand("info", "List partitions and nodes (sinfo)");
   auto f = std::make_shared<listing_flags>();
@@ -328,7 +401,14 @@ command_runner add_info_command(CLI::App& app, const std::string& conf) {
   auto parts = std::make_shared<std::string>();
   auto states = std::make_shared<std::string>();
   auto nodes = std::make_shared<std::string>();
+  auto views = std::make_shared<info_views>();
   cmd->add_flag("-N,--Node", *node_oriented, "One line per node (the machine status tool)");
+  cmd->add_flag("-l,--long", views->long_list,
+                "sinfo's long format: the time, then more fields (with -N: the nodes' sizes)");
+  cmd->add_flag("-R,--list-reasons", views->reasons,
+                "Why nodes are down or drained: REASON USER TIMESTAMP NODELIST");
+  cmd->add_flag("-s,--summarize", views->summarize,
+                "One line per partition, its nodes counted as NODES(A/I/O/T)");
   cmd->add_flag("-e,--exact", *exact,
                 "With sinfo's formats: nodes that differ in CPUs, memory, ... get lines of "
                 "their own");
@@ -341,11 +421,20 @@ command_runner add_info_command(CLI::App& app, const std::string& conf) {
       "or shoal's field names (Name,State)",
       "Fields to show by sinfo's long names (partition,nodes,statecompact)",
       "Sort: sinfo's letters (#P,-t) or shoal's field names ('-' descending)");
-  return [f, node_oriented, exact, parts, states, nodes, &conf]() -> int {
+  return [f, node_oriented, exact, parts, states, nodes, views, &conf]() -> int {
     auto opt = f->opt;
     opt.filters = f->positional_filters;
     std::string letters;
     std::string long_format = f->long_format;
+    if (views->long_list && !opt.format.empty())
+      return fail("info",
+                  "Options -o(--format) and -l(--long) are mutually exclusive. Please remove one "
+                  "and retry.");
+    if (opt.format.empty() && long_format.empty() && !opt.json)
+      long_format = view_format(*views, *node_oriented);
+    auto wanted_states = *states;
+    if (views->reasons && wanted_states.empty()) wanted_states = "down,fail,drain";
+    if (views->long_list && !opt.no_header && !opt.json) print_date();
     if (is_slurm_letter_format(opt.format)) {
       letters = opt.format;
       opt.format.clear();
@@ -371,7 +460,7 @@ command_runner add_info_command(CLI::App& app, const std::string& conf) {
       sopt.node_oriented = *node_oriented;
       sopt.exact = *exact;
       sopt.partitions = detail::split_list(*parts, false);
-      sopt.states = detail::split_list(*states, false);
+      sopt.states = detail::split_list(wanted_states, false);
       sopt.nodes = *nodes;
       int code = 0;
       auto s = open_session("info", conf, code);
@@ -411,7 +500,7 @@ command_runner add_info_command(CLI::App& app, const std::string& conf) {
       return print_slurm("info", render_sinfo(*part_list, *node_list, running, sopt));
     }
     if (!parts->empty()) opt.filters.push_back("Partition=" + *parts);
-    if (!states->empty()) opt.filters.push_back("State=" + *states);
+    if (!wanted_states.empty()) opt.filters.push_back("State=" + wanted_states);
     if (!nodes->empty()) opt.filters.push_back("NodeList=" + *nodes);
     int code = 0;
     auto s = open_session("info", conf, code);
@@ -434,24 +523,137 @@ command_runner add_info_command(CLI::App& app, const std::string& conf) {
   };
 }
 
+namespace {
+
+/// scancel's job filters (-u, -t, -n, -p); each one given narrows the jobs acted on.
+struct cancel_filters {
+  std::string user;
+  bool me = false;
+  std::string state;
+  std::string name;
+  std::string partition;
+
+  bool any() const {
+    return !user.empty() || me || !state.empty() || !name.empty() || !partition.empty();
+  }
+};
+
+/// The uid scancel -u names (a name or a number), or nullopt after "Invalid user name: X".
+std::optional<uint32_t> cancel_uid(const std::string& text) {
+  passwd pw{};
+  passwd* found = nullptr;
+  char buf[4096];
+  if (getpwnam_r(text.c_str(), &pw, buf, sizeof buf, &found) == 0 && found != nullptr)
+    return found->pw_uid;
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos)
+    return static_cast<uint32_t>(std::strtoul(text.c_str(), nullptr, 10));
+  fail("cancel", "Invalid user name: " + text);
+  return std::nullopt;
+}
+
+/// Whether `id` (as given to scancel: 12, 12_4, 12_[1-5]) names job `j`.
+bool names_job(const std::string& id, const msg::job_info& j) {
+  auto underscore = id.find('_');
+  auto base = std::strtoull(id.substr(0, underscore).c_str(), nullptr, 10);
+  if (underscore == std::string::npos) return j.job_id == base || j.array_job_id == base;
+  if (j.array_job_id != base) return false;
+  auto tasks = id.substr(underscore + 1);
+  if (tasks.size() >= 2 && tasks.front() == '[') tasks = tasks.substr(1, tasks.size() - 2);
+  auto spec = policy::parse_array_spec(tasks, UINT32_MAX);
+  if (!spec) return false;
+  if (j.array_task_id >= 0) return spec->indices.contains(static_cast<uint32_t>(j.array_task_id));
+  return true;
+}
+
+/// The job as scancel names it when it cancels what its filters matched: the array's pending
+/// tasks without the throttle (12_[3-8]), a task (12_4), or the job.
+std::string cancel_target(const msg::job_info& j) {
+  if (j.array_job_id == 0) return std::to_string(j.job_id);
+  if (j.array_task_id >= 0)
+    return std::to_string(j.array_job_id) + "_" + std::to_string(j.array_task_id);
+  return std::to_string(j.array_job_id) + "_[" + j.array_tasks.substr(0, j.array_tasks.find('%')) +
+         "]";
+}
+
+/// scancel with filters (scancel.c's _filter_job_records): the unfinished jobs matching every
+/// filter and, when ids are given too, one of them. An exit code when a filter is not valid.
+std::optional<int> filter_jobs(const cancel_filters& f, const std::vector<std::string>& ids,
+                               std::vector<msg::job_info>& jobs) {
+  std::optional<uint32_t> uid;
+  if (f.me) uid = current_user().uid;
+  if (!f.user.empty()) {
+    uid = cancel_uid(f.user);
+    if (!uid) return exit_failure;
+  }
+  std::optional<msg::job_state> state;
+  bool no_state_here = false;
+  if (!f.state.empty()) {
+    state = msg::parse_job_state(f.state);
+    // Slurm's states shoal never gives a job: valid, and matching nothing.
+    no_state_here = !state && (strcasecmp(f.state.c_str(), "SUSPENDED") == 0 ||
+                               strcasecmp(f.state.c_str(), "S") == 0);
+    if (!state && !no_state_here) {
+      std::fprintf(stderr, "Invalid job state specified: %s\n", f.state.c_str());
+      std::fprintf(stderr, "Valid job states are PENDING, RUNNING, and SUSPENDED\n");
+      return exit_failure;
+    }
+  }
+  auto parts = detail::split_list(f.partition, false);
+  auto keep = [&](const msg::job_info& j) {
+    if (msg::is_finished(j.state) || no_state_here) return false;
+    if (state && j.state != *state) return false;
+    if (uid && j.uid != *uid) return false;
+    if (!f.name.empty() && j.name != f.name) return false;
+    if (!parts.empty() && std::find(parts.begin(), parts.end(), j.partition) == parts.end())
+      return false;
+    if (!ids.empty() && std::none_of(ids.begin(), ids.end(),
+                                     [&](const std::string& id) { return names_job(id, j); }))
+      return false;
+    return true;
+  };
+  jobs.erase(
+      std::remove_if(jobs.begin(), jobs.end(), [&](const msg::job_info& j) { return !keep(j); }),
+      jobs.end());
+  return std::nullopt;
+}
+
+}  // namespace
+
 command_runner add_cancel_command(CLI::App& app, const std::string& conf) {
   auto* cmd = app.add_subcommand("cancel", "Cancel or signal jobs (scancel)");
   auto ids = std::make_shared<std::vector<std::string>>();
   auto signal_name = std::make_shared<std::string>();
+  auto filters = std::make_shared<cancel_filters>();
   cmd->add_option("-s,--signal", *signal_name,
                   "Send this signal to the job's tasks instead of cancelling it (name or number)");
+  cmd->add_option("-u,--user", filters->user, "Only this user's jobs (name or uid)");
+  cmd->add_flag("--me", filters->me, "Only my jobs");
+  cmd->add_option("-t,--state", filters->state,
+                  "Only jobs in this state: PENDING (PD), RUNNING (R) or SUSPENDED (S)");
+  cmd->add_option("-n,--name,--jobname", filters->name, "Only jobs with this name");
+  cmd->add_option("-p,--partition", filters->partition,
+                  "Only jobs in these partitions (comma list)");
   cmd->add_option("job_id", *ids,
-                  "Job ids: 12, an array task 12_4, tasks 12_[1-5], or a whole array 12")
-      ->required();
-  return [ids, signal_name, &conf]() -> int {
+                  "Job ids: 12, an array task 12_4, tasks 12_[1-5], or a whole array 12; with "
+                  "filters, only those of them the filters match");
+  return [ids, signal_name, filters, &conf]() -> int {
     int signo = parse_signal(*signal_name);
     if (signo < 0) return fail("cancel", "invalid signal '" + *signal_name + "'", exit_usage);
+    if (ids->empty() && !filters->any()) return fail("cancel", "No job identification provided");
     int code = 0;
     auto s = open_session("cancel", conf, code);
     if (!s) return code;
     auto uid = current_user().uid;
+    auto targets = *ids;
+    if (filters->any()) {
+      auto jobs = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, false);
+      if (!jobs) return fail("cancel", describe(jobs.error()));
+      if (auto bad = filter_jobs(*filters, *ids, *jobs)) return *bad;
+      targets.clear();
+      for (auto& j : *jobs) targets.push_back(cancel_target(j));
+    }
     int result = 0;
-    for (auto& id : *ids) {
+    for (auto& id : targets) {
       auto ok = ask<caf::ok_atom>(*s, msg::cancel_atom_v, id, int32_t{signo}, uid);
       // scancel's words, which scripts match on.
       if (!ok)
