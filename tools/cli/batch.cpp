@@ -1,10 +1,12 @@
 // `shoal batch`: sbatch. Queues a script to run on the first node of its allocation, with its
 // output in a file, and prints "Submitted batch job N".
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
-#include <fstream>
-#include <sstream>
+#include <optional>
 #include <thread>
 
 #include "messages/caf/type_ids.hpp"
@@ -85,6 +87,62 @@ int wait_for_job(session& s, uint64_t id, bool array) {
   }
 }
 
+/// The script sbatch reads (sbatch.c's _get_script_buffer): the file `path`, or standard input
+/// when `path` is empty. A directory or /dev/null reads as empty, as there.
+std::optional<std::string> read_script(const std::string& path) {
+  int fd = path.empty() ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) {
+    fail("batch", "Unable to open file " + path);
+    return std::nullopt;
+  }
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    auto n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  if (!path.empty()) ::close(fd);
+  return text;
+}
+
+/// sbatch's checks of a script before anything is submitted, in its words (one error line
+/// each); empty when the script may go.
+std::vector<std::string> script_faults(const std::string& script) {
+  if (script.empty()) return {"Batch script is empty!"};
+  if (script.find_first_not_of(" \t\n\v\f\r") == std::string::npos)
+    return {"Batch script contains only whitespace!"};
+  if (script.compare(0, 2, "#!") != 0)
+    return {"This does not look like a batch script.  The first",
+            "line must start with #! followed by the path to an interpreter.",
+            "For instance: #!/bin/sh"};
+  if (script.find('\0') != std::string::npos)
+    return {"The Slurm controller does not allow scripts that", "contain a NULL character '\\0'."};
+  if (script.find("\r\n") != std::string::npos)
+    return {"Batch script contains DOS line breaks (\\r\\n)",
+            "instead of expected UNIX line breaks (\\n)."};
+  return {};
+}
+
+/// Where a directive of `script` fails to parse: "PATH:LINE: bad #SBATCH line: WHY" for the first
+/// line that fails on its own, or `whole` (the error of all of them together) when none does.
+std::string bad_directive(const std::string& path, const std::string& script,
+                          const std::string& whole) {
+  for (auto& line : script_directive_lines(script)) {
+    CLI::App one{"one directive line"};
+    job_options ignored;
+    add_job_options(one, ignored, true);
+    try {
+      std::vector<std::string> reversed(line.words.rbegin(), line.words.rend());
+      one.parse(reversed);
+    } catch (const CLI::ParseError& e) {
+      return (path.empty() ? std::string{"stdin"} : path) + ":" + std::to_string(line.number) +
+             ": bad " + line.tag + " line: " + e.what();
+    }
+  }
+  return (path.empty() ? std::string{"stdin"} : path) + ": bad directive: " + whole;
+}
+
 }  // namespace
 
 command_runner add_batch_command(CLI::App& app, const std::string& conf) {
@@ -92,11 +150,18 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
   auto opts = std::make_shared<job_options>();
   add_job_options(*cmd, *opts, true);
   cmd->prefix_command();
+  const char* output = slurm_output_names ? "slurm-%j.out" : "shoal-%j.out";
+  if (auto* o = cmd->get_option_no_throw("--output"))
+    o->description(std::string{"Output file (default: "} + output +
+                   "; %j job id, %u user, %x job name, %A array job id, %a array task id)");
   cmd->footer(
-      "Usage: shoal batch [OPTIONS] SCRIPT [ARGS...]\n"
+      "Usage: shoal batch [OPTIONS] [SCRIPT [ARGS...]]\n"
       "       shoal batch [OPTIONS] --wrap=COMMAND\n"
-      "#SHOAL (or #SBATCH) lines at the top of the script set options; the command\n"
-      "line wins. Output goes to shoal-%j.out in the current directory.\n"
+      "Without SCRIPT the script is read from standard input. #SHOAL (or #SBATCH) lines at\n"
+      "the top of the script set options; the command line wins. Output goes to\n" +
+      std::string{output} + " (an array's to " +
+      (slurm_output_names ? "slurm-%A_%a.out" : "shoal-%A_%a.out") +
+      ") in the current directory.\n"
       "Options shoal recognises but cannot act on (--hint, a\n"
       "--distribution other than block or cyclic) print one warning each and are ignored.\n"
       "With -W it exits when the job ends, with the job's exit code; with --test-only\n"
@@ -115,16 +180,17 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
         return fail("batch", "Script arguments not permitted with --wrap option", exit_usage);
       script = wrap_script(opts->wrap);
     } else {
-      if (args.empty())
-        return fail("batch", "no script given (shoal batch [OPTIONS] SCRIPT [ARGS...])",
-                    exit_usage);
-      path = args.front();
-      args.erase(args.begin());
-      std::ifstream in{path};
-      if (!in) return fail("batch", "cannot read script '" + path + "'", exit_usage);
-      std::stringstream text;
-      text << in.rdbuf();
-      script = text.str();
+      // No script named: it comes on standard input, as sbatch reads it.
+      if (!args.empty()) {
+        path = args.front();
+        args.erase(args.begin());
+      }
+      auto text = read_script(path);
+      if (!text) return exit_failure;
+      auto faults = script_faults(*text);
+      for (auto& line : faults) fail("batch", line);
+      if (!faults.empty()) return exit_failure;
+      script = std::move(*text);
     }
     // #SHOAL lines set options, SBATCH_* variables override them, and the command line wins
     // (sbatch's order): parse them in that order, each on top of the last.
@@ -137,7 +203,7 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
         std::vector<std::string> reversed(directives.rbegin(), directives.rend());
         from_script.parse(reversed);
       } catch (const CLI::ParseError& e) {
-        return fail("batch", path + ": bad #SHOAL line: " + e.what(), exit_usage);
+        return fail("batch", bad_directive(path, script, e.what()), exit_usage);
       }
       if (!script_opts->wrap.empty())
         return fail("batch", path + ": --wrap cannot be given in a #SBATCH or #SHOAL line",
@@ -153,7 +219,10 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
     req->script = std::move(script);
     if (slurm_output_names && req->stdout_path.empty())
       req->stdout_path = req->workload.array.empty() ? "slurm-%j.out" : "slurm-%A_%a.out";
-    if (req->name.empty()) req->name = path.empty() ? "wrap" : path.substr(path.rfind('/') + 1);
+    if (req->name.empty())
+      req->name = !opts->wrap.empty() ? "wrap"
+                  : path.empty()      ? "sbatch"
+                                      : path.substr(path.rfind('/') + 1);
     int code = 0;
     auto s = open_session("batch", conf, code);
     if (!s) return code;

@@ -35,21 +35,29 @@ std::vector<std::string> split_words(const std::string& text) {
 
 }  // namespace
 
-std::vector<std::string> script_directives(const std::string& script) {
-  std::vector<std::string> out;
+std::vector<directive_line> script_directive_lines(const std::string& script) {
+  std::vector<directive_line> out;
   std::istringstream in{script};
   std::string line;
+  int number = 0;
   while (std::getline(in, line)) {
+    ++number;
     auto start = line.find_first_not_of(" \t");
     if (start == std::string::npos) continue;
     if (line[start] != '#') break;
     for (const char* tag : {"#SHOAL", "#SBATCH"}) {
-      if (line.compare(start, std::char_traits<char>::length(tag), tag) == 0) {
-        auto words = split_words(line.substr(start + std::char_traits<char>::length(tag)));
-        out.insert(out.end(), words.begin(), words.end());
-      }
+      if (line.compare(start, std::char_traits<char>::length(tag), tag) == 0)
+        out.push_back(
+            {number, tag, split_words(line.substr(start + std::char_traits<char>::length(tag)))});
     }
   }
+  return out;
+}
+
+std::vector<std::string> script_directives(const std::string& script) {
+  std::vector<std::string> out;
+  for (auto& line : script_directive_lines(script))
+    out.insert(out.end(), line.words.begin(), line.words.end());
   return out;
 }
 

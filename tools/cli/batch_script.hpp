@@ -9,6 +9,16 @@
 
 namespace shoal::cli {
 
+/// One directive line of a script: where it is, its tag, and its option words.
+struct directive_line {
+  int number = 0;   ///< 1-based line number in the script
+  std::string tag;  ///< "#SBATCH" or "#SHOAL"
+  std::vector<std::string> words;
+};
+
+/// The directive lines script_directives reads, one entry per line, so errors can name it.
+std::vector<directive_line> script_directive_lines(const std::string& script);
+
 /// The option words of a script's `#SHOAL` lines (and, for scripts written for Slurm, its
 /// `#SBATCH` lines), read as sbatch does: from the top until the first line that is neither
 /// blank nor a comment. Words split on blanks; double or single quotes group words.

@@ -34,8 +34,15 @@ namespace {
 void add_basic_options(CLI::App& app, job_options& o) {
   app.add_option("-N,--nodes", o.nodes,
                  "Number of whole nodes (N; MIN-MAX is accepted and allocates MIN)");
-  app.add_option("-n,--ntasks", o.ntasks, "Number of tasks (default: one per node)");
-  app.add_option("-c,--cpus-per-task", o.cpus_per_task, "CPUs each task needs");
+  auto zero = [&o](const char* option) {
+    return [&o, option](const std::string& value) {
+      if (value.find_first_not_of('0') == std::string::npos) o.zero_count = option;
+    };
+  };
+  app.add_option("-n,--ntasks", o.ntasks, "Number of tasks (default: one per node)")
+      ->each(zero("--ntasks"));
+  app.add_option("-c,--cpus-per-task", o.cpus_per_task, "CPUs each task needs")
+      ->each(zero("--cpus-per-task"));
   app.add_option("-p,--partition", o.partition, "Partition (default: the Default=YES one)");
   app.add_option("-t,--time", o.time,
                  "Time limit: MIN, MIN:SEC, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED");
@@ -150,8 +157,9 @@ void add_gres_options(CLI::App& app, job_options& o) {
                  "GPUs on each node: N or TYPE:N (--gres=gpu:N)")
       ->type_name("[TYPE:]N");
   app.add_option("-m,--distribution", o.distribution,
-                 "Task distribution: block is what shoal does; cyclic, plane and arbitrary are "
-                 "accepted with a warning and placed in block order");
+                 "Task distribution across nodes: block (the default) or cyclic; plane, "
+                 "arbitrary and a second level (block:cyclic) are accepted with a warning and "
+                 "placed as their first level says (plane and arbitrary: block)");
   app.add_option("--hint", o.hint, "Accepted with a warning and ignored (use --cpu-bind)");
 }
 
@@ -720,6 +728,9 @@ shoal::error set_gres_and_distribution(const job_options& o, bool batch, msg::jo
 shoal::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
                                                 bool batch) {
   msg::job_request req;
+  if (!o.zero_count.empty())
+    return shoal::error(errc::invalid_request,
+                        "Invalid numeric value \"0\" for " + o.zero_count + ".");
   if (auto err = set_size_and_time(o, req)) return err;
   if (auto err = set_tasks(o, std::move(argv), batch, req)) return err;
   if (auto err = set_scheduling(o, req)) return err;

@@ -15,6 +15,9 @@ struct job_options {
   std::string nodes;  ///< -N: "N" or "MIN-MAX"
   uint32_t ntasks = 0;
   uint32_t cpus_per_task = 0;
+  /// -n or -c given as 0 (the numbers above cannot tell it from not given): the option's name,
+  /// refused as Slurm's parse_int refuses it.
+  std::string zero_count;
   std::string partition;
   std::string time;
   std::string name;
