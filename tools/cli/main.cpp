@@ -19,6 +19,7 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"shoal: submit and watch work on a shoal cluster"};
+  app.formatter(std::make_shared<shoal::cli::one_usage_formatter>());
   app.require_subcommand(1);
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.set_version_flag("--version", "shoal " SHOAL_VERSION);
@@ -48,6 +49,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv, argv + argc);
   auto invoked = shoal::cli::command_basename(argc > 0 ? argv[0] : "shoal");
   const auto* alias = shoal::cli::find_slurm_name(invoked);
+  // Before the subcommand is built: its help names the output file it writes.
+  if (alias != nullptr && std::string{alias->subcommand} == "batch")
+    shoal::cli::use_slurm_output_names();
   // Building every subcommand's options (run, batch and alloc have about a hundred each) was a
   // fifth of a listing's CPU: build only the one asked for, and all of them only when none is
   // named or the name is unknown (top-level help, a usage error).
@@ -72,7 +76,6 @@ int main(int argc, char** argv) {
       std::printf("shoal %s (%s is shoal %s)\n", SHOAL_VERSION, invoked.c_str(), alias->subcommand);
       return 0;
     }
-    if (std::string{alias->subcommand} == "batch") shoal::cli::use_slurm_output_names();
     shoal::cli::speak_as(invoked);
     std::vector<std::string> prefix{alias->subcommand};
     if (*alias->leading != '\0') prefix.emplace_back(alias->leading);

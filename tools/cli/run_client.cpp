@@ -42,7 +42,8 @@ void write_all(int fd, const char* data, size_t size) {
 }
 
 void note(const std::string& text) {
-  auto line = "shoal: " + text + "\n";
+  // srun's notes start with its name ("srun: error: ..."), shoal run's with "shoal".
+  auto line = program_name() + ": " + text + "\n";
   write_all(2, line.data(), line.size());
 }
 
@@ -407,7 +408,7 @@ class run_waiter {
       return cancel();
     if (signo == SIGINT) {
       last_interrupt_ = now;
-      std::fputs("shoal: interrupt (one more within 1 sec to abort)\n", stderr);
+      note("interrupt (one more within 1 sec to abort)");
     }
     if (job_id_ == 0) return;
     // No tasks yet: an interrupt withdraws the request (srun revokes the allocation).

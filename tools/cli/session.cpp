@@ -28,6 +28,10 @@ void speak_as(std::string slurm_name) {
   slurm_speaker() = std::move(slurm_name);
 }
 
+std::string program_name() {
+  return slurm_speaker().empty() ? "shoal" : slurm_speaker();
+}
+
 int fail(const std::string& cmd, const std::string& text, int code) {
   std::fprintf(stderr, "%s: error: %s\n", speaker(cmd).c_str(), text.c_str());
   return code;
@@ -70,7 +74,8 @@ shoal::error keep_waiting(session& s, const std::string& why, const shoal::error
                                                std::to_string(seconds) + " s (" + why + ")");
   }
   if (!s.said_waiting && waited >= std::chrono::seconds{2}) {
-    std::fprintf(stderr, "shoal: waiting for the controller (%s)...\n", why.c_str());
+    std::fprintf(stderr, "%s: waiting for the controller (%s)...\n", program_name().c_str(),
+                 why.c_str());
     std::fflush(stderr);
     s.said_waiting = true;
   }

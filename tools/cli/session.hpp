@@ -43,6 +43,10 @@ struct session {
 /// ("squeue: error: TEXT"), so scripts that match Slurm's messages keep matching.
 void speak_as(std::string slurm_name);
 
+/// The program name a message line starts with: the Slurm name under speak_as, else "shoal"
+/// (for notes of no one command: "shoal: waiting for the controller").
+std::string program_name();
+
 /// Prints "shoal CMD: error: TEXT" (or "NAME: error: TEXT" under speak_as) to stderr and
 /// returns `code`.
 int fail(const std::string& cmd, const std::string& text, int code = exit_failure);

@@ -44,6 +44,26 @@ std::string as_invoked(std::string help, const slurm_name& name, const std::stri
   return help;
 }
 
+std::string one_usage(std::string help) {
+  // CLI11's usage line: after the description, if there is one.
+  auto generic = help.rfind("Usage:", 0) == 0 ? 0 : help.find("\nUsage:");
+  if (generic == std::string::npos) return help;
+  if (generic != 0) ++generic;
+  auto generic_end = help.find('\n', generic);
+  if (generic_end == std::string::npos) return help;
+  auto own = help.find("\nUsage: ", generic_end);
+  if (own == std::string::npos) return help;
+  // The footer's usage: its "Usage:" line and the lines indented under it.
+  auto end = help.find('\n', own + 1);
+  while (end != std::string::npos && help.compare(end + 1, 7, "       ") == 0)
+    end = help.find('\n', end + 1);
+  if (end == std::string::npos) end = help.size();
+  auto usage = help.substr(own + 1, end - own - 1);
+  help.erase(own + 1, end == help.size() ? end - own - 1 : end - own);
+  help.replace(generic, generic_end - generic, usage);
+  return help;
+}
+
 std::string command_basename(std::string_view argv0) {
   auto slash = argv0.rfind('/');
   return std::string{slash == std::string_view::npos ? argv0 : argv0.substr(slash + 1)};

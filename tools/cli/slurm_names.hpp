@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
 namespace shoal::cli {
 
 /// One of Slurm's command names and what `shoal` does when run under it.
@@ -27,6 +29,19 @@ const slurm_name* find_slurm_name(std::string_view invoked);
 /// usage lines and examples name the command as it was run. Unchanged for a name that adds a
 /// leading argument (sprio): there `shoal queue ...` is not what `sprio ...` runs.
 std::string as_invoked(std::string help, const slurm_name& name, const std::string& invoked);
+
+/// `help` with one usage: when a subcommand's footer gives its own "Usage:" lines (run, batch,
+/// alloc, start), they replace CLI11's generic first line instead of following it.
+std::string one_usage(std::string help);
+
+/// CLI11's formatter, its help passed through one_usage.
+class one_usage_formatter : public CLI::Formatter {
+ public:
+  std::string make_help(const CLI::App* app, std::string name,
+                        CLI::AppFormatMode mode) const override {
+    return one_usage(CLI::Formatter::make_help(app, std::move(name), mode));
+  }
+};
 
 /// The last component of `argv0` ("sbatch" for "/usr/bin/sbatch").
 std::string command_basename(std::string_view argv0);
