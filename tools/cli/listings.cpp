@@ -575,46 +575,53 @@ std::string cancel_target(const msg::job_info& j) {
          "]";
 }
 
-/// scancel with filters (scancel.c's _filter_job_records): the unfinished jobs matching every
-/// filter and, when ids are given too, one of them. An exit code when a filter is not valid.
-std::optional<int> filter_jobs(const cancel_filters& f, const std::vector<std::string>& ids,
-                               std::vector<msg::job_info>& jobs) {
+/// scancel's filters checked and resolved (scancel's _opt_verify), before any cluster is asked.
+struct resolved_filters {
   std::optional<uint32_t> uid;
-  if (f.me) uid = current_user().uid;
-  if (!f.user.empty()) {
-    uid = cancel_uid(f.user);
-    if (!uid) return exit_failure;
-  }
   std::optional<msg::job_state> state;
-  bool no_state_here = false;
+  bool no_state_here = false;  ///< a Slurm state shoal never gives a job (SUSPENDED)
+  std::vector<std::string> partitions;
+};
+
+/// An exit code when a filter is not valid, after Slurm's message.
+std::optional<int> resolve_filters(const cancel_filters& f, resolved_filters& out) {
+  if (f.me) out.uid = current_user().uid;
+  if (!f.user.empty()) {
+    out.uid = cancel_uid(f.user);
+    if (!out.uid) return exit_failure;
+  }
   if (!f.state.empty()) {
-    state = msg::parse_job_state(f.state);
-    // Slurm's states shoal never gives a job: valid, and matching nothing.
-    no_state_here = !state && (strcasecmp(f.state.c_str(), "SUSPENDED") == 0 ||
-                               strcasecmp(f.state.c_str(), "S") == 0);
-    if (!state && !no_state_here) {
+    out.state = msg::parse_job_state(f.state);
+    out.no_state_here = !out.state && (strcasecmp(f.state.c_str(), "SUSPENDED") == 0 ||
+                                       strcasecmp(f.state.c_str(), "S") == 0);
+    if (!out.state && !out.no_state_here) {
       std::fprintf(stderr, "Invalid job state specified: %s\n", f.state.c_str());
       std::fprintf(stderr, "Valid job states are PENDING, RUNNING, and SUSPENDED\n");
       return exit_failure;
     }
   }
-  auto parts = detail::split_list(f.partition, false);
+  out.partitions = detail::split_list(f.partition, false);
+  return std::nullopt;
+}
+
+/// scancel with filters (scancel.c's _filter_job_records): the unfinished jobs matching every
+/// filter and, when ids are given too, one of them.
+void filter_jobs(const cancel_filters& f, const resolved_filters& r,
+                 const std::vector<std::string>& ids, std::vector<msg::job_info>& jobs) {
   auto keep = [&](const msg::job_info& j) {
-    if (msg::is_finished(j.state) || no_state_here) return false;
-    if (state && j.state != *state) return false;
-    if (uid && j.uid != *uid) return false;
+    if (msg::is_finished(j.state) || r.no_state_here) return false;
+    if (r.state && j.state != *r.state) return false;
+    if (r.uid && j.uid != *r.uid) return false;
     if (!f.name.empty() && j.name != f.name) return false;
-    if (!parts.empty() && std::find(parts.begin(), parts.end(), j.partition) == parts.end())
+    if (!r.partitions.empty() &&
+        std::find(r.partitions.begin(), r.partitions.end(), j.partition) == r.partitions.end())
       return false;
-    if (!ids.empty() && std::none_of(ids.begin(), ids.end(),
-                                     [&](const std::string& id) { return names_job(id, j); }))
-      return false;
-    return true;
+    return ids.empty() || std::any_of(ids.begin(), ids.end(),
+                                      [&](const std::string& id) { return names_job(id, j); });
   };
   jobs.erase(
       std::remove_if(jobs.begin(), jobs.end(), [&](const msg::job_info& j) { return !keep(j); }),
       jobs.end());
-  return std::nullopt;
 }
 
 }  // namespace
@@ -640,6 +647,8 @@ command_runner add_cancel_command(CLI::App& app, const std::string& conf) {
     int signo = parse_signal(*signal_name);
     if (signo < 0) return fail("cancel", "invalid signal '" + *signal_name + "'", exit_usage);
     if (ids->empty() && !filters->any()) return fail("cancel", "No job identification provided");
+    resolved_filters resolved;
+    if (auto bad = resolve_filters(*filters, resolved)) return *bad;
     int code = 0;
     auto s = open_session("cancel", conf, code);
     if (!s) return code;
@@ -648,7 +657,7 @@ command_runner add_cancel_command(CLI::App& app, const std::string& conf) {
     if (filters->any()) {
       auto jobs = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, false);
       if (!jobs) return fail("cancel", describe(jobs.error()));
-      if (auto bad = filter_jobs(*filters, *ids, *jobs)) return *bad;
+      filter_jobs(*filters, resolved, *ids, *jobs);
       targets.clear();
       for (auto& j : *jobs) targets.push_back(cancel_target(j));
     }
