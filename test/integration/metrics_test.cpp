@@ -1,11 +1,14 @@
 // Metrics: /metrics of shoalctld and of a shoald scraped over real sockets while jobs run,
 // parsed with shoal's Prometheus text parser; `shoal top` and `shoal diag`.
 
+#include <signal.h>
+
 #include <boost/test/unit_test.hpp>
 
 #include <httplib.h>
 
 #include <string>
+#include <vector>
 
 #include "messages/caf/error.hpp"
 #include "metrics/text_parser.hpp"
@@ -159,6 +162,27 @@ BOOST_AUTO_TEST_CASE(diag_reports_jobs_cycles_and_rpcs_and_resets) {
   BOOST_REQUIRE(after.is_object());
   BOOST_CHECK_EQUAL(after["jobs"]["submitted"].get<double>(), 0);
   BOOST_CHECK_EQUAL(after["schedule"]["cycles"].get<double>(), 0);
+}
+
+BOOST_AUTO_TEST_CASE(diag_names_each_user_once_and_counts_no_recovered_job_again) {
+  auto r = run_cli({"run", "-N1", "true"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  // scancel carries only a uid; the submission carried the name: one user in the table.
+  run_cli({"cancel", "999999"});
+  auto j = parse_json(run_cli({"diag", "--json"}).out);
+  BOOST_REQUIRE(j.is_object());
+  std::vector<std::string> users;
+  for (auto& u : j["rpcs_by_user"]) users.push_back(u["user"].get<std::string>());
+  BOOST_CHECK_MESSAGE(users.size() == 1 && users[0].rfind("uid:", 0) != 0, j.dump());
+  BOOST_CHECK_EQUAL(j["jobs"]["completed"].get<double>(), 1);
+  // Slurm's counters begin with the controller: the recovered job has not completed again.
+  cluster.signal_controller(SIGKILL);
+  BOOST_REQUIRE(!cluster.restart_controller());
+  BOOST_REQUIRE(wait_until([&] { return run_cli({"diag", "--json"}).exit_code == 0; }, 30s));
+  auto after = parse_json(run_cli({"diag", "--json"}).out);
+  BOOST_REQUIRE(after.is_object());
+  BOOST_CHECK_EQUAL(after["jobs"]["completed"].get<double>(), 0);
+  BOOST_CHECK_EQUAL(after["jobs"]["started"].get<double>(), 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -1,12 +1,15 @@
 // Slurm's command names and variables: `sbatch`, `srun`, ... as links to `shoal`, and a batch
 // script written for Slurm running unchanged through them.
 
+#include <pwd.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
+#include <ctime>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,6 +40,43 @@ command_result run_link(const std::string& name, const std::vector<std::string>&
   return run_command(argv);
 }
 
+/// Runs the link `name` with `args` against the cluster of `c`, in its scratch directory.
+command_result run_slurm(cluster_fixture& c, const std::string& name,
+                         const std::vector<std::string>& args,
+                         std::optional<std::string> input = std::nullopt) {
+  command_options opt;
+  opt.env = {{"SHOAL_CONF", c.conf}};
+  opt.cwd = c.scratch.path();
+  opt.input = std::move(input);
+  std::vector<std::string> argv{link_path(name)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return run_command(argv, opt);
+}
+
+/// `Key=` `value` of a scontrol record.
+std::string field(const std::string& record, const std::string& key) {
+  auto at = record.find(" " + key + "=");
+  if (at == std::string::npos) at = record.find("\n" + key + "=");
+  if (at == std::string::npos) return "<none>";
+  at += key.size() + 2;
+  return record.substr(at, record.find_first_of(" \n", at) - at);
+}
+
+/// Unix seconds as scontrol prints them (local time).
+std::string iso_local(int64_t t) {
+  auto secs = static_cast<std::time_t>(t);
+  std::tm parts{};
+  localtime_r(&secs, &parts);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%FT%T", &parts);
+  return buf;
+}
+
+std::string my_user_name() {
+  auto* pw = ::getpwuid(::geteuid());
+  return pw != nullptr ? pw->pw_name : std::to_string(::geteuid());
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(slurm_command_names)
@@ -58,7 +98,8 @@ BOOST_AUTO_TEST_CASE(help_under_a_slurm_name_names_the_command_as_run) {
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
   BOOST_CHECK_MESSAGE(r.out.find("Usage: sbatch [OPTIONS]") != std::string::npos, r.out);
   BOOST_CHECK_MESSAGE(r.out.find("sbatch is `shoal batch`") != std::string::npos, r.out);
-  BOOST_CHECK_MESSAGE(r.out.find("Usage: sbatch [OPTIONS] SCRIPT") != std::string::npos, r.out);
+  BOOST_CHECK_MESSAGE(r.out.find("Usage: sbatch [OPTIONS] [SCRIPT [ARGS...]]") != std::string::npos,
+                      r.out);
   BOOST_CHECK_MESSAGE(r.out.find("shoal batch [OPTIONS]") == std::string::npos, r.out);
   auto control = run_link("scontrol", {"--help"});
   BOOST_CHECK_MESSAGE(control.out.find("\n  scontrol show node node1\n") != std::string::npos,
@@ -85,6 +126,95 @@ BOOST_AUTO_TEST_CASE(bad_usage_under_a_slurm_name_points_at_that_names_help) {
   BOOST_CHECK_MESSAGE(r.exit_code == 2, r.describe());
   BOOST_CHECK_MESSAGE(r.err.rfind("squeue: error: ", 0) == 0, r.err);
   BOOST_CHECK_MESSAGE(r.err.find("Run 'squeue --help'.") != std::string::npos, r.err);
+}
+
+BOOST_AUTO_TEST_CASE(help_has_one_usage_and_says_what_the_command_does) {
+  for (auto name : {"sbatch", "srun", "salloc"}) {
+    auto r = run_link(name, {"--help"});
+    BOOST_CHECK_MESSAGE(count_lines_with(r.out, "Usage:") == 1, name << ":\n" << r.out);
+  }
+  // sbatch writes slurm-%j.out, shoal batch shoal-%j.out: each help names its own.
+  auto sbatch = run_link("sbatch", {"--help"});
+  BOOST_CHECK_MESSAGE(sbatch.out.find("default: slurm-%j.out") != std::string::npos, sbatch.out);
+  BOOST_CHECK_MESSAGE(sbatch.out.find("shoal-%j.out") == std::string::npos, sbatch.out);
+  auto shoal = run_command({bin_path("shoal"), "batch", "--help"});
+  BOOST_CHECK_MESSAGE(shoal.out.find("default: shoal-%j.out") != std::string::npos, shoal.out);
+  // Cyclic is placed cyclic (job_options.cpp sets workload.cyclic), and the help says so.
+  BOOST_CHECK_MESSAGE(sbatch.out.find("block (the default) or cyclic") != std::string::npos,
+                      sbatch.out);
+}
+
+BOOST_AUTO_TEST_CASE(bad_input_is_refused_in_slurms_words_before_any_cluster) {
+  scratch_dir dir;
+  write_file(dir.file("noshebang.sh"), "echo hi\n");
+  write_file(dir.file("dos.sh"), "#!/bin/sh\r\necho hi\r\n");
+  write_file(dir.file("bad.sh"), "#!/bin/sh\n#SBATCH -J fine\n#SBATCH --bogus=3\necho hi\n");
+  struct refusal {
+    std::string name;
+    std::vector<std::string> args;
+    std::string err;
+    int code;
+  };
+  // The words are Slurm 22.05's (sbatch.c's _get_script_buffer, squeue's _build_job_list,
+  // scancel's _opt_verify and _xlate_state_name); -n 0 exits 2 as shoal's other bad values do.
+  std::vector<refusal> cases = {
+      {"sbatch", {"/dev/null"}, "sbatch: error: Batch script is empty!\n", 1},
+      {"sbatch", {dir.path()}, "sbatch: error: Batch script is empty!\n", 1},
+      {"sbatch",
+       {dir.file("noshebang.sh")},
+       "sbatch: error: This does not look like a batch script.  The first\n"
+       "sbatch: error: line must start with #! followed by the path to an interpreter.\n"
+       "sbatch: error: For instance: #!/bin/sh\n",
+       1},
+      {"sbatch",
+       {dir.file("dos.sh")},
+       "sbatch: error: Batch script contains DOS line breaks (\\r\\n)\n"
+       "sbatch: error: instead of expected UNIX line breaks (\\n).\n",
+       1},
+      {"sbatch", {"-"}, "sbatch: error: Unable to open file -\n", 1},
+      {"sbatch",
+       {"-n", "0", "--wrap=true"},
+       "sbatch: error: Invalid numeric value \"0\" for --ntasks.\n",
+       2},
+      {"squeue", {"-j", "abc"}, "squeue: error: Invalid job id: abc\n", 1},
+      {"scancel", {}, "scancel: error: No job identification provided\n", 1},
+      {"scancel",
+       {"-t", "bogus"},
+       "Invalid job state specified: bogus\nValid job states are PENDING, RUNNING, and "
+       "SUSPENDED\n",
+       1},
+      {"scontrol",
+       {"suspend", "12"},
+       "scontrol: error: suspend is not supported: shoal cannot suspend jobs\n",
+       1},
+      {"scontrol",
+       {"resume", "12"},
+       "scontrol: error: resume is not supported: shoal cannot suspend jobs\n",
+       1},
+      {"scontrol",
+       {"update", "JobId=12", "TimeLimit=5"},
+       "scontrol: error: job updates are not supported yet (update takes NodeName= or "
+       "PartitionName=)\n",
+       1},
+  };
+  for (auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.name << " " << (c.args.empty() ? "" : c.args.front())) {
+      auto r = run_link(c.name, c.args);
+      BOOST_CHECK_EQUAL(r.exit_code, c.code);
+      BOOST_CHECK_EQUAL(r.err, c.err);
+      BOOST_CHECK_EQUAL(r.out, "");
+    }
+  }
+  // A bad directive is named by its line.
+  auto bad = run_link("sbatch", {dir.file("bad.sh")});
+  BOOST_CHECK_EQUAL(bad.exit_code, 2);
+  BOOST_CHECK_MESSAGE(
+      bad.err.rfind("sbatch: error: " + dir.file("bad.sh") + ":3: bad #SBATCH line: ", 0) == 0 &&
+          bad.err.find("--bogus") != std::string::npos,
+      bad.err);
+  auto version = run_link("scontrol", {"version"});
+  BOOST_CHECK_EQUAL(version.exit_code, 0);
+  BOOST_CHECK_MESSAGE(version.out.rfind("shoal ", 0) == 0, version.out);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
@@ -134,6 +264,128 @@ BOOST_AUTO_TEST_CASE(a_slurm_batch_script_runs_unchanged_through_sbatch) {
   BOOST_TEST(tasks == expected, boost::test_tools::per_element());
   BOOST_TEST(lines[5] == "end rc=0");
   BOOST_CHECK_EQUAL(job(id).value("step_count", 0), 2);
+}
+
+BOOST_AUTO_TEST_CASE(scontrol_and_squeue_print_jobs_and_arrays_as_slurm_does) {
+  // The script on standard input, as Open OnDemand submits it.
+  auto sub = run_slurm(*this, "sbatch", {"--parsable", "-t", "3", "-J", "timed"},
+                       "#!/bin/sh\nsleep 120\n");
+  BOOST_REQUIRE_MESSAGE(sub.exit_code == 0, sub.describe());
+  auto id = std::stoull(sub.out);
+  BOOST_REQUIRE(wait_job_state(id, "RUNNING"));
+  auto start = job(id).value("start_time", int64_t{0});
+  auto show = run_slurm(*this, "scontrol", {"show", "job", std::to_string(id)});
+  BOOST_REQUIRE_MESSAGE(show.exit_code == 0, show.describe());
+  BOOST_CHECK_EQUAL(field(show.out, "JobName"), "timed");
+  BOOST_CHECK_EQUAL(field(show.out, "TimeLimit"), "00:03:00");
+  BOOST_CHECK_EQUAL(field(show.out, "EndTime"), iso_local(start + 180));
+  BOOST_CHECK_EQUAL(field(show.out, "StdOut"),
+                    scratch.file("slurm-" + std::to_string(id) + ".out"));
+  BOOST_CHECK_EQUAL(field(show.out, "StdErr"), field(show.out, "StdOut"));
+  // -o: one line per record, no blank line between them.
+  auto one = run_slurm(*this, "scontrol", {"-d", "-o", "show", "jobs"});
+  BOOST_REQUIRE_MESSAGE(one.exit_code == 0, one.describe());
+  BOOST_CHECK_EQUAL(lines_of(one.out).size(), 1u);
+  BOOST_CHECK_MESSAGE(
+      one.out.rfind("JobId=" + std::to_string(id) + " JobName=timed UserId=", 0) == 0, one.out);
+  auto nodes = run_slurm(*this, "scontrol", {"show", "nodes", "-o"});
+  BOOST_REQUIRE_MESSAGE(nodes.exit_code == 0, nodes.describe());
+  auto node_lines = lines_of(nodes.out);
+  BOOST_REQUIRE_EQUAL(node_lines.size(), 2u);
+  for (auto& l : node_lines) BOOST_CHECK_MESSAGE(l.rfind("NodeName=node", 0) == 0, l);
+  BOOST_REQUIRE(run_slurm(*this, "scancel", {std::to_string(id)}).exit_code == 0);
+
+  // A throttled array: tasks 1-2 run, the rest wait on the throttle.
+  auto arr = run_slurm(*this, "sbatch", {"--parsable", "-a", "1-6%2", "--wrap=sleep 120"});
+  BOOST_REQUIRE_MESSAGE(arr.exit_code == 0, arr.describe());
+  auto a = std::to_string(std::stoull(arr.out));
+  command_result q;
+  BOOST_CHECK_MESSAGE(wait_until(
+                          [&] {
+                            q = run_slurm(*this, "squeue", {"-h", "-o", "%i %t %r"});
+                            return q.out.find(a + "_[3-6%2] PD JobArrayTaskLimit\n") !=
+                                   std::string::npos;
+                          },
+                          30s),
+                      q.describe());
+  BOOST_CHECK_MESSAGE(q.out.find(a + "_1 R ") != std::string::npos, q.out);
+  BOOST_CHECK_MESSAGE(q.out.find(a + "_2 R ") != std::string::npos, q.out);
+  BOOST_CHECK_MESSAGE(q.out.find("[[") == std::string::npos, q.out);
+  auto tasks = run_slurm(*this, "squeue", {"-r", "-h", "-o", "%i %t", "-S", "i"});
+  BOOST_CHECK_EQUAL(tasks.out, a + "_1 R\n" + a + "_2 R\n" + a + "_3 PD\n" + a + "_4 PD\n" + a +
+                                   "_5 PD\n" + a + "_6 PD\n");
+  // Cancelled whole: the tasks that never started stay as one CANCELLED line, never `_[]`.
+  BOOST_REQUIRE(run_slurm(*this, "scancel", {a}).exit_code == 0);
+  auto all = run_slurm(*this, "squeue", {"-t", "all", "-h", "-o", "%i %T"});
+  BOOST_CHECK_MESSAGE(all.out.find(a + "_[3-6%2] CANCELLED") != std::string::npos, all.out);
+  auto acct = run_slurm(*this, "sacct", {"-X", "-n", "-P", "--format=JobID,State"});
+  BOOST_CHECK_MESSAGE(
+      all.out.find("_[]") == std::string::npos && acct.out.find("_[]") == std::string::npos,
+      all.out << acct.out);
+}
+
+BOOST_AUTO_TEST_CASE(sinfo_views_scancel_filters_and_refused_requests) {
+  BOOST_REQUIRE(
+      run_slurm(*this, "scontrol", {"update", "nodename=node2", "state=drain", "reason=disk swap"})
+          .exit_code == 0);
+  auto reasons = run_slurm(*this, "sinfo", {"-R"});
+  BOOST_REQUIRE_MESSAGE(reasons.exit_code == 0, reasons.describe());
+  auto lines = lines_of(reasons.out);
+  BOOST_REQUIRE_EQUAL(lines.size(), 2u);
+  BOOST_CHECK_EQUAL(lines[0], "REASON               USER      TIMESTAMP           NODELIST");
+  BOOST_CHECK_MESSAGE(lines[1].rfind("disk swap            ", 0) == 0 && lines[1].size() > 6 &&
+                          lines[1].substr(lines[1].size() - 6) == " node2",
+                      lines[1]);
+  auto summary = run_slurm(*this, "sinfo", {"-s"});
+  BOOST_CHECK_EQUAL(summary.out,
+                    "PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T) NODELIST\n"
+                    "debug*       up   infinite          0/1/1/2 node[1-2]\n");
+  auto long_list = run_slurm(*this, "sinfo", {"-l"});
+  auto long_lines = lines_of(long_list.out);
+  BOOST_REQUIRE_GE(long_lines.size(), 3u);
+  BOOST_CHECK_EQUAL(long_lines[1],
+                    "PARTITION AVAIL  TIMELIMIT   JOB_SIZE ROOT OVERSUBS     GROUPS  NODES       "
+                    "STATE NODELIST");
+  BOOST_REQUIRE(
+      run_slurm(*this, "scontrol", {"update", "nodename=node2", "state=resume"}).exit_code == 0);
+
+  // scancel's filters: each narrows, ids and filters together must both match.
+  std::vector<uint64_t> ids;
+  for (auto name : {"a", "a", "b"}) {
+    auto r = run_slurm(*this, "sbatch", {"--parsable", "-H", "-J", name, "--wrap=true"});
+    BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+    ids.push_back(std::stoull(r.out));
+  }
+  BOOST_CHECK(run_slurm(*this, "scancel", {"--name", "a"}).exit_code == 0);
+  BOOST_CHECK_EQUAL(job_state(ids[0]), "CANCELLED");
+  BOOST_CHECK_EQUAL(job_state(ids[1]), "CANCELLED");
+  auto b = std::to_string(ids[2]);
+  BOOST_CHECK(run_slurm(*this, "scancel", {"-n", "nosuch", b}).exit_code == 0);
+  BOOST_CHECK(run_slurm(*this, "scancel", {"-t", "R", b}).exit_code == 0);
+  BOOST_CHECK_EQUAL(job_state(ids[2]), "PENDING");
+  BOOST_CHECK(run_slurm(*this, "scancel", {"-t", "PD", "-u", my_user_name()}).exit_code == 0);
+  BOOST_CHECK_EQUAL(job_state(ids[2]), "CANCELLED");
+
+  // What no node can ever hold is refused at submission, in Slurm's words.
+  for (auto ask : {"--mem=100000000", "--cpus-per-task=1000"}) {
+    BOOST_TEST_CONTEXT(ask) {
+      auto r = run_slurm(*this, "sbatch", {ask, "--wrap=true"});
+      BOOST_CHECK_EQUAL(r.exit_code, 1);
+      BOOST_CHECK_MESSAGE(r.err.rfind("sbatch: error: Batch job submission failed: Requested node "
+                                      "configuration is not available",
+                                      0) == 0,
+                          r.err);
+      auto test_only = run_slurm(*this, "sbatch", {"--test-only", ask, "--wrap=true"});
+      BOOST_CHECK_EQUAL(test_only.exit_code, 1);
+      BOOST_CHECK_MESSAGE(test_only.err.rfind("sbatch: error: allocation failure: Requested node "
+                                              "configuration is not available",
+                                              0) == 0,
+                          test_only.err);
+    }
+  }
+  // srun's own notes speak as srun.
+  auto missing = run_slurm(*this, "srun", {"-N1", "/nonexistent/cmd"});
+  BOOST_CHECK_MESSAGE(missing.err.rfind("srun: error: node1: ", 0) == 0, missing.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
