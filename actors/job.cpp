@@ -97,7 +97,7 @@ caf::result<msg::job_event> on_step_request(job_self self, msg::job_request& req
   if (want == 0) want = req.ntasks > 0 ? std::min(req.ntasks, have) : have;
   if (per_node > 0 && req.ntasks > uint64_t{want} * per_node)
     return make_error(errc::unsatisfiable,
-                      "requested node configuration is not available: step of " +
+                      "Requested node configuration is not available: step of " +
                           std::to_string(req.ntasks) + " tasks at most " +
                           std::to_string(per_node) + " per node (--ntasks-per-node) on " +
                           std::to_string(want) + " nodes of job " + std::to_string(st.info.job_id));

@@ -42,7 +42,7 @@ BOOST_AUTO_TEST_CASE(sbatch_variables_sit_between_the_script_and_the_command_lin
   BOOST_TEST(job(by_env).value("partition", "") == "extra");
   BOOST_TEST(job(by_env).value("name", "") == "fromscript");
   auto shown = run_cli({"control", "show", "job", std::to_string(by_env)});
-  BOOST_TEST(shown.out.find("TimeLimit=7:00") != std::string::npos, shown.out);
+  BOOST_TEST(shown.out.find("TimeLimit=00:07:00") != std::string::npos, shown.out);
   // ...and the command line overrides the variable.
   auto by_cli = submit_with({{"SBATCH_PARTITION", "extra"}}, {"-p", "debug", script});
   BOOST_REQUIRE(by_cli != 0);

@@ -23,7 +23,7 @@ std::string density_text(const task_density& d) {
 }
 
 shoal::error unavailable(const std::string& why) {
-  return shoal::error(errc::unsatisfiable, "requested node configuration is not available: " + why);
+  return shoal::error(errc::unsatisfiable, "Requested node configuration is not available: " + why);
 }
 
 std::vector<std::string> expand_or_empty(const std::string& expr) {

@@ -18,7 +18,7 @@ namespace shoal::cli {
 /// nothing), and sets req.workload.ntasks_per_node to the smallest tasks_per_node_limit among
 /// them (or the --ntasks-per-node given, when smaller). Without -n, the task count stays
 /// Slurm's default: one a node (-N), one for a new job, one a node of the job for a step.
-/// Error: errc::unsatisfiable, "requested node configuration is not available: ..." (Slurm's
+/// Error: errc::unsatisfiable, "Requested node configuration is not available: ..." (Slurm's
 /// words) when no node takes a task, when --ntasks-per-node asks more than the nodes take, or
 /// when -n does not fit the nodes at that bound; a controller's refusal as it is.
 shoal::error apply_task_density(session& s, const job_options& o, msg::job_request& req);
