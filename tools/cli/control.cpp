@@ -1,7 +1,8 @@
 // `shoal control`: scontrol. show
 // node|partition|job|config|collectors|hostnames|hostlist|hostlistsorted, update NodeName=...
 // State=... Reason=..., update|create|delete PartitionName=..., setdebug LEVEL, setdebugflags
-// +FLAG -FLAG, and the job commands hold, uhold, release, requeue, top.
+// +FLAG -FLAG, version, and the job commands hold, uhold, release, requeue, top (suspend,
+// resume, show steps and job updates are refused by name).
 
 #include <strings.h>
 
@@ -360,6 +361,10 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
         return show_hostlist(w[1], w[2]);
       }
       if (w.size() > 3) return fail("control", "too many words after show " + w[1], exit_usage);
+      if (is_entity(w[1], "step"))
+        return fail("control",
+                    "show steps is not supported yet: shoal does not list job steps (sacct lists "
+                    "each job's batch step)");
       int code = 0;
       auto s = open_session("control", conf, code);
       if (!s) return code;
