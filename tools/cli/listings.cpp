@@ -385,7 +385,8 @@ std::string view_format(const info_views& v, bool node_oriented) {
   if (v.reasons)
     return v.long_list ? "reason:20 ,userlong:12 ,timestamp:19 ,statecompact:6 ,nodelist:0"
                        : "reason:20 ,user:9 ,timestamp:19 ,nodelist:0";
-  if (v.long_list)
+  // As sinfo: SINFO_FORMAT wins over -l's format (the date is still printed).
+  if (v.long_list && env_or_empty("SINFO_FORMAT").empty())
     return "partition:9 ,available:.5 ,time:.10 ,size:.10 ,root:.4 ,oversubscribe:.8 ,"
            "groups:.10 ,nodes:.6 ,statelong:.11 ,nodelist:0";
   return "";
