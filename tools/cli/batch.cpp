@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <optional>
 #include <thread>
@@ -99,6 +100,7 @@ std::optional<std::string> read_script(const std::string& path) {
   char buf[65536];
   for (;;) {
     auto n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     text.append(buf, static_cast<size_t>(n));
   }

@@ -166,9 +166,7 @@ std::vector<msg::job_info> one_line_per_task(std::vector<msg::job_info> jobs) {
 /// id above 0 (`12`, `12_4`); the first that does not, or "" when all do.
 std::string invalid_job_id(const std::string& list) {
   for (auto& item : detail::split_list(list, false)) {
-    char* end = nullptr;
-    auto id = std::strtol(item.c_str(), &end, 10);
-    if (id <= 0) return item;
+    if (std::strtol(item.c_str(), nullptr, 10) <= 0) return item;
   }
   return {};
 }
