@@ -1,20 +1,8 @@
 #include "actors/job_mail.hpp"
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdio>
-#include <cstring>
-#include <thread>
 
-#include <caf/actor_system.hpp>
-#include <caf/blocking_actor.hpp>
-
-#include "config/log.hpp"
+#include "actors/admin_program.hpp"
 
 namespace shoal::actors {
 
@@ -54,42 +42,6 @@ const char* verb_of(const std::string& event) {
   if (event == "FAIL") return "Failed";
   if (event == "REQUEUE") return "Requeued";
   return "unknown";
-}
-
-/// Starts the program and waits for it; its output goes to /dev/null.
-void run_mail(const mail_notice& notice) {
-  std::vector<char*> argv;
-  for (auto& a : notice.argv) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  std::vector<char*> envp;
-  for (auto& e : notice.env) envp.push_back(const_cast<char*>(e.c_str()));
-  envp.push_back(nullptr);
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&files, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&files, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = 0;
-  int rc = posix_spawn(&pid, argv[0], &files, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&files);
-  if (rc != 0) {
-    config::log().error("MailProg could not start prog={} error=\"{}\"", notice.argv[0],
-                        std::strerror(rc));
-    return;
-  }
-  int status = 0;
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds{60};
-  while (::waitpid(pid, &status, WNOHANG) == 0) {
-    if (std::chrono::steady_clock::now() > deadline) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      config::log().error("MailProg killed after 60 s prog={}", notice.argv[0]);
-      return;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds{50});
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    config::log().error("MailProg failed prog={} status={}", notice.argv[0], status);
 }
 
 }  // namespace
@@ -161,11 +113,11 @@ mail_notice mail_for(const msg::job_info& j, const std::string& event,
 }
 
 void send_mail(caf::actor_system& sys, mail_notice notice) {
-  // Detached: the program may take its time, and no handler may wait on a process.
-  // The notice goes as a spawn argument, not a capture: CAF 0.17 dereferences its null argument
-  // tuple when a function actor takes none (UBSan: reference binding to null pointer).
-  sys.spawn<caf::detached>(
-      [](caf::blocking_actor*, const mail_notice& n) { run_mail(n); }, std::move(notice));
+  admin_program p;
+  p.label = "MailProg";
+  p.argv = std::move(notice.argv);
+  p.env = std::move(notice.env);
+  run_admin_program(sys, std::move(p));
 }
 
 }  // namespace shoal::actors

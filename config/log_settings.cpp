@@ -31,6 +31,7 @@ constexpr flag_name flag_names[] = {
     {"Priority", "", debug_flag::priority},
     {"TraceJobs", "", debug_flag::trace_jobs},
     {"Agent", "", debug_flag::agent},
+    {"Power", "", debug_flag::power},
 };
 
 static_assert(std::size(flag_names) == debug_flag_count);

@@ -50,10 +50,11 @@ enum class debug_flag : uint8_t {
   priority,     ///< Priority: the priority given to each submitted job
   trace_jobs,   ///< TraceJobs: every job event (pending reason, start, step exit, release)
   agent,        ///< Agent: requests the controller sends to node daemons (launch, signal)
+  power,        ///< Power: power saving's decisions, programs and node power states
 };
 
 /// How many debug_flag values exist.
-constexpr unsigned debug_flag_count = 8;
+constexpr unsigned debug_flag_count = 9;
 
 /// A set of debug flags, one bit per debug_flag.
 using debug_flag_set = uint32_t;
