@@ -576,6 +576,7 @@ msg::job_info initial_job_info(const job_setup& setup) {
   info.account = req.workload.account;
   info.qos = req.workload.qos;
   info.comment = req.workload.comment;
+  info.features = req.constraint;
   info.mail_type = req.workload.mail_type;
   info.mail_user = req.workload.mail_user;
   info.ntasks_per_node = req.workload.ntasks_per_node;

@@ -12,6 +12,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "actors/in_process_types.hpp"
+#include "actors/power.hpp"
 #include "actors/scheduler.hpp"
 #include "actors/state_keeper.hpp"
 #include "config/defaults.hpp"
@@ -54,6 +55,9 @@ struct job_setup {
   std::vector<msg::gres_held> start_gres;  ///< devices held (gres_held::node: in start_nodes)
   /// The interconnect plugin (SwitchType=): each step's switch data comes from it. Null: none.
   std::shared_ptr<interconnect::switch_manager> interconnect;
+  /// Power saving's actor: a placed job waits for it to power its nodes up (CONFIGURING) before
+  /// its time limit and its launch. Null: no power saving; a placed job starts at once.
+  power_actor power;
   /// SelectType=select/cons_tres: nodes are shared, so the job's CPUs on each node count.
   bool shared_nodes = false;
   metrics::registry* meters = nullptr;  ///< where the job actor meters itself; null: nowhere

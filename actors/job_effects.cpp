@@ -221,6 +221,7 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     lr.mem_limit_mb = memory_on(st, launched[k]);
     lr.open_mode = req.workload.open_mode;
     lr.switch_data = *switch_data;
+    lr.node_aliases = st.node_aliases;
     requests.push_back(std::move(lr));
   }
   send_launches(self, std::move(launched), std::move(requests), std::move(client));
@@ -309,6 +310,28 @@ void launch_main_step(job_self self, follow_ups& then) {
     launch_step(self, st.main_step, all, st.setup.req, st.setup.client);
   }
   then.emplace_back(policy::event{event_kind::launched}, event_data{});
+}
+
+/// Asks the power actor for the job's nodes: `nodes_ready` once each is up. A node that misses
+/// ResumeTimeout is set DOWN, which reaches the job as node_failed; the error answer adds nothing.
+void await_nodes(job_self self) {
+  auto& st = self->state;
+  power_job job;
+  job.job_id = st.info.job_id;
+  job.nodes = st.nodes;
+  job.features = st.setup.req.constraint;
+  job.partition = st.info.partition;
+  job.oversubscribe = st.setup.req.workload.exclusive ? "NO" : "OK";
+  self->request(st.setup.power, caf::infinite, msg::ready_atom_v, std::move(job))
+      .then(
+          [self](std::string& aliases) {
+            self->state.node_aliases = std::move(aliases);
+            handle(self, policy::event{event_kind::nodes_ready}, {});
+          },
+          [self](caf::error& err) {
+            SHOAL_DEBUG(trace_jobs, "job nodes did not resume job={}: {}", self->state.info.job_id,
+                        describe(err));
+          });
 }
 
 /// Signals the steps the effect's scope names.
@@ -470,6 +493,12 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
     case effect_kind::forget_client:
       st.setup.client = nullptr;
       return;
+    case effect_kind::await_nodes:
+      await_nodes(self);
+      return;
+    case effect_kind::stamp_start_time:
+      info.start_time = unix_now();
+      return;
     case effect_kind::stop:
       self->quit();
       return;
@@ -482,6 +511,7 @@ policy::transition decide(job_self self, const policy::event& ev) {
   facts.job_id = st.info.job_id;
   facts.steps_running = !st.steps.empty();
   facts.allocation = st.setup.req.workload.allocation;
+  facts.power_managed = static_cast<bool>(st.setup.power);
   facts.warn_signal = st.setup.req.workload.warn_signal;
   facts.warn_batch_only = st.setup.req.workload.warn_batch_only;
   return policy::on_event(st.life, ev, facts);

@@ -72,6 +72,8 @@ struct job_state_t {
   /// Steps (not the main one) that ended with no client attached: after a controller restart
   /// their `shoal run` attaches again and hears the end from here.
   std::map<uint32_t, step_outcome> unheard_ends;
+  /// SLURM_NODE_ALIASES of its cloud nodes, from the power actor once they are up ("": none).
+  std::string node_aliases;
 };
 
 using job_self = job_impl::stateful_pointer<job_state_t>;

@@ -60,6 +60,7 @@ struct node_state_t {
   /// Output sinks reattached after a controller restart, per (job, step): a daemon that
   /// registers after the attach gets them then.
   std::map<std::pair<uint64_t, uint32_t>, caf::actor> sinks;
+  caf::actor power;  ///< the power actor (null: no power saving), told of each registration
 };
 
 /// The public interface plus the silence timer's tick, which only the actor sends itself.
@@ -258,6 +259,9 @@ msg::node_record record_of(const node_state_t& st) {
   r.reason = st.info.reason;
   r.reason_time = st.info.reason_time;
   r.reason_user = st.info.reason_user;
+  // Addresses only when set at run time: the config's come from the config again.
+  if (st.info.address != st.cfg.address) r.address = st.info.address;
+  r.hostname = st.info.hostname;
   return r;
 }
 
@@ -266,13 +270,17 @@ caf::result<caf::ok_atom> saved_then_ok(node_self self) {
   auto& st = self->state;
   if (!st.keeper) return caf::ok_atom::value;
   auto rec = record_of(st);
+  bool kept = rec.drain || rec.down || !rec.address.empty() || !rec.hostname.empty();
   self->send(st.keeper, msg::persist_atom_v, node_key(st.info.name),
-             rec.drain || rec.down ? encoded(rec) : state::value_ptr{});
+             kept ? encoded(rec) : state::value_ptr{});
   return self->delegate(st.keeper, msg::sync_atom_v);
 }
 
 caf::result<caf::ok_atom> on_update(node_self self, const msg::node_update& up) {
   auto& st = self->state;
+  // nodeaddr=, nodehostname= (the guide's way to tell where a cloud node came up).
+  if (!up.address.empty()) st.info.address = up.address;
+  if (!up.hostname.empty()) st.info.hostname = up.hostname;
   auto wanted = up.state;
   for (auto& c : wanted) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   if (wanted == "DRAIN" || wanted == "DOWN") {
@@ -353,8 +361,11 @@ void take_config(node_self self, const config::node_config& cfg) {
   st.info.os = cfg.os;
   st.info.gres = gres_text(cfg.gres);
   st.info.state_since = unix_now();
+  // Slurm counts a node busy at the controller's start, so SuspendTime runs from there.
+  st.info.last_busy = st.info.state_since;
   auto initial = cfg.initial_state;
   for (auto& c : initial) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  st.info.cloud = initial == "CLOUD";
   if (initial == "DOWN") {
     st.flags.life = liveness::down;
     st.flags.admin_down = true;
@@ -368,6 +379,8 @@ void take_config(node_self self, const config::node_config& cfg) {
 /// What an admin set before the controller restarted (drain, down) outlives the restart.
 void restore_admin_state(node_self self, const std::optional<msg::node_record>& saved) {
   auto& st = self->state;
+  if (saved && !saved->address.empty()) st.info.address = saved->address;
+  if (saved && !saved->hostname.empty()) st.info.hostname = saved->hostname;
   if (saved && (saved->drain || saved->down)) {
     st.flags.drain = saved->drain;
     if (saved->down) {
@@ -387,6 +400,9 @@ caf::actor take_daemon(node_self self, const msg::machine_status& rep, const caf
   if (st.daemon && st.daemon != daemon) self->demonitor(st.daemon);
   st.daemon = daemon;
   self->monitor(daemon);
+  if (st.power)
+    send_to(self, st.power, msg::register_atom_v, st.info.name, st.info.reported.boot_time,
+            rep.boot_time, rep.hostname, daemon);
   config::log().info("node registered node={} host={} cpus={} mem_mb={} os={}", st.info.name,
                      rep.hostname, rep.cpus, rep.real_memory_mb, rep.os);
   merge_report(self, rep);
@@ -537,6 +553,7 @@ void on_responding(node_self self, bool responding) {
 void on_check(node_self self, uint64_t gen) {
   auto& st = self->state;
   if (gen != st.check_gen || st.flags.life == liveness::down) return;
+  if (st.flags.power_off) return;  // no daemon expected: powered down, or on its way up or down
   config::log().warn("node not responding node={} timeout_ms={}", st.info.name, st.timeout.count());
   go_down(self, "Not responding", false, "shoal");
 }
@@ -546,6 +563,7 @@ void on_job_start(node_self self, uint64_t job, uint32_t cpus,
                   std::vector<msg::gres_held>& devices) {
   auto& st = self->state;
   st.jobs[job] = cpus;
+  st.info.last_busy = unix_now();
   if (!devices.empty()) st.devices[job] = std::move(devices);
   if (st.occupancy.size() != st.info.cpus) st.occupancy.resize(st.info.cpus);
   if (cpus > 0 && st.cpu_ids.count(job) == 0) {
@@ -569,7 +587,7 @@ void on_job_release(node_self self, uint64_t job) {
     st.occupancy.give_back(held->second);
     st.cpu_ids.erase(held);
   }
-  self->state.jobs.erase(job);
+  if (self->state.jobs.erase(job) > 0) st.info.last_busy = unix_now();
   self->state.completing.erase(job);
   st.devices.erase(job);
   auto& sinks = st.sinks;
@@ -625,6 +643,38 @@ caf::result<caf::ok_atom> on_adopted_step_exit(node_self self, msg::step_exit& e
               msg::step_label(ex.step_id), self->state.info.name);
   send_to(self, self->state.controller, std::move(ex));
   return caf::ok_atom::value;
+}
+
+/// The power actor's word on the node's power state.
+void on_power_state(node_self self, msg::power_state power, bool down_asked) {
+  auto& st = self->state;
+  if (power == st.info.power && down_asked == st.info.power_down_asked) return;
+  config::log().log(power == msg::power_state::on && st.info.power == msg::power_state::on
+                        ? spdlog::level::debug
+                        : spdlog::level::info,
+                    "node power node={} from={} to={} power_down={}", st.info.name,
+                    *msg::to_string(st.info.power) ? msg::to_string(st.info.power) : "ON",
+                    *msg::to_string(power) ? msg::to_string(power) : "ON", down_asked);
+  // Powered down, the daemon is gone: it must register again to count as up.
+  if (power == msg::power_state::powered_down && st.flags.life == liveness::up) {
+    st.flags.life = liveness::unknown;
+    if (st.daemon) self->demonitor(st.daemon);
+    st.daemon = nullptr;
+  }
+  st.info.power = power;
+  st.info.power_down_asked = down_asked;
+  st.flags.power_off = power != msg::power_state::on;
+  if (!st.flags.power_off) arm_silence_timer(self);
+  publish(self);
+}
+
+/// POWER_DOWN_FORCE: the node's jobs end as if it failed, though it stays up.
+void end_jobs_here(node_self self, const std::string& why) {
+  auto& st = self->state;
+  config::log().info("node jobs ended node={} reason=\"{}\" jobs={}", st.info.name, why,
+                     st.jobs.size());
+  for (auto& [job, cpus] : st.jobs)
+    send_to(self, st.controller, msg::nodedown_atom_v, st.info.name, job);
 }
 
 }  // namespace
@@ -694,6 +744,20 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                     [self](msg::step_exit& ex) -> caf::result<caf::ok_atom> {
                       return on_adopted_step_exit(self, ex);
                     }),
+      probe.metered("power", [self](msg::power_atom,
+                                    caf::actor& power) { self->state.power = std::move(power); }),
+      probe.metered("power_state",
+                    [self](msg::power_atom, uint8_t power, bool down_asked) {
+                      on_power_state(self, static_cast<msg::power_state>(power), down_asked);
+                    }),
+      probe.metered("power_fail",
+                    [self](msg::nodedown_atom, std::string& reason) {
+                      config::log().warn("node down node={} reason=\"{}\"", self->state.info.name,
+                                         reason);
+                      go_down(self, std::move(reason), true, "shoal");
+                    }),
+      probe.metered("power_force",
+                    [self](msg::cancel_atom, const std::string& why) { end_jobs_here(self, why); }),
   };
 }
 

@@ -60,7 +60,17 @@ using node_actor = caf::typed_actor<
     /// The end of a step whose job its shoald knows only by id (it adopted the step after a
     /// restart, or the job's handle predates a controller restart): relayed to the controller,
     /// which hands it to the job.
-    caf::replies_to<msg::step_exit>::with<caf::ok_atom>>;
+    caf::replies_to<msg::step_exit>::with<caf::ok_atom>,
+    /// The power actor, which hears each registration (node, previous boot time, boot time).
+    caf::reacts_to<msg::power_atom, caf::actor>,
+    /// (msg::power_state, POWER_DOWN asked) from the power actor: shown with the state (idle~,
+    /// alloc#, idle%, idle!); powered down, up or down-going, silence is not DOWN.
+    caf::reacts_to<msg::power_atom, uint8_t, bool>,
+    /// From the power actor: DOWN with this reason until an admin resumes it (a resume past
+    /// ResumeTimeout, a reboot nobody asked for).
+    caf::reacts_to<msg::nodedown_atom, std::string>,
+    /// From the power actor (POWER_DOWN_FORCE): every job on the node ends as if the node failed.
+    caf::reacts_to<msg::cancel_atom, std::string>>;
 
 /// `keeper` saves what an admin set (drain or down, with the reason) under node_key (null: not
 /// saved); `saved` is that record from before a restart. With a `gate` (auth/munge), all the

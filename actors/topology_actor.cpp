@@ -11,6 +11,7 @@
 #include "actors/send_to.hpp"
 #include "actors/unexpected.hpp"
 #include "cluster/clock.hpp"
+#include "cluster/node_health.hpp"
 #include "cluster/running_jobs.hpp"
 #include "topology/hostlist.hpp"
 
@@ -221,7 +222,7 @@ topology_actor::behavior_type topology_behavior(topology_self self,
       probe.metered("view_node",
                     [self](msg::view_atom, const msg::node_info& info) {
                       auto& st = self->state;
-                      if (st.map->node_changed(info.name, info.state, info.cpus,
+                      if (st.map->node_changed(info.name, cluster::placement_state(info), info.cpus,
                                                info.real_memory_mb) &&
                           st.scheduler)
                         send_to(self, st.scheduler, msg::schedule_atom_v);

@@ -30,14 +30,22 @@ namespace shoal::cluster {
 
 msg::node_state derive_node_state(const node_flags& f) {
   using msg::node_state;
-  if (f.life == node_flags::liveness::down) return node_state::down;
+  // Power saving expects no daemon: silence is not DOWN and never-heard-from is not UNKNOWN.
+  if (f.life == node_flags::liveness::down && (f.admin_down || !f.power_off))
+    return node_state::down;
   if (f.drain) return f.jobs > 0 ? node_state::draining : node_state::drained;
-  if (f.life == node_flags::liveness::unknown) return node_state::unknown;
+  if (f.life == node_flags::liveness::unknown && !f.power_off) return node_state::unknown;
   if (f.jobs > 0) {
     if (f.completing == f.jobs) return node_state::completing;
     return f.partial ? node_state::mixed : node_state::allocated;
   }
   return node_state::idle;
+}
+
+msg::node_state placement_state(const msg::node_info& info) {
+  if (info.power == msg::power_state::powering_down || info.power_down_asked)
+    return msg::node_state::drained;
+  return info.state;
 }
 
 }  // namespace shoal::cluster

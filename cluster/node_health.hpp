@@ -26,10 +26,18 @@ struct node_flags {
   size_t jobs = 0;          ///< jobs holding the node
   size_t completing = 0;    ///< of those, jobs whose tasks are being cleaned up
   bool partial = false;     ///< the jobs hold only some of its CPUs (shared nodes)
+  /// Power saving expects no daemon now (powered down, powering up or down): its silence is not
+  /// DOWN, and a node never heard from is IDLE (the guide: a cloud node starts IDLE~).
+  bool power_off = false;
 };
 
 /// Slurm's precedence: DOWN, then drain (DRAINING while jobs remain, else DRAINED), then
 /// UNKNOWN for never-heard-from nodes, COMPLETING, ALLOCATED (MIXED when partly held), IDLE.
 msg::node_state derive_node_state(const node_flags& f);
+
+/// The state placement goes by: the node's, except that a node POWERING_DOWN or asked to power
+/// down (POWER_DOWN) takes no new job (DRAINED for the allocation map). A POWERED_DOWN idle node
+/// does: placing a job there resumes it.
+msg::node_state placement_state(const msg::node_info& info);
 
 }  // namespace shoal::cluster

@@ -15,7 +15,7 @@ $C.includes(["messages/states.hpp"]);
 # Raise the major (and reset the minor) for any change older peers cannot read; peers of another
 # major then refuse each other's messages with errc::incompatible_version.
 const wireMajor :UInt16 = 1;
-const wireMinor :UInt16 = 6;
+const wireMinor :UInt16 = 8;
 
 struct MachineStatus {
   nodeName @0 :Text;         # the configured node name this daemon speaks for
@@ -60,6 +60,13 @@ struct NodeInfo {
                              # "gpu:tesla:2,nic:1"); empty: none
   gresUsed @19 :Text;        # held by jobs, per name with the devices' indices
                              # ("gpu:2(IDX:0-1)"; "gpu:0" when none); empty: no gres
+  # power saving and cloud nodes (the power actor's word; docs/power.md)
+  power @20 :UInt8 $C.type("power_state") $C.init("power_state::on");
+  powerDownAsked @21 :Bool;  # POWER_DOWN (!): powered down once no job holds it
+  cloud @22 :Bool;           # State=CLOUD: listed only while powered up or allocated
+  lastBusy @23 :Int64;       # when a job last held the node, Unix seconds (0: never)
+  hostname @24 :Text;        # NodeHostname: the config's, an admin's (nodehostname=) or, with
+                             # cloud_reg_addrs, what the node registered with; empty: the name
 }
 
 struct PartitionInfo {
@@ -227,6 +234,7 @@ struct JobInfo {
                              # nothing ran)
   # gres
   tresPerNode @42 :Text;     # --gres as scontrol shows it ("gres:gpu:2"); empty: none
+  features @43 :Text;        # -C/--constraint as given; empty: none
 }
 
 # What the scheduler knows of a pending job at its last pass (shoal queue --start/--priority).
@@ -286,6 +294,8 @@ struct LaunchRequest {
                              # of GresTypes= (no indices: none held, and the task environment's
                              # variables for it are removed, as Slurm does); empty: no GresTypes
   io @31 :StepIo;            # the step's input, terminal and exit options (JobRequest.io)
+  nodeAliases @32 :Text;     # SLURM_NODE_ALIASES: name:addr:host of the job's cloud nodes,
+                             # comma-separated; empty: none (not set in the tasks' environment)
 }
 
 # gres: the devices of one generic resource name a job holds on one node.
@@ -337,6 +347,8 @@ struct NodeUpdate {
   state @1 :Text;            # DRAIN RESUME DOWN IDLE (case-insensitive); empty: keep
   reason @2 :Text;
   user @3 :Text;
+  address @4 :Text;          # nodeaddr=: the node's new NodeAddr; empty: keep
+  hostname @5 :Text;         # nodehostname=: its new NodeHostname; empty: keep
 }
 
 # `shoal control update|create|delete partitionname=P Key=Value ...`: settings are applied as on
@@ -423,6 +435,19 @@ struct NodeRecord {
   reason @3 :Text;
   reasonTime @4 :Int64;
   reasonUser @5 :Text;
+  address @6 :Text;          # NodeAddr set at run time (nodeaddr=, cloud_reg_addrs); empty: none
+  hostname @7 :Text;         # NodeHostname set at run time; empty: none
+}
+
+# A node's power saving state as the power actor saves it (key power/NAME), so that a restart or a
+# takeover neither resumes a node twice nor forgets one half-way.
+struct PowerRecord {
+  name @0 :Text;
+  state @1 :UInt8 $C.type("power_state") $C.init("power_state::on");
+  downAsked @2 :Bool;        # POWER_DOWN (!) pending
+  deadline @3 :Int64;        # powering up/down: when ResumeTimeout/SuspendTimeout ends, Unix s
+  programRun @4 :Bool;       # the Resume/SuspendProgram for this state was started
+  since @5 :Int64;           # when the node entered the state, Unix seconds
 }
 
 struct ControllerRecord {

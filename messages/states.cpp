@@ -12,10 +12,9 @@ constexpr node_state all_node_states[] = {
     node_state::unknown, node_state::idle,     node_state::allocated, node_state::completing,
     node_state::down,    node_state::draining, node_state::drained,   node_state::mixed};
 constexpr job_state all_job_states[] = {
-    job_state::pending,    job_state::configuring, job_state::running,
-    job_state::completing, job_state::completed,   job_state::failed,
-    job_state::cancelled,  job_state::timeout,     job_state::node_fail,
-    job_state::out_of_memory};
+    job_state::pending,   job_state::configuring,  job_state::running,   job_state::completing,
+    job_state::completed, job_state::failed,       job_state::cancelled, job_state::timeout,
+    job_state::node_fail, job_state::out_of_memory};
 
 bool equal_nocase(std::string_view a, const char* b) {
   return a.size() == std::char_traits<char>::length(b) && strncasecmp(a.data(), b, a.size()) == 0;
@@ -65,6 +64,34 @@ const char* short_name(node_state s) {
       return "mix";
   }
   return "unk";
+}
+
+const char* to_string(power_state s) {
+  switch (s) {
+    case power_state::on:
+      return "";
+    case power_state::powered_down:
+      return "POWERED_DOWN";
+    case power_state::powering_up:
+      return "POWERING_UP";
+    case power_state::powering_down:
+      return "POWERING_DOWN";
+  }
+  return "";
+}
+
+const char* power_symbol(power_state s) {
+  switch (s) {
+    case power_state::on:
+      return "";
+    case power_state::powered_down:
+      return "~";
+    case power_state::powering_up:
+      return "#";
+    case power_state::powering_down:
+      return "%";
+  }
+  return "";
 }
 
 const char* to_string(job_state s) {

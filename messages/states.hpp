@@ -19,6 +19,15 @@ enum class node_state : uint8_t {
   mixed,       ///< up, running jobs that hold only some of its CPUs (consumable resources)
 };
 
+/// Where a node is in power saving (the Cloud Scheduling Guide's states). The power actor owns
+/// it; the node's state (idle, allocated, ...) is shown with its symbol: idle~, alloc#, idle%.
+enum class power_state : uint8_t {
+  on,             ///< powered up (or never managed)
+  powered_down,   ///< POWERED_DOWN (~): relinquished, no daemon expected
+  powering_up,    ///< POWERING_UP (#): ResumeProgram ran; the node must register by ResumeTimeout
+  powering_down,  ///< POWERING_DOWN (%): SuspendProgram ran; powered down after SuspendTimeout
+};
+
 /// A job's state (Slurm's names).
 enum class job_state : uint8_t {
   pending,
@@ -47,6 +56,11 @@ const char* to_string(job_state s);
 const char* short_code(job_state s);
 /// Slurm's short node state as sinfo prints it: idle alloc comp down drng drain unk.
 const char* short_name(node_state s);
+
+/// "POWERED_DOWN", "POWERING_UP", "POWERING_DOWN"; "" for on.
+const char* to_string(power_state s);
+/// The guide's symbol sinfo appends to the state: "~", "#", "%"; "" for on.
+const char* power_symbol(power_state s);
 
 /// Case-insensitive; accepts the long names only.
 std::optional<node_state> parse_node_state(std::string_view text);

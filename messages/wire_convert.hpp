@@ -34,6 +34,16 @@ void from_wire(T v, T& x) {
   x = v;
 }
 
+inline uint8_t to_wire(power_state x) {
+  return static_cast<uint8_t>(x);
+}
+
+/// Numbers past the last state (a newer peer's) read as on.
+inline void from_wire(uint8_t v, power_state& x) {
+  x = v <= static_cast<uint8_t>(power_state::powering_down) ? static_cast<power_state>(v)
+                                                            : power_state::on;
+}
+
 inline uint8_t to_wire(stream_kind x) {
   return static_cast<uint8_t>(x);
 }

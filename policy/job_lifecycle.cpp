@@ -114,10 +114,79 @@ transition on_placed(const lifecycle& now, const job_facts& facts) {
     return applied(std::move(next), {K::take_allocation, K::publish, K::start_nodes,
                                      K::arm_time_limit, note_effect(client_note::allocated)});
   }
+  if (facts.power_managed) {
+    // Its nodes may be powered down: the time limit and the launch wait until they are up.
+    next.state = S::booting;
+    return applied(std::move(next),
+                   {K::take_allocation, K::publish, K::start_nodes, K::await_nodes});
+  }
   next.state = S::configuring;
   return applied(std::move(next),
                  {K::take_allocation, K::publish, K::start_nodes, K::arm_time_limit,
                   note_effect(client_note::allocated), K::launch_main_step});
+}
+
+/// A booting job's nodes are all up: it starts now (its start time and time limit from here).
+transition on_nodes_ready(const lifecycle& now, const job_facts& facts) {
+  if (now.state != S::booting) return ignored(now);
+  auto next = now;
+  if (facts.allocation) {
+    next.state = S::running;
+    return applied(std::move(next), {K::stamp_start_time, K::publish, K::arm_time_limit,
+                                     note_effect(client_note::allocated)});
+  }
+  next.state = S::configuring;
+  return applied(std::move(next), {K::stamp_start_time, K::publish, K::arm_time_limit,
+                                   note_effect(client_note::allocated), K::launch_main_step});
+}
+
+/// A booting job ends or goes back to the queue: no task ran, so its nodes are released at once.
+transition end_booting(lifecycle next, S ending, std::string reason,
+                       std::vector<effect> before = {}) {
+  next.state = S::completing;
+  next.ending = ending;
+  next.reason = std::move(reason);
+  auto effects = std::move(before);
+  effects.insert(effects.end(), {K::publish, K::release_nodes});
+  return applied(std::move(next), std::move(effects));
+}
+
+/// What ends a booting job: cancel, its client gone, a node that did not resume, a requeue, an
+/// allocation's release. Other events wait for the nodes.
+transition on_booting_event(const lifecycle& now, const event& ev, const job_facts& facts) {
+  auto next = now;
+  switch (ev.kind) {
+    case E::cancel:
+      return end_booting(std::move(next), S::cancelled, "");
+    case E::client_gone:
+      return end_booting(std::move(next), S::cancelled, "ClientGone", {K::forget_client});
+    case E::node_failed: {
+      // Nothing ran: a batch or run job is queued again whatever --requeue says, as Slurm
+      // requeues a job whose node missed ResumeTimeout; an allocation's client is told.
+      bool requeue = !facts.allocation;
+      next.requeue_reason = requeue ? "NodeFail" : "";
+      return end_booting(
+          std::move(next), requeue ? S::requeued : S::node_fail, "NodeFail: " + ev.text,
+          {note_effect(client_note::message, "node " + ev.text + " failed to power up" +
+                                                 (requeue ? "; the job is queued again" : ""))});
+    }
+    case E::admin_requeue:
+      if (facts.allocation) return refused(now);
+      next.requeue_reason = "Requeued";
+      return end_booting(std::move(next), S::requeued, "Requeued");
+    case E::released:
+      if (!facts.allocation) return refused(now);
+      return end_booting(std::move(next),
+                         ev.exit_code == 0 && ev.exit_signal == 0 ? S::completed : S::failed, "",
+                         {exit_code_effect(ev.exit_code, ev.exit_signal)});
+    case E::signal:
+    case E::step_requested:
+      return refused(now);
+    case E::nodes_ready:
+      return on_nodes_ready(now, facts);
+    default:
+      return ignored(now);
+  }
 }
 
 /// The main step (the batch script or the run command) ended: the job ends with its outcome.
@@ -230,6 +299,7 @@ lifecycle initial_lifecycle(bool held) {
 transition on_event(const lifecycle& now, const event& ev, const job_facts& facts) {
   const S s = now.state;
   if (is_final(s)) return ignored(now);  // the actor has stopped; nothing changes any more
+  if (s == S::booting) return on_booting_event(now, ev, facts);
   auto next = now;
   switch (ev.kind) {
     case E::placed:
@@ -312,6 +382,9 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
 
     case E::released:
       return on_released(now, ev, facts);
+
+    case E::nodes_ready:
+      return ignored(now);  // only a booting job waits for its nodes
   }
   return ignored(now);
 }
@@ -338,6 +411,8 @@ msg::job_state to_job_state(lifecycle_state s) {
     case S::dependency_never:
     case S::requeued:
       return msg::job_state::pending;
+    case S::booting:
+      return msg::job_state::configuring;
     case S::configuring:
     case S::running:
       return msg::job_state::running;
@@ -401,6 +476,8 @@ const char* to_string(lifecycle_state s) {
       return "node_fail";
     case S::out_of_memory:
       return "out_of_memory";
+    case S::booting:
+      return "booting";
   }
   return "?";
 }
@@ -445,6 +522,8 @@ const char* to_string(event_kind k) {
       return "warning_due";
     case E::released:
       return "released";
+    case E::nodes_ready:
+      return "nodes_ready";
   }
   return "?";
 }
@@ -495,6 +574,10 @@ const char* to_string(effect_kind k) {
       return "notify_step_client";
     case K::forget_client:
       return "forget_client";
+    case K::await_nodes:
+      return "await_nodes";
+    case K::stamp_start_time:
+      return "stamp_start_time";
     case K::stop:
       return "stop";
   }

@@ -6,6 +6,8 @@
 // events, calls on_event and executes the effects; it decides nothing about states itself.
 //
 //   pending|held|dependency_never|requeued --placed--> configuring --launched--> running
+//   ... --placed--> booting --nodes_ready--> configuring (power saving: nodes resume first)
+//   booting --cancel|client_gone|node_failed|admin_requeue|released--> completing (no tasks yet)
 //   running --main_step_ended--> completing --release_done--> completed|failed|out_of_memory
 //   running --cancel|time_limit|node_failed|admin_requeue--> completing (SIGTERM/SIGKILL)
 //   completing --main_step_ended, release_done--> cancelled|timeout|node_fail|requeued
@@ -43,10 +45,13 @@ enum class lifecycle_state : uint8_t {
   timeout,           ///< final: killed at its time limit
   node_fail,         ///< final: one of its nodes failed (without --requeue)
   out_of_memory,     ///< final: a node killed its tasks for exceeding the memory limit
+  /// placed on nodes power saving must resume first (CONFIGURING until every one registered);
+  /// last, so that saved records' numbers keep their meaning
+  booting,
 };
 
-/// How many lifecycle states there are (out_of_memory is the last).
-constexpr size_t lifecycle_state_count = static_cast<size_t>(lifecycle_state::out_of_memory) + 1;
+/// How many lifecycle states there are (booting is the last).
+constexpr size_t lifecycle_state_count = static_cast<size_t>(lifecycle_state::booting) + 1;
 
 /// What happens to a job: a message the job actor received, or the end of an effect it ran.
 enum class event_kind : uint8_t {
@@ -69,10 +74,11 @@ enum class event_kind : uint8_t {
   release_done,       ///< the job's nodes were told to release it
   warning_due,        ///< --signal's time before the limit came (the job's warning timer)
   released,           ///< an allocation's client is done with it (salloc's command ended)
+  nodes_ready,        ///< power saving: every node of a booting job is up
 };
 
-/// How many event kinds there are (released is the last).
-constexpr size_t event_kind_count = static_cast<size_t>(event_kind::released) + 1;
+/// How many event kinds there are (nodes_ready is the last).
+constexpr size_t event_kind_count = static_cast<size_t>(event_kind::nodes_ready) + 1;
 
 /// One event and what it carries; fields not named for a kind are ignored.
 struct event {
@@ -101,6 +107,8 @@ struct job_facts {
   /// An allocation (shoal alloc): no main step; it ends when released, or once its last step
   /// is gone after it began to end. Never requeued.
   bool allocation = false;
+  /// Power saving runs: a placed job boots its nodes (waits for the power actor) first.
+  bool power_managed = false;
   int32_t warn_signal = 0;       ///< --signal's signal; 0: none asked
   bool warn_batch_only = false;  ///< --signal=B:: the batch shell only
 };
@@ -144,6 +152,8 @@ enum class effect_kind : uint8_t {
   notify_client,            ///< tell the waiting client (note, text)
   notify_step_client,       ///< tell the step's client that the step ended
   forget_client,            ///< the waiting client is gone: tell it nothing more
+  await_nodes,              ///< ask the power actor for the nodes; then `nodes_ready`
+  stamp_start_time,         ///< the start time is now (the nodes finished booting)
   stop,                     ///< the actor quits
 };
 
@@ -215,8 +225,8 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
 event pending_reason_event(lifecycle_state current, std::string reason,
                            bool priority_changed = false);
 
-/// The state listings show. The queued states are PENDING; configuring shows RUNNING (a job's
-/// nodes need no booting, so CONFIGURING would only flicker).
+/// The state listings show. The queued states are PENDING; configuring shows RUNNING (its nodes
+/// are up, so CONFIGURING would only flicker), booting CONFIGURING (CF: nodes resuming).
 msg::job_state to_job_state(lifecycle_state s);
 
 /// True for completed, failed, cancelled, timeout, node_fail and out_of_memory.

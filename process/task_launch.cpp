@@ -495,6 +495,8 @@ std::vector<std::string> build_task_env(const msg::launch_request& req, uint32_t
   set_env(env, "SHOAL_JOB_PARTITION", req.partition);
   set_env(env, "SHOAL_JOB_NUM_NODES", num(job_nodes));
   set_env(env, "SHOAL_NODENAME", node_name);
+  // Only jobs with cloud nodes get it (the guide), and then it names only those.
+  if (!req.node_aliases.empty()) set_env(env, "SHOAL_NODE_ALIASES", req.node_aliases);
   if (!settings.shoal_conf.empty()) set_env(env, "SHOAL_CONF", settings.shoal_conf);
   // A request without PATH keeps running without one unless there is a folder to add.
   auto path = task_path(env, settings);
@@ -553,6 +555,7 @@ std::vector<std::string> build_task_env(const msg::launch_request& req, uint32_t
   set_env(env, "SLURM_SUBMIT_DIR", req.cwd);
   set_env(env, "SLURM_JOB_PARTITION", req.partition);
   set_env(env, "SLURMD_NODENAME", node_name);
+  if (!req.node_aliases.empty()) set_env(env, "SLURM_NODE_ALIASES", req.node_aliases);
   if (!settings.cluster_name.empty()) set_env(env, "SLURM_CLUSTER_NAME", settings.cluster_name);
   // The controller sets SHOAL_ARRAY_* for array tasks (actors/controller.cpp, start_array_task);
   // Slurm's names mirror them, so SlurmEnv=NO turns them off with the rest. Slurm's

@@ -96,6 +96,7 @@ struct shoald_flags {
   int metrics_port = -1;
   std::string frontend_nodes;
   bool simulate = false;
+  bool boot_now = false;
 };
 
 /// Reads the command line into `f`; an exit code when shoald ends here (--help, a bad flag).
@@ -126,6 +127,9 @@ std::optional<int> parse_flags(int argc, char** argv, shoald_flags& f) {
                "Run no processes (scale tests): a task whose command is `sleep N` ends after N "
                "seconds with 0, `false` ends at once with 1, anything else at once with 0; the "
                "node reports the CPUs and memory its NodeName line configures");
+  app.add_flag("-b", f.boot_now,
+               "Report this daemon's start as the host's boot time (slurmd -b): a node that a "
+               "ResumeProgram starts without rebooting its host then counts as rebooted");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -376,6 +380,7 @@ int main(int argc, char** argv) {
                             cfg->nodes.size(), cfg->partitions.size(), cfg->warnings.size());
   for (auto& w : cfg->warnings) shoal::config::log().warn("config warning: {}", w);
   auto facts = shoal::topology::probe_machine(cfg->tmp_fs);
+  if (facts && flags.boot_now) facts->boot_time = std::time(nullptr);
   if (!facts) {
     std::fprintf(stderr, "shoald: error: %s\n", shoal::describe(facts.error()).c_str());
     return 1;

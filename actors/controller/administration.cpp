@@ -21,10 +21,17 @@ caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_upd
   for (auto& n : *names)
     if (st.nodes.count(n) == 0)
       return make_error(errc::unknown_node, "invalid node name '" + n + "'");
+  auto upper = up.state;
+  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (is_power_word(upper)) return update_power(self, *names, upper);
   std::vector<std::pair<caf::actor, caf::message>> requests;
-  for (auto& n : *names)
+  for (auto& n : *names) {
     requests.emplace_back(caf::actor_cast<caf::actor>(st.nodes[n]),
                           caf::make_message(msg::nodeupd_atom_v, up));
+    // A resume also hastens a power down under way (the guide).
+    if (st.power && (upper == "RESUME" || upper == "IDLE"))
+      caf::anon_send(st.power, msg::power_atom_v, n, std::string{"RESUME"});
+  }
   return all_ok(self, std::move(requests));
 }
 

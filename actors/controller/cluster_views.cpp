@@ -28,6 +28,7 @@ msg::partition_info partition_view(const config::partition_config& cfg) {
 void on_node_view(controller_self self, msg::node_info& info) {
   auto& st = self->state;
   self->send(st.topology, msg::view_atom_v, info);
+  if (st.power) self->send(st.power, msg::view_atom_v, info);
   auto known = st.node_view.find(info.name);
   if (st.cluster)
     st.cluster->node_changed(known != st.node_view.end()

@@ -150,6 +150,7 @@ controller_actor::behavior_type controller_behavior(
   spawn_partitions(self);
   spawn_nodes_and_scheduler(self, recovery.saved);
   spawn_collectors(self, recovery.saved);
+  spawn_power_saving(self, recovery.saved);
   if (!recovery.saved.empty()) recover(self, recovery.saved);
   config::log().info("controller up cluster={} nodes={} partitions={}", st.cfg.cluster_name,
                      st.cfg.nodes.size(), st.cfg.partitions.size());

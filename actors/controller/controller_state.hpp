@@ -22,6 +22,7 @@
 #include "actors/job.hpp"
 #include "actors/node.hpp"
 #include "actors/partition.hpp"
+#include "actors/power.hpp"
 #include "actors/saved_state.hpp"
 #include "actors/scheduler.hpp"
 #include "cluster/cluster_meters.hpp"
@@ -68,6 +69,7 @@ struct controller_state {
   /// Owns the allocation map; answers `shoal map` and hears every node view.
   topology_actor topology;
   collector_manager_actor collectors;  ///< null without CollectorNodes
+  power_actor power;                   ///< null without power saving (power_saving.cpp)
   std::map<uint64_t, array_entry> arrays;
   uint64_t next_job_id = 1;
   /// Who may do what (policy/access.hpp): the same rules the front door and every job ask.
@@ -253,6 +255,16 @@ caf::result<std::string> set_debug_flags(controller_self self, const std::string
 std::string uid_label(const controller_state& st, uint32_t uid);
 caf::result<caf::ok_atom> hand_over(controller_self self);
 caf::result<caf::ok_atom> reset_diag(controller_self self, uint32_t uid);
+
+// -- power_saving.cpp: the power actor beside the controller --
+
+/// The power actor, when the config asks for power saving (saved: its records power/NAME).
+void spawn_power_saving(controller_self self, const state::record_map& saved);
+/// POWER_DOWN, POWER_UP, POWER_DOWN_ASAP, POWER_DOWN_FORCE (upper case).
+bool is_power_word(const std::string& upper);
+/// Those words for `names`, answered by the power actor; errc::invalid_request without one.
+caf::result<caf::ok_atom> update_power(controller_self self, const std::vector<std::string>& names,
+                                       const std::string& upper);
 
 // -- recovery.cpp: the state a restart or a takeover resumes --
 

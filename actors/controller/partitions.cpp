@@ -29,6 +29,7 @@ void publish_partitions(controller_self self) {
       self->send(st.nodes.at(n.name), msg::parts_atom_v, n.partitions);
   auto table = slotted(st.cfg.partitions, st.partition_slots);
   self->send(st.topology, msg::parts_atom_v, table);
+  if (st.power) self->send(st.power, msg::parts_atom_v, table);
   self->send(st.scheduler, msg::parts_atom_v, std::move(table));
 }
 

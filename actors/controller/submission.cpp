@@ -97,6 +97,7 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
   setup.scheduler = st.scheduler;
   setup.shared_nodes = st.cfg.scheduling.consumable;
   setup.interconnect = st.interconnect;
+  setup.power = st.power;
   setup.keeper = st.keeper;
   return setup;
 }

@@ -124,5 +124,8 @@ CAF_ADD_TYPE_ID(shoal, (shoal::msg::task_input))
 CAF_ADD_ATOM(shoal, shoal::msg, stepio_atom, "stepio")
 CAF_ADD_ATOM(shoal, shoal::msg, input_atom, "input")
 CAF_ADD_ATOM(shoal, shoal::msg, inputack_atom, "inputack")
+// Power saving (actors/power.hpp): a node's power state; a job waiting for its nodes to boot.
+CAF_ADD_ATOM(shoal, shoal::msg, power_atom, "power")
+CAF_ADD_ATOM(shoal, shoal::msg, ready_atom, "ready")
 
 CAF_END_TYPE_ID_BLOCK(shoal)

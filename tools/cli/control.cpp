@@ -16,6 +16,7 @@
 #include "tools/cli/ping.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/format/listing.hpp"
+#include "tools/format/node_state_text.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::cli {
@@ -81,7 +82,7 @@ int show(session& s, const std::string& what, const std::string& name, const sho
     nlohmann::json out = nlohmann::json::array();
     bool found = false;
     for (auto& n : *nodes) {
-      if (!name.empty() && n.name != name) continue;
+      if (!name.empty() ? n.name != name : hidden_cloud_node(n)) continue;
       found = true;
       if (json)
         out.push_back(to_json(n));
@@ -237,10 +238,15 @@ int update(session& s, const std::vector<std::string>& words) {
       up.state = value;
     else if (is(key, "reason"))
       up.reason = value;
+    else if (is(key, "nodeaddr"))
+      up.address = value;
+    else if (is(key, "nodehostname"))
+      up.hostname = value;
     else
       return fail("control",
                   "cannot update '" + key +
-                      "' of a node (use NodeName=, State=, Reason=; or PartitionName= first)",
+                      "' of a node (use NodeName=, State=, Reason=, NodeAddr=, NodeHostname=; "
+                      "or PartitionName= first)",
                   exit_usage);
   }
   if (up.nodes.empty())

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "config/duration.hpp"
+#include "tools/format/node_state_text.hpp"
 #include "tools/format/table.hpp"
 #include "topology/hostlist.hpp"
 #include "topology/partition_summary.hpp"
@@ -403,16 +404,17 @@ std::vector<field<node_row>> node_fields() {
   };
   std::vector<field<R>> f;
   f.push_back({"Name", "NODENAME", false, [](const R& r) { return r.node->name; }, {}, name_match});
-  f.push_back({"State",
-               "STATE",
-               false,
-               [](const R& r) { return msg::to_string(r.node->state); },
-               {},
-               state_match});
+  f.push_back(
+      {"State",
+       "STATE",
+       false,
+       [](const R& r) { return msg::to_string(r.node->state) + std::string{power_mark(*r.node)}; },
+       {},
+       state_match});
   f.push_back({"StateCompact",
                "STATE",
                false,
-               [](const R& r) { return msg::short_name(r.node->state); },
+               [](const R& r) { return compact_state(*r.node); },
                {},
                state_match});
   f.push_back({"Reason",
@@ -504,6 +506,7 @@ std::vector<node_row> node_rows(const std::vector<msg::partition_info>& parts,
   };
   std::vector<node_row> rows;
   for (auto& n : nodes) {
+    if (hidden_cloud_node(n)) continue;
     if (!per_partition) {
       std::string cell;
       for (auto& p : n.partitions) cell += (cell.empty() ? "" : ",") + p;

@@ -9,6 +9,7 @@
 
 #include "config/duration.hpp"
 #include "tools/format/listing.hpp"
+#include "tools/format/node_state_text.hpp"
 #include "tools/format/slurm_format.hpp"
 #include "tools/format/table.hpp"
 #include "topology/hostlist.hpp"
@@ -130,6 +131,7 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
       {kv("Dependency", detail::or_null(j.dependency)), kv_time("EligibleTime", j.begin_time),
        kv_num("MinCPUsNode", std::max<uint32_t>(1, j.min_cpus)),
        kv_num("MinMemoryNode", j.mem_per_node_mb)},
+      {kv("Features", detail::or_null(j.features)), kv("DelayBoot", "00:00:00")},
   };
   // Optional lines, as scontrol prints them only when set; a mail type without a user mails the
   // job's owner, so that is who is shown.
@@ -168,7 +170,8 @@ std::string show_node(const msg::node_info& n, int64_t now) {
   line os{kv("OS", r.os)};
   if (!n.os.empty()) os.push_back(kv("ConfiguredOS", n.os));
   std::vector<std::vector<std::string>> lines = {
-      {kv("NodeName", n.name), kv("NodeAddr", n.address), kv("NodeHostName", r.hostname)},
+      {kv("NodeName", n.name), kv("NodeAddr", n.address),
+       kv("NodeHostName", n.hostname.empty() ? r.hostname : n.hostname)},
       cpus,
       {kv_num("RealMemory", n.real_memory_mb ? n.real_memory_mb : r.real_memory_mb),
        kv_num("VirtualMemory", r.virtual_memory_mb),
@@ -176,11 +179,12 @@ std::string show_node(const msg::node_info& n, int64_t now) {
        kv_num("Weight", n.weight)},
       {kv_num("ReportedCPUs", r.cpus), kv_num("ReportedRealMemory", r.real_memory_mb),
        kv_num("ReportedTmpDisk", r.tmp_disk_mb), kv("ReportedName", r.node_name)},
-      {kv("State", msg::to_string(n.state)), kv_time("StateSince", n.state_since),
+      {kv("State", msg::to_string(n.state) + power_flags(n)), kv_time("StateSince", n.state_since),
        kv_time("LastResponse", n.last_response)},
       os,
       {kv_time("BootTime", r.boot_time), kv_time("SlurmdStartTime", r.daemon_start_time),
        kv_num("SlurmdPid", r.daemon_pid)},
+      {kv_time("LastBusyTime", n.last_busy), kv("ResumeAfterTime", "None")},
       {kv("Partitions", join(n.partitions)), kv("Jobs", join_ids(n.job_ids))},
       {kv("AvailableFeatures", n.features), kv("ActiveFeatures", n.features)},
   };
@@ -249,7 +253,8 @@ nlohmann::json field_json(const V& v) {
     auto list = nlohmann::json::array();
     for (auto& x : v) list.push_back(fields_json(x));
     return list;
-  } else if constexpr (std::is_same_v<V, msg::node_state> || std::is_same_v<V, msg::job_state>) {
+  } else if constexpr (std::is_same_v<V, msg::node_state> || std::is_same_v<V, msg::job_state> ||
+                       std::is_same_v<V, msg::power_state>) {
     return msg::to_string(v);
   } else {
     return v;

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "tools/format/node_state_text.hpp"
 #include "tools/format/slurm_format.hpp"
 #include "tools/format/table.hpp"
 #include "topology/hostlist.hpp"
@@ -323,11 +324,11 @@ void add_node_columns(std::vector<node_column>& f) {
        })});
   f.push_back({'t', {"statecompact"}, "STATE", true, &M::state, text([](R r) -> std::string {
                  if (r.nodes_total == 0 || r.first == nullptr) return "n/a";
-                 return msg::short_name(r.first->state);
+                 return compact_state(*r.first);
                })});
   f.push_back({'T', {"statelong"}, "STATE", true, &M::state, text([](R r) -> std::string {
                  if (r.nodes_total == 0 || r.first == nullptr) return "n/a";
-                 return detail::lower(msg::to_string(r.first->state));
+                 return long_state(*r.first);
                })});
   f.push_back({'\0',
                {"statecomplete"},
@@ -336,7 +337,7 @@ void add_node_columns(std::vector<node_column>& f) {
                &M::state_complete,
                text([](R r) -> std::string {
                  if (r.nodes_total == 0 || r.first == nullptr) return "n/a";
-                 return state_complete(r.first->state);
+                 return state_complete(r.first->state) + detail::lower(power_flags(*r.first));
                })});
   f.push_back({'E', {"reason"}, "REASON", true, &M::reason, node_text([](const msg::node_info& n) {
                  return n.reason.empty() ? std::string{"none"} : n.reason;
@@ -447,8 +448,9 @@ bool same_node(const match_flags& m, bool exact, const record& r, const msg::nod
   if (m.reason && n.reason != f.reason) return false;
   if (m.reason_time && n.reason_time != f.reason_time) return false;
   if (m.reason_user && n.reason_user != f.reason_user) return false;
-  if (m.state && n.state != f.state) return false;
-  if (m.state_complete && n.state != f.state) return false;
+  bool same_power = n.power == f.power && n.power_down_asked == f.power_down_asked;
+  if (m.state && (n.state != f.state || !same_power)) return false;
+  if (m.state_complete && (n.state != f.state || !same_power || n.cloud != f.cloud)) return false;
   if (!exact) return true;
   if (m.cpus && cpus_of(n) != r.min_cpus) return false;
   if (m.sockets && n.reported.sockets != r.min_sockets) return false;
@@ -709,6 +711,7 @@ shoal::expected<slurm_output> render_sinfo(const std::vector<msg::partition_info
   };
   auto used = cpus_in_use(nodes, jobs);
   auto wanted_node = [&](const msg::node_info& n) {
+    if (hidden_cloud_node(n)) return false;
     if (!only_nodes.empty() && only_nodes.count(n.name) == 0) return false;
     if (opt.states.empty()) return true;
     return std::any_of(opt.states.begin(), opt.states.end(), [&](const std::string& s) {

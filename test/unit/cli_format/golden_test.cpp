@@ -79,6 +79,13 @@ std::vector<msg::node_info> nodes() {
     n.reported.daemon_start_time = now - 7200;
     n.reported.daemon_pid = 4000 + i;
     if (i < 2) n.job_ids = {101};
+    n.last_busy = i < 2 ? now - 60 : 0;
+    // Power saving's marks: node2 asked down (alloc!), node3 a cloud node powering up (idle#).
+    if (i == 1) n.power_down_asked = true;
+    if (i == 2) {
+      n.cloud = true;
+      n.power = msg::power_state::powering_up;
+    }
     if (i == 3) {
       n.reason = "disk swap";
       n.reason_user = "root";

@@ -311,7 +311,7 @@ BOOST_AUTO_TEST_CASE(job_json_has_every_field_and_honours_filters) {
         "mail_type",     "mail_user",      "ntasks_per_node", "min_cpus",   "exit_signal",
         "tres_per_node"})
     BOOST_TEST(j.contains(key), key);
-  BOOST_TEST(j.size() == 43u);
+  BOOST_TEST(j.size() == 44u);
 }
 
 // -- sinfo --------------------------------------------------------------------

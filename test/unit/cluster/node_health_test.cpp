@@ -82,6 +82,22 @@ BOOST_AUTO_TEST_CASE(default_flags_are_unknown) {
   BOOST_CHECK(derive_node_state(node_flags{}) == st::unknown);
 }
 
+BOOST_AUTO_TEST_CASE(a_node_power_saving_keeps_off_is_idle_or_allocated_not_unknown_or_down) {
+  node_flags f;
+  f.power_off = true;
+  BOOST_CHECK(derive_node_state(f) == st::idle);  // the guide: a cloud node starts IDLE~
+  f.jobs = 1;
+  BOOST_CHECK(derive_node_state(f) == st::allocated);  // ALLOCATED# while it powers up
+  f.jobs = 0;
+  f.life = life::down;  // silent: expected while off
+  BOOST_CHECK(derive_node_state(f) == st::idle);
+  f.admin_down = true;  // DOWN by an admin or a failed resume stays DOWN
+  BOOST_CHECK(derive_node_state(f) == st::down);
+  f.admin_down = false;
+  f.drain = true;
+  BOOST_CHECK(derive_node_state(f) == st::drained);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_AUTO_TEST_SUITE(resource_shortfall)

@@ -55,6 +55,7 @@ SHOAL_TRAITS(job_record, JobRecord)
 SHOAL_TRAITS(array_record, ArrayRecord)
 SHOAL_TRAITS(node_record, NodeRecord)
 SHOAL_TRAITS(controller_record, ControllerRecord)
+SHOAL_TRAITS(power_record, PowerRecord)
 SHOAL_TRAITS(node_report, NodeReport)
 SHOAL_TRAITS(controller_status, ControllerStatus)
 SHOAL_TRAITS(stepd_core, StepdCore)
@@ -86,7 +87,7 @@ using codec_types = std::tuple<
     msg::stepd_core, msg::stepd_setup, msg::stepd_hello, msg::stepd_frame, msg::collector_list,
     msg::collector_report, msg::collector_info, msg::collector_map_record, msg::state_group,
     msg::partition_summary, msg::partition_edit, msg::partition_edits_record, msg::client_request,
-    msg::client_reply, msg::start_estimate, msg::step_io, msg::task_input>;
+    msg::client_reply, msg::start_estimate, msg::step_io, msg::task_input, msg::power_record>;
 
 /// The types that travel in CAF messages, by a registered type ID: all but the front door's
 /// frames, which only ever cross its own socket (runtime/ctld/front_door.hpp).

@@ -29,6 +29,10 @@ inline std::string show(msg::job_state x) {
   return msg::to_string(x);
 }
 
+inline std::string show(msg::power_state x) {
+  return std::to_string(static_cast<int>(x));
+}
+
 inline std::string show(msg::stream_kind x) {
   return std::to_string(static_cast<int>(x));
 }
@@ -156,6 +160,11 @@ inline msg::node_info sample_node_info() {
   x.os = "Linux.2.4.7-10";
   x.gres = "gpu:tesla:4,nic:1";
   x.gres_used = "gpu:tesla:2(IDX:0,3),nic:0(IDX:N/A)";
+  x.power = msg::power_state::powering_up;
+  x.power_down_asked = true;
+  x.cloud = true;
+  x.last_busy = 1700000123;
+  x.hostname = "host-n1";
   return x;
 }
 
@@ -303,6 +312,7 @@ inline msg::job_info sample_job_info() {
   x.min_cpus = 4;
   x.exit_signal = 15;
   x.tres_per_node = "gres:gpu:2";
+  x.features = "gpu&ib";
   return x;
 }
 
@@ -340,6 +350,7 @@ inline msg::launch_request sample_launch_request() {
   x.open_mode = "truncate";
   x.gres = {{7, "gpu", {1, 3}}, {0, "nic", {}}};
   x.io = sample_step_io();
+  x.node_aliases = "ec0:10.0.0.8:foo,ec2:10.0.0.9:bar";
   return x;
 }
 
@@ -405,6 +416,8 @@ inline msg::node_update sample_node_update() {
   x.state = "DRAIN";
   x.reason = "maintenance";
   x.user = "root";
+  x.address = "10.1.2.3";
+  x.hostname = "ec2-10-1-2-3";
   return x;
 }
 
@@ -453,6 +466,19 @@ inline msg::node_record sample_node_record() {
   x.reason = "bad fan";
   x.reason_time = 1700000000;
   x.reason_user = "root";
+  x.address = "10.1.2.7";
+  x.hostname = "ec2-10-1-2-7";
+  return x;
+}
+
+inline msg::power_record sample_power_record() {
+  msg::power_record x;
+  x.name = "cloud7";
+  x.state = msg::power_state::powering_down;
+  x.down_asked = true;
+  x.deadline = 1700000060;
+  x.program_run = true;
+  x.since = 1700000030;
   return x;
 }
 

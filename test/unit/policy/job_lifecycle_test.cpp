@@ -202,6 +202,7 @@ const std::vector<row> table = {
       {S::pending, E::release_done, IGN},
       {S::pending, E::warning_due, IGN},
       {S::pending, E::released, REF},
+      {S::pending, E::nodes_ready, IGN},
       // held (JobHeldUser)
       {S::held, E::placed, S::configuring, "", place},
       {S::held, E::launched, IGN},
@@ -222,6 +223,7 @@ const std::vector<row> table = {
       {S::held, E::release_done, IGN},
       {S::held, E::warning_due, IGN},
       {S::held, E::released, REF},
+      {S::held, E::nodes_ready, IGN},
       // dependency_never (DependencyNeverSatisfied; with --kill-on-invalid-dep the scheduler
       // cancels the job instead, through the controller: the cancel row)
       {S::dependency_never, E::placed, S::configuring, "", place},
@@ -243,6 +245,7 @@ const std::vector<row> table = {
       {S::dependency_never, E::release_done, IGN},
       {S::dependency_never, E::warning_due, IGN},
       {S::dependency_never, E::released, REF},
+      {S::dependency_never, E::nodes_ready, IGN},
       // requeued (NodeFail)
       {S::requeued, E::placed, S::configuring, "", place},
       {S::requeued, E::launched, IGN},
@@ -263,6 +266,7 @@ const std::vector<row> table = {
       {S::requeued, E::release_done, IGN},
       {S::requeued, E::warning_due, IGN},
       {S::requeued, E::released, REF},
+      {S::requeued, E::nodes_ready, IGN},
       // configuring
       {S::configuring, E::placed, IGN},
       {S::configuring, E::launched, S::running, "", {}},
@@ -283,6 +287,7 @@ const std::vector<row> table = {
       {S::configuring, E::release_done, IGN},
       {S::configuring, E::warning_due, IGN},
       {S::configuring, E::released, REF},
+      {S::configuring, E::nodes_ready, IGN},
       // running
       {S::running, E::placed, IGN},
       {S::running, E::launched, IGN},
@@ -303,6 +308,7 @@ const std::vector<row> table = {
       {S::running, E::release_done, IGN},
       {S::running, E::warning_due, IGN},
       {S::running, E::released, REF},
+      {S::running, E::nodes_ready, IGN},
       // completing (being cancelled)
       {S::completing, E::placed, IGN},
       {S::completing, E::launched, IGN},
@@ -323,6 +329,7 @@ const std::vector<row> table = {
       {S::completing, E::release_done, S::cancelled, "", finish_not_ok},
       {S::completing, E::warning_due, IGN},
       {S::completing, E::released, REF},
+      {S::completing, E::nodes_ready, IGN},
       // completed: final, the actor has stopped
       {S::completed, E::placed, IGN},
       {S::completed, E::launched, IGN},
@@ -343,6 +350,7 @@ const std::vector<row> table = {
       {S::completed, E::release_done, IGN},
       {S::completed, E::warning_due, IGN},
       {S::completed, E::released, IGN},
+      {S::completed, E::nodes_ready, IGN},
       // failed: final, the actor has stopped
       {S::failed, E::placed, IGN},
       {S::failed, E::launched, IGN},
@@ -363,6 +371,7 @@ const std::vector<row> table = {
       {S::failed, E::release_done, IGN},
       {S::failed, E::warning_due, IGN},
       {S::failed, E::released, IGN},
+      {S::failed, E::nodes_ready, IGN},
       // cancelled: final, the actor has stopped
       {S::cancelled, E::placed, IGN},
       {S::cancelled, E::launched, IGN},
@@ -383,6 +392,7 @@ const std::vector<row> table = {
       {S::cancelled, E::release_done, IGN},
       {S::cancelled, E::warning_due, IGN},
       {S::cancelled, E::released, IGN},
+      {S::cancelled, E::nodes_ready, IGN},
       // timeout: final, the actor has stopped
       {S::timeout, E::placed, IGN},
       {S::timeout, E::launched, IGN},
@@ -403,6 +413,7 @@ const std::vector<row> table = {
       {S::timeout, E::release_done, IGN},
       {S::timeout, E::warning_due, IGN},
       {S::timeout, E::released, IGN},
+      {S::timeout, E::nodes_ready, IGN},
       // node_fail: final, the actor has stopped
       {S::node_fail, E::placed, IGN},
       {S::node_fail, E::launched, IGN},
@@ -423,6 +434,7 @@ const std::vector<row> table = {
       {S::node_fail, E::release_done, IGN},
       {S::node_fail, E::warning_due, IGN},
       {S::node_fail, E::released, IGN},
+      {S::node_fail, E::nodes_ready, IGN},
       // out_of_memory: final, the actor has stopped
       {S::out_of_memory, E::placed, IGN},
       {S::out_of_memory, E::launched, IGN},
@@ -443,6 +455,28 @@ const std::vector<row> table = {
       {S::out_of_memory, E::release_done, IGN},
       {S::out_of_memory, E::warning_due, IGN},
       {S::out_of_memory, E::released, IGN},
+      {S::out_of_memory, E::nodes_ready, IGN},
+      // booting: placed, waiting for power saving to resume its nodes
+      {S::booting, E::placed, IGN},
+      {S::booting, E::launched, IGN},
+      {S::booting, E::step_ended, IGN},
+      {S::booting, E::main_step_ended, IGN},
+      {S::booting, E::time_limit, IGN},
+      {S::booting, E::cancel, S::completing, "", {K::publish, K::release_nodes}, S::cancelled},
+      {S::booting, E::client_gone, S::completing, "ClientGone", {K::forget_client, K::publish, K::release_nodes}, S::cancelled},
+      {S::booting, E::signal, REF},
+      {S::booting, E::kill_wait_expired, IGN},
+      {S::booting, E::node_failed, S::completing, "NodeFail: n2", {note(N::message, "node n2 failed to power up; the job is queued again"), K::publish, K::release_nodes}, S::requeued},
+      {S::booting, E::admin_requeue, S::completing, "Requeued", {K::publish, K::release_nodes}, S::requeued},
+      {S::booting, E::hold, IGN},
+      {S::booting, E::release, IGN},
+      {S::booting, E::dependency_never, IGN},
+      {S::booting, E::pending_reason, IGN},
+      {S::booting, E::step_requested, REF},
+      {S::booting, E::release_done, IGN},
+      {S::booting, E::warning_due, IGN},
+      {S::booting, E::released, REF},
+      {S::booting, E::nodes_ready, S::configuring, "", {K::stamp_start_time, K::publish, K::arm_time_limit, note(N::allocated), K::launch_main_step}},
 };
 // clang-format on
 
@@ -469,7 +503,10 @@ BOOST_AUTO_TEST_CASE(every_state_and_event_gives_the_tabled_transition) {
       BOOST_CHECK_MESSAGE(t.next.ending == r.ending, where.str()
                                                          << "ends as " << to_string(t.next.ending)
                                                          << ", expected " << to_string(r.ending));
-      auto requeue_reason = r.ending == S::requeued ? "Requeued" : "";
+      // A node that failed to power up requeues with NodeFail; an admin's requeue with Requeued.
+      auto requeue_reason = r.ending != S::requeued  ? ""
+                            : r.ev == E::node_failed ? "NodeFail"
+                                                     : "Requeued";
       BOOST_CHECK_MESSAGE(t.next.requeue_reason == requeue_reason,
                           where.str() << "requeue reason \"" << t.next.requeue_reason << "\"");
     }
@@ -687,6 +724,7 @@ BOOST_AUTO_TEST_CASE(listings_show_slurms_states_as_before) {
       {S::timeout, J::timeout},
       {S::node_fail, J::node_fail},
       {S::out_of_memory, J::out_of_memory},
+      {S::booting, J::configuring},
   };
   BOOST_TEST(std::size(rows) == lifecycle_state_count);
   for (auto& [s, j] : rows) {
@@ -695,6 +733,29 @@ BOOST_AUTO_TEST_CASE(listings_show_slurms_states_as_before) {
       BOOST_TEST(is_final(s) == msg::is_finished(j));
     }
   }
+}
+
+BOOST_AUTO_TEST_CASE(with_power_saving_a_placed_job_boots_its_nodes_before_it_starts) {
+  auto f = facts(false);
+  f.power_managed = true;
+  auto placed = on_event(start_of(S::pending), event{E::placed}, f);
+  BOOST_TEST(to_string(placed.next.state) == "booting");
+  const std::vector<effect> boot = {K::take_allocation, K::publish, K::start_nodes, K::await_nodes};
+  BOOST_CHECK_MESSAGE(placed.effects == boot, show(placed.effects));
+  BOOST_TEST(static_cast<int>(to_job_state(placed.next.state)) ==
+             static_cast<int>(msg::job_state::configuring));
+  // An allocation runs once its nodes are up; it has no main step to launch.
+  f.allocation = true;
+  auto ready = on_event(placed.next, event{E::nodes_ready}, f);
+  BOOST_TEST(to_string(ready.next.state) == "running");
+  const std::vector<effect> start = {K::stamp_start_time, K::publish, K::arm_time_limit,
+                                     note(N::allocated)};
+  BOOST_CHECK_MESSAGE(ready.effects == start, show(ready.effects));
+  // Its node failing to power up ends it (an allocation is never requeued).
+  event down{E::node_failed};
+  down.text = "c1";
+  auto failed = on_event(placed.next, down, f);
+  BOOST_TEST(to_string(failed.next.ending) == "node_fail");
 }
 
 BOOST_AUTO_TEST_CASE(a_new_job_is_pending_or_held) {

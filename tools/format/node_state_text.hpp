@@ -1,0 +1,29 @@
+#pragma once
+
+// A node's state as Slurm's commands print it, power saving's marks included (the Cloud
+// Scheduling Guide's symbols: POWERING_UP #, POWERING_DOWN %, POWERED_DOWN ~, POWER_DOWN !).
+
+#include <string>
+
+#include "messages/types.hpp"
+
+namespace shoal::cli {
+
+/// The guide's symbol for the node's power state ("" when it has none), in Slurm's precedence.
+const char* power_mark(const msg::node_info& n);
+
+/// sinfo %t: "idle~", "alloc#", "idle%", "mix!".
+std::string compact_state(const msg::node_info& n);
+
+/// sinfo %T: "idle~", "allocated#" (lower case, as sinfo prints it).
+std::string long_state(const msg::node_info& n);
+
+/// The flags node_state_string_complete adds after the base state, in Slurm's order:
+/// "+CLOUD+POWERED_DOWN", "+POWER_DOWN", "" for none.
+std::string power_flags(const msg::node_info& n);
+
+/// A CLOUD node powered down and holding no job: listings leave it out (the guide: a cloud node
+/// is listed once allocated); `show node NAME` still shows it.
+bool hidden_cloud_node(const msg::node_info& n);
+
+}  // namespace shoal::cli
