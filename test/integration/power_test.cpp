@@ -126,10 +126,11 @@ struct cloud_cluster {
   }
 
   /// The node's state as `sinfo -N -o %t` prints it ("idle~", "alloc#"); "" when not listed.
+  /// (A node in two partitions has a line in each: the first says it.)
   std::string state_of(const std::string& node) {
     auto r = run({"info", "-N", "-h", "-n", node, "-o", "%t"});
-    auto out = r.out;
-    while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+    auto out = r.out.substr(0, r.out.find('\n'));
+    while (!out.empty() && out.back() == ' ') out.pop_back();
     return r.exit_code == 0 ? out : "";
   }
 
@@ -299,13 +300,13 @@ BOOST_AUTO_TEST_SUITE_END()
 
 namespace {
 
-/// As cloud_cluster, with cloud_reg_addrs (a registering cloud node gives its address) and
-/// cloud2 kept up by SuspendExcNodes.
+/// As cloud_cluster, with cloud_reg_addrs (a registering cloud node gives its address),
+/// cloud2 kept up by SuspendExcNodes, and a partition `burst` of cloud2 with PowerDownOnIdle.
 struct cloud_reg_addrs : cloud_cluster {
   cloud_reg_addrs()
       : cloud_cluster(
-            "SlurmctldParameters=power_save_interval=1,cloud_reg_addrs\nSuspendExcNodes=cloud2\n") {
-  }
+            "SlurmctldParameters=power_save_interval=1,cloud_reg_addrs\nSuspendExcNodes=cloud2\n"
+            "PartitionName=burst Nodes=cloud2 PowerDownOnIdle=YES MaxTime=INFINITE State=UP\n") {}
 };
 
 std::string value_of(const std::string& record, const std::string& key) {
@@ -360,6 +361,29 @@ BOOST_AUTO_TEST_CASE(an_excluded_node_powered_up_stays_up) {
                       power_log());
   BOOST_CHECK_EQUAL(state_of("cloud2"), "idle");
   BOOST_CHECK(!contains(power_log(), "suspend cloud2"));
+  // POWER_DOWN_ASAP while a job runs on cloud1: DRAINING and asked down (drng!); the job
+  // finishes, then the node powers down.
+  write_file(dir.file("delay"), "0\n");
+  auto long_job = submit({"-p", "cloud", "-w", "cloud1"}, "sleep 3");
+  BOOST_CHECK_MESSAGE(wait_job(long_job, "RUNNING", 60s), job_state(long_job));
+  r = run({"control", "update", "nodename=cloud1", "state=power_down_asap"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_CHECK_MESSAGE(wait_state("cloud1", "drng!"), state_of("cloud1"));
+  BOOST_CHECK_MESSAGE(wait_job(long_job, "COMPLETED", 60s), job_state(long_job));
+  BOOST_CHECK_MESSAGE(
+      wait_until([&] { return count_lines_with(power_log(), "suspend cloud1") == 2; }, 30s),
+      power_log());
+}
+
+BOOST_AUTO_TEST_CASE(power_down_on_idle_powers_a_node_down_as_its_job_leaves_it) {
+  // cloud2 is excluded from SuspendTime's power downs, but PowerDownOnIdle asks it down (!) as
+  // soon as a job of `burst` leaves it, as an admin's POWER_DOWN would.
+  auto id = submit({"-p", "burst"}, "true");
+  BOOST_CHECK_MESSAGE(wait_job(id, "COMPLETED", 60s), job_state(id));
+  BOOST_CHECK_MESSAGE(wait_until([&] { return contains(power_log(), "suspend cloud2"); }, 30s),
+                      power_log());
+  BOOST_CHECK_MESSAGE(wait_until([&] { return state_of("cloud2").empty(); }, 30s),
+                      state_of("cloud2"));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
