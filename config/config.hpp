@@ -153,6 +153,10 @@ struct cluster_config {
   torus_grid torus;
   std::string switch_type = "switch/none";  ///< SwitchType=, as written; the runtime builds the
                                             ///< matching interconnect::switch_manager
+  /// MpiDefault=: the MPI type of a step that names none (srun --mpi, SLURM_MPI_TYPE), as Slurm
+  /// spells it (config/mpi_type.hpp); only none (and openmpi, its alias) starts ranks that know
+  /// each other, so srun warns when this names another
+  std::string mpi_default = "none";
   uint16_t metrics_port = defaults::metrics_port;  ///< MetricsPort=: shoalctld's /metrics; 0 = off
   /// NodeMetricsPort=: each shoald's; 0 = off (shoald --metrics-port overrides)
   uint16_t node_metrics_port = defaults::node_metrics_port;

@@ -5,6 +5,7 @@
 #include "config/config_parser.hpp"
 #include "config/duration.hpp"
 #include "config/log_settings.hpp"
+#include "config/mpi_type.hpp"
 #include "policy/gres.hpp"
 #include "topology/hostlist.hpp"
 
@@ -14,9 +15,8 @@ namespace {
 
 /// Keys of Slurm's slurm.conf that shoal reads without acting on them.
 constexpr std::string_view compat_keys[] = {
-    "proctracktype",    "taskplugin",    "mpidefault",  "returntoservice",
-    "slurmctldpidfile", "slurmdpidfile", "jobcomptype", "accountingstoragetype",
-    "slurmdport",
+    "proctracktype", "taskplugin",  "returntoservice",       "slurmctldpidfile",
+    "slurmdpidfile", "jobcomptype", "accountingstoragetype", "slurmdport",
 };
 
 /// NAME, NAME(ADDRESS) or NAME(ADDRESS:PORT); the port stays 0 when not given. An address with
@@ -306,6 +306,19 @@ std::optional<shoal::error> parser::resource_key(const cs::pair& p, const where&
   if (k == "switchtype") {
     if (v.empty()) return fail(at, p.key + " needs a value such as switch/none");
     cfg_.switch_type = v;
+    return accepted;
+  }
+  if (k == "mpidefault") {
+    auto kind = classify_mpi_type(v);
+    if (kind == mpi_type_kind::unknown)
+      return fail(at, p.key + " '" + v +
+                          "' is not an MPI type of Slurm's (none, pmi2, pmix, pmix_v1 to pmix_v5, "
+                          "cray_shasta, openmpi)");
+    if (kind == mpi_type_kind::not_serving)
+      warn(at, p.key + "=" + v +
+                   ": shoal runs no PMI server yet, so steps start as with none (use mpirun "
+                   "inside an allocation; docs/mpi.md)");
+    cfg_.mpi_default = v;
     return accepted;
   }
   if (k == "mailprog") {

@@ -130,6 +130,7 @@ std::string render_config(const cluster_config& cfg) {
   if (!cfg.mail_prog.empty()) add("MailProg", cfg.mail_prog);
   add("MessageTimeout", std::to_string(cfg.message_timeout_s));
   add("MinJobAge", std::to_string(cfg.min_job_age_s));
+  add("MpiDefault", cfg.mpi_default);
   add("MetricsPort", std::to_string(cfg.metrics_port));
   add("NodeMetricsPort", std::to_string(cfg.node_metrics_port));
   add("PrivateData", cfg.private_jobs ? "jobs" : "none");

@@ -295,12 +295,28 @@ BOOST_AUTO_TEST_CASE(unknown_keys_warn_with_file_and_line) {
 }
 
 BOOST_AUTO_TEST_CASE(common_slurm_keys_are_accepted_with_a_no_effect_warning) {
-  auto cfg = parse_ok("TaskPlugin=task/affinity\nMpiDefault=none\nProctrackType=proctrack/pgid\n");
+  auto cfg =
+      parse_ok("TaskPlugin=task/affinity\nReturnToService=1\nProctrackType=proctrack/pgid\n");
   BOOST_REQUIRE_EQUAL(cfg.warnings.size(), 3u);
   BOOST_CHECK_EQUAL(cfg.warnings[0],
                     "test.conf:1: key 'TaskPlugin' is accepted for Slurm "
                     "compatibility and has no effect");
   BOOST_CHECK(starts_with(cfg.warnings[2], "test.conf:3: key 'ProctrackType'"));
+}
+
+BOOST_AUTO_TEST_CASE(mpi_default_takes_slurms_types_and_warns_of_the_servers_shoal_lacks) {
+  auto none = parse_ok("MpiDefault=none\n");
+  BOOST_CHECK(none.warnings.empty());
+  BOOST_CHECK_EQUAL(none.mpi_default, "none");
+  BOOST_CHECK_EQUAL(parse_ok("ClusterName=c\n").mpi_default, "none");
+  auto pmix = parse_ok("MpiDefault=pmix_v3\n");
+  BOOST_CHECK_EQUAL(pmix.mpi_default, "pmix_v3");
+  BOOST_REQUIRE_EQUAL(pmix.warnings.size(), 1u);
+  BOOST_CHECK(starts_with(pmix.warnings[0], "test.conf:1: MpiDefault=pmix_v3: shoal runs no PMI"));
+  auto bad = parse_error("ClusterName=c\nMpiDefault=mvapich\n");
+  BOOST_CHECK_MESSAGE(
+      bad.find("test.conf:2") != std::string::npos && bad.find("'mvapich'") != std::string::npos,
+      bad);
 }
 
 BOOST_AUTO_TEST_CASE(authentication_is_munge_unless_the_config_says_none) {
