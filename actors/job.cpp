@@ -16,6 +16,7 @@
 #include "actors/unexpected.hpp"
 #include "cluster/clock.hpp"
 #include "cluster/scheduling.hpp"
+#include "cluster/step_nodes.hpp"
 #include "config/duration.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
@@ -95,6 +96,12 @@ caf::result<msg::job_event> on_step_request(job_self self, msg::job_request& req
   if (want == 0 && req.ntasks > 0 && per_node > 0)
     want = std::min((req.ntasks + per_node - 1) / per_node, have);
   if (want == 0) want = req.ntasks > 0 ? std::min(req.ntasks, have) : have;
+  // srun -w/-x inside a job choose among its nodes: MPI launchers name the nodes that need a
+  // daemon (mpirun leaves out its own), and each daemon's rank follows its node's place.
+  auto picked =
+      cluster::pick_step_nodes(st.nodes, want, req.min_nodes > 0, req.nodelist, req.exclude);
+  if (!picked) return to_caf(picked.error());
+  want = static_cast<uint32_t>(picked->size());
   if (per_node > 0 && req.ntasks > uint64_t{want} * per_node)
     return make_error(errc::unsatisfiable,
                       "Requested node configuration is not available: step of " +
@@ -106,8 +113,7 @@ caf::result<msg::job_event> on_step_request(job_self self, msg::job_request& req
                                                " nodes but job " + std::to_string(st.info.job_id) +
                                                " has " + std::to_string(have));
   event_data data;
-  data.step_nodes.resize(want);
-  for (uint32_t i = 0; i < want; ++i) data.step_nodes[i] = i;
+  data.step_nodes = std::move(*picked);
   data.step_id = st.next_step++;
   data.request = &req;
   data.client = client;
