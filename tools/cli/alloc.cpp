@@ -433,9 +433,13 @@ class alloc_waiter {
     if (ntasks > 0) {
       set_env(env, "SLURM_NTASKS", std::to_string(ntasks));
       set_env(env, "SLURM_NPROCS", std::to_string(ntasks));
-      set_env(env, "SLURM_TASKS_PER_NODE",
-              topology::compress_counts(topology::block_task_counts(ntasks, node_count_)));
     }
+    // Always, as Slurm's env_array_for_job sets it ("needed by MPI": mpirun and Hydra take their
+    // slots from it): without a task count, the job's own, one task a node.
+    if (node_count_ > 0)
+      set_env(env, "SLURM_TASKS_PER_NODE",
+              topology::compress_counts(
+                  topology::block_task_counts(ntasks > 0 ? ntasks : node_count_, node_count_)));
     if (req_.cpus_per_task > 0)
       set_env(env, "SLURM_CPUS_PER_TASK", std::to_string(req_.cpus_per_task));
     return env;
