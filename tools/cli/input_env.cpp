@@ -55,6 +55,7 @@ const input_variable run_table[] = {
     {"LABELIO", "--label", true},
     {"MEM_PER_CPU", "--mem-per-cpu"},
     {"MEM_PER_NODE", "--mem"},
+    {"MPI_TYPE", "--mpi"},
     {"NNODES", "--nodes"},
     {"NTASKS", "--ntasks"},
     {"NTASKS_PER_NODE", "--ntasks-per-node"},

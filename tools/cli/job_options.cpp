@@ -55,7 +55,8 @@ void add_basic_options(CLI::App& app, job_options& o) {
   app.add_option("-D,--chdir", o.chdir, "Working directory of the tasks (default: here)");
   app.add_flag("--requeue", o.requeue, "Requeue the job if one of its nodes fails");
   app.add_option("--nice", o.nice, "Lower the job's priority by this much");
-  app.add_option("--cpu-bind", o.cpu_bind,
+  // --cpu_bind: the spelling of Slurm before 19.05, which Open MPI's mpirun still passes.
+  app.add_option("--cpu-bind,--cpu_bind", o.cpu_bind,
                  "Bind each task to CPUs: [quiet|verbose,]none|cores|threads|sockets|ldoms|rank|"
                  "map_cpu:LIST|mask_cpu:LIST (default none; --cpu-bind=help explains)")
       ->each([](const std::string& value) {
@@ -224,6 +225,14 @@ void add_run_options(CLI::App& app, job_options& o) {
   app.add_flag("--multi-prog", o.multi_prog,
                "The command is a configuration file: lines of RANKS PROGRAM [ARGS] (%t: task "
                "id, %o: offset in the line's ranks), as srun --multi-prog");
+  app.add_option("--mpi", o.mpi,
+                 "MPI type: none (the default; mpirun inside an allocation starts its ranks "
+                 "through it), or list to print the types shoal has. pmix and pmi2 are refused: "
+                 "shoal runs no PMI server yet (docs/mpi.md)")
+      ->type_name("TYPE");
+  app.add_flag("--external-launcher", o.external_launcher,
+               "Accepted for MPI launchers (mpirun, Hydra): a step inside a job never waits "
+               "for CPUs other steps hold here");
 }
 
 }  // namespace

@@ -77,14 +77,16 @@ struct job_options {
   bool no_bell = false;      ///< --no-bell
   std::string kill_command;  ///< -K/--kill-command[=SIGNAL] as typed ("TERM" when bare)
   // -- shoal run (srun) only: input, terminal, task exits (issue 33) --
-  std::string input;             ///< -i/--input: all, none, a task id or a file pattern
-  bool unbuffered = false;       ///< -u
-  std::string kill_on_bad_exit;  ///< -K/--kill-on-bad-exit[=0|1] as typed ("1" when bare)
-  std::string no_kill;           ///< -k/--no-kill[=off] as typed ("on" when bare)
-  bool overcommit = false;       ///< -O
-  int verbose = 0;               ///< -v, once per -v
-  bool pty = false;              ///< --pty
-  bool multi_prog = false;       ///< --multi-prog: the command is a configuration file
+  std::string input;               ///< -i/--input: all, none, a task id or a file pattern
+  bool unbuffered = false;         ///< -u
+  std::string kill_on_bad_exit;    ///< -K/--kill-on-bad-exit[=0|1] as typed ("1" when bare)
+  std::string no_kill;             ///< -k/--no-kill[=off] as typed ("on" when bare)
+  bool overcommit = false;         ///< -O
+  int verbose = 0;                 ///< -v, once per -v
+  bool pty = false;                ///< --pty
+  bool multi_prog = false;         ///< --multi-prog: the command is a configuration file
+  std::string mpi;                 ///< --mpi=TYPE as typed (list: print the types and exit)
+  bool external_launcher = false;  ///< --external-launcher: accepted, a step never waits here
 };
 
 /// --ntasks-per-core and --ntasks-per-socket as numbers; 0 where not given.

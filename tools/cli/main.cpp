@@ -71,9 +71,13 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s: error: %s\n", invoked.c_str(), alias->missing);
       return shoal::cli::exit_usage;
     }
-    // Slurm's commands all answer -V/--version alone; the subcommands do not know it.
+    // Slurm's commands all answer -V/--version alone; the subcommands do not know it. The line
+    // starts as Slurm's does ("slurm 22.05.11"), the Slurm release whose commands and variables
+    // shoal follows: MPI launchers read the version from it (PRRTE parses "slurm X.Y" from
+    // `srun --version`, then `scontrol`, `sbatch` and `sinfo`, to choose srun's options).
     if (argc == 2 && (args[1] == "-V" || args[1] == "--version")) {
-      std::printf("shoal %s (%s is shoal %s)\n", SHOAL_VERSION, invoked.c_str(), alias->subcommand);
+      std::printf("slurm %s (shoal %s; %s is shoal %s)\n", shoal::cli::slurm_release, SHOAL_VERSION,
+                  invoked.c_str(), alias->subcommand);
       return 0;
     }
     shoal::cli::speak_as(invoked);

@@ -5,10 +5,12 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
+#include "config/mpi_type.hpp"
 #include "process/step_io.hpp"
 #include "runtime/bootstrap/shutdown.hpp"
 #include "tools/cli/commands.hpp"
@@ -80,6 +82,32 @@ shoal::expected<msg::step_io> step_io_for(const job_options& o, const msg::job_r
   return io;
 }
 
+/// --mpi=TYPE (or SLURM_MPI_TYPE), as srun checks it before anything is sent: 0 when the step
+/// may start, else the exit code after saying why and listing the types shoal has. Empty: not
+/// given (MpiDefault= decides, once the config is read).
+int refuse_mpi_type(const std::string& type) {
+  if (type.empty()) return 0;
+  switch (config::classify_mpi_type(type)) {
+    case config::mpi_type_kind::runs:
+      return 0;
+    case config::mpi_type_kind::not_serving:
+      // Refused rather than run as none: each rank would start as a singleton of size 1 and
+      // compute alone, which looks like success.
+      fail("run",
+           "--mpi=" + type +
+               ": shoal runs no PMIx or PMI-2 server yet, so ranks started by srun would "
+               "not find each other; start them with mpirun inside sbatch or salloc "
+               "(docs/mpi.md)",
+           exit_usage);
+      break;
+    case config::mpi_type_kind::unknown:
+      fail("run", "Invalid MPI type '" + type + "', --mpi=list for acceptable types", exit_usage);
+      break;
+  }
+  std::fputs(config::mpi_type_list().c_str(), stderr);
+  return exit_usage;
+}
+
 /// srun -v's first lines: the options that shape the step.
 void print_defined_options(const job_options& o, const msg::job_request& req) {
   auto line = [](const std::string& name, const std::string& value) {
@@ -121,6 +149,11 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
   return [cmd, opts, &conf]() -> int {
     std::vector<std::string> argv;
     for (auto& extra : cmd->remaining()) argv.push_back(extra);
+    // As srun: the list needs no command.
+    if (opts->mpi == "list") {
+      std::fputs(config::mpi_type_list().c_str(), stdout);
+      return 0;
+    }
     // Options end where the command starts; an unknown option is a usage error, not a command.
     if (!argv.empty() && argv.front().size() > 1 && argv.front()[0] == '-')
       return fail("run", "unrecognized option '" + argv.front() + "'", exit_usage);
@@ -128,6 +161,7 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
       return fail("run", "no command given (shoal run [OPTIONS] COMMAND [ARGS...])", exit_usage);
     if (auto bad = layer_input_env("run", *cmd, *opts, false); !bad.empty())
       return fail("run", bad, exit_usage);
+    if (auto code = refuse_mpi_type(opts->mpi); code != 0) return code;
     auto req = build_request(*opts, argv, false);
     if (!req) return fail("run", describe(req.error()), exit_usage);
     auto io = step_io_for(*opts, *req);
@@ -157,6 +191,11 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     auto s = open_session("run", conf, code);
     if (!s) return code;
     if (auto err = apply_task_density(*s, *opts, *req)) return fail("run", describe(err));
+    if (opts->mpi.empty() &&
+        config::classify_mpi_type(s->conf.mpi_default) != config::mpi_type_kind::runs)
+      warn("run", "MpiDefault=" + s->conf.mpi_default +
+                      ": shoal runs no PMI server yet, so the tasks start as with --mpi=none "
+                      "(mpirun inside an allocation works; docs/mpi.md)");
     if (opts->verbose > 0) print_defined_options(*opts, *req);
     run_options how;
     how.verbose = opts->verbose;

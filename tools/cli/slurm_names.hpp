@@ -10,6 +10,10 @@
 
 namespace shoal::cli {
 
+/// The Slurm release whose commands, options and variables shoal follows, as `srun --version`
+/// prints it after "slurm ".
+inline constexpr const char* slurm_release = "22.05.11";
+
 /// One of Slurm's command names and what `shoal` does when run under it.
 struct slurm_name {
   const char* name;        ///< what the link is called, e.g. "sbatch"
