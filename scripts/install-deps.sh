@@ -16,6 +16,7 @@ packages=(
   libssl-dev                           # the daemons' CAF port in TLS (runtime/tls)
   iproute2                             # the network-split tests' namespaces (ip netns)
   tmux                                 # the --pty test drives a terminal through it
+  openmpi-bin libopenmpi-dev           # the mpirun-inside-sbatch test (skipped without them)
 )
 
 missing=()

@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -83,6 +84,25 @@ struct needs_cpus {
     boost::test_tools::assertion_result ok{allowed >= count};
     ok.message() << "needs " << count << " CPUs " << why << "; " << allowed
                  << " allowed here (sched_getaffinity)";
+    return ok;
+  }
+};
+
+/// Precondition: Open MPI's mpirun and mpicc are on PATH (Debian's openmpi-bin and
+/// libopenmpi-dev). `why` completes "needs Open MPI ...".
+struct needs_open_mpi {
+  std::string why;
+
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
+    std::string banner;
+    if (FILE* p = ::popen("mpirun --version 2>/dev/null; command -v mpicc", "r")) {
+      char buf[256];
+      while (std::fgets(buf, sizeof buf, p) != nullptr) banner += buf;
+      ::pclose(p);
+    }
+    boost::test_tools::assertion_result ok{banner.find("Open MPI") != std::string::npos &&
+                                           banner.find("mpicc") != std::string::npos};
+    ok.message() << "needs Open MPI's mpirun and mpicc on PATH " << why;
     return ok;
   }
 };

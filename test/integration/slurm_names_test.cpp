@@ -16,6 +16,7 @@
 
 #include "messages/caf/error.hpp"
 #include "test/integration/harness.hpp"
+#include "test/preconditions.hpp"
 
 using namespace shoal::test;
 namespace fs = std::filesystem;
@@ -222,6 +223,46 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused_in_slurms_words_before_any_cluster) {
   BOOST_CHECK_MESSAGE(version.out.rfind("shoal ", 0) == 0, version.out);
 }
 
+BOOST_AUTO_TEST_CASE(version_lines_start_as_slurms_so_mpi_launchers_read_them) {
+  // PRRTE (Open MPI 5) asks srun, then scontrol, sbatch and sinfo, and reads "slurm X.Y".
+  for (const char* name : {"srun", "scontrol", "sbatch", "sinfo", "salloc", "squeue"})
+    for (const char* flag : {"--version", "-V"}) {
+      auto r = run_link(name, {flag});
+      BOOST_CHECK_EQUAL(r.exit_code, 0);
+      BOOST_CHECK_MESSAGE(r.out.rfind("slurm 22.05.", 0) == 0 &&
+                              r.out.find(std::string{name} + " is shoal") != std::string::npos,
+                          name << " " << flag << ": " << r.describe());
+    }
+}
+
+BOOST_AUTO_TEST_CASE(srun_mpi_lists_none_and_refuses_the_pmi_servers_shoal_lacks) {
+  auto list = run_link("srun", {"--mpi=list"});
+  BOOST_CHECK_EQUAL(list.exit_code, 0);
+  BOOST_CHECK_EQUAL(list.out, "MPI plugin types are...\n\tnone\n");
+  for (const char* type : {"pmix", "pmi2", "pmix_v3"}) {
+    auto r = run_link("srun", {std::string{"--mpi="} + type, "true"});
+    BOOST_CHECK_EQUAL(r.exit_code, 2);
+    BOOST_CHECK_MESSAGE(r.err.rfind(std::string{"srun: error: --mpi="} + type +
+                                        ": shoal runs no PMIx or PMI-2 server yet",
+                                    0) == 0 &&
+                            r.err.find("mpirun inside sbatch or salloc") != std::string::npos &&
+                            r.err.find("MPI plugin types are...\n\tnone\n") != std::string::npos,
+                        r.describe());
+  }
+  auto bad = run_link("srun", {"--mpi=mvapich", "true"});
+  BOOST_CHECK_EQUAL(bad.exit_code, 2);
+  BOOST_CHECK_MESSAGE(bad.err ==
+                          "srun: error: Invalid MPI type 'mvapich', --mpi=list for "
+                          "acceptable types\nMPI plugin types are...\n\tnone\n",
+                      bad.describe());
+  // SLURM_MPI_TYPE is --mpi's variable, as in srun.
+  command_options opt;
+  opt.env = {{"SLURM_MPI_TYPE", "pmix"}};
+  auto from_env = run_command({link_path("srun"), "true"}, opt);
+  BOOST_CHECK_EQUAL(from_env.exit_code, 2);
+  BOOST_CHECK_MESSAGE(from_env.err.find("--mpi=pmix") != std::string::npos, from_env.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_FIXTURE_TEST_SUITE(slurm_scripts, two_nodes)
@@ -269,6 +310,110 @@ BOOST_AUTO_TEST_CASE(a_slurm_batch_script_runs_unchanged_through_sbatch) {
   BOOST_TEST(tasks == expected, boost::test_tools::per_element());
   BOOST_TEST(lines[5] == "end rc=0");
   BOOST_CHECK_EQUAL(job(id).value("step_count", 0), 2);
+}
+
+BOOST_AUTO_TEST_CASE(mpi_launchers_srun_lines_start_one_daemon_a_node) {
+  // The srun lines of Open MPI 4.1's mpirun (its daemons on all the job's nodes, then on a
+  // subset: mpirun's own node needs none), of Open MPI 5's PRRTE and of MPICH's Hydra, as their
+  // launchers pass them inside an allocation; each task says where it runs.
+  const std::string where = "sh -c 'echo \"$0 $SLURM_NODEID $SLURMD_NODENAME\"'";
+  write_file(
+      scratch.file("launchers.sh"),
+      "#!/bin/sh\n"
+      "#SBATCH -N2\n"
+      "#SBATCH -n4\n"
+      "echo \"job nodelist=$SLURM_NODELIST tpn=$SLURM_TASKS_PER_NODE nnodes=$SLURM_NNODES\"\n"
+      "SLURM_CPU_BIND=none srun --ntasks-per-node=1 --kill-on-bad-exit --mpi=none "
+      "--ntasks=2 " +
+          where +
+          " ompi\n"
+          "srun --ntasks-per-node=1 --kill-on-bad-exit --cpu_bind=none --nodes=1 "
+          "--nodelist=node2 --ntasks=1 " +
+          where +
+          " subset\n"
+          "srun --ntasks-per-node=1 --kill-on-bad-exit --mpi=none --external-launcher "
+          "--nodes=2 --nodelist=node1,node2 --ntasks=2 " +
+          where +
+          " prrte\n"
+          "srun --nodelist node1,node2 -N 2 -n 2 --input none " +
+          where +
+          " hydra\n"
+          "srun --jobid=$SLURM_JOB_ID --export=ALL -N 1 -n 1 -w node2 " +
+          where +
+          " jobid\n"
+          "echo \"end rc=$?\"\n");
+  command_options opt;
+  opt.env = {{"SHOAL_CONF", conf}};
+  opt.cwd = scratch.path();
+  auto r = run_command({link_path("sbatch"), "launchers.sh"}, opt);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  auto id = submitted_job_id(r.out);
+  BOOST_REQUIRE_MESSAGE(id != 0, r.describe());
+  BOOST_REQUIRE(wait_job_state(id, "COMPLETED"));
+  auto out = read_file(scratch.file("slurm-" + std::to_string(id) + ".out"));
+  auto lines = lines_of(out);
+  BOOST_REQUIRE_MESSAGE(lines.size() == 10u, out);
+  BOOST_TEST(lines.front() == "job nodelist=node[1-2] tpn=2(x2) nnodes=2");
+  BOOST_TEST(lines.back() == "end rc=0");
+  std::vector<std::string> tasks(lines.begin() + 1, lines.end() - 1);
+  std::sort(tasks.begin(), tasks.end());
+  std::vector<std::string> expected{
+      "hydra 0 node1", "hydra 1 node2", "jobid 0 node2", "ompi 0 node1",
+      "ompi 1 node2",  "prrte 0 node1", "prrte 1 node2", "subset 0 node2",
+  };
+  BOOST_TEST(tasks == expected, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(mpirun_inside_sbatch_starts_its_ranks_through_srun,
+                     *boost::unit_test::precondition(needs_open_mpi{
+                         "(apt-get install openmpi-bin libopenmpi-dev)"})) {
+  write_file(scratch.file("allreduce.c"),
+             "#include <mpi.h>\n"
+             "#include <stdio.h>\n"
+             "#include <stdlib.h>\n"
+             "int main(int argc, char** argv) {\n"
+             "  int rank = -1, size = -1, sum = -1;\n"
+             "  MPI_Init(&argc, &argv);\n"
+             "  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+             "  MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
+             "  MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);\n"
+             "  const char* node = getenv(\"SLURMD_NODENAME\");\n"
+             "  printf(\"rank %d of %d on %s sum %d\\n\", rank, size, node ? node : \"?\", sum);\n"
+             "  MPI_Finalize();\n"
+             "  return 0;\n"
+             "}\n");
+  auto cc = run_command({"mpicc", "-o", scratch.file("allreduce"), scratch.file("allreduce.c")});
+  BOOST_REQUIRE_MESSAGE(cc.exit_code == 0, cc.describe());
+  // mpirun finds the allocation in SLURM_* and starts one orted a node with srun. The tests run
+  // as root, which mpirun refuses unless told. The local cluster's two nodes share one host,
+  // where Open MPI's shared-memory transport (vader) names its files after the host and a rank's
+  // place on its node: rank 0 of node1 and rank 0 of node2 would share one, so TCP it is.
+  write_file(scratch.file("mpi.sh"),
+             "#!/bin/sh\n"
+             "#SBATCH -N2\n"
+             "#SBATCH -n4\n"
+             "mpirun --allow-run-as-root --mca btl self,tcp ./allreduce\n"
+             "echo \"mpirun rc=$?\"\n");
+  command_options opt;
+  opt.env = {{"SHOAL_CONF", conf}};
+  opt.cwd = scratch.path();
+  auto r = run_command({link_path("sbatch"), "mpi.sh"}, opt);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  auto id = submitted_job_id(r.out);
+  BOOST_REQUIRE_MESSAGE(id != 0, r.describe());
+  bool done = wait_job_state(id, "COMPLETED", 90s);
+  auto out = read_file(scratch.file("slurm-" + std::to_string(id) + ".out"));
+  BOOST_REQUIRE_MESSAGE(done, out);
+  auto lines = lines_of(out);
+  std::vector<std::string> ranks;
+  for (auto& line : lines)
+    if (line.rfind("rank ", 0) == 0) ranks.push_back(line);
+  std::sort(ranks.begin(), ranks.end());
+  // Two ranks on each node (SLURM_TASKS_PER_NODE=2(x2)); 0+1+2+3 = 6 everywhere.
+  std::vector<std::string> expected{"rank 0 of 4 on node1 sum 6", "rank 1 of 4 on node1 sum 6",
+                                    "rank 2 of 4 on node2 sum 6", "rank 3 of 4 on node2 sum 6"};
+  BOOST_TEST(ranks == expected, boost::test_tools::per_element());
+  BOOST_TEST(std::count(lines.begin(), lines.end(), "mpirun rc=0") == 1, out);
 }
 
 BOOST_AUTO_TEST_CASE(scontrol_and_squeue_print_jobs_and_arrays_as_slurm_does) {
