@@ -12,6 +12,7 @@
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "topology/hostlist.hpp"
+#include "topology/task_layout.hpp"
 
 // The effects of the job's lifecycle transitions (policy/job_lifecycle.hpp): what the actor
 // sends, arms and records for each, and the step launches they lead to.
@@ -101,6 +102,23 @@ uint64_t memory_on(const job_state_t& st, size_t node) {
   if (work.mem_per_cpu_mb > 0 && node < st.node_cpus.size())
     return work.mem_per_cpu_mb * st.node_cpus[node];
   return 0;
+}
+
+/// Puts SHOAL_JOB_CPUS_PER_NODE (the CPUs the job holds on each of its nodes, compressed as
+/// SLURM_TASKS_PER_NODE is: `4(x2),2`) and SHOAL_CPUS_ON_NODE (those on its `node`-th node) in a
+/// launch's environment, replacing inherited ones; the node daemon gives them Slurm's names.
+/// Nothing when the allocation's CPUs are unknown (a job recovered from an older record).
+void put_job_cpus(const job_state_t& st, size_t node, std::vector<std::string>& env) {
+  if (st.node_cpus.size() != st.nodes.size() || node >= st.node_cpus.size()) return;
+  auto put = [&env](const std::string& key, const std::string& value) {
+    auto prefix = key + "=";
+    env.erase(std::remove_if(env.begin(), env.end(),
+                             [&](const std::string& e) { return e.rfind(prefix, 0) == 0; }),
+              env.end());
+    env.push_back(prefix + value);
+  };
+  put("SHOAL_JOB_CPUS_PER_NODE", topology::compress_counts(st.node_cpus));
+  put("SHOAL_CPUS_ON_NODE", std::to_string(st.node_cpus[node]));
 }
 
 /// The interconnect's data for a step (empty without a plugin), or its error.
@@ -199,6 +217,7 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     lr.gid = req.gid;
     lr.argv = req.argv;
     lr.env = req.env;
+    put_job_cpus(st, launched[k], lr.env);
     lr.cwd = req.cwd;
     lr.nodelist = step_nodelist;
     lr.node_index = static_cast<uint32_t>(k);

@@ -565,6 +565,11 @@ std::vector<std::string> build_task_env(const msg::launch_request& req, uint32_t
     if (auto* ours = find_env(env, "SHOAL_" + key); ours != nullptr)
       set_env(env, "SLURM_" + key, ours->substr(key.size() + 7));
   }
+  // The job's CPUs on each node and on this one, as the job actor counts them
+  // (actors/job_effects.cpp); MPI launchers may read SLURM_JOB_CPUS_PER_NODE for their slots.
+  for (std::string key : {"JOB_CPUS_PER_NODE", "CPUS_ON_NODE"})
+    if (auto* ours = find_env(env, "SHOAL_" + key); ours != nullptr)
+      set_env(env, "SLURM_" + key, ours->substr(key.size() + 7));
   return env;
 }
 

@@ -158,6 +158,17 @@ BOOST_AUTO_TEST_CASE(cpus_per_task_and_array_variables_appear_only_when_the_job_
   BOOST_TEST(value(env, "SLURM_ARRAY_TASK_MAX") == "4");
 }
 
+BOOST_AUTO_TEST_CASE(the_jobs_cpus_per_node_get_slurms_names_when_the_controller_sent_them) {
+  auto req = step_launch();
+  BOOST_TEST(value(build_task_env(req, 4, 1, "n2", task_env_settings{}),
+                   "SLURM_JOB_CPUS_PER_NODE") == "<unset>");
+  req.env.push_back("SHOAL_JOB_CPUS_PER_NODE=4(x3),2");
+  req.env.push_back("SHOAL_CPUS_ON_NODE=4");
+  auto env = build_task_env(req, 4, 1, "n2", task_env_settings{});
+  BOOST_TEST(value(env, "SLURM_JOB_CPUS_PER_NODE") == "4(x3),2");
+  BOOST_TEST(value(env, "SLURM_CPUS_ON_NODE") == "4");
+}
+
 BOOST_AUTO_TEST_CASE(allocated_gpus_are_named_as_slurms_gpu_plugin_names_them) {
   task_env_settings settings;
   auto batch = batch_launch();
@@ -199,6 +210,7 @@ BOOST_AUTO_TEST_CASE(slurm_env_off_sets_no_slurm_variable_and_keeps_the_users_ow
   auto req = step_launch();
   req.env.push_back("SLURM_CONF=/etc/slurm/slurm.conf");
   req.env.push_back("SHOAL_ARRAY_TASK_ID=2");
+  req.env.push_back("SHOAL_JOB_CPUS_PER_NODE=4(x3),2");
   req.cpus_per_task_set = true;
   task_env_settings settings;
   settings.slurm_env = false;
