@@ -323,6 +323,7 @@ BOOST_AUTO_TEST_CASE(mpi_launchers_srun_lines_start_one_daemon_a_node) {
       "#SBATCH -N2\n"
       "#SBATCH -n4\n"
       "echo \"job nodelist=$SLURM_NODELIST tpn=$SLURM_TASKS_PER_NODE nnodes=$SLURM_NNODES\"\n"
+      "echo \"cpus $SLURM_JOB_CPUS_PER_NODE $SLURM_CPUS_ON_NODE\"\n"
       "SLURM_CPU_BIND=none srun --ntasks-per-node=1 --kill-on-bad-exit --mpi=none "
       "--ntasks=2 " +
           where +
@@ -352,10 +353,13 @@ BOOST_AUTO_TEST_CASE(mpi_launchers_srun_lines_start_one_daemon_a_node) {
   BOOST_REQUIRE(wait_job_state(id, "COMPLETED"));
   auto out = read_file(scratch.file("slurm-" + std::to_string(id) + ".out"));
   auto lines = lines_of(out);
-  BOOST_REQUIRE_MESSAGE(lines.size() == 10u, out);
-  BOOST_TEST(lines.front() == "job nodelist=node[1-2] tpn=2(x2) nnodes=2");
+  BOOST_REQUIRE_MESSAGE(lines.size() == 11u, out);
+  BOOST_TEST(lines[0] == "job nodelist=node[1-2] tpn=2(x2) nnodes=2");
+  // Both nodes whole, with the CPUs this machine has: "cpus N(x2) N".
+  auto cpus = lines[1].substr(lines[1].rfind(' ') + 1);
+  BOOST_TEST(lines[1] == "cpus " + cpus + "(x2) " + cpus);
   BOOST_TEST(lines.back() == "end rc=0");
-  std::vector<std::string> tasks(lines.begin() + 1, lines.end() - 1);
+  std::vector<std::string> tasks(lines.begin() + 2, lines.end() - 1);
   std::sort(tasks.begin(), tasks.end());
   std::vector<std::string> expected{
       "hydra 0 node1", "hydra 1 node2", "jobid 0 node2", "ompi 0 node1",
@@ -393,6 +397,9 @@ BOOST_AUTO_TEST_CASE(mpirun_inside_sbatch_starts_its_ranks_through_srun,
              "#SBATCH -N2\n"
              "#SBATCH -n4\n"
              "mpirun --allow-run-as-root --mca btl self,tcp ./allreduce\n"
+             "echo \"mpirun rc=$?\"\n"
+             // Daemons on some nodes only: srun --nodes=1 --nodelist=node2 --ntasks=1.
+             "mpirun --allow-run-as-root --mca btl self,tcp -np 2 --host node2:2 ./allreduce\n"
              "echo \"mpirun rc=$?\"\n");
   command_options opt;
   opt.env = {{"SHOAL_CONF", conf}};
@@ -409,11 +416,13 @@ BOOST_AUTO_TEST_CASE(mpirun_inside_sbatch_starts_its_ranks_through_srun,
   for (auto& line : lines)
     if (line.rfind("rank ", 0) == 0) ranks.push_back(line);
   std::sort(ranks.begin(), ranks.end());
-  // Two ranks on each node (SLURM_TASKS_PER_NODE=2(x2)); 0+1+2+3 = 6 everywhere.
-  std::vector<std::string> expected{"rank 0 of 4 on node1 sum 6", "rank 1 of 4 on node1 sum 6",
+  // Two ranks on each node (SLURM_TASKS_PER_NODE=2(x2)); 0+1+2+3 = 6 everywhere. Then two on
+  // node2 alone: 0+1 = 1.
+  std::vector<std::string> expected{"rank 0 of 2 on node2 sum 1", "rank 0 of 4 on node1 sum 6",
+                                    "rank 1 of 2 on node2 sum 1", "rank 1 of 4 on node1 sum 6",
                                     "rank 2 of 4 on node2 sum 6", "rank 3 of 4 on node2 sum 6"};
   BOOST_TEST(ranks == expected, boost::test_tools::per_element());
-  BOOST_TEST(std::count(lines.begin(), lines.end(), "mpirun rc=0") == 1, out);
+  BOOST_TEST(std::count(lines.begin(), lines.end(), "mpirun rc=0") == 2, out);
 }
 
 BOOST_AUTO_TEST_CASE(scontrol_and_squeue_print_jobs_and_arrays_as_slurm_does) {
