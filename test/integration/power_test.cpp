@@ -11,6 +11,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "config/config.hpp"
@@ -278,6 +279,29 @@ BOOST_AUTO_TEST_CASE(manual_power_up_down_and_force) {
   // A bad word is refused by name.
   r = run({"control", "update", "nodename=node1", "state=power_sideways"});
   BOOST_CHECK_NE(r.exit_code, 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_node_that_reboots_unasked_is_down) {
+  auto r = run({"control", "update", "nodename=cloud2", "state=power_up"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_REQUIRE_MESSAGE(wait_state("cloud2", "idle"), state_of("cloud2"));
+  // Its host "reboots": the daemon dies and comes back reporting a later boot time (shoald -b
+  // reports its own start, in whole seconds).
+  auto pid = std::stoi(read_file(dir.file("cloud2.pid")));
+  ::kill(pid, SIGKILL);
+  std::this_thread::sleep_for(1100ms);
+  daemons.push_back(std::make_unique<daemon_process>(
+      std::vector<std::string>{bin_path("shoald"), "-f", conf, "-N", "cloud2", "-b",
+                               "--metrics-port", "0"},
+      dir.file("shoald-cloud2.2.log")));
+  BOOST_CHECK_MESSAGE(wait_until(
+                          [&] {
+                            auto rec = show_node("cloud2");
+                            return contains(rec, "State=DOWN") &&
+                                   contains(rec, "Reason=Node unexpectedly rebooted");
+                          },
+                          30s),
+                      show_node("cloud2"));
 }
 
 BOOST_AUTO_TEST_CASE(
