@@ -157,6 +157,8 @@ struct cluster_config {
   /// spells it (config/mpi_type.hpp); only none (and openmpi, its alias) starts ranks that know
   /// each other, so srun warns when this names another
   std::string mpi_default = "none";
+  std::string switch_parameters;  ///< SwitchParameters=, as written (comma-separated key=value,
+                                  ///< each plugin reads its own: docs/interconnect.md)
   uint16_t metrics_port = defaults::metrics_port;  ///< MetricsPort=: shoalctld's /metrics; 0 = off
   /// NodeMetricsPort=: each shoald's; 0 = off (shoald --metrics-port overrides)
   uint16_t node_metrics_port = defaults::node_metrics_port;

@@ -321,6 +321,10 @@ std::optional<shoal::error> parser::resource_key(const cs::pair& p, const where&
     cfg_.mpi_default = v;
     return accepted;
   }
+  if (k == "switchparameters") {
+    cfg_.switch_parameters = v;
+    return accepted;
+  }
   if (k == "mailprog") {
     // Slurm's default, /bin/mail, is left out on purpose: a test cluster sends no mail unasked.
     if (v.empty()) return fail(at, p.key + " needs a program such as /usr/bin/mail");

@@ -162,6 +162,7 @@ std::string render_config(const cluster_config& cfg) {
   add("SlurmdSyslogDebug", cfg.node_syslog_debug);
   add("SlurmdTimeout", cs::format_ms_as_seconds(cfg.heartbeat_timeout_ms));
   add("StateSaveLocation", cfg.state_save_location);
+  if (!cfg.switch_parameters.empty()) add("SwitchParameters", cfg.switch_parameters);
   add("SwitchType", cfg.switch_type);
   add("TmpFS", cfg.tmp_fs);
   size_t width = 0;

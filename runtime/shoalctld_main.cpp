@@ -112,7 +112,8 @@ int main(int argc, char** argv) {
   for (auto& w : cfg->warnings) std::fprintf(stderr, "shoalctld: warning: %s\n", w.c_str());
   // The interconnect plugin is built before anything starts, so that a SwitchType this build
   // lacks stops the start (and --check) instead of being ignored.
-  auto interconnect = shoal::interconnect::make_switch_manager(cfg->switch_type);
+  auto interconnect =
+      shoal::interconnect::make_switch_manager(cfg->switch_type, cfg->switch_parameters);
   if (!interconnect) {
     std::fprintf(stderr, "shoalctld: error: %s: %s\n", cfg->path.c_str(),
                  shoal::describe(interconnect.error()).c_str());

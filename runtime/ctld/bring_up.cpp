@@ -92,7 +92,7 @@ caf::expected<controller_instance> bring_up_controller(
     const std::string& metrics_address, const policy::access_rules& access, bool cold_start) {
   // A fresh plugin per stint in control: nothing of a previous controller's allocations
   // carries over.
-  auto interconnect = interconnect::make_switch_manager(cfg.switch_type);
+  auto interconnect = interconnect::make_switch_manager(cfg.switch_type, cfg.switch_parameters);
   if (!interconnect)
     return make_error(errc::invalid_config, cfg.path + ": " + describe(interconnect.error()));
   auto recovery = recover_state(sys, cfg, meters, cold_start);

@@ -69,10 +69,11 @@ BOOST_AUTO_TEST_CASE(an_invalid_value_names_file_and_line_and_the_daemon_does_no
 BOOST_AUTO_TEST_CASE(a_switch_type_this_build_lacks_stops_the_check_and_the_start) {
   scratch_dir dir;
   auto port = free_port();
-  auto conf = write_file(dir.file("elan.conf"), config_with_line3(port, "SwitchType=switch/elan"));
+  auto conf =
+      write_file(dir.file("elan.conf"), config_with_line3(port, "SwitchType=switch/myrinet"));
   auto check = run_command({bin_path("shoalctld"), "--check", "-f", conf}, quick());
   BOOST_CHECK_MESSAGE(check.exit_code == 1 && !check.timed_out, check.describe());
-  BOOST_CHECK_MESSAGE(check.err.find("unknown SwitchType 'switch/elan'") != std::string::npos,
+  BOOST_CHECK_MESSAGE(check.err.find("unknown SwitchType 'switch/myrinet'") != std::string::npos,
                       check.describe());
   auto daemon = run_command({bin_path("shoalctld"), "-f", conf}, quick());
   BOOST_CHECK_MESSAGE(daemon.exit_code == 1 && !daemon.timed_out, daemon.describe());

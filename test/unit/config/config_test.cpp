@@ -762,13 +762,15 @@ BOOST_AUTO_TEST_CASE(string_keys_are_stored_as_written) {
       "TmpFS=/scratch\n"
       "SlurmctldLogFile=/var/log/ctld.log\n"
       "SlurmdLogFile=/var/log/d.log\n"
-      "SwitchType=switch/elan\n");
+      "SwitchType=switch/elan\n"
+      "SwitchParameters=elan_map=/etc/elanhosts,elan_rails=2\n");
   BOOST_CHECK_EQUAL(cfg.cluster_name, "Tiny");
   BOOST_CHECK_EQUAL(cfg.state_save_location, "/var/spool/x");
   BOOST_CHECK_EQUAL(cfg.tmp_fs, "/scratch");
   BOOST_CHECK_EQUAL(cfg.ctld_log_file, "/var/log/ctld.log");
   BOOST_CHECK_EQUAL(cfg.node_log_file, "/var/log/d.log");
   BOOST_CHECK_EQUAL(cfg.switch_type, "switch/elan");
+  BOOST_CHECK_EQUAL(cfg.switch_parameters, "elan_map=/etc/elanhosts,elan_rails=2");
   BOOST_CHECK(cfg.warnings.empty());
 }
 
