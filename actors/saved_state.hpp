@@ -29,6 +29,9 @@ inline std::string node_key(const std::string& name) {
   return "node/" + name;
 }
 inline const std::string controller_key = "ctl";
+/// The interconnect plugin's own state (interconnect::switch_manager::restore_state), as the
+/// plugin encodes it.
+inline const std::string switch_key = "switch";
 
 /// A record as the keeper stores it: the shoal codec's encoding (version header included).
 template <class T>

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "interconnect/switch_manager.hpp"
 #include "policy/gres.hpp"
 #include "topology/hostlist.hpp"
 
@@ -103,13 +104,16 @@ allocation_map::allocation_map(const config::cluster_config& cfg) {
   pc.max_job_test = s.bf_max_job_test;
   pc.window = s.bf_window_s;
   pc.resolution = s.bf_resolution_s;
+  // An interconnect whose collectives are fastest on a contiguous range of network ids
+  // (switch/elan) turns select/linear's first fit into consecutive best fit.
+  bool linear = cfg.select_type == topology::selection_policy::linear &&
+                !interconnect::prefers_consecutive_nodes(cfg.switch_type);
   pc.placement.select = s.consumable ? policy::select_type::cons_tres
-                        : cfg.select_type == topology::selection_policy::linear
-                            ? policy::select_type::linear
-                            : policy::select_type::consecutive;
-  select_name_ = s.consumable                                            ? "select/cons_tres"
-                 : cfg.select_type == topology::selection_policy::linear ? "select/linear"
-                                                                         : "select/consecutive";
+                        : linear     ? policy::select_type::linear
+                                     : policy::select_type::consecutive;
+  select_name_ = s.consumable ? "select/cons_tres"
+                 : linear     ? "select/linear"
+                              : "select/consecutive";
   if (!cfg.torus3d) return;
   torus_ = true;
   select_name_ = "select/torus3d";

@@ -26,6 +26,7 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "interconnect/switch_node.hpp"
 #include "messages/codec.hpp"
 #include "messages/errc.hpp"
 #include "process/fd_passing.hpp"
@@ -58,6 +59,12 @@ void close_inherited_fds(int keep = -1) {
   if (keep < 3) return close_range_of(3, ~0u);
   close_range_of(3, static_cast<unsigned>(keep) - 1);
   close_range_of(static_cast<unsigned>(keep) + 1, ~0u);
+}
+
+std::string parent_dir(const std::string& path) {
+  auto slash = path.rfind('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
 }
 
 std::string read_to_end(int fd) {
@@ -118,13 +125,33 @@ bool serve_one_step(bool detach, int keep = -1) {
   auto step = shoal::msg::step_label(opt.setup.request.step_id);
   auto socket_path = opt.setup.socket_path;
   opt.env = shoal::process::task_env_from_environment();
+  // The interconnect's grant (interconnect/switch_node.hpp) is in place before any task execs;
+  // its variables join the request's environment, which every task's starts from.
+  auto& req = opt.setup.request;
+  shoal::interconnect::node_step switch_step;
+  switch_step.job_id = req.job_id;
+  switch_step.step_id = req.step_id;
+  switch_step.node_name = opt.setup.node_name;
+  switch_step.node_index = req.node_index;
+  switch_step.uid = req.uid;
+  switch_step.gid = req.gid;
+  switch_step.dir = shoal::interconnect::switch_dir(parent_dir(socket_path));
+  auto switch_data = req.switch_data;
+  if (!switch_data.empty()) {
+    auto grant = shoal::interconnect::apply_switch_data(switch_step, switch_data);
+    if (!grant) fail("interconnect: " + shoal::describe(grant.error()));
+    for (auto& [name, value] : grant->env) shoal::process::set_env(req.env, name, value);
+  }
   auto server = shoal::process::stepd_server::listen(std::move(opt));
+  // A second stepd for a step that runs already fails here; the file it wrote over carries the
+  // same launch's grant, so the running step keeps it.
   if (!server) fail(shoal::describe(server.error()));
   // Listening: closing our end of shoald's socket says so.
   point_at_dev_null(0, O_RDONLY);
   point_at_dev_null(1, O_WRONLY);
   logger->debug("stepd started job={} step={} socket={}", job_id, step, socket_path);
   auto done = (*server)->run();
+  shoal::interconnect::release_switch_data(switch_step, switch_data);
   logger->debug("stepd done job={} step={} tasks={}", job_id, step, done.tasks.size());
   return true;
 }

@@ -64,10 +64,17 @@ void adopt_setup(controller_self self, config::cluster_config cfg, metrics::regi
   st.keeper = std::move(keeper);
   st.interconnect = std::move(interconnect);
   if (!st.interconnect) {
-    auto plugin = interconnect::make_switch_manager(st.cfg.switch_type);
+    auto plugin = interconnect::make_switch_manager(st.cfg.switch_type, st.cfg.switch_parameters);
     if (!plugin) plugin = interconnect::make_switch_manager("switch/none");
     st.interconnect = std::shared_ptr<interconnect::switch_manager>{std::move(*plugin)};
   }
+  // The plugin hands over each new state from the job actor that changed it, in order; that job
+  // then syncs with the keeper before its step launches, so the state is durable by then.
+  if (st.keeper)
+    st.interconnect->set_state_sink([keeper = st.keeper](std::vector<uint8_t> state) {
+      caf::anon_send(keeper, msg::persist_atom_v, switch_key,
+                     std::make_shared<const std::vector<uint8_t>>(std::move(state)));
+    });
   st.meters = meters;
   if (meters) {
     st.cluster.emplace(*meters);

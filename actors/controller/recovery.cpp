@@ -94,6 +94,22 @@ void recover_job(controller_self self, uint64_t id, msg::job_record& rec) {
   st.jobs.emplace(id, spawn_job(self->system(), std::move(setup)));
 }
 
+/// Gives the interconnect plugin its saved state back before any job actor can allocate or
+/// release: what steps of jobs that are still live hold stays held, the rest is free.
+void restore_interconnect(controller_self self, const state::record_map& saved,
+                          const std::vector<std::pair<uint64_t, msg::job_record>>& jobs) {
+  auto& st = self->state;
+  auto value = saved.find(switch_key);
+  if (!st.interconnect || value == saved.end() || !value->second) return;
+  std::set<interconnect::step_key> live;
+  for (auto& [id, rec] : jobs)
+    if (!msg::is_finished(rec.info.state))
+      for (auto& step : rec.steps) live.emplace(id, step.step_id);
+  if (auto err = st.interconnect->restore_state(*value->second, live))
+    config::log().error("interconnect state not restored switch={}: {}", st.interconnect->name(),
+                        describe(err));
+}
+
 }  // namespace
 
 /// The controller's state before it stopped: the job id counter, arrays, jobs (finished ones first,
@@ -121,6 +137,7 @@ void recover(controller_self self, state::record_map& saved) {
         arrays.emplace_back(rec->info.job_id, std::move(*rec));
     }
   }
+  restore_interconnect(self, saved, jobs);
   size_t live = 0;
   for (auto& [id, rec] : jobs) {
     if (!msg::is_finished(rec.info.state)) continue;

@@ -88,3 +88,37 @@ BOOST_AUTO_TEST_CASE(a_recovered_jobs_indices_name_the_same_devices) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(allocation_map_switch)
+
+/// Five nodes, n2 down: a two-node job takes n1 and n3 by first fit, n3 and n4 by consecutive
+/// best fit.
+std::vector<std::string> two_nodes_placed(const std::string& config_lines) {
+  auto cfg = config::parse_config(config_lines +
+                                      "NodeName=n[1-5] CPUs=1\n"
+                                      "PartitionName=p Nodes=n[1-5] Default=YES\n",
+                                  "test.conf", "");
+  BOOST_REQUIRE_MESSAGE(cfg, (cfg ? std::string{} : describe(cfg.error())));
+  cluster::allocation_map map{*cfg};
+  for (auto* name : {"n1", "n3", "n4", "n5"}) map.node_changed(name, msg::node_state::idle, 0, 0);
+  map.node_changed("n2", msg::node_state::down, 0, 0);
+  policy::pending_job j;
+  j.id = 1;
+  j.time_limit = 60;
+  j.request.min_nodes = 2;
+  j.request.tasks = 2;
+  auto placed = map.place({j}, {}, {}, 1000);
+  BOOST_REQUIRE_EQUAL(placed.result.started.size(), 1u);
+  std::vector<std::string> names;
+  for (auto& share : placed.result.started[0].alloc) names.push_back(map.name_of(share.node));
+  return names;
+}
+
+BOOST_AUTO_TEST_CASE(switch_elan_turns_linear_first_fit_into_consecutive_best_fit) {
+  BOOST_CHECK(
+      (two_nodes_placed("SelectType=select/linear\n") == std::vector<std::string>{"n1", "n3"}));
+  BOOST_CHECK((two_nodes_placed("SelectType=select/linear\nSwitchType=switch/elan\n") ==
+               std::vector<std::string>{"n3", "n4"}));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
