@@ -105,9 +105,11 @@ allocation_map::allocation_map(const config::cluster_config& cfg) {
   pc.window = s.bf_window_s;
   pc.resolution = s.bf_resolution_s;
   // An interconnect whose collectives are fastest on a contiguous range of network ids
-  // (switch/elan) turns select/linear's first fit into consecutive best fit.
-  bool linear = cfg.select_type == topology::selection_policy::linear &&
-                !interconnect::prefers_consecutive_nodes(cfg.switch_type);
+  // (switch/elan) turns select/linear's first fit into consecutive best fit, and so places
+  // cons_tres's --exclusive jobs.
+  pc.placement.consecutive_nodes = interconnect::prefers_consecutive_nodes(cfg.switch_type);
+  bool linear =
+      cfg.select_type == topology::selection_policy::linear && !pc.placement.consecutive_nodes;
   pc.placement.select = s.consumable ? policy::select_type::cons_tres
                         : linear     ? policy::select_type::linear
                                      : policy::select_type::consecutive;

@@ -108,7 +108,7 @@ std::optional<allocation> place_whole(const resource_request& req,
     if (options.picker) {
       picked = options.picker(req, members, avail, extra, member_weights);
     } else {
-      auto policy = options.select == select_type::consecutive
+      auto policy = options.select == select_type::consecutive || options.consecutive_nodes
                         ? topology::selection_policy::consecutive
                         : topology::selection_policy::linear;
       picked = topology::select_nodes(policy, avail, extra, member_weights);

@@ -150,6 +150,9 @@ using node_picker = std::function<std::optional<std::vector<size_t>>(
 /// picker overriding select_nodes (linear or consecutive as `select` says).
 struct placement_options {
   select_type select = select_type::linear;
+  /// Whole nodes by consecutive best fit whatever `select` says (an interconnect that wants its
+  /// jobs on a contiguous range: switch/elan), --exclusive jobs under cons_tres included.
+  bool consecutive_nodes = false;
   std::vector<uint32_t> weights;
   node_picker picker;
 };

@@ -93,7 +93,7 @@ BOOST_AUTO_TEST_SUITE(allocation_map_switch)
 
 /// Five nodes, n2 down: a two-node job takes n1 and n3 by first fit, n3 and n4 by consecutive
 /// best fit.
-std::vector<std::string> two_nodes_placed(const std::string& config_lines) {
+std::vector<std::string> two_nodes_placed(const std::string& config_lines, bool exclusive = false) {
   auto cfg = config::parse_config(config_lines +
                                       "NodeName=n[1-5] CPUs=1\n"
                                       "PartitionName=p Nodes=n[1-5] Default=YES\n",
@@ -107,6 +107,7 @@ std::vector<std::string> two_nodes_placed(const std::string& config_lines) {
   j.time_limit = 60;
   j.request.min_nodes = 2;
   j.request.tasks = 2;
+  j.request.exclusive = exclusive;
   auto placed = map.place({j}, {}, {}, 1000);
   BOOST_REQUIRE_EQUAL(placed.result.started.size(), 1u);
   std::vector<std::string> names;
@@ -114,10 +115,15 @@ std::vector<std::string> two_nodes_placed(const std::string& config_lines) {
   return names;
 }
 
-BOOST_AUTO_TEST_CASE(switch_elan_turns_linear_first_fit_into_consecutive_best_fit) {
+BOOST_AUTO_TEST_CASE(switch_elan_places_whole_nodes_by_consecutive_best_fit) {
   BOOST_CHECK(
       (two_nodes_placed("SelectType=select/linear\n") == std::vector<std::string>{"n1", "n3"}));
   BOOST_CHECK((two_nodes_placed("SelectType=select/linear\nSwitchType=switch/elan\n") ==
+               std::vector<std::string>{"n3", "n4"}));
+  // cons_tres: --exclusive jobs too.
+  BOOST_CHECK((two_nodes_placed("SelectType=select/cons_tres\n", true) ==
+               std::vector<std::string>{"n1", "n3"}));
+  BOOST_CHECK((two_nodes_placed("SelectType=select/cons_tres\nSwitchType=switch/elan\n", true) ==
                std::vector<std::string>{"n3", "n4"}));
 }
 
