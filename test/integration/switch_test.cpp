@@ -123,11 +123,18 @@ BOOST_FIXTURE_TEST_CASE(program_descriptions_never_repeat_across_a_controller_re
   auto first = program_of(run_cli(print_program));
   auto second = program_of(run_cli(print_program));
   BOOST_CHECK_GT(second, first);
+  // A batch job on node2 holds the lowest contexts across the restart.
+  auto holder = submit_script("hold.sh", "#!/bin/sh\nsleep 120\n", {"-w", "node2"});
+  BOOST_REQUIRE(wait_job_state(holder, "RUNNING"));
   cluster.signal_controller(SIGKILL);
   BOOST_REQUIRE(!cluster.restart_controller());
   BOOST_REQUIRE(wait_node_state("node1", "IDLE"));
   auto after = program_of(run_cli(print_program));
-  BOOST_CHECK_GT(after, second);
+  BOOST_CHECK_GT(after, second + 1);  // the batch step had second + 1
+  auto r = run_cli({"run", "-w", "node1", "sh", "-c", "echo $SHOAL_ELAN_CAP0"});
+  BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_CHECK_MESSAGE(r.out.find(":20-20:1025-1025") != std::string::npos, r.describe());
+  BOOST_CHECK_EQUAL(run_cli({"cancel", std::to_string(holder)}).exit_code, 0);
 }
 
 namespace {
