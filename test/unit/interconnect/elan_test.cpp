@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <random>
 #include <set>
 #include <sstream>
 
@@ -184,6 +186,44 @@ BOOST_AUTO_TEST_CASE(released_context_ranges_are_reused_and_exhaustion_is_an_err
   BOOST_REQUIRE(!huge);
   BOOST_TEST((huge.error() == errc::unsatisfiable));
   BOOST_TEST(describe(huge.error()).find("free hardware contexts") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(context_ranges_never_overlap_and_match_a_naive_first_fit) {
+  // Random allocations and releases against a reference that scans every start in order.
+  const uint32_t seed = 20261127;
+  std::mt19937 rng{seed};
+  BOOST_TEST_MESSAGE("seed " << seed);
+  elan_switch sw{four_nodes()};
+  std::map<uint64_t, std::pair<uint32_t, uint32_t>> held;  // job -> [low, low + width)
+  auto reference = [&](uint32_t width) -> std::optional<uint32_t> {
+    for (uint32_t low = elan_first_context; low + width <= elan_first_context + elan_context_count;
+         ++low) {
+      bool clear = true;
+      for (auto& [job, r] : held) clear = clear && (low + width <= r.first || r.second <= low);
+      if (clear) return low;
+    }
+    return std::nullopt;
+  };
+  for (uint64_t job = 1; job <= 3000; ++job) {
+    if (!held.empty() && rng() % 3 == 0) {
+      auto victim = std::next(held.begin(), static_cast<long>(rng() % held.size()));
+      sw.release(victim->first, 0);
+      held.erase(victim);
+      continue;
+    }
+    auto width = 1 + rng() % 64;
+    auto want = reference(width);
+    auto got = sw.allocate(step(job, 0, {"n0"}, width));
+    BOOST_REQUIRE_MESSAGE(got.has_value() == want.has_value(), "seed " << seed << " job " << job);
+    if (!got) continue;
+    auto low = decode_elan_data(*got)->capabilities[0].low_context;
+    BOOST_REQUIRE_MESSAGE(low == *want, "seed " << seed << " job " << job);
+    held[job] = {low, low + width};
+  }
+  for (auto& [job, r] : held) sw.release(job, 0);
+  // Everything released: the whole range is free again.
+  BOOST_TEST(allocated(sw, step(9999, 0, {"n0"}, elan_context_count)).capabilities[0].low_context ==
+             elan_first_context);
 }
 
 BOOST_AUTO_TEST_CASE(the_saved_state_keeps_programs_unique_and_live_steps_ranges) {
