@@ -292,7 +292,9 @@ shoal::error elan_switch::restore_state(const std::vector<uint8_t>& saved,
   for (uint32_t i = 0; ok && i < count; ++i) {
     step_key key;
     held h;
-    ok = r.u64(key.first) && r.u32(key.second) && r.u32(h.low_context) && r.u32(h.width);
+    ok = r.u64(key.first) && r.u32(key.second) && r.u32(h.low_context) && r.u32(h.width) &&
+         h.width > 0 && h.low_context >= elan_first_context &&
+         uint64_t{h.low_context} + h.width <= uint64_t{elan_first_context} + elan_context_count;
     if (ok && live.count(key) != 0) steps[key] = h;
   }
   if (!ok || r.left() != 0)
