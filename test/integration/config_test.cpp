@@ -80,6 +80,21 @@ BOOST_AUTO_TEST_CASE(a_switch_type_this_build_lacks_stops_the_check_and_the_star
   BOOST_CHECK(!listening(port));
 }
 
+BOOST_AUTO_TEST_CASE(a_bad_line_in_the_elan_map_stops_the_check_naming_the_map_and_line) {
+  scratch_dir dir;
+  auto map = write_file(dir.file("elanhosts"), "node[1-2] elanid=0\nnode3 elanid=zero\n");
+  auto conf = write_file(
+      dir.file("elan.conf"),
+      config_with_line3(free_port(), "SwitchType=switch/elan\nSwitchParameters=elan_map=" + map));
+  auto check = run_command({bin_path("shoalctld"), "--check", "-f", conf}, quick());
+  BOOST_CHECK_MESSAGE(check.exit_code == 1 && !check.timed_out, check.describe());
+  BOOST_CHECK_MESSAGE(check.err.find(map + ":2: elanid 'zero'") != std::string::npos,
+                      check.describe());
+  write_file(map, "node[1-2] elanid=0\n");
+  check = run_command({bin_path("shoalctld"), "--check", "-f", conf}, quick());
+  BOOST_CHECK_MESSAGE(check.exit_code == 0, check.describe());
+}
+
 BOOST_AUTO_TEST_CASE(an_unknown_key_warns_with_file_and_line) {
   scratch_dir dir;
   auto conf =
