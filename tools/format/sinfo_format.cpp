@@ -128,9 +128,16 @@ std::string state_complete(node_state s) {
   }
 }
 
-/// sinfo -t's test for one state name (_filter_out).
-bool state_wanted(node_state s, const std::string& want, uint64_t cpus_used) {
+/// sinfo -t's test for one state name (_filter_out); the power flags (the guide's states) by
+/// their names.
+bool state_wanted(const msg::node_info& n, const std::string& want, uint64_t cpus_used) {
+  auto s = n.state;
   auto w = detail::lower(want);
+  if (w == "powered_down") return n.power == msg::power_state::powered_down;
+  if (w == "powering_up") return n.power == msg::power_state::powering_up;
+  if (w == "powering_down") return n.power == msg::power_state::powering_down;
+  if (w == "power_down") return n.power_down_asked;
+  if (w == "cloud") return n.cloud;
   if (w == "drain") return s == node_state::draining || s == node_state::drained;
   if (w == "draining" || w == "drng") return s == node_state::draining;
   if (w == "drained") return s == node_state::drained;
@@ -714,9 +721,8 @@ shoal::expected<slurm_output> render_sinfo(const std::vector<msg::partition_info
     if (hidden_cloud_node(n)) return false;
     if (!only_nodes.empty() && only_nodes.count(n.name) == 0) return false;
     if (opt.states.empty()) return true;
-    return std::any_of(opt.states.begin(), opt.states.end(), [&](const std::string& s) {
-      return state_wanted(n.state, s, used[n.name]);
-    });
+    return std::any_of(opt.states.begin(), opt.states.end(),
+                       [&](const std::string& s) { return state_wanted(n, s, used[n.name]); });
   };
   std::unordered_map<std::string, const msg::node_info*> by_node;
   for (auto& n : nodes) by_node.emplace(n.name, &n);

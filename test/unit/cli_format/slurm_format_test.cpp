@@ -442,6 +442,30 @@ BOOST_AUTO_TEST_CASE(sinfo_drain_state_matches_draining_and_drained) {
   BOOST_TEST(out.text == "n1 drained\nn3 idle\n");
 }
 
+BOOST_AUTO_TEST_CASE(sinfo_shows_and_filters_the_power_saving_states) {
+  cluster c;
+  c.nodes[0].power = msg::power_state::powering_up;  // idle#
+  c.nodes[0].cloud = true;
+  c.nodes[2].power_down_asked = true;  // idle!
+  sinfo_format_options opt;
+  opt.format = "%N %t %T";
+  opt.no_header = true;
+  opt.partitions = {"debug"};
+  auto out = rendered(render_sinfo(c.parts, c.nodes, {}, opt));
+  // Idle nodes with different power marks are different lines.
+  BOOST_TEST(out.text == "n2 alloc allocated\nn1 idle# idle#\nn3 idle! idle!\nn4 down down\n");
+  opt.states = {"powering_up"};
+  BOOST_TEST(rendered(render_sinfo(c.parts, c.nodes, {}, opt)).text == "n1 idle# idle#\n");
+  opt.states = {"POWER_DOWN", "cloud"};
+  BOOST_TEST(rendered(render_sinfo(c.parts, c.nodes, {}, opt)).text ==
+             "n1 idle# idle#\nn3 idle! idle!\n");
+  // A CLOUD node powered down and holding no job is left out.
+  c.nodes[0].power = msg::power_state::powered_down;
+  opt.states.clear();
+  BOOST_TEST(rendered(render_sinfo(c.parts, c.nodes, {}, opt)).text ==
+             "n2 alloc allocated\nn3 idle! idle!\nn4 down down\n");
+}
+
 BOOST_AUTO_TEST_CASE(sinfo_default_partition_star_takes_the_last_place_when_narrow) {
   cluster c;
   sinfo_format_options opt;
