@@ -411,3 +411,48 @@ BOOST_AUTO_TEST_CASE(power_down_on_idle_powers_a_node_down_as_its_job_leaves_it)
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+/// As cloud_cluster, with power saving on for every node (SuspendTime=1; the cloud partition's
+/// 2 for its nodes) and each kind of exclusion: one usable node of cloud[1-2] kept up, the
+/// debug partition (node1) kept up, drained nodes kept up.
+struct excluded_nodes : cloud_cluster {
+  excluded_nodes()
+      : cloud_cluster(
+            "SuspendTime=1\nSuspendExcNodes=cloud[1-2]:1\nSuspendExcParts=debug\n"
+            "SuspendExcStates=DRAIN\n") {}
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(power_saving_exclusions, excluded_nodes)
+
+BOOST_AUTO_TEST_CASE(a_count_a_partition_and_a_state_keep_their_nodes_up) {
+  auto r = run({"control", "update", "nodename=cloud[1-2]", "state=power_up"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  // Both come up; once idle for SuspendTime one goes down, the count keeps the other.
+  BOOST_CHECK_MESSAGE(wait_until(
+                          [&] {
+                            auto log = power_log();
+                            return count_lines_with(log, "suspend cloud") == 1;
+                          },
+                          30s),
+                      power_log());
+  // A few power-saving rounds later (power_save_interval=1) nothing more went down: not the kept
+  // cloud node, not node1 (its partition is excluded though the global SuspendTime is 1 s).
+  std::this_thread::sleep_for(3s);
+  auto log = power_log();
+  BOOST_CHECK_EQUAL(count_lines_with(log, "suspend"), 1u);
+  BOOST_CHECK_EQUAL(state_of("node1"), "idle");
+  auto kept = contains(log, "suspend cloud1") ? std::string{"cloud2"} : std::string{"cloud1"};
+  BOOST_CHECK_EQUAL(state_of(kept), "idle");
+  // Drained, the kept node is no longer one the count keeps, but SuspendExcStates=DRAIN is.
+  r = run({"control", "update", "nodename=" + kept, "state=drain", "reason=checking"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  std::this_thread::sleep_for(3s);
+  BOOST_CHECK_EQUAL(count_lines_with(power_log(), "suspend"), 1u);
+  BOOST_CHECK_EQUAL(state_of(kept), "drain");
+}
+
+BOOST_AUTO_TEST_SUITE_END()
