@@ -25,6 +25,7 @@
 #include "bench/journal.hpp"
 #include "bench/latency.hpp"
 #include "bench/overhead.hpp"
+#include "bench/power_burst.hpp"
 #include "bench/recovery.hpp"
 #include "bench/scale.hpp"
 #include "bench/scale_throughput.hpp"
@@ -72,6 +73,7 @@ struct options {
   size_t recovery_jobs = 100000;
   bench::scale_options scale;
   bench::scale_throughput_options scale_throughput;
+  bench::power_burst_options power_burst;
 };
 
 /// The durable-state figures, in a private directory of their own; no cluster needed.
@@ -318,6 +320,13 @@ int run(const options& opt, const std::string& cmdline) {
     if (!valid) std::printf("# INVALID RUN: the throughput-at-scale figure failed (see above)\n");
     return valid ? 0 : 1;
   }
+  if (opt.only == "power-burst") {
+    auto burst = opt.power_burst;
+    burst.keep = opt.keep;
+    bool valid = bench::run_power_burst_bench(burst);
+    if (!valid) std::printf("# INVALID RUN: the power burst figure failed (see above)\n");
+    return valid ? 0 : 1;
+  }
   if (opt.only == "transport") {
     bench::transport_options topt;
     if (opt.quick) {
@@ -515,9 +524,11 @@ int main(int argc, char** argv) {
   app.add_option("--only", opt.only,
                  "Run one figure only: latency, cli, api, array, overhead, journal, durability "
                  "(journaling on against off), recovery, scale or scale-throughput (simulated "
-                 "nodes; not in all), transport (plain CAF against TLS; not in all) (default all)")
+                 "nodes; not in all), power-burst (CLOUD nodes resumed for a queue; not in all), "
+                 "transport (plain CAF against TLS; not in all) (default all)")
       ->check(CLI::IsMember({"all", "latency", "cli", "api", "array", "overhead", "journal",
-                             "durability", "recovery", "scale", "scale-throughput", "transport"}));
+                             "durability", "recovery", "scale", "scale-throughput", "power-burst",
+                             "transport"}));
   app.add_option("--scale-nodes", opt.scale.nodes,
                  "Simulated nodes of the scale figure (default 10000)")
       ->check(CLI::Range(1u, 1000000u));
@@ -554,6 +565,22 @@ int main(int argc, char** argv) {
   app.add_option("--throughput-max-seconds", st.max_job_s,
                  "scale-throughput: each job runs 1 to this many seconds (default 60)")
       ->check(CLI::Range(1u, 86400u));
+  auto& pb = opt.power_burst;
+  app.add_option("--burst-nodes", pb.nodes,
+                 "power-burst: State=CLOUD simulated nodes (default 10000)")
+      ->check(CLI::Range(1u, 1000000u));
+  app.add_option("--burst-jobs", pb.jobs, "power-burst: jobs queued (default 1000)")
+      ->check(CLI::Range(1u, 1000000u));
+  app.add_option("--burst-job-nodes", pb.job_nodes, "power-burst: nodes per job (default 10)")
+      ->check(CLI::Range(1u, 100000u));
+  app.add_option("--burst-job-seconds", pb.job_s,
+                 "power-burst: each job runs this many seconds (default 5)")
+      ->check(CLI::Range(1u, 86400u));
+  app.add_option("--burst-resume-rate", pb.resume_rate,
+                 "power-burst: ResumeRate, nodes a minute (default 0: no limit)");
+  app.add_option("--burst-resume-timeout", pb.resume_timeout_s,
+                 "power-burst: ResumeTimeout, seconds (default 300)")
+      ->check(CLI::Range(1, 65535));
   app.add_option("--overhead-rounds", opt.overhead_rounds,
                  "Metrics on/off burst pairs for the overhead figure (default 3)")
       ->check(CLI::Range(1u, 100u));

@@ -59,22 +59,9 @@ snapshot scrape(uint16_t port) {
   s.pending = value("shoal_jobs", "PENDING");
   s.running = value("shoal_jobs", "RUNNING") + value("shoal_jobs", "COMPLETING");
   s.started = parsed->value("shoal_jobs_started_total").value_or(0);
-  if (auto* family = parsed->find("shoal_scheduler_cycle_seconds"))
-    for (auto& sample : family->samples)
-      if (sample.name == "shoal_scheduler_cycle_seconds_bucket") {
-        auto le = sample.label("le");
-        s.cycle.emplace_back(le == "+Inf" ? INFINITY : std::stod(le), sample.value);
-      }
+  s.cycle = scheduler_cycle_buckets(*parsed);
   s.ok = true;
   return s;
-}
-
-/// The passes between two scrapes, as their own cumulative buckets.
-metrics::bucket_list between(const metrics::bucket_list& before,
-                             const metrics::bucket_list& after) {
-  auto out = after;
-  for (size_t i = 0; i < out.size() && i < before.size(); ++i) out[i].second -= before[i].second;
-  return out;
 }
 
 msg::job_request job(std::mt19937& rng, const scale_throughput_options& opt) {
@@ -170,7 +157,7 @@ bool run_scale_throughput_bench(const scale_throughput_options& opt) {
   } else {
     std::printf("  the queue never emptied within the hour\n");
   }
-  auto cycles = between(before.cycle, last.cycle);
+  auto cycles = buckets_between(before.cycle, last.cycle);
   std::printf("  %-40s median %7.1f ms  p99 %7.1f ms  (%.0f passes)\n", "scheduling pass",
               1e3 * metrics::bucket_quantile(0.5, cycles),
               1e3 * metrics::bucket_quantile(0.99, cycles),

@@ -173,6 +173,24 @@ void remove_tree(const std::string& dir) {
   fs::remove_all(dir, ec);
 }
 
+metrics::bucket_list scheduler_cycle_buckets(const metrics::exposition& scrape) {
+  metrics::bucket_list out;
+  if (auto* family = scrape.find("shoal_scheduler_cycle_seconds"))
+    for (auto& sample : family->samples)
+      if (sample.name == "shoal_scheduler_cycle_seconds_bucket") {
+        auto le = sample.label("le");
+        out.emplace_back(le == "+Inf" ? INFINITY : std::stod(le), sample.value);
+      }
+  return out;
+}
+
+metrics::bucket_list buckets_between(const metrics::bucket_list& before,
+                                     const metrics::bucket_list& after) {
+  auto out = after;
+  for (size_t i = 0; i < out.size() && i < before.size(); ++i) out[i].second -= before[i].second;
+  return out;
+}
+
 bool start_simulated(runtime::local_cluster& cluster, unsigned nodes, unsigned front_ends,
                      unsigned collectors, int heartbeat_s, int timeout_s) {
   auto extra = "HeartBeatInterval=" + std::to_string(heartbeat_s) +

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "metrics/text_parser.hpp"
 #include "runtime/bootstrap/local_cluster.hpp"
 
 namespace shoal::bench {
@@ -15,6 +16,14 @@ namespace shoal::bench {
 /// (up to 10 minutes) until every node is IDLE; false after printing why.
 bool start_simulated(runtime::local_cluster& cluster, unsigned nodes, unsigned front_ends,
                      unsigned collectors, int heartbeat_s, int timeout_s);
+
+/// shoal_scheduler_cycle_seconds of one /metrics scrape, as cumulative buckets (empty when
+/// absent).
+metrics::bucket_list scheduler_cycle_buckets(const metrics::exposition& scrape);
+
+/// The observations between two scrapes of one histogram, as cumulative buckets of their own.
+metrics::bucket_list buckets_between(const metrics::bucket_list& before,
+                                     const metrics::bucket_list& after);
 
 /// Order statistics of a set of samples, in milliseconds.
 struct summary {
