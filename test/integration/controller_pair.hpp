@@ -4,6 +4,7 @@
 // SlurmctldHost line, and the node daemons a test names: what the backup-controller and the
 // combined-fault tests start from.
 
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -41,6 +42,13 @@ struct controller_pair {
   /// define.
   controller_pair(const std::string& nodes_config, unsigned count,
                   const std::vector<node_daemon_spec>& daemons)
+      : controller_pair([nodes_config](const scratch_dir&) { return nodes_config; }, count,
+                        daemons) {}
+
+  /// As above, for lines that name files of the scratch directory (written by `nodes_config`
+  /// into it, as a power program), which exists only once the pair does.
+  controller_pair(const std::function<std::string(const scratch_dir&)>& nodes_config,
+                  unsigned count, const std::vector<node_daemon_spec>& daemons)
       : node_count(count) {
     auto ports = shoal::runtime::free_loopback_ports(2, 2);
     BOOST_REQUIRE(ports);
@@ -53,7 +61,7 @@ struct controller_pair {
                        "HeartBeatInterval=1\nSlurmdTimeout=5\nKillWait=2\n"
                        "StateSaveLocation=" +
                        dir.file("state") + "\nSlurmdSpoolDir=" + dir.file("spool") + "/%n\n" +
-                       nodes_config + test_auth_config());
+                       nodes_config(dir) + test_auth_config());
     start_primary();
     backup = std::make_unique<daemon_process>(
         std::vector<std::string>{bin_path("shoalctld"), "-f", conf, "--controller", "ctl2"},

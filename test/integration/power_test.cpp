@@ -3,8 +3,6 @@
 // kills it, as a cloud's API would create and destroy instances: the guide's whole sequence runs
 // through real processes, programs and registrations.
 
-#include <signal.h>
-
 #include <boost/test/unit_test.hpp>
 
 #include <algorithm>
@@ -15,6 +13,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "test/integration/cloud_scripts.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;
@@ -27,9 +26,7 @@ bool contains(const std::string& text, const std::string& part) {
 
 /// node1, an ordinary node started here, in partition "debug"; cloud[1-2], State=CLOUD nodes of
 /// partition "cloud" (SuspendTime=2 there, INFINITE elsewhere) whose shoald only the
-/// ResumeProgram starts. Each program appends "resume|suspend|resume_fail HOSTLIST" to
-/// power.log. Files in the scratch directory steer the ResumeProgram: `hang` makes it hang,
-/// `delay` holds the seconds it waits before starting the daemons (default 1).
+/// ResumeProgram of write_cloud_scripts starts.
 struct cloud_cluster {
   scratch_dir dir;
   std::string conf;
@@ -38,55 +35,8 @@ struct cloud_cluster {
   explicit cloud_cluster(const std::string& extra = "") {
     auto text = shoal::config::default_config_text(1, free_port());
     auto d = dir.path();
-    auto list_nodes = "$(SHOAL_CONF=" + d + "/shoal.conf " + bin_path("shoal") +
-                      " control show hostnames \"$1\")";
-    write_file(dir.file("resume.sh"),
-               "#!/bin/bash\n"
-               "echo \"resume $1\" >> " +
-                   d +
-                   "/power.log\n"
-                   "[ -n \"$SLURM_RESUME_FILE\" ] && cp \"$SLURM_RESUME_FILE\" " +
-                   d +
-                   "/resume.json\n"
-                   "[ -e " +
-                   d +
-                   "/hang ] && exec sleep 1000\n"
-                   "sleep $(cat " +
-                   d +
-                   "/delay 2>/dev/null || echo 1)\n"
-                   "for n in " +
-                   list_nodes +
-                   "; do\n"
-                   "  setsid " +
-                   bin_path("shoald") + " -f " + d +
-                   "/shoal.conf -N $n -b --metrics-port 0"
-                   " -L " +
-                   d +
-                   "/shoald-$n.log </dev/null >/dev/null 2>&1 &\n"
-                   "  echo $! > " +
-                   d +
-                   "/$n.pid\n"
-                   "done\n",
-               true);
-    write_file(dir.file("suspend.sh"),
-               "#!/bin/bash\n"
-               "echo \"suspend $1\" >> " +
-                   d +
-                   "/power.log\n"
-                   "for n in " +
-                   list_nodes +
-                   "; do\n"
-                   "  [ -e " +
-                   d + "/$n.pid ] && kill $(cat " + d + "/$n.pid) && rm -f " + d +
-                   "/$n.pid\n"
-                   "done\n"
-                   "exit 0\n",
-               true);
-    write_file(dir.file("resume_fail.sh"),
-               "#!/bin/bash\necho \"resume_fail $1\" >> " + d + "/power.log\n", true);
     text += "StateSaveLocation=" + d + "/state\nTmpFS=" + d + "\nSlurmdSpoolDir=" + d + "/spool\n";
-    text += "SuspendProgram=" + d + "/suspend.sh\nResumeProgram=" + d + "/resume.sh\n";
-    text += "ResumeFailProgram=" + d + "/resume_fail.sh\n";
+    text += write_cloud_scripts(dir);
     text += "SuspendTimeout=2\nResumeTimeout=8\nSlurmctldParameters=power_save_interval=1\n";
     text += "NodeName=cloud[1-2] NodeAddr=127.0.0.1 State=CLOUD Features=cloudy\n";
     text += "PartitionName=cloud Nodes=cloud[1-2] SuspendTime=2 MaxTime=INFINITE State=UP\n";
@@ -103,11 +53,7 @@ struct cloud_cluster {
   }
 
   ~cloud_cluster() {
-    // The daemons the ResumeProgram started live in their own sessions.
-    for (const char* n : {"node1", "cloud1", "cloud2"}) {
-      auto pid = read_file(dir.file(std::string{n} + ".pid"));
-      if (!pid.empty()) ::kill(std::stoi(pid), SIGKILL);
-    }
+    kill_cloud_daemons(dir, {"node1", "cloud1", "cloud2"});
     if (!current_test_passed()) {
       dir.keep();
       std::cerr << "integration: test failed; files kept in " << dir.path() << "\n";
