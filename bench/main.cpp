@@ -581,6 +581,8 @@ int main(int argc, char** argv) {
   app.add_option("--burst-resume-timeout", pb.resume_timeout_s,
                  "power-burst: ResumeTimeout, seconds (default 300)")
       ->check(CLI::Range(1, 65535));
+  app.add_option("--burst-scheduler-parameters", pb.scheduler_parameters,
+                 "power-burst: SchedulerParameters= of its cluster (default: none)");
   app.add_option("--overhead-rounds", opt.overhead_rounds,
                  "Metrics on/off burst pairs for the overhead figure (default 3)")
       ->check(CLI::Range(1u, 100u));

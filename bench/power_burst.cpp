@@ -159,6 +159,8 @@ bool run_power_burst_bench(const power_burst_options& opt) {
       "nodes, all powered down; ResumeRate=%u%s, ResumeTimeout=%d\n",
       opt.jobs, opt.job_nodes, opt.job_s, opt.nodes, opt.resume_rate,
       opt.resume_rate == 0 ? " (no limit)" : " a minute", opt.resume_timeout_s);
+  if (!opt.scheduler_parameters.empty())
+    std::printf("  SchedulerParameters=%s\n", opt.scheduler_parameters.c_str());
   std::fflush(stdout);
   auto dir = runtime::make_temp_dir("shoal-burst");
   if (!dir) {
@@ -173,13 +175,16 @@ bool run_power_burst_bench(const power_burst_options& opt) {
   auto cloud = "cloud[1-" + std::to_string(opt.nodes) + "]";
   // One ordinary node (the simulated cluster's node1) shows the controller is up. SuspendTime
   // stays INFINITE: CLOUD nodes alone run the power actor, and nothing powers down mid-burst.
+  // MinJobAge keeps the jobs that end early listed, for their start times.
   std::string extra =
-      "HeartBeatInterval=30\nSlurmdTimeout=90\nSuspendProgram=/bin/true\n"
+      "HeartBeatInterval=30\nSlurmdTimeout=90\nMinJobAge=86400\nSuspendProgram=/bin/true\n"
       "ResumeProgram=" +
       *dir + "/resume.sh\nResumeRate=" + std::to_string(opt.resume_rate) +
       "\nResumeTimeout=" + std::to_string(opt.resume_timeout_s) + "\nNodeName=" + cloud +
       " NodeAddr=127.0.0.1 State=CLOUD Simulate=YES\n" + "PartitionName=cloud Nodes=" + cloud +
       " MaxTime=INFINITE State=UP\n";
+  if (!opt.scheduler_parameters.empty())
+    extra += "SchedulerParameters=" + opt.scheduler_parameters + "\n";
   runtime::local_cluster cluster;
   auto give_up = [&](bool keep) {
     stop_front_ends(*dir + "/pids");
@@ -297,6 +302,8 @@ bool run_power_burst_bench(const power_burst_options& opt) {
   std::printf("  %-44s %9.1f MiB (peak %.1f MiB)\n", "controller RSS, every job running",
               static_cast<double>(rss_kib) / 1024, static_cast<double>(hwm_kib) / 1024);
   std::fflush(stdout);
+  if (waits.size() != opt.jobs)
+    std::printf("  only %zu of the %u jobs are listed with a start time\n", waits.size(), opt.jobs);
   bool valid = refused == 0 && all_running_s > 0 && !calls.empty() && resumed <= opt.nodes &&
                waits.size() == opt.jobs;
   if (resumed > opt.nodes) std::printf("  MORE NODES RESUMED THAN CONFIGURED: one resumed twice\n");

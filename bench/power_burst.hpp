@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 namespace shoal::bench {
 
 /// The simulated cloud burst (issue 32): State=CLOUD simulated nodes, all powered down, resumed
@@ -12,7 +14,8 @@ struct power_burst_options {
   unsigned job_s = 5;        ///< each job runs `sleep` this long (simulated)
   unsigned resume_rate = 0;  ///< ResumeRate, nodes a minute; 0: no limit
   int resume_timeout_s = 300;
-  bool keep = false;  ///< keep the logs and the ResumeProgram's files
+  std::string scheduler_parameters;  ///< SchedulerParameters=, when not empty
+  bool keep = false;                 ///< keep the logs and the ResumeProgram's files
 };
 
 /// Starts a controller with one ordinary node and `nodes` CLOUD nodes in partition `cloud`,
