@@ -1,17 +1,16 @@
 #include "bench/power_burst.hpp"
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
-#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <httplib.h>
@@ -256,8 +255,7 @@ bool run_power_burst_bench(const power_burst_options& opt) {
   // Each job's submit-to-running, from the controller's own times (whole seconds).
   std::vector<double> waits;
   {
-    std::unordered_map<uint64_t, bool> mine;
-    for (auto id : ids) mine[id] = true;
+    std::unordered_set<uint64_t> mine(ids.begin(), ids.end());
     caf::scoped_actor self{sys};
     self->request(*ctl, std::chrono::seconds{120}, msg::jobs_atom_v, true)
         .receive(
