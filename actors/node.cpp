@@ -649,12 +649,11 @@ caf::result<caf::ok_atom> on_adopted_step_exit(node_self self, msg::step_exit& e
 void on_power_state(node_self self, msg::power_state power, bool down_asked) {
   auto& st = self->state;
   if (power == st.info.power && down_asked == st.info.power_down_asked) return;
-  config::log().log(power == msg::power_state::on && st.info.power == msg::power_state::on
-                        ? spdlog::level::debug
-                        : spdlog::level::info,
-                    "node power node={} from={} to={} power_down={}", st.info.name,
-                    *msg::to_string(st.info.power) ? msg::to_string(st.info.power) : "ON",
-                    *msg::to_string(power) ? msg::to_string(power) : "ON", down_asked);
+  // Per node at debug: a burst moves thousands of nodes, and the power actor logs each batch
+  // (its program, with the hostlist) at info.
+  SHOAL_DEBUG(power, "node power node={} from={} to={} power_down={}", st.info.name,
+              *msg::to_string(st.info.power) ? msg::to_string(st.info.power) : "ON",
+              *msg::to_string(power) ? msg::to_string(power) : "ON", down_asked);
   // Powered down, the daemon is gone: it must register again to count as up.
   if (power == msg::power_state::powered_down && st.flags.life == liveness::up) {
     st.flags.life = liveness::unknown;

@@ -389,8 +389,8 @@ void start_suspends(power_self self, int64_t now) {
   int64_t timeout = 0;
   for (auto i : chosen) {
     auto& n = st.nodes[i];
-    config::log().info("node power down node={} idle_s={} asked={}", n.plan.name,
-                       now - n.plan.idle_since, n.plan.down_asked);
+    SHOAL_DEBUG(power, "node power down node={} idle_s={} asked={}", n.plan.name,
+                now - n.plan.idle_since, n.plan.down_asked);
     enter(self, i, power_state::powering_down, now + n.plan.timing.suspend_timeout_s);
     n.program_run = true;
     n.plan.down_asked = false;
@@ -487,7 +487,7 @@ void on_register(power_self self, const std::string& node, int64_t previous_boot
   auto& n = st.nodes[i];
   switch (n.plan.power) {
     case power_state::powering_up:
-      config::log().info("node resumed node={} after_s={}", node, unix_now() - n.since);
+      SHOAL_DEBUG(power, "node resumed node={} after_s={}", node, unix_now() - n.since);
       enter(self, i, power_state::on);
       publish(self, i);
       take_addresses(self, i, hostname, daemon, [self, i] { node_up(self, i); });

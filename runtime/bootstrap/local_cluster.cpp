@@ -335,7 +335,9 @@ shoal::error local_cluster::wait_until_ready(int timeout_s) {
         last = reply->error_text;
       } else {
         size_t idle = 0;
-        for (auto& n : reply->nodes) idle += n.state == msg::node_state::idle ? 1 : 0;
+        // Nodes power saving keeps off (CLOUD nodes) are IDLE too, but no daemon of ours runs them.
+        for (auto& n : reply->nodes)
+          idle += n.state == msg::node_state::idle && n.power == msg::power_state::on ? 1 : 0;
         last = std::to_string(idle) + " of " + std::to_string(nodes_) + " nodes up";
         if (idle == nodes_) return {};
       }
