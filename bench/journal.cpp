@@ -24,10 +24,6 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-double seconds_since(clock_type::time_point start) {
-  return std::chrono::duration<double>(clock_type::now() - start).count();
-}
-
 struct keeper_run {
   size_t locations = 0;
   unsigned senders = 0;

@@ -33,10 +33,6 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-double seconds_since(clock_type::time_point start) {
-  return std::chrono::duration<double>(clock_type::now() - start).count();
-}
-
 /// What one scrape of shoalctld's /metrics says about the burst.
 struct snapshot {
   bool ok = false;

@@ -23,10 +23,6 @@ namespace {
 
 using clock_type = std::chrono::steady_clock;
 
-double seconds_since(clock_type::time_point start) {
-  return std::chrono::duration<double>(clock_type::now() - start).count();
-}
-
 /// User plus system CPU seconds `pid` has used, from /proc/PID/stat; negative when unreadable.
 double cpu_seconds(pid_t pid) {
   std::ifstream in{"/proc/" + std::to_string(pid) + "/stat"};

@@ -3,6 +3,7 @@
 // Helpers shared by the shoal_bench figures: summary statistics, running a CLI process silently,
 // the machine header, and how a figure compares with its target.
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,11 @@
 #include "runtime/bootstrap/local_cluster.hpp"
 
 namespace shoal::bench {
+
+/// Seconds from `start` to now (steady clock).
+inline double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
 
 /// Starts `nodes` simulated nodes in `front_ends` shoald processes, `collectors` of them
 /// CollectorNodes, at HeartBeatInterval=`heartbeat_s` and SlurmdTimeout=`timeout_s`, and waits

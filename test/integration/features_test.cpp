@@ -14,10 +14,6 @@ using namespace shoal::test;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 /// Three nodes of their own lines (local_cluster gives every node the same line, so this writes
 /// the config and starts the daemons itself): node1 Weight=10 with gpu, node2 Weight=5, node3
 /// Weight=1, one partition, whole nodes.

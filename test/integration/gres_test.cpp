@@ -41,10 +41,6 @@ struct gpu_nodes : two_gpu_nodes {
   }
 };
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 }  // namespace
 
 BOOST_FIXTURE_TEST_SUITE(gres, gpu_nodes)

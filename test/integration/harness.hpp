@@ -168,6 +168,11 @@ command_result run_shoal(const std::string& conf, const std::vector<std::string>
 /// endpoint does not answer or has no such series.
 std::optional<double> metric_value(uint16_t port, const std::string& name);
 
+/// Whether `text` contains `part`.
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
 /// How many lines of `text` contain `needle`.
 size_t count_lines_with(const std::string& text, const std::string& needle);
 

@@ -20,10 +20,6 @@ using namespace shoal::test;
 
 namespace {
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
 /// node1, an ordinary node started here, in partition "debug"; cloud[1-2], State=CLOUD nodes of
 /// partition "cloud" (SuspendTime=2 there, INFINITE elsewhere) whose shoald only the
 /// ResumeProgram of write_cloud_scripts starts.
