@@ -246,6 +246,9 @@ std::string render_diag(const diag_report& d) {
   out += "shoal diag output at " + time_text(d.now) + "\n";
   out += "Data since           " + time_text(d.data_since) + "\n";
   out += "*******************************************************\n";
+  // shoal keeps no accounting database, so nothing waits for one (the Prometheus Slurm
+  // exporter reads this line as slurm_scheduler_dbd_queue_size).
+  line("DBD Agent queue size", "0");
   line("Server start time", time_text(d.start_time));
   line("Server uptime", duration_text(d.now - d.start_time));
   out += "\n";
@@ -264,6 +267,9 @@ std::string render_diag(const diag_report& d) {
   line("  Max cycle", fixed(d.max_cycle_s * 1e6, 0));
   line("  Total cycles", count(d.cycles));
   line("  Mean cycle", fixed(d.mean_cycle_s * 1e6, 0));
+  // As sdiag: the cycles since the statistics began, per whole minute once one has passed.
+  auto minutes = std::floor((d.now - d.data_since) / 60);
+  line("  Cycles per minute", count(minutes >= 1 ? std::floor(d.cycles / minutes) : d.cycles));
   line("  Last queue length", count(d.last_queue_length));
   auto table = [&](const char* title, const char* first, const std::vector<diag_report::rpc>& rs) {
     out += std::string{"\n"} + title + "\n";

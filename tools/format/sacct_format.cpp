@@ -262,6 +262,8 @@ value field_value(const std::string& field, const msg::job_info& j, bool step,
   if (f == "ReqCPUS") return num(step ? step_cpus() : job_cpus(j));
   if (f == "ReqMem") {
     if (step || j.mem_per_node_mb == 0) return value{};
+    if (opt.units >= 0)
+      return str(slurm_number_in_unit(static_cast<double>(j.mem_per_node_mb), 2, opt.units));
     return str(slurm_number_unit(static_cast<double>(j.mem_per_node_mb), 2));
   }
   if (f == "ReqNodes") return str(std::to_string(step ? 1 : j.node_count));

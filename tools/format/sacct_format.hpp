@@ -49,6 +49,8 @@ struct sacct_print_options {
   int64_t now = 0;              ///< Elapsed of running jobs
   /// Start/End/Submit/Eligible: strftime format (SLURM_TIME_FORMAT); empty: `%FT%T`.
   std::string time_format;
+  /// --units: memory in this unit (1 K, 2 M, 3 G, 4 T, 5 P); -1 for sacct's own choice.
+  int units = -1;
 };
 
 /// The lines sacct prints for `jobs`, in the order given: the header and the dashes line

@@ -221,6 +221,9 @@ std::string show_partition(const msg::partition_info& p, const std::vector<msg::
   };
   return record({
       {kv("PartitionName", p.name)},
+      // shoal restricts partitions by none of these: Slurm's words for no restriction, which
+      // portals read to offer a partition (ood_core's str_to_queue_info).
+      {kv("AllowGroups", "ALL"), kv("AllowAccounts", "ALL"), kv("AllowQos", "ALL")},
       {kv("Default", yes_no(p.is_default)), kv("State", p.state), kv_num("Priority", p.priority)},
       {kv("MaxNodes", p.max_nodes == 0 ? "UNLIMITED" : std::to_string(p.max_nodes)),
        kv("MaxTime", limit(p.max_time_s, "UNLIMITED")),

@@ -172,10 +172,30 @@ std::string slurm_time_string(int64_t seconds) {
   return buf;
 }
 
+std::string slurm_number_in_unit(double value, int unit, int target) {
+  static const char letters[] = {'\0', 'K', 'M', 'G', 'T', 'P'};
+  if (target < 0 || target > 5) return slurm_number_unit(value, unit);
+  for (; unit < target; ++unit) value /= 1024;
+  for (; unit > target; --unit) value *= 1024;
+  char buf[64];
+  if (static_cast<double>(static_cast<int64_t>(value)) == value)
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(value));
+  else
+    std::snprintf(buf, sizeof buf, "%.2f", value);
+  std::string out = buf;
+  if (letters[target] != '\0') out.push_back(letters[target]);
+  return out;
+}
+
+bool& no_unit_conversion() {
+  static bool raw = false;
+  return raw;
+}
+
 std::string slurm_number_unit(double value, int unit) {
   static const char letters[] = {'\0', 'K', 'M', 'G', 'T', 'P', '?'};
   if (static_cast<int64_t>(value) == 0) return "0";
-  while (value >= 1024 && static_cast<uint64_t>(value) % 512 == 0) {
+  while (!no_unit_conversion() && value >= 1024 && static_cast<uint64_t>(value) % 512 == 0) {
     value /= 1024;
     ++unit;
   }

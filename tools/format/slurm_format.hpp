@@ -75,7 +75,17 @@ std::string slurm_time_string(int64_t seconds);
 
 /// Slurm's convert_num_unit with CONVERT_NUM_UNIT_EXACT from unit `unit` (0 none, 1 K, 2 M,
 /// ...): divides by 1024 while the value is at least 1024 and a multiple of 512, then prints it
-/// with the unit's letter ("4096" M -> "4G", "1536" -> "1.50K", 0 -> "0").
+/// with the unit's letter ("4096" M -> "4G", "1536" -> "1.50K", 0 -> "0"). Under
+/// no_unit_conversion, the value as it is, with its unit's letter ("4096M").
 std::string slurm_number_unit(double value, int unit);
+
+/// Slurm's convert_num_unit with a unit asked for (sacct --units): `value` in unit `unit` moved
+/// to `target` (same numbering), printed whole when it is, else with two decimals, and the
+/// target's letter: 2048 M in G is "2G", 2000 M in G "1.95G".
+std::string slurm_number_in_unit(double value, int unit, int target);
+
+/// squeue's and sinfo's --noconvert (CONVERT_NUM_UNIT_NO in their params.convert_flags): set
+/// once while the command line is read, for the whole listing.
+bool& no_unit_conversion();
 
 }  // namespace shoal::cli

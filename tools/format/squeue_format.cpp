@@ -200,6 +200,9 @@ void add_state_columns(std::vector<job_column>& f) {
   f.push_back({'\0', {"restartcnt"}, "RESTART_COUNT", true, text([](const J& j) {
                  return number(j.requeue_count);
                })});
+  // shoal keeps no TRES strings (as sacct's AllocTRES): what squeue prints for a job without
+  // one. Open OnDemand asks for it in every squeue call (ood_core all_squeue_fields).
+  f.push_back({'\0', {"tres-alloc"}, "TRES_ALLOC", true, constant("(null)")});
 }
 
 /// When the job was submitted, started and ends, and how long it may run.
@@ -273,7 +276,7 @@ void add_resource_columns(std::vector<job_column>& f) {
   f.push_back({'N', {"nodelist"}, "NODELIST", false, [](const J& j, C) {
                  return uncut(sorted_nodes(j.nodelist));
                }});
-  f.push_back({'x', {}, "EXC_NODES", true, [](const J& j, C) {
+  f.push_back({'x', {"excnodes"}, "EXC_NODES", true, [](const J& j, C) {
                  return uncut(sorted_nodes(j.exclude_nodes));
                }});
 }

@@ -6,10 +6,13 @@
 
 #include <cstdlib>
 #include <ctime>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "messages/errc.hpp"
+#include "tools/format/operators.hpp"
 #include "tools/format/sinfo_format.hpp"
 #include "tools/format/slurm_format.hpp"
 #include "tools/format/squeue_format.hpp"
@@ -175,6 +178,63 @@ BOOST_AUTO_TEST_CASE(times_and_units_print_as_slurm_does) {
   BOOST_TEST(slurm_number_unit(4000, 2) == "4000M");
   BOOST_TEST(slurm_number_unit(1536, 0) == "1.50K");
   BOOST_TEST(slurm_number_unit(48, 0) == "48");
+}
+
+// squeue --noconvert, as Open OnDemand's Slurm adapter passes it (ood_core squeue_args).
+BOOST_AUTO_TEST_CASE(noconvert_prints_units_as_given) {
+  no_unit_conversion() = true;
+  BOOST_TEST(slurm_number_unit(4096, 2) == "4096M");
+  BOOST_TEST(slurm_number_unit(2048, 0) == "2048");
+  BOOST_TEST(slurm_number_unit(0, 2) == "0");
+  no_unit_conversion() = false;
+  BOOST_TEST(slurm_number_unit(4096, 2) == "4G");
+}
+
+// sacct --units G, as Open OnDemand's job history asks (ood_core's sacct_info args).
+BOOST_AUTO_TEST_CASE(units_asked_for_convert_exactly) {
+  BOOST_TEST(slurm_number_in_unit(2048, 2, 3) == "2G");
+  BOOST_TEST(slurm_number_in_unit(2000, 2, 3) == "1.95G");
+  BOOST_TEST(slurm_number_in_unit(2, 3, 2) == "2048M");
+  BOOST_TEST(slurm_number_in_unit(512, 2, 1) == "524288K");
+}
+
+// The lines vpenso/prometheus-slurm-exporter's scheduler.go reads from sdiag: the text before
+// the first ':' matched against `^DBD Agent`, `^[\s]+Last cycle$`, `^[\s]+Mean cycle$`,
+// `^[\s]+Cycles per`, and the number after it taken (strconv.ParseFloat of the trimmed rest).
+namespace {
+
+std::string exporter_value(const std::string& sdiag, const std::string& key_pattern) {
+  std::istringstream in(sdiag);
+  std::regex key(key_pattern);
+  for (std::string line; std::getline(in, line);) {
+    auto colon = line.find(':');
+    if (colon == std::string::npos || !std::regex_search(line.substr(0, colon), key)) continue;
+    auto rest = line.substr(colon + 1);
+    auto end = rest.find(':');
+    rest = rest.substr(0, end);
+    auto first = rest.find_first_not_of(' ');
+    return first == std::string::npos ? ""
+                                      : rest.substr(first, rest.find_last_not_of(' ') - first + 1);
+  }
+  return "missing";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(sdiag_prints_the_lines_the_exporter_reads) {
+  diag_report d;
+  d.start_time = d.data_since = 1'000'000;
+  d.now = d.data_since + 150;  // two whole minutes and a half
+  d.cycles = 9;
+  d.last_cycle_s = 0.000'250;
+  d.mean_cycle_s = 0.000'100;
+  auto out = render_diag(d);
+  BOOST_TEST(exporter_value(out, "^DBD Agent") == "0", out);
+  BOOST_TEST(exporter_value(out, "^[\\s]+Last cycle$") == "250", out);
+  BOOST_TEST(exporter_value(out, "^[\\s]+Mean cycle$") == "100", out);
+  BOOST_TEST(exporter_value(out, "^[\\s]+Cycles per") == "4", out);
+  d.now = d.data_since + 30;  // not a minute yet: every cycle so far
+  BOOST_TEST(exporter_value(render_diag(d), "^[\\s]+Cycles per") == "9");
 }
 
 // -- squeue ---------------------------------------------------------------------------------
