@@ -35,6 +35,7 @@ struct acct_flags {
   std::string start;
   std::string end;
   std::string delimiter = "|";
+  std::string units;
   bool all_users = false;
   bool no_header = false;
   bool parsable = false;
@@ -125,6 +126,8 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
   cmd->add_flag("-p,--parsable", f->parsable, "Fields separated by |, with one at the end");
   cmd->add_flag("-P,--parsable2", f->parsable2, "Fields separated by |, none at the end");
   cmd->add_option("--delimiter", f->delimiter, "With -p/-P: the separator (default |)");
+  cmd->add_option("--units", f->units, "Memory in this unit: K, M, G, T or P");
+  add_clusters_option(*cmd);
   cmd->add_flag("-X,--allocations", f->allocations, "Only the jobs, not their .batch lines");
   cmd->add_flag("-b,--brief", f->brief, "Add JobID,State,ExitCode to the fields");
   cmd->add_flag("-l,--long", f->long_list,
@@ -187,6 +190,18 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
     if (filter.uids.empty() && !all_users && me.uid != 0) filter.uids.push_back(me.uid);
     filter.partitions = detail::split_list(f->partitions, false);
     filter.names = detail::split_list(f->names, false);
+    // As sacct's get_unit_type: one letter, any case.
+    int units = -1;
+    if (!f->units.empty()) {
+      static const std::string letters = "KMGTP";
+      auto at = f->units.size() == 1 ? letters.find(static_cast<char>(
+                                           std::toupper(static_cast<unsigned char>(f->units[0]))))
+                                     : std::string::npos;
+      if (at == std::string::npos)
+        return fail("acct",
+                    "Invalid unit type '" + f->units + "'. Possible options are " + letters);
+      units = static_cast<int>(at) + 1;
+    }
     int code = 0;
     auto s = open_session("acct", conf, code);
     if (!s) return code;
@@ -196,6 +211,7 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
     opt.no_header = f->no_header;
     opt.parsable = f->parsable2 ? 2 : f->parsable ? 1 : 0;
     opt.delimiter = f->delimiter;
+    opt.units = units;
     opt.allocations = f->allocations;
     opt.cluster = s->conf.cluster_name;
     opt.now = now;

@@ -151,6 +151,7 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
   auto* cmd = app.add_subcommand("batch", "Queue a batch script (sbatch)");
   auto opts = std::make_shared<job_options>();
   add_job_options(*cmd, *opts, true);
+  add_clusters_option(*cmd);
   cmd->prefix_command();
   const char* output = slurm_output_names ? "slurm-%j.out" : "shoal-%j.out";
   if (auto* o = cmd->get_option_no_throw("--output"))

@@ -27,9 +27,14 @@ bool is(const std::string& word, const char* name) {
   return strcasecmp(word.c_str(), name) == 0;
 }
 
-/// Accepts scontrol's singular and plural entity names (node/nodes, job/jobs, ...).
-bool is_entity(const std::string& word, const char* singular) {
-  return is(word, singular) || is(word, (std::string{singular} + "s").c_str());
+/// Accepts scontrol's singular and plural entity names (node/nodes, job/jobs, ...) and, as
+/// scontrol's _show_it does, any abbreviation of the plural at least `shortest` letters long
+/// (`show part`, as Open OnDemand and Snakemake's executor write it).
+bool is_entity(const std::string& word, const char* singular, size_t shortest = 0) {
+  auto plural = std::string{singular} + "s";
+  if (is(word, singular) || is(word, plural.c_str())) return true;
+  return shortest > 0 && word.size() >= shortest && word.size() <= plural.size() &&
+         strncasecmp(word.c_str(), plural.c_str(), word.size()) == 0;
 }
 
 int show_hostlist(const std::string& what, const std::string& expr) {
@@ -76,7 +81,7 @@ void print_record(const std::string& record, const show_options& opt) {
 int show(session& s, const std::string& what, const std::string& name, const show_options& opt) {
   auto now = now_seconds();
   bool json = opt.json;
-  if (is_entity(what, "node")) {
+  if (is_entity(what, "node", 1)) {
     auto nodes = ask<std::vector<msg::node_info>>(s, msg::client_op::nodes);
     if (!nodes) return fail("control", describe(nodes.error()));
     nlohmann::json out = nlohmann::json::array();
@@ -93,7 +98,7 @@ int show(session& s, const std::string& what, const std::string& name, const sho
     if (json) std::printf("%s\n", nlohmann::json{{"nodes", out}}.dump(2).c_str());
     return 0;
   }
-  if (is_entity(what, "partition")) {
+  if (is_entity(what, "partition", 2)) {
     auto parts = ask<std::vector<msg::partition_info>>(s, msg::client_op::partitions);
     auto nodes = ask<std::vector<msg::node_info>>(s, msg::client_op::nodes);
     if (!parts || !nodes) return fail("control", describe(parts ? nodes.error() : parts.error()));
@@ -111,7 +116,7 @@ int show(session& s, const std::string& what, const std::string& name, const sho
     if (json) std::printf("%s\n", nlohmann::json{{"partitions", out}}.dump(2).c_str());
     return 0;
   }
-  if (is_entity(what, "job")) {
+  if (is_entity(what, "job", 1)) {
     std::vector<msg::job_info> jobs;
     if (name.empty() || name.find('_') != std::string::npos) {
       auto all = ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v);
@@ -324,6 +329,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
   auto words = std::make_shared<std::vector<std::string>>();
   cmd->add_flag("--json", opt->json, "Print JSON (show only)");
   cmd->add_flag("-o,--oneliner", opt->one_line, "Print each record of show on one line");
+  add_clusters_option(*cmd);
   cmd->add_flag("-d,--details", *details,
                 "Accepted as scontrol's: show prints every detail shoal has without it");
   cmd->add_option("words", *words,

@@ -35,6 +35,7 @@ int run_diag(const std::string& conf_path, const diag_options& opt) {
   if (url.empty()) {
     auto conf = runtime::load_cluster_config(conf_path, /*client_only=*/true);
     if (!conf) return fail("diag", describe(conf.error()));
+    if (auto complaint = unknown_cluster(*conf); !complaint.empty()) return fail("diag", complaint);
     auto found = controller_metrics_url(*conf);
     if (!found) return fail("diag", describe(found.error()));
     url = *found;
@@ -63,6 +64,7 @@ command_runner add_diag_command(CLI::App& app, const std::string& conf) {
   cmd->add_flag("-t,--sort-by-time", opt->sort_by_time,
                 "Sort the RPC tables by total time instead of count");
   cmd->add_option("--url", opt->url, "Read this endpoint instead of shoalctld's MetricsPort");
+  add_clusters_option(*cmd);
   cmd->footer(
       "Reads shoalctld's /metrics (MetricsPort) over HTTP; see docs/metrics.md.\n"
       "RPCs carrying no user (listings, registration, heartbeats) count by type only.");

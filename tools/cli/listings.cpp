@@ -178,6 +178,7 @@ struct queue_flags {
   std::string states;
   std::string parts;
   std::string jobs;
+  std::string names;
   bool start = false;
   bool priority = false;
   bool me = false;
@@ -240,6 +241,7 @@ std::optional<int> add_queue_filters(const queue_flags& q, listing_options& opt,
   }
   if (!q.parts.empty()) opt.filters.push_back("Partition=" + q.parts);
   if (!q.jobs.empty()) opt.filters.push_back("JobId=" + q.jobs);
+  if (!q.names.empty()) opt.filters.push_back("Name=" + q.names);
   include_finished = true;
   if (q.states.empty()) {
     bool state_filter = false;
@@ -349,10 +351,15 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
   cmd->add_option("-p,--partition,--partitions", q->parts,
                   "Only jobs in these partitions (comma list)");
   cmd->add_option("-j,--jobs", q->jobs, "Only these job ids (comma list)");
+  cmd->add_option("-n,--name", q->names, "Only jobs with these names (comma list)");
   cmd->add_flag("-r,--array", q->array_tasks,
                 "One line per array task, the pending ones too (12_3, 12_4, ...)");
   cmd->add_flag("-l,--long", q->long_list,
                 "squeue's long format: the time, then STATE in full and TIME_LIMIT");
+  cmd->add_flag("-a,--all", "Jobs in every partition (shoal hides none: accepted as it is)");
+  cmd->add_flag("--noconvert", no_unit_conversion(),
+                "Memory in the unit it was given (MB), not converted to G or T");
+  add_clusters_option(*cmd);
   add_listing_flags(
       *cmd, q->listing,
       "Fields to show: squeue's letters (\"%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R\"; a format "
@@ -414,6 +421,10 @@ command_runner add_info_command(CLI::App& app, const std::string& conf) {
   cmd->add_option("-p,--partition", *parts, "Only these partitions (comma list)");
   cmd->add_option("-t,--states", *states, "Only nodes in these states (comma list)");
   cmd->add_option("-n,--nodes", *nodes, "Only these nodes (hostlist)");
+  cmd->add_flag("-a,--all", "Every partition (shoal hides none: accepted as it is)");
+  cmd->add_flag("--noconvert", no_unit_conversion(),
+                "Memory and disk in the unit they were given (MB), not converted to G or T");
+  add_clusters_option(*cmd);
   add_listing_flags(
       *cmd, *f,
       "Fields to show: sinfo's letters (\"%P %a %l %D %t %N\"; a format with a % is sinfo's), "
@@ -639,6 +650,7 @@ command_runner add_cancel_command(CLI::App& app, const std::string& conf) {
   cmd->add_option("-n,--name,--jobname", filters->name, "Only jobs with this name");
   cmd->add_option("-p,--partition", filters->partition,
                   "Only jobs in these partitions (comma list)");
+  add_clusters_option(*cmd);
   cmd->add_option("job_id", *ids,
                   "Job ids: 12, an array task 12_4, tasks 12_[1-5], or a whole array 12; with "
                   "filters, only those of them the filters match");

@@ -2,8 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <thread>
+
+#include <CLI/CLI.hpp>
 
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/request_auth.hpp"
@@ -41,6 +45,46 @@ void warn(const std::string& cmd, const std::string& text) {
   std::fprintf(stderr, "%s: warning: %s\n", speaker(cmd).c_str(), text.c_str());
 }
 
+namespace {
+
+/// -M/--clusters as given: one process runs one command, so one value.
+std::string& requested_clusters() {
+  static std::string names;
+  return names;
+}
+
+bool same_name(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
+
+void add_clusters_option(CLI::App& cmd) {
+  cmd.add_option("-M,--clusters,--cluster", requested_clusters(),
+                 "Clusters to ask: this cluster's ClusterName= or 'all' (shoal has one cluster)");
+}
+
+std::string unknown_cluster(const config::cluster_config& conf) {
+  std::string names = requested_clusters();
+  size_t start = 0;
+  while (start <= names.size() && !names.empty()) {
+    auto end = names.find(',', start);
+    if (end == std::string::npos) end = names.size();
+    auto name = names.substr(start, end - start);
+    if (!name.empty() && !same_name(name, "all") && !same_name(name, conf.cluster_name)) {
+      // slurmdb_get_info_cluster finds no such cluster: print_db_notok's words, exit 1.
+      return "'" + name +
+             "' can't be reached now, or it is an invalid entry for --cluster.  Use 'sacctmgr "
+             "list clusters' to see available clusters.";
+    }
+    start = end + 1;
+  }
+  return "";
+}
+
 std::unique_ptr<session> open_session(const std::string& cmd, const std::string& conf_path,
                                       int& code) {
   auto s = std::make_unique<session>();
@@ -51,6 +95,10 @@ std::unique_ptr<session> open_session(const std::string& cmd, const std::string&
     return nullptr;
   }
   s->conf = std::move(*conf);
+  if (auto complaint = unknown_cluster(s->conf); !complaint.empty()) {
+    code = fail(cmd, complaint);
+    return nullptr;
+  }
   code = 0;
   return s;
 }

@@ -12,6 +12,10 @@
 #include "runtime/bootstrap/front_door_client.hpp"
 #include "tools/cli/identity.hpp"
 
+namespace CLI {
+class App;
+}
+
 namespace shoal::cli {
 
 /// Exit codes shared by every command: 0 success, 1 the request failed, 2 bad usage.
@@ -54,6 +58,15 @@ int fail(const std::string& cmd, const std::string& text, int code = exit_failur
 /// Prints "shoal CMD: warning: TEXT" to stderr: something the user asked for is not done, and
 /// the command goes on.
 void warn(const std::string& cmd, const std::string& text);
+
+/// Adds Slurm's `-M/--clusters NAMES` to `cmd`. shoal has one cluster: the names (a comma list)
+/// must each be its ClusterName= or `all`, as portals and workflow tools pass them
+/// (`squeue -M NAME`, `sacct --clusters all`); open_session checks them once the config is read.
+void add_clusters_option(CLI::App& cmd);
+
+/// Checks -M/--clusters against `conf`: "" when they name this cluster (or none were given),
+/// else Slurm's complaint (print_db_notok's words) for the first name that is not it.
+std::string unknown_cluster(const config::cluster_config& conf);
 
 /// Reads the config (-f, $SHOAL_CONF, /etc/shoal/shoal.conf). Connecting waits for the first
 /// request. On failure prints the error and returns the exit code in `code`.
