@@ -474,6 +474,9 @@ caf::result<std::string> on_ready(power_self self, power_job& job) {
   SHOAL_DEBUG(power, "job waits for its nodes job={} nodes={}", job.job_id, left.size());
   auto rp = self->make_response_promise<std::string>();
   auto id = job.job_id;
+  // A job asking again (placed anew after a requeue) replaces its earlier wait, which is told so.
+  if (auto old = st.waiters.find(id); old != st.waiters.end())
+    old->second.promise.deliver(make_error(errc::invalid_request, "placed again meanwhile"));
   st.waiters[id] = waiter{rp, std::move(job), std::move(left)};
   return rp;
 }
