@@ -317,6 +317,7 @@ std::string write_resume_file(power_self self, const std::vector<size_t>& which)
   }
   auto text = cluster::resume_file_json(hostlist_of(self, which), jobs);
   const char* tmp = ::getenv("TMPDIR");
+  // mkstemp replaces the six Xs with a unique suffix.
   std::string path = std::string{tmp && *tmp ? tmp : "/tmp"} + "/shoal-resume-XXXXXX";
   int fd = ::mkstemp(path.data());
   if (fd < 0) {
