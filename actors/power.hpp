@@ -40,7 +40,7 @@ using power_actor = caf::typed_actor<
     /// powered up; otherwise those powered down are resumed and it comes once each registered.
     /// It is the job's SLURM_NODE_ALIASES (name:addr:host of its CLOUD nodes, comma-separated;
     /// "" for none). errc::unreachable naming the node when one missed ResumeTimeout (it is DOWN
-    /// by then).
+    /// by then); errc::invalid_request when the same job asked again meanwhile (requeued).
     caf::replies_to<msg::ready_atom, power_job>::with<std::string>,
     /// (node, previous boot time, boot time, hostname, daemon): the node's daemon registered
     /// (Unix seconds; a previous 0: not known). With cloud_reg_addrs a CLOUD node takes the
