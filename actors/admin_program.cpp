@@ -6,7 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -26,6 +28,31 @@ std::string status_text(int status) {
   if (WIFEXITED(status)) return "exit " + std::to_string(WEXITSTATUS(status));
   if (WIFSIGNALED(status)) return "signal " + std::to_string(WTERMSIG(status));
   return "status " + std::to_string(status);
+}
+
+/// Writes `text` to a new private file under $TMPDIR (else /tmp): its path, or "" (logged).
+std::string write_temp_file(const std::string& label, const std::string& text) {
+  const char* tmp = ::getenv("TMPDIR");
+  // mkstemp turns the template's trailing Xs into a unique suffix.
+  std::string path = std::string{tmp && *tmp ? tmp : "/tmp"} + "/shoal-program-XXXXXX";
+  int fd = ::mkstemp(path.data());
+  if (fd < 0) {
+    config::log().error("{}'s file could not be made path={} error=\"{}\"", label, path,
+                        std::strerror(errno));
+    return "";
+  }
+  const char* at = text.data();
+  auto left = text.size();
+  while (left > 0) {
+    auto n = ::write(fd, at, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    left -= static_cast<size_t>(n);
+    at += n;
+  }
+  ::close(fd);
+  if (left > 0) config::log().error("{}'s file is short path={}", label, path);
+  return path;
 }
 
 /// Starts the program and waits for it, at most its timeout.
@@ -79,9 +106,14 @@ void run_admin_program(caf::actor_system& sys, admin_program program) {
   // The program goes as a spawn argument, not a capture: CAF 0.17 dereferences its null argument
   // tuple when a function actor takes none (UBSan: reference binding to null pointer).
   sys.spawn<caf::detached>(
-      [](caf::blocking_actor*, const admin_program& p) {
+      [](caf::blocking_actor*, admin_program p) {
+        std::string file;
+        if (!p.file_text.empty()) {
+          file = write_temp_file(p.label, p.file_text);
+          for (auto& name : p.file_env) p.env.push_back(name + "=" + file);
+        }
         run_and_wait(p);
-        if (!p.remove_after.empty()) ::unlink(p.remove_after.c_str());
+        if (!file.empty()) ::unlink(file.c_str());
       },
       std::move(program));
 }

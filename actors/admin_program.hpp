@@ -17,8 +17,11 @@ struct admin_program {
   std::vector<std::string> argv;
   std::vector<std::string> env;  ///< KEY=VALUE: its whole environment
   std::chrono::seconds timeout{60};
-  /// A file made for this run (ResumeProgram's SLURM_RESUME_FILE): removed once it ended.
-  std::string remove_after;
+  /// The text of a file made for this run (ResumeProgram's SLURM_RESUME_FILE): written to a
+  /// private temporary file in the program's own thread, named in its environment by each of
+  /// `file_env`, removed once the program ended. Empty: no file.
+  std::string file_text;
+  std::vector<std::string> file_env;
 };
 
 /// Starts `program` with its output to /dev/null and returns at once. It is killed (SIGKILL)

@@ -1,8 +1,5 @@
 #include "actors/power.hpp"
 
-#include <stdlib.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -112,16 +109,15 @@ std::string hostlist_of(power_self self, const std::vector<size_t>& which) {
 /// Runs one of the admin's programs on `which` (a hostlist argument), killed after `timeout`.
 void run_program(power_self self, const std::string& label, const std::string& prog,
                  const std::vector<size_t>& which, int64_t timeout_s,
-                 const std::string& resume_file = "") {
+                 std::string resume_file_text = "") {
   if (prog.empty() || which.empty()) return;
   admin_program p;
   p.label = label;
   p.argv = {prog, hostlist_of(self, which)};
   p.env = inherited_environment();
-  if (!resume_file.empty()) {
-    p.env.push_back("SLURM_RESUME_FILE=" + resume_file);
-    p.env.push_back("SHOAL_RESUME_FILE=" + resume_file);
-    p.remove_after = resume_file;
+  if (!resume_file_text.empty()) {
+    p.file_text = std::move(resume_file_text);
+    p.file_env = {"SLURM_RESUME_FILE", "SHOAL_RESUME_FILE"};
   }
   p.timeout = std::chrono::seconds{std::max<int64_t>(1, timeout_s)};
   config::log().info("power program prog={} nodes={} count={}", label, p.argv[1], which.size());
@@ -295,8 +291,9 @@ void check_deadlines(power_self self, int64_t now) {
   run_program(self, "ResumeFailProgram", st.cfg.power.resume_fail_program, failed, timeout);
 }
 
-/// The file ResumeProgram reads: every waiting job with a node among `which`.
-std::string write_resume_file(power_self self, const std::vector<size_t>& which) {
+/// The text of the file ResumeProgram reads: every waiting job with a node among `which` (the
+/// program's own thread writes it, no handler here touches the disk).
+std::string resume_file_text(power_self self, const std::vector<size_t>& which) {
   auto& st = self->state;
   std::set<size_t> batch(which.begin(), which.end());
   std::vector<cluster::resume_job> jobs;
@@ -315,25 +312,7 @@ std::string write_resume_file(power_self self, const std::vector<size_t>& which)
     j.nodes_resume = topology::compress_hostlist(resumed);
     jobs.push_back(std::move(j));
   }
-  auto text = cluster::resume_file_json(hostlist_of(self, which), jobs);
-  const char* tmp = ::getenv("TMPDIR");
-  // mkstemp replaces the six Xs with a unique suffix.
-  std::string path = std::string{tmp && *tmp ? tmp : "/tmp"} + "/shoal-resume-XXXXXX";
-  int fd = ::mkstemp(path.data());
-  if (fd < 0) {
-    config::log().error("ResumeProgram's file could not be made path={}", path);
-    return "";
-  }
-  auto left = text.size();
-  const char* at = text.data();
-  while (left > 0) {
-    auto n = ::write(fd, at, left);
-    if (n <= 0) break;
-    left -= static_cast<size_t>(n);
-    at += n;
-  }
-  ::close(fd);
-  return path;
+  return cluster::resume_file_json(hostlist_of(self, which), jobs);
 }
 
 /// Nodes asked up since the last tick: one ResumeProgram for as many as ResumeRate allows,
@@ -355,7 +334,7 @@ void start_resumes(power_self self, int64_t now) {
   }
   if (batch.empty()) return;
   st.resume_rate.take(batch.size());
-  auto file = write_resume_file(self, batch);
+  auto file = resume_file_text(self, batch);
   auto start = [self, batch, timeout, file] {
     run_program(self, "ResumeProgram", self->state.cfg.power.resume_program, batch, timeout, file);
   };
