@@ -69,13 +69,7 @@ struct featured_nodes {
     return run_shoal(conf, args, opt);
   }
 
-  nlohmann::json job(uint64_t id) {
-    auto doc = parse_json(run({"queue", "-t", "all", "--json"}).out);
-    if (doc.is_object())
-      for (auto& j : doc["jobs"])
-        if (j.value("job_id", uint64_t{0}) == id) return j;
-    return nullptr;
-  }
+  nlohmann::json job(uint64_t id) { return job_record(conf, id); }
 
   /// Submits `--wrap` with `options`; the job id (0 when refused).
   uint64_t submit(const std::vector<std::string>& options, const std::string& command) {

@@ -509,6 +509,14 @@ nlohmann::json cluster_fixture::nodes() {
   return doc["nodes"];
 }
 
+nlohmann::json job_record(const std::string& conf, uint64_t id) {
+  auto doc = parse_json(run_shoal(conf, {"queue", "-t", "all", "--json"}).out);
+  if (doc.is_object())
+    for (auto& j : doc["jobs"])
+      if (j.value("job_id", uint64_t{0}) == id) return j;
+  return nullptr;
+}
+
 nlohmann::json cluster_fixture::job(uint64_t id) {
   for (auto& j : jobs())
     if (j.value("job_id", uint64_t{0}) == id) return j;

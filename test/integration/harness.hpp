@@ -164,6 +164,9 @@ uint64_t submitted_job_id(const std::string& out);
 command_result run_shoal(const std::string& conf, const std::vector<std::string>& args,
                          command_options opt = {});
 
+/// The record of job `id` in `shoal queue -t all --json` of the cluster `conf` names, or null.
+nlohmann::json job_record(const std::string& conf, uint64_t id);
+
 /// The value of the unlabelled series `name` at http://127.0.0.1:PORT/metrics; nullopt when the
 /// endpoint does not answer or has no such series.
 std::optional<double> metric_value(uint16_t port, const std::string& name);

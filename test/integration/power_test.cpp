@@ -83,20 +83,11 @@ struct cloud_cluster {
   }
 
   std::string job_state(uint64_t id) {
-    auto doc = parse_json(run({"queue", "-t", "all", "--json"}).out);
-    if (doc.is_object())
-      for (auto& j : doc["jobs"])
-        if (j.value("job_id", uint64_t{0}) == id) return j.value("state", "");
-    return "";
+    auto j = job_record(conf, id);
+    return j.is_null() ? std::string{} : j.value("state", "");
   }
 
-  nlohmann::json job(uint64_t id) {
-    auto doc = parse_json(run({"queue", "-t", "all", "--json"}).out);
-    if (doc.is_object())
-      for (auto& j : doc["jobs"])
-        if (j.value("job_id", uint64_t{0}) == id) return j;
-    return nullptr;
-  }
+  nlohmann::json job(uint64_t id) { return job_record(conf, id); }
 
   uint64_t submit(const std::vector<std::string>& options, const std::string& command) {
     std::vector<std::string> args{"batch", "--parsable"};

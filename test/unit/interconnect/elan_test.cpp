@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -14,6 +15,7 @@
 #include "interconnect/elan.hpp"
 #include "interconnect/switch_node.hpp"
 #include "messages/errc.hpp"
+#include "runtime/bootstrap/temp_dir.hpp"
 
 using namespace shoal;
 using namespace shoal::interconnect;
@@ -57,16 +59,16 @@ std::string error_of(std::string_view text) {
   return describe(map.error());
 }
 
-/// A directory of its own under TMPDIR, removed with what it holds.
+/// A directory of its own under TMPDIR (runtime::make_temp_dir), removed with what it holds.
 struct temp_dir {
   std::string path;
   temp_dir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string{base != nullptr ? base : "/tmp"} + "/shoal-elan-XXXXXX";
-    path = ::mkdtemp(tmpl.data()) != nullptr ? tmpl : std::string{};
+    auto made = shoal::runtime::make_temp_dir("shoal-elan");
+    if (made) path = *made;
   }
   ~temp_dir() {
-    if (!path.empty()) (void)std::system(("rm -rf '" + path + "'").c_str());
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
   }
 };
 
