@@ -15,7 +15,7 @@ $C.includes(["messages/states.hpp"]);
 # Raise the major (and reset the minor) for any change older peers cannot read; peers of another
 # major then refuse each other's messages with errc::incompatible_version.
 const wireMajor :UInt16 = 1;
-const wireMinor :UInt16 = 8;
+const wireMinor :UInt16 = 9;
 
 struct MachineStatus {
   nodeName @0 :Text;         # the configured node name this daemon speaks for
@@ -137,6 +137,9 @@ struct StepIo {
                              # (otherwise $HOME, then /tmp, stand in for it)
   multiProg @8 :Text;        # --multi-prog: the configuration file's text (Slurm's format); each
                              # task's command line comes from its line; empty: argv for all
+  mpi @9 :Text;              # --mpi (or SLURM_MPI_TYPE, else MpiDefault=): the PMI server
+                             # shoal-stepd runs for the step (pmi2, pmix, pmix_v4); empty or none:
+                             # none (process/mpi_server.hpp)
 }
 
 # A chunk of the client's standard input for a step's input tasks (StepIo.input), or its end.
@@ -296,6 +299,10 @@ struct LaunchRequest {
   io @31 :StepIo;            # the step's input, terminal and exit options (JobRequest.io)
   nodeAliases @32 :Text;     # SLURM_NODE_ALIASES: name:addr:host of the job's cloud nodes,
                              # comma-separated; empty: none (not set in the tasks' environment)
+  rankNodes @33 :List(UInt32);  # with a PMI server (io.mpi): each global rank's node index in
+                             # the step, rank order (the ranks' process map); empty otherwise
+  pmiTimeoutS @34 :UInt32;   # with a PMI server: PMIxTimeout=, seconds a fence waits for every
+                             # node of the step before the ranks get an error
 }
 
 # gres: the devices of one generic resource name a job holds on one node.
@@ -498,17 +505,34 @@ struct StepdHello {
   nodeName @3 :Text;
 }
 
+# One node's part of a step's all-gather (PMI fences), or the whole of it.
+struct ExchangeBlob {
+  node @0 :UInt32;           # the node's index in the step
+  data @1 :Data $C.type("std::string");
+}
+
+struct StepExchange {
+  jobId @0 :UInt64;
+  stepId @1 :UInt32;
+  round @2 :UInt32;          # the all-gather's number in the step, from 1
+  blobs @3 :List(ExchangeBlob);  # up the tree: the sender's subtree; down: every node, in order
+  error @4 :Text;            # down only: why the round failed (a node gone, PMIxTimeout passed)
+}
+
 struct StepdFrame {
   kind @0 :UInt8;            # stepd -> shoald: 1 hello (first on every connection), 2 output,
                              # 3 exit, 9 input taken (one per input frame, once its data is in
-                             # the tasks' pipes, so shoald can pace the client); shoald -> stepd:
+                             # the tasks' pipes, so shoald can pace the client), 10 exchange
+                             # (this node's blob for the next all-gather); shoald -> stepd:
                              # 4 signal, 5 kill, 6 ack (of exit), 7 attach (report output and
-                             # exit to this connection), 8 input (for the input tasks)
+                             # exit to this connection), 8 input (for the input tasks), 11
+                             # exchange (the round's every blob, or its error)
   hello @1 :StepdHello;      # kind 1
   output @2 :TaskOutput;     # kind 2
   exit @3 :StepExit;         # kind 3: sent until acknowledged, on every new connection
   signo @4 :Int32;           # kind 4: the signal for every task's process group
   input @5 :TaskInput;       # kind 8
+  exchange @6 :StepExchange; # kinds 10 and 11
 }
 
 # -- the CLI's front door (runtime/ctld/front_door.hpp) --------------------------------------------

@@ -127,5 +127,10 @@ CAF_ADD_ATOM(shoal, shoal::msg, inputack_atom, "inputack")
 // Power saving (actors/power.hpp): a node's power state; a job waiting for its nodes to boot.
 CAF_ADD_ATOM(shoal, shoal::msg, power_atom, "power")
 CAF_ADD_ATOM(shoal, shoal::msg, ready_atom, "ready")
+// PMI fences (issue 33): a step's shepherds all-gather their shoal-stepd's blobs along a tree;
+// the job introduces them to each other.
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::step_exchange))
+CAF_ADD_ATOM(shoal, shoal::msg, exchange_atom, "exchange")
+CAF_ADD_ATOM(shoal, shoal::msg, peers_atom, "peers")
 
 CAF_END_TYPE_ID_BLOCK(shoal)

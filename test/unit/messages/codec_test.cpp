@@ -62,6 +62,8 @@ SHOAL_TRAITS(stepd_core, StepdCore)
 SHOAL_TRAITS(stepd_setup, StepdSetup)
 SHOAL_TRAITS(stepd_hello, StepdHello)
 SHOAL_TRAITS(stepd_frame, StepdFrame)
+SHOAL_TRAITS(step_exchange, StepExchange)
+SHOAL_TRAITS(exchange_blob, ExchangeBlob)
 SHOAL_TRAITS(collector_list, CollectorList)
 SHOAL_TRAITS(collector_report, CollectorReport)
 SHOAL_TRAITS(collector_info, CollectorInfo)
@@ -79,26 +81,30 @@ SHOAL_TRAITS(task_input, TaskInput)
 #undef SHOAL_TRAITS
 
 /// Every type with a codec in messages/codec.hpp.
-using codec_types = std::tuple<
-    msg::machine_status, msg::node_info, msg::partition_info, msg::job_request, msg::job_info,
-    msg::launch_request, msg::task_output, msg::step_exit, msg::job_event, msg::node_update,
-    msg::topology_view, msg::pending_detail, msg::job_control, msg::job_record, msg::array_record,
-    msg::node_record, msg::controller_record, msg::node_report, msg::controller_status,
-    msg::stepd_core, msg::stepd_setup, msg::stepd_hello, msg::stepd_frame, msg::collector_list,
-    msg::collector_report, msg::collector_info, msg::collector_map_record, msg::state_group,
-    msg::partition_summary, msg::partition_edit, msg::partition_edits_record, msg::client_request,
-    msg::client_reply, msg::start_estimate, msg::step_io, msg::task_input, msg::power_record>;
+using codec_types =
+    std::tuple<msg::machine_status, msg::node_info, msg::partition_info, msg::job_request,
+               msg::job_info, msg::launch_request, msg::task_output, msg::step_exit, msg::job_event,
+               msg::node_update, msg::topology_view, msg::pending_detail, msg::job_control,
+               msg::job_record, msg::array_record, msg::node_record, msg::controller_record,
+               msg::node_report, msg::controller_status, msg::stepd_core, msg::stepd_setup,
+               msg::stepd_hello, msg::stepd_frame, msg::collector_list, msg::collector_report,
+               msg::collector_info, msg::collector_map_record, msg::state_group,
+               msg::partition_summary, msg::partition_edit, msg::partition_edits_record,
+               msg::client_request, msg::client_reply, msg::start_estimate, msg::step_io,
+               msg::task_input, msg::power_record, msg::step_exchange>;
 
 /// The types that travel in CAF messages, by a registered type ID: all but the front door's
 /// frames, which only ever cross its own socket (runtime/ctld/front_door.hpp).
-using caf_message_types = std::tuple<
-    msg::machine_status, msg::node_info, msg::partition_info, msg::job_request, msg::job_info,
-    msg::launch_request, msg::task_output, msg::step_exit, msg::job_event, msg::node_update,
-    msg::topology_view, msg::pending_detail, msg::job_control, msg::job_record, msg::array_record,
-    msg::node_record, msg::controller_record, msg::node_report, msg::controller_status,
-    msg::stepd_core, msg::stepd_setup, msg::stepd_hello, msg::stepd_frame, msg::collector_list,
-    msg::collector_report, msg::collector_info, msg::collector_map_record, msg::partition_summary,
-    msg::partition_edit, msg::partition_edits_record, msg::start_estimate, msg::task_input>;
+using caf_message_types =
+    std::tuple<msg::machine_status, msg::node_info, msg::partition_info, msg::job_request,
+               msg::job_info, msg::launch_request, msg::task_output, msg::step_exit, msg::job_event,
+               msg::node_update, msg::topology_view, msg::pending_detail, msg::job_control,
+               msg::job_record, msg::array_record, msg::node_record, msg::controller_record,
+               msg::node_report, msg::controller_status, msg::stepd_core, msg::stepd_setup,
+               msg::stepd_hello, msg::stepd_frame, msg::collector_list, msg::collector_report,
+               msg::collector_info, msg::collector_map_record, msg::partition_summary,
+               msg::partition_edit, msg::partition_edits_record, msg::start_estimate,
+               msg::task_input, msg::step_exchange>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {

@@ -193,6 +193,7 @@ inline msg::step_io sample_step_io() {
   x.kill_on_bad_exit = true;
   x.chdir_required = true;
   x.multi_prog = "0 echo %t\n* true\n";
+  x.mpi = "pmix_v4";
   return x;
 }
 
@@ -351,6 +352,8 @@ inline msg::launch_request sample_launch_request() {
   x.gres = {{7, "gpu", {1, 3}}, {0, "nic", {}}};
   x.io = sample_step_io();
   x.node_aliases = "ec0:10.0.0.8:foo,ec2:10.0.0.9:bar";
+  x.rank_nodes = {0, 0, 1, 4294967295u};
+  x.pmi_timeout_s = 300;
   return x;
 }
 
@@ -582,6 +585,23 @@ inline msg::stepd_hello sample_stepd_hello() {
   return x;
 }
 
+inline msg::exchange_blob sample_exchange_blob() {
+  msg::exchange_blob x;
+  x.node = 4294967295u;
+  x.data = std::string("\0kvs", 4);
+  return x;
+}
+
+inline msg::step_exchange sample_step_exchange() {
+  msg::step_exchange x;
+  x.job_id = 77;
+  x.step_id = 3;
+  x.round = 4294967295u;
+  x.blobs = {{0, std::string("\0\xff", 2)}, {7, "kvs"}};
+  x.error = "PMIxTimeout (300 s) passed";
+  return x;
+}
+
 inline msg::stepd_frame sample_stepd_frame() {
   msg::stepd_frame x;
   x.kind = 255;
@@ -590,6 +610,7 @@ inline msg::stepd_frame sample_stepd_frame() {
   x.exit = sample_step_exit();
   x.signo = -15;
   x.input = sample_task_input();
+  x.exchange = sample_step_exchange();
   return x;
 }
 
