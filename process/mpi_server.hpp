@@ -38,6 +38,11 @@ class step_exchange {
   /// it joined, errc::system_error naming the timeout (PMIxTimeout) and the nodes that did not
   /// join. Either way the text is for the ranks' users: the server shows it on the tasks' stderr.
   virtual void allgather(std::string blob, done_fn done) = 0;
+
+  /// Fails the step's open round (or its next one, when none is open) on every node with `why`,
+  /// instead of this node's blob: a rank here ended before joining it, so waiting for it would
+  /// only end in the timeout. A round already waiting here gets `done` with the error too.
+  virtual void fail(std::string why) = 0;
 };
 
 /// What a server may do to the step besides answering its ranks.
