@@ -9,6 +9,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/exchange_tree.hpp"
 #include "actors/job_mail.hpp"
 #include "actors/metering.hpp"
 #include "actors/saved_state.hpp"
@@ -245,6 +246,22 @@ void on_warning(job_self self, uint64_t gen) {
                      st.setup.req.workload.warn_signal, st.setup.req.workload.warn_batch_only);
   event_data data;
   execute(self, t, data);
+}
+
+/// A step's shepherd with a PMI server: it hears its parent's handle in the all-gather's tree,
+/// and its children already known hear its own. Only introductions pass through the job; the
+/// rounds go between the shepherds.
+void introduce_shepherd(job_self self, uint32_t step, uint32_t index, caf::actor shepherd) {
+  auto it = self->state.steps.find(step);
+  if (it == self->state.steps.end() || !shepherd || index >= it->second.nodes.size()) return;
+  auto& known = it->second.shepherds;
+  if (!known.emplace(index, shepherd).second) return;
+  if (index > 0)
+    if (auto parent = known.find(exchange_tree::parent_of(index)); parent != known.end())
+      send_to(self, shepherd, msg::peers_atom_v, parent->second);
+  for (auto& [other, handle] : known)
+    if (other > 0 && other != index && exchange_tree::parent_of(other) == index)
+      send_to(self, handle, msg::peers_atom_v, shepherd);
 }
 
 caf::result<caf::ok_atom> on_complete(job_self self, int32_t code, int32_t signo, uint32_t uid) {
@@ -524,6 +541,10 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
       probe.metered("complete",
                     [self](msg::complete_atom, int32_t code, int32_t signo, uint32_t uid) {
                       return on_complete(self, code, signo, uid);
+                    }),
+      probe.metered("peers",
+                    [self](msg::peers_atom, uint32_t step, uint32_t index, caf::actor& shepherd) {
+                      introduce_shepherd(self, step, index, std::move(shepherd));
                     }),
       probe.metered("escalate",
                     [self](msg::escalate_atom, uint64_t gen) { on_kill_wait(self, gen); }),

@@ -34,6 +34,8 @@ struct job_setup {
   msg::job_request req;
   policy::workload_ptr workload;  ///< req's --array and --dependency, parsed at submission
   int64_t kill_wait_s = config::defaults::kill_wait_s;
+  /// PMIxTimeout=: how long a step's PMI fence waits for its every node.
+  int64_t pmi_timeout_s = config::defaults::pmi_timeout_s;
   /// MailProg=, run on the job's --mail-type events (empty: no mail), and ClusterName= for its
   /// SLURM_CLUSTER_NAME.
   std::string mail_prog;
@@ -128,7 +130,10 @@ using job_actor = caf::typed_actor<
     /// withdrawn (CANCELLED). ok once the record saying so is durable (also when it was
     /// already ending); errc::invalid_request for a job that is not an allocation,
     /// errc::permission_denied unless uid is root, the owner or the admin.
-    caf::replies_to<msg::complete_atom, int32_t, int32_t, uint32_t>::with<caf::ok_atom>>;
+    caf::replies_to<msg::complete_atom, int32_t, int32_t, uint32_t>::with<caf::ok_atom>,
+    /// (step, node index, shepherd): a step's shepherd with a PMI server introduces itself; it
+    /// hears `(peers, parent)` with its parent's in the all-gather's tree, once that one came.
+    caf::reacts_to<msg::peers_atom, uint32_t, uint32_t, caf::actor>>;
 
 /// Spawns the job actor for `setup`: it queues itself with the scheduler, or starts at once on
 /// `setup.start_nodes` (array tasks).

@@ -11,6 +11,7 @@
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
+#include "process/mpi_server.hpp"
 #include "topology/hostlist.hpp"
 #include "topology/task_layout.hpp"
 
@@ -207,6 +208,17 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     }
     return;
   }
+  // Every rank's node, for the ranks' PMI server (launched[k] runs layout's k-th list).
+  std::vector<uint32_t> rank_nodes;
+  if (process::wants_pmi_server(req.io.mpi)) {
+    rank_nodes.resize(ntasks);
+    for (size_t k = 0, at = 0; k < nodes.size(); ++k) {
+      if (layout[k].empty()) continue;
+      for (auto r : layout[k])
+        if (r < ntasks) rank_nodes[r] = static_cast<uint32_t>(at);
+      ++at;
+    }
+  }
   std::vector<msg::launch_request> requests;
   for (size_t k = 0; k < launched.size(); ++k) {
     msg::launch_request lr;
@@ -241,6 +253,10 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     lr.open_mode = req.workload.open_mode;
     lr.switch_data = *switch_data;
     lr.node_aliases = st.node_aliases;
+    if (process::wants_pmi_server(req.io.mpi)) {
+      lr.rank_nodes = rank_nodes;
+      lr.pmi_timeout_s = static_cast<uint32_t>(st.setup.pmi_timeout_s);
+    }
     requests.push_back(std::move(lr));
   }
   send_launches(self, std::move(launched), std::move(requests), std::move(client));

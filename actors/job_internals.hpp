@@ -25,7 +25,10 @@ using policy::verdict;
 constexpr uint32_t no_main_step = 0xfffffffd;
 
 struct step_run {
-  std::vector<size_t> nodes;      ///< indices into the job's node list
+  std::vector<size_t> nodes;  ///< indices into the job's node list
+  /// With a PMI server: the step's shepherds by node index in the step, as they introduced
+  /// themselves (each hears its parent's in the all-gather's tree; see actors/exchange_tree.hpp).
+  std::map<uint32_t, caf::actor> shepherds;
   std::set<std::string> waiting;  ///< nodes whose tasks have not reported yet
   int32_t exit_code = 0;          ///< highest task exit code so far
   int32_t exit_signal = 0;        ///< the signal behind exit_code (0: the task exited)

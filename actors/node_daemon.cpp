@@ -330,9 +330,10 @@ void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::a
   auto key = std::make_pair(req.job_id, req.step_id);
   config::log().info("step launch job={} step={} node={} ranks={}", req.job_id,
                      msg::step_label(req.step_id), st.setup.status.node_name, req.ranks.size());
-  st.step_jobs[key] = std::move(job);
+  st.step_jobs[key] = job;
   if (st.setup.simulate) return launch_simulated(self, req, sink);
   shepherd_setup where;
+  where.step_owner = std::move(job);
   where.node_name = st.setup.status.node_name;
   where.spool_dir = st.setup.spool_dir;
   where.cores = st.setup.cores;

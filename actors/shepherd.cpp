@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <thread>
@@ -14,12 +15,14 @@
 
 #include <caf/all.hpp>
 
+#include "actors/exchange_tree.hpp"
 #include "actors/metering.hpp"
 #include "actors/send_to.hpp"
 #include "actors/unexpected.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
+#include "process/mpi_server.hpp"
 #include "process/stepd_client.hpp"
 #include "process/stepd_wire.hpp"
 
@@ -61,7 +64,11 @@ constexpr auto report_timeout = 10s;
 using shepherd_impl =
     shepherd_actor::extend<caf::reacts_to<msg::task_output>, caf::reacts_to<msg::step_exit>,
                            caf::reacts_to<msg::stepdgone_atom, std::string>,
-                           caf::reacts_to<msg::inputack_atom>>;
+                           caf::reacts_to<msg::inputack_atom>,
+                           /// shoal-stepd's own part of an all-gather round
+                           caf::reacts_to<msg::exchange_atom, msg::step_exchange>,
+                           /// a round's PMIxTimeout is up
+                           caf::reacts_to<msg::tlimit_atom, uint32_t>>;
 
 /// The socket to shoal-stepd and the thread blocked reading it. Destroyed with the shepherd's
 /// state, on its own thread: the socket is shut down, which ends the reader's read, then joined.
@@ -93,6 +100,8 @@ class stepd_link {
           caf::anon_send(me, std::move(frame->exit));
         else if (process::kind_of(*frame) == process::frame_kind::input_taken)
           caf::anon_send(me, msg::inputack_atom_v);
+        else if (process::kind_of(*frame) == process::frame_kind::exchange_join)
+          caf::anon_send(me, msg::exchange_atom_v, std::move(frame->exchange));
       }
     });
   }
@@ -132,7 +141,15 @@ struct shepherd_state {
   std::unique_ptr<stepd_link> link;
   std::shared_ptr<process::stepd_spares> spares;
   /// Input written to shoal-stepd, oldest first, each answered when stepd says it is taken.
-  std::deque<caf::typed_response_promise<caf::ok_atom>> input_waiting;
+  std::deque<caf::typed_response_promise<caf::ok_atom>>
+      input_waiting;  /// With a PMI server: the step's all-gather as this node takes part in it,
+                      /// the parent's
+  /// shepherd (none at the root, or until the job names it), the children that joined a round,
+  /// and what waits to go up.
+  std::optional<exchange_tree> tree;
+  caf::actor parent;
+  std::map<uint32_t, caf::actor> children;
+  std::deque<msg::step_exchange> up_waiting;
 };
 
 using shepherd_self = shepherd_impl::stateful_pointer<shepherd_state>;
@@ -196,6 +213,74 @@ void report(shepherd_self self) {
             }
             self->delayed_send(self, report_retry, *st.held);
           });
+}
+
+// -- the all-gather (PMI fences) ---------------------------------------------
+
+void carry_out(shepherd_self self, std::vector<exchange_tree::action> actions) {
+  auto& st = self->state;
+  for (auto& a : actions) {
+    if (a.up) {
+      if (st.parent)
+        send_to(self, st.parent, msg::exchange_atom_v, st.tree->index(), std::move(a.message));
+      else
+        st.up_waiting.push_back(std::move(a.message));
+      continue;
+    }
+    if (!a.message.error.empty())
+      config::log().warn("step all-gather failed job={} step={} node={} round={}: {}",
+                         st.req.job_id, msg::step_label(st.req.step_id), st.node_name,
+                         a.message.round, a.message.error);
+    for (auto& [index, child] : st.children) send_to(self, child, msg::done_atom_v, a.message);
+    if (st.link) {
+      auto frame = process::make_frame(process::frame_kind::exchange_result);
+      frame.exchange = std::move(a.message);
+      st.link->send(frame);
+    }
+  }
+}
+
+/// A step with a PMI server takes part in its all-gathers; on several nodes its shepherd
+/// introduces itself to the job, which names each shepherd's parent in the tree.
+void join_exchange(shepherd_self self, const caf::actor& owner) {
+  auto& st = self->state;
+  if (st.req.batch || !process::wants_pmi_server(st.req.io.mpi)) return;
+  st.tree.emplace(st.req.job_id, st.req.step_id, st.req.node_index, st.req.node_count);
+  if (st.req.node_count > 1 && owner)
+    send_to(self, owner, msg::peers_atom_v, st.req.step_id, st.req.node_index,
+            caf::actor_cast<caf::actor>(self));
+}
+
+void on_own_part(shepherd_self self, msg::step_exchange& part) {
+  auto& st = self->state;
+  if (!st.tree) return;
+  if (!st.tree->joined_locally(part.round)) {
+    // Non-root nodes wait a little longer, so the root's answer naming the missing nodes wins.
+    auto wait = std::chrono::seconds{st.req.pmi_timeout_s + (st.tree->is_root() ? 0 : 2)};
+    self->delayed_send(self, wait, msg::tlimit_atom_v, part.round);
+  }
+  carry_out(self, st.tree->join_local(part));
+}
+
+void on_peer_down(shepherd_self self, const caf::down_msg& dm) {
+  auto& st = self->state;
+  if (!st.tree) return;
+  bool parent = dm.source == st.parent;
+  uint32_t node = 0;
+  if (!parent) {
+    auto it = std::find_if(st.children.begin(), st.children.end(),
+                           [&](auto& kv) { return kv.second == dm.source; });
+    if (it == st.children.end()) return;
+    node = it->first;
+    st.children.erase(it);
+  } else {
+    node = exchange_tree::parent_of(st.tree->index());
+    st.parent = nullptr;
+  }
+  carry_out(self,
+            st.tree->peer_lost(parent, "the step's part on node index " + std::to_string(node) +
+                                           " ended (or its shoald went) before the "
+                                           "fence completed"));
 }
 
 /// The step ended (or its shoal-stepd died): tell whoever waits, then let shoal-stepd go.
@@ -267,10 +352,12 @@ shepherd_impl::behavior_type shepherd_behavior(shepherd_self self,
   } else {
     st.req = start->req;
     st.link = launch(self, *start);
+    join_exchange(self, start->setup.step_owner);
   }
   start.reset();
   // A peer holding a dynamic handle may send anything: logged and dropped.
   tolerate_strays(self);
+  self->set_down_handler([self](caf::down_msg& dm) { on_peer_down(self, dm); });
   self->set_exit_handler([self](caf::exit_msg& em) {
     // The shepherd's shutdown (or that of whoever it is linked to): the tasks must not outlive
     // it. The step still reports its end.
@@ -314,6 +401,41 @@ shepherd_impl::behavior_type shepherd_behavior(shepherd_self self,
                       if (self->state.sink) send_to(self, self->state.sink, std::move(out));
                     }),
       probe.metered("step_exit", [self](msg::step_exit& ex) { on_step_exit(self, std::move(ex)); }),
+      probe.metered("exchange_own", [self](msg::exchange_atom,
+                                           msg::step_exchange& part) { on_own_part(self, part); }),
+      probe.metered("exchange_child",
+                    [self](msg::exchange_atom, uint32_t child, msg::step_exchange& part) {
+                      auto& st = self->state;
+                      if (!st.tree) return;
+                      auto from = caf::actor_cast<caf::actor>(self->current_sender());
+                      if (from && st.children.emplace(child, from).second) self->monitor(from);
+                      carry_out(self, st.tree->join_child(child, part));
+                    }),
+      probe.metered("exchange_outcome",
+                    [self](msg::done_atom, msg::step_exchange& result) {
+                      if (self->state.tree) carry_out(self, self->state.tree->outcome(result));
+                    }),
+      probe.metered("exchange_parent",
+                    [self](msg::peers_atom, caf::actor& parent) {
+                      auto& st = self->state;
+                      if (!st.tree || st.parent || !parent) return;
+                      st.parent = parent;
+                      self->monitor(parent);
+                      for (auto& part : st.up_waiting)
+                        send_to(self, st.parent, msg::exchange_atom_v, st.tree->index(),
+                                std::move(part));
+                      st.up_waiting.clear();
+                    }),
+      probe.metered("exchange_timeout",
+                    [self](msg::tlimit_atom, uint32_t round) {
+                      auto& st = self->state;
+                      if (!st.tree) return;
+                      carry_out(self,
+                                st.tree->expire(
+                                    round, "PMIxTimeout (" + std::to_string(st.req.pmi_timeout_s) +
+                                               " s) passed in the step's fence (round " +
+                                               std::to_string(round) + ")"));
+                    }),
       probe.metered("stepdgone",
                     [self](msg::stepdgone_atom, std::string& why) {
                       auto& st = self->state;

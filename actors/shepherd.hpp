@@ -114,7 +114,14 @@ using shepherd_actor = caf::typed_actor<
     caf::reacts_to<msg::attach_atom, caf::actor>,
     /// Standard input for the step's input tasks here; answered once shoal-stepd wrote it into
     /// their pipes (or the step ended), which paces the client.
-    caf::replies_to<msg::input_atom, msg::task_input>::with<caf::ok_atom>>;
+    caf::replies_to<msg::input_atom, msg::task_input>::with<caf::ok_atom>,
+    /// (child, part): a child's subtree part of the step's all-gather round (PMI fences; see
+    /// actors/exchange_tree.hpp).
+    caf::reacts_to<msg::exchange_atom, uint32_t, msg::step_exchange>,
+    /// The round's outcome from the parent.
+    caf::reacts_to<msg::done_atom, msg::step_exchange>,
+    /// The shepherd of this node's parent in the step's tree, from the job.
+    caf::reacts_to<msg::peers_atom, caf::actor>>;
 
 /// Where and how a shepherd runs its step.
 struct shepherd_setup {
@@ -130,6 +137,9 @@ struct shepherd_setup {
   /// task starts; an error fails the step with a launch error. Null: every launch runs. May
   /// block (the shepherd is detached).
   std::function<shoal::error(msg::launch_request&)> check_launch;
+  /// The step's job actor: with a PMI server (StepIo::mpi) on several nodes, the shepherd
+  /// introduces itself to it and hears its parent's handle in the all-gather's tree.
+  caf::actor step_owner;
 };
 
 /// Every rank of `req` with the same outcome: a step whose shoal-stepd never reported, or a

@@ -157,6 +157,9 @@ struct cluster_config {
   /// spells it (config/mpi_type.hpp); only none (and openmpi, its alias) starts ranks that know
   /// each other, so srun warns when this names another
   std::string mpi_default = "none";
+  /// PMIxTimeout= (Slurm's mpi.conf key): seconds a PMI fence waits for every node of the step
+  /// before its ranks get an error (PMI-2 and PMIx alike)
+  int64_t pmi_timeout_s = defaults::pmi_timeout_s;
   std::string switch_parameters;  ///< SwitchParameters=, as written (comma-separated key=value,
                                   ///< each plugin reads its own: docs/interconnect.md)
   uint16_t metrics_port = defaults::metrics_port;  ///< MetricsPort=: shoalctld's /metrics; 0 = off

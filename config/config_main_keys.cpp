@@ -211,6 +211,13 @@ std::optional<shoal::error> parser::daemon_key(const cs::pair& p, const where& a
     cfg_.kill_wait_s = static_cast<int64_t>(*s);
     return accepted;
   }
+  if (k == "pmixtimeout") {
+    // Slurm reads it from mpi.conf; shoal takes it here, beside the other timeouts.
+    auto s = cs::parse_unsigned(v, 1'000'000);
+    if (!s || *s == 0) return bad_value(at, p, p.key, "whole seconds, 1 or more");
+    cfg_.pmi_timeout_s = static_cast<int64_t>(*s);
+    return accepted;
+  }
   if (k == "minjobage") {
     // Slurm's 0 (never forget a job) would grow the controller without bound: not offered.
     auto s = cs::parse_unsigned(v, 1'000'000'000);

@@ -132,6 +132,7 @@ std::string render_config(const cluster_config& cfg) {
   add("MinJobAge", std::to_string(cfg.min_job_age_s));
   add("MpiDefault", cfg.mpi_default);
   add("MetricsPort", std::to_string(cfg.metrics_port));
+  add("PMIxTimeout", std::to_string(cfg.pmi_timeout_s));
   add("NodeMetricsPort", std::to_string(cfg.node_metrics_port));
   add("PrivateData", cfg.private_jobs ? "jobs" : "none");
   add("SlurmEnv", cfg.slurm_env ? "YES" : "NO");

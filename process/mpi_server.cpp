@@ -2,9 +2,13 @@
 
 namespace shoal::process {
 
+bool wants_pmi_server(const std::string& type) {
+  return !type.empty() && type != "none" && type != "openmpi";
+}
+
 shoal::expected<std::unique_ptr<mpi_server>> make_mpi_server(mpi_step step) {
   const auto& type = step.request->io.mpi;
-  if (type.empty() || type == "none" || type == "openmpi") return std::unique_ptr<mpi_server>{};
+  if (!wants_pmi_server(type)) return std::unique_ptr<mpi_server>{};
   return shoal::error{shoal::errc::invalid_request,
                       "--mpi=" + type + ": shoal-stepd serves no such PMI (--mpi=list)"};
 }

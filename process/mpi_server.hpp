@@ -88,6 +88,10 @@ class mpi_server {
   virtual void handle_fds(const pollfd* fds, size_t count) = 0;
 };
 
+/// True when `type` (StepIo::mpi) asks for a PMI server: anything but empty, none and openmpi
+/// (make_mpi_server then makes one, or refuses a type it does not serve).
+bool wants_pmi_server(const std::string& type);
+
 /// The server `step.request->io.mpi` names: PMI-2 (`pmi2`, which also serves the PMI-1 wire
 /// protocol, as Slurm's mpi/pmi2 does), PMIx (`pmix`, `pmix_v4`); null for `none`, `openmpi`
 /// and an empty type. Errors: errc::invalid_request for a type shoal does not serve,

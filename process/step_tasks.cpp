@@ -300,6 +300,7 @@ bool step_tasks::plan_binding() {
 
 void step_tasks::launch_all() {
   if (tasks_.empty()) return;
+  if (!refused_.empty()) return fail_unstarted(0, refused_, 1);
   if (!plan_binding()) return;
   if (req_.batch) {
     if (!write_script()) return;
@@ -316,8 +317,19 @@ void step_tasks::launch_all() {
     }
     auto& t = tasks_[i];
     auto spec = make_spec(t.rank, static_cast<uint32_t>(i));
+    if (mpi_ != nullptr) {
+      if (auto err =
+              mpi_->prepare_task(static_cast<uint32_t>(i), t.rank, spec.env, spec.inherit_fd)) {
+        fail_unstarted(i, describe(err), 1);
+        signal_tasks(SIGKILL);
+        return;
+      }
+    }
     spawned_task child;
     auto failure = spawn_task(spec, child);
+    if (mpi_ != nullptr)
+      mpi_->task_started(static_cast<uint32_t>(i),
+                         failure.stage == launch_stage::none ? child.pid : -1);
     if (failure.stage != launch_stage::none) {
       fail_unstarted(i, describe(failure, spec, program_name()), exit_code_for(failure));
       signal_tasks(SIGKILL);
@@ -673,6 +685,7 @@ void step_tasks::reap() {
     t.in_pending.clear();
     close_fd(t.in_fd);
     kill_on_bad_exit(t);
+    if (mpi_ != nullptr) mpi_->task_exited(static_cast<uint32_t>(&t - tasks_.data()), status);
   }
   settle_input();
 }
@@ -695,6 +708,29 @@ void step_tasks::signal(int signo) {
   if (launching_ &&
       std::find(early_signals_.begin(), early_signals_.end(), signo) == early_signals_.end())
     early_signals_.push_back(signo);
+}
+
+void step_tasks::report(uint32_t rank, const std::string& text) {
+  if (host_ == nullptr || req_.batch) {
+    config::log().warn("step job={} step={} rank={}: {}", req_.job_id,
+                       msg::step_label(req_.step_id), rank, text);
+    return;
+  }
+  msg::task_output out;
+  out.job_id = req_.job_id;
+  out.step_id = req_.step_id;
+  out.rank = static_cast<int32_t>(rank);
+  out.stream = msg::stream_kind::err;
+  out.data = text + "\n";
+  out.node_name = node_name_;
+  host_->on_output(std::move(out));
+}
+
+void step_tasks::abort(uint32_t rank, const std::string& why) {
+  config::log().info("step aborted by a rank job={} step={} rank={}: {}", req_.job_id,
+                     msg::step_label(req_.step_id), rank, why);
+  report(rank, why);
+  kill_all();
 }
 
 void step_tasks::kill_all() {

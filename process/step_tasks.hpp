@@ -14,6 +14,7 @@
 
 #include "messages/types.hpp"
 #include "process/memory_guard.hpp"
+#include "process/mpi_server.hpp"
 #include "process/task_launch.hpp"
 #include "topology/cpu_binding.hpp"
 #include "topology/machine_probe.hpp"
@@ -78,6 +79,21 @@ class step_tasks {
 
   /// True until every started task has been reaped.
   bool tasks_running() const;
+
+  /// The step's PMI server (process/mpi_server.hpp; owned by the caller, outliving run()): told
+  /// of each task before it starts, once it started and once it ended. Call before run().
+  void use_mpi(mpi_server* server) { mpi_ = server; }
+
+  /// Fails the step before any task starts, with `why` as its launch error (exit code 1): its
+  /// PMI server could not start. Call before run().
+  void refuse(std::string why) { refused_ = std::move(why); }
+
+  /// Ends the step: `why` goes to the step's stderr as rank `rank`'s line, then every task is
+  /// killed (a rank's PMI abort).
+  void abort(uint32_t rank, const std::string& why);
+
+  /// Writes `text` and a newline to the step's stderr as rank `rank`'s output.
+  void report(uint32_t rank, const std::string& text);
 
   const msg::launch_request& request() const { return req_; }
   const std::string& node_name() const { return node_name_; }
@@ -168,6 +184,8 @@ class step_tasks {
   bool out_of_memory_ = false;
   clock_type::time_point next_memory_check_;
   std::string launch_error_;
+  mpi_server* mpi_ = nullptr;
+  std::string refused_;
   bool launching_ = true;
   bool aborted_ = false;
   std::vector<int> early_signals_;

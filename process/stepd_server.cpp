@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 #include "config/log.hpp"
@@ -106,11 +108,40 @@ stepd_server::stepd_server(stepd_options opt, int listen_fd, int signal_fd)
       tasks_(opt_.setup.request, opt_.setup.node_name, to_cores(opt_.setup.cores), opt_.env),
       listen_fd_(listen_fd),
       signal_fd_(signal_fd) {
+  start_pmi_server();
   struct stat st {};
   if (::stat(opt_.setup.socket_path.c_str(), &st) == 0) {
     socket_dev_ = st.st_dev;
     socket_ino_ = st.st_ino;
   }
+}
+
+void stepd_server::start_pmi_server() {
+  const auto& req = tasks_.request();
+  if (req.batch || !wants_pmi_server(req.io.mpi)) return;
+  // Written by the next flush, as input_taken frames are: a join may be sent from inside a read.
+  exchange_ = std::make_unique<stepd_exchange>(
+      req, [this](const msg::stepd_frame& frame) { queue_frame(frame); });
+  // A directory of the step's own for the server's sockets, where the ranks (the step's user)
+  // can reach them: the spool directory is root's alone. mkdtemp fills in the XXXXXX.
+  std::string tmpl = "/tmp/shoal-pmi.job" + std::to_string(req.job_id) + ".step" +
+                     msg::step_label(req.step_id) + ".XXXXXX";
+  if (::mkdtemp(tmpl.data()) == nullptr)
+    return tasks_.refuse("mkdtemp(" + tmpl + "): " + errno_text(errno));
+  scratch_dir_ = tmpl;
+  if (::geteuid() == 0 && req.uid != 0 && ::chown(scratch_dir_.c_str(), req.uid, req.gid) != 0)
+    return tasks_.refuse("chown(" + scratch_dir_ + "): " + errno_text(errno));
+  mpi_step step;
+  step.request = &req;
+  step.node_name = tasks_.node_name();
+  step.exchange = exchange_.get();
+  step.scratch_dir = scratch_dir_;
+  step.report = [this](uint32_t rank, const std::string& text) { tasks_.report(rank, text); };
+  step.abort = [this](uint32_t rank, const std::string& why) { tasks_.abort(rank, why); };
+  auto server = make_mpi_server(std::move(step));
+  if (!server) return tasks_.refuse("--mpi=" + req.io.mpi + ": " + describe(server.error()));
+  pmi_ = std::move(*server);
+  tasks_.use_mpi(pmi_.get());
 }
 
 bool stepd_server::socket_still_ours() const {
@@ -120,6 +151,11 @@ bool stepd_server::socket_still_ours() const {
 }
 
 stepd_server::~stepd_server() {
+  pmi_.reset();
+  if (!scratch_dir_.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove_all(scratch_dir_, ignored);
+  }
   for (auto& c : conns_) close_fd(c.fd);
   close_fd(signal_fd_);
   if (listen_fd_ >= 0) {
@@ -164,9 +200,13 @@ msg::step_exit stepd_server::run() {
 void stepd_server::on_output(msg::task_output out) {
   auto frame = make_frame(frame_kind::output);
   frame.output = std::move(out);
+  queue_frame(frame);
+  flush();
+}
+
+void stepd_server::queue_frame(const msg::stepd_frame& frame) {
   outbox_.push_back(encode_frame(frame));
   outbox_bytes_ += outbox_.back().size();
-  flush();
 }
 
 void stepd_server::on_input_taken(size_t count) {
@@ -190,11 +230,19 @@ void stepd_server::add_fds(std::vector<pollfd>& fds) {
   for (size_t i = 0; i < conns_.size(); ++i)
     fds.push_back(
         pollfd{conns_[i].fd, static_cast<short>(POLLIN | (wants_write(i) ? POLLOUT : 0)), 0});
+  own_fds_ = 2 + conns_.size();
+  if (exchange_) fds.push_back(pollfd{exchange_->wake_fd(), POLLIN, 0});
+  if (pmi_) pmi_->add_fds(fds);
 }
 
 void stepd_server::handle_fds(const pollfd* fds, size_t count) {
+  auto own = std::min(count, own_fds_);
+  if (exchange_ && own < count) {
+    if (fds[own].revents != 0) exchange_->deliver();
+    if (pmi_) pmi_->handle_fds(fds + own + 1, count - own - 1);
+  }
   // The same order as add_fds. Connections may go while we serve them: find each by its fd.
-  for (size_t k = 2; k < count; ++k) {
+  for (size_t k = 2; k < own; ++k) {
     if (fds[k].revents == 0) continue;
     auto it = std::find_if(conns_.begin(), conns_.end(),
                            [&](const connection& c) { return c.fd == fds[k].fd; });
@@ -203,8 +251,8 @@ void stepd_server::handle_fds(const pollfd* fds, size_t count) {
     if (fds[k].revents & (POLLIN | POLLHUP | POLLERR)) read_from(index);
   }
   flush();
-  if (count > 1 && fds[1].revents != 0) on_termination_signal();
-  if (count > 0 && fds[0].revents != 0) accept_client();
+  if (own > 1 && fds[1].revents != 0) on_termination_signal();
+  if (own > 0 && fds[0].revents != 0) accept_client();
 }
 
 // -- connections --------------------------------------------------------------
@@ -293,6 +341,9 @@ void stepd_server::on_frame(size_t index, const msg::stepd_frame& frame) {
         tasks_.add_input(frame.input);
       else
         on_input_taken(1);
+      break;
+    case frame_kind::exchange_result:
+      if (exchange_) exchange_->on_result(frame.exchange);
       break;
     case frame_kind::ack:
       // Only the connection that got the exit can have seen it.

@@ -16,7 +16,9 @@
 
 #include "messages/errc.hpp"
 #include "messages/types.hpp"
+#include "process/mpi_server.hpp"
 #include "process/step_tasks.hpp"
+#include "process/stepd_exchange.hpp"
 #include "process/stepd_wire.hpp"
 
 namespace shoal::process {
@@ -86,8 +88,17 @@ class stepd_server final : public step_host {
   bool socket_still_ours() const;
   std::string hello_frame() const;
 
+  /// With --mpi=pmi2|pmix: the step's all-gather, its scratch directory and its PMI server
+  /// (the server fails the step's launch when it cannot start).
+  void start_pmi_server();
+  void queue_frame(const msg::stepd_frame& frame);
+
   stepd_options opt_;
   step_tasks tasks_;
+  std::unique_ptr<stepd_exchange> exchange_;
+  std::string scratch_dir_;  ///< removed with its contents when the step daemon ends
+  std::unique_ptr<mpi_server> pmi_;
+  size_t own_fds_ = 0;  ///< how many descriptors add_fds put first (listener, signals, clients)
   int listen_fd_ = -1;
   int signal_fd_ = -1;  ///< SIGTERM/SIGINT, read through signalfd
   /// In order of arrival.

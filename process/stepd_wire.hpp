@@ -26,6 +26,10 @@ enum class frame_kind : uint8_t {
   attach = 7,       ///< report to this connection (a connection that never attaches is a probe)
   input = 8,        ///< standard input for the step's input tasks (`input`)
   input_taken = 9,  ///< one input frame's data is in the tasks' pipes (or dropped)
+  /// This node's blob for the step's all-gather round `exchange.round` (or its error instead).
+  exchange_join = 10,
+  /// The round's outcome: every node's blob, or the error that ended it.
+  exchange_result = 11,
 };
 
 /// A frame holding only its kind (and `signo` for signal).

@@ -258,10 +258,11 @@ void child_close_all_but(int keep, int also_keep, long max_fd) {
     child_fail(p.status_fd, launch_stage::affinity, err);
   }
   if (spec.report_binding) child_report_binding(spec, false);
-  if (spec.script_fd >= 0) child_dup(p, spec.script_fd, spec.script_fd);
+  int kept = spec.script_fd >= 0 ? spec.script_fd : spec.inherit_fd;
+  if (kept >= 0) child_dup(p, kept, kept);
   // Everything else (CAF sockets, other steps' pipes) must not leak into the job. The status
   // pipe stays: it is O_CLOEXEC, so a successful exec closes it and the parent reads EOF.
-  child_close_all_but(p.status_fd, spec.script_fd, p.max_fd);
+  child_close_all_but(p.status_fd, kept, p.max_fd);
   for (int attempt = 0;; ++attempt) {
     if (spec.exec_script_fd)
       ::syscall(SYS_execveat, spec.script_fd, "", p.argv, p.envp, AT_EMPTY_PATH);

@@ -188,6 +188,9 @@ struct task_spec {
   /// script itself is executed (execveat: the kernel reads its #! line) instead of `exec_path`.
   int script_fd = -1;
   bool exec_script_fd = false;
+  /// A descriptor the task inherits under its own number (O_CLOEXEC cleared in the child): the
+  /// step's PMI server's end for this task (PMI_FD). Not with `script_fd`. -1: none.
+  int inherit_fd = -1;
   /// The step's memory cgroup: its cgroup.procs, open for writing (the child joins it before
   /// anything else, while still root), and its directory for messages. -1: none.
   int cgroup_procs_fd = -1;

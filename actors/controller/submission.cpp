@@ -88,6 +88,7 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
   setup.req = std::move(req);
   setup.workload = std::move(workload);
   setup.kill_wait_s = st.cfg.kill_wait_s;
+  setup.pmi_timeout_s = st.cfg.pmi_timeout_s;
   setup.mail_prog = st.cfg.mail_prog;
   setup.cluster_name = st.cfg.cluster_name;
   setup.meters = st.meters;

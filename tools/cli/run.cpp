@@ -167,6 +167,7 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     auto io = step_io_for(*opts, *req);
     if (!io) return fail("run", describe(io.error()), exit_usage);
     req->io = std::move(*io);
+    req->io.mpi = opts->mpi;
     for (auto& note : ignored_option_notes(*opts)) warn("run", note);
     if (!opts->no_kill.empty())
       warn("run", "--no-kill is accepted, but a node that fails still ends the job");
@@ -191,8 +192,10 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     auto s = open_session("run", conf, code);
     if (!s) return code;
     if (auto err = apply_task_density(*s, *opts, *req)) return fail("run", describe(err));
-    if (opts->mpi.empty() &&
-        config::classify_mpi_type(s->conf.mpi_default) != config::mpi_type_kind::runs)
+    bool default_runs =
+        config::classify_mpi_type(s->conf.mpi_default) == config::mpi_type_kind::runs;
+    if (req->io.mpi.empty() && default_runs) req->io.mpi = s->conf.mpi_default;
+    if (opts->mpi.empty() && !default_runs)
       warn("run", "MpiDefault=" + s->conf.mpi_default +
                       ": shoal runs no PMI server yet, so the tasks start as with --mpi=none "
                       "(mpirun inside an allocation works; docs/mpi.md)");
