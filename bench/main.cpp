@@ -24,6 +24,7 @@
 
 #include "bench/journal.hpp"
 #include "bench/latency.hpp"
+#include "bench/mpi_startup.hpp"
 #include "bench/overhead.hpp"
 #include "bench/power_burst.hpp"
 #include "bench/recovery.hpp"
@@ -74,6 +75,7 @@ struct options {
   bench::scale_options scale;
   bench::scale_throughput_options scale_throughput;
   bench::power_burst_options power_burst;
+  bench::mpi_startup_options mpi_startup;
 };
 
 /// The durable-state figures, in a private directory of their own; no cluster needed.
@@ -327,6 +329,13 @@ int run(const options& opt, const std::string& cmdline) {
     if (!valid) std::printf("# INVALID RUN: the power burst figure failed (see above)\n");
     return valid ? 0 : 1;
   }
+  if (opt.only == "mpi-startup") {
+    auto startup = opt.mpi_startup;
+    startup.keep = opt.keep;
+    bool valid = bench::run_mpi_startup_bench(startup);
+    if (!valid) std::printf("# INVALID RUN: the MPI startup figure failed (see above)\n");
+    return valid ? 0 : 1;
+  }
   if (opt.only == "transport") {
     bench::transport_options topt;
     if (opt.quick) {
@@ -525,10 +534,11 @@ int main(int argc, char** argv) {
                  "Run one figure only: latency, cli, api, array, overhead, journal, durability "
                  "(journaling on against off), recovery, scale or scale-throughput (simulated "
                  "nodes; not in all), power-burst (CLOUD nodes resumed for a queue; not in all), "
-                 "transport (plain CAF against TLS; not in all) (default all)")
+                 "transport (plain CAF against TLS; not in all), mpi-startup (shoal run --mpi "
+                 "against mpirun; not in all) (default all)")
       ->check(CLI::IsMember({"all", "latency", "cli", "api", "array", "overhead", "journal",
                              "durability", "recovery", "scale", "scale-throughput", "power-burst",
-                             "transport"}));
+                             "transport", "mpi-startup"}));
   app.add_option("--scale-nodes", opt.scale.nodes,
                  "Simulated nodes of the scale figure (default 10000)")
       ->check(CLI::Range(1u, 1000000u));
@@ -583,6 +593,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 65535));
   app.add_option("--burst-scheduler-parameters", pb.scheduler_parameters,
                  "power-burst: SchedulerParameters= of its cluster (default: none)");
+  auto& ms = opt.mpi_startup;
+  app.add_option("--mpi-ranks", ms.ranks, "mpi-startup: rank counts (default 2 8 32 64)")
+      ->check(CLI::Range(1u, 1024u));
+  app.add_option("--mpi-runs", ms.runs,
+                 "mpi-startup: runs of each launcher per rank count (default 5)")
+      ->check(CLI::Range(1u, 1000u));
+  app.add_option("--mpi-type", ms.mpi, "mpi-startup: shoal run's --mpi (default pmix)");
   app.add_option("--overhead-rounds", opt.overhead_rounds,
                  "Metrics on/off burst pairs for the overhead figure (default 3)")
       ->check(CLI::Range(1u, 100u));
