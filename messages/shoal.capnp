@@ -140,6 +140,10 @@ struct StepIo {
   mpi @9 :Text;              # --mpi (or SLURM_MPI_TYPE, else MpiDefault=): the PMI server
                              # shoal-stepd runs for the step (pmi2, pmix, pmix_v4); empty or none:
                              # none (process/mpi_server.hpp)
+  output @10 :Text;          # srun -o: the file pattern each task's stdout goes to on its node
+                             # (%j %J %s %t %n %N %u %x %%, relative to the task's directory);
+                             # stderr goes with it unless `error` is set; empty: streamed back
+  error @11 :Text;           # srun -e: the same for stderr alone
 }
 
 # A chunk of the client's standard input for a step's input tasks (StepIo.input), or its end.

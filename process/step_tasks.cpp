@@ -251,18 +251,43 @@ task_spec step_tasks::make_spec(uint32_t rank, uint32_t local_id) {
       spec.input = stdin_source::pipe;
     } else if (!io.input_file.empty()) {
       spec.input = stdin_source::file;
-      io_pattern_values v;
-      v.job_id = req_.job_id;
-      v.step_id = req_.step_id;
-      v.rank = rank;
-      v.node_id = req_.node_index;
-      v.node_name = node_name_;
-      v.user = req_.user;
-      v.job_name = req_.job_name;
-      spec.stdin_path = expand_io_pattern(io.input_file, v);
+      spec.stdin_path = expand_io_pattern(io.input_file, pattern_values(rank));
     }
+    if (!t.terminal) direct_output_to_files(spec, rank);
   }
   return spec;
+}
+
+io_pattern_values step_tasks::pattern_values(uint32_t rank) const {
+  io_pattern_values v;
+  v.job_id = req_.job_id;
+  v.step_id = req_.step_id;
+  v.rank = rank;
+  v.node_id = req_.node_index;
+  v.node_name = node_name_;
+  v.user = req_.user;
+  v.job_name = req_.job_name;
+  return v;
+}
+
+/// srun -o/-e: the task's stdout (and stderr with it) or its stderr alone go to files on this
+/// node. Each file is truncated by the first task here that opens it, unless --open-mode=append
+/// (Slurm's default is truncate: JobFileAppend=0); the tasks after it append.
+void step_tasks::direct_output_to_files(task_spec& spec, uint32_t rank) {
+  const auto& io = req_.io;
+  if (io.output.empty() && io.error.empty()) return;
+  auto v = pattern_values(rank);
+  bool fresh = true;
+  if (!io.output.empty()) {
+    spec.capture_output = false;
+    spec.stdout_path = expand_io_pattern(io.output, v);
+    fresh = opened_files_.insert(spec.stdout_path).second && fresh;
+  }
+  if (!io.error.empty()) {
+    spec.stderr_path = expand_io_pattern(io.error, v);
+    fresh = opened_files_.insert(spec.stderr_path).second && fresh;
+  }
+  spec.truncate_output = fresh && req_.open_mode != "append";
 }
 
 /// Marks tasks_[first..] as never started, with `code`, and records `what`.

@@ -9,12 +9,14 @@
 
 #include <chrono>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "messages/types.hpp"
 #include "process/memory_guard.hpp"
 #include "process/mpi_server.hpp"
+#include "process/step_io.hpp"
 #include "process/task_launch.hpp"
 #include "topology/cpu_binding.hpp"
 #include "topology/machine_probe.hpp"
@@ -184,6 +186,9 @@ class step_tasks {
   bool out_of_memory_ = false;
   clock_type::time_point next_memory_check_;
   std::string launch_error_;
+  io_pattern_values pattern_values(uint32_t rank) const;
+  void direct_output_to_files(task_spec& spec, uint32_t rank);
+  std::set<std::string> opened_files_;  ///< srun -o/-e files a task here opened already
   mpi_server* mpi_ = nullptr;
   std::string refused_;
   bool launching_ = true;

@@ -233,6 +233,13 @@ void child_close_all_but(int keep, int also_keep, long max_fd) {
   if (p.terminal_fd >= 0) {
     child_dup(p, p.terminal_fd, 1);
     child_dup(p, p.terminal_fd, 2);
+  } else if (spec.capture_output && !spec.stderr_path.empty()) {
+    // srun -e alone: stdout streams back, stderr goes to its file.
+    int flags = O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | (spec.truncate_output ? O_TRUNC : 0);
+    int err = ::open(spec.stderr_path.c_str(), flags, 0644);
+    if (err < 0) child_fail(p.status_fd, launch_stage::open_err, errno);
+    child_dup(p, p.out_fd, 1);
+    child_dup(p, err, 2);
   } else if (spec.capture_output) {
     child_dup(p, p.out_fd, 1);
     child_dup(p, p.err_fd, 2);

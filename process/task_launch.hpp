@@ -167,7 +167,8 @@ struct task_spec {
   /// stdin_source::terminal: the window size the terminal starts with (0: the kernel's default).
   uint16_t terminal_rows = 0;
   uint16_t terminal_cols = 0;
-  /// true: stdout/stderr go to fresh pipes whose read ends the caller gets. false: they go to
+  /// true: stdout/stderr go to fresh pipes whose read ends the caller gets (stderr to
+  /// `stderr_path` instead when that is set: srun -e alone). false: they go to
   /// `stdout_path`/`stderr_path` (an empty stderr_path shares stdout's file), opened
   /// O_WRONLY|O_CREAT|O_APPEND, 0644, after the child switched user and directory.
   bool capture_output = true;

@@ -106,6 +106,39 @@ BOOST_AUTO_TEST_CASE(input_from_a_file_pattern_per_task) {
   BOOST_TEST(lines == expected, boost::test_tools::per_element());
 }
 
+BOOST_AUTO_TEST_CASE(output_to_a_file_pattern_per_task_with_stderr_beside_it) {
+  auto pattern = scratch.file("out.%t.%N");
+  auto command = std::vector<std::string>{
+      "run", "-N2", "-n4", "-o", pattern, "sh", "-c", "echo out $SHOAL_PROCID; echo err >&2"};
+  auto r = run_cli(command);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_CHECK_MESSAGE(r.out.empty(), r.describe());
+  // Again: each file is truncated first (Slurm's default open mode), not appended to.
+  r = run_cli(command);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  for (int rank = 0; rank < 4; ++rank) {
+    auto node = rank < 2 ? "node1" : "node2";
+    auto text = read_file(scratch.file("out." + std::to_string(rank) + "." + node));
+    BOOST_TEST(text == "out " + std::to_string(rank) + "\nerr\n");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(error_alone_to_a_file_while_stdout_streams_back_and_append_keeps_both_runs) {
+  auto pattern = scratch.file("err.%n");
+  for (int i = 0; i < 2; ++i) {
+    auto r = run_cli({"run", "-N2", "-n2", "-l", "-e", pattern, "--open-mode=append", "sh", "-c",
+                      "echo out $SHOAL_PROCID; echo err $SHOAL_PROCID >&2"});
+    BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+    auto lines = lines_of(r.out);
+    std::sort(lines.begin(), lines.end());
+    std::vector<std::string> expected{"0: out 0", "1: out 1"};
+    BOOST_TEST(lines == expected, boost::test_tools::per_element());
+    BOOST_CHECK_MESSAGE(r.err.find("err") == std::string::npos, r.describe());
+  }
+  BOOST_TEST(read_file(scratch.file("err.0")) == "err 0\nerr 0\n");
+  BOOST_TEST(read_file(scratch.file("err.1")) == "err 1\nerr 1\n");
+}
+
 BOOST_AUTO_TEST_CASE(a_chdir_to_a_missing_directory_fails_the_step) {
   auto r = run_cli({"run", "-n1", "-D", "/nonexistent/shoal-dir", "pwd"});
   BOOST_CHECK_MESSAGE(r.exit_code != 0, r.describe());

@@ -133,8 +133,8 @@ void add_record_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
     app.add_option("--open-mode", o.open_mode,
                    batch ? "How the output and error files are opened: append (default) or "
                            "truncate"
-                         : "append or truncate: accepted for srun's sake; shoal run writes no "
-                           "files");
+                         : "How -o/-e files are opened: truncate (the default, by the first task "
+                           "on each node) or append");
   app.add_option("--signal", o.signal,
                  batch ? "[{R|B}:]SIG[@TIME]: send SIG (name or number) TIME seconds (default "
                          "60; 0: never) before the time limit, to every step's tasks but the "
@@ -201,6 +201,12 @@ void add_alloc_options(CLI::App& app, job_options& o) {
 /// What only `run` takes: the label, the input and terminal, task exits, verbosity.
 void add_run_options(CLI::App& app, job_options& o) {
   app.add_flag("-l,--label", o.label, "Prefix each output line with its task rank");
+  app.add_option("-o,--output", o.output,
+                 "Write the tasks' stdout (and stderr, without -e) to this file on each node "
+                 "instead of here: %t task id, %n node id, %N node name, %j %J %s %u %x %% as "
+                 "for -i; relative to the tasks' directory");
+  app.add_option("-e,--error", o.error,
+                 "Write the tasks' stderr to this file on each node (patterns as -o)");
   app.add_option("-i,--input", o.input,
                  "Where the tasks' stdin comes from: 0 (the default: task 0 reads this stdin), "
                  "all (every task reads it), none, a task id, or a file each task opens on its "

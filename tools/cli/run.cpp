@@ -57,6 +57,10 @@ shoal::expected<msg::step_io> step_io_for(const job_options& o, const msg::job_r
     io.input = "none";
     io.input_file = o.input;
   }
+  io.output = o.output;
+  io.error = o.error;
+  if (o.pty && (!o.output.empty() || !o.error.empty()))
+    return shoal::error(errc::invalid_request, "--pty takes task 0's output here (no -o/-e)");
   io.unbuffered = o.unbuffered;
   if (!o.kill_on_bad_exit.empty() && o.kill_on_bad_exit != "0" && o.kill_on_bad_exit != "1")
     return shoal::error(errc::invalid_request,
@@ -172,7 +176,8 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     if (!opts->no_kill.empty())
       warn("run", "--no-kill is accepted, but a node that fails still ends the job");
     if (opts->overcommit) warn("run", "--overcommit is accepted, but each task still needs a CPU");
-    if (!opts->open_mode.empty()) warn("run", "--open-mode is ignored (shoal run writes no files)");
+    if (!opts->open_mode.empty() && opts->output.empty() && opts->error.empty())
+      warn("run", "--open-mode is ignored without -o or -e (shoal run writes no other files)");
     if (opts->test_only) {
       // Always a new job's start: --test-only asks the scheduler, and a step asks no one.
       int code = 0;

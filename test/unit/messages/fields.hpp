@@ -194,6 +194,8 @@ inline msg::step_io sample_step_io() {
   x.chdir_required = true;
   x.multi_prog = "0 echo %t\n* true\n";
   x.mpi = "pmix_v4";
+  x.output = "out.%t";
+  x.error = "/dev/null";
   return x;
 }
 
