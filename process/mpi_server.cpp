@@ -1,5 +1,7 @@
 #include "process/mpi_server.hpp"
 
+#include "process/pmi2_server.hpp"
+
 namespace shoal::process {
 
 bool wants_pmi_server(const std::string& type) {
@@ -9,6 +11,8 @@ bool wants_pmi_server(const std::string& type) {
 shoal::expected<std::unique_ptr<mpi_server>> make_mpi_server(mpi_step step) {
   const auto& type = step.request->io.mpi;
   if (!wants_pmi_server(type)) return std::unique_ptr<mpi_server>{};
+  if (type == "pmi2")
+    return std::unique_ptr<mpi_server>{std::make_unique<pmi2_server>(std::move(step))};
   return shoal::error{shoal::errc::invalid_request,
                       "--mpi=" + type + ": shoal-stepd serves no such PMI (--mpi=list)"};
 }

@@ -17,6 +17,7 @@ packages=(
   iproute2                             # the network-split tests' namespaces (ip netns)
   tmux                                 # the --pty test drives a terminal through it
   openmpi-bin libopenmpi-dev           # the mpirun-inside-sbatch test (skipped without them)
+  mpich libmpich-dev                   # --mpi=pmi2 tests: mpicc.mpich (Open MPI stays mpicc)
 )
 
 missing=()

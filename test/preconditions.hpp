@@ -107,4 +107,23 @@ struct needs_open_mpi {
   }
 };
 
+/// Precondition: MPICH's compiler wrapper mpicc.mpich is on PATH (Debian's mpich and
+/// libmpich-dev, beside Open MPI without becoming the default mpicc). `why` completes "needs
+/// MPICH ...".
+struct needs_mpich {
+  std::string why;
+
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
+    std::string found;
+    if (FILE* p = ::popen("command -v mpicc.mpich", "r")) {
+      char buf[256];
+      while (std::fgets(buf, sizeof buf, p) != nullptr) found += buf;
+      ::pclose(p);
+    }
+    boost::test_tools::assertion_result ok{found.find("mpicc.mpich") != std::string::npos};
+    ok.message() << "needs MPICH's mpicc.mpich on PATH " << why;
+    return ok;
+  }
+};
+
 }  // namespace shoal::test
