@@ -9,8 +9,9 @@ namespace shoal::config {
 /// `SLURM_MPI_TYPE`).
 enum class mpi_type_kind {
   unknown,      ///< not a name Slurm has
-  runs,         ///< shoal starts the step with it: none (and openmpi, Slurm's old alias of none)
-  not_serving,  ///< Slurm's name for a PMI server shoal does not run yet (pmix*, pmi2,
+  runs,         ///< shoal starts the step with it: none (and openmpi, Slurm's old alias of
+                ///< none), pmi2 (shoal-stepd serves PMI-1 and PMI-2)
+  not_serving,  ///< Slurm's name for a PMI server shoal does not run yet (pmix*,
                 ///< cray_shasta): ranks started directly would each be a singleton of size 1
 };
 

@@ -233,8 +233,10 @@ void add_run_options(CLI::App& app, job_options& o) {
                "id, %o: offset in the line's ranks), as srun --multi-prog");
   app.add_option("--mpi", o.mpi,
                  "MPI type: none (the default; mpirun inside an allocation starts its ranks "
-                 "through it), or list to print the types shoal has. pmix and pmi2 are refused: "
-                 "shoal runs no PMI server yet (docs/mpi.md)")
+                 "through it), pmi2 (each rank gets PMI_FD, PMI_RANK and PMI_SIZE from a "
+                 "PMI-1/PMI-2 server: MPICH, Intel MPI, Open MPI with Slurm's libpmi2), or list "
+                 "to print the types shoal has. pmix is refused: shoal runs no PMIx server yet "
+                 "(docs/mpi.md)")
       ->type_name("TYPE");
   app.add_flag("--external-launcher", o.external_launcher,
                "Accepted for MPI launchers (mpirun, Hydra): a step inside a job never waits "

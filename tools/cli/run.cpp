@@ -99,7 +99,8 @@ int refuse_mpi_type(const std::string& type) {
       // compute alone, which looks like success.
       fail("run",
            "--mpi=" + type +
-               ": shoal runs no PMIx or PMI-2 server yet, so ranks started by srun would "
+               ": shoal runs no PMIx server yet (--mpi=pmi2 serves MPICH), so ranks started by "
+               "srun would "
                "not find each other; start them with mpirun inside sbatch or salloc "
                "(docs/mpi.md)",
            exit_usage);
@@ -202,7 +203,7 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     if (req->io.mpi.empty() && default_runs) req->io.mpi = s->conf.mpi_default;
     if (opts->mpi.empty() && !default_runs)
       warn("run", "MpiDefault=" + s->conf.mpi_default +
-                      ": shoal runs no PMI server yet, so the tasks start as with --mpi=none "
+                      ": shoal runs no such PMI server yet, so the tasks start as with --mpi=none "
                       "(mpirun inside an allocation works; docs/mpi.md)");
     if (opts->verbose > 0) print_defined_options(*opts, *req);
     run_options how;
