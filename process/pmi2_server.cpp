@@ -120,8 +120,9 @@ void pmi2_server::task_started(uint32_t local_id, pid_t pid) {
   close_fd(c.child_fd);
   if (pid < 0 && !c.exited) {
     c.exited = true;
+    c.exit_how = "did not start";
     close_connection(c);
-    rank_gone(c, "did not start", false);
+    rank_gone(c, c.exit_how, false);
   }
 }
 
@@ -134,8 +135,9 @@ void pmi2_server::task_exited(uint32_t local_id, int status) {
   if (c.fd >= 0) read_from(c);
   close_connection(c);
   if (c.finalized) return;
+  c.exit_how = exit_text(status);
   bool clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-  rank_gone(c, exit_text(status), clean);
+  rank_gone(c, c.exit_how, clean);
 }
 
 void pmi2_server::add_fds(std::vector<pollfd>& fds) {
@@ -469,6 +471,14 @@ void pmi2_server::on_abort(connection& c, const std::string& what) {
 
 void pmi2_server::join_fence(connection& c, std::string thrid) {
   c.fence_thrid = std::move(thrid);
+  // A rank that already ended here unnoticed (it never spoke PMI, and exited 0) will never
+  // join: fail now rather than at the timeout.
+  if (failed_.empty())
+    for (auto& other : conns_)
+      if (other.exited && !other.finalized) {
+        rank_gone(other, other.exit_how, false);
+        break;
+      }
   if (!failed_.empty()) {
     report_failure(c.rank);
     answer_fence(c, failed_);

@@ -51,6 +51,7 @@ class pmi2_server final : public mpi_server {
     bool initialized = false;  ///< sent its init
     bool finalized = false;
     bool exited = false;
+    std::string exit_how;  ///< how it ended ("exited with code 3"), once exited
     bool in_fence = false;
     bool close_after_write = false;
     bool in_spawn = false;         ///< inside a PMI-1 mcmd (spawn) until its endcmd line

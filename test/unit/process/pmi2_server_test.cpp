@@ -357,6 +357,18 @@ BOOST_AUTO_TEST_CASE(tasks_that_never_speak_pmi_and_end_well_fail_nothing) {
   BOOST_CHECK(node.reports.empty());
 }
 
+BOOST_AUTO_TEST_CASE(a_fence_fails_at_once_when_a_rank_here_already_ended_without_pmi) {
+  node_fixture node;
+  node.server->task_exited(1, 0);
+  BOOST_CHECK(node.exchange.failures.empty());
+  node.ask(0, "cmd=init pmi_version=1 pmi_subversion=1\n");
+  BOOST_CHECK_EQUAL(node.ask(0, "cmd=barrier_in\n"),
+                    "cmd=barrier_out rc=-1 msg=rank_1_exited_with_code_0_before_PMI_finalize\n");
+  BOOST_REQUIRE_EQUAL(node.exchange.failures.size(), 1u);
+  BOOST_CHECK(!node.exchange.pending);
+  BOOST_CHECK_EQUAL(node.reports.size(), 1u);
+}
+
 BOOST_AUTO_TEST_CASE(abort_ends_the_step_with_the_ranks_message) {
   node_fixture node;
   node.ask(0, "cmd=init pmi_version=1 pmi_subversion=1\n");
