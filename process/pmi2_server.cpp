@@ -480,8 +480,8 @@ void pmi2_server::join_fence(connection& c, std::string thrid) {
         break;
       }
   if (!failed_.empty()) {
-    report_failure(c.rank);
     answer_fence(c, failed_);
+    end_step(c.rank);
     return;
   }
   if (c.in_fence || round_open_) {
@@ -533,20 +533,24 @@ void pmi2_server::answer_fence(connection& c, const std::string& error) {
 
 void pmi2_server::fail_fences(const std::string& why) {
   if (failed_.empty()) failed_ = why;
+  std::vector<uint32_t> told;
   for (auto& c : conns_) {
     if (!c.in_fence) continue;
     c.in_fence = false;
-    report_failure(c.rank);
     answer_fence(c, failed_);
+    told.push_back(c.rank);
   }
   fence_joined_ = 0;
+  if (!told.empty()) end_step(told.front());
 }
 
-void pmi2_server::report_failure(uint32_t rank) {
-  // Once per node, under the first rank it fails: the others would all say the same.
-  if (reported_) return;
-  reported_ = true;
-  step_.report(rank, failed_);
+void pmi2_server::end_step(uint32_t rank) {
+  // Told of the failure, a rank may still wait forever: MPICH's PMI-1 client ignores a
+  // barrier's rc, and its ranks then wait on a peer that is gone in shared memory. As Slurm's
+  // pmi2 plugin does, the step ends here (once), with the reason on its stderr.
+  if (ended_) return;
+  ended_ = true;
+  step_.abort(rank, failed_);
 }
 
 void pmi2_server::rank_gone(connection& c, const std::string& how, bool clean) {

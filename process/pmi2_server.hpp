@@ -81,10 +81,11 @@ class pmi2_server final : public mpi_server {
   void start_round();
   void end_round(const step_exchange::result& result);
   void answer_fence(connection& c, const std::string& error);
-  /// Fails every local rank waiting in a fence, and each later fence, with `why`.
+  /// Fails every local rank waiting in a fence, and each later fence, with `why`, then ends
+  /// the step when one waited.
   void fail_fences(const std::string& why);
-  /// Shows failed_ on the step's stderr, as `rank`'s, the first time only.
-  void report_failure(uint32_t rank);
+  /// Ends the step through mpi_step::abort with failed_ (shown as `rank`'s), the first time only.
+  void end_step(uint32_t rank);
   void rank_gone(connection& c, const std::string& how, bool clean);
 
   mpi_step step_;
@@ -99,7 +100,7 @@ class pmi2_server final : public mpi_server {
   bool round_open_ = false;  ///< allgather called, its done not run yet
   std::string failed_;       ///< why fences fail from now on; empty: they do not
   bool fail_sent_ = false;   ///< step_exchange::fail called
-  bool reported_ = false;    ///< failed_ shown on the step's stderr
+  bool ended_ = false;       ///< end_step ran
   /// Expires with the server, so an allgather's done that runs later does nothing.
   std::shared_ptr<pmi2_server*> self_;
 };

@@ -290,7 +290,7 @@ BOOST_AUTO_TEST_CASE(pmi2_ranks_fullinit_put_fence_and_read_job_and_node_attribu
   BOOST_CHECK(node.closed(1));
 }
 
-BOOST_AUTO_TEST_CASE(a_rank_that_exits_before_the_fence_fails_it_with_its_exit) {
+BOOST_AUTO_TEST_CASE(a_rank_that_exits_before_the_fence_fails_it_with_its_exit_and_ends_the_step) {
   node_fixture node;
   for (uint32_t i = 0; i < 2; ++i) node.ask(i, "cmd=init pmi_version=1 pmi_subversion=1\n");
   node.send(0, "cmd=barrier_in\n");
@@ -301,12 +301,13 @@ BOOST_AUTO_TEST_CASE(a_rank_that_exits_before_the_fence_fails_it_with_its_exit) 
   auto reply = node.receive(0);
   BOOST_CHECK_EQUAL(reply,
                     "cmd=barrier_out rc=-1 msg=rank_1_exited_with_code_3_before_PMI_finalize\n");
-  BOOST_REQUIRE_EQUAL(node.reports.size(), 1u);
-  BOOST_CHECK_EQUAL(node.reports[0].second, "rank 1 exited with code 3 before PMI finalize");
-  // Later fences fail at once, reported once.
+  // Then the step ends, the reason on its stderr.
+  BOOST_REQUIRE_EQUAL(node.aborts.size(), 1u);
+  BOOST_CHECK_EQUAL(node.aborts[0].second, "rank 1 exited with code 3 before PMI finalize");
+  // Later fences fail at once; the step ends once.
   node.send(0, "cmd=barrier_in\n");
   BOOST_CHECK_EQUAL(node.receive(0), reply);
-  BOOST_CHECK_EQUAL(node.reports.size(), 1u);
+  BOOST_CHECK_EQUAL(node.aborts.size(), 1u);
 }
 
 BOOST_AUTO_TEST_CASE(a_rank_killed_while_the_round_is_out_fails_it_through_the_exchange) {
@@ -324,13 +325,13 @@ BOOST_AUTO_TEST_CASE(a_rank_killed_while_the_round_is_out_fails_it_through_the_e
   BOOST_CHECK_EQUAL(node.receive(0),
                     "cmd=barrier_out rc=-1 msg=PMI_fence_failed:_rank_1_was_killed_by_signal_9_"
                     "(SIGKILL)_before_PMI_finalize\n");
-  BOOST_REQUIRE_EQUAL(node.reports.size(), 1u);
-  BOOST_CHECK_EQUAL(node.reports[0].second,
+  BOOST_REQUIRE_EQUAL(node.aborts.size(), 1u);
+  BOOST_CHECK_EQUAL(node.aborts[0].second,
                     "PMI fence failed: rank 1 was killed by signal 9 (SIGKILL) before PMI "
                     "finalize");
 }
 
-BOOST_AUTO_TEST_CASE(a_fence_the_exchange_fails_answers_every_rank_with_the_error) {
+BOOST_AUTO_TEST_CASE(a_fence_the_exchange_fails_answers_every_rank_with_the_error_then_ends) {
   node_fixture node;
   for (uint32_t i = 0; i < 2; ++i) {
     node.ask(i, "cmd=init pmi_version=2 pmi_subversion=0\n");
@@ -346,7 +347,7 @@ BOOST_AUTO_TEST_CASE(a_fence_the_exchange_fails_answers_every_rank_with_the_erro
     BOOST_CHECK_EQUAL(*parsed->find("errmsg"),
                       "PMI fence failed: PMIxTimeout=5: node2 did not join the fence within 5 s");
   }
-  BOOST_CHECK_EQUAL(node.reports.size(), 1u);
+  BOOST_CHECK_EQUAL(node.aborts.size(), 1u);
 }
 
 BOOST_AUTO_TEST_CASE(tasks_that_never_speak_pmi_and_end_well_fail_nothing) {
@@ -366,7 +367,7 @@ BOOST_AUTO_TEST_CASE(a_fence_fails_at_once_when_a_rank_here_already_ended_withou
                     "cmd=barrier_out rc=-1 msg=rank_1_exited_with_code_0_before_PMI_finalize\n");
   BOOST_REQUIRE_EQUAL(node.exchange.failures.size(), 1u);
   BOOST_CHECK(!node.exchange.pending);
-  BOOST_CHECK_EQUAL(node.reports.size(), 1u);
+  BOOST_CHECK_EQUAL(node.aborts.size(), 1u);
 }
 
 BOOST_AUTO_TEST_CASE(abort_ends_the_step_with_the_ranks_message) {
@@ -629,8 +630,8 @@ BOOST_AUTO_TEST_CASE(mpich_ranks_fail_with_the_reason_when_one_exits_before_mpi_
   for (uint32_t rank = 0; rank < 3; ++rank)
     BOOST_CHECK_MESSAGE(run.statuses[rank] != 0, "rank " << rank << ": " << run.outputs[rank]);
   bool told = false;
-  for (auto& r : run.reports)
-    told = told || r.find("rank 3 exited with code 3 before PMI finalize") != std::string::npos;
+  for (auto& a : run.aborts)
+    told = told || a.find("rank 3 exited with code 3 before PMI finalize") != std::string::npos;
   BOOST_CHECK_MESSAGE(told, all);
 }
 
