@@ -30,6 +30,7 @@
 #include "messages/codec.hpp"
 #include "messages/errc.hpp"
 #include "process/fd_passing.hpp"
+#include "process/pmix_server.hpp"
 #include "process/stepd_server.hpp"
 #include "process/task_launch.hpp"
 
@@ -162,6 +163,9 @@ bool serve_one_step(bool detach, int keep = -1) {
 int serve_steps(int link) {
   for (int served = 1;; ++served) {
     if (!serve_one_step(false, link) || served >= steps_per_daemon) return 0;
+    // PMIx's server library cannot be initialized again once finalized (pmix_server_has_run):
+    // the zygote forks a fresh daemon for the next step instead.
+    if (shoal::process::pmix_server_has_run()) return 0;
     // The step's server took SIGTERM and SIGINT through a signalfd; idle, they end us again.
     sigset_t ending;
     sigemptyset(&ending);

@@ -14,6 +14,7 @@ packages=(
   libcpp-httplib-dev                   # the Prometheus /metrics endpoint
   munge libmunge-dev                   # AuthType=auth/munge (the tests start a private munged)
   libssl-dev                           # the daemons' CAF port in TLS (runtime/tls)
+  libpmix-dev                          # shoal-stepd's PMIx server (srun --mpi=pmix)
   iproute2                             # the network-split tests' namespaces (ip netns)
   tmux                                 # the --pty test drives a terminal through it
   openmpi-bin libopenmpi-dev           # the mpirun-inside-sbatch test (skipped without them)
