@@ -323,8 +323,8 @@ std::optional<shoal::error> parser::resource_key(const cs::pair& p, const where&
                           "cray_shasta, openmpi)");
     if (kind == mpi_type_kind::not_serving)
       warn(at, p.key + "=" + v +
-                   ": shoal runs no PMI server yet, so steps start as with none (use mpirun "
-                   "inside an allocation; docs/mpi.md)");
+                   ": shoal runs no PMI server of that type, so steps start as with none "
+                   "(pmix and pmix_v4 serve Open MPI, pmi2 MPICH; docs/mpi.md)");
     cfg_.mpi_default = v;
     return accepted;
   }

@@ -235,32 +235,47 @@ BOOST_AUTO_TEST_CASE(version_lines_start_as_slurms_so_mpi_launchers_read_them) {
     }
 }
 
-BOOST_AUTO_TEST_CASE(srun_mpi_lists_none_and_refuses_the_pmi_servers_shoal_lacks) {
+BOOST_AUTO_TEST_CASE(srun_mpi_lists_none_pmi2_and_pmix_and_refuses_the_pmi_servers_shoal_lacks) {
+  const std::string types =
+      "MPI plugin types are...\n\tnone\n\tpmi2\n\tpmix\n"
+      "specific pmix plugin versions available: pmix_v4\n";
   auto list = run_link("srun", {"--mpi=list"});
   BOOST_CHECK_EQUAL(list.exit_code, 0);
-  BOOST_CHECK_EQUAL(list.out, "MPI plugin types are...\n\tnone\n\tpmi2\n");
-  for (const char* type : {"pmix", "pmix_v3"}) {
+  BOOST_CHECK_EQUAL(list.out, types);
+  for (const char* type : {"cray_shasta"}) {
     auto r = run_link("srun", {std::string{"--mpi="} + type, "true"});
     BOOST_CHECK_EQUAL(r.exit_code, 2);
     BOOST_CHECK_MESSAGE(
-        r.err.rfind(std::string{"srun: error: --mpi="} + type + ": shoal runs no PMIx server yet",
+        r.err.rfind(std::string{"srun: error: --mpi="} + type + ": shoal runs no such PMI server",
                     0) == 0 &&
-            r.err.find("mpirun inside sbatch or salloc") != std::string::npos &&
-            r.err.find("MPI plugin types are...\n\tnone\n\tpmi2\n") != std::string::npos,
+            r.err.find("--mpi=pmix (Open MPI) or --mpi=pmi2 (MPICH)") != std::string::npos &&
+            r.err.find(types) != std::string::npos,
+        r.describe());
+  }
+  // A PMIx version other than the server's own (PMIx 4).
+  for (const char* type : {"pmix_v3", "pmix_v5"}) {
+    auto r = run_link("srun", {std::string{"--mpi="} + type, "true"});
+    BOOST_CHECK_EQUAL(r.exit_code, 2);
+    BOOST_CHECK_MESSAGE(
+        r.err == std::string{"srun: error: --mpi="} + type +
+                     ": shoal's PMIx server is PMIx 4 (OpenPMIx): use --mpi=pmix or "
+                     "--mpi=pmix_v4\n" +
+                     types,
         r.describe());
   }
   auto bad = run_link("srun", {"--mpi=mvapich", "true"});
   BOOST_CHECK_EQUAL(bad.exit_code, 2);
   BOOST_CHECK_MESSAGE(bad.err ==
                           "srun: error: Invalid MPI type 'mvapich', --mpi=list for "
-                          "acceptable types\nMPI plugin types are...\n\tnone\n\tpmi2\n",
+                          "acceptable types\n" +
+                              types,
                       bad.describe());
   // SLURM_MPI_TYPE is --mpi's variable, as in srun.
   command_options opt;
-  opt.env = {{"SLURM_MPI_TYPE", "pmix"}};
+  opt.env = {{"SLURM_MPI_TYPE", "pmix_v3"}};
   auto from_env = run_command({link_path("srun"), "true"}, opt);
   BOOST_CHECK_EQUAL(from_env.exit_code, 2);
-  BOOST_CHECK_MESSAGE(from_env.err.find("--mpi=pmix") != std::string::npos, from_env.describe());
+  BOOST_CHECK_MESSAGE(from_env.err.find("--mpi=pmix_v3") != std::string::npos, from_env.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

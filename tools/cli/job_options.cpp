@@ -234,9 +234,9 @@ void add_run_options(CLI::App& app, job_options& o) {
   app.add_option("--mpi", o.mpi,
                  "MPI type: none (the default; mpirun inside an allocation starts its ranks "
                  "through it), pmi2 (each rank gets PMI_FD, PMI_RANK and PMI_SIZE from a "
-                 "PMI-1/PMI-2 server: MPICH, Intel MPI, Open MPI with Slurm's libpmi2), or list "
-                 "to print the types shoal has. pmix is refused: shoal runs no PMIx server yet "
-                 "(docs/mpi.md)")
+                 "PMI-1/PMI-2 server: MPICH, Intel MPI), pmix (or pmix_v4: shoal-stepd serves the "
+                 "ranks PMIx, as Open MPI's direct launch wants), or list to print the types "
+                 "shoal has (docs/mpi.md)")
       ->type_name("TYPE");
   app.add_flag("--external-launcher", o.external_launcher,
                "Accepted for MPI launchers (mpirun, Hydra): a step inside a job never waits "

@@ -97,12 +97,17 @@ int refuse_mpi_type(const std::string& type) {
     case config::mpi_type_kind::not_serving:
       // Refused rather than run as none: each rank would start as a singleton of size 1 and
       // compute alone, which looks like success.
+      if (type.rfind("pmix_v", 0) == 0) {
+        fail("run",
+             "--mpi=" + type +
+                 ": shoal's PMIx server is PMIx 4 (OpenPMIx): use --mpi=pmix or --mpi=pmix_v4",
+             exit_usage);
+        break;
+      }
       fail("run",
            "--mpi=" + type +
-               ": shoal runs no PMIx server yet (--mpi=pmi2 serves MPICH), so ranks started by "
-               "srun would "
-               "not find each other; start them with mpirun inside sbatch or salloc "
-               "(docs/mpi.md)",
+               ": shoal runs no such PMI server, so ranks started by srun would not find each "
+               "other; use --mpi=pmix (Open MPI) or --mpi=pmi2 (MPICH) (docs/mpi.md)",
            exit_usage);
       break;
     case config::mpi_type_kind::unknown:
