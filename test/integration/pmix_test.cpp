@@ -1,0 +1,125 @@
+// Direct launch of Open MPI programs with --mpi=pmix (docs/mpi.md, "Direct launch with PMIx"):
+// shoal-stepd's PMIx server on each node, the ranks' fences all-gathered between the step's
+// nodes along the shepherds' tree.
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "test/integration/harness.hpp"
+#include "test/preconditions.hpp"
+
+using namespace shoal::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// Precondition: Debian's Open MPI compiler (openmpi-bin, libopenmpi-dev), whose library takes
+/// the system's PMIx.
+struct needs_mpicc_openmpi {
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
+    std::string found;
+    if (FILE* p = ::popen("command -v mpicc.openmpi", "r")) {
+      char buf[256];
+      while (std::fgets(buf, sizeof buf, p) != nullptr) found += buf;
+      ::pclose(p);
+    }
+    boost::test_tools::assertion_result ok{!found.empty()};
+    ok.message() << "needs Open MPI's mpicc.openmpi on PATH (apt-get install openmpi-bin "
+                    "libopenmpi-dev)";
+    return ok;
+  }
+};
+
+/// An MPI_Allreduce of the ranks' numbers; rank $DIE_RANK (SLURM_PROCID) kills itself a second
+/// after it starts, before MPI_Init, so before the fence there, once the step's shepherds know
+/// their tree.
+constexpr const char* allreduce_source =
+    "#include <mpi.h>\n"
+    "#include <signal.h>\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "#include <unistd.h>\n"
+    "int main(int argc, char** argv) {\n"
+    "  const char* die = getenv(\"DIE_RANK\");\n"
+    "  const char* me = getenv(\"SLURM_PROCID\");\n"
+    "  if (die && me && atoi(die) == atoi(me)) {\n"
+    "    sleep(1);\n"
+    "    raise(SIGKILL);\n"
+    "  }\n"
+    "  int rank = -1, size = -1, sum = -1;\n"
+    "  MPI_Init(&argc, &argv);\n"
+    "  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+    "  MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
+    "  MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);\n"
+    "  printf(\"rank %d of %d sum %d\\n\", rank, size, sum);\n"
+    "  MPI_Finalize();\n"
+    "  return 0;\n"
+    "}\n";
+
+struct two_nodes_pmix : cluster_fixture {
+  // A short PMIxTimeout=: a fence that waited for it would outlast the test's own patience.
+  two_nodes_pmix() : cluster_fixture(2, "PMIxTimeout=20\n") {}
+
+  /// Builds allreduce_source into the scratch directory; false after a failed check.
+  bool build_allreduce() {
+    write_file(scratch.file("allreduce.c"), allreduce_source);
+    auto cc = run_command(
+        {"mpicc.openmpi", "-o", scratch.file("allreduce"), scratch.file("allreduce.c")});
+    BOOST_CHECK_MESSAGE(cc.exit_code == 0, cc.describe());
+    return cc.exit_code == 0;
+  }
+
+  /// Open MPI on a local cluster: both nodes share one host, where its shared-memory transport
+  /// would mix up the ranks of the two nodes (docs/mpi.md), so TCP; the tests run as root.
+  command_options mpi_options() {
+    command_options opt;
+    opt.env = {{"OMPI_MCA_btl", "self,tcp"},
+               {"OMPI_ALLOW_RUN_AS_ROOT", "1"},
+               {"OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"}};
+    opt.timeout = 90s;
+    return opt;
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(pmix_direct_launch, two_nodes_pmix)
+
+BOOST_AUTO_TEST_CASE(ranks_started_by_shoal_run_know_their_place_and_reduce_together,
+                     *boost::unit_test::precondition(needs_mpicc_openmpi{})) {
+  BOOST_REQUIRE(build_allreduce());
+  auto r = run_cli({"run", "-N2", "-n4", "--mpi=pmix", "./allreduce"}, mpi_options());
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  auto lines = lines_of(r.out);
+  std::sort(lines.begin(), lines.end());
+  std::vector<std::string> expected{"rank 0 of 4 sum 6", "rank 1 of 4 sum 6", "rank 2 of 4 sum 6",
+                                    "rank 3 of 4 sum 6"};
+  BOOST_TEST(lines == expected, boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(a_rank_killed_before_the_fence_fails_the_step_at_once_saying_which,
+                     *boost::unit_test::precondition(needs_mpicc_openmpi{})) {
+  BOOST_REQUIRE(build_allreduce());
+  auto opt = mpi_options();
+  // Rank 3 is on node2 (two ranks a node, in order); node1's ranks wait in MPI_Init's fence.
+  opt.env.emplace_back("DIE_RANK", "3");
+  auto started = std::chrono::steady_clock::now();
+  auto r = run_cli({"run", "-N2", "-n4", "--mpi=pmix", "./allreduce"}, opt);
+  auto took = std::chrono::steady_clock::now() - started;
+  BOOST_CHECK_MESSAGE(r.exit_code != 0, r.describe());
+  BOOST_CHECK_MESSAGE(
+      contains(r.err, "rank 3 on node2 was killed by signal 9 before PMIx_Finalize"), r.describe());
+  // node1's ranks heard of it through the fence, not from the timeout.
+  BOOST_CHECK_MESSAGE(contains(r.err, "PMIx fence failed: rank 3 on node2"), r.describe());
+  BOOST_CHECK_MESSAGE(took < 20s,
+                      "took " << std::chrono::duration_cast<std::chrono::seconds>(took).count()
+                              << " s: " << r.describe());
+  BOOST_CHECK(r.out.find("sum") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
