@@ -256,12 +256,18 @@ void introduce_shepherd(job_self self, uint32_t step, uint32_t index, caf::actor
   if (it == self->state.steps.end() || !shepherd || index >= it->second.nodes.size()) return;
   auto& known = it->second.shepherds;
   if (!known.emplace(index, shepherd).second) return;
+  // Both ends of each tie hear of the other: a child's parent, and a parent its child, so that a
+  // child whose step ends before it ever joined a round still fails the round at its parent.
+  auto tie = [self](uint32_t child, const caf::actor& child_handle, const caf::actor& parent) {
+    send_to(self, child_handle, msg::peers_atom_v, parent);
+    send_to(self, parent, msg::peers_atom_v, child, child_handle);
+  };
   if (index > 0)
     if (auto parent = known.find(exchange_tree::parent_of(index)); parent != known.end())
-      send_to(self, shepherd, msg::peers_atom_v, parent->second);
+      tie(index, shepherd, parent->second);
   for (auto& [other, handle] : known)
     if (other > 0 && other != index && exchange_tree::parent_of(other) == index)
-      send_to(self, handle, msg::peers_atom_v, shepherd);
+      tie(other, handle, shepherd);
 }
 
 caf::result<caf::ok_atom> on_complete(job_self self, int32_t code, int32_t signo, uint32_t uid) {

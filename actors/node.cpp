@@ -229,6 +229,7 @@ void merge_report(node_self self, const msg::machine_status& rep) {
 void check_resources(node_self self) {
   auto& st = self->state;
   if (st.flags.life == liveness::down && st.flags.admin_down) return;  // the admin's reason stays
+  if (st.cfg.trust_config) return;
   auto shortfall = shortfall_reason(st.cfg, st.info.reported);
   if (shortfall.empty() || st.flags.drain) return;
   config::log().warn("node low resources node={} reason=\"{}\"", st.info.name, shortfall);

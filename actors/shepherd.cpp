@@ -426,6 +426,12 @@ shepherd_impl::behavior_type shepherd_behavior(shepherd_self self,
                                 std::move(part));
                       st.up_waiting.clear();
                     }),
+      probe.metered("exchange_child_named",
+                    [self](msg::peers_atom, uint32_t child, caf::actor& handle) {
+                      auto& st = self->state;
+                      if (!st.tree || !handle) return;
+                      if (st.children.emplace(child, handle).second) self->monitor(handle);
+                    }),
       probe.metered("exchange_timeout",
                     [self](msg::tlimit_atom, uint32_t round) {
                       auto& st = self->state;

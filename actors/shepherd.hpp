@@ -121,7 +121,9 @@ using shepherd_actor = caf::typed_actor<
     /// The round's outcome from the parent.
     caf::reacts_to<msg::done_atom, msg::step_exchange>,
     /// The shepherd of this node's parent in the step's tree, from the job.
-    caf::reacts_to<msg::peers_atom, caf::actor>>;
+    caf::reacts_to<msg::peers_atom, caf::actor>,
+    /// (child, its shepherd): one of this node's children in the step's tree, from the job.
+    caf::reacts_to<msg::peers_atom, uint32_t, caf::actor>>;
 
 /// Where and how a shepherd runs its step.
 struct shepherd_setup {

@@ -115,7 +115,7 @@ bool run_mpi_startup_bench(const mpi_startup_options& opt) {
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   runtime::local_cluster cluster;
-  if (auto err = cluster.launch(opt.nodes, "", "CPUs=16")) {
+  if (auto err = cluster.launch(opt.nodes, "SlurmdParameters=config_overrides\n", "CPUs=16")) {
     std::printf("  the cluster did not start: %s\n", describe(err).c_str());
     return false;
   }

@@ -8,7 +8,8 @@ namespace shoal::bench {
 struct mpi_startup_options {
   std::vector<unsigned> ranks = {2, 8, 32, 64};
   unsigned runs = 5;   ///< pairs (shoal, mpirun) per rank count, alternated
-  unsigned nodes = 4;  ///< the local cluster's nodes; each declares CPUs=16 so 64 ranks fit
+  unsigned nodes = 4;  ///< the local cluster's nodes; each declares CPUs=16 (SlurmdParameters=
+                       ///< config_overrides) so that 64 ranks fit
   std::string mpi = "pmix";
   bool keep = false;
 };

@@ -42,7 +42,10 @@ struct node_gres {
 /// Resources left at 0 are taken from what the node reports.
 struct node_config {
   std::string name;
-  std::string address;             ///< NodeHostname=/NodeAddr=; defaults to the name
+  std::string address;  ///< NodeHostname=/NodeAddr=; defaults to the name
+  /// SlurmdParameters=config_overrides (cluster_config::config_overrides, for every node): a
+  /// report of fewer resources than configured does not drain it.
+  bool trust_config = false;
   uint32_t cpus = 0;               ///< CPUs=
   uint32_t sockets = 0;            ///< Sockets=
   uint32_t cores_per_socket = 0;   ///< CoresPerSocket=
@@ -160,6 +163,10 @@ struct cluster_config {
   /// PMIxTimeout= (Slurm's mpi.conf key): seconds a PMI fence waits for every node of the step
   /// before its ranks get an error (PMI-2 and PMIx alike)
   int64_t pmi_timeout_s = defaults::pmi_timeout_s;
+  /// SlurmdParameters=config_overrides: a node reporting less than its NodeName line (fewer
+  /// CPUs, less memory) is taken as configured instead of drained (Slurm's; for test clusters
+  /// that declare more than their host has)
+  bool config_overrides = false;
   std::string switch_parameters;  ///< SwitchParameters=, as written (comma-separated key=value,
                                   ///< each plugin reads its own: docs/interconnect.md)
   uint16_t metrics_port = defaults::metrics_port;  ///< MetricsPort=: shoalctld's /metrics; 0 = off

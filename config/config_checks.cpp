@@ -81,6 +81,8 @@ shoal::expected<cluster_config> parser::finish() {
   // SlurmctldPort may come after the host lines: lines without a port of their own take it now.
   for (auto& host : cfg_.controller_hosts)
     if (host.port == 0) host.port = cfg_.controller_port;
+  // SlurmdParameters may come after the node lines.
+  for (auto& n : cfg_.nodes) n.trust_config = cfg_.config_overrides;
   if (cfg_.heartbeat_timeout_ms <= cfg_.heartbeat_interval_ms) {
     // Point at whichever of the two was written last: that is the line to fix.
     const auto& at = (timeout_.set && (!interval_.set || timeout_.seq >= interval_.seq))

@@ -1,4 +1,5 @@
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
 
@@ -209,6 +210,18 @@ std::optional<shoal::error> parser::daemon_key(const cs::pair& p, const where& a
     auto s = cs::parse_unsigned(v, 1'000'000'000);
     if (!s) return bad_value(at, p, p.key, "whole seconds, 0 or more");
     cfg_.kill_wait_s = static_cast<int64_t>(*s);
+    return accepted;
+  }
+  if (k == "slurmdparameters") {
+    // Slurm's words; only config_overrides changes anything here.
+    std::istringstream words{v};
+    for (std::string w; std::getline(words, w, ',');) {
+      if (w == "config_overrides")
+        cfg_.config_overrides = true;
+      else if (w != "shutdown_on_reboot" && w != "l3cache_as_socket" && w != "allow_ecores" &&
+               w != "numa_node_as_socket" && !w.empty())
+        return bad_value(at, p, p.key, "config_overrides (Slurm's other words are accepted)");
+    }
     return accepted;
   }
   if (k == "pmixtimeout") {

@@ -133,6 +133,7 @@ std::string render_config(const cluster_config& cfg) {
   add("MpiDefault", cfg.mpi_default);
   add("MetricsPort", std::to_string(cfg.metrics_port));
   add("PMIxTimeout", std::to_string(cfg.pmi_timeout_s));
+  if (cfg.config_overrides) add("SlurmdParameters", "config_overrides");
   add("NodeMetricsPort", std::to_string(cfg.node_metrics_port));
   add("PrivateData", cfg.private_jobs ? "jobs" : "none");
   add("SlurmEnv", cfg.slurm_env ? "YES" : "NO");

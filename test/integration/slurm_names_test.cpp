@@ -440,6 +440,71 @@ BOOST_AUTO_TEST_CASE(mpirun_inside_sbatch_starts_its_ranks_through_srun,
   BOOST_TEST(std::count(lines.begin(), lines.end(), "mpirun rc=0") == 2, out);
 }
 
+BOOST_AUTO_TEST_CASE(mpich_hydra_inside_sbatch_starts_one_proxy_a_node_through_srun,
+                     *boost::unit_test::precondition(needs_mpich{
+                         "(apt-get install mpich libmpich-dev)"})) {
+  // Each rank names the node its Hydra proxy runs on: the proxy's own environment (its
+  // parent's), since Hydra gives the ranks mpiexec's environment, SLURMD_NODENAME included.
+  write_file(scratch.file("hydra.c"),
+             "#include <mpi.h>\n"
+             "#include <stdio.h>\n"
+             "#include <string.h>\n"
+             "#include <unistd.h>\n"
+             "static void proxy_node(char* out, size_t n) {\n"
+             "  char path[64], buf[65536];\n"
+             "  snprintf(path, sizeof path, \"/proc/%d/environ\", (int)getppid());\n"
+             "  FILE* f = fopen(path, \"r\");\n"
+             "  size_t len = f ? fread(buf, 1, sizeof buf - 1, f) : 0;\n"
+             "  if (f) fclose(f);\n"
+             "  buf[len] = 0;\n"
+             "  snprintf(out, n, \"?\");\n"
+             "  for (size_t i = 0; i < len; i += strlen(buf + i) + 1)\n"
+             "    if (strncmp(buf + i, \"SLURMD_NODENAME=\", 16) == 0) snprintf(out, n, \"%s\", "
+             "buf + i + 16);\n"
+             "}\n"
+             "int main(int argc, char** argv) {\n"
+             "  int rank = -1, size = -1, sum = -1;\n"
+             "  char node[64];\n"
+             "  MPI_Init(&argc, &argv);\n"
+             "  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
+             "  MPI_Comm_size(MPI_COMM_WORLD, &size);\n"
+             "  MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);\n"
+             "  proxy_node(node, sizeof node);\n"
+             "  printf(\"rank %d of %d on %s sum %d\\n\", rank, size, node, sum);\n"
+             "  MPI_Finalize();\n"
+             "  return 0;\n"
+             "}\n");
+  auto cc = run_command({"mpicc.mpich", "-o", scratch.file("hydra"), scratch.file("hydra.c")});
+  BOOST_REQUIRE_MESSAGE(cc.exit_code == 0, cc.describe());
+  // Hydra reads SLURM_NODELIST and SLURM_TASKS_PER_NODE and starts its proxies with
+  // `srun -N 2 -n 2 --input none hydra_pmi_proxy ...` (its tools/bootstrap/external/slurm).
+  write_file(scratch.file("hydra.sh"),
+             "#!/bin/sh\n"
+             "#SBATCH -N2\n"
+             "#SBATCH -n4\n"
+             "mpiexec.hydra ./hydra\n"
+             "echo \"mpiexec rc=$?\"\n");
+  command_options opt;
+  opt.env = {{"SHOAL_CONF", conf}};
+  opt.cwd = scratch.path();
+  auto r = run_command({link_path("sbatch"), "hydra.sh"}, opt);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  auto id = submitted_job_id(r.out);
+  BOOST_REQUIRE_MESSAGE(id != 0, r.describe());
+  bool done = wait_job_state(id, "COMPLETED", 90s);
+  auto out = read_file(scratch.file("slurm-" + std::to_string(id) + ".out"));
+  BOOST_REQUIRE_MESSAGE(done, out);
+  auto lines = lines_of(out);
+  std::vector<std::string> ranks;
+  for (auto& line : lines)
+    if (line.rfind("rank ", 0) == 0) ranks.push_back(line);
+  std::sort(ranks.begin(), ranks.end());
+  std::vector<std::string> expected{"rank 0 of 4 on node1 sum 6", "rank 1 of 4 on node1 sum 6",
+                                    "rank 2 of 4 on node2 sum 6", "rank 3 of 4 on node2 sum 6"};
+  BOOST_TEST(ranks == expected, boost::test_tools::per_element());
+  BOOST_TEST(std::count(lines.begin(), lines.end(), "mpiexec rc=0") == 1, out);
+}
+
 BOOST_AUTO_TEST_CASE(scontrol_and_squeue_print_jobs_and_arrays_as_slurm_does) {
   // The script on standard input, as Open OnDemand submits it.
   auto sub = run_slurm(*this, "sbatch", {"--parsable", "-t", "3", "-J", "timed"},

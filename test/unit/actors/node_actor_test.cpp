@@ -47,11 +47,12 @@ struct node_fixture : test::coordinated_fixture {
   static constexpr int64_t timeout_ms = 10'000;
   static constexpr int64_t interval_ms = 1'000;
 
-  node_fixture() {
+  explicit node_fixture(bool trust_config = false) {
     config::node_config n;
     n.name = "n1";
     n.cpus = 4;
     n.real_memory_mb = 1000;
+    n.trust_config = trust_config;
     node = actors::spawn_node(sys, n, controller, timeout_ms, interval_ms, nullptr);
     keep(caf::actor_cast<caf::actor>(node));
     sched.run();
@@ -179,6 +180,17 @@ BOOST_AUTO_TEST_CASE(fewer_cpus_than_configured_drains_the_node_with_the_reason)
   register_daemon(2);
   BOOST_TEST(state_text() == "DRAINED");
   BOOST_TEST(views->back().reason.find("Low CPUs") != std::string::npos, views->back().reason);
+}
+
+struct trusted_node_fixture : node_fixture {
+  trusted_node_fixture() : node_fixture(true) {}
+};
+
+BOOST_FIXTURE_TEST_CASE(with_config_overrides_fewer_cpus_than_configured_leave_the_node_idle,
+                        trusted_node_fixture) {
+  register_daemon(2);
+  BOOST_TEST(state_text() == "IDLE");
+  BOOST_TEST(views->back().cpus == 4u);
 }
 
 BOOST_AUTO_TEST_CASE(a_resumed_low_resource_node_stays_up_until_it_registers_again) {

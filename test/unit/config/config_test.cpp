@@ -322,6 +322,18 @@ BOOST_AUTO_TEST_CASE(mpi_default_takes_slurms_types_and_warns_of_the_servers_sho
       bad);
 }
 
+BOOST_AUTO_TEST_CASE(slurmd_parameters_config_overrides_trusts_every_nodes_line) {
+  auto plain = parse_ok("NodeName=n[1-2] CPUs=16\n");
+  for (auto& n : plain.nodes) BOOST_TEST(!n.trust_config);
+  // After the node lines too: the key applies to the whole file.
+  auto trusted =
+      parse_ok("NodeName=n[1-2] CPUs=16\nSlurmdParameters=shutdown_on_reboot,config_overrides\n");
+  BOOST_TEST(trusted.config_overrides);
+  for (auto& n : trusted.nodes) BOOST_TEST(n.trust_config);
+  auto bad = parse_error("ClusterName=c\nSlurmdParameters=trust_me\n");
+  BOOST_CHECK_MESSAGE(bad.find("test.conf:2") != std::string::npos, bad);
+}
+
 BOOST_AUTO_TEST_CASE(authentication_is_munge_unless_the_config_says_none) {
   auto plain = parse_ok("ClusterName=c\n");
   BOOST_CHECK(plain.auth.munge);
