@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test/integration/harness.hpp"
@@ -37,7 +38,7 @@ struct needs_mpicc_openmpi {
 
 /// An MPI_Allreduce of the ranks' numbers; rank $DIE_RANK (SLURM_PROCID) kills itself a second
 /// after it starts, before MPI_Init, so before the fence there, once the step's shepherds know
-/// their tree.
+/// their tree; rank $HANG_RANK sleeps before MPI_Init, holding the others in its fence.
 constexpr const char* allreduce_source =
     "#include <mpi.h>\n"
     "#include <signal.h>\n"
@@ -51,6 +52,8 @@ constexpr const char* allreduce_source =
     "    sleep(1);\n"
     "    raise(SIGKILL);\n"
     "  }\n"
+    "  const char* hang = getenv(\"HANG_RANK\");\n"
+    "  if (hang && me && atoi(hang) == atoi(me)) sleep(600);\n"
     "  int rank = -1, size = -1, sum = -1;\n"
     "  MPI_Init(&argc, &argv);\n"
     "  MPI_Comm_rank(MPI_COMM_WORLD, &rank);\n"
@@ -120,6 +123,34 @@ BOOST_AUTO_TEST_CASE(a_rank_killed_before_the_fence_fails_the_step_at_once_sayin
                       "took " << std::chrono::duration_cast<std::chrono::seconds>(took).count()
                               << " s: " << r.describe());
   BOOST_CHECK(r.out.find("sum") == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(cancelling_a_job_whose_ranks_wait_in_mpi_init_ends_every_rank,
+                     *boost::unit_test::precondition(needs_mpicc_openmpi{})) {
+  BOOST_REQUIRE(build_allreduce());
+  // A name of its own, so that other suites' MPI programs running meanwhile are not counted.
+  auto cp = run_command({"cp", scratch.file("allreduce"), scratch.file("held_in_mpi_init")});
+  BOOST_REQUIRE_MESSAGE(cp.exit_code == 0, cp.describe());
+  auto opt = mpi_options();
+  opt.env.emplace_back("HANG_RANK", "3");
+  auto run = start_cli(
+      {"run", "-N2", "-n4", "-J", "held-in-init", "--mpi=pmix", "./held_in_mpi_init"}, opt);
+  auto ranks_alive = [] {
+    auto ps = run_command({"pgrep", "-c", "-f", "held_in_mpi_init$"});
+    return ps.exit_code == 0 ? std::stoi(ps.out) : 0;
+  };
+  // Ranks 0-2 wait in MPI_Init's fence; rank 3 sleeps before it.
+  BOOST_REQUIRE_MESSAGE(wait_until([&] { return ranks_alive() >= 4; }, 30s),
+                        "the four ranks never ran");
+  std::this_thread::sleep_for(1s);
+  auto cancel = run_cli({"cancel", "-n", "held-in-init"});
+  BOOST_CHECK_MESSAGE(cancel.exit_code == 0, cancel.describe());
+  auto r = run->finish();
+  BOOST_CHECK_MESSAGE(r.exit_code != 0, r.describe());
+  BOOST_CHECK(r.out.find("sum") == std::string::npos);
+  // Every rank went with the step: none is left waiting in the fence or asleep.
+  BOOST_CHECK_MESSAGE(wait_until([&] { return ranks_alive() == 0; }, 10s),
+                      run_command({"pgrep", "-a", "-f", "held_in_mpi_init"}).out);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
