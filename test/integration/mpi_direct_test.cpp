@@ -17,8 +17,8 @@ using namespace std::chrono_literals;
 namespace {
 
 /// Two nodes whose fences give up after 10 s, so a test of a fence nobody completes ends soon.
-struct two_nodes_short_fences : cluster_fixture {
-  two_nodes_short_fences() : cluster_fixture(2, "PMIxTimeout=10\n") {}
+struct four_nodes_short_fences : cluster_fixture {
+  four_nodes_short_fences() : cluster_fixture(4, "PMIxTimeout=10\n") {}
 
   /// test/data/mpi/allreduce.c, built with MPICH's compiler in the scratch directory.
   std::string allreduce() {
@@ -31,18 +31,20 @@ struct two_nodes_short_fences : cluster_fixture {
 
 }  // namespace
 
-BOOST_FIXTURE_TEST_SUITE(mpi_direct, two_nodes_short_fences)
+BOOST_FIXTURE_TEST_SUITE(mpi_direct, four_nodes_short_fences)
 
 BOOST_AUTO_TEST_CASE(mpich_ranks_started_by_shoal_run_form_one_world_across_nodes,
                      *boost::unit_test::precondition(needs_mpich{
                          "(apt-get install mpich libmpich-dev)"})) {
   auto exe = allreduce();
-  auto r = run_cli({"run", "-N2", "-n4", "--mpi=pmi2", exe});
+  auto r = run_cli({"run", "-N4", "-n8", "--mpi=pmi2", exe});
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
   auto lines = lines_of(r.out);
   std::sort(lines.begin(), lines.end());
-  std::vector<std::string> expected{"rank 0 of 4 sum 6", "rank 1 of 4 sum 6", "rank 2 of 4 sum 6",
-                                    "rank 3 of 4 sum 6"};
+  // 0 + 1 + ... + 7 = 28 on every rank.
+  std::vector<std::string> expected;
+  for (int rank = 0; rank < 8; ++rank)
+    expected.push_back("rank " + std::to_string(rank) + " of 8 sum 28");
   BOOST_TEST(lines == expected, boost::test_tools::per_element());
 }
 

@@ -64,9 +64,9 @@ constexpr const char* allreduce_source =
     "  return 0;\n"
     "}\n";
 
-struct two_nodes_pmix : cluster_fixture {
+struct four_nodes_pmix : cluster_fixture {
   // A short PMIxTimeout=: a fence that waited for it would outlast the test's own patience.
-  two_nodes_pmix() : cluster_fixture(2, "PMIxTimeout=20\n") {}
+  four_nodes_pmix() : cluster_fixture(4, "PMIxTimeout=20\n") {}
 
   /// Builds allreduce_source into the scratch directory; false after a failed check.
   bool build_allreduce() {
@@ -91,17 +91,19 @@ struct two_nodes_pmix : cluster_fixture {
 
 }  // namespace
 
-BOOST_FIXTURE_TEST_SUITE(pmix_direct_launch, two_nodes_pmix)
+BOOST_FIXTURE_TEST_SUITE(pmix_direct_launch, four_nodes_pmix)
 
 BOOST_AUTO_TEST_CASE(ranks_started_by_shoal_run_know_their_place_and_reduce_together,
                      *boost::unit_test::precondition(needs_mpicc_openmpi{})) {
   BOOST_REQUIRE(build_allreduce());
-  auto r = run_cli({"run", "-N2", "-n4", "--mpi=pmix", "./allreduce"}, mpi_options());
+  auto r = run_cli({"run", "-N4", "-n8", "--mpi=pmix", "./allreduce"}, mpi_options());
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
   auto lines = lines_of(r.out);
   std::sort(lines.begin(), lines.end());
-  std::vector<std::string> expected{"rank 0 of 4 sum 6", "rank 1 of 4 sum 6", "rank 2 of 4 sum 6",
-                                    "rank 3 of 4 sum 6"};
+  // 0 + 1 + ... + 7 = 28 on every rank.
+  std::vector<std::string> expected;
+  for (int rank = 0; rank < 8; ++rank)
+    expected.push_back("rank " + std::to_string(rank) + " of 8 sum 28");
   BOOST_TEST(lines == expected, boost::test_tools::per_element());
 }
 
