@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <boost/test/tree/observer.hpp>
@@ -88,18 +89,24 @@ struct needs_cpus {
   }
 };
 
+/// What `command`, run by /bin/sh, prints on stdout; empty when it cannot run.
+inline std::string shell_output(const std::string& command) {
+  std::string out;
+  if (FILE* p = ::popen(command.c_str(), "r")) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
+    ::pclose(p);
+  }
+  return out;
+}
+
 /// Precondition: Open MPI's mpirun and mpicc are on PATH (Debian's openmpi-bin and
 /// libopenmpi-dev). `why` completes "needs Open MPI ...".
 struct needs_open_mpi {
   std::string why;
 
   boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
-    std::string banner;
-    if (FILE* p = ::popen("mpirun --version 2>/dev/null; command -v mpicc", "r")) {
-      char buf[256];
-      while (std::fgets(buf, sizeof buf, p) != nullptr) banner += buf;
-      ::pclose(p);
-    }
+    auto banner = shell_output("mpirun --version 2>/dev/null; command -v mpicc");
     boost::test_tools::assertion_result ok{banner.find("Open MPI") != std::string::npos &&
                                            banner.find("mpicc") != std::string::npos};
     ok.message() << "needs Open MPI's mpirun and mpicc on PATH " << why;
@@ -107,23 +114,24 @@ struct needs_open_mpi {
   }
 };
 
-/// Precondition: MPICH's compiler wrapper mpicc.mpich is on PATH (Debian's mpich and
-/// libmpich-dev, beside Open MPI without becoming the default mpicc). `why` completes "needs
-/// MPICH ...".
-struct needs_mpich {
+/// Precondition: `program` is on PATH, e.g. mpicc.mpich (Debian's mpich and libmpich-dev,
+/// beside Open MPI without becoming the default mpicc) or mpicc.openmpi. `why` completes
+/// "needs PROGRAM on PATH ...".
+struct needs_program {
+  std::string program;
   std::string why;
 
   boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
-    std::string found;
-    if (FILE* p = ::popen("command -v mpicc.mpich", "r")) {
-      char buf[256];
-      while (std::fgets(buf, sizeof buf, p) != nullptr) found += buf;
-      ::pclose(p);
-    }
-    boost::test_tools::assertion_result ok{found.find("mpicc.mpich") != std::string::npos};
-    ok.message() << "needs MPICH's mpicc.mpich on PATH " << why;
+    auto found = shell_output("command -v " + program);
+    boost::test_tools::assertion_result ok{found.find(program) != std::string::npos};
+    ok.message() << "needs " << program << " on PATH " << why;
     return ok;
   }
+};
+
+/// Precondition: MPICH's compiler wrapper mpicc.mpich. `why` completes "needs MPICH ...".
+struct needs_mpich : needs_program {
+  explicit needs_mpich(std::string why) : needs_program{"mpicc.mpich", std::move(why)} {}
 };
 
 }  // namespace shoal::test

@@ -19,23 +19,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// Precondition: Debian's Open MPI compiler (openmpi-bin, libopenmpi-dev), whose library takes
-/// the system's PMIx.
-struct needs_mpicc_openmpi {
-  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
-    std::string found;
-    if (FILE* p = ::popen("command -v mpicc.openmpi", "r")) {
-      char buf[256];
-      while (std::fgets(buf, sizeof buf, p) != nullptr) found += buf;
-      ::pclose(p);
-    }
-    boost::test_tools::assertion_result ok{!found.empty()};
-    ok.message() << "needs Open MPI's mpicc.openmpi on PATH (apt-get install openmpi-bin "
-                    "libopenmpi-dev)";
-    return ok;
-  }
-};
-
 /// An MPI_Allreduce of the ranks' numbers; rank $DIE_RANK (SLURM_PROCID) kills itself a second
 /// after it starts, before MPI_Init, so before the fence there, once the step's shepherds know
 /// their tree; rank $HANG_RANK sleeps before MPI_Init, holding the others in its fence.
@@ -94,7 +77,8 @@ struct four_nodes_pmix : cluster_fixture {
 BOOST_FIXTURE_TEST_SUITE(pmix_direct_launch, four_nodes_pmix)
 
 BOOST_AUTO_TEST_CASE(ranks_started_by_shoal_run_know_their_place_and_reduce_together,
-                     *boost::unit_test::precondition(needs_mpicc_openmpi{})) {
+                     *boost::unit_test::precondition(needs_program{
+                         "mpicc.openmpi", "(apt-get install openmpi-bin libopenmpi-dev)"})) {
   BOOST_REQUIRE(build_allreduce());
   auto r = run_cli({"run", "-N4", "-n8", "--mpi=pmix", "./allreduce"}, mpi_options());
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
@@ -108,7 +92,8 @@ BOOST_AUTO_TEST_CASE(ranks_started_by_shoal_run_know_their_place_and_reduce_toge
 }
 
 BOOST_AUTO_TEST_CASE(a_rank_killed_before_the_fence_fails_the_step_at_once_saying_which,
-                     *boost::unit_test::precondition(needs_mpicc_openmpi{})) {
+                     *boost::unit_test::precondition(needs_program{
+                         "mpicc.openmpi", "(apt-get install openmpi-bin libopenmpi-dev)"})) {
   BOOST_REQUIRE(build_allreduce());
   auto opt = mpi_options();
   // Rank 3 is on node2 (two ranks a node, in order); node1's ranks wait in MPI_Init's fence.
@@ -128,7 +113,8 @@ BOOST_AUTO_TEST_CASE(a_rank_killed_before_the_fence_fails_the_step_at_once_sayin
 }
 
 BOOST_AUTO_TEST_CASE(cancelling_a_job_whose_ranks_wait_in_mpi_init_ends_every_rank,
-                     *boost::unit_test::precondition(needs_mpicc_openmpi{})) {
+                     *boost::unit_test::precondition(needs_program{
+                         "mpicc.openmpi", "(apt-get install openmpi-bin libopenmpi-dev)"})) {
   BOOST_REQUIRE(build_allreduce());
   // A name of its own, so that other suites' MPI programs running meanwhile are not counted.
   auto cp = run_command({"cp", scratch.file("allreduce"), scratch.file("held_in_mpi_init")});
