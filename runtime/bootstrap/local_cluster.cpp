@@ -350,7 +350,15 @@ shoal::error local_cluster::wait_until_ready(int timeout_s) {
 
 void local_cluster::signal_node(unsigned index, int signo) {
   // pids_[0] is the controller, then node1..nodeN in order.
-  if (index >= 1 && index < pids_.size()) ::kill(pids_[index], signo);
+  if (index < 1 || index >= pids_.size()) return;
+  ::kill(pids_[index], signo);
+  if (signo != SIGKILL) return;
+  // Until it has exited (its sockets and ports closed), left unreaped for restart_node and
+  // tear_down: a daemon started next on its port must not find it still bound.
+  siginfo_t info{};
+  while (::waitid(P_PID, static_cast<id_t>(pids_[index]), &info, WEXITED | WNOWAIT) < 0 &&
+         errno == EINTR) {
+  }
 }
 
 void local_cluster::signal_controller(int signo) {

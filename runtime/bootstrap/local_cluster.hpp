@@ -65,7 +65,8 @@ class local_cluster {
   void tear_down(bool keep_dir);
 
   /// Sends `signo` to the shoald of node `index` (1-based), e.g. SIGKILL in a failure test; on a
-  /// torus, to front end `index`.
+  /// torus, to front end `index`. After SIGKILL it returns once the process has exited (its
+  /// ports free).
   void signal_node(unsigned index, int signo);
 
   /// Sends `signo` to shoalctld and, when it is fatal, waits until the process is gone (e.g.
