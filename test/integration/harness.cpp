@@ -302,6 +302,16 @@ std::string read_file(const std::string& path) {
   return text.str();
 }
 
+std::vector<std::string> allreduce_lines(int ranks) {
+  std::vector<std::string> lines;
+  int sum = ranks * (ranks - 1) / 2;
+  for (int rank = 0; rank < ranks; ++rank)
+    lines.push_back("rank " + std::to_string(rank) + " of " + std::to_string(ranks) + " sum " +
+                    std::to_string(sum));
+  std::sort(lines.begin(), lines.end());
+  return lines;
+}
+
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
   std::istringstream in{text};

@@ -120,6 +120,10 @@ std::string read_file(const std::string& path);
 /// The lines of `text` without their '\n'.
 std::vector<std::string> lines_of(const std::string& text);
 
+/// What the MPI_Allreduce test programs print when all `ranks` ranks reduced their numbers
+/// together, sorted: "rank R of N sum S" for each rank, S = 0 + 1 + ... + N-1.
+std::vector<std::string> allreduce_lines(int ranks);
+
 /// The config lines that make a test cluster authenticate with the tests' private munged
 /// (test/munge/munged.sh, whose socket ctest names in SHOAL_TEST_MUNGE_SOCKET): AuthType=auth/munge
 /// and its AuthInfo; "" when no such munged runs (the binary started outside ctest), leaving the

@@ -587,6 +587,7 @@ fs::path build_allreduce(const fs::path& dir) {
 struct scratch_dir {
   fs::path path;
   scratch_dir() {
+    // mkdtemp fills in the XXXXXX: a directory of this test's own.
     char tmpl[] = "/tmp/shoal-pmi2-XXXXXX";
     BOOST_REQUIRE(::mkdtemp(tmpl) != nullptr);
     path = tmpl;

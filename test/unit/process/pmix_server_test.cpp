@@ -195,6 +195,7 @@ std::string unescape(const std::string& text) {
 /// pmix_test_client with `args`.
 step_seen run_step(uint32_t ntasks, const std::vector<std::string>& args,
                    std::string program = SHOAL_PMIX_TEST_CLIENT) {
+  // mkdtemp fills in the XXXXXX: a directory of this test's own.
   char tmpl[] = "/tmp/shoal-pmix-test-XXXXXX";
   BOOST_REQUIRE(::mkdtemp(tmpl) != nullptr);
   fs::path dir{tmpl};
