@@ -19,9 +19,10 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// An MPI_Allreduce of the ranks' numbers; rank $DIE_RANK (SLURM_PROCID) kills itself a second
-/// after it starts, before MPI_Init, so before the fence there, once the step's shepherds know
-/// their tree; rank $HANG_RANK sleeps before MPI_Init, holding the others in its fence.
+/// An MPI_Allreduce of the ranks' numbers; rank $DIE_RANK (SLURM_PROCID) kills itself as it
+/// starts, before MPI_Init (so before the fence there, and possibly before its node's shepherd
+/// joined the step's tree); rank $HANG_RANK sleeps before MPI_Init, holding the others in its
+/// fence.
 constexpr const char* allreduce_source =
     "#include <mpi.h>\n"
     "#include <signal.h>\n"
@@ -31,10 +32,7 @@ constexpr const char* allreduce_source =
     "int main(int argc, char** argv) {\n"
     "  const char* die = getenv(\"DIE_RANK\");\n"
     "  const char* me = getenv(\"SLURM_PROCID\");\n"
-    "  if (die && me && atoi(die) == atoi(me)) {\n"
-    "    sleep(1);\n"
-    "    raise(SIGKILL);\n"
-    "  }\n"
+    "  if (die && me && atoi(die) == atoi(me)) raise(SIGKILL);\n"
     "  const char* hang = getenv(\"HANG_RANK\");\n"
     "  if (hang && me && atoi(hang) == atoi(me)) sleep(600);\n"
     "  int rank = -1, size = -1, sum = -1;\n"
@@ -95,17 +93,16 @@ BOOST_AUTO_TEST_CASE(a_rank_killed_before_the_fence_fails_the_step_at_once_sayin
   auto opt = mpi_options();
   // Rank 3 is on node2 (two ranks a node, in order); node1's ranks wait in MPI_Init's fence.
   opt.env.emplace_back("DIE_RANK", "3");
-  auto started = std::chrono::steady_clock::now();
   auto r = run_cli({"run", "-N2", "-n4", "--mpi=pmix", "./allreduce"}, opt);
-  auto took = std::chrono::steady_clock::now() - started;
   BOOST_CHECK_MESSAGE(r.exit_code != 0, r.describe());
   BOOST_CHECK_MESSAGE(
       contains(r.err, "rank 3 on node2 was killed by signal 9 before PMIx_Finalize"), r.describe());
-  // node1's ranks heard of it through the fence, not from the timeout.
-  BOOST_CHECK_MESSAGE(contains(r.err, "PMIx fence failed: rank 3 on node2"), r.describe());
-  BOOST_CHECK_MESSAGE(took < 20s,
-                      "took " << std::chrono::duration_cast<std::chrono::seconds>(took).count()
-                              << " s: " << r.describe());
+  // node1's ranks heard of it through the fence, not from the timeout: as rank 3's failure, or,
+  // when node2's step ended before its part reached the tree, as node2's (step index 1) end.
+  BOOST_CHECK_MESSAGE(contains(r.err, "PMIx fence failed: rank 3 on node2") ||
+                          contains(r.err, "PMIx fence failed: the step's part on node index 1"),
+                      r.describe());
+  BOOST_CHECK_MESSAGE(!contains(r.err, "PMIxTimeout"), r.describe());
   BOOST_CHECK(r.out.find("sum") == std::string::npos);
 }
 
