@@ -251,23 +251,25 @@ void on_warning(job_self self, uint64_t gen) {
 /// A step's shepherd with a PMI server: it hears its parent's handle in the all-gather's tree,
 /// and its children already known hear its own. Only introductions pass through the job; the
 /// rounds go between the shepherds.
-void introduce_shepherd(job_self self, uint32_t step, uint32_t index, caf::actor shepherd) {
+void introduce_shepherd(job_self self, uint32_t step, uint32_t index, step_peer peer) {
   auto it = self->state.steps.find(step);
-  if (it == self->state.steps.end() || !shepherd || index >= it->second.nodes.size()) return;
+  if (it == self->state.steps.end() || !peer.handle || index >= it->second.nodes.size()) return;
   auto& known = it->second.shepherds;
-  if (!known.emplace(index, shepherd).second) return;
-  // Both ends of each tie hear of the other: a child's parent, and a parent its child, so that a
-  // child whose step ends before it ever joined a round still fails the round at its parent.
-  auto tie = [self](uint32_t child, const caf::actor& child_handle, const caf::actor& parent) {
-    send_to(self, child_handle, msg::peers_atom_v, parent);
-    send_to(self, parent, msg::peers_atom_v, child, child_handle);
+  if (!known.emplace(index, peer).second) return;
+  // Both ends of each tie hear of the other: a child's parent (and its door, so the two shoalds
+  // connect directly), and a parent its child, so that a child whose step ends before it ever
+  // joined a round still fails the round at its parent.
+  auto tie = [self](uint32_t child, const caf::actor& child_handle, const step_peer& parent) {
+    send_to(self, child_handle, msg::peers_atom_v, parent.handle, parent.door_host,
+            parent.door_port);
+    send_to(self, parent.handle, msg::peers_atom_v, child, child_handle);
   };
   if (index > 0)
     if (auto parent = known.find(exchange_tree::parent_of(index)); parent != known.end())
-      tie(index, shepherd, parent->second);
-  for (auto& [other, handle] : known)
+      tie(index, peer.handle, parent->second);
+  for (auto& [other, other_peer] : known)
     if (other > 0 && other != index && exchange_tree::parent_of(other) == index)
-      tie(other, handle, shepherd);
+      tie(other, other_peer.handle, peer);
 }
 
 caf::result<caf::ok_atom> on_complete(job_self self, int32_t code, int32_t signo, uint32_t uid) {
@@ -549,8 +551,11 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
                       return on_complete(self, code, signo, uid);
                     }),
       probe.metered("peers",
-                    [self](msg::peers_atom, uint32_t step, uint32_t index, caf::actor& shepherd) {
-                      introduce_shepherd(self, step, index, std::move(shepherd));
+                    [self](msg::peers_atom, uint32_t step, uint32_t index, caf::actor& shepherd,
+                           std::string& door_host, uint16_t door_port) {
+                      introduce_shepherd(
+                          self, step, index,
+                          step_peer{std::move(shepherd), std::move(door_host), door_port});
                     }),
       probe.metered("escalate",
                     [self](msg::escalate_atom, uint64_t gen) { on_kill_wait(self, gen); }),

@@ -131,9 +131,11 @@ using job_actor = caf::typed_actor<
     /// already ending); errc::invalid_request for a job that is not an allocation,
     /// errc::permission_denied unless uid is root, the owner or the admin.
     caf::replies_to<msg::complete_atom, int32_t, int32_t, uint32_t>::with<caf::ok_atom>,
-    /// (step, node index, shepherd): a step's shepherd with a PMI server introduces itself; it
-    /// hears `(peers, parent)` with its parent's in the all-gather's tree, once that one came.
-    caf::reacts_to<msg::peers_atom, uint32_t, uint32_t, caf::actor>>;
+    /// (step, node index, shepherd, door host, door port): a step's shepherd with a PMI server
+    /// introduces itself with its shoald's door (actors/peer_door.hpp; port 0: none); it hears
+    /// `(peers, parent, door host, door port)` of its parent in the all-gather's tree, once that
+    /// one came.
+    caf::reacts_to<msg::peers_atom, uint32_t, uint32_t, caf::actor, std::string, uint16_t>>;
 
 /// Spawns the job actor for `setup`: it queues itself with the scheduler, or starts at once on
 /// `setup.start_nodes` (array tasks).

@@ -24,11 +24,19 @@ using policy::verdict;
 /// An allocation's main step id: none of its steps (they count from 0) ever has it.
 constexpr uint32_t no_main_step = 0xfffffffd;
 
+/// A step's shepherd as it introduced itself: its handle, and the door of its shoald
+/// (actors/peer_door.hpp; port 0: none) through which its children reach it directly.
+struct step_peer {
+  caf::actor handle;
+  std::string door_host;
+  uint16_t door_port = 0;
+};
+
 struct step_run {
   std::vector<size_t> nodes;  ///< indices into the job's node list
   /// With a PMI server: the step's shepherds by node index in the step, as they introduced
   /// themselves (each hears its parent's in the all-gather's tree; see actors/exchange_tree.hpp).
-  std::map<uint32_t, caf::actor> shepherds;
+  std::map<uint32_t, step_peer> shepherds;
   std::set<std::string> waiting;  ///< nodes whose tasks have not reported yet
   int32_t exit_code = 0;          ///< highest task exit code so far
   int32_t exit_signal = 0;        ///< the signal behind exit_code (0: the task exited)

@@ -340,6 +340,8 @@ void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::a
   where.meters = st.setup.meters;
   where.spares = st.setup.spares;
   where.check_launch = st.setup.check_launch;
+  where.door_host = st.setup.door_host;
+  where.door_port = st.setup.door_port;
   // The daemon hears every step's end first (on_step_exit), then passes it to the job.
   auto shepherd = spawn_shepherd(self->system(), std::move(req), std::move(sink),
                                  caf::actor_cast<caf::actor>(self), where);

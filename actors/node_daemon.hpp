@@ -50,6 +50,10 @@ struct node_daemon_setup {
   /// `collector_port`, which the daemon announces to the controller after each registration.
   caf::actor collector;
   uint16_t collector_port = 0;
+  /// This shoald's door for its peers (actors/peer_door.hpp), which its shepherds name to the
+  /// job so that their children in a step's tree connect directly. Port 0: none.
+  std::string door_host;
+  uint16_t door_port = 0;
 };
 
 /// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects

@@ -15,6 +15,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/daemon_transport.hpp"
 #include "actors/exchange_tree.hpp"
 #include "actors/metering.hpp"
 #include "actors/send_to.hpp"
@@ -58,6 +59,8 @@ using namespace std::chrono_literals;
 constexpr auto report_retry = 1s;
 /// How long one report may take (daemon -> node actor -> controller and back).
 constexpr auto report_timeout = 10s;
+/// How long connecting to a parent's door may take before the rounds go the indirect way.
+constexpr auto door_timeout = 10s;
 
 /// The shepherd's own messages: what its reader thread decodes from the step socket, and the
 /// end of that socket.
@@ -68,7 +71,9 @@ using shepherd_impl =
                            /// shoal-stepd's own part of an all-gather round
                            caf::reacts_to<msg::exchange_atom, msg::step_exchange>,
                            /// a round's PMIxTimeout is up
-                           caf::reacts_to<msg::tlimit_atom, uint32_t>>;
+                           caf::reacts_to<msg::tlimit_atom, uint32_t>,
+                           /// a rank aborted the step here: the other nodes end theirs too
+                           caf::reacts_to<msg::abort_atom, std::string>>;
 
 /// The socket to shoal-stepd and the thread blocked reading it. Destroyed with the shepherd's
 /// state, on its own thread: the socket is shut down, which ends the reader's read, then joined.
@@ -102,6 +107,8 @@ class stepd_link {
           caf::anon_send(me, msg::inputack_atom_v);
         else if (process::kind_of(*frame) == process::frame_kind::exchange_join)
           caf::anon_send(me, msg::exchange_atom_v, std::move(frame->exchange));
+        else if (process::kind_of(*frame) == process::frame_kind::step_aborted)
+          caf::anon_send(me, msg::abort_atom_v, std::move(frame->exchange.error));
       }
     });
   }
@@ -148,8 +155,13 @@ struct shepherd_state {
   /// and what waits to go up.
   std::optional<exchange_tree> tree;
   caf::actor parent;
+  bool linking = false;  ///< connecting to the parent's door; its handle waits meanwhile
   std::map<uint32_t, caf::actor> children;
   std::deque<msg::step_exchange> up_waiting;
+  std::string door_host;  ///< this shoald's door, told to the job with the introduction
+  uint16_t door_port = 0;
+  bool aborted = false;  ///< the step was aborted (here or elsewhere): neighbours were told
+  std::string abort_reason;
 };
 
 using shepherd_self = shepherd_impl::stateful_pointer<shepherd_state>;
@@ -248,7 +260,82 @@ void join_exchange(shepherd_self self, const caf::actor& owner) {
   st.tree.emplace(st.req.job_id, st.req.step_id, st.req.node_index, st.req.node_count);
   if (st.req.node_count > 1 && owner)
     send_to(self, owner, msg::peers_atom_v, st.req.step_id, st.req.node_index,
-            caf::actor_cast<caf::actor>(self));
+            caf::actor_cast<caf::actor>(self), st.door_host, st.door_port);
+}
+
+/// Tells the step's neighbours in the tree, except `from` (the one that told us), that the step
+/// was aborted.
+void spread_abort(shepherd_self self, std::optional<uint32_t> from) {
+  auto& st = self->state;
+  auto me = st.tree->index();
+  if (st.parent && from != exchange_tree::parent_of(me))
+    send_to(self, st.parent, msg::abort_atom_v, me, st.abort_reason);
+  for (auto& [index, child] : st.children)
+    if (from != index) send_to(self, child, msg::abort_atom_v, me, st.abort_reason);
+}
+
+/// A rank aborted the step on this node (`from` empty) or elsewhere: every node's tasks end.
+void on_abort(shepherd_self self, std::optional<uint32_t> from, std::string why) {
+  auto& st = self->state;
+  if (!st.tree || st.aborted) return;
+  st.aborted = true;
+  st.abort_reason = std::move(why);
+  if (from) {
+    config::log().info("step aborted on another node job={} step={} node={}: {}", st.req.job_id,
+                       msg::step_label(st.req.step_id), st.node_name, st.abort_reason);
+    if (st.link) st.link->send(process::make_frame(process::frame_kind::signal, SIGKILL));
+  }
+  spread_abort(self, from);
+}
+
+/// The parent's shepherd, reachable now (directly, once its door took our connection): what
+/// waited goes up.
+void adopt_parent(shepherd_self self, caf::actor parent) {
+  auto& st = self->state;
+  st.linking = false;
+  st.parent = std::move(parent);
+  self->monitor(st.parent);
+  for (auto& part : st.up_waiting)
+    send_to(self, st.parent, msg::exchange_atom_v, st.tree->index(), std::move(part));
+  st.up_waiting.clear();
+  if (st.aborted) send_to(self, st.parent, msg::abort_atom_v, st.tree->index(), st.abort_reason);
+}
+
+/// Connects to the parent's shoald through its door, so that the rounds go straight between the
+/// two processes, then takes the parent. Without a door, or when the connection fails, the
+/// rounds still flow, through the process the handle came from.
+void link_parent(shepherd_self self, caf::actor parent, std::string host, uint16_t port) {
+  auto& st = self->state;
+  if (parent.node() == self->node() || port == 0) return adopt_parent(self, std::move(parent));
+  st.linking = true;
+  self->request(daemon_transport(self->system()), door_timeout, caf::connect_atom::value, host,
+                port)
+      .then(
+          [self, parent, host, port](const caf::node_id& reached, caf::strong_actor_ptr&,
+                                     const std::set<std::string>&) {
+            auto& st = self->state;
+            if (reached != parent.node())
+              config::log().warn(
+                  "step peer door at {}:{} is another process's job={} step={} node={}; the "
+                  "fences pass through the controller",
+                  host, port, st.req.job_id, msg::step_label(st.req.step_id), st.node_name);
+            else
+              config::log().info(
+                  "step peer linked job={} step={} node={} parent_index={} "
+                  "door={}:{}",
+                  st.req.job_id, msg::step_label(st.req.step_id), st.node_name,
+                  exchange_tree::parent_of(st.tree->index()), host, port);
+            adopt_parent(self, parent);
+          },
+          [self, parent, host, port](caf::error& err) {
+            auto& st = self->state;
+            config::log().warn(
+                "step peer door {}:{} unreachable job={} step={} node={}: {}; the fences pass "
+                "through the controller",
+                host, port, st.req.job_id, msg::step_label(st.req.step_id), st.node_name,
+                describe(err));
+            adopt_parent(self, parent);
+          });
 }
 
 void on_own_part(shepherd_self self, msg::step_exchange& part) {
@@ -351,6 +438,8 @@ shepherd_impl::behavior_type shepherd_behavior(shepherd_self self,
     st.link->start_reading(std::move(start->adopted->reader), caf::actor_cast<shepherd_impl>(self));
   } else {
     st.req = start->req;
+    st.door_host = start->setup.door_host;
+    st.door_port = start->setup.door_port;
     st.link = launch(self, *start);
     join_exchange(self, start->setup.step_owner);
   }
@@ -416,21 +505,27 @@ shepherd_impl::behavior_type shepherd_behavior(shepherd_self self,
                       if (self->state.tree) carry_out(self, self->state.tree->outcome(result));
                     }),
       probe.metered("exchange_parent",
-                    [self](msg::peers_atom, caf::actor& parent) {
+                    [self](msg::peers_atom, caf::actor& parent, std::string& host, uint16_t port) {
                       auto& st = self->state;
-                      if (!st.tree || st.parent || !parent) return;
-                      st.parent = parent;
-                      self->monitor(parent);
-                      for (auto& part : st.up_waiting)
-                        send_to(self, st.parent, msg::exchange_atom_v, st.tree->index(),
-                                std::move(part));
-                      st.up_waiting.clear();
+                      if (!st.tree || st.parent || st.linking || !parent) return;
+                      link_parent(self, std::move(parent), std::move(host), port);
                     }),
       probe.metered("exchange_child_named",
                     [self](msg::peers_atom, uint32_t child, caf::actor& handle) {
                       auto& st = self->state;
                       if (!st.tree || !handle) return;
-                      if (st.children.emplace(child, handle).second) self->monitor(handle);
+                      if (!st.children.emplace(child, handle).second) return;
+                      self->monitor(handle);
+                      if (st.aborted)
+                        send_to(self, handle, msg::abort_atom_v, st.tree->index(), st.abort_reason);
+                    }),
+      probe.metered("abort_here",
+                    [self](msg::abort_atom, std::string& why) {
+                      on_abort(self, std::nullopt, std::move(why));
+                    }),
+      probe.metered("abort_peer",
+                    [self](msg::abort_atom, uint32_t from, std::string& why) {
+                      on_abort(self, from, std::move(why));
                     }),
       probe.metered("exchange_timeout",
                     [self](msg::tlimit_atom, uint32_t round) {

@@ -120,10 +120,14 @@ using shepherd_actor = caf::typed_actor<
     caf::reacts_to<msg::exchange_atom, uint32_t, msg::step_exchange>,
     /// The round's outcome from the parent.
     caf::reacts_to<msg::done_atom, msg::step_exchange>,
-    /// The shepherd of this node's parent in the step's tree, from the job.
-    caf::reacts_to<msg::peers_atom, caf::actor>,
+    /// The shepherd of this node's parent in the step's tree and its shoald's door (host, port;
+    /// 0: none), from the job: the shepherd connects to the door before its parts go up.
+    caf::reacts_to<msg::peers_atom, caf::actor, std::string, uint16_t>,
     /// (child, its shepherd): one of this node's children in the step's tree, from the job.
-    caf::reacts_to<msg::peers_atom, uint32_t, caf::actor>>;
+    caf::reacts_to<msg::peers_atom, uint32_t, caf::actor>,
+    /// (from, why): the step was aborted on node index `from`'s side of the tree: this node's
+    /// tasks get SIGKILL and the word goes on to the other neighbours.
+    caf::reacts_to<msg::abort_atom, uint32_t, std::string>>;
 
 /// Where and how a shepherd runs its step.
 struct shepherd_setup {
@@ -142,6 +146,11 @@ struct shepherd_setup {
   /// The step's job actor: with a PMI server (StepIo::mpi) on several nodes, the shepherd
   /// introduces itself to it and hears its parent's handle in the all-gather's tree.
   caf::actor step_owner;
+  /// Where this shoald's door listens (actors/peer_door.hpp), told to the job with the
+  /// introduction so that this node's children in the tree connect to it directly. Port 0: no
+  /// door (the rounds then pass through the process the handles came from).
+  std::string door_host;
+  uint16_t door_port = 0;
 };
 
 /// Every rank of `req` with the same outcome: a step whose shoal-stepd never reported, or a

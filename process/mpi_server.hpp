@@ -56,8 +56,18 @@ struct mpi_step {
   std::string scratch_dir;
   /// Writes `text` (one line, newline added) to the step's stderr as rank `rank`'s output.
   std::function<void(uint32_t rank, const std::string& text)> report;
-  /// Ends the step: every task is killed; `why` is reported first (report()).
+  /// Ends the step here: every task on this node is killed; `why` is reported first (report()).
   std::function<void(uint32_t rank, const std::string& why)> abort;
+  /// Tells the step's other nodes to end their tasks too (null: nobody to tell).
+  std::function<void(const std::string& why)> spread_abort;
+
+  /// A rank asked for the whole step's end (MPI_Abort, PMI's abort): every node's tasks end, as
+  /// Slurm's srun ends the step. A rank merely lost ends only this node's part: the other
+  /// nodes learn of it through their fences, with the reason.
+  void abort_everywhere(uint32_t rank, const std::string& why) const {
+    if (abort) abort(rank, why);
+    if (spread_abort) spread_abort(why);
+  }
 };
 
 /// A PMI server for one step on this node. Single-threaded from shoal-stepd's view: every call

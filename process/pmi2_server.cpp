@@ -463,8 +463,8 @@ void pmi2_server::on_pmi2(connection& c, const pmi_command& cmd) {
 
 void pmi2_server::on_abort(connection& c, const std::string& what) {
   c.finalized = true;  // its exit is the abort's, not a rank lost under a fence
-  step_.abort(c.rank,
-              "rank " + std::to_string(c.rank) + " aborted the step through PMI (" + what + ")");
+  step_.abort_everywhere(
+      c.rank, "rank " + std::to_string(c.rank) + " aborted the step through PMI (" + what + ")");
 }
 
 // -- fences ---------------------------------------------------------------------------------

@@ -558,7 +558,7 @@ void pmix_server::serve(pmix_event& ev) {
                  std::to_string(ev.status) + ")" + (ev.text.empty() ? "" : ": " + ev.text);
       if (auto* task = task_of(ev.rank)) task->ended = true;  // killed with the step
       aborted_ = true;
-      if (step_.abort) step_.abort(ev.rank, why);
+      step_.abort_everywhere(ev.rank, why);
       if (ev.op_done != nullptr) ev.op_done(PMIX_SUCCESS, ev.cbdata);
       return;
     }

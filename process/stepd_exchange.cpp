@@ -74,6 +74,16 @@ void stepd_exchange::fail(std::string why) {
   send_join(round, {}, std::move(why));
 }
 
+void stepd_exchange::announce_abort(std::string why) {
+  if (aborted_) return;
+  aborted_ = true;
+  auto frame = make_frame(frame_kind::step_aborted);
+  frame.exchange.job_id = job_id_;
+  frame.exchange.step_id = step_id_;
+  frame.exchange.error = std::move(why);
+  send_(std::move(frame));
+}
+
 void stepd_exchange::on_result(const msg::step_exchange& result) {
   if (result.round == 0 || result.round >= next_round_ + 1 || arrived_.size() > 4) return;
   arrived_.insert_or_assign(result.round, outcome_of(result, node_count_));

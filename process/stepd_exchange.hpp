@@ -26,6 +26,9 @@ class stepd_exchange final : public step_exchange {
   void allgather(std::string blob, done_fn done) override;
   void fail(std::string why) override;
 
+  /// Tells shoald that a rank aborted the step here, so that its other nodes end theirs.
+  void announce_abort(std::string why);
+
   /// An exchange_result frame's content from shoald.
   void on_result(const msg::step_exchange& result);
 
@@ -52,6 +55,7 @@ class stepd_exchange final : public step_exchange {
   std::map<uint32_t, result> arrived_;  ///< outcomes of rounds, until their `done` runs
   std::deque<std::pair<done_fn, result>> ready_;
   int wake_fd_ = -1;
+  bool aborted_ = false;  ///< announce_abort was sent
 };
 
 }  // namespace shoal::process

@@ -138,6 +138,7 @@ void stepd_server::start_pmi_server() {
   step.scratch_dir = scratch_dir_;
   step.report = [this](uint32_t rank, const std::string& text) { tasks_.report(rank, text); };
   step.abort = [this](uint32_t rank, const std::string& why) { tasks_.abort(rank, why); };
+  step.spread_abort = [this](const std::string& why) { exchange_->announce_abort(why); };
   auto server = make_mpi_server(std::move(step));
   if (!server) return tasks_.refuse("--mpi=" + req.io.mpi + ": " + describe(server.error()));
   pmi_ = std::move(*server);

@@ -30,6 +30,9 @@ enum class frame_kind : uint8_t {
   exchange_join = 10,
   /// The round's outcome: every node's blob, or the error that ended it.
   exchange_result = 11,
+  /// A rank aborted the step here (MPI_Abort, or a rank lost outside a fence): the step's other
+  /// nodes must end their tasks too. `exchange.error` says why.
+  step_aborted = 12,
 };
 
 /// A frame holding only its kind (and `signo` for signal).

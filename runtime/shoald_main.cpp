@@ -20,6 +20,7 @@
 
 #include "actors/collector.hpp"
 #include "actors/node_daemon.hpp"
+#include "actors/peer_door.hpp"
 #include "config/defaults.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
@@ -311,6 +312,30 @@ void add_collector(caf::actor_system& sys, const shoal::config::node_config& nod
   setup.collector_port = *bound;
 }
 
+/// Where this process's door for its peers listens (actors/peer_door.hpp): one per process,
+/// on the first served node's address. Without it (it could not listen) the steps' fences pass
+/// through the controller's process: slower, still correct, so the daemon runs on.
+struct peer_door {
+  std::string host;
+  uint16_t port = 0;
+};
+
+peer_door open_peer_door(caf::actor_system& sys, const shoal::config::node_config& node) {
+  auto door = shoal::actors::spawn_peer_door(sys);
+  auto bound = shoal::runtime::publish_daemon_actor(sys, door, 0, node.address);
+  if (!bound) {
+    shoal::config::log().warn(
+        "peer door not opened node={} address={}: {}; MPI steps' fences will pass through the "
+        "controller",
+        node.name, node.address, caf::to_string(bound.error()));
+    caf::anon_send_exit(door, caf::exit_reason::user_shutdown);
+    return {};
+  }
+  shoal::config::log().info("peer door listening node={} address={}:{}", node.name, node.address,
+                            *bound);
+  return {node.address, *bound};
+}
+
 /// What every node daemon of this process shares.
 struct daemon_context {
   caf::actor_system& sys;
@@ -318,6 +343,7 @@ struct daemon_context {
   const shoal::topology::machine_facts& facts;
   std::shared_ptr<shoal::process::stepd_spares> spares;
   shoal::metrics::registry* meters = nullptr;
+  peer_door door;
 };
 
 /// Starts the daemon of `node`, its steps' sockets in `spool_dir`.
@@ -342,6 +368,10 @@ caf::actor start_daemon(const daemon_context& ctx, const shoal::config::node_con
   setup.meters = ctx.meters;
   if (ctx.cfg.auth.munge) add_munge_checks(setup, ctx.cfg);
   if (collects) add_collector(ctx.sys, node, ctx.meters, setup);
+  if (!simulated) {
+    setup.door_host = ctx.door.host;
+    setup.door_port = ctx.door.port;
+  }
   shoal::config::log().info("shoald starting node={} cpus={} mem_mb={} controller={}", name,
                             ctx.facts.cpus, ctx.facts.real_memory_mb,
                             shoal::runtime::describe_line(setup.controllers.front()));
@@ -425,7 +455,11 @@ int main(int argc, char** argv) {
         "AuthType=auth/none: this shoald runs every launch it is sent, as the user the launch "
         "names; for a single-user cluster only (docs/security.md)");
   std::set<std::string> collector_nodes(cfg->collector_nodes.begin(), cfg->collector_nodes.end());
-  const daemon_context ctx{sys, *cfg, *facts, spares, metrics.meters.get()};
+  peer_door door;
+  if (!all_simulated)
+    door = open_peer_door(
+        sys, *configured.at(*std::find_if_not(served.begin(), served.end(), simulated)));
+  const daemon_context ctx{sys, *cfg, *facts, spares, metrics.meters.get(), door};
   std::vector<caf::actor> daemons;
   for (size_t i = 0; i < served.size(); ++i) {
     const auto& name = served[i];

@@ -132,5 +132,7 @@ CAF_ADD_ATOM(shoal, shoal::msg, ready_atom, "ready")
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::step_exchange))
 CAF_ADD_ATOM(shoal, shoal::msg, exchange_atom, "exchange")
 CAF_ADD_ATOM(shoal, shoal::msg, peers_atom, "peers")
+// A rank aborted the step on one node: its shepherd tells the others along the same tree.
+CAF_ADD_ATOM(shoal, shoal::msg, abort_atom, "abort")
 
 CAF_END_TYPE_ID_BLOCK(shoal)
