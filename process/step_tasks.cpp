@@ -4,6 +4,7 @@
 #include <grp.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -382,6 +383,7 @@ void step_tasks::launch_all() {
       signal_tasks(SIGKILL);
       return;
     }
+    usage_.add_task(t.pid, t.rank);
     // Signals that arrived while earlier ranks were starting apply to this one too.
     for (int sig : early_signals_) ::killpg(t.pid, sig);
     if (t.in_fd >= 0) write_input(t);
@@ -456,6 +458,7 @@ void step_tasks::watch() {
     reap();
     check_memory();
     auto now = clock_type::now();
+    if (tasks_running() && now >= usage_.next_sample_at()) usage_.sample(now);
     bool paused = host_->output_paused();
     if (!tasks_running()) {
       if (!draining) {
@@ -481,13 +484,14 @@ void step_tasks::watch() {
   settle_input();
 }
 
-/// How long poll may sleep: until the next partial line is due, the next memory sample, or the
-/// end of the drain; forever when nothing is due (every task exit wakes a pidfd).
+/// How long poll may sleep: until the next partial line is due, the next memory or usage sample,
+/// or the end of the drain.
 int step_tasks::poll_timeout_ms(clock_type::time_point now, bool draining,
                                 clock_type::time_point drain_deadline) const {
   int timeout = -1;
   auto at_most = [&](int ms) { timeout = timeout < 0 ? ms : std::min(timeout, ms); };
-  if (draining) at_most(millis_until(now, drain_deadline));
+  // Not draining: tasks run, and are sampled.
+  at_most(millis_until(now, draining ? drain_deadline : usage_.next_sample_at()));
   if (memory_.how() != memory_enforcement::none && !out_of_memory_)
     at_most(millis_until(now, next_memory_check_));
   for (auto& t : tasks_) {
@@ -506,6 +510,8 @@ void step_tasks::limit_memory() {
       "shoal_" + node_name_ + "_job" + std::to_string(req_.job_id) + "_" +
       (req_.step_id == msg::batch_step_id ? std::string{"batch"} : std::to_string(req_.step_id));
   memory_ = memory_guard{root, name, req_.mem_limit_mb};
+  if (!memory_.cgroup_dir().empty())
+    usage_.use_cgroup(memory_.cgroup_dir(), memory_.how() == memory_enforcement::cgroup_v2);
   if (!memory_.problem().empty())
     config::log().warn("memory limit by sampling job={} node={} reason=\"{}\"", req_.job_id,
                        node_name_, memory_.problem());
@@ -639,14 +645,18 @@ void step_tasks::send_output(const task_state& t, const output_stream& s, std::s
 }
 
 void step_tasks::reap() {
+  bool reaped = false;
   for (auto& t : tasks_) {
     if (!t.running) continue;
     int status = 0;
-    pid_t r = ::waitpid(t.pid, &status, WNOHANG);
+    rusage used{};
+    pid_t r = ::wait4(t.pid, &status, WNOHANG, &used);
     if (r == 0 || (r < 0 && errno == EINTR)) continue;
     t.running = false;
     close_fd(t.exit_fd);
     if (r < 0) continue;  // ECHILD: reaped elsewhere (SIGCHLD ignored); status unknown
+    usage_.add_reaped(t.rank, used);
+    reaped = true;
     if (WIFEXITED(status)) {
       t.exit.exit_code = WEXITSTATUS(status);
       t.exit.signal = 0;
@@ -660,6 +670,8 @@ void step_tasks::reap() {
     kill_on_bad_exit(t);
     if (mpi_ != nullptr) mpi_->task_exited(static_cast<uint32_t>(&t - tasks_.data()), status);
   }
+  // Each exit is a sample, so a step shorter than the interval has figures too.
+  if (reaped) usage_.sample(clock_type::now());
   settle_input();
 }
 
@@ -736,6 +748,7 @@ msg::step_exit step_tasks::finish() {
   done.launch_error = launch_error_;
   // The kernel's OOM killer may have struck between two checks, or after the last one.
   done.out_of_memory = out_of_memory_ || memory_.exceeded({});
+  usage_.final_figures();  // before the cgroup goes, with its figures
   memory_ = memory_guard{};
   for (auto& t : tasks_) done.tasks.push_back(t.exit);
   return done;

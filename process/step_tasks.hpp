@@ -17,6 +17,7 @@
 #include "process/memory_guard.hpp"
 #include "process/mpi_server.hpp"
 #include "process/step_io.hpp"
+#include "process/step_usage.hpp"
 #include "process/task_launch.hpp"
 #include "topology/cpu_binding.hpp"
 #include "topology/machine_probe.hpp"
@@ -96,6 +97,16 @@ class step_tasks {
 
   /// Writes `text` and a newline to the step's stderr as rank `rank`'s output.
   void report(uint32_t rank, const std::string& text);
+
+  /// Samples the step's resource use every `every` while tasks run (default 5 s), and at each
+  /// task's exit. Call before run().
+  void sample_usage_every(std::chrono::milliseconds every) { usage_.set_interval(every); }
+
+  /// The step's resource use on this node as of the last sample.
+  const usage_figures& usage() const { return usage_.figures(); }
+
+  /// The step's resource use on this node in total, once run() returned (before: as usage()).
+  usage_figures final_usage() const { return usage_.figures(); }
 
   const msg::launch_request& request() const { return req_; }
   const std::string& node_name() const { return node_name_; }
@@ -183,6 +194,7 @@ class step_tasks {
   int script_fd_ = -1;             ///< the batch script, in memory
   std::vector<uint32_t> job_pus_;  ///< the host CPUs the job holds here; empty: all
   memory_guard memory_;
+  step_usage_sampler usage_;
   bool out_of_memory_ = false;
   clock_type::time_point next_memory_check_;
   std::string launch_error_;

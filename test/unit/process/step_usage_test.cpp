@@ -1,6 +1,6 @@
 // A step's resource use from real child processes: CPU that live processes used and that exited
-// ones left behind, memory peaks sampled and missed, bytes written; and the parsers of the /proc
-// and cgroup files against fixed text.
+// ones left behind, memory peaks sampled and missed, bytes written; the parsers of the /proc and
+// cgroup files against fixed text; and step_tasks sampling a step it runs.
 
 #include <boost/test/unit_test.hpp>
 
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "process/node_usage.hpp"
+#include "process/step_tasks.hpp"
 #include "process/step_usage.hpp"
 
 using namespace shoal;
@@ -102,6 +103,16 @@ void touch_memory(size_t bytes) {
 bool proc_io_readable() {
   return ::access("/proc/self/io", R_OK) == 0;
 }
+
+/// A host that takes the step's output and serves nothing else.
+struct quiet_host : step_host {
+  std::string out;
+  void on_output(msg::task_output chunk) override { out += chunk.data; }
+  bool output_paused() const override { return false; }
+  void add_fds(std::vector<pollfd>&) override {}
+  void handle_fds(const pollfd*, size_t) override {}
+  void on_input_taken(size_t) override {}
+};
 
 }  // namespace
 
@@ -221,6 +232,35 @@ BOOST_AUTO_TEST_CASE(samples_are_due_at_once_then_every_interval) {
   // A step with no process found leaves every figure at 0.
   BOOST_TEST(sampler.figures().sample_count == 0u);
   BOOST_TEST(sampler.figures().max_rss_rank == -1);
+}
+
+BOOST_AUTO_TEST_CASE(step_tasks_samples_the_step_it_runs) {
+  msg::launch_request req;
+  req.job_id = 77;
+  req.step_id = 0;
+  req.uid = ::geteuid();
+  req.gid = ::getegid();
+  // The shell holds 30 MB in a variable for a second; head and tr use CPU it reaps.
+  req.argv = {"/bin/sh", "-c", "x=$(head -c 30000000 /dev/zero | tr '\\0' a); sleep 1; echo done"};
+  req.env = {"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp"};
+  req.cwd = "/tmp";
+  req.nodelist = "n1";
+  req.node_count = 1;
+  req.ntasks = 1;
+  req.ranks = {0};
+  step_tasks tasks{req, "n1", {}, task_env_settings{}};
+  tasks.sample_usage_every(100ms);
+  quiet_host host;
+  auto done = tasks.run(host);
+  BOOST_REQUIRE_EQUAL(done.tasks.size(), 1u);
+  BOOST_TEST(done.tasks[0].exit_code == 0);
+  BOOST_TEST(host.out == "done\n");
+  auto figures = tasks.final_usage();
+  BOOST_TEST(figures.max_rss_bytes >= 25 * mb);
+  BOOST_TEST(figures.max_rss_rank == 0);
+  BOOST_TEST(figures.user_cpu_us + figures.system_cpu_us > 0u);
+  // At least the one at the start and one during the second of sleep.
+  BOOST_TEST(figures.sample_count >= 2u);
 }
 
 // -- parsing --
