@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "process/memory_guard.hpp"
 #include "process/node_usage.hpp"
 #include "process/step_tasks.hpp"
 #include "process/step_usage.hpp"
@@ -98,6 +99,14 @@ void touch_memory(size_t bytes) {
   std::memset(block, 0x5a, bytes);
   // Kept past the memset, so the compiler cannot drop the block.
   if (block[bytes / 2] != 0x5a) ::_exit(3);
+}
+
+/// Precondition: this process may make a memory cgroup (v2 or v1) below its own.
+boost::test_tools::assertion_result memory_cgroup_writable(boost::unit_test::test_unit_id) {
+  auto root = find_memory_cgroup_root();
+  boost::test_tools::assertion_result ok{root.kind != memory_enforcement::sampling};
+  ok.message() << "no memory cgroup this process may write: " << to_string(root.kind);
+  return ok;
 }
 
 bool proc_io_readable() {
@@ -192,6 +201,33 @@ BOOST_AUTO_TEST_CASE(a_memory_peak_between_samples_counts_from_wait4) {
   BOOST_TEST(figures.max_rss_bytes >= 190 * mb);
   BOOST_TEST(figures.max_rss_rank == 5);
   BOOST_TEST(figures.sample_count == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(the_cgroup_counts_what_no_sample_or_wait4_saw,
+                     *boost::unit_test::precondition(memory_cgroup_writable)) {
+  auto root = find_memory_cgroup_root();
+  memory_guard guard{root, "shoal_usage_test_" + std::to_string(::getpid()), 1024};
+  BOOST_REQUIRE_MESSAGE(guard.problem().empty(), guard.problem());
+  bool v2 = guard.how() == memory_enforcement::cgroup_v2;
+  int procs_fd = guard.procs_fd();
+  // Joins the cgroup, holds 100 MB and burns CPU, and is gone before any sample.
+  task_child hog{[procs_fd] {
+                   if (::write(procs_fd, "0", 1) != 1) ::_exit(5);
+                   touch_memory(100 * mb);
+                   burn_cpu(0.5);
+                 },
+                 false};
+  step_usage_sampler sampler;
+  sampler.add_task(hog.pid, 0);
+  sampler.use_cgroup(guard.cgroup_dir(), v2);
+  hog.reap(false);  // as if reaped elsewhere: its rusage is not given
+  auto figures = sampler.final_figures();
+  BOOST_TEST_MESSAGE("cgroup " << to_string(guard.how()) << " max_rss=" << figures.max_rss_bytes
+                               << " user_cpu_us=" << figures.user_cpu_us);
+  BOOST_TEST(figures.max_rss_bytes >= 95 * mb);
+  BOOST_TEST(figures.max_rss_rank == -1);
+  // A v1 memory cgroup has no CPU figures.
+  if (v2) BOOST_TEST(figures.user_cpu_us >= 400'000u);
 }
 
 BOOST_AUTO_TEST_CASE(bytes_written_and_synced_are_counted) {
