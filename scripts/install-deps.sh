@@ -19,6 +19,8 @@ packages=(
   tmux                                 # the --pty test drives a terminal through it
   openmpi-bin libopenmpi-dev           # the mpirun-inside-sbatch test (skipped without them)
   mpich libmpich-dev                   # --mpi=pmi2 tests: mpicc.mpich (Open MPI stays mpicc)
+  libsqlite3-dev libpq-dev             # the accounting store: SQLite (default) and PostgreSQL
+  postgresql                           # the PostgreSQL store's tests start a private server
 )
 
 missing=()

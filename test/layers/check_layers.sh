@@ -4,8 +4,8 @@
 # Usage: check_layers.sh [ROOT]  (default: the repository this script sits in)
 set -euo pipefail
 root=${1:-"$(cd "$(dirname "$0")/../.." && pwd)"}
-layers=(messages topology policy config metrics process state interconnect cluster actors runtime
-  tools bench)
+layers=(messages topology policy config metrics process state accounting interconnect cluster actors
+  runtime tools bench)
 declare -A rank
 for i in "${!layers[@]}"; do rank[${layers[$i]}]=$i; done
 
@@ -40,7 +40,7 @@ while IFS= read -r hit; do
   echo "$hit: a pure library includes CAF"
   violations=$((violations + 1))
 done < <(cd "$root" && grep -rnE '#include (<caf/|"messages/caf/)' messages topology policy config \
-  metrics process state interconnect cluster --include='*.hpp' --include='*.cpp' 2>/dev/null |
+  metrics process state accounting interconnect cluster --include='*.hpp' --include='*.cpp' 2>/dev/null |
   grep -v '^messages/caf/' || true)
 while IFS= read -r hit; do
   echo "$hit: the CLI includes CAF beyond the message atoms"

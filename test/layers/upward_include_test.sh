@@ -11,7 +11,7 @@ if out=$("$check" "$tree"); then
   echo "FAIL: an include from messages/ up to actors/ was not reported"
   exit 1
 fi
-grep -q 'messages/types.hpp:3: messages (layer 0) includes from actors (layer 9)' <<<"$out" ||
+grep -q 'messages/types.hpp:3: messages (layer 0) includes from actors (layer 10)' <<<"$out" ||
   { echo "FAIL: the report does not name file:line and both layers:"; echo "$out"; exit 1; }
 sed -i '/actors\/node.hpp/d' "$tree/messages/types.hpp"
 "$check" "$tree" >/dev/null || { echo "FAIL: a clean tree was reported"; exit 1; }
@@ -39,3 +39,15 @@ fi
 grep -q 'cluster/job_ref.hpp:2:.*a pure library includes CAF' <<<"$out" ||
   { echo "FAIL: the report does not name the file and line:"; echo "$out"; exit 1; }
 echo "cluster/ including CAF is reported"
+
+# So is accounting/ (the accounting store), a pure library too.
+rm "$tree/cluster/job_ref.hpp"
+mkdir -p "$tree/accounting"
+printf '#pragma once\n#include <caf/actor.hpp>\n' >"$tree/accounting/job_store.hpp"
+if out=$("$check" "$tree"); then
+  echo "FAIL: accounting/ including CAF was not reported"
+  exit 1
+fi
+grep -q 'accounting/job_store.hpp:2:.*a pure library includes CAF' <<<"$out" ||
+  { echo "FAIL: the report does not name the file and line:"; echo "$out"; exit 1; }
+echo "accounting/ including CAF is reported"
