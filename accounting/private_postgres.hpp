@@ -20,6 +20,7 @@ inline const char* const default_postgres_bin = "/usr/lib/postgresql/15/bin";
 class private_postgres {
  public:
   /// Creates the cluster in `dir` (which must exist and be empty of it) and starts the server.
+  /// As root, `dir` is given to nobody, and every folder above it must let nobody through.
   /// Not `durable`: fsync off, for tests whose data dies with them; benchmarks keep it on, as a
   /// site's server would. Errors: errc::system_error naming the step that failed and where its
   /// log is.

@@ -208,10 +208,22 @@ std::string upsert_step_sql(dialect d, size_t rows) {
 }
 
 std::string delete_job_nodes_sql(dialect d, size_t rows) {
-  // PostgreSQL takes the types of a list's parameters from the left side, but would read a
-  // VALUES subquery's as text; SQLite takes a row value IN a subquery only.
-  return std::string{"DELETE FROM job_nodes WHERE (cluster, job_id, submit_time) IN ("} +
-         (d == dialect::sqlite ? "VALUES " : "") + value_tuples(d, rows, 3) + ")";
+  // PostgreSQL joins a VALUES list (typed: it would read untyped parameters there as text);
+  // a row-value IN list would be one OR term per job. SQLite takes row values only IN a
+  // subquery, and scans the table for that: one equality per job finds the key instead.
+  if (d == dialect::postgres) {
+    std::string values;
+    for (size_t r = 0; r < rows; ++r)
+      values += (r ? ", (" : "(") + placeholder(d, 3 * r + 1) + "::text, " +
+                placeholder(d, 3 * r + 2) + "::bigint, " + placeholder(d, 3 * r + 3) + "::bigint)";
+    return "DELETE FROM job_nodes WHERE (cluster, job_id, submit_time) IN (VALUES " + values + ")";
+  }
+  std::string any;
+  for (size_t r = 0; r < rows; ++r)
+    any += (r ? " OR " : "") + ("(cluster = " + placeholder(d, 3 * r + 1)) +
+           " AND job_id = " + placeholder(d, 3 * r + 2) +
+           " AND submit_time = " + placeholder(d, 3 * r + 3) + ")";
+  return "DELETE FROM job_nodes WHERE " + any;
 }
 
 std::string insert_job_node_sql(dialect d, size_t rows) {

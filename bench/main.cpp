@@ -22,6 +22,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "bench/accounting.hpp"
 #include "bench/journal.hpp"
 #include "bench/latency.hpp"
 #include "bench/mpi_startup.hpp"
@@ -72,6 +73,7 @@ struct options {
   double journal_seconds = 3;
   size_t journal_records = 100000;
   size_t recovery_jobs = 100000;
+  size_t accounting_jobs = 100000;
   bench::scale_options scale;
   bench::scale_throughput_options scale_throughput;
   bench::power_burst_options power_burst;
@@ -91,6 +93,30 @@ bool run_journal(const options& opt) {
   j.load_records = opt.journal_records;
   bool valid = bench::run_journal_bench(j);
   bench::remove_tree(*dir);
+  return valid;
+}
+
+/// The accounting store figures, in a private directory of their own; no cluster needed.
+bool run_accounting(const options& opt) {
+  auto dir = runtime::make_temp_dir("shoal-bench-accounting");
+  if (!dir) {
+    std::fprintf(stderr, "shoal_bench: error: %s\n", describe(dir.error()).c_str());
+    return false;
+  }
+  // A folder of its own: as root, the server runs as nobody, who cannot enter `dir`.
+  auto postgres_dir = runtime::make_temp_dir("shoal-bench-postgres");
+  if (!postgres_dir) {
+    std::fprintf(stderr, "shoal_bench: error: %s\n", describe(postgres_dir.error()).c_str());
+    bench::remove_tree(*dir);
+    return false;
+  }
+  bench::accounting_options a;
+  a.dir = *dir;
+  a.postgres_dir = *postgres_dir;
+  a.jobs = opt.accounting_jobs;
+  bool valid = bench::run_accounting_bench(a);
+  bench::remove_tree(*dir);
+  bench::remove_tree(*postgres_dir);
   return valid;
 }
 
@@ -352,6 +378,11 @@ int run(const options& opt, const std::string& cmdline) {
     if (!valid) std::printf("# INVALID RUN: a sync or a load failed (see above)\n");
     return valid ? 0 : 1;
   }
+  if (opt.only == "accounting") {
+    bool valid = run_accounting(opt);
+    if (!valid) std::printf("# INVALID RUN: a store failed to open, write or query (see above)\n");
+    return valid ? 0 : 1;
+  }
   auto shoal_path = bench::sibling_binary("shoal");
   for (const char* name : {"shoal", "shoalctld", "shoald"}) {
     if (bench::sibling_binary(name).empty()) {
@@ -535,10 +566,11 @@ int main(int argc, char** argv) {
                  "(journaling on against off), recovery, scale or scale-throughput (simulated "
                  "nodes; not in all), power-burst (CLOUD nodes resumed for a queue; not in all), "
                  "transport (plain CAF against TLS; not in all), mpi-startup (shoal run --mpi "
-                 "against mpirun; not in all) (default all)")
+                 "against mpirun; not in all), accounting (the accounting store: SQLite and "
+                 "PostgreSQL; not in all) (default all)")
       ->check(CLI::IsMember({"all", "latency", "cli", "api", "array", "overhead", "journal",
                              "durability", "recovery", "scale", "scale-throughput", "power-burst",
-                             "transport", "mpi-startup"}));
+                             "transport", "mpi-startup", "accounting"}));
   app.add_option("--scale-nodes", opt.scale.nodes,
                  "Simulated nodes of the scale figure (default 10000)")
       ->check(CLI::Range(1u, 1000000u));
@@ -611,6 +643,9 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.05, 600.0));
   app.add_option("--recovery-jobs", opt.recovery_jobs,
                  "Saved jobs the recovery figure starts a controller on (default 100000)");
+  app.add_option("--accounting-jobs", opt.accounting_jobs,
+                 "Finished jobs the accounting figure writes into each store (default 100000)")
+      ->check(CLI::Range(size_t{1}, size_t{10000000}));
   app.add_option("--journal-records", opt.journal_records,
                  "Records in the saved state the journal figure loads (default 100000)")
       ->check(CLI::Range(size_t{1}, size_t{10000000}));
