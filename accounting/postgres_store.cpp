@@ -59,6 +59,40 @@ std::vector<const Row*> last_of_each_key(const std::vector<Row>& rows, Key key) 
 
 void ignore_notice(void*, const char*) {}
 
+/// `text` with each byte that is not part of valid UTF-8 (and each NUL) replaced by '?'. A
+/// UTF8 database refuses such text, and a job name or command line is whatever bytes the user
+/// gave: refused, the writer would retry that batch forever.
+std::string valid_utf8(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  for (size_t i = 0; i < text.size();) {
+    unsigned char c = byte(i);
+    size_t len = c < 0x80           ? 1
+                 : (c >> 5) == 0x6  ? 2
+                 : (c >> 4) == 0xe  ? 3
+                 : (c >> 3) == 0x1e ? 4
+                                    : 0;
+    bool ok = len > 0 && c != 0 && i + len <= text.size();
+    for (size_t k = 1; ok && k < len; ++k) ok = (byte(i + k) & 0xc0) == 0x80;
+    if (ok && len > 1) {
+      // Overlong forms, surrogates and code points past U+10FFFF are invalid too.
+      uint32_t cp = c & (0x7f >> len);
+      for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (byte(i + k) & 0x3f);
+      static const uint32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+      ok = cp >= smallest[len] && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff);
+    }
+    if (ok) {
+      out.append(text, i, len);
+      i += len;
+    } else {
+      out += '?';
+      ++i;
+    }
+  }
+  return out;
+}
+
 class postgres_store final : public job_store {
  public:
   explicit postgres_store(postgres_settings s) : settings_(std::move(s)) {}
@@ -132,6 +166,12 @@ class postgres_store final : public job_store {
     params.emplace_back("dbname", database);
     params.emplace_back("connect_timeout", std::to_string(settings_.connect_timeout_s));
     params.emplace_back("application_name", "shoal");
+    params.emplace_back("client_encoding", "UTF8");
+    // A server host that vanishes (no RST) fails a call within about a minute, not TCP's hours.
+    params.emplace_back("keepalives_idle", "30");
+    params.emplace_back("keepalives_interval", "10");
+    params.emplace_back("keepalives_count", "3");
+    params.emplace_back("tcp_user_timeout", "60000");
     std::vector<const char*> keys, values;
     for (auto& [k, v] : params) {
       keys.push_back(k);
@@ -171,7 +211,7 @@ class postgres_store final : public job_store {
     texts.reserve(params.size());
     for (auto& p : params)
       texts.push_back(std::holds_alternative<int64_t>(p) ? std::to_string(std::get<int64_t>(p))
-                                                         : std::get<std::string>(p));
+                                                         : valid_utf8(std::get<std::string>(p)));
     std::vector<const char*> values;
     values.reserve(texts.size());
     for (auto& t : texts) values.push_back(t.c_str());

@@ -86,7 +86,8 @@ expected<private_postgres> private_postgres::start(const std::string& dir, bool 
     if (pw == nullptr || ::chown(dir.c_str(), pw->pw_uid, pw->pw_gid) != 0)
       return error{errc::system_error, "private PostgreSQL server: giving " + dir +
                                            " to user nobody: " + std::strerror(errno)};
-    std::filesystem::permissions(dir, std::filesystem::perms::owner_all);
+    std::error_code ec;
+    std::filesystem::permissions(dir, std::filesystem::perms::owner_all, ec);
   }
   private_postgres server{dir, bin_dir, *port, as_nobody, durable};
   if (auto err = server.run(shell_word(bin_dir + "/initdb") + " -D " + shell_word(dir + "/data") +

@@ -17,6 +17,7 @@
   X(every_field_round_trips)                      \
   X(rewriting_a_job_replaces_its_row)             \
   X(a_failed_write_leaves_nothing)                \
+  X(text_that_is_not_utf8_is_stored)              \
   X(users_accounts_partitions_names_and_clusters) \
   X(states_select_on_the_final_state)             \
   X(job_ids_select_jobs_arrays_and_tasks)         \
@@ -253,6 +254,25 @@ inline void a_failed_write_leaves_nothing(store_env& env) {
   // The store goes on: the next write stands alone.
   write_ok(*store, {j}, {good});
   BOOST_TEST(query_ok(*store, on_n1).size() == 1u);
+}
+
+inline void text_that_is_not_utf8_is_stored(store_env& env) {
+  auto store = env.open_ok();
+  // Job names and command lines are the user's bytes. SQLite keeps them as they are; a UTF8
+  // PostgreSQL database would refuse them, so that store puts '?' for each bad byte.
+  auto j = job(9, 100, 200);
+  j.name = "bad\xff\xfe name \xc3";
+  j.submit_line = "sbatch --wrap='echo \xe2\x82\xac \xed\xa0\x80'";  // a euro sign, a surrogate
+  write_ok(*store, {j});
+  auto found = query_ok(*store, {});
+  BOOST_REQUIRE_EQUAL(found.size(), 1u);
+  auto& name = found[0].job.name;
+  BOOST_TEST(name.size() == j.name.size());
+  BOOST_TEST((name == j.name || name == "bad?? name ?"), name);
+  auto& line = found[0].job.submit_line;
+  BOOST_TEST((line == j.submit_line ||
+              line == "sbatch --wrap='echo \xe2\x82\xac " + std::string(3, '?') + "'"),
+             line);
 }
 
 inline void users_accounts_partitions_names_and_clusters(store_env& env) {
