@@ -122,8 +122,8 @@ class postgres_store final : public job_store {
   expected<std::vector<job_record>> query(const job_query& q) override {
     auto jobs_sql = select_jobs_sql(q, dialect::postgres);
     if (!jobs_sql) return jobs_sql.error();
-    if (auto err = begin()) return err;
-    // One transaction, so the steps read are those of the jobs read.
+    // One snapshot for both selects, so the steps read are those of the jobs read.
+    if (auto err = begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")) return err;
     auto jobs = select<job_row>(*jobs_sql);
     std::vector<step_row> steps;
     if (jobs && q.with_steps && !jobs->empty()) {
@@ -231,17 +231,17 @@ class postgres_store final : public job_store {
     return r ? error{} : r.error();
   }
 
-  /// Starts a transaction, connecting first when there is no connection. A connection that
-  /// broke while idle (a server restart) fails at BEGIN, before anything was written: that one
-  /// is replaced at once.
-  error begin() {
+  /// Starts a transaction with `statement`, connecting first when there is no connection. A
+  /// connection that broke while idle (a server restart) fails there, before anything was
+  /// written: that one is replaced at once.
+  error begin(const char* statement = "BEGIN") {
     for (int attempt = 0;; ++attempt) {
       if (!conn_) {
         auto c = connect_to(settings_.database);
         if (!c) return c.error();
         conn_ = std::move(*c);
       }
-      auto err = exec_params("BEGIN", {}, "starting a transaction");
+      auto err = exec_params(statement, {}, "starting a transaction");
       if (!err || conn_ || attempt > 0) return err;
     }
   }

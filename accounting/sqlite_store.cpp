@@ -69,14 +69,20 @@ class sqlite_store final : public job_store {
   }
 
   expected<std::vector<job_record>> query(const job_query& q) override {
+    // One read transaction: one WAL snapshot for both selects, so the steps read are those of
+    // the jobs read.
+    if (auto err = exec("BEGIN", "starting a read")) return err;
     auto jobs = select<job_row>(select_jobs_sql(q, dialect::sqlite));
-    if (!jobs) return jobs.error();
     std::vector<step_row> steps;
-    if (q.with_steps && !jobs->empty()) {
+    if (jobs && q.with_steps && !jobs->empty()) {
       auto found = select<step_row>(select_steps_sql(q, dialect::sqlite));
-      if (!found) return found.error();
-      steps = std::move(*found);
+      if (!found)
+        jobs = found.error();
+      else
+        steps = std::move(*found);
     }
+    if (exec("COMMIT", "ending a read")) exec("ROLLBACK", "rolling back");
+    if (!jobs) return jobs.error();
     return assemble(std::move(*jobs), std::move(steps));
   }
 
