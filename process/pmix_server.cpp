@@ -11,11 +11,15 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <mutex>
+#include <thread>
 
+#include "config/log.hpp"
 #include "process/task_launch.hpp"
 #include "topology/hostlist.hpp"
 
@@ -29,6 +33,9 @@ shoal::error pmix_failure(const std::string& call, pmix_status_t rc) {
   return shoal::error{shoal::errc::system_error, "PMIx: " + call + ": " + PMIx_Error_string(rc) +
                                                      " (" + std::to_string(rc) + ")"};
 }
+
+/// How long the end of a step waits for PMIx to drop its namespace and finalize.
+constexpr std::chrono::milliseconds teardown_patience{5000};
 
 /// Waits for a PMIx call's op callback: registration happens before any task starts, so a
 /// short wait here holds up nothing the poll loop serves.
@@ -44,6 +51,12 @@ struct op_wait {
     self->status = status;
     self->done = true;
     self->cv.notify_all();
+  }
+
+  /// False when `patience` passed first.
+  bool wait_for(std::chrono::milliseconds patience) {
+    std::unique_lock lock{mu};
+    return cv.wait_for(lock, patience, [this] { return done; });
   }
 
   pmix_status_t wait(pmix_status_t started) {
@@ -126,12 +139,24 @@ class pmix_server final : public mpi_server {
   explicit pmix_server(mpi_step step) : step_(std::move(step)) {}
 
   ~pmix_server() override {
-    if (registered_) {
-      op_wait gone;
-      PMIx_server_deregister_nspace(nspace_, op_wait::callback, &gone);
-      gone.wait(PMIX_SUCCESS);
-    }
-    if (initialized_) PMIx_server_finalize();
+    // OpenPMIx 4.2 can leave a lock of its own held when a client dies while connecting
+    // ("PMIX ERROR: UNREACHABLE" from ptl_base_connection_hdlr.c): deregistering and finalizing
+    // then wait for it forever. They run on a thread of their own, given a few seconds, and are
+    // left behind when stuck: shoal-stepd exits after a PMIx step anyway (without the library's
+    // teardown, runtime/stepd_main.cpp).
+    auto teardown = std::make_shared<op_wait>();
+    std::thread([teardown, registered = registered_, initialized = initialized_,
+                 nspace = std::string{nspace_}] {
+      if (registered) {
+        op_wait gone;
+        PMIx_server_deregister_nspace(nspace.c_str(), op_wait::callback, &gone);
+        gone.wait(PMIX_SUCCESS);
+      }
+      if (initialized) PMIx_server_finalize();
+      op_wait::callback(PMIX_SUCCESS, teardown.get());
+    }).detach();
+    if (!teardown->wait_for(teardown_patience))
+      config::log().warn("PMIx server teardown stuck namespace={}: left behind", nspace_);
     active_.store(nullptr);
     if (wake_fd_ >= 0) ::close(wake_fd_);
     // Fences PMIx handed us and never heard back about belong to the library just finalized;

@@ -79,6 +79,17 @@ std::string read_to_end(int fd) {
   }
 }
 
+/// Ends a step daemon. After a PMIx step the library may hold a lock of its own forever
+/// (process/pmix_server.cpp), which its teardown at exit would wait on: it leaves without.
+[[noreturn]] void leave(int code) {
+  if (shoal::process::pmix_server_has_run()) {
+    spdlog::shutdown();
+    std::fflush(nullptr);
+    ::_exit(code);
+  }
+  std::exit(code);
+}
+
 /// Tells shoald why we cannot run (it becomes the step's launch error) and exits.
 [[noreturn]] void fail(const std::string& why) {
   auto line = why + "\n";
@@ -210,7 +221,7 @@ struct step_daemons {
       ::dup2(step_fd, 0);  // clears close-on-exec on the copy; the control socket is gone
       ::close(step_fd);
       // Without a link it serves this one step only. exit(), as main() returning would.
-      std::exit(linked ? serve_steps(pair[1]) : (serve_one_step(false), 0));
+      leave(linked ? serve_steps(pair[1]) : (serve_one_step(false), 0));
     }
     ::close(step_fd);
     if (!linked) return;
@@ -278,5 +289,5 @@ int run_zygote(char* mode_arg) {
 int main(int argc, char** argv) {
   if (argc == 2 && std::strcmp(argv[1], "--zygote") == 0) return run_zygote(argv[1]);
   serve_one_step(true);
-  return 0;
+  leave(0);
 }
