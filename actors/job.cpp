@@ -18,6 +18,7 @@
 #include "cluster/clock.hpp"
 #include "cluster/scheduling.hpp"
 #include "cluster/step_nodes.hpp"
+#include "cluster/step_usage.hpp"
 #include "config/duration.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
@@ -58,6 +59,7 @@ void on_step_exit(job_self self, const msg::step_exit& ex) {
     run.exit_code = code;
     run.exit_signal = t.signal;
   }
+  cluster::add_node_usage(run.usage, ex.usage, ex.node_name);
   if (!ex.launch_error.empty() && run.error.empty()) run.error = ex.launch_error;
   if (ex.out_of_memory) {
     run.out_of_memory = true;
@@ -425,6 +427,7 @@ void restore(job_self self) {
   st.life.warned = rec.life_warned;
   st.main_step = rec.main_step;
   st.next_step = rec.next_step;
+  st.done_steps = std::move(rec.done_steps);
   config::log().info("job recovered job={} state={} nodes={}", st.info.job_id,
                      msg::to_string(st.info.state), st.info.nodelist);
   // (An allocation has no main step: it runs with no step at all.)
@@ -463,6 +466,10 @@ void restore(job_self self) {
     run.exit_signal = step.exit_signal;
     run.error = step.error;
     run.out_of_memory = step.out_of_memory;
+    run.usage = step.usage;
+    run.start_time = step.start_time;
+    run.ntasks = step.ntasks;
+    run.nodelist = step.nodelist;
     for (auto& node : step.waiting) st.unconfirmed[node].insert(step.step_id);
     st.steps.emplace(step.step_id, std::move(run));
   }

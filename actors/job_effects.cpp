@@ -42,6 +42,23 @@ void log_state_change(const msg::job_info& info, msg::job_state from) {
                        msg::to_string(from), msg::to_string(next), info.nodelist, info.reason);
 }
 
+/// A step as the job's record keeps it.
+msg::step_record step_record_of(uint32_t id, const step_run& run) {
+  msg::step_record step;
+  step.step_id = id;
+  for (auto i : run.nodes) step.nodes.push_back(static_cast<uint32_t>(i));
+  step.waiting.assign(run.waiting.begin(), run.waiting.end());
+  step.exit_code = run.exit_code;
+  step.exit_signal = run.exit_signal;
+  step.error = run.error;
+  step.out_of_memory = run.out_of_memory;
+  step.usage = run.usage;
+  step.start_time = run.start_time;
+  step.ntasks = run.ntasks;
+  step.nodelist = run.nodelist;
+  return step;
+}
+
 /// Everything a restarted controller needs to resume the job.
 msg::job_record record_of(const job_state_t& st) {
   msg::job_record r;
@@ -57,17 +74,8 @@ msg::job_record record_of(const job_state_t& st) {
   r.main_step = st.main_step;
   r.next_step = st.next_step;
   r.life_warned = st.life.warned;
-  for (auto& [id, run] : st.steps) {
-    msg::step_record step;
-    step.step_id = id;
-    for (auto i : run.nodes) step.nodes.push_back(static_cast<uint32_t>(i));
-    step.waiting.assign(run.waiting.begin(), run.waiting.end());
-    step.exit_code = run.exit_code;
-    step.exit_signal = run.exit_signal;
-    step.error = run.error;
-    step.out_of_memory = run.out_of_memory;
-    r.steps.push_back(std::move(step));
-  }
+  for (auto& [id, run] : st.steps) r.steps.push_back(step_record_of(id, run));
+  r.done_steps = st.done_steps;
   return r;
 }
 
@@ -184,6 +192,9 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
   auto step_nodelist = topology::compress_hostlist(step_names);
   step_run run;
   run.client = client;
+  run.start_time = unix_now();
+  run.ntasks = ntasks;
+  run.nodelist = step_nodelist;
   for (size_t k = 0; k < nodes.size(); ++k) {
     if (layout[k].empty()) continue;
     run.nodes.push_back(nodes[k]);
@@ -437,6 +448,9 @@ std::pair<policy::event, event_data> step_done(job_self self, uint32_t step_id) 
   data.step_id = step_id;
   data.step = std::move(it->second);
   st.steps.erase(it);
+  auto done = step_record_of(step_id, data.step);
+  done.end_time = unix_now();
+  st.done_steps.push_back(std::move(done));
   if (st.setup.interconnect) st.setup.interconnect->release(st.info.job_id, step_id);
   auto& run = data.step;
   SHOAL_DEBUG(trace_jobs, "step done job={} step={} exit_code={} error=\"{}\"", st.info.job_id,

@@ -46,6 +46,10 @@ struct step_run {
   /// When its launch requests went to the node actors (steady clock, ns; 0: not yet, or
   /// recovered): a daemon's report taken before then cannot know the step.
   int64_t sent_ns = 0;
+  msg::step_usage usage;   ///< over the nodes that reported so far (cluster/step_usage.hpp)
+  int64_t start_time = 0;  ///< Unix seconds it was launched
+  uint32_t ntasks = 0;
+  std::string nodelist;
 };
 
 /// How a step ended, kept for its client when none was attached to hear it.
@@ -74,6 +78,8 @@ struct job_state_t {
   std::vector<uint32_t> node_cpus;        ///< CPUs held on each node (shared nodes), else empty
   std::vector<msg::gres_held> node_gres;  ///< devices held (gres_held::node: index in nodes)
   std::map<uint32_t, step_run> steps;
+  /// Steps that ended, as accounting records them (JobRecord.doneSteps), in the order they ended.
+  std::vector<msg::step_record> done_steps;
   uint32_t next_step = 0;
   uint32_t main_step = 0;
   uint64_t timer_gen = 0;

@@ -15,7 +15,7 @@ $C.includes(["messages/states.hpp"]);
 # Raise the major (and reset the minor) for any change older peers cannot read; peers of another
 # major then refuse each other's messages with errc::incompatible_version.
 const wireMajor :UInt16 = 1;
-const wireMinor :UInt16 = 9;
+const wireMinor :UInt16 = 10;
 
 struct MachineStatus {
   nodeName @0 :Text;         # the configured node name this daemon speaks for
@@ -332,6 +332,24 @@ struct TaskExit {
   signal @2 :Int32;          # terminating signal, 0 when exited normally
 }
 
+# What a step's processes used (seed 001's job shepherd): on one node in StepExit, over all its
+# nodes in StepRecord (CPU and I/O summed, peaks the highest with where, averages weighted by
+# samples). From the step's cgroup where the host allows, else /proc and wait4
+# (process/step_usage.hpp).
+struct StepUsage {
+  userCpuUs @0 :UInt64;
+  systemCpuUs @1 :UInt64;
+  maxRssBytes @2 :UInt64;    # the highest resident memory of the step's processes on a node
+  maxRssNode @3 :Text;       # the node it was on
+  maxRssTask @4 :Int32 = -1; # the rank holding the most there; -1: unknown
+  aveRssBytes @5 :UInt64;    # the resident memory of a node's processes, averaged over samples
+  maxVsizeBytes @6 :UInt64;
+  maxVsizeNode @7 :Text;
+  readBytes @8 :UInt64;
+  writtenBytes @9 :UInt64;
+  samples @10 :UInt64;       # samples behind aveRssBytes; 0: none
+}
+
 struct StepExit {
   jobId @0 :UInt64;
   stepId @1 :UInt32;
@@ -339,6 +357,7 @@ struct StepExit {
   tasks @3 :List(TaskExit);
   launchError @4 :Text;      # non-empty when the tasks could not be started
   outOfMemory @5 :Bool;      # killed for using more than its memory limit
+  usage @6 :StepUsage;       # what the step's processes used on this node
 }
 
 struct JobEvent {
@@ -413,6 +432,11 @@ struct StepRecord {
   error @4 :Text;
   outOfMemory @5 :Bool;
   exitSignal @6 :Int32;      # the signal behind exitCode; 0: none
+  usage @7 :StepUsage;       # over the nodes that reported so far
+  startTime @8 :Int64;       # Unix seconds the step was launched
+  endTime @9 :Int64;         # Unix seconds its last node reported; 0: running
+  ntasks @10 :UInt32;
+  nodelist @11 :Text;        # compressed hostlist of the step's nodes
 }
 
 struct JobRecord {
@@ -430,6 +454,7 @@ struct JobRecord {
   lifeWarned @11 :Bool;      # the --signal warning was sent in this run
   # gres
   gres @12 :List(GresHeld);  # the devices held on each node (GresHeld.node); empty: none
+  doneSteps @13 :List(StepRecord);  # steps that ended, for accounting (in launch order)
 }
 
 struct ArrayRecord {
@@ -527,7 +552,8 @@ struct StepdFrame {
   kind @0 :UInt8;            # stepd -> shoald: 1 hello (first on every connection), 2 output,
                              # 3 exit, 9 input taken (one per input frame, once its data is in
                              # the tasks' pipes, so shoald can pace the client), 10 exchange
-                             # (this node's blob for the next all-gather); shoald -> stepd:
+                             # (this node's blob for the next all-gather), 12 aborted (a rank
+                             # aborted the step: exchange.error says why); shoald -> stepd:
                              # 4 signal, 5 kill, 6 ack (of exit), 7 attach (report output and
                              # exit to this connection), 8 input (for the input tasks), 11
                              # exchange (the round's every blob, or its error)

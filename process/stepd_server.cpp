@@ -47,6 +47,23 @@ std::vector<topology::core_info> to_cores(const std::vector<msg::stepd_core>& in
   return out;
 }
 
+/// The step's use on this node, as StepExit carries it.
+msg::step_usage to_wire(const usage_figures& u, const std::string& node) {
+  msg::step_usage out;
+  out.user_cpu_us = u.user_cpu_us;
+  out.system_cpu_us = u.system_cpu_us;
+  out.max_rss_bytes = u.max_rss_bytes;
+  out.max_rss_node = node;
+  out.max_rss_task = u.max_rss_rank;
+  out.ave_rss_bytes = u.ave_rss_bytes;
+  out.max_vsize_bytes = u.max_vsize_bytes;
+  out.max_vsize_node = node;
+  out.read_bytes = u.read_bytes;
+  out.written_bytes = u.written_bytes;
+  out.samples = u.sample_count;
+  return out;
+}
+
 }  // namespace
 
 shoal::expected<std::unique_ptr<stepd_server>> stepd_server::listen(stepd_options opt) {
@@ -167,6 +184,7 @@ stepd_server::~stepd_server() {
 
 msg::step_exit stepd_server::run() {
   auto done = tasks_.run(*this);
+  done.usage = to_wire(tasks_.final_usage(), done.node_name);
   auto frame = make_frame(frame_kind::exit);
   frame.exit = done;
   exit_frame_ = encode_frame(frame);

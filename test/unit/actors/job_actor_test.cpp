@@ -573,6 +573,16 @@ BOOST_AUTO_TEST_SUITE_END()
 
 namespace {
 
+/// A step a saved record says is running on `nodes` (indices), not reported by `waiting`.
+msg::step_record running_step(uint32_t id, std::vector<uint32_t> nodes,
+                              std::vector<std::string> waiting) {
+  msg::step_record step;
+  step.step_id = id;
+  step.nodes = std::move(nodes);
+  step.waiting = std::move(waiting);
+  return step;
+}
+
 /// An interconnect plugin that records the job actor's calls; `refuse` makes allocate fail as an
 /// exhausted switch would.
 struct recording_switch final : interconnect::switch_manager {
@@ -659,7 +669,7 @@ actors::job_setup recovered(policy::lifecycle_state state, bool with_step) {
   rec.nodes = {"n1", "n2"};
   rec.gres = {{1, "gpu", {1}}};  // GPU 1 of n2
   rec.next_step = 1;
-  if (with_step) rec.steps = {{0, {0, 1}, {"n1", "n2"}, 0, "", false}};
+  if (with_step) rec.steps = {running_step(0, {0, 1}, {"n1", "n2"})};
   s.restored = std::move(rec);
   return s;
 }
@@ -685,8 +695,8 @@ struct recovery_fixture : fixture {
     auto& rec = *s.restored;
     rec.request.batch = true;
     rec.main_step = msg::batch_step_id;
-    rec.steps = {{msg::batch_step_id, {0}, {"n1"}, 0, "", false},
-                 {0, {0, 1}, {"n1", "n2"}, 0, "", false}};
+    rec.steps = {running_step(msg::batch_step_id, {0}, {"n1"}),
+                 running_step(0, {0, 1}, {"n1", "n2"})};
     s.controller = controller;
     s.scheduler = caf::actor_cast<actors::scheduler_actor>(scheduler);
     s.start_node_actors = nodes;

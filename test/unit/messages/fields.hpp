@@ -370,6 +370,22 @@ inline msg::task_output sample_task_output() {
   return x;
 }
 
+inline msg::step_usage sample_step_usage() {
+  msg::step_usage x;
+  x.user_cpu_us = 2'000'123;
+  x.system_cpu_us = 45'678;
+  x.max_rss_bytes = 209'715'200;
+  x.max_rss_node = "node2";
+  x.max_rss_task = 3;
+  x.ave_rss_bytes = 104'857'600;
+  x.max_vsize_bytes = 1ull << 40;
+  x.max_vsize_node = "node1";
+  x.read_bytes = 4096;
+  x.written_bytes = 10'485'760;
+  x.samples = 7;
+  return x;
+}
+
 inline msg::step_exit sample_step_exit() {
   msg::step_exit x;
   x.job_id = 77;
@@ -378,6 +394,7 @@ inline msg::step_exit sample_step_exit() {
   x.tasks = {{0, 0, 9}, {1, 255, 0}, {4294967295u, -1, -2}};
   x.launch_error = "execve: No such file or directory";
   x.out_of_memory = true;
+  x.usage = sample_step_usage();
   return x;
 }
 
@@ -448,9 +465,22 @@ inline msg::job_record sample_job_record() {
   x.cpus = {4, 2};
   x.main_step = 0xfffffffe;
   x.next_step = 3;
-  x.steps = {{1, {0, 1}, {"n2"}, 137, "node n1 failed", true, 9}};
+  x.steps = {{1,
+              {0, 1},
+              {"n2"},
+              137,
+              "node n1 failed",
+              true,
+              9,
+              sample_step_usage(),
+              1700000000,
+              0,
+              8,
+              "n[1-2]"}};
   x.life_warned = true;
   x.gres = {{1, "gpu", {0, 1}}};
+  x.done_steps = {
+      {0xfffffffe, {0}, {}, 0, "", false, 0, sample_step_usage(), 1700000000, 1700000060, 1, "n1"}};
   return x;
 }
 

@@ -1,0 +1,29 @@
+#include "cluster/step_usage.hpp"
+
+namespace shoal::cluster {
+
+void add_node_usage(msg::step_usage& total, const msg::step_usage& part, const std::string& node) {
+  total.user_cpu_us += part.user_cpu_us;
+  total.system_cpu_us += part.system_cpu_us;
+  total.read_bytes += part.read_bytes;
+  total.written_bytes += part.written_bytes;
+  if (part.max_rss_bytes > total.max_rss_bytes || total.max_rss_node.empty()) {
+    total.max_rss_bytes = part.max_rss_bytes;
+    total.max_rss_node = node;
+    total.max_rss_task = part.max_rss_task;
+  }
+  if (part.max_vsize_bytes > total.max_vsize_bytes || total.max_vsize_node.empty()) {
+    total.max_vsize_bytes = part.max_vsize_bytes;
+    total.max_vsize_node = node;
+  }
+  auto samples = total.samples + part.samples;
+  if (samples > 0) {
+    // In long double: bytes x samples can pass 2^64 for a long step with a large footprint.
+    long double sum = static_cast<long double>(total.ave_rss_bytes) * total.samples +
+                      static_cast<long double>(part.ave_rss_bytes) * part.samples;
+    total.ave_rss_bytes = static_cast<uint64_t>(sum / samples);
+  }
+  total.samples = samples;
+}
+
+}  // namespace shoal::cluster
