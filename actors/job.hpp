@@ -11,6 +11,7 @@
 #include <caf/replies_to.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "actors/accounting_writer.hpp"
 #include "actors/in_process_types.hpp"
 #include "actors/power.hpp"
 #include "actors/scheduler.hpp"
@@ -67,6 +68,9 @@ struct job_setup {
   /// only once the record naming them is durable, so a restarted controller knows every step
   /// that may be running.
   state_keeper_actor keeper;
+  /// Where the job's final record goes once it ended (actors/accounting_writer.hpp); null: no
+  /// accounting store.
+  accounting_writer_actor accounting;
   /// A job recovered from saved state: it resumes from this record instead of queueing anew
   /// (start_node_actors then holds its nodes' actors, in the record's order).
   std::optional<msg::job_record> restored;

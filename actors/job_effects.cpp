@@ -83,9 +83,12 @@ msg::job_record record_of(const job_state_t& st) {
 /// waits until it is durable).
 void save(job_self self) {
   auto& st = self->state;
+  bool ended = msg::is_finished(st.info.state) && st.setup.accounting;
+  if (!st.setup.keeper && !ended) return;
+  auto rec = record_of(st);
   if (st.setup.keeper)
-    self->send(st.setup.keeper, msg::persist_atom_v, job_key(st.info.job_id),
-               encoded(record_of(st)));
+    self->send(st.setup.keeper, msg::persist_atom_v, job_key(st.info.job_id), encoded(rec));
+  if (ended) self->send(st.setup.accounting, msg::account_atom_v, std::move(rec));
 }
 
 void tell(job_self self, const caf::actor& to, std::string kind, std::string text,

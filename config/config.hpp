@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "config/accounting_settings.hpp"
 #include "config/defaults.hpp"
 #include "config/log_settings.hpp"
 #include "config/power_settings.hpp"
@@ -197,6 +198,7 @@ struct cluster_config {
   /// MailProg=: run for each --mail-type event, as slurmctld runs it; "": no mail (Slurm's
   /// default, /bin/mail, is not assumed).
   std::string mail_prog;
+  accounting_settings accounting;  ///< AccountingStorage*= (config/accounting_settings.hpp)
   power_settings power;  ///< SuspendTime=, ResumeProgram=, SlurmctldParameters=, ... (the guide's)
 };
 

@@ -16,8 +16,8 @@ namespace {
 
 /// Keys of Slurm's slurm.conf that shoal reads without acting on them.
 constexpr std::string_view compat_keys[] = {
-    "proctracktype", "taskplugin",  "returntoservice",       "slurmctldpidfile",
-    "slurmdpidfile", "jobcomptype", "accountingstoragetype", "slurmdport",
+    "proctracktype", "taskplugin",  "returntoservice", "slurmctldpidfile",
+    "slurmdpidfile", "jobcomptype", "slurmdport",
 };
 
 /// NAME, NAME(ADDRESS) or NAME(ADDRESS:PORT); the port stays 0 when not given. An address with
@@ -70,6 +70,12 @@ shoal::error parser::on_main_key(const cs::pair& p, const where& at, int depth) 
     for (const auto& w : power_warnings) warn(at, w);
     if (k == "suspendexcnodes") mark(exc_nodes_, p, at);
     if (k == "suspendexcparts") mark(exc_parts_, p, at);
+    return {};
+  }
+  std::string accounting_error;
+  if (apply_accounting_key(cfg_.accounting, k, v, accounting_error)) {
+    if (!accounting_error.empty())
+      return fail(at, "invalid value '" + v + "' for " + p.key + ": " + accounting_error);
     return {};
   }
   std::string scheduling_error;

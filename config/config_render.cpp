@@ -105,6 +105,15 @@ std::string render_config(const cluster_config& cfg) {
     keys.emplace_back(key, cs::quote_if_needed(value));
   };
   // Alphabetical, as `scontrol show config` prints them.
+  const auto& acct = cfg.accounting;
+  if (!acct.host.empty()) add("AccountingStorageHost", acct.host);
+  if (acct.type == accounting_storage::sqlite)
+    add("AccountingStorageLoc", sqlite_path(acct, cfg.state_save_location));
+  else if (acct.type == accounting_storage::postgres && !acct.location.empty())
+    add("AccountingStorageLoc", acct.location);
+  if (acct.port != 0) add("AccountingStoragePort", std::to_string(acct.port));
+  add("AccountingStorageType", to_string(acct.type));
+  if (!acct.user.empty()) add("AccountingStorageUser", acct.user);
   if (!cfg.admin_users.empty()) {
     std::string names;
     for (const auto& n : cfg.admin_users) names += (names.empty() ? "" : ",") + n;

@@ -158,6 +158,14 @@ controller_actor::behavior_type controller_behavior(
   spawn_nodes_and_scheduler(self, recovery.saved);
   spawn_collectors(self, recovery.saved);
   spawn_power_saving(self, recovery.saved);
+  if (recovery.open_store) {
+    accounting_writer_setup writing;
+    writing.open = std::move(recovery.open_store);
+    writing.cluster = st.cfg.cluster_name;
+    writing.owner = caf::actor_cast<caf::actor>(self);
+    st.accounting = spawn_accounting_writer(self->system(), std::move(writing));
+    self->link_to(st.accounting);
+  }
   if (!recovery.saved.empty()) recover(self, recovery.saved);
   config::log().info("controller up cluster={} nodes={} partitions={}", st.cfg.cluster_name,
                      st.cfg.nodes.size(), st.cfg.partitions.size());
@@ -177,6 +185,10 @@ controller_actor::behavior_type controller_behavior(
       // -- from its own actors --
       probe.metered("view_node", from_peer<view_atom>(self, on_node_view)),
       probe.metered("view_job", from_peer<view_atom>(self, on_job_view)),
+      probe.metered("stored",
+                    [self](stored_atom, std::vector<uint64_t>& ids) {
+                      self->state.stored.insert(ids.begin(), ids.end());
+                    }),
       probe.metered("view_array", from_peer<view_atom>(self, on_array_view)),
       probe.metered("arraytask", from_peer<arraytask_atom>(self, start_array_task)),
       probe.metered("nodedown", from_peer<nodedown_atom>(self, relay_node_down)),

@@ -1,11 +1,13 @@
 #pragma once
 
+#include <functional>
 #include <memory>
 
 #include <caf/actor.hpp>
 #include <caf/actor_system.hpp>
 #include <caf/typed_actor.hpp>
 
+#include "accounting/job_store.hpp"
 #include "actors/daemon_gate.hpp"
 #include "actors/state_keeper.hpp"
 #include "config/config.hpp"
@@ -97,6 +99,8 @@ using controller_actor = caf::typed_actor<
     caf::reacts_to<msg::view_atom, msg::node_info>,
     /// A job actor's view.
     caf::reacts_to<msg::view_atom, msg::job_info>,
+    /// The accounting writer stored these finished jobs: they may be forgotten after MinJobAge.
+    caf::reacts_to<msg::stored_atom, std::vector<uint64_t>>,
     /// The scheduler's news of an array's pending tasks: (array, reason, folded tasks).
     caf::reacts_to<msg::view_atom, uint64_t, std::string, std::string>,
     /// The scheduler started an array task: (array, index, task id, nodes, node actors, CPUs,
@@ -115,6 +119,9 @@ using controller_actor = caf::typed_actor<
 struct controller_recovery {
   state_keeper_actor keeper;  ///< null: nothing is saved (tests, StateSaveLocation unset)
   state::record_map saved;    ///< the saved state to resume (empty: a cold start)
+  /// Opens the accounting store (AccountingStorageType) for the writer the controller starts
+  /// (actors/accounting_writer.hpp). Null: no store, and finished jobs go after MinJobAge.
+  std::function<shoal::expected<std::unique_ptr<accounting::job_store>>()> open_store;
 };
 
 /// `interconnect` is the SwitchType plugin every job's steps use; null builds it from the config

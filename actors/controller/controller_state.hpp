@@ -13,10 +13,12 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include <caf/all.hpp>
 
+#include "actors/accounting_writer.hpp"
 #include "actors/collector_manager.hpp"
 #include "actors/controller/controller.hpp"
 #include "actors/job.hpp"
@@ -70,6 +72,11 @@ struct controller_state {
   topology_actor topology;
   collector_manager_actor collectors;  ///< null without CollectorNodes
   power_actor power;                   ///< null without power saving (power_saving.cpp)
+  /// Writes finished jobs to the accounting store; null with accounting_storage/none.
+  accounting_writer_actor accounting;
+  /// Finished jobs the store holds: with a store, a job is forgotten (MinJobAge) only once
+  /// in it. Emptied as they are forgotten; after a restart every recovered job is sent again.
+  std::unordered_set<uint64_t> stored;
   std::map<uint64_t, array_entry> arrays;
   uint64_t next_job_id = 1;
   /// Who may do what (policy/access.hpp): the same rules the front door and every job ask.

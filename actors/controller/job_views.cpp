@@ -21,11 +21,13 @@ void purge_old_jobs(controller_self self) {
   auto& unfinished = self->state.maybe_unfinished;
   unfinished.clear();
   for (auto it = view.begin(); it != view.end();) {
-    if (msg::is_finished(it->second.state) && it->second.end_time < cutoff) {
+    // With a store, a job goes only once it is in it (an array's line is no job: its tasks are).
+    auto& st = self->state;
+    bool array_line = st.arrays.count(it->first) > 0;
+    if (msg::is_finished(it->second.state) && it->second.end_time < cutoff &&
+        (!st.accounting || array_line || st.stored.erase(it->first) > 0)) {
       if (self->state.cluster) self->state.cluster->job_forgotten(it->second.state);
-      persist(self,
-              self->state.arrays.count(it->first) > 0 ? array_key(it->first) : job_key(it->first),
-              nullptr);
+      persist(self, array_line ? array_key(it->first) : job_key(it->first), nullptr);
       it = view.erase(it);
       continue;
     }

@@ -72,6 +72,9 @@ void recover_job(controller_self self, uint64_t id, msg::job_record& rec) {
   auto& st = self->state;
   if (msg::is_finished(rec.info.state)) {
     put_view(st, id, rec.info);
+    // It may have ended after the store last heard: written again (idempotent), and forgotten
+    // only once stored.
+    if (st.accounting) self->send(st.accounting, msg::account_atom_v, rec);
     return;
   }
   auto setup = make_setup(self, id, rec.request, recovered_workload(rec.request), caf::actor{});

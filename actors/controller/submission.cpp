@@ -100,6 +100,7 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
   setup.interconnect = st.interconnect;
   setup.power = st.power;
   setup.keeper = st.keeper;
+  setup.accounting = st.accounting;
   return setup;
 }
 

@@ -134,5 +134,8 @@ CAF_ADD_ATOM(shoal, shoal::msg, exchange_atom, "exchange")
 CAF_ADD_ATOM(shoal, shoal::msg, peers_atom, "peers")
 // A rank aborted the step on one node: its shepherd tells the others along the same tree.
 CAF_ADD_ATOM(shoal, shoal::msg, abort_atom, "abort")
+// Accounting (actors/accounting_writer.hpp): a finished job's record to the store; the ids stored.
+CAF_ADD_ATOM(shoal, shoal::msg, account_atom, "account")
+CAF_ADD_ATOM(shoal, shoal::msg, stored_atom, "stored")
 
 CAF_END_TYPE_ID_BLOCK(shoal)

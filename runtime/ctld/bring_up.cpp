@@ -5,6 +5,7 @@
 #include <caf/all.hpp>
 #include <caf/send.hpp>
 
+#include "accounting/job_store.hpp"
 #include "actors/controller/controller.hpp"
 #include "actors/daemon_gate.hpp"
 #include "actors/state_keeper.hpp"
@@ -31,6 +32,41 @@ std::vector<std::string> state_locations(const std::string& value) {
 }
 
 namespace {
+
+/// How the accounting writer opens the store AccountingStorageType names; null for none (or
+/// SQLite's default place when nothing is saved anywhere).
+std::function<shoal::expected<std::unique_ptr<accounting::job_store>>()> store_opener(
+    const config::cluster_config& cfg, const std::vector<std::string>& locations) {
+  const auto& acct = cfg.accounting;
+  switch (acct.type) {
+    case config::accounting_storage::none:
+      config::log().info("accounting_storage/none: a job is forgotten MinJobAge after it ends");
+      return nullptr;
+    case config::accounting_storage::sqlite: {
+      if (acct.location.empty() && locations.empty()) {
+        config::log().warn(
+            "accounting_storage/sqlite has no place: StateSaveLocation=none and no "
+            "AccountingStorageLoc=; finished jobs go after MinJobAge");
+        return nullptr;
+      }
+      auto path = config::sqlite_path(acct, locations.empty() ? "" : locations.front());
+      config::log().info("accounting store sqlite path={}", path);
+      return [path] { return accounting::open_sqlite_store(path); };
+    }
+    case config::accounting_storage::postgres: {
+      accounting::postgres_settings pg;
+      pg.host = acct.host;
+      pg.port = acct.port;
+      pg.user = acct.user;
+      pg.password = acct.password;
+      if (!acct.location.empty()) pg.database = acct.location;
+      config::log().info("accounting store postgres host={} port={} database={}", pg.host, pg.port,
+                         pg.database);
+      return [pg] { return accounting::open_postgres_store(pg); };
+    }
+  }
+  return nullptr;
+}
 
 /// The saved state to resume from (nothing on a cold start), and a keeper that goes on saving.
 caf::expected<actors::controller_recovery> recover_state(caf::actor_system& sys,
@@ -59,6 +95,7 @@ caf::expected<actors::controller_recovery> recover_state(caf::actor_system& sys,
     for (auto& w : loaded->warnings) config::log().warn("saved state: {}", w);
     recovery.saved = std::move(loaded->records);
   }
+  recovery.open_store = store_opener(cfg, locations);
   actors::state_keeper_settings keeping;
   keeping.locations = std::move(locations);
   keeping.meters = meters;

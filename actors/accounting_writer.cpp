@@ -1,0 +1,111 @@
+#include "actors/accounting_writer.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <utility>
+
+#include <caf/all.hpp>
+
+#include "accounting/from_record.hpp"
+#include "actors/send_to.hpp"
+#include "actors/unexpected.hpp"
+#include "config/log.hpp"
+
+namespace shoal::actors {
+
+namespace {
+
+using namespace std::chrono_literals;
+
+/// How long the writer waits before trying a store that failed again: doubling from the first
+/// to the last.
+constexpr auto first_retry = 1s;
+constexpr auto last_retry = 30s;
+
+/// The writer's own tick: write what waits.
+using writer_impl = accounting_writer_actor::extend<caf::reacts_to<msg::stored_atom>>;
+
+struct writer_state {
+  static inline const char* name = "accounting_writer";
+  accounting_writer_setup setup;
+  std::unique_ptr<accounting::job_store> store;
+  /// Jobs waiting to be written, by (job id, submit time): a job sent twice is written once.
+  std::map<std::pair<uint64_t, int64_t>, msg::job_record> waiting;
+  bool tick_sent = false;
+  std::chrono::seconds retry = first_retry;
+  bool failing = false;  ///< the last attempt failed (logged once per outage)
+};
+
+using writer_self = writer_impl::stateful_pointer<writer_state>;
+
+void tick_now(writer_self self) {
+  if (self->state.tick_sent) return;
+  self->state.tick_sent = true;
+  // Behind the records already in the mailbox: they join this batch.
+  self->send(self, msg::stored_atom_v);
+}
+
+void failed(writer_self self, const std::string& what, const shoal::error& err) {
+  auto& st = self->state;
+  if (!st.failing)
+    config::log().error("accounting store {}: {}; {} jobs wait, retrying (every {} s at most)",
+                        what, describe(err), st.waiting.size(), last_retry.count());
+  st.failing = true;
+  st.tick_sent = true;
+  self->delayed_send(self, st.retry, msg::stored_atom_v);
+  st.retry = std::min<std::chrono::seconds>(st.retry * 2, last_retry);
+}
+
+void write_batch(writer_self self) {
+  auto& st = self->state;
+  st.tick_sent = false;
+  if (st.waiting.empty()) return;
+  if (!st.store) {
+    auto opened = st.setup.open();
+    if (!opened) return failed(self, "not opened", opened.error());
+    st.store = std::move(*opened);
+    config::log().info("accounting store open at {}", st.store->describe());
+  }
+  std::vector<accounting::job_row> jobs;
+  std::vector<accounting::step_row> steps;
+  std::vector<uint64_t> ids;
+  auto end = st.waiting.begin();
+  for (size_t n = 0; end != st.waiting.end() && n < st.setup.batch_size; ++end, ++n) {
+    auto rows = accounting::rows_of(end->second, st.setup.cluster);
+    jobs.push_back(std::move(rows.job));
+    for (auto& step : rows.steps) steps.push_back(std::move(step));
+    ids.push_back(end->first.first);
+  }
+  if (auto err = st.store->write(jobs, steps)) return failed(self, "write failed", err);
+  if (st.failing) config::log().info("accounting store writing again at {}", st.store->describe());
+  st.failing = false;
+  st.retry = first_retry;
+  st.waiting.erase(st.waiting.begin(), end);
+  SHOAL_DEBUG(steps, "accounting stored jobs={} steps={} waiting={}", jobs.size(), steps.size(),
+              st.waiting.size());
+  if (st.setup.owner) send_to(self, st.setup.owner, msg::stored_atom_v, std::move(ids));
+  if (!st.waiting.empty()) tick_now(self);
+}
+
+writer_impl::behavior_type writer_behavior(writer_self self, accounting_writer_setup setup) {
+  self->state.setup = std::move(setup);
+  tolerate_strays(self);
+  return {
+      [self](msg::account_atom, msg::job_record& rec) {
+        auto key = std::make_pair(rec.info.job_id, rec.info.submit_time);
+        self->state.waiting.insert_or_assign(key, std::move(rec));
+        tick_now(self);
+      },
+      [self](msg::stored_atom) { write_batch(self); },
+  };
+}
+
+}  // namespace
+
+accounting_writer_actor spawn_accounting_writer(caf::actor_system& sys,
+                                                accounting_writer_setup setup) {
+  return sys.spawn<caf::detached>(writer_behavior, std::move(setup));
+}
+
+}  // namespace shoal::actors

@@ -1,0 +1,46 @@
+#pragma once
+
+// The accounting writer: finished jobs go from the controller to the accounting store
+// (accounting/job_store.hpp, AccountingStorageType), so that sacct still finds them once the
+// controller forgot them (MinJobAge). A detached actor: a slow or stopped database blocks only
+// this thread, never scheduling or submission. Nothing is lost while the store is away: the
+// records wait here and are written on its return, and the controller forgets a job only once
+// it heard that the job was stored (after a restart or a takeover it sends every finished job
+// it recovered again; writes are idempotent).
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/actor.hpp>
+#include <caf/actor_system.hpp>
+#include <caf/typed_actor.hpp>
+
+#include "accounting/job_store.hpp"
+#include "messages/caf/type_ids.hpp"
+#include "messages/errc.hpp"
+#include "messages/types.hpp"
+
+namespace shoal::actors {
+
+using accounting_writer_actor = caf::typed_actor<
+    /// A job that ended (its final record, with the steps that ended): written with the next
+    /// batch; the same job sent again replaces what waits.
+    caf::reacts_to<msg::account_atom, msg::job_record>>;
+
+struct accounting_writer_setup {
+  /// Opens the store (again, after it failed): called on the writer's own thread.
+  std::function<shoal::expected<std::unique_ptr<accounting::job_store>>()> open;
+  std::string cluster;  ///< ClusterName=, the rows' cluster
+  /// Hears `(msg::stored_atom, std::vector<uint64_t> job_ids)` after each batch is durable.
+  caf::actor owner;
+  size_t batch_size = 1000;  ///< jobs a write takes at most
+};
+
+/// Spawns the writer (detached).
+accounting_writer_actor spawn_accounting_writer(caf::actor_system& sys,
+                                                accounting_writer_setup setup);
+
+}  // namespace shoal::actors

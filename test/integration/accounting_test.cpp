@@ -1,0 +1,141 @@
+// The accounting store (docs/accounting.md): a finished job and its steps outlive MinJobAge in
+// the SQLite store the controller keeps by default, with what each step used as its nodes
+// measured it (seed 001's job shepherd).
+
+#include <boost/test/unit_test.hpp>
+
+#include <signal.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "accounting/job_store.hpp"
+#include "test/integration/harness.hpp"
+
+using namespace shoal::test;
+using namespace std::chrono_literals;
+
+namespace {
+
+/// Burns two seconds of its own CPU time, however long that takes on a busy machine.
+constexpr const char* burner_source =
+    "#include <time.h>\n"
+    "int main(void) {\n"
+    "  struct timespec t;\n"
+    "  do {\n"
+    "    for (volatile int i = 0; i < 1000000; ++i) {\n"
+    "    }\n"
+    "    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);\n"
+    "  } while (t.tv_sec < 2);\n"
+    "  return 0;\n"
+    "}\n";
+
+/// Touches 200 MB, then holds it for a second.
+constexpr const char* toucher_source =
+    "#include <stdlib.h>\n"
+    "#include <string.h>\n"
+    "#include <unistd.h>\n"
+    "int main(void) {\n"
+    "  size_t size = 200u << 20;\n"
+    "  char* p = malloc(size);\n"
+    "  if (!p) return 1;\n"
+    "  memset(p, 1, size);\n"
+    "  sleep(1);\n"
+    "  return p[size / 2] == 1 ? 0 : 2;\n"
+    "}\n";
+
+struct short_min_job_age : cluster_fixture {
+  short_min_job_age() : cluster_fixture(2, "MinJobAge=2\n") {}
+
+  /// Compiles `source` into the scratch directory as `name`, unoptimized (an optimizer may drop a
+  /// buffer nothing reads back); false after a failed check.
+  bool build(const std::string& name, const char* source) {
+    write_file(scratch.file(name + ".c"), source);
+    auto cc = run_command({"cc", "-O0", "-o", scratch.file(name), scratch.file(name + ".c")});
+    BOOST_CHECK_MESSAGE(cc.exit_code == 0, cc.describe());
+    return cc.exit_code == 0;
+  }
+
+  /// Waits until the controller forgot `id` (MinJobAge, once stored).
+  bool forgotten(uint64_t id) {
+    return wait_until([&] { return job(id).is_null(); }, 60s);
+  }
+
+  /// The store's record of job `id`, read as sacct would.
+  std::optional<shoal::accounting::job_record> stored(uint64_t id) {
+    auto store = shoal::accounting::open_sqlite_store(cluster.directory() + "/state/accounting.db");
+    BOOST_REQUIRE_MESSAGE(store, (store ? "" : describe(store.error())));
+    shoal::accounting::job_query q;
+    q.jobs.push_back({static_cast<uint32_t>(id), -1});
+    auto found = (*store)->query(q);
+    BOOST_REQUIRE_MESSAGE(found, (found ? "" : describe(found.error())));
+    if (found->empty()) return std::nullopt;
+    return found->front();
+  }
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(accounting_store, short_min_job_age)
+
+BOOST_AUTO_TEST_CASE(a_finished_job_outlives_min_job_age_in_the_store_with_its_cpu_time) {
+  BOOST_REQUIRE(build("burn", burner_source));
+  auto r = run_cli({"run", "-J", "burner", "./burn"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_REQUIRE(forgotten(1));
+  auto rec = stored(1);
+  BOOST_REQUIRE_MESSAGE(rec.has_value(), "job 1 is not in the store");
+  BOOST_CHECK_EQUAL(rec->job.name, "burner");
+  BOOST_CHECK_EQUAL(rec->job.state, "COMPLETED");
+  BOOST_CHECK_EQUAL(rec->job.nodelist, "node1");
+  BOOST_REQUIRE_EQUAL(rec->steps.size(), 1u);
+  const auto& step = rec->steps.front();
+  BOOST_CHECK_EQUAL(step.step_id, 0u);
+  BOOST_CHECK_EQUAL(step.state, "COMPLETED");
+  BOOST_CHECK_EQUAL(step.ntasks, 1u);
+  // TotalCPU: user and system time together, as sacct adds them.
+  auto total_s = static_cast<double>(step.user_cpu_us + step.system_cpu_us) / 1e6;
+  BOOST_CHECK_MESSAGE(total_s >= 1.5 && total_s <= 2.5, "TotalCPU " << total_s << " s");
+  BOOST_CHECK(step.end_time >= step.start_time && step.start_time > 0);
+}
+
+BOOST_AUTO_TEST_CASE(a_step_touching_200_mb_has_a_max_rss_of_at_least_190_mb_on_its_node) {
+  BOOST_REQUIRE(build("touch", toucher_source));
+  auto r = run_cli({"run", "-N2", "-n2", "./touch"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_REQUIRE(forgotten(1));
+  auto rec = stored(1);
+  BOOST_REQUIRE_MESSAGE(rec.has_value(), "job 1 is not in the store");
+  BOOST_REQUIRE_EQUAL(rec->steps.size(), 1u);
+  const auto& step = rec->steps.front();
+  BOOST_CHECK_EQUAL(step.node_count, 2u);
+  BOOST_CHECK_MESSAGE(step.max_rss_bytes >= (190u << 20), "MaxRSS " << step.max_rss_bytes);
+  BOOST_CHECK(step.max_rss_node == "node1" || step.max_rss_node == "node2");
+}
+
+BOOST_AUTO_TEST_CASE(a_batch_job_keeps_its_batch_step_and_its_srun_steps_across_a_restart) {
+  auto id = submit_script("steps.sh", "#!/bin/sh\nshoal run true\nshoal run -n2 false\nexit 0\n");
+  BOOST_REQUIRE(id != 0);
+  BOOST_REQUIRE(wait_job_state(id, "COMPLETED", 60s));
+  // A kill -9 before the job is forgotten: the restarted controller writes it again (the same
+  // rows: writes are idempotent) and forgets it only once stored.
+  cluster.signal_controller(SIGKILL);
+  BOOST_REQUIRE(!cluster.restart_controller());
+  BOOST_REQUIRE(forgotten(id));
+  auto rec = stored(id);
+  BOOST_REQUIRE_MESSAGE(rec.has_value(), "the batch job is not in the store");
+  BOOST_CHECK_EQUAL(rec->job.state, "COMPLETED");
+  std::vector<std::string> steps;
+  for (auto& s : rec->steps)
+    steps.push_back(shoal::accounting::step_id_text(std::to_string(id), s.step_id) + " " + s.state);
+  std::vector<std::string> expected{std::to_string(id) + ".batch COMPLETED",
+                                    std::to_string(id) + ".0 COMPLETED",
+                                    std::to_string(id) + ".1 FAILED"};
+  BOOST_TEST(steps == expected, boost::test_tools::per_element());
+  // Slurm's DerivedExitCode: the highest exit code of any step.
+  BOOST_CHECK_EQUAL(rec->job.derived_exit_code, 1);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
