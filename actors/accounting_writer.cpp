@@ -8,9 +8,11 @@
 #include <caf/all.hpp>
 
 #include "accounting/from_record.hpp"
+#include "accounting/wire.hpp"
 #include "actors/send_to.hpp"
 #include "actors/unexpected.hpp"
 #include "config/log.hpp"
+#include "messages/caf/error.hpp"
 
 namespace shoal::actors {
 
@@ -88,6 +90,28 @@ void write_batch(writer_self self) {
   if (!st.waiting.empty()) tick_now(self);
 }
 
+caf::result<std::vector<msg::accounted_job>> answer(writer_self self,
+                                                    const msg::accounting_query& asked) {
+  auto& st = self->state;
+  auto query = accounting::from_wire(asked);
+  if (!query) return to_caf(query.error());
+  if (!st.store) {
+    auto opened = st.setup.open();
+    if (!opened)
+      return make_error(errc::unreachable,
+                        "the accounting store is unavailable: " + describe(opened.error()));
+    st.store = std::move(*opened);
+  }
+  auto found = st.store->query(*query);
+  if (!found)
+    return make_error(errc::unreachable,
+                      "the accounting store is unavailable: " + describe(found.error()));
+  std::vector<msg::accounted_job> out;
+  out.reserve(found->size());
+  for (auto& rec : *found) out.push_back(accounting::to_wire(rec));
+  return out;
+}
+
 writer_impl::behavior_type writer_behavior(writer_self self, accounting_writer_setup setup) {
   self->state.setup = std::move(setup);
   tolerate_strays(self);
@@ -98,6 +122,7 @@ writer_impl::behavior_type writer_behavior(writer_self self, accounting_writer_s
         tick_now(self);
       },
       [self](msg::stored_atom) { write_batch(self); },
+      [self](msg::account_atom, msg::accounting_query& q) { return answer(self, q); },
   };
 }
 

@@ -28,7 +28,12 @@ namespace shoal::actors {
 using accounting_writer_actor = caf::typed_actor<
     /// A job that ended (its final record, with the steps that ended): written with the next
     /// batch; the same job sent again replaces what waits.
-    caf::reacts_to<msg::account_atom, msg::job_record>>;
+    caf::reacts_to<msg::account_atom, msg::job_record>,
+    /// sacct's query (messages/shoal.capnp's AccountingQuery), answered from the store on the
+    /// writer's thread, between two batches. errc::unreachable while the store cannot be
+    /// opened or fails; errc::invalid_request for a bad job id.
+    caf::replies_to<msg::account_atom,
+                    msg::accounting_query>::with<std::vector<msg::accounted_job>>>;
 
 struct accounting_writer_setup {
   /// Opens the store (again, after it failed): called on the writer's own thread.

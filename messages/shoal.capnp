@@ -15,7 +15,7 @@ $C.includes(["messages/states.hpp"]);
 # Raise the major (and reset the minor) for any change older peers cannot read; peers of another
 # major then refuse each other's messages with errc::incompatible_version.
 const wireMajor :UInt16 = 1;
-const wireMinor :UInt16 = 10;
+const wireMinor :UInt16 = 11;
 
 struct MachineStatus {
   nodeName @0 :Text;         # the configured node name this daemon speaks for
@@ -609,6 +609,8 @@ enum ClientOp $C.type("uint8_t") {
   input @25;            # input -> ok, once the chunk is in the input tasks' pipes (or the step
                         # ended): standard input for the step this connection's run or attach
                         # streams; taken on that connection only, which proved its sender already
+  accounting @26;       # query -> accounted (from the accounting store, sacct's
+                        # selection; errc::unreachable without a store or while it is away)
 }
 
 struct ClientRequest {
@@ -633,6 +635,7 @@ struct ClientRequest {
                              # reattaches; 0xffffffff (msg::all_steps, and what an older client
                              # sends): the job's own client
   input @15 :TaskInput;      # input
+  query @16 :AccountingQuery;  # accounting: what sacct selects
 }
 
 struct ClientReply {
@@ -655,6 +658,48 @@ struct ClientReply {
   collectors @13 :List(CollectorInfo); # collectors
   summary @14 :List(PartitionSummary); # partitionSummary
   estimate @15 :StartEstimate; # testOnly
+  accounted @16 :List(AccountedJob);  # accounting
+}
+
+# What sacct asks the accounting store (accounting/job_store.hpp's job_query; empty lists
+# select all).
+struct AccountingQuery {
+  start @0 :Int64;           # -S, Unix seconds: jobs that had not ended before; 0: no bound
+  end @1 :Int64;             # -E: jobs submitted by then; 0: no bound
+  states @2 :List(Text);     # -s: final state names (COMPLETED, FAILED, ...)
+  jobs @3 :List(Text);       # -j: "12", "12_3"
+  uids @4 :List(UInt32);     # -u
+  accounts @5 :List(Text);   # -A
+  partitions @6 :List(Text); # -r
+  nodes @7 :List(Text);      # -N: hostlist expressions
+  names @8 :List(Text);      # --name
+  withSteps @9 :Bool = true; # false: -X
+  limit @10 :UInt32;         # 0: all
+}
+
+# A job as the accounting store keeps it: its listing view as it ended, and its steps.
+struct AccountedJob {
+  info @0 :JobInfo;          # ntasks: the CPUs it asked for (cpusPerTask 1)
+  derivedExitCode @1 :Int32; # the highest exit code of its steps (128+signal)
+  eligibleTime @2 :Int64;
+  reqTres @3 :Text;          # "cpu=4,mem=2000M,node=1"
+  allocTres @4 :Text;
+  allocCpus @5 :UInt32;
+  steps @6 :List(AccountedStep);
+}
+
+struct AccountedStep {
+  stepId @0 :UInt32;         # as Slurm numbers them: 0xfffffffb batch, 0xfffffffc extern, 0...
+  name @1 :Text;
+  nodelist @2 :Text;
+  nodeCount @3 :UInt32;
+  ntasks @4 :UInt32;
+  state @5 :Text;            # COMPLETED FAILED CANCELLED OUT_OF_MEMORY
+  exitCode @6 :Int32;
+  exitSignal @7 :Int32;
+  startTime @8 :Int64;
+  endTime @9 :Int64;
+  usage @10 :StepUsage;
 }
 
 # What a frame of a run or attach connection carries (ClientReply.stream).

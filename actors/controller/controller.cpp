@@ -195,6 +195,7 @@ controller_actor::behavior_type controller_behavior(
       probe.metered("step_exit", [self](step_exit& ex) { relay_step_exit(self, ex); }),
       // -- listings (the front door decides who sees what) --
       probe.rpc("jobs", from_peer<jobs_atom>(self, list_all_jobs)),
+      probe.rpc("accounting", from_client<account_atom>(self, query_accounting)),
       probe.rpc("jobs", from_peer<jobs_atom>(self, list_jobs)),
       probe.rpc("job", from_peer<jobs_atom>(self, show_job)),
       probe.rpc("nodes", from_peer<nodes_atom>(self, list_nodes)),

@@ -47,6 +47,10 @@ using controller_actor = caf::typed_actor<
     caf::replies_to<msg::jobs_atom, bool>::with<std::vector<msg::job_info>>,
     /// One job.
     caf::replies_to<msg::jobs_atom, uint64_t>::with<msg::job_info>,
+    /// sacct's query of the accounting store, passed to its writer (actors/accounting_writer.hpp);
+    /// errc::unreachable without a store.
+    caf::replies_to<msg::account_atom,
+                    msg::accounting_query>::with<std::vector<msg::accounted_job>>,
     caf::replies_to<msg::nodes_atom>::with<std::vector<msg::node_info>>,
     caf::replies_to<msg::parts_atom>::with<std::vector<msg::partition_info>>,
     /// `shoal info`'s default view: a group per partition and node state.

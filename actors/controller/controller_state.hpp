@@ -169,6 +169,13 @@ caf::result<caf::ok_atom> all_ok(controller_self self,
 void put_view(controller_state& st, uint64_t id, msg::job_info info);
 /// A job actor's news: its view replaces the last one; a finished job's actor is forgotten.
 void on_job_view(controller_self self, msg::job_info& info);
+
+// -- accounting.cpp --
+
+/// sacct's query, answered by the accounting writer from the store (errc::unreachable without
+/// one).
+caf::result<std::vector<msg::accounted_job>> query_accounting(controller_self self,
+                                                              msg::accounting_query query);
 /// Every job, finished ones (kept MinJobAge) only when asked, in id order.
 std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished);
 std::vector<msg::job_info> list_all_jobs(controller_self self);

@@ -137,5 +137,7 @@ CAF_ADD_ATOM(shoal, shoal::msg, abort_atom, "abort")
 // Accounting (actors/accounting_writer.hpp): a finished job's record to the store; the ids stored.
 CAF_ADD_ATOM(shoal, shoal::msg, account_atom, "account")
 CAF_ADD_ATOM(shoal, shoal::msg, stored_atom, "stored")
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::accounting_query))
+CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::accounted_job>))
 
 CAF_END_TYPE_ID_BLOCK(shoal)

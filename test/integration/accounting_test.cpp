@@ -138,4 +138,63 @@ BOOST_AUTO_TEST_CASE(a_batch_job_keeps_its_batch_step_and_its_srun_steps_across_
   BOOST_CHECK_EQUAL(rec->job.derived_exit_code, 1);
 }
 
+BOOST_AUTO_TEST_CASE(sacct_lists_a_forgotten_job_and_its_step_with_what_the_step_used) {
+  BOOST_REQUIRE(build("burn", burner_source));
+  auto r = run_cli({"run", "-J", "burner", "./burn"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_REQUIRE(forgotten(1));
+  auto acct = run_cli(
+      {"acct", "-j", "1", "-P", "-o", "JobID,JobName,State,ExitCode,NodeList,NTasks,TotalCPU"});
+  BOOST_REQUIRE_MESSAGE(acct.exit_code == 0, acct.describe());
+  auto lines = lines_of(acct.out);
+  BOOST_REQUIRE_MESSAGE(lines.size() == 3, acct.describe());
+  BOOST_CHECK_EQUAL(lines[0], "JobID|JobName|State|ExitCode|NodeList|NTasks|TotalCPU");
+  BOOST_CHECK_EQUAL(lines[1].substr(0, lines[1].rfind('|')), "1|burner|COMPLETED|0:0|node1|");
+  BOOST_CHECK_EQUAL(lines[2].substr(0, lines[2].rfind('|')), "1.0|burner|COMPLETED|0:0|node1|1");
+  // TotalCPU as sacct prints a short one: MM:SS.mmm.
+  auto cpu = lines[2].substr(lines[2].rfind('|') + 1);
+  BOOST_REQUIRE_MESSAGE(cpu.size() == 9 && cpu[2] == ':' && cpu[5] == '.', cpu);
+  auto seconds = std::stoi(cpu.substr(0, 2)) * 60 + std::stod(cpu.substr(3));
+  BOOST_CHECK_MESSAGE(seconds >= 1.5 && seconds <= 2.5, cpu);
+}
+
+BOOST_AUTO_TEST_CASE(open_ondemands_sacct_line_reads_a_job_from_the_store) {
+  BOOST_REQUIRE(build("touch", toucher_source));
+  auto r = run_cli({"run", "-J", "toucher", "./touch"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_REQUIRE(forgotten(1));
+  // ood_core's Slurm adapter (lib/ood_core/job/adapters/slurm.rb, the accounting fields it asks).
+  auto acct = run_cli({"acct", "-P", "--delimiter", "\x1F", "-j", "1", "-o",
+                       "User,Group,JobId,JobName,Elapsed,ReqMem,AllocCPUS,ReqCPUS,Timelimit,"
+                       "State,TotalCPU,MaxRSS,Partition,Submit,Start,End,ReqTRES"});
+  BOOST_REQUIRE_MESSAGE(acct.exit_code == 0, acct.describe());
+  auto lines = lines_of(acct.out);
+  BOOST_REQUIRE_MESSAGE(lines.size() == 3, acct.describe());
+  auto fields = [](const std::string& line) {
+    std::vector<std::string> out;
+    size_t pos = 0;
+    for (auto at = line.find("\x1F"); at != std::string::npos; at = line.find("\x1F", pos)) {
+      out.push_back(line.substr(pos, at - pos));
+      pos = at + 1;
+    }
+    out.push_back(line.substr(pos));
+    return out;
+  };
+  auto job = fields(lines[1]);
+  auto step = fields(lines[2]);
+  BOOST_REQUIRE_EQUAL(job.size(), 17u);
+  BOOST_REQUIRE_EQUAL(step.size(), 17u);
+  BOOST_CHECK_EQUAL(job[2], "1");
+  BOOST_CHECK_EQUAL(job[3], "toucher");
+  BOOST_CHECK_EQUAL(job[9], "COMPLETED");
+  BOOST_CHECK_MESSAGE(job[16].rfind("cpu=1", 0) == 0, job[16]);
+  BOOST_CHECK_EQUAL(step[2], "1.0");
+  // MaxRSS of the step: at least 190 MB, in sacct's units (K, M or G).
+  auto rss = step[11];
+  BOOST_REQUIRE_MESSAGE(!rss.empty(), lines[2]);
+  double amount = std::stod(rss);
+  double mb = rss.back() == 'G' ? amount * 1024 : rss.back() == 'M' ? amount : amount / 1024;
+  BOOST_CHECK_MESSAGE(mb >= 190, rss);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

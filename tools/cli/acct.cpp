@@ -1,6 +1,6 @@
-// `shoal acct` (sacct): the jobs the controller still holds, printed as Slurm 22.05's sacct
-// prints its accounting records. There is no database: a job is listed until the controller
-// purges it (MinJobAge after it ended).
+// `shoal acct` (sacct): the jobs the accounting store kept (docs/accounting.md) and those the
+// controller still holds (running, pending, and finished ones not yet stored), printed as Slurm
+// 22.05's sacct prints its accounting records, with each stored job's steps and what they used.
 
 #include <pwd.h>
 #include <strings.h>
@@ -11,7 +11,9 @@
 #include <cstdlib>
 #include <ctime>
 #include <memory>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/begin_time.hpp"
@@ -87,6 +89,43 @@ bool user_ids(const std::string& list, std::vector<uint32_t>& out) {
   return true;
 }
 
+/// What the accounting store kept of the jobs `filter` selects (the store applies the same
+/// selection; the jobs the controller still holds are selected again with them). Without a store
+/// (accounting_storage/none) nothing; with one that is away, nothing and a warning.
+sacct_stored stored_jobs(session& s, const acct_flags& f, const sacct_filter& filter) {
+  msg::accounting_query q;
+  q.start = filter.start;
+  q.end = filter.end;
+  for (auto state : filter.states) q.states.emplace_back(msg::to_string(state));
+  q.jobs = detail::split_list(f.jobs, false);
+  q.uids = filter.uids;
+  q.partitions = filter.partitions;
+  q.names = filter.names;
+  q.with_steps = !f.allocations;
+  sacct_stored out;
+  auto found = ask<std::vector<msg::accounted_job>>(s, msg::account_atom_v, std::move(q));
+  if (!found) {
+    auto why = describe(found.error());
+    if (why.find("accounting_storage/none") == std::string::npos)
+      std::fprintf(stderr, "sacct: warning: %s; listing the jobs the controller holds\n",
+                   why.c_str());
+    return out;
+  }
+  for (auto& job : *found) {
+    auto key = std::make_pair(job.info.job_id, job.info.submit_time);
+    out.emplace(key, std::move(job));
+  }
+  return out;
+}
+
+/// Adds the stored jobs the controller no longer holds to its list.
+void merge_stored(std::vector<msg::job_info>& jobs, const sacct_stored& stored) {
+  std::set<std::pair<uint64_t, int64_t>> held;
+  for (auto& j : jobs) held.emplace(j.job_id, j.submit_time);
+  for (auto& [key, job] : stored)
+    if (held.count(key) == 0) jobs.push_back(job.info);
+}
+
 void print_field_names() {
   auto names = sacct_field_names();
   for (size_t i = 0; i < names.size(); ++i) {
@@ -103,7 +142,7 @@ void print_field_names() {
 
 command_runner add_acct_command(CLI::App& app, const std::string& conf) {
   auto* cmd = app.add_subcommand(
-      "acct", "Jobs the controller still holds, as sacct prints its accounting records");
+      "acct", "Jobs and their steps from the accounting store, as sacct prints them");
   auto f = std::make_shared<acct_flags>();
   cmd->add_option("-o,--format", f->formats,
                   "Fields to show: sacct's names, comma-separated, NAME%WIDTH for a width "
@@ -128,18 +167,19 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
   cmd->add_option("--delimiter", f->delimiter, "With -p/-P: the separator (default |)");
   cmd->add_option("--units", f->units, "Memory in this unit: K, M, G, T or P");
   add_clusters_option(*cmd);
-  cmd->add_flag("-X,--allocations", f->allocations, "Only the jobs, not their .batch lines");
+  cmd->add_flag("-X,--allocations", f->allocations, "Only the jobs, not their steps");
   cmd->add_flag("-b,--brief", f->brief, "Add JobID,State,ExitCode to the fields");
   cmd->add_flag("-l,--long", f->long_list,
-                "Add sacct's long field list (usage statistics shoal does not keep print "
-                "empty)");
+                "Add sacct's long field list (figures shoal does not keep, such as pages and "
+                "energy, print empty)");
   cmd->add_flag("-e,--helpformat", f->help_format, "List the field names and exit");
   cmd->add_flag("-D,--duplicates", f->duplicates,
                 "Accepted for sacct's sake: the controller holds one record per job id");
   cmd->footer(
-      "Without a database, a job is listed from its submission until the controller purges it "
-      "(MinJobAge seconds after it ended, as squeue -t all shows). A batch job that started "
-      "has an ID.batch line; srun steps have none (docs/migrating.md).");
+      "Finished jobs come from the accounting store (AccountingStorageType, docs/accounting.md) "
+      "with their steps (ID.batch, ID.0, ...) and what each used; running and pending jobs, and "
+      "finished ones not yet stored, from the controller. With accounting_storage/none, a job is "
+      "listed until the controller forgets it (MinJobAge after it ended).");
   return [f, &conf]() -> int {
     if (f->help_format) {
       print_field_names();
@@ -207,6 +247,8 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
     if (!s) return code;
     auto list_jobs = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, true);
     if (!list_jobs) return fail("acct", describe(list_jobs.error()));
+    auto stored = stored_jobs(*s, *f, filter);
+    merge_stored(*list_jobs, stored);
     sacct_print_options opt;
     opt.no_header = f->no_header;
     opt.parsable = f->parsable2 ? 2 : f->parsable ? 1 : 0;
@@ -219,7 +261,7 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
         tf != nullptr && std::string{tf} != "standard")
       opt.time_format = tf;
     auto chosen = select_sacct_jobs(*list_jobs, filter, now);
-    std::fputs(render_sacct(chosen, *columns, opt).c_str(), stdout);
+    std::fputs(render_sacct(chosen, stored, *columns, opt).c_str(), stdout);
     return 0;
   };
 }

@@ -230,6 +230,12 @@ msg::client_request to_request(msg::jobs_atom, bool include_finished) {
   return r;
 }
 
+msg::client_request to_request(msg::account_atom, msg::accounting_query query) {
+  auto r = msg::make_client_request(msg::client_op::accounting);
+  r.query = std::move(query);
+  return r;
+}
+
 msg::client_request to_request(msg::jobs_atom) {
   return to_request(msg::jobs_atom_v, true);
 }
@@ -294,6 +300,10 @@ msg::client_request to_request(msg::submit_atom, msg::job_request req) {
 
 void take(msg::client_reply& r, std::vector<msg::job_info>& out) {
   out = std::move(r.jobs);
+}
+
+void take(msg::client_reply& r, std::vector<msg::accounted_job>& out) {
+  out = std::move(r.accounted);
 }
 
 void take(msg::client_reply& r, msg::job_info& out) {

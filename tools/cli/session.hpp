@@ -104,6 +104,7 @@ msg::client_request to_request(msg::client_op kind);
 // actors/controller/controller.hpp): `ask<msg::job_info>(s, msg::jobs_atom_v, id)`.
 msg::client_request to_request(msg::jobs_atom, bool include_finished);
 msg::client_request to_request(msg::jobs_atom);
+msg::client_request to_request(msg::account_atom, msg::accounting_query query);
 msg::client_request to_request(msg::jobs_atom, uint64_t id);
 msg::client_request to_request(msg::cancel_atom, std::string target, int32_t signo, uint32_t uid);
 msg::client_request to_request(msg::jobctl_atom, msg::job_control ctl);
@@ -117,6 +118,7 @@ msg::client_request to_request(msg::submit_atom, msg::job_request req);
 /// The answer a reply carries, by the type the controller's actor answers with.
 void take(msg::client_reply& r, std::vector<msg::job_info>& out);
 void take(msg::client_reply& r, msg::job_info& out);
+void take(msg::client_reply& r, std::vector<msg::accounted_job>& out);
 void take(msg::client_reply& r, std::vector<msg::node_info>& out);
 void take(msg::client_reply& r, std::vector<msg::partition_info>& out);
 void take(msg::client_reply& r, std::vector<msg::pending_detail>& out);

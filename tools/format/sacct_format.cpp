@@ -298,6 +298,106 @@ value field_value(const std::string& field, const msg::job_info& j, bool step,
   return value{};
 }
 
+/// sacct's _elapsed_time for CPU times: "MM:SS.mmm" under an hour (with milliseconds),
+/// "HH:MM:SS", "D-HH:MM:SS".
+std::string cpu_text(uint64_t us) {
+  auto secs = us / 1'000'000;
+  auto msecs = (us % 1'000'000) / 1000;
+  char buf[64];
+  auto days = secs / 86400, hours = (secs / 3600) % 24, mins = (secs / 60) % 60, s = secs % 60;
+  if (days != 0)
+    std::snprintf(buf, sizeof buf, "%llu-%2.2llu:%2.2llu:%2.2llu",
+                  static_cast<unsigned long long>(days), static_cast<unsigned long long>(hours),
+                  static_cast<unsigned long long>(mins), static_cast<unsigned long long>(s));
+  else if (hours != 0)
+    std::snprintf(buf, sizeof buf, "%2.2llu:%2.2llu:%2.2llu",
+                  static_cast<unsigned long long>(hours), static_cast<unsigned long long>(mins),
+                  static_cast<unsigned long long>(s));
+  else if (msecs != 0)
+    std::snprintf(buf, sizeof buf, "%2.2llu:%2.2llu.%3.3llu", static_cast<unsigned long long>(mins),
+                  static_cast<unsigned long long>(s), static_cast<unsigned long long>(msecs));
+  else
+    std::snprintf(buf, sizeof buf, "00:%2.2llu:%2.2llu", static_cast<unsigned long long>(mins),
+                  static_cast<unsigned long long>(s));
+  return buf;
+}
+
+/// Bytes as sacct prints memory and disk figures (convert_num_unit, exact, or --units).
+value bytes_value(uint64_t bytes, const sacct_print_options& opt) {
+  if (opt.units >= 0) return str(slurm_number_in_unit(static_cast<double>(bytes), 0, opt.units));
+  return str(slurm_number_unit(static_cast<double>(bytes), 0));
+}
+
+/// Slurm's step id text: batch, extern, interactive or the number.
+std::string step_label(uint32_t id) {
+  if (id == 0xfffffffbu) return "batch";
+  if (id == 0xfffffffcu) return "extern";
+  if (id == 0xfffffffau) return "interactive";
+  return std::to_string(id);
+}
+
+/// A step line's field, from what the accounting store kept of it (`j`: its job).
+value step_value(const std::string& f, const msg::accounted_step& step, const msg::job_info& j,
+                 const sacct_print_options& opt) {
+  const auto& u = step.usage;
+  int64_t elapsed = 0;
+  if (step.start_time != 0)
+    elapsed =
+        std::max<int64_t>(0, (step.end_time != 0 ? step.end_time : opt.now) - step.start_time);
+  auto cpus = std::max<uint64_t>(step.ntasks, 1);
+  if (f == "JobID") return str(job_id_text(j) + "." + step_label(step.step_id));
+  if (f == "JobIDRaw") return str(std::to_string(j.job_id) + "." + step_label(step.step_id));
+  if (f == "JobName") return opt_str(step.name);
+  if (f == "Account") return opt_str(j.account);
+  if (f == "Cluster") return opt_str(opt.cluster);
+  if (f == "AllocCPUS" || f == "NCPUS" || f == "ReqCPUS") return num(cpus);
+  if (f == "State") return str(step.state);
+  if (f == "ExitCode") return str(exit_text(step.exit_code, step.exit_signal));
+  if (f == "Start" || f == "Submit" || f == "Eligible")
+    return str(date_text(step.start_time, opt.time_format));
+  if (f == "End") return str(date_text(step.end_time, opt.time_format));
+  if (f == "Elapsed") return str(secs_text(elapsed));
+  if (f == "ElapsedRaw") return num(static_cast<uint64_t>(elapsed));
+  if (f == "CPUTime") return str(secs_text(elapsed * static_cast<int64_t>(cpus)));
+  if (f == "CPUTimeRAW") return num(static_cast<uint64_t>(elapsed) * cpus);
+  if (f == "NodeList") return opt_str(step.nodelist);
+  if (f == "NNodes" || f == "AllocNodes") return num(step.node_count);
+  if (f == "NTasks") return num(step.ntasks);
+  if (f == "TotalCPU") return str(cpu_text(u.user_cpu_us + u.system_cpu_us));
+  if (f == "UserCPU") return str(cpu_text(u.user_cpu_us));
+  if (f == "SystemCPU") return str(cpu_text(u.system_cpu_us));
+  if (f == "MaxRSS") return bytes_value(u.max_rss_bytes, opt);
+  if (f == "MaxRSSNode") return opt_str(u.max_rss_node);
+  if (f == "MaxRSSTask")
+    return u.max_rss_task >= 0 ? num(static_cast<uint64_t>(u.max_rss_task)) : value{};
+  if (f == "AveRSS") return bytes_value(u.ave_rss_bytes, opt);
+  if (f == "MaxVMSize") return bytes_value(u.max_vsize_bytes, opt);
+  if (f == "MaxVMSizeNode") return opt_str(u.max_vsize_node);
+  // shoal keeps the step's totals: sacct's per-task maxima read them.
+  if (f == "MaxDiskRead" || f == "AveDiskRead") return bytes_value(u.read_bytes, opt);
+  if (f == "MaxDiskWrite" || f == "AveDiskWrite") return bytes_value(u.written_bytes, opt);
+  if (f == "Suspended") return str(secs_text(0));
+  return value{};
+}
+
+/// A stored job's line: its view's fields, with the figures only the store keeps.
+value stored_job_value(const std::string& f, const msg::accounted_job& a, const msg::job_info& j,
+                       const sacct_print_options& opt) {
+  uint64_t user = 0, system = 0;
+  for (auto& step : a.steps) {
+    user += step.usage.user_cpu_us;
+    system += step.usage.system_cpu_us;
+  }
+  if (f == "TotalCPU") return str(cpu_text(user + system));
+  if (f == "UserCPU") return str(cpu_text(user));
+  if (f == "SystemCPU") return str(cpu_text(system));
+  if (f == "DerivedExitCode") return str(exit_text(a.derived_exit_code, 0));
+  if (f == "ReqTRES") return opt_str(a.req_tres);
+  if (f == "AllocTRES") return opt_str(a.alloc_tres);
+  if ((f == "AllocCPUS" || f == "NCPUS") && a.alloc_cpus != 0) return num(a.alloc_cpus);
+  return field_value(f, j, false, opt);
+}
+
 cell_kind kind_of(const std::string& name) {
   auto* e = find_entry(name);
   return e != nullptr ? e->kind : cell_kind::str;
@@ -376,6 +476,11 @@ std::vector<std::string> sacct_field_names() {
 
 std::string render_sacct(const std::vector<msg::job_info>& jobs,
                          const std::vector<sacct_column>& columns, const sacct_print_options& opt) {
+  return render_sacct(jobs, {}, columns, opt);
+}
+
+std::string render_sacct(const std::vector<msg::job_info>& jobs, const sacct_stored& stored,
+                         const std::vector<sacct_column>& columns, const sacct_print_options& opt) {
   std::string out;
   if (!opt.no_header) {
     for (size_t i = 0; i < columns.size(); ++i) {
@@ -388,15 +493,24 @@ std::string render_sacct(const std::vector<msg::job_info>& jobs,
       out += '\n';
     }
   }
-  auto line = [&](const msg::job_info& j, bool step) {
+  auto print_line = [&](auto&& value_of) {
     for (size_t i = 0; i < columns.size(); ++i)
-      print_cell(out, columns[i], field_value(columns[i].name, j, step, opt),
-                 i + 1 == columns.size(), opt);
+      print_cell(out, columns[i], value_of(columns[i].name), i + 1 == columns.size(), opt);
     out += '\n';
   };
   for (auto& j : jobs) {
-    line(j, false);
-    if (!opt.allocations && j.batch && started(j)) line(j, true);
+    auto kept = stored.find({j.job_id, j.submit_time});
+    if (kept == stored.end()) {
+      print_line([&](const std::string& f) { return field_value(f, j, false, opt); });
+      if (!opt.allocations && j.batch && started(j))
+        print_line([&](const std::string& f) { return field_value(f, j, true, opt); });
+      continue;
+    }
+    const auto& a = kept->second;
+    print_line([&](const std::string& f) { return stored_job_value(f, a, j, opt); });
+    if (opt.allocations) continue;
+    for (auto& step : a.steps)
+      print_line([&](const std::string& f) { return step_value(f, step, j, opt); });
   }
   return out;
 }

@@ -7,8 +7,10 @@
 // sacct prints them from its database.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "messages/errc.hpp"
@@ -60,6 +62,18 @@ struct sacct_print_options {
 /// no data for (usage statistics, TRES, group, ...) print empty, as sacct prints an unset
 /// value. Times are local time.
 std::string render_sacct(const std::vector<msg::job_info>& jobs,
+                         const std::vector<sacct_column>& columns, const sacct_print_options& opt);
+
+/// What the accounting store kept, by job id and submit time (a job id used again is another
+/// job).
+using sacct_stored = std::map<std::pair<uint64_t, int64_t>, msg::accounted_job>;
+
+/// As above, with what the store kept for some of `jobs`: such a job's line shows its CPU
+/// totals (TotalCPU, UserCPU, SystemCPU: its steps' sums), DerivedExitCode, ReqTRES and
+/// AllocTRES, and its steps follow it as sacct lists them (`ID.batch`, `ID.0`, ... in the
+/// store's order; none under -X) with what each used (MaxRSS, MaxRSSNode, AveRSS, MaxVMSize,
+/// TotalCPU, disk figures), in place of the made-up `.batch` line.
+std::string render_sacct(const std::vector<msg::job_info>& jobs, const sacct_stored& stored,
                          const std::vector<sacct_column>& columns, const sacct_print_options& opt);
 
 /// One `-j` item: a job (`12`), an array task (`12_3`) and optionally a step (`12.batch`).

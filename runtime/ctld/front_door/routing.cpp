@@ -81,6 +81,16 @@ void on_job(door_self self, const reply_to& to, msg::client_request& req, const 
                          });
 }
 
+/// The accounting store's jobs, as PrivateData lets the sender see them.
+void on_accounting(door_self self, const reply_to& to, msg::client_request& req, const grant& g) {
+  forward<std::vector<msg::accounted_job>>(
+      self, to, caf::make_message(msg::account_atom_v, std::move(req.query)),
+      [g](msg::client_reply& r, std::vector<msg::accounted_job>& v) {
+        for (auto& job : v)
+          if (g.sees(job.info)) r.accounted.push_back(std::move(job));
+      });
+}
+
 void on_nodes(door_self self, const reply_to& to, msg::client_request&, const grant&) {
   forward<std::vector<msg::node_info>>(
       self, to, caf::make_message(msg::nodes_atom_v),
@@ -250,6 +260,7 @@ constexpr route routes[] = {
   {op::ping,              on_ping},
   {op::jobs,              on_jobs},
   {op::job,               on_job},
+  {op::accounting,        on_accounting},
   {op::nodes,             on_nodes},
   {op::partitions,        on_partitions},
   {op::config,            on_config},

@@ -679,6 +679,17 @@ inline msg::client_request sample_client_request() {
   x.exit_code = 143;
   x.step_id = 3;
   x.input = sample_task_input();
+  x.query.start = 1700000000;
+  x.query.end = 1700086400;
+  x.query.states = {"COMPLETED", "FAILED"};
+  x.query.jobs = {"12", "13_4"};
+  x.query.uids = {0, 1000};
+  x.query.accounts = {"physics"};
+  x.query.partitions = {"debug"};
+  x.query.nodes = {"n[1-4]"};
+  x.query.names = {"burner"};
+  x.query.with_steps = false;
+  x.query.limit = 100;
   return x;
 }
 
@@ -711,6 +722,16 @@ inline msg::client_reply sample_client_reply() {
   x.collectors = {sample_collector_info()};
   x.summary = {sample_partition_summary()};
   x.estimate = sample_start_estimate();
+  msg::accounted_job stored;
+  stored.info = sample_job_info();
+  stored.derived_exit_code = 2;
+  stored.eligible_time = 1700000001;
+  stored.req_tres = "cpu=4,mem=2000M,node=1";
+  stored.alloc_tres = "cpu=4,mem=2000M,node=1";
+  stored.alloc_cpus = 4;
+  stored.steps = {{0xfffffffbu, "batch", "n1", 1, 1, "COMPLETED", 2, 0, 1700000002, 1700000060,
+                   sample_step_usage()}};
+  x.accounted = {stored};
   return x;
 }
 
