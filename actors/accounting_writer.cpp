@@ -62,13 +62,13 @@ void failed(writer_self self, const std::string& what, const shoal::error& err) 
 void write_batch(writer_self self) {
   auto& st = self->state;
   st.tick_sent = false;
-  if (st.waiting.empty()) return;
   if (!st.store) {
     auto opened = st.setup.open();
     if (!opened) return failed(self, "not opened", opened.error());
     st.store = std::move(*opened);
     config::log().info("accounting store open at {}", st.store->describe());
   }
+  if (st.waiting.empty()) return;
   std::vector<accounting::job_row> jobs;
   std::vector<accounting::step_row> steps;
   std::vector<uint64_t> ids;
@@ -115,6 +115,8 @@ caf::result<std::vector<msg::accounted_job>> answer(writer_self self,
 writer_impl::behavior_type writer_behavior(writer_self self, accounting_writer_setup setup) {
   self->state.setup = std::move(setup);
   tolerate_strays(self);
+  // Opened at once, so a store that cannot be reached (or created) is reported at start-up.
+  tick_now(self);
   return {
       [self](msg::account_atom, msg::job_record& rec) {
         auto key = std::make_pair(rec.info.job_id, rec.info.submit_time);

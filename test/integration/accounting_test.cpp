@@ -151,10 +151,13 @@ BOOST_AUTO_TEST_CASE(sacct_lists_a_forgotten_job_and_its_step_with_what_the_step
   BOOST_CHECK_EQUAL(lines[0], "JobID|JobName|State|ExitCode|NodeList|NTasks|TotalCPU");
   BOOST_CHECK_EQUAL(lines[1].substr(0, lines[1].rfind('|')), "1|burner|COMPLETED|0:0|node1|");
   BOOST_CHECK_EQUAL(lines[2].substr(0, lines[2].rfind('|')), "1.0|burner|COMPLETED|0:0|node1|1");
-  // TotalCPU as sacct prints a short one: MM:SS.mmm.
+  // TotalCPU as sacct prints a short one: MM:SS.mmm, or 00:MM:SS when the milliseconds are 0.
   auto cpu = lines[2].substr(lines[2].rfind('|') + 1);
-  BOOST_REQUIRE_MESSAGE(cpu.size() == 9 && cpu[2] == ':' && cpu[5] == '.', cpu);
-  auto seconds = std::stoi(cpu.substr(0, 2)) * 60 + std::stod(cpu.substr(3));
+  BOOST_REQUIRE_MESSAGE((cpu.size() == 9 && cpu[5] == '.') || (cpu.size() == 8 && cpu[5] == ':'),
+                        cpu);
+  double seconds = cpu.find('.') != std::string::npos
+                       ? std::stoi(cpu.substr(0, 2)) * 60 + std::stod(cpu.substr(3))
+                       : std::stoi(cpu.substr(3, 2)) * 60 + std::stoi(cpu.substr(6, 2));
   BOOST_CHECK_MESSAGE(seconds >= 1.5 && seconds <= 2.5, cpu);
 }
 

@@ -92,23 +92,6 @@ class sqlite_env final : public store_env {
   std::string path_;
 };
 
-/// Precondition: Debian's PostgreSQL server binaries, and when running as root a user `nobody`
-/// and runuser to run them as (initdb refuses root).
-struct needs_postgres {
-  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) const {
-    std::string bin = accounting::default_postgres_bin;
-    bool ok = ::access((bin + "/initdb").c_str(), X_OK) == 0 &&
-              ::access((bin + "/pg_ctl").c_str(), X_OK) == 0;
-    if (ok && ::geteuid() == 0)
-      ok = shell_output("command -v runuser && id -u nobody").find("runuser") != std::string::npos;
-    boost::test_tools::assertion_result r{ok};
-    r.message() << "needs PostgreSQL's server (" << bin
-                << "/initdb and pg_ctl: Debian's postgresql) and, as root, runuser and a user "
-                   "nobody to run it as";
-    return r;
-  }
-};
-
 /// The private server the PostgreSQL tests share.
 class shared_postgres {
  public:
