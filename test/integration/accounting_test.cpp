@@ -200,4 +200,29 @@ BOOST_AUTO_TEST_CASE(open_ondemands_sacct_line_reads_a_job_from_the_store) {
   BOOST_CHECK_MESSAGE(mb >= 190, rss);
 }
 
+BOOST_AUTO_TEST_CASE(sacct_selects_by_account_and_by_node_before_and_after_the_store) {
+  auto first = run_cli({"run", "-w", "node1", "-A", "physics", "true"});
+  BOOST_REQUIRE_MESSAGE(first.exit_code == 0, first.describe());
+  auto second = run_cli({"run", "-w", "node2", "-A", "chemistry", "true"});
+  BOOST_REQUIRE_MESSAGE(second.exit_code == 0, second.describe());
+  auto ids = [&](const std::vector<std::string>& selection) {
+    std::vector<std::string> args{"acct", "-X", "-n", "-P", "-o", "JobID"};
+    args.insert(args.end(), selection.begin(), selection.end());
+    auto r = run_cli(args);
+    BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+    return lines_of(r.out);
+  };
+  using lines = std::vector<std::string>;
+  // While the controller still holds them, and once only the store does.
+  for (int pass = 0; pass < 2; ++pass) {
+    BOOST_TEST(ids({"-N", "node2"}) == lines{"2"}, boost::test_tools::per_element());
+    BOOST_TEST(ids({"-N", "node[1-2]"}) == (lines{"1", "2"}), boost::test_tools::per_element());
+    BOOST_TEST(ids({"-A", "physics"}) == lines{"1"}, boost::test_tools::per_element());
+    BOOST_TEST(ids({"-A", "biology"}).empty());
+    if (pass == 0) BOOST_REQUIRE(forgotten(1) && forgotten(2));
+  }
+  auto bad = run_cli({"acct", "-N", "node[1-"});
+  BOOST_CHECK_MESSAGE(bad.exit_code == 1, bad.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -22,6 +22,7 @@
 #include "tools/cli/session.hpp"
 #include "tools/format/sacct_format.hpp"
 #include "tools/format/table.hpp"
+#include "topology/hostlist.hpp"
 
 namespace shoal::cli {
 
@@ -34,6 +35,8 @@ struct acct_flags {
   std::string states;
   std::string partitions;
   std::string names;
+  std::string accounts;
+  std::string nodes;
   std::string start;
   std::string end;
   std::string delimiter = "|";
@@ -101,6 +104,8 @@ sacct_stored stored_jobs(session& s, const acct_flags& f, const sacct_filter& fi
   q.uids = filter.uids;
   q.partitions = filter.partitions;
   q.names = filter.names;
+  q.accounts = filter.accounts;
+  if (!f.nodes.empty()) q.nodes.push_back(f.nodes);
   q.with_steps = !f.allocations;
   sacct_stored out;
   auto found = ask<std::vector<msg::accounted_job>>(s, msg::account_atom_v, std::move(q));
@@ -157,6 +162,9 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
                   "Only jobs in these states (CD,F,CA,TO,NF,OOM,R,PD or their names)");
   cmd->add_option("-r,--partition", f->partitions, "Only jobs in these partitions (comma list)");
   cmd->add_option("--name", f->names, "Only jobs with these names (comma list)");
+  cmd->add_option("-A,--accounts", f->accounts, "Only jobs charged to these accounts (comma list)");
+  cmd->add_option("-N,--nodelist", f->nodes,
+                  "Only jobs that ran on any of these nodes (a hostlist: node[1-4],gpu1)");
   cmd->add_option("-S,--starttime", f->start,
                   "Jobs eligible after this time (sacct's forms: 2026-11-26T08:00, 08:00, "
                   "11/26, now-1hour, today; default 00:00 today, or now with -s)");
@@ -230,6 +238,12 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
     if (filter.uids.empty() && !all_users && me.uid != 0) filter.uids.push_back(me.uid);
     filter.partitions = detail::split_list(f->partitions, false);
     filter.names = detail::split_list(f->names, false);
+    filter.accounts = detail::split_list(f->accounts, false);
+    if (!f->nodes.empty()) {
+      auto names = topology::expand_hostlist(f->nodes);
+      if (!names) return fail("acct", describe(names.error()));
+      filter.nodes = std::move(*names);
+    }
     // As sacct's get_unit_type: one letter, any case.
     int units = -1;
     if (!f->units.empty()) {

@@ -556,6 +556,20 @@ shoal::expected<std::vector<msg::job_state>> parse_sacct_states(std::string_view
   return out;
 }
 
+namespace {
+
+/// Whether the job held any of `names` (an unparsable or empty nodelist holds none).
+bool ran_on(const msg::job_info& j, const std::vector<std::string>& names) {
+  if (j.start_time == 0 || j.nodelist.empty()) return false;
+  auto held = topology::expand_hostlist(j.nodelist);
+  if (!held) return false;
+  for (auto& n : *held)
+    if (std::find(names.begin(), names.end(), n) != names.end()) return true;
+  return false;
+}
+
+}  // namespace
+
 std::vector<msg::job_info> select_sacct_jobs(const std::vector<msg::job_info>& jobs,
                                              const sacct_filter& filter, int64_t now) {
   using S = msg::job_state;
@@ -597,6 +611,8 @@ std::vector<msg::job_info> select_sacct_jobs(const std::vector<msg::job_info>& j
     if (!filter.uids.empty() && !in_list(filter.uids, j.uid)) continue;
     if (!in_list(filter.partitions, j.partition)) continue;
     if (!in_list(filter.names, j.name)) continue;
+    if (!in_list(filter.accounts, j.account)) continue;
+    if (!filter.nodes.empty() && !ran_on(j, filter.nodes)) continue;
     out.push_back(j);
   }
   auto key = [](const msg::job_info& j) {

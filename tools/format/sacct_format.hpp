@@ -98,6 +98,8 @@ struct sacct_filter {
   std::vector<msg::job_state> states;    ///< -s
   std::vector<std::string> partitions;   ///< -r
   std::vector<std::string> names;        ///< --name
+  std::vector<std::string> accounts;     ///< -A
+  std::vector<std::string> nodes;        ///< -N, expanded: jobs that ran on any of them
   int64_t start = 0;                     ///< -S (or sacct's default); 0: none
   int64_t end = 0;                       ///< -E; 0: now
 };
