@@ -198,6 +198,15 @@ BOOST_AUTO_TEST_CASE(open_ondemands_sacct_line_reads_a_job_from_the_store) {
   double amount = std::stod(rss);
   double mb = rss.back() == 'G' ? amount * 1024 : rss.back() == 'M' ? amount : amount / 1024;
   BOOST_CHECK_MESSAGE(mb >= 190, rss);
+  // --noconvert: in bytes, as the store keeps it.
+  auto raw = run_cli({"acct", "-j", "1", "-n", "-P", "--noconvert", "-o", "JobID,MaxRSS"});
+  BOOST_REQUIRE_MESSAGE(raw.exit_code == 0, raw.describe());
+  auto raw_lines = lines_of(raw.out);
+  BOOST_REQUIRE_EQUAL(raw_lines.size(), 2u);
+  auto bytes = raw_lines[1].substr(raw_lines[1].find('|') + 1);
+  BOOST_REQUIRE_MESSAGE(
+      !bytes.empty() && bytes.find_first_not_of("0123456789") == std::string::npos, raw_lines[1]);
+  BOOST_CHECK_GE(std::stoull(bytes), 190ull << 20);
 }
 
 BOOST_AUTO_TEST_CASE(sacct_selects_by_account_and_by_node_before_and_after_the_store) {

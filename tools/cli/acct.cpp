@@ -21,6 +21,7 @@
 #include "tools/cli/commands.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/format/sacct_format.hpp"
+#include "tools/format/slurm_format.hpp"
 #include "tools/format/table.hpp"
 #include "topology/hostlist.hpp"
 
@@ -174,6 +175,9 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
   cmd->add_flag("-P,--parsable2", f->parsable2, "Fields separated by |, none at the end");
   cmd->add_option("--delimiter", f->delimiter, "With -p/-P: the separator (default |)");
   cmd->add_option("--units", f->units, "Memory in this unit: K, M, G, T or P");
+  cmd->add_flag("--noconvert", no_unit_conversion(),
+                "Memory and disk figures in their own unit, never scaled (MaxRSS in bytes, ReqMem "
+                "in M)");
   add_clusters_option(*cmd);
   cmd->add_flag("-X,--allocations", f->allocations, "Only the jobs, not their steps");
   cmd->add_flag("-b,--brief", f->brief, "Add JobID,State,ExitCode to the fields");
