@@ -37,6 +37,13 @@ struct writer_state {
   bool tick_sent = false;
   std::chrono::seconds retry = first_retry;
   bool failing = false;  ///< the last attempt failed (logged once per outage)
+  metrics::gauge* waiting_jobs = nullptr;
+  metrics::counter* stored_jobs = nullptr;
+  metrics::counter* failures = nullptr;
+
+  void count_waiting() const {
+    if (waiting_jobs) waiting_jobs->set(static_cast<double>(waiting.size()));
+  }
 };
 
 using writer_self = writer_impl::stateful_pointer<writer_state>;
@@ -54,6 +61,7 @@ void failed(writer_self self, const std::string& what, const shoal::error& err) 
     config::log().error("accounting store {}: {}; {} jobs wait, retrying (every {} s at most)",
                         what, describe(err), st.waiting.size(), last_retry.count());
   st.failing = true;
+  if (st.failures) st.failures->inc();
   st.tick_sent = true;
   self->delayed_send(self, st.retry, msg::stored_atom_v);
   st.retry = std::min<std::chrono::seconds>(st.retry * 2, last_retry);
@@ -84,6 +92,8 @@ void write_batch(writer_self self) {
   st.failing = false;
   st.retry = first_retry;
   st.waiting.erase(st.waiting.begin(), end);
+  st.count_waiting();
+  if (st.stored_jobs) st.stored_jobs->inc(ids.size());
   SHOAL_DEBUG(steps, "accounting stored jobs={} steps={} waiting={}", jobs.size(), steps.size(),
               st.waiting.size());
   if (st.setup.owner) send_to(self, st.setup.owner, msg::stored_atom_v, std::move(ids));
@@ -113,7 +123,16 @@ caf::result<std::vector<msg::accounted_job>> answer(writer_self self,
 }
 
 writer_impl::behavior_type writer_behavior(writer_self self, accounting_writer_setup setup) {
-  self->state.setup = std::move(setup);
+  auto& st = self->state;
+  st.setup = std::move(setup);
+  if (auto* m = st.setup.meters) {
+    st.waiting_jobs = &m->gauge_of("shoal_accounting_waiting_jobs",
+                                   "Finished jobs waiting to be written to the accounting store.");
+    st.stored_jobs = &m->counter_of("shoal_accounting_stored_jobs_total",
+                                    "Finished jobs written to the accounting store.");
+    st.failures = &m->counter_of("shoal_accounting_store_failures_total",
+                                 "Attempts to open or write the accounting store that failed.");
+  }
   tolerate_strays(self);
   // Opened at once, so a store that cannot be reached (or created) is reported at start-up.
   tick_now(self);
@@ -121,6 +140,7 @@ writer_impl::behavior_type writer_behavior(writer_self self, accounting_writer_s
       [self](msg::account_atom, msg::job_record& rec) {
         auto key = std::make_pair(rec.info.job_id, rec.info.submit_time);
         self->state.waiting.insert_or_assign(key, std::move(rec));
+        self->state.count_waiting();
         tick_now(self);
       },
       [self](msg::stored_atom) { write_batch(self); },

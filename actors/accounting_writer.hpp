@@ -22,6 +22,7 @@
 #include "messages/caf/type_ids.hpp"
 #include "messages/errc.hpp"
 #include "messages/types.hpp"
+#include "metrics/registry.hpp"
 
 namespace shoal::actors {
 
@@ -42,6 +43,9 @@ struct accounting_writer_setup {
   /// Hears `(msg::stored_atom, std::vector<uint64_t> job_ids)` after each batch is durable.
   caf::actor owner;
   size_t batch_size = 1000;  ///< jobs a write takes at most
+  /// Where the writer reports how it keeps up (null: nowhere): shoal_accounting_waiting_jobs,
+  /// shoal_accounting_stored_jobs_total, shoal_accounting_store_failures_total.
+  metrics::registry* meters = nullptr;
 };
 
 /// Spawns the writer (detached).

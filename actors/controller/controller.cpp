@@ -163,6 +163,7 @@ controller_actor::behavior_type controller_behavior(
     writing.open = std::move(recovery.open_store);
     writing.cluster = st.cfg.cluster_name;
     writing.owner = caf::actor_cast<caf::actor>(self);
+    writing.meters = st.meters;
     st.accounting = spawn_accounting_writer(self->system(), std::move(writing));
     self->link_to(st.accounting);
   }

@@ -4,6 +4,8 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <httplib.h>
+
 #include <unistd.h>
 
 #include <chrono>
@@ -93,6 +95,16 @@ BOOST_AUTO_TEST_CASE(jobs_that_end_while_the_database_is_stopped_are_stored_once
                         "job " << id << " never left the controller");
   auto stored = stored_ids();
   BOOST_TEST(stored == ids, boost::test_tools::per_element());
+  // Operators see it in /metrics: the failures, the jobs written, none left waiting.
+  httplib::Client client{"127.0.0.1", cluster.metrics_port()};
+  auto res = client.Get("/metrics");
+  BOOST_REQUIRE_MESSAGE(res && res->status == 200, "no /metrics from shoalctld");
+  const auto& metrics = res->body;
+  BOOST_CHECK_MESSAGE(contains(metrics, "shoal_accounting_waiting_jobs 0\n"), metrics);
+  BOOST_CHECK_MESSAGE(contains(metrics, "shoal_accounting_stored_jobs_total"), metrics);
+  BOOST_CHECK_MESSAGE(contains(metrics, "shoal_accounting_store_failures_total") &&
+                          !contains(metrics, "shoal_accounting_store_failures_total 0\n"),
+                      metrics);
   auto log = read_file(cluster.directory() + "/shoalctld.log");
   BOOST_CHECK(contains(log, "accounting store write failed") ||
               contains(log, "accounting store not opened"));
