@@ -62,10 +62,17 @@ std::string upsert_sql(const char* table, int key_columns, dialect d, size_t row
   for (size_t i = 0; i < columns.size(); ++i) {
     auto& name = columns[i].first;
     names += (i ? ", " : "") + name;
-    if (static_cast<int>(i) < key_columns)
+    if (static_cast<int>(i) < key_columns) {
       key += (i ? ", " : "") + name;
-    else
-      updates += (updates.empty() ? "" : ", ") + name + " = excluded." + name;
+      continue;
+    }
+    // A job's steps reach the store while it runs, and leave its record once stored: the
+    // record written when it ends may no longer hold the step that set the highest code.
+    auto value = "excluded." + name;
+    if (name == "derived_exit_code")
+      value = std::string{d == dialect::sqlite ? "max(" : "GREATEST("} + value + ", " + table +
+              "." + name + ")";
+    updates += (updates.empty() ? "" : ", ") + name + " = " + value;
   }
   return std::string{"INSERT INTO "} + table + " (" + names + ") VALUES " +
          value_tuples(d, rows, columns.size()) + " ON CONFLICT (" + key + ") DO UPDATE SET " +

@@ -32,8 +32,14 @@ struct writer_state {
   static inline const char* name = "accounting_writer";
   accounting_writer_setup setup;
   std::unique_ptr<accounting::job_store> store;
-  /// Jobs waiting to be written, by (job id, submit time): a job sent twice is written once.
-  std::map<std::pair<uint64_t, int64_t>, msg::job_record> waiting;
+  /// Jobs waiting to be written, by (job id, submit time): a job sent twice is written once,
+  /// with the ended steps of both records. `job`: the job actor that sent it (null: the
+  /// controller), told which of its steps are stored.
+  struct entry {
+    msg::job_record record;
+    caf::actor job;
+  };
+  std::map<std::pair<uint64_t, int64_t>, entry> waiting;
   bool tick_sent = false;
   std::chrono::seconds retry = first_retry;
   bool failing = false;  ///< the last attempt failed (logged once per outage)
@@ -67,6 +73,24 @@ void failed(writer_self self, const std::string& what, const shoal::error& err) 
   st.retry = std::min<std::chrono::seconds>(st.retry * 2, last_retry);
 }
 
+/// Puts `rec` in line, merged with what waits of the same job: its view replaces the older one,
+/// its ended steps join the older ones (a step stored meanwhile left the newer record).
+void wait_to_write(writer_self self, msg::job_record rec, caf::actor sender) {
+  auto& st = self->state;
+  auto key = std::make_pair(rec.info.job_id, rec.info.submit_time);
+  auto& slot = st.waiting[key];
+  for (auto& older : slot.record.done_steps) {
+    auto same = [&](const msg::step_record& s) { return s.step_id == older.step_id; };
+    if (std::none_of(rec.done_steps.begin(), rec.done_steps.end(), same))
+      rec.done_steps.push_back(std::move(older));
+  }
+  slot.record = std::move(rec);
+  // The controller's resend after a restart has no job actor behind it: keep the one we know.
+  if (sender && sender != st.setup.owner) slot.job = std::move(sender);
+  st.count_waiting();
+  tick_now(self);
+}
+
 void write_batch(writer_self self) {
   auto& st = self->state;
   st.tick_sent = false;
@@ -82,21 +106,30 @@ void write_batch(writer_self self) {
   std::vector<uint64_t> ids;
   auto end = st.waiting.begin();
   for (size_t n = 0; end != st.waiting.end() && n < st.setup.batch_size; ++end, ++n) {
-    auto rows = accounting::rows_of(end->second, st.setup.cluster);
+    const auto& rec = end->second.record;
+    auto rows = accounting::rows_of(rec, st.setup.cluster);
     jobs.push_back(std::move(rows.job));
     for (auto& step : rows.steps) steps.push_back(std::move(step));
-    ids.push_back(end->first.first);
+    // Only an ended job may be forgotten; a running one was written for its steps.
+    if (msg::is_finished(rec.info.state)) ids.push_back(end->first.first);
   }
   if (auto err = st.store->write(jobs, steps)) return failed(self, "write failed", err);
   if (st.failing) config::log().info("accounting store writing again at {}", st.store->describe());
   st.failing = false;
   st.retry = first_retry;
+  for (auto it = st.waiting.begin(); it != end; ++it) {
+    if (!it->second.job || it->second.record.done_steps.empty()) continue;
+    std::vector<uint32_t> written;
+    for (auto& step : it->second.record.done_steps) written.push_back(step.step_id);
+    send_to(self, it->second.job, msg::stored_atom_v, std::move(written));
+  }
   st.waiting.erase(st.waiting.begin(), end);
   st.count_waiting();
   if (st.stored_jobs) st.stored_jobs->inc(ids.size());
   SHOAL_DEBUG(steps, "accounting stored jobs={} steps={} waiting={}", jobs.size(), steps.size(),
               st.waiting.size());
-  if (st.setup.owner) send_to(self, st.setup.owner, msg::stored_atom_v, std::move(ids));
+  if (st.setup.owner && !ids.empty())
+    send_to(self, st.setup.owner, msg::stored_atom_v, std::move(ids));
   if (!st.waiting.empty()) tick_now(self);
 }
 
@@ -138,10 +171,7 @@ writer_impl::behavior_type writer_behavior(writer_self self, accounting_writer_s
   tick_now(self);
   return {
       [self](msg::account_atom, msg::job_record& rec) {
-        auto key = std::make_pair(rec.info.job_id, rec.info.submit_time);
-        self->state.waiting.insert_or_assign(key, std::move(rec));
-        self->state.count_waiting();
-        tick_now(self);
+        wait_to_write(self, std::move(rec), caf::actor_cast<caf::actor>(self->current_sender()));
       },
       [self](msg::stored_atom) { write_batch(self); },
       [self](msg::account_atom, msg::accounting_query& q) { return answer(self, q); },

@@ -557,6 +557,16 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
                     [self](msg::complete_atom, int32_t code, int32_t signo, uint32_t uid) {
                       return on_complete(self, code, signo, uid);
                     }),
+      probe.metered("stored",
+                    [self](msg::stored_atom, std::vector<uint32_t>& ids) {
+                      auto& done = self->state.done_steps;
+                      done.erase(std::remove_if(done.begin(), done.end(),
+                                                [&](const msg::step_record& s) {
+                                                  return std::find(ids.begin(), ids.end(),
+                                                                   s.step_id) != ids.end();
+                                                }),
+                                 done.end());
+                    }),
       probe.metered("peers",
                     [self](msg::peers_atom, uint32_t step, uint32_t index, caf::actor& shepherd,
                            std::string& door_host, uint16_t door_port) {

@@ -139,7 +139,9 @@ using job_actor = caf::typed_actor<
     /// introduces itself with its shoald's door (actors/peer_door.hpp; port 0: none); it hears
     /// `(peers, parent, door host, door port)` of its parent in the all-gather's tree, once that
     /// one came.
-    caf::reacts_to<msg::peers_atom, uint32_t, uint32_t, caf::actor, std::string, uint16_t>>;
+    caf::reacts_to<msg::peers_atom, uint32_t, uint32_t, caf::actor, std::string, uint16_t>,
+    /// The accounting writer stored these ended steps: the job's record no longer keeps them.
+    caf::reacts_to<msg::stored_atom, std::vector<uint32_t>>>;
 
 /// Spawns the job actor for `setup`: it queues itself with the scheduler, or starts at once on
 /// `setup.start_nodes` (array tasks).

@@ -454,6 +454,9 @@ std::pair<policy::event, event_data> step_done(job_self self, uint32_t step_id) 
   auto done = step_record_of(step_id, data.step);
   done.end_time = unix_now();
   st.done_steps.push_back(std::move(done));
+  // Each ended step goes to the store while the job runs, so the record (saved whole on every
+  // change) keeps only the steps not stored yet: a job of thousands of steps stays small.
+  if (st.setup.accounting) self->send(st.setup.accounting, msg::account_atom_v, record_of(st));
   if (st.setup.interconnect) st.setup.interconnect->release(st.info.job_id, step_id);
   auto& run = data.step;
   SHOAL_DEBUG(trace_jobs, "step done job={} step={} exit_code={} error=\"{}\"", st.info.job_id,

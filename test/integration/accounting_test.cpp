@@ -234,4 +234,22 @@ BOOST_AUTO_TEST_CASE(sacct_selects_by_account_and_by_node_before_and_after_the_s
   BOOST_CHECK_MESSAGE(bad.exit_code == 1, bad.describe());
 }
 
+BOOST_AUTO_TEST_CASE(every_step_of_a_job_of_many_steps_reaches_the_store) {
+  // Steps are stored while the job runs (and leave its record): none may be lost on the way.
+  auto id = submit_script("many.sh",
+                          "#!/bin/sh\ni=0\nwhile [ $i -lt 25 ]; do shoal run true; i=$((i+1)); "
+                          "done\n");
+  BOOST_REQUIRE(id != 0);
+  BOOST_REQUIRE(wait_job_state(id, "COMPLETED", 120s));
+  BOOST_REQUIRE(forgotten(id));
+  auto rec = stored(id);
+  BOOST_REQUIRE_MESSAGE(rec.has_value(), "the job is not in the store");
+  std::vector<std::string> steps;
+  for (auto& s : rec->steps)
+    steps.push_back(shoal::accounting::step_id_text(std::to_string(id), s.step_id));
+  std::vector<std::string> expected{std::to_string(id) + ".batch"};
+  for (int i = 0; i < 25; ++i) expected.push_back(std::to_string(id) + "." + std::to_string(i));
+  BOOST_TEST(steps == expected, boost::test_tools::per_element());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
