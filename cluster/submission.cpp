@@ -50,6 +50,20 @@ shoal::expected<std::vector<std::string>> member_list(const std::string& expr,
   return unique;
 }
 
+/// ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE's text, Slurm's words for what no node can hold.
+constexpr const char* node_config_unavailable = "Requested node configuration is not available";
+/// slurmctld's err_msg when no node has the CPUs a node must give the job (node_scheduler.c).
+constexpr const char* cpu_count_unsatisfiable = "CPU count per node can not be satisfied";
+/// slurmctld's err_msg when no node has the memory asked for.
+constexpr const char* memory_unsatisfiable = "Memory specification can not be satisfied";
+
+/// A refusal as Slurm's clients print it: `explanation` first (slurmctld's err_msg, its own error
+/// line), then `slurm_text`, the error's text, which sbatch prints after "Batch job submission
+/// failed: " and scripts match whole.
+shoal::error refusal(errc code, const std::string& explanation, const char* slurm_text) {
+  return error(code, explanation + "\n" + slurm_text);
+}
+
 std::string dims_text(const std::array<int, 3>& d) {
   return std::to_string(d[0]) + "x" + std::to_string(d[1]) + "x" + std::to_string(d[2]);
 }
@@ -123,10 +137,10 @@ shoal::error check_gres(const config::cluster_config& cfg, const config::partiti
   for (auto& t : cfg.gres_types) types += (types.empty() ? "" : ",") + t;
   for (auto& item : gres)
     if (std::find(cfg.gres_types.begin(), cfg.gres_types.end(), item.name) == cfg.gres_types.end())
-      return error(errc::invalid_request,
-                   "Invalid generic resource (gres) specification: " + item.name +
-                       " is not a generic resource of this cluster (GresTypes=" +
-                       (types.empty() ? std::string{"none"} : types) + ")");
+      return refusal(errc::invalid_request,
+                     item.name + " is not a generic resource of this cluster (GresTypes=" +
+                         (types.empty() ? std::string{"none"} : types) + ")",
+                     "Invalid generic resource (gres) specification");
   std::unordered_map<std::string, const config::node_config*> by_name;
   for (auto& n : cfg.nodes) by_name.emplace(n.name, &n);
   auto has_all = [&](const std::string& name) {
@@ -146,16 +160,16 @@ shoal::error check_gres(const config::cluster_config& cfg, const config::partiti
     if (has_all(name)) {
       ++able;
     } else if (std::find(required.begin(), required.end(), name) != required.end()) {
-      return error(errc::unsatisfiable, "Requested node configuration is not available: node " +
-                                            name + " (-w) does not have --gres=" + req.gres);
+      return refusal(errc::unsatisfiable, "node " + name + " (-w) does not have --gres=" + req.gres,
+                     node_config_unavailable);
     }
   }
   if (able < std::max<uint32_t>(1, req.min_nodes))
-    return error(errc::unsatisfiable, "Requested node configuration is not available: " +
-                                          std::to_string(std::max<uint32_t>(1, req.min_nodes)) +
-                                          " nodes with --gres=" + req.gres +
-                                          " requested, partition " + part.name + " has " +
-                                          std::to_string(able));
+    return refusal(errc::unsatisfiable,
+                   std::to_string(std::max<uint32_t>(1, req.min_nodes)) +
+                       " nodes with --gres=" + req.gres + " requested, partition " + part.name +
+                       " has " + std::to_string(able),
+                   node_config_unavailable);
   return {};
 }
 
@@ -180,8 +194,8 @@ shoal::error check_constraint(const config::cluster_config& cfg,
   }
   for (auto& name : constraint->names())
     if (known.count(name) == 0)
-      return error(errc::invalid_request,
-                   "Invalid feature specification: no node has feature '" + name + "'");
+      return refusal(errc::invalid_request, "no node has feature '" + name + "'",
+                     "Invalid feature specification");
   size_t best = 0;
   for (auto& choice : policy::resolve_constraint(*constraint, features)) {
     bool required_ok = std::all_of(required.begin(), required.end(), [&](const std::string& n) {
@@ -204,10 +218,10 @@ shoal::error check_constraint(const config::cluster_config& cfg,
   }
   auto want = std::max<uint32_t>(1, req.min_nodes);
   if (best >= want) return {};
-  return error(errc::unsatisfiable,
-               "Requested node configuration is not available: " + std::to_string(want) +
-                   " nodes with --constraint=" + constraint->text + " requested, partition " +
-                   part.name + " has " + std::to_string(best));
+  return refusal(errc::unsatisfiable,
+                 std::to_string(want) + " nodes with --constraint=" + constraint->text +
+                     " requested, partition " + part.name + " has " + std::to_string(best),
+                 node_config_unavailable);
 }
 
 /// --mincpus: a node with fewer CPUs is never used, so the partition must hold enough that have
@@ -226,11 +240,12 @@ shoal::error check_min_cpus(const config::partition_config& part,
     if (c == 0 || c >= req.workload.min_cpus) ++big_enough;
   }
   if (big_enough >= req.min_nodes) return {};
-  return error(errc::unsatisfiable,
-               "Requested node configuration is not available: " + std::to_string(req.min_nodes) +
-                   " nodes with at least " + std::to_string(req.workload.min_cpus) +
-                   " CPUs (--mincpus) requested, partition " + part.name + " has " +
-                   std::to_string(big_enough));
+  return refusal(errc::unsatisfiable,
+                 std::string{cpu_count_unsatisfiable} + ": " + std::to_string(req.min_nodes) +
+                     " nodes with at least " + std::to_string(req.workload.min_cpus) +
+                     " CPUs (--mincpus) requested, partition " + part.name + " has " +
+                     std::to_string(big_enough),
+                 node_config_unavailable);
 }
 
 /// CPUs per task and memory: a task must fit on one node and the memory asked for on each node
@@ -244,13 +259,19 @@ shoal::error check_node_fit(const config::partition_config& part,
   auto cpus_per_task = std::max<uint32_t>(1, req.cpus_per_task);
   auto memory =
       std::max(req.workload.mem_per_node_mb, req.workload.mem_per_cpu_mb * uint64_t{cpus_per_task});
-  auto fits = [&](const std::string& name) {
+  // Each node's shortfall, CPUs first: slurmctld names the first of them that no node meets.
+  auto cpus_fit = [&](const std::string& name) {
+    auto it = nodes.find(name);
+    if (it == nodes.end()) return true;
+    auto cpus = it->second.cpus > 0 ? it->second.cpus : it->second.reported.cpus;
+    return cpus == 0 || cpus >= cpus_per_task;
+  };
+  auto memory_fits = [&](const std::string& name) {
     auto it = nodes.find(name);
     if (it == nodes.end()) return true;
     auto& n = it->second;
-    auto cpus = n.cpus > 0 ? n.cpus : n.reported.cpus;
     auto real_memory = n.real_memory_mb > 0 ? n.real_memory_mb : n.reported.real_memory_mb;
-    return (cpus == 0 || cpus >= cpus_per_task) && (real_memory == 0 || real_memory >= memory);
+    return real_memory == 0 || real_memory >= memory;
   };
   auto what = [&] {
     std::string text = std::to_string(std::max<uint32_t>(1, req.min_nodes)) + " nodes with " +
@@ -258,19 +279,27 @@ shoal::error check_node_fit(const config::partition_config& part,
     if (memory > 0) text += " and " + std::to_string(memory) + " MB of memory";
     return text;
   };
+  auto shortfall = [&](bool cpus_short) {
+    return std::string{cpus_short ? cpu_count_unsatisfiable : memory_unsatisfiable} + ": ";
+  };
   uint32_t able = 0;
+  bool some_cpus_fit = false;
   for (auto& name : part.nodes) {
     if (std::find(excluded.begin(), excluded.end(), name) != excluded.end()) continue;
-    if (fits(name))
+    bool cpus_ok = cpus_fit(name);
+    some_cpus_fit = some_cpus_fit || cpus_ok;
+    if (cpus_ok && memory_fits(name))
       ++able;
     else if (std::find(required.begin(), required.end(), name) != required.end())
-      return error(errc::unsatisfiable, "Requested node configuration is not available: node " +
-                                            name + " (-w) cannot take " + what());
+      return refusal(errc::unsatisfiable,
+                     shortfall(!cpus_ok) + "node " + name + " (-w) cannot take " + what(),
+                     node_config_unavailable);
   }
   if (able >= std::max<uint32_t>(1, req.min_nodes)) return {};
-  return error(errc::unsatisfiable, "Requested node configuration is not available: " + what() +
-                                        " requested, partition " + part.name + " has " +
-                                        std::to_string(able));
+  return refusal(errc::unsatisfiable,
+                 shortfall(!some_cpus_fit) + what() + " requested, partition " + part.name +
+                     " has " + std::to_string(able),
+                 node_config_unavailable);
 }
 
 }  // namespace
@@ -343,12 +372,12 @@ shoal::expected<msg::job_request> resolve_submission(
                                           std::to_string(max_tasks_per_node) +
                                           " tasks per node (MaxTasksPerNode)");
   if (per_node > 0 && req.ntasks > uint64_t{req.min_nodes} * per_node)
-    return error(errc::unsatisfiable,
-                 "Requested node configuration is not available: " + std::to_string(req.ntasks) +
-                     " tasks at most " + std::to_string(per_node) +
-                     " per node (--ntasks-per-node) need " +
-                     std::to_string((uint64_t{req.ntasks} + per_node - 1) / per_node) +
-                     " nodes, -N asks for " + std::to_string(req.min_nodes));
+    return refusal(errc::unsatisfiable,
+                   std::to_string(req.ntasks) + " tasks at most " + std::to_string(per_node) +
+                       " per node (--ntasks-per-node) need " +
+                       std::to_string((uint64_t{req.ntasks} + per_node - 1) / per_node) +
+                       " nodes, -N asks for " + std::to_string(req.min_nodes),
+                   node_config_unavailable);
   if (auto err = check_min_cpus(*part, nodes, *excluded, req)) return err;
   if (auto err = check_gres(cfg, *part, *required, *excluded, gres, req)) return err;
   if (auto err = check_constraint(cfg, *part, *required, *excluded, constraint, req)) return err;
@@ -358,10 +387,11 @@ shoal::expected<msg::job_request> resolve_submission(
                                             ")");
   auto usable = part->nodes.size() - excluded->size();
   if (req.min_nodes > usable)
-    return error(errc::unsatisfiable,
-                 "Requested node configuration is not available: " + std::to_string(req.min_nodes) +
-                     " nodes requested, partition " + part->name + " has " +
-                     std::to_string(usable) + (excluded->empty() ? "" : " after exclusions"));
+    return refusal(errc::unsatisfiable,
+                   std::to_string(req.min_nodes) + " nodes requested, partition " + part->name +
+                       " has " + std::to_string(usable) +
+                       (excluded->empty() ? "" : " after exclusions"),
+                   node_config_unavailable);
   if (part->max_nodes > 0 && req.min_nodes > part->max_nodes)
     return error(errc::unsatisfiable,
                  std::to_string(req.min_nodes) + " nodes requested, partition " + part->name +

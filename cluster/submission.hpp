@@ -29,9 +29,14 @@ namespace shoal::cluster {
 /// `gres` is the request's --gres as the controller parsed it (policy::parsed_workload); it is
 /// checked against GresTypes and the partition's nodes, and written back to the request in
 /// canonical form ("" for gpu:0 or none). `constraint` (-C, as parsed) may name only features some
-/// node has (errc::invalid_request "Invalid feature specification: ..."), and the partition must
-/// hold enough nodes satisfying it (errc::unsatisfiable "Requested node configuration is not
-/// available: ...").
+/// node has (errc::invalid_request, "Invalid feature specification"), and the partition must hold
+/// enough nodes satisfying it (errc::unsatisfiable, "Requested node configuration is not
+/// available").
+/// What no node of the partition can ever hold (the node count, CPUs, memory, GRES, features) is
+/// refused in Slurm's two parts, on two lines: first what is missing (the err_msg slurmctld sends,
+/// "CPU count per node can not be satisfied: ..." or "Memory specification can not be satisfied:
+/// ..." where Slurm has one), then Slurm's error text alone on the last line, the one its clients
+/// print after "Batch job submission failed: ".
 shoal::expected<msg::job_request> resolve_submission(
     const config::cluster_config& cfg, const std::map<std::string, msg::node_info>& nodes,
     msg::job_request req, const policy::gres_list& gres,

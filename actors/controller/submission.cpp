@@ -1,5 +1,7 @@
 #include "actors/controller/controller_state.hpp"
 
+#include <algorithm>
+
 #include "cluster/clock.hpp"
 #include "cluster/submission.hpp"
 #include "policy/dependency.hpp"
@@ -140,7 +142,10 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   else
     resolved = std::move(workload.error());
   if (!resolved) {
-    config::log().info("job rejected user={} reason=\"{}\"", req.user, describe(resolved.error()));
+    // A refusal's text has lines (cluster/submission.hpp); the log keeps one line an event.
+    auto reason = describe(resolved.error());
+    std::replace(reason.begin(), reason.end(), '\n', ' ');
+    config::log().info("job rejected user={} reason=\"{}\"", req.user, reason);
     return std::move(resolved.error());
   }
   auto token = resolved->submit_token;

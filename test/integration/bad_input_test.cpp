@@ -60,9 +60,14 @@ BOOST_AUTO_TEST_CASE(an_unknown_partition_is_rejected_by_name) {
 }
 
 BOOST_AUTO_TEST_CASE(more_nodes_than_exist_are_rejected) {
+  // What is missing first, then srun's words for the refusal.
   auto r = run_cli({"run", "-N5", "true"}, bounded());
-  BOOST_CHECK_MESSAGE(r.exit_code != 0 && !r.timed_out, r.describe());
-  check_one_error_line(r, "node");
+  BOOST_CHECK_MESSAGE(r.exit_code == 1 && !r.timed_out, r.describe());
+  BOOST_CHECK_EQUAL(r.err,
+                    "shoal: error: 5 nodes requested, partition debug has 2\n"
+                    "shoal: error: Unable to allocate resources: Requested node configuration is "
+                    "not available\n");
+  BOOST_CHECK_EQUAL(jobs().size(), 0u);
   check_still_serving(*this);
 }
 

@@ -83,8 +83,15 @@ void say(const std::string& text) {
   std::fflush(stderr);
 }
 
+/// One "salloc: error: LINE" for each line of `text`.
 void say_error(const std::string& text) {
-  say("error: " + text);
+  size_t start = 0;
+  for (;;) {
+    auto end = text.find('\n', start);
+    say("error: " + text.substr(start, end == std::string::npos ? end : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
 }
 
 void set_env(std::vector<std::string>& env, const std::string& key, const std::string& value) {
@@ -222,7 +229,8 @@ class alloc_waiter {
         conn_ = runtime::front_door_client{};  // try again in a moment
         return;
       }
-      if (job_id_ == 0) return fail_with("Job submit/allocate failed: " + reply.error_text);
+      if (job_id_ == 0)
+        return fail_with(before_last_line("Job submit/allocate failed: ", reply.error_text));
       return fail_with(reply.error_text);
     }
     if (reply.jobs.empty()) return;
@@ -518,7 +526,7 @@ int allocate_without_shell(session& s, msg::job_request req, const alloc_setting
   int signal_fd = ::signalfd(-1, &signals, SFD_CLOEXEC);
   auto info = ask<msg::job_info>(s, msg::submit_atom_v, std::move(req));
   if (!info) {
-    say_error("Job submit/allocate failed: " + describe(info.error()));
+    say_error(before_last_line("Job submit/allocate failed: ", describe(info.error())));
     return 1;
   }
   auto id = info->job_id;
@@ -622,6 +630,9 @@ command_runner add_alloc_command(CLI::App& app, const std::string& conf) {
       if (settings.kill_signal <= 0)
         return fail("alloc", "Invalid --kill-command specification", exit_usage);
     }
+    if (auto bad = refused_count(*opts))
+      return fail("alloc", (bad->submission ? "Job submit/allocate failed: " : "") + bad->text,
+                  bad->exit_code);
     auto req = build_request(*opts, argv, false);
     if (!req) return fail("alloc", describe(req.error()), exit_usage);
     for (auto& note : ignored_option_notes(*opts)) warn("alloc", note);
@@ -636,7 +647,10 @@ command_runner add_alloc_command(CLI::App& app, const std::string& conf) {
     int code = 0;
     auto s = open_session("alloc", conf, code);
     if (!s) return code;
-    if (auto err = apply_task_density(*s, *opts, *req)) return fail("alloc", describe(err));
+    if (auto err = apply_task_density(*s, *opts, *req))
+      return fail("alloc", err == errc::unsatisfiable
+                               ? before_last_line("Job submit/allocate failed: ", describe(err))
+                               : describe(err));
     // As salloc: the command (and the steps it starts) see the density it asked for.
     auto density = parse_task_density(*opts);
     if (density && density->per_core > 0)

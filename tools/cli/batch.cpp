@@ -216,6 +216,12 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
       apply_command_line(from_script, *cmd);
       *opts = *script_opts;
     }
+    if (auto bad = refused_count(*opts)) {
+      if (bad->submission && opts->test_only)
+        return refuse_estimate(shoal::error(errc::invalid_request, bad->text));
+      return fail("batch", (bad->submission ? "Batch job submission failed: " : "") + bad->text,
+                  bad->exit_code);
+    }
     auto req = build_request(*opts, args, true);
     if (!req) return fail("batch", describe(req.error()), exit_usage);
     for (auto& note : ignored_option_notes(*opts)) warn("batch", note);
@@ -229,12 +235,19 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
     int code = 0;
     auto s = open_session("batch", conf, code);
     if (!s) return code;
-    if (auto err = apply_task_density(*s, *opts, *req)) return fail("batch", describe(err));
+    if (auto err = apply_task_density(*s, *opts, *req)) {
+      if (opts->test_only) return refuse_estimate(err);
+      return fail("batch", err == errc::unsatisfiable
+                               ? before_last_line("Batch job submission failed: ", describe(err))
+                               : describe(err));
+    }
     if (opts->test_only) return print_start_estimate(*s, std::move(*req), "sbatch");
     bool array = !req->workload.array.empty();
     auto info = ask<msg::job_info>(*s, msg::submit_atom_v, std::move(*req));
     // sbatch's words, which scripts look for.
-    if (!info) return fail("batch", "Batch job submission failed: " + describe(info.error()));
+    if (!info)
+      return fail("batch",
+                  before_last_line("Batch job submission failed: ", describe(info.error())));
     if (opts->parsable)
       std::printf("%llu\n", static_cast<unsigned long long>(info->job_id));
     else

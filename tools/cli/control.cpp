@@ -117,6 +117,9 @@ int show(session& s, const std::string& what, const std::string& name, const sho
     return 0;
   }
   if (is_entity(what, "job", 1)) {
+    // scontrol_print_job: digits, '_' and '+' only, checked before asking.
+    if (name.find_first_not_of("0123456789_+") != std::string::npos)
+      return fail_as_perror("control", "scontrol_print_job error", "Invalid job id specified");
     std::vector<msg::job_info> jobs;
     if (name.empty() || name.find('_') != std::string::npos) {
       auto all = ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v);
@@ -128,12 +131,13 @@ int show(session& s, const std::string& what, const std::string& name, const sho
             (j.array_task_id >= 0 ? std::to_string(j.array_task_id) : "[" + j.array_tasks + "]");
         if (name.empty() || (j.array_job_id != 0 && text == name)) jobs.push_back(std::move(j));
       }
-      if (!name.empty() && jobs.empty()) return fail("control", "invalid job id " + name);
+      if (!name.empty() && jobs.empty())
+        return fail_as_perror("control", "slurm_load_jobs error", "Invalid job id specified");
     } else {
-      char* end = nullptr;
-      auto id = std::strtoull(name.c_str(), &end, 10);
-      if (*end != '\0') return fail("control", "invalid job id '" + name + "'", exit_usage);
+      auto id = std::strtoull(name.c_str(), nullptr, 10);
       auto one = ask<msg::job_info>(s, msg::jobs_atom_v, uint64_t{id});
+      if (!one && one.error() == errc::unknown_job)
+        return fail_as_perror("control", "slurm_load_jobs error", "Invalid job id specified");
       if (!one) return fail("control", describe(one.error()));
       jobs.push_back(std::move(*one));
     }

@@ -34,15 +34,31 @@ namespace {
 void add_basic_options(CLI::App& app, job_options& o) {
   app.add_option("-N,--nodes", o.nodes,
                  "Number of whole nodes (N; MIN-MAX is accepted and allocates MIN)");
-  auto zero = [&o](const char* option) {
-    return [&o, option](const std::string& value) {
-      if (value.find_first_not_of('0') == std::string::npos) o.zero_count = option;
+  // What is no positive number is kept as typed, for refused_count to refuse in Slurm's words,
+  // and leaves the number 0. The option keeps the text, so each layer (#SBATCH lines, input
+  // variables, the command line) passes on what was typed.
+  auto positive = [&o](uint32_t& target, const char* option) {
+    return [&o, &target, option](const std::string& value) {
+      char* end = nullptr;
+      errno = 0;
+      auto number = std::strtol(value.c_str(), &end, 10);
+      if (end == value.c_str() || *end != '\0' || number <= 0 || errno == ERANGE ||
+          number > INT32_MAX) {
+        target = 0;
+        o.bad_count = option;
+        o.bad_count_text = value;
+        return;
+      }
+      target = static_cast<uint32_t>(number);
+      if (o.bad_count == option) o.bad_count.clear();  // a later layer set it right
     };
   };
-  app.add_option("-n,--ntasks", o.ntasks, "Number of tasks (default: one per node)")
-      ->each(zero("--ntasks"));
-  app.add_option("-c,--cpus-per-task", o.cpus_per_task, "CPUs each task needs")
-      ->each(zero("--cpus-per-task"));
+  app.add_option_function<std::string>("-n,--ntasks", positive(o.ntasks, "--ntasks"),
+                                       "Number of tasks (default: one per node)")
+      ->type_name("UINT");
+  app.add_option_function<std::string>(
+         "-c,--cpus-per-task", positive(o.cpus_per_task, "--cpus-per-task"), "CPUs each task needs")
+      ->type_name("UINT");
   app.add_option("-p,--partition", o.partition, "Partition (default: the Default=YES one)");
   app.add_option("-t,--time", o.time,
                  "Time limit: MIN, MIN:SEC, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED");
@@ -407,6 +423,43 @@ bool kept_always(const std::string& entry) {
 
 }  // namespace
 
+std::optional<count_refusal> refused_count(const job_options& o) {
+  if (!o.bad_count.empty())
+    return count_refusal{
+        "Invalid numeric value \"" + o.bad_count_text + "\" for " + o.bad_count + ".", 1, false};
+  for (auto [text, option] :
+       {std::pair{&o.ntasks_per_node, "--ntasks-per-node"},
+        std::pair{&o.ntasks_per_core, "--ntasks-per-core"},
+        std::pair{&o.ntasks_per_socket, "--ntasks-per-socket"}, std::pair{&o.mincpus, "--mincpus"}})
+    if (auto count = positive_count(*text, option); !count)
+      return count_refusal{describe(count.error()), 1, false};
+  if (o.nodes.empty()) return std::nullopt;
+  // verify_node_count: a count, or MIN-MAX where an empty MIN is 0.
+  auto number = [](const std::string& text, long& value) {
+    char* end = nullptr;
+    value = std::strtol(text.c_str(), &end, 10);
+    while (std::isspace(static_cast<unsigned char>(*end))) ++end;
+    return *end == '\0';
+  };
+  long min = 0;
+  long max = 0;
+  auto dash = o.nodes.find('-');
+  auto min_text = o.nodes.substr(0, dash);
+  if (!number(min_text, min))
+    return count_refusal{"\"" + min_text + "\" is not a valid node count", 255, false};
+  if (dash != std::string::npos) {
+    auto max_text = o.nodes.substr(dash + 1);
+    if (!number(max_text, max))
+      return count_refusal{"\"" + max_text + "\" is not a valid node count", 255, false};
+    if (max != 0 && max < min)
+      return count_refusal{"Maximum node count " + std::to_string(max) +
+                               " is less than minimum node count " + std::to_string(min),
+                           255, false};
+  }
+  if (min <= 0) return count_refusal{"Node count specification invalid", 1, true};
+  return std::nullopt;
+}
+
 shoal::expected<task_density> parse_task_density(const job_options& o) {
   task_density d;
   auto core = positive_count(o.ntasks_per_core, "--ntasks-per-core");
@@ -745,9 +798,7 @@ shoal::error set_gres_and_distribution(const job_options& o, bool batch, msg::jo
 shoal::expected<msg::job_request> build_request(const job_options& o, std::vector<std::string> argv,
                                                 bool batch) {
   msg::job_request req;
-  if (!o.zero_count.empty())
-    return shoal::error(errc::invalid_request,
-                        "Invalid numeric value \"0\" for " + o.zero_count + ".");
+  if (auto bad = refused_count(o)) return shoal::error(errc::invalid_request, bad->text);
   if (auto err = set_size_and_time(o, req)) return err;
   if (auto err = set_tasks(o, std::move(argv), batch, req)) return err;
   if (auto err = set_scheduling(o, req)) return err;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,9 +16,10 @@ struct job_options {
   std::string nodes;  ///< -N: "N" or "MIN-MAX"
   uint32_t ntasks = 0;
   uint32_t cpus_per_task = 0;
-  /// -n or -c given as 0 (the numbers above cannot tell it from not given): the option's name,
-  /// refused as Slurm's parse_int refuses it.
-  std::string zero_count;
+  /// -n or -c given as no positive number ("0", "-1", "abc"; the numbers above hold 0 then): the
+  /// option's name and the value as typed, refused as Slurm's parse_int refuses it.
+  std::string bad_count;
+  std::string bad_count_text;
   std::string partition;
   std::string time;
   std::string name;
@@ -88,6 +90,22 @@ struct job_options {
   std::string mpi;                 ///< --mpi=TYPE as typed (list: print the types and exit)
   bool external_launcher = false;  ///< --external-launcher: accepted, a step never waits here
 };
+
+/// A count refused before anything is submitted, as Slurm refuses it.
+struct count_refusal {
+  std::string text;   ///< the error line, after "CMD: error: "
+  int exit_code = 1;  ///< Slurm's: 1 (parse_int, a refused submission), 255 (verify_node_count)
+  /// Slurm's controller refuses it: the command's words for a refused submission come first
+  /// ("Batch job submission failed: ").
+  bool submission = false;
+};
+
+/// The first count of `o` Slurm would refuse: -n, -c, --ntasks-per-node/core/socket and
+/// --mincpus that are not positive numbers (`Invalid numeric value "0" for --ntasks.`, exit 1),
+/// a -N that is not a count or MIN-MAX (`"abc" is not a valid node count`, `Maximum node count 1
+/// is less than minimum node count 2`, exit 255), and a -N of no nodes ("0", "0-0", "-3": Slurm's
+/// controller answers "Node count specification invalid", exit 1). nullopt when all are fine.
+std::optional<count_refusal> refused_count(const job_options& o);
 
 /// --ntasks-per-core and --ntasks-per-socket as numbers; 0 where not given.
 struct task_density {

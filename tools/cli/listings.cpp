@@ -318,7 +318,8 @@ int run_queue(const queue_flags& q, const std::string& conf) {
   if (!s) return code;
   auto list = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, include_finished);
   if (!list) return fail("queue", describe(list.error()));
-  if (names_unknown_job(q.jobs, *list)) return fail("queue", "Invalid job id specified");
+  if (names_unknown_job(q.jobs, *list))
+    return fail_as_perror("queue", "slurm_load_jobs error", "Invalid job id specified");
   if (no_users) list->clear();
   if (q.array_tasks) *list = one_line_per_task(std::move(*list));
   if (q.long_list && !opt.no_header && !opt.json) print_date();
@@ -636,6 +637,38 @@ void filter_jobs(const cancel_filters& f, const resolved_filters& r,
 
 }  // namespace
 
+namespace {
+
+/// Whether scancel takes `text` as job ids (scancel's opt.c, _verify_job_ids): a job id above 0,
+/// then `_[LIST]` to the end, or `_*`, `_N` or `+N`, then `.STEP`, then the end or `,` and more.
+bool scancel_job_id(const std::string& text) {
+  const char* at = text.c_str();
+  for (;;) {
+    char* end = nullptr;
+    if (std::strtol(at, &end, 10) <= 0) return false;
+    at = end;
+    if (at[0] == '_' && at[1] == '[') {
+      const char* close = std::strchr(at + 2, ']');
+      return close != nullptr && close[1] == '\0';
+    }
+    if (at[0] == '_' && at[1] == '*') {
+      at += 2;
+    } else if (at[0] == '_' || at[0] == '+') {
+      if (std::strtol(at + 1, &end, 10) < 0) return false;
+      at = end;
+    }
+    if (at[0] == '.') {
+      if (std::strtol(at + 1, &end, 10) < 0) return false;
+      at = end;
+    }
+    if (at[0] == '\0') return true;
+    if (at[0] != ',') return false;
+    ++at;
+  }
+}
+
+}  // namespace
+
 command_runner add_cancel_command(CLI::App& app, const std::string& conf) {
   auto* cmd = app.add_subcommand("cancel", "Cancel or signal jobs (scancel)");
   auto ids = std::make_shared<std::vector<std::string>>();
@@ -658,6 +691,8 @@ command_runner add_cancel_command(CLI::App& app, const std::string& conf) {
     int signo = parse_signal(*signal_name);
     if (signo < 0) return fail("cancel", "invalid signal '" + *signal_name + "'", exit_usage);
     if (ids->empty() && !filters->any()) return fail("cancel", "No job identification provided");
+    for (auto& id : *ids)
+      if (!scancel_job_id(id)) return fail("cancel", "Invalid job id " + id);
     resolved_filters resolved;
     if (auto bad = resolve_filters(*filters, resolved)) return *bad;
     int code = 0;
@@ -675,9 +710,9 @@ command_runner add_cancel_command(CLI::App& app, const std::string& conf) {
     int result = 0;
     for (auto& id : targets) {
       auto ok = ask<caf::ok_atom>(*s, msg::cancel_atom_v, id, int32_t{signo}, uid);
+      if (ok) continue;
       // scancel's words, which scripts match on.
-      if (!ok)
-        result = fail("cancel", "Kill job error on job id " + id + ": " + describe(ok.error()));
+      result = fail("cancel", "Kill job error on job id " + id + ": " + describe(ok.error()));
     }
     return result;
   };

@@ -172,6 +172,12 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     if (auto bad = layer_input_env("run", *cmd, *opts, false); !bad.empty())
       return fail("run", bad, exit_usage);
     if (auto code = refuse_mpi_type(opts->mpi); code != 0) return code;
+    if (auto bad = refused_count(*opts)) {
+      if (bad->submission && opts->test_only)
+        return refuse_estimate(shoal::error(errc::invalid_request, bad->text));
+      return fail("run", (bad->submission ? "Unable to allocate resources: " : "") + bad->text,
+                  bad->exit_code);
+    }
     auto req = build_request(*opts, argv, false);
     if (!req) return fail("run", describe(req.error()), exit_usage);
     auto io = step_io_for(*opts, *req);
@@ -189,7 +195,7 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
       int code = 0;
       auto s = open_session("run", conf, code);
       if (!s) return code;
-      if (auto err = apply_task_density(*s, *opts, *req)) return fail("run", describe(err));
+      if (auto err = apply_task_density(*s, *opts, *req)) return refuse_estimate(err);
       return print_start_estimate(*s, std::move(*req), "srun");
     }
     if (opts->jobid != 0) {
@@ -202,7 +208,10 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     int code = 0;
     auto s = open_session("run", conf, code);
     if (!s) return code;
-    if (auto err = apply_task_density(*s, *opts, *req)) return fail("run", describe(err));
+    if (auto err = apply_task_density(*s, *opts, *req))
+      return fail("run", err == errc::unsatisfiable && req->job_id == 0
+                             ? before_last_line("Unable to allocate resources: ", describe(err))
+                             : describe(err));
     bool default_runs =
         config::classify_mpi_type(s->conf.mpi_default) == config::mpi_type_kind::runs;
     if (req->io.mpi.empty() && default_runs) req->io.mpi = s->conf.mpi_default;

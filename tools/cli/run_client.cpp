@@ -134,7 +134,13 @@ class run_waiter {
 
  private:
   int failed(const std::string& why) {
-    note("error: " + why);
+    size_t start = 0;
+    for (;;) {
+      auto end = why.find('\n', start);
+      note("error: " + why.substr(start, end == std::string::npos ? end : end - start));
+      if (end == std::string::npos) break;
+      start = end + 1;
+    }
     done_ = true;
     code_ = 1;
     return code_;
@@ -188,6 +194,9 @@ class run_waiter {
         conn_ = runtime::front_door_client{};  // try again in a moment
         return (void)on_connection_lost();
       }
+      // A new job refused at submission: srun's words for it.
+      if (job_id_ == 0 && !is_step_ && !attaching_)
+        return (void)failed(before_last_line("Unable to allocate resources: ", reply.error_text));
       return (void)failed(reply.error_text);
     }
     if (reply.jobs.empty()) return;

@@ -37,8 +37,33 @@ std::string program_name() {
 }
 
 int fail(const std::string& cmd, const std::string& text, int code) {
-  std::fprintf(stderr, "%s: error: %s\n", speaker(cmd).c_str(), text.c_str());
+  size_t start = 0;
+  for (;;) {
+    auto end = text.find('\n', start);
+    std::fprintf(stderr, "%s: error: %s\n", speaker(cmd).c_str(),
+                 text.substr(start, end == std::string::npos ? end : end - start).c_str());
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
   return code;
+}
+
+int fail_as_perror(const std::string& cmd, const std::string& what, const std::string& text,
+                   int code) {
+  if (slurm_speaker().empty()) return fail(cmd, text, code);
+  std::fprintf(stderr, "%s: %s\n", what.c_str(), text.c_str());
+  return code;
+}
+
+std::string before_last_line(const std::string& prefix, const std::string& why) {
+  auto last = why.rfind('\n');
+  if (last == std::string::npos) return prefix + why;
+  return why.substr(0, last + 1) + prefix + why.substr(last + 1);
+}
+
+std::string last_line(const std::string& why) {
+  auto last = why.rfind('\n');
+  return last == std::string::npos ? why : why.substr(last + 1);
 }
 
 void warn(const std::string& cmd, const std::string& text) {

@@ -52,8 +52,24 @@ void speak_as(std::string slurm_name);
 std::string program_name();
 
 /// Prints "shoal CMD: error: TEXT" (or "NAME: error: TEXT" under speak_as) to stderr and
-/// returns `code`.
+/// returns `code`; each line of a TEXT of several lines is an error line of its own, as Slurm
+/// prints its err_msg lines.
 int fail(const std::string& cmd, const std::string& text, int code = exit_failure);
+
+/// A failed call as Slurm's commands report it (slurm_perror): "WHAT: TEXT" with no program name,
+/// such as squeue's "slurm_load_jobs error: Invalid job id specified"; as `shoal CMD`, fail's
+/// "shoal CMD: error: TEXT". Returns `code`.
+int fail_as_perror(const std::string& cmd, const std::string& what, const std::string& text,
+                   int code = exit_failure);
+
+/// `why`, a refusal's text (cluster/submission.hpp: its explanation lines, then Slurm's error
+/// text on the last line), with `prefix` put before that last line: Slurm's clients print the
+/// controller's explanation first, then "Batch job submission failed: TEXT" (sbatch), "Unable to
+/// allocate resources: TEXT" (srun) or "Job submit/allocate failed: TEXT" (salloc).
+std::string before_last_line(const std::string& prefix, const std::string& why);
+
+/// The last line of `why`: Slurm's error text alone, as slurm_perror prints it.
+std::string last_line(const std::string& why);
 
 /// Prints "shoal CMD: warning: TEXT" to stderr: something the user asked for is not done, and
 /// the command goes on.

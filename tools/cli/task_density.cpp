@@ -23,7 +23,8 @@ std::string density_text(const task_density& d) {
 }
 
 shoal::error unavailable(const std::string& why) {
-  return shoal::error(errc::unsatisfiable, "Requested node configuration is not available: " + why);
+  // As cluster/submission.hpp: the explanation, then Slurm's text on a line of its own.
+  return shoal::error(errc::unsatisfiable, why + "\nRequested node configuration is not available");
 }
 
 std::vector<std::string> expand_or_empty(const std::string& expr) {

@@ -16,11 +16,16 @@ std::string slurm_time(int64_t unix_seconds) {
   return buf;
 }
 
+int refuse_estimate(const shoal::error& err) {
+  std::fprintf(stderr, "allocation failure: %s\n", last_line(describe(err)).c_str());
+  return exit_failure;
+}
+
 int print_start_estimate(session& s, msg::job_request req, const std::string& program) {
   auto ask = msg::make_client_request(msg::client_op::test_only);
   ask.submission = std::move(req);
   auto reply = call(s, ask);
-  if (!reply) return fail(s.cmd, "allocation failure: " + describe(reply.error()));
+  if (!reply) return refuse_estimate(reply.error());
   const auto& e = reply->estimate;
   std::fprintf(stderr,
                "%s: Job %llu to start at %s using %u processors on nodes %s in partition %s\n",

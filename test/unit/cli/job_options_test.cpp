@@ -82,6 +82,39 @@ BOOST_AUTO_TEST_CASE(a_count_that_is_not_positive_is_refused_in_slurms_words) {
   BOOST_CHECK_EQUAL(refusal_of({"--mincpus=-1"}), "Invalid numeric value \"-1\" for --mincpus.");
 }
 
+BOOST_AUTO_TEST_CASE(counts_and_node_counts_are_refused_with_slurms_exit_codes) {
+  struct refused_case {
+    words args;
+    std::string text;
+    int exit_code;
+    bool submission;
+  };
+  // parse_int exits 1; verify_node_count's refusals leave sbatch with exit(-1); a count of no
+  // nodes is the controller's refusal.
+  std::vector<refused_case> cases{
+      {{"-n", "0"}, "Invalid numeric value \"0\" for --ntasks.", 1, false},
+      {{"--ntasks=-1"}, "Invalid numeric value \"-1\" for --ntasks.", 1, false},
+      {{"-n", "abc"}, "Invalid numeric value \"abc\" for --ntasks.", 1, false},
+      {{"-c", "0"}, "Invalid numeric value \"0\" for --cpus-per-task.", 1, false},
+      {{"--cpus-per-task=-2"}, "Invalid numeric value \"-2\" for --cpus-per-task.", 1, false},
+      {{"-N", "abc"}, "\"abc\" is not a valid node count", 255, false},
+      {{"-N", "4-2"}, "Maximum node count 2 is less than minimum node count 4", 255, false},
+      {{"-N", "0"}, "Node count specification invalid", 1, true},
+      {{"-N", "0-0"}, "Node count specification invalid", 1, true},
+  };
+  for (auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.args.front()) {
+      auto refused = shoal::cli::refused_count(options_of(c.args));
+      BOOST_REQUIRE(refused.has_value());
+      BOOST_CHECK_EQUAL(refused->text, c.text);
+      BOOST_CHECK_EQUAL(refused->exit_code, c.exit_code);
+      BOOST_CHECK_EQUAL(refused->submission, c.submission);
+    }
+  }
+  for (auto ok : {words{"-n", "4"}, words{"-N", "2"}, words{"-N", "1-3"}, words{"-c", "2"}})
+    BOOST_CHECK(!shoal::cli::refused_count(options_of(ok)).has_value());
+}
+
 BOOST_AUTO_TEST_CASE(account_qos_comment_and_mail_are_recorded) {
   auto req = request_of({"-A", "physics", "-q", "high", "--comment", "sweep 7", "--mail-type",
                          "end,begin", "--mail-user=alice@example.org"});

@@ -195,6 +195,31 @@ BOOST_AUTO_TEST_CASE(ntasks_alone_counts_cpus_per_task) {
   BOOST_TEST(contains(text, "Requested node configuration is not available"), text);
 }
 
+BOOST_AUTO_TEST_CASE(what_no_node_holds_is_refused_in_slurms_two_lines) {
+  // slurmctld's err_msg first, then the error's text alone on the last line, as sbatch prints
+  // them; CPUs are named before memory, as node_scheduler.c's _set_err_msg names them.
+  for (auto& [name, n] : nodes) n.real_memory_mb = 2000;
+  auto req = request();
+  req.cpus_per_task = 8;
+  req.workload.mem_per_node_mb = 5000;
+  auto text = resolve_error(req, errc::unsatisfiable);
+  BOOST_TEST(text.rfind("CPU count per node can not be satisfied: ", 0) == 0, text);
+  BOOST_TEST(text.substr(text.rfind('\n') + 1) == "Requested node configuration is not available",
+             text);
+  req.cpus_per_task = 0;
+  text = resolve_error(req, errc::unsatisfiable);
+  BOOST_TEST(text.rfind("Memory specification can not be satisfied: ", 0) == 0, text);
+  BOOST_TEST(text.substr(text.rfind('\n') + 1) == "Requested node configuration is not available",
+             text);
+  req.workload.mem_per_node_mb = 0;
+  req.min_nodes = 5;
+  text = resolve_error(req, errc::unsatisfiable);
+  BOOST_TEST(text ==
+                 "5 nodes requested, partition debug has 4\n"
+                 "Requested node configuration is not available",
+             text);
+}
+
 BOOST_AUTO_TEST_CASE(memory_no_node_has_is_unsatisfiable) {
   for (auto& [name, n] : nodes) n.real_memory_mb = 2000;
   auto req = request();
@@ -579,18 +604,19 @@ BOOST_AUTO_TEST_CASE(gres_is_checked_against_gres_types_and_the_partitions_nodes
   req.gres = "gpu:3";
   req.min_nodes = 2;
   BOOST_CHECK_EQUAL(resolve_error(req, errc::unsatisfiable),
-                    "Requested node configuration is not available: 2 nodes with --gres=gpu:3 "
-                    "requested, partition debug has 1");
+                    "2 nodes with --gres=gpu:3 requested, partition debug has 1\n"
+                    "Requested node configuration is not available");
   req.gres = "gpu:1";
   req.min_nodes = 0;
   req.nodelist = "node3";
   BOOST_CHECK(contains(resolve_error(req, errc::unsatisfiable),
-                       "Requested node configuration is not available: node node3 (-w)"));
+                       "node node3 (-w) does not have --gres=gpu:1\n"
+                       "Requested node configuration is not available"));
   req.nodelist.clear();
   req.gres = "fpga:1";
   BOOST_CHECK_EQUAL(resolve_error(req, errc::invalid_request),
-                    "Invalid generic resource (gres) specification: fpga is not a generic "
-                    "resource of this cluster (GresTypes=gpu)");
+                    "fpga is not a generic resource of this cluster (GresTypes=gpu)\n"
+                    "Invalid generic resource (gres) specification");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
