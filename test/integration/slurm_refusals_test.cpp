@@ -227,6 +227,15 @@ BOOST_AUTO_TEST_CASE(node_counts_are_refused_as_slurm_refuses_them) {
                      255);
 }
 
+BOOST_AUTO_TEST_CASE(memory_sizes_that_are_not_sizes_are_refused_as_arg_set_mem_refuses_them) {
+  check_sbatch_alone({"--mem=-5", "--wrap=true"}, "sbatch: error: Invalid --mem specification\n",
+                     255);
+  check_sbatch_alone({"--mem=abc", "--wrap=true"}, "sbatch: error: Invalid --mem specification\n",
+                     255);
+  check_sbatch_alone({"--mem-per-cpu=-1", "--wrap=true"},
+                     "sbatch: error: Invalid --mem-per-cpu specification\n", 255);
+}
+
 // -- nonsense job ids --------------------------------------------------------------------------
 
 BOOST_AUTO_TEST_CASE(job_ids_that_are_not_numbers_are_refused_before_asking) {

@@ -433,6 +433,11 @@ std::optional<count_refusal> refused_count(const job_options& o) {
         std::pair{&o.ntasks_per_socket, "--ntasks-per-socket"}, std::pair{&o.mincpus, "--mincpus"}})
     if (auto count = positive_count(*text, option); !count)
       return count_refusal{describe(count.error()), 1, false};
+  // arg_set_mem's words, left with slurm_process_option_or_exit's exit(-1).
+  for (auto [text, option] :
+       {std::pair{&o.mem, "--mem"}, std::pair{&o.mem_per_cpu, "--mem-per-cpu"}})
+    if (!text->empty() && !config::parse_memory_mb(*text, option))
+      return count_refusal{std::string{"Invalid "} + option + " specification", 255, false};
   if (o.nodes.empty()) return std::nullopt;
   // verify_node_count: a count, or MIN-MAX where an empty MIN is 0.
   auto number = [](const std::string& text, long& value) {

@@ -102,6 +102,7 @@ struct count_refusal {
 
 /// The first count of `o` Slurm would refuse: -n, -c, --ntasks-per-node/core/socket and
 /// --mincpus that are not positive numbers (`Invalid numeric value "0" for --ntasks.`, exit 1),
+/// a --mem or --mem-per-cpu that is not a size (`Invalid --mem specification`, exit 255),
 /// a -N that is not a count or MIN-MAX (`"abc" is not a valid node count`, `Maximum node count 1
 /// is less than minimum node count 2`, exit 255), and a -N of no nodes ("0", "0-0", "-3": Slurm's
 /// controller answers "Node count specification invalid", exit 1). nullopt when all are fine.

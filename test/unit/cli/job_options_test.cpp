@@ -98,6 +98,8 @@ BOOST_AUTO_TEST_CASE(counts_and_node_counts_are_refused_with_slurms_exit_codes) 
       {{"-c", "0"}, "Invalid numeric value \"0\" for --cpus-per-task.", 1, false},
       {{"--cpus-per-task=-2"}, "Invalid numeric value \"-2\" for --cpus-per-task.", 1, false},
       {{"-N", "abc"}, "\"abc\" is not a valid node count", 255, false},
+      {{"--mem=-5"}, "Invalid --mem specification", 255, false},
+      {{"--mem-per-cpu=5X"}, "Invalid --mem-per-cpu specification", 255, false},
       {{"-N", "4-2"}, "Maximum node count 2 is less than minimum node count 4", 255, false},
       {{"-N", "0"}, "Node count specification invalid", 1, true},
       {{"-N", "0-0"}, "Node count specification invalid", 1, true},
