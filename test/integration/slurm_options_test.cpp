@@ -85,7 +85,7 @@ BOOST_AUTO_TEST_CASE(show_job_and_queue_fields_give_account_qos_and_comment) {
   auto n = std::to_string(id);
   auto show = run_cli({"control", "show", "job", n});
   BOOST_REQUIRE_MESSAGE(show.exit_code == 0, show.describe());
-  for (auto key : {"Account=physics QOS=high", "\n   Comment=sweep 7\n", "MailType=END"})
+  for (auto key : {"Account=physics QOS=high", "\n   Comment=sweep 7 \n", "MailType=END"})
     BOOST_CHECK_MESSAGE(show.out.find(key) != std::string::npos, key << " in\n" << show.out);
   auto queue = run_cli({"queue", "-t", "all", "-h", "-j", n, "-o", "JobId,Account,QOS,Comment"});
   BOOST_REQUIRE_MESSAGE(queue.exit_code == 0, queue.describe());

@@ -66,7 +66,11 @@ std::string one_line(const std::string& record) {
       continue;
     }
     auto next = record.find_first_not_of(' ', i + 1);
-    if (next == std::string::npos || record[next] == '\n') break;
+    if (next == std::string::npos || record[next] == '\n') {
+      // A job record's last line is its indentation alone: scontrol -o keeps it as one blank.
+      if (next != std::string::npos && next > i + 1) out.push_back(' ');
+      break;
+    }
     out.push_back(' ');
     i = next - 1;
   }
@@ -136,10 +140,20 @@ int show(session& s, const std::string& what, const std::string& name, const sho
     } else {
       auto id = std::strtoull(name.c_str(), nullptr, 10);
       auto one = ask<msg::job_info>(s, msg::jobs_atom_v, uint64_t{id});
-      if (!one && one.error() == errc::unknown_job)
-        return fail_as_perror("control", "slurm_load_jobs error", "Invalid job id specified");
-      if (!one) return fail("control", describe(one.error()));
-      jobs.push_back(std::move(*one));
+      // An array's id names all of it, as in Slurm: its pending tasks' record and each task that
+      // started (also once none is pending and the array's own record is gone).
+      if (!one || (one->array_job_id == id && one->array_task_id < 0)) {
+        auto all = ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v);
+        if (all)
+          for (auto& j : *all)
+            if (j.array_job_id == id && j.array_task_id >= 0) jobs.push_back(std::move(j));
+      }
+      if (one) jobs.insert(jobs.begin(), std::move(*one));
+      if (jobs.empty()) {
+        if (one.error() == errc::unknown_job)
+          return fail_as_perror("control", "slurm_load_jobs error", "Invalid job id specified");
+        return fail("control", describe(one.error()));
+      }
     }
     std::map<uint64_t, msg::pending_detail> pending;
     bool any_pending = std::any_of(jobs.begin(), jobs.end(), [](const msg::job_info& j) {
@@ -155,8 +169,12 @@ int show(session& s, const std::string& what, const std::string& name, const sho
       auto d = pending.find(j.job_id);
       if (json)
         out.push_back(to_json(j));
-      else
-        print_record(show_job(j, now, d == pending.end() ? nullptr : &d->second), opt);
+      else {
+        auto group = primary_group(j.uid);
+        print_record(
+            show_job(j, now, d == pending.end() ? nullptr : &d->second, group ? &*group : nullptr),
+            opt);
+      }
     }
     if (json) std::printf("%s\n", nlohmann::json{{"jobs", out}}.dump(2).c_str());
     if (!json && jobs.empty()) std::printf("No jobs in the system\n");

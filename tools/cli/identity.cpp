@@ -1,5 +1,6 @@
 #include "tools/cli/identity.hpp"
 
+#include <grp.h>
 #include <pwd.h>
 #include <unistd.h>
 
@@ -16,6 +17,21 @@ user_identity current_user() {
   else
     id.name = std::to_string(id.uid);
   return id;
+}
+
+std::optional<group_entry> primary_group(uint32_t uid) {
+  passwd pw{};
+  passwd* found = nullptr;
+  char buf[4096];
+  if (getpwuid_r(uid, &pw, buf, sizeof buf, &found) != 0 || found == nullptr) return std::nullopt;
+  group_entry g;
+  g.gid = found->pw_gid;
+  group gr{};
+  group* named = nullptr;
+  char gbuf[4096];
+  if (getgrgid_r(g.gid, &gr, gbuf, sizeof gbuf, &named) == 0 && named != nullptr)
+    g.name = named->gr_name;
+  return g;
 }
 
 int64_t now_seconds() {

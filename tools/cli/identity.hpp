@@ -1,7 +1,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+
+#include "tools/format/squeue_format.hpp"
 
 namespace shoal::cli {
 
@@ -12,6 +15,11 @@ struct user_identity {
   uint32_t gid = 0;
 };
 user_identity current_user();
+
+/// The primary group of user `uid`, from this host's user database (the job records carry the
+/// uid only: squeue's %g and %G, scontrol's GroupId). nullopt: no such user here; an empty name:
+/// the group has no entry.
+std::optional<group_entry> primary_group(uint32_t uid);
 
 /// Unix seconds now.
 int64_t now_seconds();

@@ -66,22 +66,6 @@ std::string env_or_empty(const char* name) {
   return value != nullptr ? value : "";
 }
 
-/// The user's primary group, from this host's user database (squeue's %g and %G).
-std::optional<group_entry> primary_group(uint32_t uid) {
-  passwd pw{};
-  passwd* found = nullptr;
-  char buf[4096];
-  if (getpwuid_r(uid, &pw, buf, sizeof buf, &found) != 0 || found == nullptr) return std::nullopt;
-  group_entry g;
-  g.gid = found->pw_gid;
-  group gr{};
-  group* named = nullptr;
-  char gbuf[4096];
-  if (getgrgid_r(g.gid, &gr, gbuf, sizeof gbuf, &named) == 0 && named != nullptr)
-    g.name = named->gr_name;
-  return g;
-}
-
 /// squeue -u: user names or uids, as squeue's _build_user_list reads them. Each unknown one
 /// prints "Invalid user: X" and is dropped (so a list of none matches no job).
 std::vector<std::string> user_names(const std::string& list, const std::string& cmd) {

@@ -11,6 +11,7 @@
 
 #include "messages/errc.hpp"
 #include "messages/types.hpp"
+#include "tools/format/squeue_format.hpp"
 
 namespace shoal::cli {
 
@@ -82,12 +83,16 @@ shoal::expected<std::string> render_nodes(const std::vector<msg::partition_info>
 
 // -- scontrol show ------------------------------------------------------------
 
-/// `scontrol show job`: `Key=Value` pairs, a few per line, continuation lines indented by three
-/// blanks, empty strings as "(null)", unset times as "Unknown", and a blank line at the end.
-/// With `pending` (the scheduler's view of a pending job), Priority comes from it and the
-/// weighted priority factors and the expected start follow.
+/// `scontrol show job`, as Slurm 22.05's slurm_sprint_job_info lays it out: the same keys in the
+/// same lines, continuation lines indented by three blanks, empty strings as "(null)", unset
+/// times as "Unknown", and a line of the indentation alone then a blank line at the end. Keys
+/// shoal has no value for carry Slurm's value for "not set" (TimeMin=N/A, Reboot=0, ...).
+/// With `pending` (the scheduler's view of a pending job), Priority and Nice come from it and
+/// StartTime is the expected start. `group` is the owner's primary group (the job record carries
+/// the uid only); null: "(null)(0)".
 std::string show_job(const msg::job_info& j, int64_t now,
-                     const msg::pending_detail* pending = nullptr);
+                     const msg::pending_detail* pending = nullptr,
+                     const group_entry* group = nullptr);
 
 /// `shoal queue --priority` (sprio): JOBID PARTITION USER PRIORITY AGE JOBSIZE PARTITION NICE
 /// REASON, one line per pending job, highest priority first.

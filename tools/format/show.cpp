@@ -1,7 +1,9 @@
 // scontrol show records and the JSON form of each record.
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <initializer_list>
 #include <map>
 #include <type_traits>
@@ -71,13 +73,126 @@ int64_t run_time(const msg::job_info& j, int64_t now) {
   return std::max<int64_t>(0, until - j.start_time);
 }
 
-/// scontrol's EndTime: when the job ended, or while it runs when its time limit ends it
-/// (Unknown without a limit, or before it starts).
-int64_t end_time(const msg::job_info& j) {
-  if (j.end_time != 0 || j.start_time == 0) return j.end_time;
-  bool running = j.state == msg::job_state::running || j.state == msg::job_state::configuring ||
-                 j.state == msg::job_state::completing;
-  return running && j.time_limit_s >= 0 ? j.start_time + j.time_limit_s : 0;
+/// When the job could first run: its --begin, else its submission; Unknown while held or while a
+/// dependency is still awaited.
+int64_t eligible_time(const msg::job_info& j) {
+  bool held = j.reason == "JobHeldUser" || j.reason == "JobHeldAdmin";
+  if (j.state == msg::job_state::pending && (held || !j.dependency.empty())) return 0;
+  return j.begin_time != 0 ? j.begin_time : j.submit_time;
+}
+
+/// scontrol's EndTime: when the job ended; while it runs (or once its start is expected) when its
+/// time limit ends it; Unknown without a limit or a start.
+int64_t end_time(const msg::job_info& j, int64_t start, int64_t now) {
+  if (msg::is_finished(j.state)) return j.end_time != 0 ? j.end_time : start;
+  if (j.end_time != 0 && (j.time_limit_s >= 0 || j.end_time <= now)) return j.end_time;
+  return start != 0 && j.time_limit_s >= 0 ? start + j.time_limit_s : 0;
+}
+
+/// The %N of an array's pending tasks ("3-8%2"); 0: not throttled, or not known here.
+uint64_t array_throttle(const msg::job_info& j) {
+  auto percent = j.array_tasks.rfind('%');
+  if (percent == std::string::npos) return 0;
+  return std::strtoull(j.array_tasks.c_str() + percent + 1, nullptr, 10);
+}
+
+/// Slurm turns blanks in a reason into underscores, for easier parsing.
+std::string reason_text(const std::string& reason) {
+  if (reason.empty()) return "None";
+  std::string out = reason;
+  for (auto& c : out)
+    if (std::isspace(static_cast<unsigned char>(c))) c = '_';
+  return out;
+}
+
+/// "status:signal", as WEXITSTATUS and WTERMSIG of the job's exit code.
+std::string exit_code_text(const msg::job_info& j) {
+  if (j.exit_signal != 0) return "0:" + std::to_string(j.exit_signal);
+  return std::to_string(j.exit_code) + ":0";
+}
+
+std::string first_host(const std::string& nodelist) {
+  auto names = topology::expand_hostlist(nodelist);
+  return names && !names->empty() ? names->front() : nodelist;
+}
+
+/// The CPUs the job holds or asks for: its tasks' CPUs, at least --mincpus on each node.
+uint64_t job_cpus(const msg::job_info& j) {
+  uint64_t tasks = uint64_t{std::max(1u, j.ntasks)} * std::max(1u, j.cpus_per_task);
+  return std::max<uint64_t>(tasks, uint64_t{j.min_cpus} * std::max(1u, j.node_count));
+}
+
+/// Megabytes as Slurm's convert_num_unit(..., UNIT_MEGA, NO_VAL, CONVERT_NUM_UNIT_EXACT): scaled
+/// up only while the value stays whole ("1000M", "2G"), and 0 as "0".
+std::string megabytes_exact(uint64_t mb) {
+  if (mb == 0) return "0";
+  static const char units[] = {'M', 'G', 'T', 'P'};
+  size_t unit = 0;
+  while (mb % 1024 == 0 && unit + 1 < sizeof units) {
+    mb /= 1024;
+    ++unit;
+  }
+  return std::to_string(mb) + units[unit];
+}
+
+/// The job's trackable resources as slurmctld lists them (cpu, mem, node, billing, then each
+/// GRES): memory and GRES over all of the job's nodes.
+std::string tres_text(const msg::job_info& j, uint64_t cpus) {
+  auto nodes = std::max(1u, j.node_count);
+  std::string out = "cpu=" + std::to_string(cpus);
+  if (j.mem_per_node_mb != 0) out += ",mem=" + megabytes_exact(j.mem_per_node_mb * nodes);
+  out += ",node=" + std::to_string(nodes) + ",billing=" + std::to_string(cpus);
+  // tres_per_node is "gres:gpu:2" or "gres:gpu:a100:2", comma-separated.
+  size_t pos = 0;
+  while (pos < j.tres_per_node.size()) {
+    auto end = j.tres_per_node.find(',', pos);
+    if (end == std::string::npos) end = j.tres_per_node.size();
+    auto item = j.tres_per_node.substr(pos, end - pos);
+    pos = end + 1;
+    if (item.rfind("gres:", 0) == 0) item.erase(0, 5);
+    auto colon = item.find(':');
+    auto last = item.rfind(':');
+    if (colon == std::string::npos) continue;
+    auto count = std::strtoull(item.c_str() + last + 1, nullptr, 10) * nodes;
+    out += ",gres/" + item.substr(0, colon) + "=" + std::to_string(count);
+    if (last != colon) out += ",gres/" + item.substr(0, last) + "=" + std::to_string(count);
+  }
+  return out;
+}
+
+/// An output file as Slurm's slurm_get_job_stdout shows it: %A, %a, %j, %u and %x filled in
+/// (an array's own record has no task: NO_VAL, as Slurm prints), relative to the work
+/// directory, and slurm-%j.out when none was given.
+std::string output_path(const msg::job_info& j, const std::string& pattern) {
+  // Slurm's NO_VAL where there is no task: outside an array, and an array's own record.
+  std::string task = j.array_job_id != 0 && j.array_task_id >= 0 ? std::to_string(j.array_task_id)
+                                                                 : std::string{"4294967294"};
+  if (pattern.empty()) {
+    auto name = j.array_job_id != 0
+                    ? "slurm-" + std::to_string(j.array_job_id) + "_" + task + ".out"
+                    : "slurm-" + std::to_string(j.job_id) + ".out";
+    return j.work_dir + "/" + name;
+  }
+  std::string out;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    char c = i + 1 < pattern.size() && pattern[i] == '%' ? pattern[i + 1] : '\0';
+    if (c == 'A')
+      out += std::to_string(j.array_job_id != 0 ? j.array_job_id : j.job_id);
+    else if (c == 'a')
+      out += task;
+    else if (c == 'j')
+      out += std::to_string(j.job_id);
+    else if (c == 'u')
+      out += j.user;
+    else if (c == 'x')
+      out += j.name;
+    else {
+      out += pattern[i];
+      continue;
+    }
+    ++i;
+  }
+  return out.rfind('/', 0) == 0 ? out : j.work_dir + "/" + out;
 }
 
 std::string join(const std::vector<std::string>& items) {
@@ -96,57 +211,87 @@ std::string join_ids(const std::vector<uint64_t>& ids) {
 
 // -- scontrol show ------------------------------------------------------------
 
-std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_detail* pending) {
-  std::vector<std::string> id_line = {kv_num("JobId", j.job_id)};
+std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_detail* pending,
+                     const group_entry* group) {
+  const auto& names = j.nodelist;
+  bool pending_now = j.state == msg::job_state::pending;
+  bool started = j.start_time != 0;
+  // A job that ended before it started (cancelled while pending) starts and ends at once.
+  auto start = started ? j.start_time : msg::is_finished(j.state) ? j.end_time : 0;
+  if (pending_now && pending != nullptr) start = pending->expected_start;
+  auto eligible = eligible_time(j);
+
+  line id_line{kv_num("JobId", j.job_id)};
   if (j.array_job_id != 0) {
     id_line.push_back(kv_num("ArrayJobId", j.array_job_id));
     id_line.push_back(
         kv("ArrayTaskId", j.array_task_id >= 0 ? std::to_string(j.array_task_id) : j.array_tasks));
+    if (auto throttle = array_throttle(j); throttle != 0)
+      id_line.push_back(kv_num("ArrayTaskThrottle", throttle));
   }
   id_line.push_back(kv("JobName", j.name));
-  auto priority = pending != nullptr ? pending->priority : j.priority;
-  std::vector<std::vector<std::string>> lines = {
+  std::string group_text =
+      group != nullptr ? detail::or_null(group->name) + "(" + std::to_string(group->gid) + ")"
+                       : std::string{"(null)(0)"};
+  std::vector<line> lines = {
       id_line,
-      {kv("UserId", j.user + "(" + std::to_string(j.uid) + ")"), kv_num("Priority", priority),
-       kv("Account", j.account), kv("QOS", j.qos)},
-      {kv("JobState", msg::to_string(j.state)), kv("Reason", j.reason.empty() ? "None" : j.reason),
-       kv("ExitCode", std::to_string(j.exit_code) + ":0")},
+      {kv("UserId", j.user + "(" + std::to_string(j.uid) + ")"), "GroupId=" + group_text,
+       "MCS_label=N/A"},
+      {kv_num("Priority", pending != nullptr ? pending->priority : j.priority),
+       kv_num("Nice", pending != nullptr ? pending->nice : int64_t{0}), kv("Account", j.account),
+       kv("QOS", j.qos)},
+      {kv("JobState", msg::to_string(j.state)), kv("Reason", reason_text(j.reason)),
+       kv("Dependency", j.dependency)},
       {kv_num("Requeue", j.requeue ? 1 : 0), kv_num("Restarts", j.requeue_count),
-       kv_num("BatchFlag", j.batch ? 1 : 0), kv_num("Steps", j.step_count)},
-      {kv("RunTime", slurm_time_string(run_time(j, now))),
-       kv("TimeLimit", j.time_limit_s < 0 ? "UNLIMITED" : slurm_time_string(j.time_limit_s))},
-      {kv_time("SubmitTime", j.submit_time), kv_time("StartTime", j.start_time),
-       kv_time("EndTime", end_time(j))},
-      {kv("Partition", j.partition), kv("NodeList", j.nodelist)},
+       kv_num("BatchFlag", j.batch ? 1 : 0), "Reboot=0", "ExitCode=" + exit_code_text(j)},
+      {"RunTime=" + slurm_time_string(run_time(j, now)),
+       "TimeLimit=" +
+           (j.time_limit_s < 0 ? std::string{"UNLIMITED"} : slurm_time_string(j.time_limit_s)),
+       "TimeMin=N/A"},
+      {kv_time("SubmitTime", j.submit_time), kv_time("EligibleTime", eligible)},
+      {kv_time("AccrueTime",
+               started || (pending_now && eligible != 0 && eligible <= now) ? eligible : 0)},
+      {kv_time("StartTime", start), kv_time("EndTime", end_time(j, start, now)), "Deadline=N/A"},
+      {"SuspendTime=None", "SecsPreSuspend=0", kv_time("LastSchedEval", j.start_time),
+       "Scheduler=Main"},
+      {kv("Partition", j.partition), "AllocNode:Sid=(null):0"},
       {kv("ReqNodeList", j.required_nodes), kv("ExcNodeList", j.exclude_nodes)},
-      {kv_num("NumNodes", j.node_count), kv_num("NumTasks", j.ntasks),
-       kv_num("CPUs/Task", j.cpus_per_task),
-       kv("NtasksPerN:B:S:C",
-          (j.ntasks_per_node > 0 ? std::to_string(j.ntasks_per_node) : "*") + ":*:*:*")},
-      {kv("OverSubscribe", j.over_subscribe)},
-      {kv("Command", j.command)},
-      {kv("WorkDir", j.work_dir)},
-      {kv("StdOut", j.stdout_path)},
-      {kv("StdErr", j.stderr_path.empty() ? j.stdout_path : j.stderr_path)},
-      {kv("Dependency", detail::or_null(j.dependency)), kv_time("EligibleTime", j.begin_time),
-       kv_num("MinCPUsNode", std::max<uint32_t>(1, j.min_cpus)),
-       kv_num("MinMemoryNode", j.mem_per_node_mb)},
-      {kv("Features", detail::or_null(j.features)), kv("DelayBoot", "00:00:00")},
+      {"NodeList=" + names},
   };
-  // Optional lines, as scontrol prints them only when set; a mail type without a user mails the
-  // job's owner, so that is who is shown.
+  if (j.batch && !names.empty()) lines.push_back({"BatchHost=" + first_host(names)});
+  auto cpus = job_cpus(j);
+  lines.push_back({"NumNodes=" + std::to_string(std::max(1u, j.node_count)),
+                   "NumCPUs=" + std::to_string(cpus), kv_num("NumTasks", std::max(1u, j.ntasks)),
+                   kv_num("CPUs/Task", std::max(1u, j.cpus_per_task)), "ReqB:S:C:T=0:0:*:*"});
+  lines.push_back({"TRES=" + tres_text(j, cpus)});
+  lines.push_back({"Socks/Node=*",
+                   "NtasksPerN:B:S:C=" + std::to_string(j.ntasks_per_node) + ":0:*:*",
+                   "CoreSpec=*"});
+  lines.push_back({kv_num("MinCPUsNode", std::max(j.min_cpus, std::max(1u, j.cpus_per_task) *
+                                                                  std::max(1u, j.ntasks_per_node))),
+                   "MinMemoryNode=" + megabytes_exact(j.mem_per_node_mb), "MinTmpDiskNode=0"});
+  lines.push_back({kv("Features", j.features), "DelayBoot=00:00:00"});
+  lines.push_back(
+      {kv("OverSubscribe", j.over_subscribe), "Contiguous=0", "Licenses=(null)", "Network=(null)"});
+  lines.push_back({kv("Command", j.command)});
+  lines.push_back({kv("WorkDir", j.work_dir)});
+  // Slurm ends the comment with a blank.
+  if (!j.comment.empty()) lines.push_back({"Comment=" + j.comment + " "});
+  if (j.batch) {
+    auto out = output_path(j, j.stdout_path);
+    lines.push_back({"StdErr=" + (j.stderr_path.empty() ? out : output_path(j, j.stderr_path))});
+    lines.push_back({"StdIn=/dev/null"});
+    lines.push_back({"StdOut=" + out});
+  }
+  lines.push_back({"Power="});
   if (!j.tres_per_node.empty()) lines.push_back({kv("TresPerNode", j.tres_per_node)});
-  if (!j.comment.empty()) lines.push_back({kv("Comment", j.comment)});
+  // A mail type without a user mails the job's owner, so that is who is shown (as slurmctld
+  // fills mail_user in at submission).
   if (!j.mail_type.empty())
     lines.push_back(
         {kv("MailUser", j.mail_user.empty() ? j.user : j.mail_user), kv("MailType", j.mail_type)});
-  if (pending != nullptr) {
-    lines.push_back({kv_num("PriorityAge", pending->age_factor),
-                     kv_num("PriorityJobSize", pending->size_factor),
-                     kv_num("PriorityPartition", pending->partition_factor),
-                     kv("Nice", std::to_string(pending->nice))});
-    lines.push_back({kv_time("ExpectedStart", pending->expected_start)});
-  }
+  // Slurm ends the record with a line of the indentation alone, then the blank line.
+  lines.push_back({""});
   return record(lines);
 }
 

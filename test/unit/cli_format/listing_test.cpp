@@ -438,18 +438,23 @@ BOOST_AUTO_TEST_CASE(unknown_node_field_lists_the_node_fields) {
 
 BOOST_AUTO_TEST_CASE(show_job_prints_key_value_lines) {
   auto text = cli::show_job(jobs[0], now);
-  BOOST_TEST(text.rfind("JobId=7 JobName=alpha\n   UserId=alice(1000) ", 0) == 0u, text);
+  BOOST_TEST(text.rfind("JobId=7 JobName=alpha\n   UserId=alice(1000) GroupId=(null)(0) ", 0) == 0u,
+             text);
   // Slurm's forms: secs2time_str for the times, EndTime while running the limit's end.
   for (auto key : {"JobState=RUNNING", "RunTime=00:01:05", "TimeLimit=01:00:00", "NodeList=n[1-2]",
                    "NumNodes=2", "NumTasks=4", "Partition=debug", "WorkDir=/home/alice",
-                   "Command=/bin/hostname", "StdOut=(null)", "StdErr=(null)", "Priority=50"})
+                   "Command=/bin/hostname", "Priority=50", "\n   Power=\n   \n\n"})
     BOOST_TEST(text.find(key) != std::string::npos, key << " in\n" << text);
   BOOST_TEST(text.find("EndTime=Unknown") == std::string::npos, text);
+  // Only batch jobs have StdErr, StdIn and StdOut (scontrol prints them for BatchFlag=1).
+  BOOST_TEST(text.find("StdOut=") == std::string::npos, text);
   auto unlimited = jobs[0];
   unlimited.time_limit_s = -1;
+  unlimited.batch = true;
   unlimited.stdout_path = "/home/alice/slurm-7.out";
   text = cli::show_job(unlimited, now);
-  for (auto key : {"TimeLimit=UNLIMITED", "EndTime=Unknown", "StdErr=/home/alice/slurm-7.out"})
+  for (auto key : {"TimeLimit=UNLIMITED", "EndTime=Unknown", "StdErr=/home/alice/slurm-7.out",
+                   "StdIn=/dev/null", "BatchHost=n1"})
     BOOST_TEST(text.find(key) != std::string::npos, key << " in\n" << text);
   auto days = jobs[0];
   days.time_limit_s = 2 * 86400 + 3 * 3600 + 4 * 60 + 5;
@@ -464,7 +469,7 @@ BOOST_AUTO_TEST_CASE(show_job_prints_key_value_lines) {
 BOOST_AUTO_TEST_CASE(show_job_prints_account_qos_comment_and_mail) {
   auto bare = cli::show_job(jobs[0], now);
   BOOST_TEST(bare.find("Account=(null) QOS=(null)") != std::string::npos, bare);
-  BOOST_TEST(bare.find("NtasksPerN:B:S:C=*:*:*:*") != std::string::npos, bare);
+  BOOST_TEST(bare.find("NtasksPerN:B:S:C=0:0:*:*") != std::string::npos, bare);
   BOOST_TEST(bare.find("Comment=") == std::string::npos, bare);
   BOOST_TEST(bare.find("MailUser=") == std::string::npos, bare);
   auto j = jobs[0];
@@ -474,13 +479,35 @@ BOOST_AUTO_TEST_CASE(show_job_prints_account_qos_comment_and_mail) {
   j.mail_type = "BEGIN,END";
   j.ntasks_per_node = 2;
   j.min_cpus = 4;
-  auto text = cli::show_job(j, now);
-  for (auto key : {"Priority=50 Account=physics QOS=high", "NtasksPerN:B:S:C=2:*:*:*",
-                   "MinCPUsNode=4", "\n   Comment=sweep 7\n", "MailUser=alice MailType=BEGIN,END"})
+  j.exit_signal = 9;
+  cli::group_entry staff{50, "staff"};
+  auto text = cli::show_job(j, now, nullptr, &staff);
+  for (auto key : {"Priority=50 Nice=0 Account=physics QOS=high", "NtasksPerN:B:S:C=2:0:*:*",
+                   "MinCPUsNode=4", "\n   Comment=sweep 7 \n", "MailUser=alice MailType=BEGIN,END",
+                   "GroupId=staff(50) MCS_label=N/A", "ExitCode=0:9"})
     BOOST_TEST(text.find(key) != std::string::npos, key << " in\n" << text);
   j.mail_user = "bob@example.org";
   text = cli::show_job(j, now);
   BOOST_TEST(text.find("MailUser=bob@example.org MailType=BEGIN,END") != std::string::npos, text);
+}
+
+BOOST_AUTO_TEST_CASE(show_job_fills_output_patterns_and_memory_units_as_slurm) {
+  auto j = jobs[0];
+  j.batch = true;
+  j.work_dir = "/w";
+  j.stdout_path = "o-%x-%u-%j.txt";
+  j.mem_per_node_mb = 2048;
+  j.tres_per_node = "gres:gpu:2";
+  auto text = cli::show_job(j, now);
+  for (auto key : {"StdOut=/w/o-alpha-alice-7.txt", "StdErr=/w/o-alpha-alice-7.txt",
+                   "MinMemoryNode=2G", "TRES=cpu=4,mem=4G,node=2,billing=4,gres/gpu=4"})
+    BOOST_TEST(text.find(key) != std::string::npos, key << " in\n" << text);
+  j.stdout_path.clear();
+  j.array_job_id = 5;
+  j.array_task_id = 3;
+  text = cli::show_job(j, now);
+  BOOST_TEST(text.find("StdOut=/w/slurm-5_3.out") != std::string::npos, text);
+  BOOST_TEST(text.find("ArrayJobId=5 ArrayTaskId=3 JobName=") != std::string::npos, text);
 }
 
 BOOST_AUTO_TEST_CASE(account_qos_and_comment_are_queue_fields) {
