@@ -149,6 +149,13 @@ BOOST_AUTO_TEST_CASE(an_arrays_id_shows_its_pending_record_and_each_started_task
   // The array's own record has no task: Slurm's NO_VAL in its output file name.
   BOOST_CHECK_EQUAL(value_of(shown, "StdOut"), scratch.file("slurm-" + a + "_4294967294.out"));
   BOOST_CHECK_EQUAL(count_lines_with(shown, "JobId="), 2u);
+  // squeue's array letters as Slurm 22.05 printed them for `--array=1-8%2` while 1-2 ran:
+  // "4_[3-8%2]|4|4|3-8%2|JobArrayTaskLimit" and "4_1|5|4|1|None".
+  auto q = slurm("squeue", {"-h", "-o", "%i|%A|%F|%K|%r"});
+  BOOST_CHECK_MESSAGE(contains(q.out, a + "_[2-4%1]|" + a + "|" + a + "|2-4%1|JobArrayTaskLimit\n"),
+                      q.out);
+  BOOST_CHECK_MESSAGE(contains(q.out, a + "_1|"), q.out);
+  BOOST_CHECK_MESSAGE(contains(q.out, "|" + a + "|1|None\n"), q.out);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
