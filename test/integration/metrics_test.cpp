@@ -155,7 +155,7 @@ BOOST_AUTO_TEST_CASE(diag_reports_jobs_cycles_and_rpcs_and_resets) {
   auto text = run_cli({"diag"});
   BOOST_REQUIRE_MESSAGE(text.exit_code == 0, text.describe());
   BOOST_CHECK(text.out.find("Main schedule statistics") != std::string::npos);
-  BOOST_CHECK(text.out.find("Jobs submitted:      1") != std::string::npos);
+  BOOST_CHECK(text.out.find("\nJobs submitted: 1\n") != std::string::npos);
   auto reset = run_cli({"diag", "--reset"});
   BOOST_REQUIRE_MESSAGE(reset.exit_code == 0, reset.describe());
   auto after = parse_json(run_cli({"diag", "--json"}).out);

@@ -1,7 +1,6 @@
 #include "tools/format/operators.hpp"
 
 #include <algorithm>
-#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -70,19 +69,6 @@ std::string time_text(double t) {
   char buf[64];
   std::strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);
   return std::string{buf} + " (" + std::to_string(static_cast<int64_t>(t)) + ")";
-}
-
-std::string duration_text(double seconds) {
-  auto s = static_cast<int64_t>(std::max(0.0, seconds));
-  char buf[64];
-  if (s >= 86400)
-    std::snprintf(buf, sizeof buf, "%" PRId64 "-%02d:%02d:%02d", s / 86400,
-                  static_cast<int>(s % 86400 / 3600), static_cast<int>(s % 3600 / 60),
-                  static_cast<int>(s % 60));
-  else
-    std::snprintf(buf, sizeof buf, "%02d:%02d:%02d", static_cast<int>(s / 3600),
-                  static_cast<int>(s % 3600 / 60), static_cast<int>(s % 60));
-  return buf;
 }
 
 }  // namespace
@@ -218,6 +204,7 @@ shoal::expected<diag_report> make_diag(const exposition& e, double now, bool sor
   if (d.cycles > 0)
     d.mean_cycle_s = e.value("shoal_scheduler_cycle_seconds_sum").value_or(0) / d.cycles;
   d.last_queue_length = e.value("shoal_scheduler_queue_jobs").value_or(0);
+  d.server_backlog = e.value("shoal_actor_mailbox_messages", {{"actor", "controller"}}).value_or(0);
   auto rpcs = [&](const char* family, const char* label) {
     auto counts = by_label(e, family, std::string{family} + "_count", label);
     auto sums = by_label(e, family, std::string{family} + "_sum", label);
@@ -236,41 +223,41 @@ shoal::expected<diag_report> make_diag(const exposition& e, double now, bool sor
 
 std::string render_diag(const diag_report& d) {
   std::string out;
-  auto line = [&](const std::string& key, const std::string& value) {
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "%-20s %s\n", (key + ":").c_str(), value.c_str());
-    out += buf;
-  };
-  auto count = [](double v) { return fixed(v, 0); };
+  auto line = [&](const char* key, double value) { out += key + fixed(value, 0) + "\n"; };
   out += "*******************************************************\n";
-  out += "shoal diag output at " + time_text(d.now) + "\n";
-  out += "Data since           " + time_text(d.data_since) + "\n";
+  out += "sdiag output at " + time_text(d.now) + "\n";
+  out += "Data since      " + time_text(d.data_since) + "\n";
   out += "*******************************************************\n";
-  // shoal keeps no accounting database, so nothing waits for one (the Prometheus Slurm
-  // exporter reads this line as slurm_scheduler_dbd_queue_size).
-  line("DBD Agent queue size", "0");
-  line("Server start time", time_text(d.start_time));
-  line("Server uptime", duration_text(d.now - d.start_time));
+  line("Server thread count:  ", d.server_backlog);
+  // shoal has no agent threads (messages to nodes go straight to their actors) and keeps no
+  // accounting database queue: nothing waits in either. The Prometheus Slurm exporter reads
+  // these as slurm_scheduler_queue_size and slurm_scheduler_dbd_queue_size.
+  line("Agent queue size:     ", 0);
+  line("Agent count:          ", 0);
+  line("Agent thread count:   ", 0);
+  line("DBD Agent queue size: ", 0);
   out += "\n";
-  line("Jobs submitted", count(d.jobs_submitted));
-  line("Jobs started", count(d.jobs_started));
-  line("Jobs completed", count(d.jobs_completed));
-  line("Jobs canceled", count(d.jobs_cancelled));
-  line("Jobs failed", count(d.jobs_failed));
-  line("Jobs timed out", count(d.jobs_timeout));
-  line("Jobs node failed", count(d.jobs_node_fail));
+  line("Jobs submitted: ", d.jobs_submitted);
+  line("Jobs started:   ", d.jobs_started);
+  line("Jobs completed: ", d.jobs_completed);
+  line("Jobs canceled:  ", d.jobs_cancelled);
+  line("Jobs failed:    ", d.jobs_failed);
   out += "\n";
-  line("Jobs pending", count(d.jobs_pending));
-  line("Jobs running", count(d.jobs_running));
+  // shoal's job counts are live gauges: their time is the report's.
+  out += "Job states ts:  " + time_text(d.now) + "\n";
+  line("Jobs pending:   ", d.jobs_pending);
+  line("Jobs running:   ", d.jobs_running);
   out += "\nMain schedule statistics (microseconds):\n";
-  line("  Last cycle", fixed(d.last_cycle_s * 1e6, 0));
-  line("  Max cycle", fixed(d.max_cycle_s * 1e6, 0));
-  line("  Total cycles", count(d.cycles));
-  line("  Mean cycle", fixed(d.mean_cycle_s * 1e6, 0));
-  // As sdiag: the cycles since the statistics began, per whole minute once one has passed.
+  line("\tLast cycle:   ", d.last_cycle_s * 1e6);
+  line("\tMax cycle:    ", d.max_cycle_s * 1e6);
+  line("\tTotal cycles: ", d.cycles);
+  if (d.cycles > 0) line("\tMean cycle:   ", d.mean_cycle_s * 1e6);
+  // sdiag prints the cycles per whole minute once a minute has passed; before, shoal prints
+  // every cycle so far rather than leave the exporter's slurm_scheduler_cycle_per_minute at 0.
   auto minutes = std::floor((d.now - d.data_since) / 60);
-  line("  Cycles per minute", count(minutes >= 1 ? std::floor(d.cycles / minutes) : d.cycles));
-  line("  Last queue length", count(d.last_queue_length));
+  line("\tCycles per minute: ", minutes >= 1 ? std::floor(d.cycles / minutes) : d.cycles);
+  line("\tLast queue length: ", d.last_queue_length);
+  auto count = [](double v) { return fixed(v, 0); };
   auto table = [&](const char* title, const char* first, const std::vector<diag_report::rpc>& rs) {
     out += std::string{"\n"} + title + "\n";
     std::vector<std::vector<std::string>> cells;

@@ -53,6 +53,9 @@ struct diag_report {
   double jobs_pending = 0, jobs_running = 0;
   double cycles = 0, last_cycle_s = 0, max_cycle_s = 0, mean_cycle_s = 0;
   double last_queue_length = 0;
+  /// Requests waiting for the controller actor (its mailbox): what sdiag's "Server thread
+  /// count" tracks, the RPCs slurmctld is serving at once.
+  double server_backlog = 0;
   struct rpc {
     std::string name;  ///< message type or user
     double count = 0;
@@ -66,7 +69,10 @@ struct diag_report {
 /// one (no shoal_start_time_seconds, or the controller's metrics are missing).
 shoal::expected<diag_report> make_diag(const metrics::exposition& e, double now, bool sort_by_time);
 
-/// sdiag's layout, with aligned RPC tables (times in microseconds, as sdiag).
+/// sdiag's layout and words down to the main scheduler's figures (what scripts and the Prometheus
+/// Slurm exporter parse), then shoal's RPC tables by its own message names (times in
+/// microseconds, as sdiag). Counts shoal keeps that sdiag has no line for (timeouts, node
+/// failures, uptime) are in to_json only.
 std::string render_diag(const diag_report& d);
 nlohmann::json to_json(const diag_report& d);
 

@@ -6,6 +6,7 @@
 
 #include <cstdlib>
 #include <ctime>
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <string>
@@ -235,6 +236,44 @@ BOOST_AUTO_TEST_CASE(sdiag_prints_the_lines_the_exporter_reads) {
   BOOST_TEST(exporter_value(out, "^[\\s]+Cycles per") == "4", out);
   d.now = d.data_since + 30;  // not a minute yet: every cycle so far
   BOOST_TEST(exporter_value(render_diag(d), "^[\\s]+Cycles per") == "9");
+}
+
+// test/data/slurm-22.05/sdiag.txt is Debian's slurm-wlm 22.05.8 sdiag (TZ=UTC) after three jobs
+// and an array of eight were submitted; the same figures in shoal's report give the same lines
+// down to the main scheduler's, except the two shoal words differently: sdiag's "Mean depth
+// cycle" (shoal does not count the jobs each pass looked at) and "Cycles per minute" (sdiag
+// leaves it out in the first minute; shoal prints the cycles so far), and the time of the job
+// counts (shoal's are live: the report's time).
+BOOST_AUTO_TEST_CASE(sdiag_head_matches_slurm_line_for_line) {
+  std::ifstream in{std::string{SHOAL_TEST_DATA} + "/slurm-22.05/sdiag.txt"};
+  BOOST_REQUIRE(in.good());
+  std::string want;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("Backfilling stats", 0) == 0) break;
+    if (line.find("Mean depth cycle") != std::string::npos) continue;
+    if (line.rfind("Job states ts:", 0) == 0)
+      line = "Job states ts:  Sat Nov 28 01:51:18 2026 (1795830678)";
+    want += line + "\n";
+  }
+  diag_report d;
+  d.now = 1'795'830'678;
+  d.start_time = d.data_since = 1'795'830'646;
+  d.server_backlog = 3;
+  d.jobs_submitted = 11;
+  d.jobs_started = 4;
+  d.jobs_completed = 1;
+  d.jobs_cancelled = 3;
+  d.cycles = 6;
+  d.last_cycle_s = 0.000'309;
+  d.max_cycle_s = 0.001'173;
+  d.mean_cycle_s = 0.000'308;
+  d.last_queue_length = 1;
+  auto out = render_diag(d);
+  auto head = out.substr(0, out.find("\n\nRemote Procedure Call"));
+  auto cycles_per_minute = head.find("\tCycles per minute: 6\n");
+  BOOST_REQUIRE(cycles_per_minute != std::string::npos);
+  head.erase(cycles_per_minute, std::string{"\tCycles per minute: 6\n"}.size());
+  BOOST_TEST(head + "\n\n" == want, "shoal:\n" << head << "\nSlurm:\n" << want);
 }
 
 // -- squeue ---------------------------------------------------------------------------------
