@@ -489,8 +489,8 @@ BOOST_AUTO_TEST_CASE(prometheus_slurm_exporter_command_lines) {
   // scheduler.go: sdiag, each line with a ':' split there; the key matched by these patterns.
   auto diag = slurm("sdiag", {});
   BOOST_REQUIRE_MESSAGE(diag.exit_code == 0 && diag.err.empty(), diag.describe());
-  for (auto pattern :
-       {R"(^DBD Agent)", R"(^[\s]+Last cycle$)", R"(^[\s]+Mean cycle$)", R"(^[\s]+Cycles per)"}) {
+  for (auto pattern : {R"(^Server thread)", R"(^Agent queue)", R"(^DBD Agent)",
+                       R"(^[\s]+Last cycle$)", R"(^[\s]+Mean cycle$)", R"(^[\s]+Cycles per)"}) {
     std::regex key(pattern);
     bool found = false;
     for (auto& line : split(diag.out, "\n")) {

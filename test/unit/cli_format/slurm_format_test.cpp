@@ -200,7 +200,8 @@ BOOST_AUTO_TEST_CASE(units_asked_for_convert_exactly) {
 }
 
 // The lines vpenso/prometheus-slurm-exporter's scheduler.go reads from sdiag: the text before
-// the first ':' matched against `^DBD Agent`, `^[\s]+Last cycle$`, `^[\s]+Mean cycle$`,
+// the first ':' matched against `^Server thread`, `^Agent queue`, `^DBD Agent`, `^[\s]+Last
+// cycle$`, `^[\s]+Mean cycle$`,
 // `^[\s]+Cycles per`, and the number after it taken (strconv.ParseFloat of the trimmed rest).
 namespace {
 
@@ -230,6 +231,8 @@ BOOST_AUTO_TEST_CASE(sdiag_prints_the_lines_the_exporter_reads) {
   d.last_cycle_s = 0.000'250;
   d.mean_cycle_s = 0.000'100;
   auto out = render_diag(d);
+  BOOST_TEST(exporter_value(out, "^Server thread") == "0", out);
+  BOOST_TEST(exporter_value(out, "^Agent queue") == "0", out);
   BOOST_TEST(exporter_value(out, "^DBD Agent") == "0", out);
   BOOST_TEST(exporter_value(out, "^[\\s]+Last cycle$") == "250", out);
   BOOST_TEST(exporter_value(out, "^[\\s]+Mean cycle$") == "100", out);
