@@ -137,8 +137,8 @@ BOOST_AUTO_TEST_CASE(an_unknown_feature_is_refused_as_sbatch_refuses_it) {
 
 BOOST_AUTO_TEST_CASE(show_node_and_sinfo_show_features_and_weights) {
   auto show = run({"control", "show", "node", "node1"});
-  BOOST_CHECK_MESSAGE(contains(show.out, "AvailableFeatures=gpu,fast ActiveFeatures=gpu,fast"),
-                      show.out);
+  BOOST_CHECK_MESSAGE(
+      contains(show.out, "AvailableFeatures=gpu,fast\n   ActiveFeatures=gpu,fast\n"), show.out);
   BOOST_CHECK_MESSAGE(contains(show.out, "Weight=10"), show.out);
   auto sinfo = run({"info", "-N", "-o", "%N %f %w"});
   BOOST_CHECK_MESSAGE(contains(sinfo.out, "node1 gpu,fast 10"), sinfo.describe());

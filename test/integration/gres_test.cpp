@@ -46,7 +46,7 @@ struct gpu_nodes : two_gpu_nodes {
 BOOST_FIXTURE_TEST_SUITE(gres, gpu_nodes)
 
 BOOST_AUTO_TEST_CASE(nodes_show_their_gres_and_two_jobs_on_one_node_get_different_gpus) {
-  BOOST_CHECK_MESSAGE(contains(show("node", "node1"), "Gres=gpu:2 GresUsed=gpu:0(IDX:N/A)"),
+  BOOST_CHECK_MESSAGE(contains(show("node", "node1"), "Gres=gpu:2\n   GresUsed=gpu:0(IDX:N/A)\n"),
                       show("node", "node1"));
   // Each job prints its GPUs, then waits for the test to let it go: both hold theirs at once.
   auto script =

@@ -31,7 +31,7 @@ BOOST_AUTO_TEST_CASE(a_drained_node_shows_its_state_and_reason) {
   BOOST_REQUIRE(wait_node_state("node1", "DRAINED", 10s));
   auto text = run_cli({"control", "show", "node", "node1"});
   BOOST_CHECK_MESSAGE(text.exit_code == 0, text.describe());
-  BOOST_CHECK_MESSAGE(text.out.find("State=DRAINED") != std::string::npos, text.out);
+  BOOST_CHECK_MESSAGE(text.out.find("State=IDLE+DRAIN ") != std::string::npos, text.out);
   BOOST_CHECK_MESSAGE(text.out.find("Reason=disk maintenance") != std::string::npos, text.out);
   auto json = run_cli({"control", "show", "node", "node1", "--json"});
   auto doc = parse_json(json.out);

@@ -76,7 +76,7 @@ BOOST_AUTO_TEST_CASE(create_use_and_delete_a_partition) {
   auto made = run_cli({"control", "create", "partitionname=small", "nodes=node2", "maxtime=5"});
   BOOST_REQUIRE_MESSAGE(made.exit_code == 0, made.describe());
   auto shown = show_partition("small");
-  BOOST_TEST(shown.find("MaxTime=5:00") != std::string::npos, shown);
+  BOOST_TEST(shown.find("MaxTime=00:05:00") != std::string::npos, shown);
   BOOST_TEST(shown.find("Nodes=node2") != std::string::npos, shown);
   auto node2 = run_cli({"control", "show", "node", "node2"});
   BOOST_TEST(node2.out.find("Partitions=debug,small") != std::string::npos, node2.out);
@@ -129,7 +129,7 @@ BOOST_AUTO_TEST_CASE(changes_outlive_a_controller_restart) {
   BOOST_REQUIRE_MESSAGE(!cluster.restart_controller(), "restart failed");
   BOOST_REQUIRE(wait_until([&] { return run_cli({"queue"}).exit_code == 0; }, 30s));
   auto extra = show_partition("extra");
-  BOOST_TEST(extra.find("MaxTime=7:00") != std::string::npos, extra);
+  BOOST_TEST(extra.find("MaxTime=00:07:00") != std::string::npos, extra);
   BOOST_TEST(extra.find("Default=YES") != std::string::npos, extra);
   auto debug = show_partition("debug");
   BOOST_TEST(debug.find("State=DOWN") != std::string::npos, debug);

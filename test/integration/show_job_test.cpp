@@ -1,7 +1,7 @@
 // scontrol show job on a live cluster, through Slurm's command name: a pending, a running and a
 // finished batch job each print the keys real Slurm 22.05 prints for a job in that state, line
 // by line and in order (test/data/slurm-22.05/show_job_*.txt, taken from Debian's slurm-wlm;
-// see test/unit/cli_format/slurm_show_job_test.cpp), with shoal's values in Slurm's forms;
+// see test/unit/cli_format/slurm_show_test.cpp), with shoal's values in Slurm's forms;
 // -o keeps Slurm's last blank; an array's id shows the array's record and its tasks.
 
 #include <grp.h>

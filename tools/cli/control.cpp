@@ -17,6 +17,7 @@
 #include "tools/cli/session.hpp"
 #include "tools/format/listing.hpp"
 #include "tools/format/node_state_text.hpp"
+#include "tools/format/sinfo_format.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::cli {
@@ -78,6 +79,26 @@ std::string one_line(const std::string& record) {
   return out;
 }
 
+/// What the running jobs hold on each node (CPUAlloc, AllocMem). Without the job listing (a user
+/// PrivateData hides it from), what the nodes' states say.
+std::map<std::string, node_use> node_uses(session& s, const std::vector<msg::node_info>& nodes) {
+  std::map<std::string, node_use> uses;
+  auto jobs = ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v);
+  std::vector<msg::job_info> running;
+  if (jobs)
+    for (auto& j : *jobs)
+      if (j.state == msg::job_state::running || j.state == msg::job_state::configuring ||
+          j.state == msg::job_state::completing)
+        running.push_back(std::move(j));
+  for (auto& [name, cpus] : cpus_in_use(nodes, running)) uses[name].cpus = cpus;
+  for (auto& j : running) {
+    auto names = topology::expand_hostlist(j.nodelist);
+    if (names)
+      for (auto& n : *names) uses[n].mem_mb += j.mem_per_node_mb;
+  }
+  return uses;
+}
+
 void print_record(const std::string& record, const show_options& opt) {
   std::fputs(opt.one_line ? one_line(record).c_str() : record.c_str(), stdout);
 }
@@ -88,6 +109,7 @@ int show(session& s, const std::string& what, const std::string& name, const sho
   if (is_entity(what, "node", 1)) {
     auto nodes = ask<std::vector<msg::node_info>>(s, msg::client_op::nodes);
     if (!nodes) return fail("control", describe(nodes.error()));
+    auto uses = json ? std::map<std::string, node_use>{} : node_uses(s, *nodes);
     nlohmann::json out = nlohmann::json::array();
     bool found = false;
     for (auto& n : *nodes) {
@@ -96,7 +118,7 @@ int show(session& s, const std::string& what, const std::string& name, const sho
       if (json)
         out.push_back(to_json(n));
       else
-        print_record(show_node(n, now), opt);
+        print_record(show_node(n, now, &uses[n.name]), opt);
     }
     if (!found) return fail("control", "node " + name + " not found");
     if (json) std::printf("%s\n", nlohmann::json{{"nodes", out}}.dump(2).c_str());

@@ -99,15 +99,25 @@ std::string show_job(const msg::job_info& j, int64_t now,
 std::string render_priorities(const std::vector<msg::job_info>& jobs,
                               const std::vector<msg::pending_detail>& details, bool no_header);
 
-/// `scontrol show node`, in the same layout as show_job; `now` is reserved for relative times.
-std::string show_node(const msg::node_info& n, int64_t now);
+/// What jobs hold on a node, for show_node's CPUAlloc, AllocMem and AllocTRES.
+struct node_use {
+  uint64_t cpus = 0;
+  uint64_t mem_mb = 0;
+};
+
+/// `scontrol show node`, as Slurm 22.05's slurm_sprint_node_table lays it out, then one line of
+/// what shoal knows beyond it (LastResponse, StateSince, Jobs) and one of what the node reported
+/// (ReportedCPUs, ...), then the Reason. `use` null: CPUAlloc is all of an ALLOCATED node's
+/// CPUs and none otherwise, AllocMem 0. `now` is reserved for relative times.
+std::string show_node(const msg::node_info& n, int64_t now, const node_use* use = nullptr);
 
 /// `shoal control show collectors`: COLLECTOR STATE NODES LAST_REPORT ROUND_MS, one line per
 /// CollectorNodes entry (LAST_REPORT "Never" and ROUND_MS "-" before its first report).
 std::string render_collectors(const std::vector<msg::collector_info>& collectors);
 
-/// `scontrol show partition`, in the same layout as show_job; `nodes` supplies TotalCPUs and the
-/// per-state counts.
+/// `scontrol show partition`, as Slurm 22.05's slurm_sprint_partition_info lays it out (limits
+/// shoal does not have carry Slurm's words for none), then shoal's NodeStates line; `nodes`
+/// supplies TotalCPUs, TRES and the per-state counts.
 std::string show_partition(const msg::partition_info& p, const std::vector<msg::node_info>& nodes);
 
 // -- JSON ---------------------------------------------------------------------

@@ -195,6 +195,75 @@ std::string output_path(const msg::job_info& j, const std::string& pattern) {
   return out.rfind('/', 0) == 0 ? out : j.work_dir + "/" + out;
 }
 
+std::string joined(const line& pairs) {
+  std::string out;
+  for (auto& p : pairs) out += p;
+  return out;
+}
+
+/// The base state as Slurm's node_state_string_complete prints it, then its flags in Slurm's
+/// order: a node with some CPUs held is MIXED, a drained one IDLE+DRAIN, a draining one
+/// ALLOCATED+DRAIN or MIXED+DRAIN.
+std::string complete_state(const msg::node_info& n, uint64_t alloc_cpus, uint64_t cpus) {
+  using S = msg::node_state;
+  auto busy = [&] { return alloc_cpus == 0 ? "IDLE" : alloc_cpus < cpus ? "MIXED" : "ALLOCATED"; };
+  std::string base;
+  std::string flags;
+  switch (n.state) {
+    case S::idle:
+      base = "IDLE";
+      break;
+    case S::allocated:
+    case S::mixed:
+      base = alloc_cpus != 0 && alloc_cpus < cpus ? "MIXED" : "ALLOCATED";
+      break;
+    case S::completing:
+      base = busy();
+      flags = "+COMPLETING";
+      break;
+    case S::down:
+      base = "DOWN";
+      break;
+    case S::draining:
+      base = alloc_cpus != 0 && alloc_cpus < cpus ? "MIXED" : "ALLOCATED";
+      flags = "+DRAIN";
+      break;
+    case S::drained:
+      base = "IDLE";
+      flags = "+DRAIN";
+      break;
+    default:
+      base = "UNKNOWN";
+  }
+  // CLOUD comes before COMPLETING and DRAIN in Slurm's flag table, the power flags after.
+  auto power = power_flags(n);
+  std::string cloud = n.cloud ? "+CLOUD" : "";
+  if (n.cloud) power.erase(0, cloud.size());
+  return base + cloud + flags + power;
+}
+
+/// A node's GRES as TRES ("gpu:2,nic:1" -> ",gres/gpu=2,gres/nic=1"; typed "gpu:tesla:2" counts
+/// under gpu and gpu:tesla).
+std::string node_gres_tres(const std::string& gres) {
+  std::string out;
+  size_t pos = 0;
+  while (pos < gres.size()) {
+    auto end = gres.find(',', pos);
+    if (end == std::string::npos) end = gres.size();
+    auto item = gres.substr(pos, end - pos);
+    pos = end + 1;
+    auto paren = item.find('(');
+    if (paren != std::string::npos) item.resize(paren);
+    auto colon = item.find(':');
+    auto last = item.rfind(':');
+    if (colon == std::string::npos) continue;
+    auto count = item.substr(last + 1);
+    out += ",gres/" + item.substr(0, colon) + "=" + count;
+    if (last != colon) out += ",gres/" + item.substr(0, last) + "=" + count;
+  }
+  return out;
+}
+
 std::string join(const std::vector<std::string>& items) {
   std::string out;
   for (auto& s : items) out += (out.empty() ? "" : ",") + s;
@@ -295,47 +364,91 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
   return record(lines);
 }
 
-std::string show_node(const msg::node_info& n, int64_t now) {
+std::string show_node(const msg::node_info& n, int64_t now, const node_use* use) {
   static_cast<void>(now);
   const auto& r = n.reported;
-  std::string reason = detail::or_null(n.reason);
-  if (!n.reason.empty() && (!n.reason_user.empty() || n.reason_time != 0))
-    reason += " [" + detail::or_null(n.reason_user) + "@" +
-              detail::iso_time(n.reason_time, "Unknown") + "]";
-  line cpus{kv_num("CPUTot", n.cpus ? n.cpus : r.cpus), kv_num("Sockets", r.sockets),
-            kv_num("CoresPerSocket", r.cores_per_socket),
-            kv_num("ThreadsPerCore", r.threads_per_core), kv("CPUMHz", mhz(r.cpu_mhz))};
-  // The seed's Speed= and OS= are what the node must have; shown beside what it reports, and
-  // only when configured (Slurm has neither key).
+  uint32_t cpus = n.cpus ? n.cpus : r.cpus;
+  uint64_t memory = n.real_memory_mb ? n.real_memory_mb : r.real_memory_mb;
+  uint64_t alloc_cpus = use != nullptr ? std::min<uint64_t>(use->cpus, cpus)
+                        : n.state == msg::node_state::allocated ? cpus
+                                                                : 0;
+  uint64_t alloc_mem = use != nullptr ? use->mem_mb : 0;
+  line addresses{kv("NodeAddr", n.address) + " ",
+                 kv("NodeHostName", n.hostname.empty() ? r.hostname : n.hostname) + " "};
+  std::vector<line> lines = {
+      // Arch= and Version= are left out, as scontrol does when a node has not told them.
+      {kv("NodeName", n.name), kv_num("CoresPerSocket", r.cores_per_socket) + " "},
+      {kv_num("CPUAlloc", alloc_cpus), kv_num("CPUEfctv", cpus), kv_num("CPUTot", cpus),
+       "CPULoad=N/A"},
+      {kv("AvailableFeatures", n.features)},
+      {kv("ActiveFeatures", n.features)},
+      {kv("Gres", n.gres)},
+  };
+  if (!n.gres.empty()) lines.push_back({kv("GresUsed", n.gres_used)});
+  lines.push_back({joined(addresses)});
+  if (!r.os.empty()) lines.push_back({kv("OS", r.os) + " "});
+  lines.push_back({kv_num("RealMemory", memory), kv_num("AllocMem", alloc_mem), "FreeMem=N/A",
+                   kv_num("Sockets", r.sockets), "Boards=1"});
+  lines.push_back({"State=" + complete_state(n, alloc_cpus, cpus),
+                   kv_num("ThreadsPerCore", r.threads_per_core),
+                   kv_num("TmpDisk", n.tmp_disk_mb ? n.tmp_disk_mb : r.tmp_disk_mb),
+                   kv_num("Weight", n.weight), "Owner=N/A", "MCS_label=N/A"});
+  if (!n.partitions.empty()) lines.push_back({kv("Partitions", join(n.partitions)) + " "});
+  lines.push_back({"BootTime=" + detail::iso_time(r.boot_time, "None"),
+                   "SlurmdStartTime=" + detail::iso_time(r.daemon_start_time, "None")});
+  lines.push_back({kv_time("LastBusyTime", n.last_busy)});
+  std::string gres_tres = node_gres_tres(n.gres);
+  lines.push_back({"CfgTRES=cpu=" + std::to_string(cpus) +
+                   (memory != 0 ? ",mem=" + megabytes_exact(memory) : "") +
+                   ",billing=" + std::to_string(cpus) + gres_tres});
+  std::string alloc_tres;
+  if (alloc_cpus != 0) alloc_tres = "cpu=" + std::to_string(alloc_cpus);
+  if (alloc_mem != 0)
+    alloc_tres +=
+        (alloc_tres.empty() ? "" : ",") + std::string{"mem="} + megabytes_exact(alloc_mem);
+  lines.push_back({"AllocTRES=" + alloc_tres});
+  lines.push_back({"CapWatts=n/a"});
+  lines.push_back({"CurrentWatts=0", "AveWatts=0"});
+  lines.push_back({"ExtSensorsJoules=n/s", "ExtSensorsWatts=0", "ExtSensorsTemp=n/s"});
+  // What shoal knows beyond Slurm's record: the daemon's last word, what the node reported
+  // against its configuration, and the jobs on it.
+  lines.push_back({kv_time("LastResponse", n.last_response), kv_time("StateSince", n.state_since),
+                   kv("Jobs", join_ids(n.job_ids))});
+  line reported{kv_num("ReportedCPUs", r.cpus),
+                kv_num("ReportedRealMemory", r.real_memory_mb),
+                kv_num("ReportedTmpDisk", r.tmp_disk_mb),
+                kv("ReportedName", r.node_name),
+                kv("CPUMHz", mhz(r.cpu_mhz)),
+                kv_num("VirtualMemory", r.virtual_memory_mb),
+                kv_num("SlurmdPid", r.daemon_pid)};
+  // The seed's Speed= and OS= are what the node must have; shown only when configured.
   if (n.speed > 0) {
     char speed[32];
     std::snprintf(speed, sizeof speed, "%.15g", n.speed);
-    cpus.push_back(kv("Speed", speed));
+    reported.push_back(kv("Speed", speed));
   }
-  line os{kv("OS", r.os)};
-  if (!n.os.empty()) os.push_back(kv("ConfiguredOS", n.os));
-  std::vector<std::vector<std::string>> lines = {
-      {kv("NodeName", n.name), kv("NodeAddr", n.address),
-       kv("NodeHostName", n.hostname.empty() ? r.hostname : n.hostname)},
-      cpus,
-      {kv_num("RealMemory", n.real_memory_mb ? n.real_memory_mb : r.real_memory_mb),
-       kv_num("VirtualMemory", r.virtual_memory_mb),
-       kv_num("TmpDisk", n.tmp_disk_mb ? n.tmp_disk_mb : r.tmp_disk_mb),
-       kv_num("Weight", n.weight)},
-      {kv_num("ReportedCPUs", r.cpus), kv_num("ReportedRealMemory", r.real_memory_mb),
-       kv_num("ReportedTmpDisk", r.tmp_disk_mb), kv("ReportedName", r.node_name)},
-      {kv("State", msg::to_string(n.state) + power_flags(n)), kv_time("StateSince", n.state_since),
-       kv_time("LastResponse", n.last_response)},
-      os,
-      {kv_time("BootTime", r.boot_time), kv_time("SlurmdStartTime", r.daemon_start_time),
-       kv_num("SlurmdPid", r.daemon_pid)},
-      {kv_time("LastBusyTime", n.last_busy), kv("ResumeAfterTime", "None")},
-      {kv("Partitions", join(n.partitions)), kv("Jobs", join_ids(n.job_ids))},
-      {kv("AvailableFeatures", n.features), kv("ActiveFeatures", n.features)},
-  };
-  // Generic resources, as `scontrol -d show node` prints them, only on nodes that have some.
-  if (!n.gres.empty()) lines.push_back({kv("Gres", n.gres), kv("GresUsed", n.gres_used)});
-  lines.push_back({std::string("Reason=") + reason});
+  if (!n.os.empty()) reported.push_back(kv("ConfiguredOS", n.os));
+  lines.push_back(reported);
+  if (!n.reason.empty()) {
+    // Each further line of a reason is indented under its first, as scontrol does.
+    std::string reason = "Reason=";
+    size_t pos = 0;
+    bool first = true;
+    while (pos <= n.reason.size()) {
+      auto end = n.reason.find('\n', pos);
+      if (end == std::string::npos) end = n.reason.size();
+      auto piece = n.reason.substr(pos, end - pos);
+      pos = end + 1;
+      if (piece.empty()) continue;
+      if (!first) reason += "\n          ";
+      reason += piece;
+      if (first && n.reason_time != 0)
+        reason += " [" + detail::or_null(n.reason_user) + "@" +
+                  detail::iso_time(n.reason_time, "Unknown") + "]";
+      first = false;
+    }
+    lines.push_back({reason});
+  }
   return record(lines);
 }
 
@@ -343,13 +456,16 @@ std::string show_partition(const msg::partition_info& p, const std::vector<msg::
   std::map<std::string, const msg::node_info*> by_name;
   for (auto& n : nodes) by_name.emplace(n.name, &n);
   uint64_t cpus = 0;
+  uint64_t memory = 0;
   std::vector<std::pair<std::string, size_t>> states;  // first-appearance order
   for (auto& name : p.nodes) {
     auto it = by_name.find(name);
     auto state = msg::node_state::unknown;
     if (it != by_name.end()) {
-      cpus += it->second->cpus ? it->second->cpus : it->second->reported.cpus;
-      state = it->second->state;
+      const auto& n = *it->second;
+      cpus += n.cpus ? n.cpus : n.reported.cpus;
+      memory += n.real_memory_mb ? n.real_memory_mb : n.reported.real_memory_mb;
+      state = n.state;
     }
     std::string s = msg::to_string(state);
     auto e = std::find_if(states.begin(), states.end(), [&](auto& x) { return x.first == s; });
@@ -362,21 +478,31 @@ std::string show_partition(const msg::partition_info& p, const std::vector<msg::
   for (auto& [s, count] : states)
     state_counts += (state_counts.empty() ? "" : ",") + s + ":" + std::to_string(count);
   auto limit = [](int64_t s, const char* none) {
-    return s < 0 ? std::string(none) : config::format_duration(s);
+    return s < 0 ? std::string(none) : slurm_time_string(s);
   };
   return record({
       {kv("PartitionName", p.name)},
       // shoal restricts partitions by none of these: Slurm's words for no restriction, which
       // portals read to offer a partition (ood_core's str_to_queue_info).
-      {kv("AllowGroups", "ALL"), kv("AllowAccounts", "ALL"), kv("AllowQos", "ALL")},
-      {kv("Default", yes_no(p.is_default)), kv("State", p.state), kv_num("Priority", p.priority)},
-      {kv("MaxNodes", p.max_nodes == 0 ? "UNLIMITED" : std::to_string(p.max_nodes)),
-       kv("MaxTime", limit(p.max_time_s, "UNLIMITED")),
-       kv("DefaultTime", limit(p.default_time_s, "NONE"))},
-      {kv("OverSubscribe", p.over_subscribe)},
-      {kv("Nodes", topology::compress_hostlist_sorted(p.nodes))},
-      {kv_num("TotalNodes", p.nodes.size()), kv_num("TotalCPUs", cpus),
-       kv("NodeStates", state_counts)},
+      {"AllowGroups=ALL", "AllowAccounts=ALL", "AllowQos=ALL"},
+      {"AllocNodes=ALL", "Default=" + yes_no(p.is_default), "QoS=N/A"},
+      {"DefaultTime=" + limit(p.default_time_s, "NONE"), "DisableRootJobs=NO", "ExclusiveUser=NO",
+       "GraceTime=0", "Hidden=NO"},
+      {"MaxNodes=" + (p.max_nodes == 0 ? std::string{"UNLIMITED"} : std::to_string(p.max_nodes)),
+       "MaxTime=" + limit(p.max_time_s, "UNLIMITED"), "MinNodes=0", "LLN=NO",
+       "MaxCPUsPerNode=UNLIMITED"},
+      {"Nodes=" + topology::compress_hostlist_sorted(p.nodes)},
+      {"PriorityJobFactor=1", kv_num("PriorityTier", p.priority), "RootOnly=NO", "ReqResv=NO",
+       kv("OverSubscribe", p.over_subscribe)},
+      {"OverTimeLimit=NONE", "PreemptMode=OFF"},
+      {kv("State", p.state), kv_num("TotalCPUs", cpus), kv_num("TotalNodes", p.nodes.size()),
+       "SelectTypeParameters=NONE"},
+      {"JobDefaults=(null)"},
+      {"DefMemPerNode=UNLIMITED", "MaxMemPerNode=UNLIMITED"},
+      {"TRES=cpu=" + std::to_string(cpus) + (memory != 0 ? ",mem=" + megabytes_exact(memory) : "") +
+       ",node=" + std::to_string(p.nodes.size()) + ",billing=" + std::to_string(cpus)},
+      // shoal's count of the partition's nodes by state (Slurm has no such key).
+      {kv("NodeStates", state_counts)},
   });
 }
 

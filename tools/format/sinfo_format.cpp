@@ -520,8 +520,8 @@ void add_node(record& r, const match_flags& m, const msg::node_info& n, uint64_t
   (other ? r.cpus_other : r.cpus_idle) += total - used;
 }
 
-/// The CPUs jobs hold on each node: all of a fully allocated node's, and on others what the
-/// running jobs' tasks take (shoal's block layout over their nodes, times CPUs per task).
+}  // namespace
+
 std::unordered_map<std::string, uint64_t> cpus_in_use(const std::vector<msg::node_info>& nodes,
                                                       const std::vector<msg::job_info>& jobs) {
   std::unordered_map<std::string, uint64_t> from_jobs;
@@ -555,6 +555,8 @@ std::unordered_map<std::string, uint64_t> cpus_in_use(const std::vector<msg::nod
   }
   return used;
 }
+
+namespace {
 
 // -- sorting -------------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@
 // set of nodes that agree on every field the format shows. Pure: the CLI fetches the records.
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "messages/errc.hpp"
@@ -25,6 +26,12 @@ struct sinfo_format_options {
   std::vector<std::string> states;      ///< -t: only nodes in these states (sinfo's names)
   std::string nodes;                    ///< -n: only these nodes (a hostlist)
 };
+
+/// The CPUs jobs hold on each node: all of an ALLOCATED node's, and on a mixed, draining or
+/// completing one what the running `jobs`' tasks take (shoal's block layout over their nodes,
+/// times CPUs per task), at most the node's CPUs; 0 on the others.
+std::unordered_map<std::string, uint64_t> cpus_in_use(const std::vector<msg::node_info>& nodes,
+                                                      const std::vector<msg::job_info>& jobs);
 
 /// The nodes as sinfo prints them. Records are built as sinfo builds them: with a partition
 /// field (%P, %R) every partition gets a line even without nodes; each node of each partition

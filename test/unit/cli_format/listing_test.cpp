@@ -541,7 +541,7 @@ BOOST_AUTO_TEST_CASE(show_node_and_partition_print_key_fields) {
   auto part = cli::show_partition(parts[0], nodes);
   BOOST_TEST(part.rfind("PartitionName=debug\n", 0) == 0u, part);
   for (auto key :
-       {"Default=YES", "State=UP", "MaxTime=30:00", "Nodes=n[1-4]", "TotalNodes=4", "TotalCPUs=8",
+       {"Default=YES", "State=UP", "MaxTime=00:30:00", "Nodes=n[1-4]", "TotalNodes=4", "TotalCPUs=8",
         "DefaultTime=NONE", "\n   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n"})
     BOOST_TEST(part.find(key) != std::string::npos, key << " in\n" << part);
 }

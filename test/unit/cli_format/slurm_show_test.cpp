@@ -1,8 +1,9 @@
-// scontrol show job against real Slurm: each file in test/data/slurm-22.05/show_job_*.txt is the
-// output of Debian's slurm-wlm 22.05.8 (scontrol show job, one slurmctld and one slurmd with
-// two CPUs and RealMemory=1000, cons_tres, TZ=UTC) for a job submitted as named below. The
-// records here carry what shoal's controller holds for the same job; the rendering must give
-// the same text byte for byte, except the values shoal does not record, masked on both sides.
+// scontrol show job, node and partition against real Slurm: each file in
+// test/data/slurm-22.05/show_*.txt is the output of Debian's slurm-wlm 22.05.8 (one slurmctld
+// and one slurmd on a host "vm" with two CPUs and RealMemory=1000, cons_tres with CR_Core,
+// TZ=UTC) for the job or state named below. The records here carry what shoal's controller
+// holds for the same; the rendering must give the same text byte for byte, except the values
+// shoal does not record, masked on both sides, and shoal's own lines after Slurm's.
 
 #include <boost/test/unit_test.hpp>
 
@@ -78,9 +79,45 @@ msg::job_info batch_job(uint64_t id, const std::string& name) {
 
 const cli::group_entry root_group{0, "root"};
 
+/// `text` without the whole lines that start (after the indentation) with one of `keys`, and
+/// without the key=value pairs of `pairs`: what one side prints and the other has not.
+std::string without(std::string text, std::initializer_list<const char*> keys,
+                    std::initializer_list<const char*> pairs = {}) {
+  for (auto key : keys)
+    for (auto pos = text.find(std::string{"\n   "} + key + "="); pos != std::string::npos;
+         pos = text.find(std::string{"\n   "} + key + "=", pos))
+      text.erase(pos, text.find('\n', pos + 1) - pos);
+  // scontrol prints each such pair as "key=value " (the last of its line without the blank).
+  for (auto pair : pairs)
+    if (auto pos = text.find(std::string{" "} + pair + "="); pos != std::string::npos) {
+      auto end = text.find_first_of(" \n", pos + 1);
+      if (text[end] == ' ') ++end;
+      text.erase(pos + 1, end - pos - 1);
+    }
+  return text;
+}
+
+/// The slurmd on "vm" as shoal's controller would hold it.
+msg::node_info vm_node() {
+  msg::node_info n;
+  n.name = "vm";
+  n.address = "vm";
+  n.hostname = "vm";
+  n.cpus = 2;
+  n.real_memory_mb = 1000;
+  n.partitions = {"debug"};
+  n.reported.cores_per_socket = 1;
+  n.reported.sockets = 2;
+  n.reported.threads_per_core = 1;
+  n.reported.os = "Linux 6.18.44-fc-v657 #1 SMP PREEMPT_DYNAMIC @0";
+  n.reported.boot_time = 1'795'774'690;
+  n.reported.daemon_start_time = 1'795'830'646;
+  return n;
+}
+
 }  // namespace
 
-BOOST_FIXTURE_TEST_SUITE(show_job_as_slurm, utc)
+BOOST_FIXTURE_TEST_SUITE(scontrol_show_as_slurm, utc)
 
 // sbatch --time=3 --wrap "sleep 600", eight seconds after it started.
 BOOST_AUTO_TEST_CASE(running_job) {
@@ -161,6 +198,50 @@ BOOST_AUTO_TEST_CASE(throttled_array_record) {
   // Slurm's array record shows EligibleTime=Unknown and accrues from its first pass.
   check_against_slurm("show_job_array", cli::show_job(j, t0 + 30, &d, &root_group),
                       {"AllocNode:Sid", "LastSchedEval", "TRES", "EligibleTime", "AccrueTime"});
+}
+
+// One job of one CPU running on the node: MIXED, one CPU in CPUAlloc and AllocTRES.
+BOOST_AUTO_TEST_CASE(node_running_a_job_on_some_of_its_cpus) {
+  auto n = vm_node();
+  n.state = msg::node_state::mixed;
+  n.last_busy = 1'795'831'484;
+  cli::node_use use{1, 0};
+  // Slurm's slurmd reports its Arch and Version, and the load and free memory it measures.
+  auto want = without(slurm_output("show_node_mixed"), {}, {"Arch", "Version"});
+  auto got = without(cli::show_node(n, t0, &use), {"LastResponse", "ReportedCPUs"});
+  BOOST_TEST(
+      masked(got, {"CPULoad", "FreeMem"}) == masked(want, {"CPULoad", "FreeMem"}), "shoal:\n"
+                                                                                       << got
+                                                                                       << "Slurm:\n"
+                                                                                       << want);
+}
+
+// scontrol update nodename=vm state=drain reason="disk swap" on an idle node.
+BOOST_AUTO_TEST_CASE(drained_node_with_its_reason) {
+  auto n = vm_node();
+  n.state = msg::node_state::drained;
+  n.last_busy = 1'795'831'491;
+  n.reason = "disk swap";
+  n.reason_user = "root";
+  n.reason_time = 1'795'831'588;
+  auto want = without(slurm_output("show_node_drained"), {}, {"Arch", "Version"});
+  auto got = without(cli::show_node(n, t0), {"LastResponse", "ReportedCPUs"});
+  BOOST_TEST(
+      masked(got, {"CPULoad", "FreeMem"}) == masked(want, {"CPULoad", "FreeMem"}), "shoal:\n"
+                                                                                       << got
+                                                                                       << "Slurm:\n"
+                                                                                       << want);
+}
+
+// PartitionName=debug Nodes=vm Default=YES MaxTime=INFINITE State=UP.
+BOOST_AUTO_TEST_CASE(partition) {
+  msg::partition_info p;
+  p.name = "debug";
+  p.is_default = true;
+  p.nodes = {"vm"};
+  auto got = without(cli::show_partition(p, {vm_node()}), {"NodeStates"});
+  auto want = slurm_output("show_partition");
+  BOOST_TEST(got == want, "shoal:\n" << got << "Slurm:\n" << want);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
