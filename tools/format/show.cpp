@@ -96,6 +96,39 @@ uint64_t array_throttle(const msg::job_info& j) {
   return std::strtoull(j.array_tasks.c_str() + percent + 1, nullptr, 10);
 }
 
+/// What a job still awaits as scontrol prints it: each job of each condition on its own with
+/// "(unfulfilled)", separated by "," (all of them) or "?" (any of them; Slurm allows no mix)
+/// ("afterok:5:6,singleton" -> "afterok:5(unfulfilled),afterok:6(unfulfilled),singleton(...)").
+std::string dependency_text(const std::string& dependency) {
+  if (dependency.empty()) return "(null)";
+  std::string sep = dependency.find('?') != std::string::npos ? "?" : ",";
+  std::string out;
+  size_t pos = 0;
+  while (pos <= dependency.size()) {
+    auto end = dependency.find_first_of(",?", pos);
+    if (end == std::string::npos) end = dependency.size();
+    auto item = dependency.substr(pos, end - pos);
+    auto colon = item.find(':');
+    if (colon == std::string::npos) {
+      out += item + "(unfulfilled)";
+    } else {
+      auto type = item.substr(0, colon);
+      size_t at = colon + 1;
+      bool first = true;
+      while (at <= item.size()) {
+        auto next = item.find(':', at);
+        if (next == std::string::npos) next = item.size();
+        out += (first ? "" : sep) + type + ":" + item.substr(at, next - at) + "(unfulfilled)";
+        first = false;
+        at = next + 1;
+      }
+    }
+    if (end < dependency.size()) out += sep;
+    pos = end + 1;
+  }
+  return out;
+}
+
 /// Slurm turns blanks in a reason into underscores, for easier parsing.
 std::string reason_text(const std::string& reason) {
   if (reason.empty()) return "None";
@@ -310,7 +343,7 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
        kv_num("Nice", pending != nullptr ? pending->nice : int64_t{0}), kv("Account", j.account),
        kv("QOS", j.qos)},
       {kv("JobState", msg::to_string(j.state)), kv("Reason", reason_text(j.reason)),
-       kv("Dependency", j.dependency)},
+       "Dependency=" + dependency_text(j.dependency)},
       {kv_num("Requeue", j.requeue ? 1 : 0), kv_num("Restarts", j.requeue_count),
        kv_num("BatchFlag", j.batch ? 1 : 0), "Reboot=0", "ExitCode=" + exit_code_text(j)},
       {"RunTime=" + slurm_time_string(run_time(j, now)),

@@ -510,6 +510,26 @@ BOOST_AUTO_TEST_CASE(show_job_fills_output_patterns_and_memory_units_as_slurm) {
   BOOST_TEST(text.find("ArrayJobId=5 ArrayTaskId=3 JobName=") != std::string::npos, text);
 }
 
+BOOST_AUTO_TEST_CASE(show_job_prints_what_a_job_awaits_as_slurm) {
+  auto j = jobs[0];
+  j.state = msg::job_state::pending;
+  j.dependency = "afterok:10:11,afterany:10";
+  auto text = cli::show_job(j, now);
+  BOOST_TEST(text.find(" Dependency=afterok:10(unfulfilled),afterok:11(unfulfilled),"
+                       "afterany:10(unfulfilled)\n") != std::string::npos,
+             text);
+  j.dependency = "afterok:10?afterany:11:12";
+  text = cli::show_job(j, now);
+  BOOST_TEST(text.find(" Dependency=afterok:10(unfulfilled)?afterany:11(unfulfilled)?"
+                       "afterany:12(unfulfilled)\n") != std::string::npos,
+             text);
+  j.dependency = "singleton";
+  text = cli::show_job(j, now);
+  BOOST_TEST(text.find(" Dependency=singleton(unfulfilled)\n") != std::string::npos, text);
+  // Slurm shows no eligible time while a dependency is awaited.
+  BOOST_TEST(text.find(" EligibleTime=Unknown\n") != std::string::npos, text);
+}
+
 BOOST_AUTO_TEST_CASE(account_qos_and_comment_are_queue_fields) {
   listing_options opt;
   opt.format = "JobId,Account,QOS,Comment";
@@ -541,8 +561,8 @@ BOOST_AUTO_TEST_CASE(show_node_and_partition_print_key_fields) {
   auto part = cli::show_partition(parts[0], nodes);
   BOOST_TEST(part.rfind("PartitionName=debug\n", 0) == 0u, part);
   for (auto key :
-       {"Default=YES", "State=UP", "MaxTime=00:30:00", "Nodes=n[1-4]", "TotalNodes=4", "TotalCPUs=8",
-        "DefaultTime=NONE", "\n   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n"})
+       {"Default=YES", "State=UP", "MaxTime=00:30:00", "Nodes=n[1-4]", "TotalNodes=4",
+        "TotalCPUs=8", "DefaultTime=NONE", "\n   AllowGroups=ALL AllowAccounts=ALL AllowQos=ALL\n"})
     BOOST_TEST(part.find(key) != std::string::npos, key << " in\n" << part);
 }
 
