@@ -149,6 +149,12 @@ BOOST_AUTO_TEST_CASE(an_arrays_id_shows_its_pending_record_and_each_started_task
   // The array's own record has no task: Slurm's NO_VAL in its output file name.
   BOOST_CHECK_EQUAL(value_of(shown, "StdOut"), scratch.file("slurm-" + a + "_4294967294.out"));
   BOOST_CHECK_EQUAL(count_lines_with(shown, "JobId="), 2u);
+  // The started task shows its array's throttle too, also asked for alone.
+  BOOST_CHECK_MESSAGE(contains(shown, " ArrayJobId=" + a + " ArrayTaskId=1 ArrayTaskThrottle=1 "),
+                      shown);
+  auto task = slurm("scontrol", {"show", "job", a + "_1"});
+  BOOST_CHECK_MESSAGE(contains(task.out, " ArrayTaskId=1 ArrayTaskThrottle=1 JobName=wrap\n"),
+                      task.describe());
   // squeue's array letters as Slurm 22.05 printed them for `--array=1-8%2` while 1-2 ran:
   // "4_[3-8%2]|4|4|3-8%2|JobArrayTaskLimit" and "4_1|5|4|1|None".
   auto q = slurm("squeue", {"-h", "-o", "%i|%A|%F|%K|%r"});

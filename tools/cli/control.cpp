@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <optional>
 
 #include "config/log_settings.hpp"
 #include "messages/caf/type_ids.hpp"
@@ -147,15 +148,17 @@ int show(session& s, const std::string& what, const std::string& name, const sho
     if (name.find_first_not_of("0123456789_+") != std::string::npos)
       return fail_as_perror("control", "scontrol_print_job error", "Invalid job id specified");
     std::vector<msg::job_info> jobs;
+    std::optional<std::vector<msg::job_info>> all;
     if (name.empty() || name.find('_') != std::string::npos) {
-      auto all = ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v);
-      if (!all) return fail("control", describe(all.error()));
+      auto listed = ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v);
+      if (!listed) return fail("control", describe(listed.error()));
+      all = std::move(*listed);
       for (auto& j : *all) {
         // 12_4 names one array task; a plain id below is asked for directly.
         auto text =
             std::to_string(j.array_job_id) + "_" +
             (j.array_task_id >= 0 ? std::to_string(j.array_task_id) : "[" + j.array_tasks + "]");
-        if (name.empty() || (j.array_job_id != 0 && text == name)) jobs.push_back(std::move(j));
+        if (name.empty() || (j.array_job_id != 0 && text == name)) jobs.push_back(j);
       }
       if (!name.empty() && jobs.empty())
         return fail_as_perror("control", "slurm_load_jobs error", "Invalid job id specified");
@@ -165,10 +168,11 @@ int show(session& s, const std::string& what, const std::string& name, const sho
       // An array's id names all of it, as in Slurm: its pending tasks' record and each task that
       // started (also once none is pending and the array's own record is gone).
       if (!one || (one->array_job_id == id && one->array_task_id < 0)) {
-        auto all = ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v);
-        if (all)
+        if (auto listed = ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v)) {
+          all = std::move(*listed);
           for (auto& j : *all)
-            if (j.array_job_id == id && j.array_task_id >= 0) jobs.push_back(std::move(j));
+            if (j.array_job_id == id && j.array_task_id >= 0) jobs.push_back(j);
+        }
       }
       if (one) jobs.insert(jobs.begin(), std::move(*one));
       if (jobs.empty()) {
@@ -176,6 +180,25 @@ int show(session& s, const std::string& what, const std::string& name, const sho
           return fail_as_perror("control", "slurm_load_jobs error", "Invalid job id specified");
         return fail("control", describe(one.error()));
       }
+    }
+    // A task's record does not carry its array's throttle (ArrayTaskThrottle=): the array's own
+    // record does, while some of its tasks are pending.
+    bool tasks_shown = std::any_of(jobs.begin(), jobs.end(), [](const msg::job_info& j) {
+      return j.array_job_id != 0 && j.array_task_id >= 0;
+    });
+    if (tasks_shown && !json) {
+      if (!all)
+        if (auto listed = ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v))
+          all = std::move(*listed);
+      std::map<uint64_t, std::string> throttles;
+      if (all)
+        for (auto& j : *all)
+          if (j.array_job_id != 0 && j.array_task_id < 0)
+            if (auto percent = j.array_tasks.rfind('%'); percent != std::string::npos)
+              throttles[j.array_job_id] = j.array_tasks.substr(percent);
+      for (auto& j : jobs)
+        if (j.array_task_id >= 0 && j.array_tasks.empty() && throttles.count(j.array_job_id) != 0)
+          j.array_tasks = throttles[j.array_job_id];
     }
     std::map<uint64_t, msg::pending_detail> pending;
     bool any_pending = std::any_of(jobs.begin(), jobs.end(), [](const msg::job_info& j) {
