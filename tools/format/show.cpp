@@ -322,6 +322,10 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
   auto start = started ? j.start_time : msg::is_finished(j.state) ? j.end_time : 0;
   if (pending_now && pending != nullptr) start = pending->expected_start;
   auto eligible = eligible_time(j);
+  // Priority age accrues while a job waits eligible in the queue: not for an interactive
+  // allocation granted at once.
+  bool accrues = started ? j.batch || j.start_time != j.submit_time
+                         : pending_now && eligible != 0 && eligible <= now;
 
   line id_line{kv_num("JobId", j.job_id)};
   if (j.array_job_id != 0) {
@@ -351,8 +355,7 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
            (j.time_limit_s < 0 ? std::string{"UNLIMITED"} : slurm_time_string(j.time_limit_s)),
        "TimeMin=N/A"},
       {kv_time("SubmitTime", j.submit_time), kv_time("EligibleTime", eligible)},
-      {kv_time("AccrueTime",
-               started || (pending_now && eligible != 0 && eligible <= now) ? eligible : 0)},
+      {kv_time("AccrueTime", accrues ? eligible : 0)},
       {kv_time("StartTime", start), kv_time("EndTime", end_time(j, start, now)), "Deadline=N/A"},
       {"SuspendTime=None", "SecsPreSuspend=0", kv_time("LastSchedEval", j.start_time),
        "Scheduler=Main"},
@@ -360,7 +363,8 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
       {kv("ReqNodeList", j.required_nodes), kv("ExcNodeList", j.exclude_nodes)},
       {"NodeList=" + names},
   };
-  if (j.batch && !names.empty()) lines.push_back({"BatchHost=" + first_host(names)});
+  // slurmctld names a batch host (the first node) for every allocation, batch or not.
+  if (!names.empty()) lines.push_back({"BatchHost=" + first_host(names)});
   auto cpus = job_cpus(j);
   lines.push_back({"NumNodes=" + std::to_string(std::max(1u, j.node_count)),
                    "NumCPUs=" + std::to_string(cpus), kv_num("NumTasks", std::max(1u, j.ntasks)),
@@ -375,7 +379,8 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
   lines.push_back({kv("Features", j.features), "DelayBoot=00:00:00"});
   lines.push_back(
       {kv("OverSubscribe", j.over_subscribe), "Contiguous=0", "Licenses=(null)", "Network=(null)"});
-  lines.push_back({kv("Command", j.command)});
+  // An interactive job's command is its program, without the arguments the record keeps.
+  lines.push_back({kv("Command", j.batch ? j.command : j.command.substr(0, j.command.find(' ')))});
   lines.push_back({kv("WorkDir", j.work_dir)});
   // Slurm ends the comment with a blank.
   if (!j.comment.empty()) lines.push_back({"Comment=" + j.comment + " "});

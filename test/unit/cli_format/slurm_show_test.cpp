@@ -132,6 +132,22 @@ BOOST_AUTO_TEST_CASE(running_job) {
                       {"AllocNode:Sid"});
 }
 
+// srun -J inter sleep 8, three seconds in: no batch lines, the program alone as Command.
+BOOST_AUTO_TEST_CASE(interactive_job) {
+  auto j = batch_job(14, "inter");
+  j.batch = false;
+  j.requeue = false;
+  j.stdout_path.clear();
+  j.command = "sleep 8";
+  j.state = msg::job_state::running;
+  j.priority = 4294901749;
+  j.submit_time = j.start_time = t0 + 1998;
+  j.nodelist = "vm";
+  // Slurm requeues interactive jobs too (JobRequeue=1); shoal requeues batch jobs only.
+  check_against_slurm("show_job_srun", cli::show_job(j, t0 + 2001, nullptr, &root_group),
+                      {"AllocNode:Sid", "Requeue"});
+}
+
 // sbatch --time=3 --wrap "sleep 1", after it ended.
 BOOST_AUTO_TEST_CASE(completed_job) {
   auto j = batch_job(1, "wrap");
