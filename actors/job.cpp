@@ -323,7 +323,11 @@ void on_node_report(job_self self, const std::string& node, const std::vector<ui
     // Reported ended in the same registration (it comes first): not lost.
     auto step = st.steps.find(id);
     if (step == st.steps.end() || step->second.waiting.count(node) == 0) continue;
-    if (std::find(running.begin(), running.end(), id) == running.end()) {
+    if (std::find(running.begin(), running.end(), id) != running.end()) {
+      // Confirmed: any later registration of this node must know it too (on_daemon_report),
+      // as for a step launched in this run of the controller.
+      step->second.sent_ns = std::max<int64_t>(step->second.sent_ns, 1);
+    } else {
       config::log().warn("job step lost job={} step={} node={}", st.info.job_id,
                          msg::step_label(id), node);
       lose_step(self, node, id,

@@ -788,6 +788,23 @@ BOOST_AUTO_TEST_CASE(a_step_a_restarted_daemon_no_longer_runs_is_lost) {
   BOOST_TEST(view().exit_code == 1);
 }
 
+BOOST_AUTO_TEST_CASE(
+    a_recovered_step_a_daemon_restarted_after_the_recovery_no_longer_runs_is_lost) {
+  spawn_recovered(policy::lifecycle_state::running, true);
+  // After the controller's restart both nodes confirm step 0; then n1's shoald is killed and
+  // registers again without it (the chaos test's primary kill followed by a front end's).
+  caf::anon_send(job, msg::adopt_atom_v, std::string{"n1"}, std::vector<uint32_t>{0});
+  caf::anon_send(job, msg::adopt_atom_v, std::string{"n2"}, std::vector<uint32_t>{0});
+  sched.run();
+  caf::anon_send(job, msg::adopt_atom_v, std::string{"n1"}, std::vector<uint32_t>{},
+                 cluster::steady_ns());
+  sched.run();
+  BOOST_TEST(msg::to_string(view().state) != "FAILED");  // n2's tasks have not reported yet
+  report(1, 0);
+  BOOST_TEST(msg::to_string(view().state) == "FAILED");
+  BOOST_TEST(view().exit_code == 1);
+}
+
 BOOST_AUTO_TEST_CASE(a_daemon_report_older_than_the_launch_loses_nothing) {
   auto before = cluster::steady_ns();
   spawn(setup());
