@@ -610,7 +610,7 @@ enum ClientOp $C.type("uint8_t") {
                         # ended): standard input for the step this connection's run or attach
                         # streams; taken on that connection only, which proved its sender already
   accounting @26;       # query -> accounted (from the accounting store, sacct's
-                        # selection; errc::unreachable without a store or while it is away)
+                        # selection; none without a store, errc::unreachable while it is away)
 }
 
 struct ClientRequest {

@@ -48,7 +48,7 @@ using controller_actor = caf::typed_actor<
     /// One job.
     caf::replies_to<msg::jobs_atom, uint64_t>::with<msg::job_info>,
     /// sacct's query of the accounting store, passed to its writer (actors/accounting_writer.hpp);
-    /// errc::unreachable without a store.
+    /// nothing without a store, errc::unreachable while it is away.
     caf::replies_to<msg::account_atom,
                     msg::accounting_query>::with<std::vector<msg::accounted_job>>,
     caf::replies_to<msg::nodes_atom>::with<std::vector<msg::node_info>>,

@@ -172,8 +172,8 @@ void on_job_view(controller_self self, msg::job_info& info);
 
 // -- accounting.cpp --
 
-/// sacct's query, answered by the accounting writer from the store (errc::unreachable without
-/// one).
+/// sacct's query, answered by the accounting writer from the store (nothing without one;
+/// errc::unreachable while it is away).
 caf::result<std::vector<msg::accounted_job>> query_accounting(controller_self self,
                                                               msg::accounting_query query);
 /// Every job, finished ones (kept MinJobAge) only when asked, in id order.

@@ -253,3 +253,29 @@ BOOST_AUTO_TEST_CASE(every_step_of_a_job_of_many_steps_reaches_the_store) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+namespace {
+
+struct without_a_store : cluster_fixture {
+  without_a_store()
+      : cluster_fixture(1, "AccountingStorageType=accounting_storage/none\nMinJobAge=2\n") {}
+};
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(accounting_none, without_a_store)
+
+BOOST_AUTO_TEST_CASE(sacct_lists_what_the_controller_holds_quietly_and_a_job_goes_at_min_job_age) {
+  auto r = run_cli({"run", "-J", "quiet", "true"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  auto acct = run_cli({"acct", "-j", "1", "-n", "-P", "-o", "JobID,JobName,State"});
+  BOOST_REQUIRE_MESSAGE(acct.exit_code == 0, acct.describe());
+  BOOST_CHECK_EQUAL(acct.out, "1|quiet|COMPLETED\n");
+  BOOST_CHECK_MESSAGE(acct.err.empty(), acct.err);
+  // Nothing keeps it: MinJobAge after its end the controller forgets it, as Slurm's does.
+  BOOST_CHECK(wait_until([&] { return job(1).is_null(); }, 60s));
+  auto gone = run_cli({"acct", "-j", "1", "-n", "-P", "-o", "JobID"});
+  BOOST_CHECK_MESSAGE(gone.exit_code == 0 && gone.out.empty(), gone.describe());
+}
+
+BOOST_AUTO_TEST_SUITE_END()

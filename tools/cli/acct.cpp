@@ -95,7 +95,8 @@ bool user_ids(const std::string& list, std::vector<uint32_t>& out) {
 
 /// What the accounting store kept of the jobs `filter` selects (the store applies the same
 /// selection; the jobs the controller still holds are selected again with them). Without a store
-/// (accounting_storage/none) nothing; with one that is away, nothing and a warning.
+/// (accounting_storage/none) the controller answers nothing; with one that is away, nothing and a
+/// warning.
 sacct_stored stored_jobs(session& s, const acct_flags& f, const sacct_filter& filter) {
   msg::accounting_query q;
   q.start = filter.start;
@@ -111,10 +112,8 @@ sacct_stored stored_jobs(session& s, const acct_flags& f, const sacct_filter& fi
   sacct_stored out;
   auto found = ask<std::vector<msg::accounted_job>>(s, msg::account_atom_v, std::move(q));
   if (!found) {
-    auto why = describe(found.error());
-    if (why.find("accounting_storage/none") == std::string::npos)
-      std::fprintf(stderr, "sacct: warning: %s; listing the jobs the controller holds\n",
-                   why.c_str());
+    std::fprintf(stderr, "sacct: warning: %s; listing the jobs the controller holds\n",
+                 describe(found.error()).c_str());
     return out;
   }
   for (auto& job : *found) {

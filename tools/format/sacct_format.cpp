@@ -9,6 +9,7 @@
 #include <ctime>
 #include <tuple>
 
+#include "accounting/rows.hpp"
 #include "tools/format/slurm_format.hpp"
 #include "tools/format/table.hpp"
 #include "topology/hostlist.hpp"
@@ -328,14 +329,6 @@ value bytes_value(uint64_t bytes, const sacct_print_options& opt) {
   return str(slurm_number_unit(static_cast<double>(bytes), 0));
 }
 
-/// Slurm's step id text: batch, extern, interactive or the number.
-std::string step_label(uint32_t id) {
-  if (id == 0xfffffffbu) return "batch";
-  if (id == 0xfffffffcu) return "extern";
-  if (id == 0xfffffffau) return "interactive";
-  return std::to_string(id);
-}
-
 /// A step line's field, from what the accounting store kept of it (`j`: its job).
 value step_value(const std::string& f, const msg::accounted_step& step, const msg::job_info& j,
                  const sacct_print_options& opt) {
@@ -345,8 +338,8 @@ value step_value(const std::string& f, const msg::accounted_step& step, const ms
     elapsed =
         std::max<int64_t>(0, (step.end_time != 0 ? step.end_time : opt.now) - step.start_time);
   auto cpus = std::max<uint64_t>(step.ntasks, 1);
-  if (f == "JobID") return str(job_id_text(j) + "." + step_label(step.step_id));
-  if (f == "JobIDRaw") return str(std::to_string(j.job_id) + "." + step_label(step.step_id));
+  if (f == "JobID") return str(accounting::step_id_text(job_id_text(j), step.step_id));
+  if (f == "JobIDRaw") return str(accounting::step_id_text(std::to_string(j.job_id), step.step_id));
   if (f == "JobName") return opt_str(step.name);
   if (f == "Account") return opt_str(j.account);
   if (f == "Cluster") return opt_str(opt.cluster);
