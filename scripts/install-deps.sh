@@ -3,7 +3,7 @@
 set -euo pipefail
 
 packages=(
-  g++ make cmake pkg-config            # toolchain
+  g++ make cmake ninja-build pkg-config  # toolchain
   libcaf-dev                           # C++ Actor Framework 0.17.6
   capnproto libcapnp-dev               # wire and state encoding
   libhwloc-dev                         # machine status
