@@ -14,12 +14,14 @@
 
 #include "accounting/rows.hpp"
 #include "messages/errc.hpp"
+#include "messages/types.hpp"
 
 namespace shoal::accounting {
 
 /// The schema version this build writes. A database at an older version is migrated on open; a
 /// newer one is refused (errc::incompatible_version naming both).
-constexpr int current_schema_version = 1;
+/// Version 2 added sacctmgr's objects (accounting/assoc_schema.hpp).
+constexpr int current_schema_version = 2;
 
 class job_store {
  public:
@@ -37,6 +39,15 @@ class job_store {
   /// steps (in step_order) unless q.with_steps is false. Errors: errc::invalid_hostlist for a bad
   /// q.nodes item, errc::system_error as for write.
   virtual expected<std::vector<job_record>> query(const job_query& q) = 0;
+
+  /// sacctmgr's objects: every cluster, account, user, association and QOS, each table in key
+  /// order. Errors: errc::system_error as for write.
+  virtual expected<msg::association_data> read_associations() = 0;
+
+  /// Replaces every cluster, account, user, association and QOS with `data`'s, in one
+  /// transaction: all or nothing. Keys must be distinct within each table (errc::system_error
+  /// otherwise, and nothing changes).
+  virtual error replace_associations(const msg::association_data& data) = 0;
 
   /// The schema version of the open database (current_schema_version once open succeeded).
   virtual int schema_version() const = 0;

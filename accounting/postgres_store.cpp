@@ -11,6 +11,7 @@
 #include <memory>
 #include <tuple>
 
+#include "accounting/assoc_schema.hpp"
 #include "accounting/job_store.hpp"
 #include "accounting/schema.hpp"
 
@@ -139,6 +140,46 @@ class postgres_store final : public job_store {
       return jobs.error();
     }
     return assemble(std::move(*jobs), std::move(steps));
+  }
+
+  expected<msg::association_data> read_associations() override {
+    if (auto err = begin("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")) return err;
+    msg::association_data data;
+    error err;
+    for_each_assoc_table(data, [&](auto& rows) {
+      using Row = typename std::decay_t<decltype(rows)>::value_type;
+      if (err) return;
+      auto r = run(assoc_select_sql<Row>(), {}, std::string{"reading "} + assoc_table<Row>(), true);
+      if (!r) {
+        err = r.error();
+        return;
+      }
+      rows.resize(static_cast<size_t>(PQntuples(r->get())));
+      for (size_t i = 0; i < rows.size(); ++i)
+        read_assoc_row(rows[i], column_reader{r->get(), static_cast<int>(i)});
+    });
+    if (!err) err = exec_params("COMMIT", {}, "ending a read");
+    if (err) {
+      rollback();
+      return err;
+    }
+    return data;
+  }
+
+  error replace_associations(const msg::association_data& data) override {
+    if (auto err = begin()) return err;
+    error err;
+    for_each_assoc_table(data, [&](const auto& rows) {
+      using Row = typename std::decay_t<decltype(rows)>::value_type;
+      if (err) return;
+      if ((err = exec_params(assoc_delete_sql<Row>(), {}, "clearing a table"))) return;
+      auto sql = assoc_insert_sql<Row>(dialect::postgres);
+      for (auto& row : rows)
+        if ((err = exec_params(sql, assoc_values(row), assoc_table<Row>()))) return;
+    });
+    if (!err) err = exec_params("COMMIT", {}, "committing a write");
+    if (err) rollback();
+    return err;
   }
 
   int schema_version() const override { return version_; }

@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 
+#include "accounting/assoc_schema.hpp"
 #include "accounting/job_store.hpp"
 #include "topology/hostlist.hpp"
 
@@ -186,6 +187,8 @@ std::vector<std::string> migration_statements(int version, dialect d) {
     out.push_back("CREATE INDEX IF NOT EXISTS jobs_by_array ON jobs (array_job_id)");
     out.push_back("CREATE INDEX IF NOT EXISTS job_nodes_by_name ON job_nodes (node_name)");
   }
+  if (version < 2)
+    for (auto& sql : create_assoc_tables_sql(d)) out.push_back(std::move(sql));
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "accounting/assoc_schema.hpp"
 #include "accounting/job_store.hpp"
 #include "accounting/schema.hpp"
 
@@ -84,6 +85,52 @@ class sqlite_store final : public job_store {
     if (exec("COMMIT", "ending a read")) exec("ROLLBACK", "rolling back");
     if (!jobs) return jobs.error();
     return assemble(std::move(*jobs), std::move(steps));
+  }
+
+  expected<msg::association_data> read_associations() override {
+    if (auto err = exec("BEGIN", "starting a read")) return err;
+    msg::association_data data;
+    error err;
+    for_each_assoc_table(data, [&](auto& rows) {
+      using Row = typename std::decay_t<decltype(rows)>::value_type;
+      if (err) return;
+      auto s = prepare(assoc_select_sql<Row>());
+      if (!s) {
+        err = s.error();
+        return;
+      }
+      int rc;
+      while ((rc = sqlite3_step(s->get())) == SQLITE_ROW) {
+        rows.emplace_back();
+        read_assoc_row(rows.back(), column_reader{s->get()});
+      }
+      if (rc != SQLITE_DONE) err = failure(std::string{"reading "} + assoc_table<Row>());
+    });
+    if (exec("COMMIT", "ending a read")) exec("ROLLBACK", "rolling back");
+    if (err) return err;
+    return data;
+  }
+
+  error replace_associations(const msg::association_data& data) override {
+    if (auto err = exec("BEGIN IMMEDIATE", "starting a write")) return err;
+    error err;
+    for_each_assoc_table(data, [&](const auto& rows) {
+      using Row = typename std::decay_t<decltype(rows)>::value_type;
+      if (err) return;
+      if ((err = exec(assoc_delete_sql<Row>(), "clearing a table"))) return;
+      auto s = prepare(assoc_insert_sql<Row>(dialect::sqlite));
+      if (!s) {
+        err = s.error();
+        return;
+      }
+      for (auto& row : rows) {
+        auto values = assoc_values(row);
+        if ((err = run(s->get(), values, assoc_table<Row>()))) return;
+      }
+    });
+    if (!err) err = exec("COMMIT", "committing a write");
+    if (err) exec("ROLLBACK", "rolling back");
+    return err;
   }
 
   int schema_version() const override { return version_; }

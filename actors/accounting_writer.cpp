@@ -7,6 +7,7 @@
 
 #include <caf/all.hpp>
 
+#include "accounting/associations.hpp"
 #include "accounting/from_record.hpp"
 #include "accounting/wire.hpp"
 #include "actors/send_to.hpp"
@@ -91,15 +92,34 @@ void wait_to_write(writer_self self, msg::job_record rec, caf::actor sender) {
   tick_now(self);
 }
 
+/// Tells the owner what the store holds of associations.
+void publish_associations(writer_self self, msg::association_data data) {
+  if (self->state.setup.owner)
+    send_to(self, self->state.setup.owner, msg::assocs_atom_v, std::move(data));
+}
+
+/// Opens the store when it is not open: the cluster is added to it when missing (with its root
+/// account, as sacctmgr add cluster does) and the owner hears its associations.
+shoal::error open_store(writer_self self) {
+  auto& st = self->state;
+  if (st.store) return {};
+  auto opened = st.setup.open();
+  if (!opened) return opened.error();
+  auto data = (*opened)->read_associations();
+  if (!data) return data.error();
+  if (accounting::ensure_cluster(*data, st.setup.cluster, st.setup.control_host,
+                                 st.setup.control_port))
+    if (auto err = (*opened)->replace_associations(*data)) return err;
+  st.store = std::move(*opened);
+  config::log().info("accounting store open at {}", st.store->describe());
+  publish_associations(self, std::move(*data));
+  return {};
+}
+
 void write_batch(writer_self self) {
   auto& st = self->state;
   st.tick_sent = false;
-  if (!st.store) {
-    auto opened = st.setup.open();
-    if (!opened) return failed(self, "not opened", opened.error());
-    st.store = std::move(*opened);
-    config::log().info("accounting store open at {}", st.store->describe());
-  }
+  if (auto err = open_store(self)) return failed(self, "not opened", err);
   if (st.waiting.empty()) return;
   std::vector<accounting::job_row> jobs;
   std::vector<accounting::step_row> steps;
@@ -138,13 +158,8 @@ caf::result<std::vector<msg::accounted_job>> answer(writer_self self,
   auto& st = self->state;
   auto query = accounting::from_wire(asked);
   if (!query) return to_caf(query.error());
-  if (!st.store) {
-    auto opened = st.setup.open();
-    if (!opened)
-      return make_error(errc::unreachable,
-                        "the accounting store is unavailable: " + describe(opened.error()));
-    st.store = std::move(*opened);
-  }
+  if (auto err = open_store(self))
+    return make_error(errc::unreachable, "the accounting store is unavailable: " + describe(err));
   auto found = st.store->query(*query);
   if (!found)
     return make_error(errc::unreachable,
@@ -153,6 +168,36 @@ caf::result<std::vector<msg::accounted_job>> answer(writer_self self,
   out.reserve(found->size());
   for (auto& rec : *found) out.push_back(accounting::to_wire(rec));
   return out;
+}
+
+caf::result<msg::association_data> list_associations(writer_self self) {
+  auto& st = self->state;
+  if (auto err = open_store(self))
+    return make_error(errc::unreachable, "the accounting store is unavailable: " + describe(err));
+  auto data = st.store->read_associations();
+  if (!data)
+    return make_error(errc::unreachable,
+                      "the accounting store is unavailable: " + describe(data.error()));
+  return std::move(*data);
+}
+
+caf::result<std::string> edit_associations(writer_self self, const msg::acctmgr_edit& edit) {
+  auto& st = self->state;
+  auto unavailable = [](const shoal::error& err) {
+    return make_error(errc::unreachable, "the accounting store is unavailable: " + describe(err));
+  };
+  if (auto err = open_store(self)) return unavailable(err);
+  // Read again for every edit: another shoalctld (a backup in control before) may have changed
+  // the store since.
+  auto data = st.store->read_associations();
+  if (!data) return unavailable(data.error());
+  auto report = accounting::apply_edit(*data, edit);
+  if (!report) return to_caf(report.error());
+  if (auto err = st.store->replace_associations(*data)) return unavailable(err);
+  config::log().info("accounting associations changed action={} entity={}", edit.action,
+                     edit.entity);
+  publish_associations(self, std::move(*data));
+  return std::move(*report);
 }
 
 writer_impl::behavior_type writer_behavior(writer_self self, accounting_writer_setup setup) {
@@ -175,6 +220,8 @@ writer_impl::behavior_type writer_behavior(writer_self self, accounting_writer_s
       },
       [self](msg::stored_atom) { write_batch(self); },
       [self](msg::account_atom, msg::accounting_query& q) { return answer(self, q); },
+      [self](msg::acctmgr_atom) { return list_associations(self); },
+      [self](msg::acctmgr_atom, msg::acctmgr_edit& edit) { return edit_associations(self, edit); },
   };
 }
 

@@ -34,14 +34,28 @@ using accounting_writer_actor = caf::typed_actor<
     /// writer's thread, between two batches. errc::unreachable while the store cannot be
     /// opened or fails; errc::invalid_request for a bad job id.
     caf::replies_to<msg::account_atom,
-                    msg::accounting_query>::with<std::vector<msg::accounted_job>>>;
+                    msg::accounting_query>::with<std::vector<msg::accounted_job>>,
+    /// sacctmgr list/show: every cluster, account, user, association and QOS of the store.
+    /// errc::unreachable while the store cannot be opened or fails.
+    caf::replies_to<msg::acctmgr_atom>::with<msg::association_data>,
+    /// sacctmgr add/modify/delete (the front door let only admins through): applied to what the
+    /// store holds and written in one transaction; answers sacctmgr's report. The owner then
+    /// hears the new associations. errc::invalid_request with sacctmgr's words for an edit
+    /// that cannot be made (nothing changes), errc::unreachable as above.
+    caf::replies_to<msg::acctmgr_atom, msg::acctmgr_edit>::with<std::string>>;
 
 struct accounting_writer_setup {
   /// Opens the store (again, after it failed): called on the writer's own thread.
   std::function<shoal::expected<std::unique_ptr<accounting::job_store>>()> open;
   std::string cluster;  ///< ClusterName=, the rows' cluster
-  /// Hears `(msg::stored_atom, std::vector<uint64_t> job_ids)` after each batch is durable.
+  /// Hears `(msg::stored_atom, std::vector<uint64_t> job_ids)` after each batch is durable, and
+  /// `(msg::assocs_atom, msg::association_data)`: the store's associations once it is open and
+  /// after each sacctmgr change.
   caf::actor owner;
+  /// The controller's address and port, recorded as the cluster's ControlHost and ControlPort
+  /// (the cluster, with its root account, is added to the store on first open).
+  std::string control_host;
+  uint32_t control_port = 0;
   size_t batch_size = 1000;  ///< jobs a write takes at most
   /// Where the writer reports how it keeps up (null: nowhere): shoal_accounting_waiting_jobs,
   /// shoal_accounting_stored_jobs_total, shoal_accounting_store_failures_total.

@@ -1,5 +1,6 @@
 #include "config/accounting_settings.hpp"
 
+#include <cctype>
 #include <cstdlib>
 
 namespace shoal::config {
@@ -50,6 +51,36 @@ bool apply_accounting_key(accounting_settings& settings, const std::string& key,
     settings.password = value;
     return true;
   }
+  if (key == "accountingstorageenforce") {
+    settings.enforce_associations = settings.enforce_limits = settings.enforce_qos = false;
+    std::string item;
+    for (size_t i = 0; i <= value.size(); ++i) {
+      if (i < value.size() && value[i] != ',') {
+        item += static_cast<char>(std::tolower(static_cast<unsigned char>(value[i])));
+        continue;
+      }
+      if (item == "associations") {
+        settings.enforce_associations = true;
+      } else if (item == "limits" || item == "safe") {
+        settings.enforce_associations = settings.enforce_limits = true;
+      } else if (item == "qos") {
+        settings.enforce_associations = settings.enforce_qos = true;
+      } else if (item == "all") {
+        settings.enforce_associations = settings.enforce_limits = settings.enforce_qos = true;
+      } else if (item == "none" || item == "0" || item == "wckeys" || item == "nojobs" ||
+                 item == "nosteps") {
+        // wckeys, nojobs and nosteps are accepted and change nothing: shoal keeps no WCKeys
+        // and always records jobs and steps.
+      } else if (!item.empty()) {
+        error =
+            "a comma list of associations, limits, qos, safe, wckeys, nojobs, nosteps, "
+            "all or none";
+        return true;
+      }
+      item.clear();
+    }
+    return true;
+  }
   if (key == "accountingstorageport") {
     char* end = nullptr;
     auto port = std::strtoul(value.c_str(), &end, 10);
@@ -60,6 +91,14 @@ bool apply_accounting_key(accounting_settings& settings, const std::string& key,
     return true;
   }
   return false;
+}
+
+std::string enforce_text(const accounting_settings& settings) {
+  std::string out;
+  if (settings.enforce_associations) out += "associations";
+  if (settings.enforce_limits) out += ",limits";
+  if (settings.enforce_qos) out += ",qos";
+  return out.empty() ? "none" : out;
 }
 
 std::string sqlite_path(const accounting_settings& settings,

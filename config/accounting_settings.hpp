@@ -26,7 +26,16 @@ struct accounting_settings {
   uint16_t port = 0;     ///< AccountingStoragePort=: PostgreSQL's port (0: libpq's default)
   std::string user;      ///< AccountingStorageUser=
   std::string password;  ///< AccountingStoragePass=
+  /// AccountingStorageEnforce=associations (implied by limits, qos and safe): a job's user must
+  /// have an association with its account (the user's default account when none is given), or
+  /// the submission is refused.
+  bool enforce_associations = false;
+  bool enforce_limits = false;  ///< AccountingStorageEnforce=limits (and safe)
+  bool enforce_qos = false;     ///< AccountingStorageEnforce=qos
 };
+
+/// AccountingStorageEnforce's value as `scontrol show config` prints it ("none" when nothing).
+std::string enforce_text(const accounting_settings& settings);
 
 /// Applies one AccountingStorage* key (`key` in lower case). False when `key` is not one of
 /// them; true otherwise, with `error` set when the value is bad (what is expected, for the

@@ -106,6 +106,7 @@ std::string render_config(const cluster_config& cfg) {
   };
   // Alphabetical, as `scontrol show config` prints them.
   const auto& acct = cfg.accounting;
+  add("AccountingStorageEnforce", enforce_text(acct));
   if (!acct.host.empty()) add("AccountingStorageHost", acct.host);
   if (acct.type == accounting_storage::sqlite)
     add("AccountingStorageLoc", sqlite_path(acct, cfg.state_save_location));
@@ -176,13 +177,13 @@ std::string render_config(const cluster_config& cfg) {
   if (!cfg.switch_parameters.empty()) add("SwitchParameters", cfg.switch_parameters);
   add("SwitchType", cfg.switch_type);
   add("TmpFS", cfg.tmp_fs);
-  size_t width = 0;
-  for (const auto& [key, value] : keys) width = std::max(width, key.size());
-
+  // scontrol's "%-23s = %s": a longer key (AccountingStorageEnforce) pushes only its own value.
+  constexpr size_t width = 23;
   std::string out = "Configuration data as of " + (cfg.path.empty() ? "<embedded>" : cfg.path);
   out += '\n';
   for (const auto& [key, value] : keys)
-    out += key + std::string(width - key.size(), ' ') + " = " + value + '\n';
+    out +=
+        key + std::string(key.size() < width ? width - key.size() : 0, ' ') + " = " + value + '\n';
   // The included files' records are written out below, so reading them again would define
   // every node twice: name them in comments only.
   if (!cfg.node_spec_conf.empty())

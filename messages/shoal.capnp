@@ -15,7 +15,7 @@ $C.includes(["messages/states.hpp"]);
 # Raise the major (and reset the minor) for any change older peers cannot read; peers of another
 # major then refuse each other's messages with errc::incompatible_version.
 const wireMajor :UInt16 = 1;
-const wireMinor :UInt16 = 11;
+const wireMinor :UInt16 = 12;
 
 struct MachineStatus {
   nodeName @0 :Text;         # the configured node name this daemon speaks for
@@ -611,6 +611,11 @@ enum ClientOp $C.type("uint8_t") {
                         # streams; taken on that connection only, which proved its sender already
   accounting @26;       # query -> accounted (from the accounting store, sacct's
                         # selection; none without a store, errc::unreachable while it is away)
+  acctmgrList @27;      # -> associations (everything the accounting store keeps of clusters,
+                        # accounts, users, associations and QOS: sacctmgr list/show; errc::unreachable
+                        # without a store or while it is away)
+  acctmgrEdit @28;      # acctmgr -> text (sacctmgr add/modify/delete, admins only: what changed, as
+                        # sacctmgr reports it)
 }
 
 struct ClientRequest {
@@ -636,6 +641,7 @@ struct ClientRequest {
                              # sends): the job's own client
   input @15 :TaskInput;      # input
   query @16 :AccountingQuery;  # accounting: what sacct selects
+  acctmgr @17 :AcctmgrEdit;  # acctmgrEdit: the change
 }
 
 struct ClientReply {
@@ -659,6 +665,88 @@ struct ClientReply {
   summary @14 :List(PartitionSummary); # partitionSummary
   estimate @15 :StartEstimate; # testOnly
   accounted @16 :List(AccountedJob);  # accounting
+  associations @17 :AssociationData;  # acctmgrList
+}
+
+# sacctmgr add/modify/delete as the CLI read its words (accounting/associations.hpp applies it).
+struct AcctmgrEdit {
+  action @0 :Text;           # add, modify or delete
+  entity @1 :Text;           # cluster, account, user or qos
+  names @2 :List(Text);      # the names after the entity (add, delete)
+  conditions @3 :List(Text); # NAME=VALUE: modify's before `set` (after `where`), delete's
+  settings @4 :List(Text);   # NAME=VALUE: add's, and modify's after `set`
+}
+
+# What the accounting store keeps of who may run where (sacctmgr's objects). Limits of -1 are
+# unset (sacctmgr prints them blank).
+struct AssociationData {
+  clusters @0 :List(AcctCluster);
+  accounts @1 :List(AcctAccount);
+  users @2 :List(AcctUser);
+  associations @3 :List(Association);
+  qos @4 :List(QosInfo);
+}
+
+struct AcctCluster {
+  name @0 :Text;
+  controlHost @1 :Text;      # the controller that registered it (ControlHost)
+  controlPort @2 :UInt32;    # its SlurmctldPort
+}
+
+struct AcctAccount {
+  name @0 :Text;
+  description @1 :Text;
+  organization @2 :Text;
+}
+
+struct AcctUser {
+  name @0 :Text;
+  defaultAccount @1 :Text;
+  adminLevel @2 :Text;       # None, Operator or Administrator
+}
+
+# One association: an account's place in a cluster's tree (user empty), or a user's right to
+# charge an account (in a partition, or in all when empty).
+struct Association {
+  cluster @0 :Text;
+  account @1 :Text;
+  user @2 :Text;
+  partition @3 :Text;
+  parent @4 :Text;           # an account's association: its parent account (empty for root)
+  shares @5 :UInt32 = 1;     # Fairshare=
+  priority @6 :Int64 = -1;
+  grpJobs @7 :Int64 = -1;
+  grpSubmit @8 :Int64 = -1;
+  grpTres @9 :Text;          # "cpu=8,mem=1000M"
+  grpWallMin @10 :Int64 = -1;
+  maxJobs @11 :Int64 = -1;
+  maxSubmit @12 :Int64 = -1;
+  maxTres @13 :Text;         # MaxTRESPerJob
+  maxWallMin @14 :Int64 = -1; # MaxWallDurationPerJob, minutes
+  qos @15 :List(Text);       # the QOS it may use
+  defaultQos @16 :Text;
+}
+
+struct QosInfo {
+  name @0 :Text;
+  description @1 :Text;
+  priority @2 :UInt32;
+  flags @3 :Text;
+  usageFactor @4 :Float64 = 1.0;
+  graceTimeS @5 :Int64;
+  grpJobs @6 :Int64 = -1;
+  grpSubmit @7 :Int64 = -1;
+  grpTres @8 :Text;
+  grpWallMin @9 :Int64 = -1;
+  maxTres @10 :Text;         # MaxTRESPerJob
+  maxWallMin @11 :Int64 = -1;
+  maxTresPerUser @12 :Text;
+  maxJobsPerUser @13 :Int64 = -1;
+  maxSubmitPerUser @14 :Int64 = -1;
+  maxTresPerAccount @15 :Text;
+  maxJobsPerAccount @16 :Int64 = -1;
+  maxSubmitPerAccount @17 :Int64 = -1;
+  minTres @18 :Text;
 }
 
 # What sacct asks the accounting store (accounting/job_store.hpp's job_query; empty lists

@@ -9,4 +9,27 @@ caf::result<std::vector<msg::accounted_job>> query_accounting(controller_self se
   return self->delegate(self->state.accounting, msg::account_atom_v, std::move(query));
 }
 
+namespace {
+
+caf::error no_store() {
+  return make_error(errc::unreachable,
+                    "there is no accounting store (AccountingStorageType=accounting_storage/none)");
+}
+
+}  // namespace
+
+caf::result<msg::association_data> list_associations(controller_self self) {
+  if (!self->state.accounting) return no_store();
+  return self->delegate(self->state.accounting, msg::acctmgr_atom_v);
+}
+
+caf::result<std::string> edit_associations(controller_self self, msg::acctmgr_edit edit) {
+  if (!self->state.accounting) return no_store();
+  return self->delegate(self->state.accounting, msg::acctmgr_atom_v, std::move(edit));
+}
+
+void adopt_associations(controller_self self, msg::association_data data) {
+  self->state.associations = std::make_shared<const msg::association_data>(std::move(data));
+}
+
 }  // namespace shoal::actors::ctl

@@ -164,6 +164,11 @@ controller_actor::behavior_type controller_behavior(
     writing.cluster = st.cfg.cluster_name;
     writing.owner = caf::actor_cast<caf::actor>(self);
     writing.meters = st.meters;
+    if (!st.cfg.controller_hosts.empty()) {
+      const auto& line = st.cfg.controller_hosts.front();
+      writing.control_host = line.address.empty() ? line.name : line.address;
+      writing.control_port = line.port != 0 ? line.port : st.cfg.controller_port;
+    }
     st.accounting = spawn_accounting_writer(self->system(), std::move(writing));
     self->link_to(st.accounting);
   }
@@ -190,6 +195,7 @@ controller_actor::behavior_type controller_behavior(
                     [self](stored_atom, std::vector<uint64_t>& ids) {
                       self->state.stored.insert(ids.begin(), ids.end());
                     }),
+      probe.metered("assocs", from_peer<assocs_atom>(self, adopt_associations)),
       probe.metered("view_array", from_peer<view_atom>(self, on_array_view)),
       probe.metered("arraytask", from_peer<arraytask_atom>(self, start_array_task)),
       probe.metered("nodedown", from_peer<nodedown_atom>(self, relay_node_down)),
@@ -197,6 +203,8 @@ controller_actor::behavior_type controller_behavior(
       // -- listings (the front door decides who sees what) --
       probe.rpc("jobs", from_peer<jobs_atom>(self, list_all_jobs)),
       probe.rpc("accounting", from_client<account_atom>(self, query_accounting)),
+      probe.rpc("acctmgr", from_client<acctmgr_atom>(self, list_associations)),
+      probe.rpc("acctmgr", from_client<acctmgr_atom>(self, edit_associations)),
       probe.rpc("jobs", from_peer<jobs_atom>(self, list_jobs)),
       probe.rpc("job", from_peer<jobs_atom>(self, show_job)),
       probe.rpc("nodes", from_peer<nodes_atom>(self, list_nodes)),

@@ -51,6 +51,12 @@ using controller_actor = caf::typed_actor<
     /// nothing without a store, errc::unreachable while it is away.
     caf::replies_to<msg::account_atom,
                     msg::accounting_query>::with<std::vector<msg::accounted_job>>,
+    /// sacctmgr list/show: the store's clusters, accounts, users, associations and QOS, from
+    /// the writer; errc::unreachable without a store or while it is away.
+    caf::replies_to<msg::acctmgr_atom>::with<msg::association_data>,
+    /// sacctmgr add/modify/delete (admins only, the front door checks), applied by the writer:
+    /// answers sacctmgr's report.
+    caf::replies_to<msg::acctmgr_atom, msg::acctmgr_edit>::with<std::string>,
     caf::replies_to<msg::nodes_atom>::with<std::vector<msg::node_info>>,
     caf::replies_to<msg::parts_atom>::with<std::vector<msg::partition_info>>,
     /// `shoal info`'s default view: a group per partition and node state.
@@ -105,6 +111,9 @@ using controller_actor = caf::typed_actor<
     caf::reacts_to<msg::view_atom, msg::job_info>,
     /// The accounting writer stored these finished jobs: they may be forgotten after MinJobAge.
     caf::reacts_to<msg::stored_atom, std::vector<uint64_t>>,
+    /// The accounting writer's copy of the store's associations (once the store is open, and
+    /// after each sacctmgr change): what submissions are checked against.
+    caf::reacts_to<msg::assocs_atom, msg::association_data>,
     /// The scheduler's news of an array's pending tasks: (array, reason, folded tasks).
     caf::reacts_to<msg::view_atom, uint64_t, std::string, std::string>,
     /// The scheduler started an array task: (array, index, task id, nodes, node actors, CPUs,

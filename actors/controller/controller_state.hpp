@@ -74,6 +74,10 @@ struct controller_state {
   power_actor power;                   ///< null without power saving (power_saving.cpp)
   /// Writes finished jobs to the accounting store; null with accounting_storage/none.
   accounting_writer_actor accounting;
+  /// The store's associations as the writer last sent them (null until it did): the
+  /// controller's read-only copy, which submissions are checked against without waiting for
+  /// the database. The store (through the writer) owns them.
+  std::shared_ptr<const msg::association_data> associations;
   /// Finished jobs the store holds: with a store, a job is forgotten (MinJobAge) only once
   /// in it. Emptied as they are forgotten; after a restart every recovered job is sent again.
   std::unordered_set<uint64_t> stored;
@@ -176,6 +180,12 @@ void on_job_view(controller_self self, msg::job_info& info);
 /// errc::unreachable while it is away).
 caf::result<std::vector<msg::accounted_job>> query_accounting(controller_self self,
                                                               msg::accounting_query query);
+/// sacctmgr list/show and add/modify/delete, passed to the accounting writer (errc::unreachable
+/// without a store).
+caf::result<msg::association_data> list_associations(controller_self self);
+caf::result<std::string> edit_associations(controller_self self, msg::acctmgr_edit edit);
+/// The writer's copy of the associations replaces the controller's.
+void adopt_associations(controller_self self, msg::association_data data);
 /// Every job, finished ones (kept MinJobAge) only when asked, in id order.
 std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished);
 std::vector<msg::job_info> list_all_jobs(controller_self self);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "cluster/association_check.hpp"
 #include "cluster/clock.hpp"
 #include "cluster/submission.hpp"
 #include "policy/dependency.hpp"
@@ -141,6 +142,9 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
         resolve_submission(st.cfg, st.node_view, req, (*workload)->gres, (*workload)->constraint));
   else
     resolved = std::move(workload.error());
+  if (resolved)
+    resolved =
+        to_caf(cluster::check_association(st.cfg, st.associations.get(), std::move(*resolved)));
   if (!resolved) {
     // A refusal's text has lines (cluster/submission.hpp); the log keeps one line an event.
     auto reason = describe(resolved.error());
@@ -215,6 +219,8 @@ caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request
   if (!workload) return std::move(workload.error());
   auto resolved =
       resolve_submission(st.cfg, st.node_view, req, (*workload)->gres, (*workload)->constraint);
+  if (resolved)
+    resolved = cluster::check_association(st.cfg, st.associations.get(), std::move(*resolved));
   if (!resolved) return to_caf(resolved.error());
   return self->delegate(st.scheduler, msg::willrun_atom_v, st.next_job_id, std::move(*resolved),
                         std::move(*workload));

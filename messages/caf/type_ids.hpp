@@ -139,5 +139,11 @@ CAF_ADD_ATOM(shoal, shoal::msg, account_atom, "account")
 CAF_ADD_ATOM(shoal, shoal::msg, stored_atom, "stored")
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::accounting_query))
 CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::accounted_job>))
+// sacctmgr (actors/accounting_writer.hpp): the store's clusters, accounts, users, associations
+// and QOS, listed or changed; the writer's copy of them to the controller.
+CAF_ADD_ATOM(shoal, shoal::msg, acctmgr_atom, "acctmgr")
+CAF_ADD_ATOM(shoal, shoal::msg, assocs_atom, "assocs")
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::acctmgr_edit))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::association_data))
 
 CAF_END_TYPE_ID_BLOCK(shoal)

@@ -255,6 +255,12 @@ msg::client_request to_request(msg::jobs_atom, bool include_finished) {
   return r;
 }
 
+msg::client_request to_request(msg::acctmgr_atom, msg::acctmgr_edit edit) {
+  auto r = msg::make_client_request(msg::client_op::acctmgr_edit);
+  r.acctmgr = std::move(edit);
+  return r;
+}
+
 msg::client_request to_request(msg::account_atom, msg::accounting_query query) {
   auto r = msg::make_client_request(msg::client_op::accounting);
   r.query = std::move(query);
@@ -329,6 +335,10 @@ void take(msg::client_reply& r, std::vector<msg::job_info>& out) {
 
 void take(msg::client_reply& r, std::vector<msg::accounted_job>& out) {
   out = std::move(r.accounted);
+}
+
+void take(msg::client_reply& r, msg::association_data& out) {
+  out = std::move(r.associations);
 }
 
 void take(msg::client_reply& r, msg::job_info& out) {

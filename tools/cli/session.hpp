@@ -130,6 +130,7 @@ msg::client_request to_request(msg::setdebug_atom, std::string level, std::strin
 msg::client_request to_request(msg::dbgflags_atom, std::string changes, std::string user);
 msg::client_request to_request(msg::diagreset_atom, uint32_t uid);
 msg::client_request to_request(msg::submit_atom, msg::job_request req);
+msg::client_request to_request(msg::acctmgr_atom, msg::acctmgr_edit edit);
 
 /// The answer a reply carries, by the type the controller's actor answers with.
 void take(msg::client_reply& r, std::vector<msg::job_info>& out);
@@ -142,6 +143,7 @@ void take(msg::client_reply& r, msg::topology_view& out);
 void take(msg::client_reply& r, std::string& out);
 void take(msg::client_reply& r, std::vector<msg::collector_info>& out);
 void take(msg::client_reply& r, std::vector<msg::partition_summary>& out);
+void take(msg::client_reply& r, msg::association_data& out);
 inline void take(msg::client_reply&, caf::ok_atom&) {}
 
 /// Sends the request `to_request(xs...)` through the front door and returns its answer, typed as

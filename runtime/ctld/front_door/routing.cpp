@@ -91,6 +91,13 @@ void on_accounting(door_self self, const reply_to& to, msg::client_request& req,
       });
 }
 
+/// sacctmgr list/show: everything the store keeps of associations; anyone may list.
+void on_acctmgr_list(door_self self, const reply_to& to, msg::client_request&, const grant&) {
+  forward<msg::association_data>(
+      self, to, caf::make_message(msg::acctmgr_atom_v),
+      [](msg::client_reply& r, msg::association_data& data) { r.associations = std::move(data); });
+}
+
 void on_nodes(door_self self, const reply_to& to, msg::client_request&, const grant&) {
   forward<std::vector<msg::node_info>>(
       self, to, caf::make_message(msg::nodes_atom_v),
@@ -213,6 +220,11 @@ void on_partition_edit(door_self self, const reply_to& to, msg::client_request& 
                         nothing_more);
 }
 
+void on_acctmgr_edit(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  forward<std::string>(self, to, caf::make_message(msg::acctmgr_atom_v, std::move(req.acctmgr)),
+                       the_text);
+}
+
 void on_set_debug(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
   forward<std::string>(
       self, to, caf::make_message(msg::setdebug_atom_v, std::move(req.text), std::move(req.user)),
@@ -251,9 +263,9 @@ void on_unknown(door_self self, const reply_to& to, msg::client_request& req, co
 
 /// The routing table: a line per kind of messages/shoal.capnp's ClientOp, in any order (the build
 /// fails unless each kind has exactly one). Administration (node and partition updates, debug
-/// levels and flags) is root's and the admins'; the diagnostics' reset is the controller's to
-/// refuse (root's and SlurmUser's only, as sdiag --reset). A cluster identity was sealed, or
-/// refused, by the credential checker, and is answered in or out of control.
+/// levels and flags, sacctmgr's changes) is root's and the admins'; the diagnostics' reset is the
+/// controller's to refuse (root's and SlurmUser's only, as sdiag --reset). A cluster identity was
+/// sealed, or refused, by the credential checker, and is answered in or out of control.
 // clang-format off
 constexpr route routes[] = {
   {op::unknown,           on_unknown},
@@ -261,6 +273,7 @@ constexpr route routes[] = {
   {op::jobs,              on_jobs},
   {op::job,               on_job},
   {op::accounting,        on_accounting},
+  {op::acctmgr_list,      on_acctmgr_list},
   {op::nodes,             on_nodes},
   {op::partitions,        on_partitions},
   {op::config,            on_config},
@@ -278,6 +291,7 @@ constexpr route routes[] = {
   {op::attach,            on_attach, need::job_owner},
   {op::node_update,       on_node_update, need::admin},
   {op::partition_edit,    on_partition_edit, need::admin},
+  {op::acctmgr_edit,      on_acctmgr_edit, need::admin},
   {op::set_debug,         on_set_debug, need::admin},
   {op::debug_flags,       on_debug_flags, need::admin},
   {op::diag_reset,        on_diag_reset},

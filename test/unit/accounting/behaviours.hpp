@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "accounting/assoc_schema.hpp"
+#include "accounting/associations.hpp"
 #include "accounting/schema.hpp"
 #include "test/unit/accounting/store_env.hpp"
 
@@ -27,7 +29,11 @@
   X(reopening_keeps_the_rows)                     \
   X(an_older_schema_is_migrated)                  \
   X(a_newer_schema_is_refused)                    \
-  X(a_bad_node_expression_is_an_error)
+  X(a_bad_node_expression_is_an_error)            \
+  X(associations_round_trip)                      \
+  X(replacing_associations_replaces_all_of_them)  \
+  X(a_failed_association_write_leaves_the_old)    \
+  X(a_version_1_store_gains_the_association_tables)
 
 namespace shoal::test::behaviour {
 
@@ -458,6 +464,136 @@ inline void a_bad_node_expression_is_an_error(store_env& env) {
   auto r = store->query(q);
   BOOST_TEST(!r);
   BOOST_TEST((r.error() == errc::invalid_hostlist));
+}
+
+/// Every object with every field off its default.
+inline msg::association_data full_associations() {
+  msg::association_data d;
+  d.clusters = {{"alpha", "ctl1", 6817}, {"beta", "", 0}};
+  d.accounts = {{"physics", "Physics 'dept'", "science"}, {"root", "default root account", "root"}};
+  d.users = {{"alice", "physics", "Operator"}, {"bob", "physics", "None"}};
+  msg::association a;
+  a.cluster = "alpha";
+  a.account = "physics";
+  a.user = "alice";
+  a.partition = "gpu";
+  a.parent = "physics";
+  a.shares = 7;
+  a.priority = 3;
+  a.grp_jobs = 10;
+  a.grp_submit = 20;
+  a.grp_tres = "cpu=8,mem=1000M";
+  a.grp_wall_min = 600;
+  a.max_jobs = 4;
+  a.max_submit = 8;
+  a.max_tres = "cpu=2,node=1";
+  a.max_wall_min = 60;
+  a.qos = {"high", "normal"};
+  a.default_qos = "normal";
+  msg::association plain;
+  plain.cluster = "alpha";
+  plain.account = "physics";
+  plain.parent = "root";
+  d.associations = {plain, a};  // in key order: the account's own (user "") first
+  msg::qos_info q;
+  q.name = "high";
+  q.description = "high priority";
+  q.priority = 100;
+  q.flags = "DenyOnLimit";
+  q.usage_factor = 2.5;
+  q.grace_time_s = 30;
+  q.grp_jobs = 11;
+  q.grp_submit = 21;
+  q.grp_tres = "cpu=16";
+  q.grp_wall_min = 700;
+  q.max_tres = "cpu=4";
+  q.max_wall_min = 120;
+  q.max_tres_per_user = "cpu=8";
+  q.max_jobs_per_user = 5;
+  q.max_submit_per_user = 9;
+  q.max_tres_per_account = "cpu=12";
+  q.max_jobs_per_account = 6;
+  q.max_submit_per_account = 12;
+  q.min_tres = "cpu=1";
+  msg::qos_info normal;
+  normal.name = "normal";
+  d.qos = {q, normal};
+  return d;
+}
+
+/// Each table's rows as their insert parameters, for comparing whole tables.
+inline std::vector<std::string> rows_text(const msg::association_data& d) {
+  std::vector<std::string> out;
+  for_each_assoc_table(d, [&](const auto& rows) {
+    for (auto& r : rows) {
+      std::string line;
+      for (auto& v : assoc_values(r)) line += text_of(v) + " ";
+      out.push_back(line);
+    }
+  });
+  return out;
+}
+
+inline msg::association_data read_assocs_ok(job_store& store) {
+  auto r = store.read_associations();
+  if (!r) BOOST_FAIL("read_associations: " << describe(r.error()));
+  return std::move(*r);
+}
+
+inline void associations_round_trip(store_env& env) {
+  auto store = env.open_ok();
+  BOOST_TEST(rows_text(read_assocs_ok(*store)).empty());
+  auto d = full_associations();
+  BOOST_REQUIRE(!store->replace_associations(d));
+  // Each table comes back in key order, which full_associations keeps.
+  BOOST_TEST(rows_text(read_assocs_ok(*store)) == rows_text(d), boost::test_tools::per_element());
+  auto again = env.open_ok();
+  BOOST_TEST(rows_text(read_assocs_ok(*again)) == rows_text(d), boost::test_tools::per_element());
+}
+
+inline void replacing_associations_replaces_all_of_them(store_env& env) {
+  auto store = env.open_ok();
+  BOOST_REQUIRE(!store->replace_associations(full_associations()));
+  msg::association_data small;
+  accounting::ensure_cluster(small, "gamma");
+  BOOST_REQUIRE(!store->replace_associations(small));
+  auto got = read_assocs_ok(*store);
+  BOOST_TEST(got.clusters.size() == 1u);
+  BOOST_TEST(got.clusters.at(0).name == "gamma");
+  BOOST_TEST(got.users.size() == 1u);
+  BOOST_TEST(got.associations.size() == 2u);  // root's account and root's user association
+  BOOST_TEST(got.qos.size() == 1u);
+  BOOST_TEST(got.qos.at(0).name == "normal");
+  BOOST_TEST(got.qos.at(0).usage_factor == 1.0);
+  BOOST_TEST(got.qos.at(0).max_jobs_per_user == -1);
+}
+
+inline void a_failed_association_write_leaves_the_old(store_env& env) {
+  auto store = env.open_ok();
+  auto d = full_associations();
+  BOOST_REQUIRE(!store->replace_associations(d));
+  auto twice = d;
+  twice.users.push_back(twice.users.front());  // the same key twice: the insert fails
+  twice.clusters.clear();
+  auto err = store->replace_associations(twice);
+  BOOST_TEST(bool(err));
+  BOOST_TEST((err == errc::system_error));
+  BOOST_TEST(rows_text(read_assocs_ok(*store)) == rows_text(d), boost::test_tools::per_element());
+}
+
+inline void a_version_1_store_gains_the_association_tables(store_env& env) {
+  {
+    auto store = env.open_ok();
+    write_ok(*store, {full_job()});
+  }
+  for (auto t : {"acct_clusters", "acct_accounts", "acct_users", "acct_associations", "acct_qos"})
+    env.raw_exec(std::string{"DROP TABLE "} + t);
+  env.raw_exec("UPDATE schema_version SET version = 1");
+  auto store = env.open_ok();
+  BOOST_TEST(store->schema_version() == current_schema_version);
+  BOOST_TEST(query_ok(*store, {}).size() == 1u);
+  BOOST_REQUIRE(!store->replace_associations(full_associations()));
+  BOOST_TEST(read_assocs_ok(*store).users.size() == 2u);
 }
 
 }  // namespace shoal::test::behaviour

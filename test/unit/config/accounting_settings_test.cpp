@@ -56,6 +56,20 @@ BOOST_AUTO_TEST_CASE(postgres_takes_slurms_host_port_user_and_password_keys) {
   BOOST_CHECK_EQUAL(render_config(cfg).find("secret"), std::string::npos);
 }
 
+BOOST_AUTO_TEST_CASE(enforce_takes_slurms_words) {
+  auto plain = parse_ok("");
+  BOOST_CHECK(!plain.accounting.enforce_associations);
+  BOOST_CHECK(render_config(plain).find("AccountingStorageEnforce = none") != std::string::npos);
+  auto cfg = parse_ok("AccountingStorageEnforce=limits,QOS,nojobs\n");
+  BOOST_CHECK(cfg.accounting.enforce_associations);  // implied
+  BOOST_CHECK(cfg.accounting.enforce_limits);
+  BOOST_CHECK(cfg.accounting.enforce_qos);
+  BOOST_CHECK(render_config(cfg).find("AccountingStorageEnforce = associations,limits,qos") !=
+              std::string::npos);
+  auto bad = parse_error("AccountingStorageEnforce=associations,everything\n");
+  BOOST_CHECK_MESSAGE(bad.find("test.conf:3:") == 0, bad);
+}
+
 BOOST_AUTO_TEST_CASE(none_turns_the_store_off) {
   auto cfg = parse_ok("AccountingStorageType=accounting_storage/none\n");
   BOOST_CHECK(cfg.accounting.type == accounting_storage::none);

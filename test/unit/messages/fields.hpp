@@ -690,6 +690,11 @@ inline msg::client_request sample_client_request() {
   x.query.names = {"burner"};
   x.query.with_steps = false;
   x.query.limit = 100;
+  x.acctmgr.action = "modify";
+  x.acctmgr.entity = "user";
+  x.acctmgr.names = {"alice"};
+  x.acctmgr.conditions = {"account=physics"};
+  x.acctmgr.settings = {"maxjobs=4", "qos+=high"};
   return x;
 }
 
@@ -732,6 +737,49 @@ inline msg::client_reply sample_client_reply() {
   stored.steps = {{0xfffffffbu, "batch", "n1", 1, 1, "COMPLETED", 2, 0, 1700000002, 1700000060,
                    sample_step_usage()}};
   x.accounted = {stored};
+  msg::association assoc;
+  assoc.cluster = "alpha";
+  assoc.account = "physics";
+  assoc.user = "alice";
+  assoc.partition = "gpu";
+  assoc.parent = "root";
+  assoc.shares = 7;
+  assoc.priority = 3;
+  assoc.grp_jobs = 10;
+  assoc.grp_submit = 20;
+  assoc.grp_tres = "cpu=8";
+  assoc.grp_wall_min = 600;
+  assoc.max_jobs = 4;
+  assoc.max_submit = 8;
+  assoc.max_tres = "cpu=2,node=1";
+  assoc.max_wall_min = 60;
+  assoc.qos = {"high", "normal"};
+  assoc.default_qos = "normal";
+  msg::qos_info qos;
+  qos.name = "high";
+  qos.description = "high priority";
+  qos.priority = 100;
+  qos.flags = "DenyOnLimit";
+  qos.usage_factor = 2.5;
+  qos.grace_time_s = 30;
+  qos.grp_jobs = 11;
+  qos.grp_submit = 21;
+  qos.grp_tres = "cpu=16";
+  qos.grp_wall_min = 700;
+  qos.max_tres = "cpu=4";
+  qos.max_wall_min = 120;
+  qos.max_tres_per_user = "cpu=8";
+  qos.max_jobs_per_user = 5;
+  qos.max_submit_per_user = 9;
+  qos.max_tres_per_account = "cpu=12";
+  qos.max_jobs_per_account = 6;
+  qos.max_submit_per_account = 12;
+  qos.min_tres = "cpu=1";
+  x.associations.clusters = {{"alpha", "ctl1", 6817}};
+  x.associations.accounts = {{"physics", "Physics dept", "science"}};
+  x.associations.users = {{"alice", "physics", "Operator"}};
+  x.associations.associations = {assoc};
+  x.associations.qos = {qos};
   return x;
 }
 
