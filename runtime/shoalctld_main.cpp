@@ -22,6 +22,7 @@
 #include "runtime/bootstrap/daemon_auth.hpp"
 #include "runtime/bootstrap/logging.hpp"
 #include "runtime/bootstrap/metrics_server.hpp"
+#include "runtime/bootstrap/reconfigure.hpp"
 #include "runtime/bootstrap/shutdown.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 #include "runtime/ctld/failover.hpp"
@@ -180,9 +181,10 @@ int main(int argc, char** argv) {
   }
   setup.meters = meters.get();
   setup.cold_start = flags.cold_start;
+  shoal::runtime::reconfigurer reconfigure{*cfg, shoal::runtime::daemon_role::controller};
   setup.cfg = std::move(*cfg);
   auto failover = shoal::runtime::spawn_failover(sys, std::move(setup));
-  int code = shoal::runtime::run_until_shutdown(sys, failover);
+  int code = shoal::runtime::run_until_shutdown(sys, failover, std::move(reconfigure));
   shoal::config::log().info("shoalctld stopped code={}", code);
   spdlog::shutdown();
   std::fflush(nullptr);

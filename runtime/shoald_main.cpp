@@ -32,6 +32,7 @@
 #include "runtime/bootstrap/daemon_auth.hpp"
 #include "runtime/bootstrap/logging.hpp"
 #include "runtime/bootstrap/metrics_server.hpp"
+#include "runtime/bootstrap/reconfigure.hpp"
 #include "runtime/bootstrap/shutdown.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 #include "runtime/tls/identity_from_controller.hpp"
@@ -475,7 +476,8 @@ int main(int argc, char** argv) {
     return caf::behavior{[](caf::ok_atom) {}};
   };
   auto daemon = daemons.size() == 1 ? daemons.front() : sys.spawn(supervise, daemons);
-  int code = shoal::runtime::run_until_shutdown(sys, daemon);
+  int code = shoal::runtime::run_until_shutdown(
+      sys, daemon, shoal::runtime::reconfigurer{*cfg, shoal::runtime::daemon_role::node});
   shoal::config::log().info("shoald stopped node={} code={}", log_name, code);
   spdlog::shutdown();
   std::fflush(nullptr);

@@ -1,0 +1,103 @@
+// SIGHUP as Slurm admins send it: slurmctld and slurmd re-read slurm.conf, so a `kill -HUP` must
+// never stop a shoal daemon. Each reads its file again, applies its debug level and DebugFlags,
+// logs what else changed as waiting for a restart, and keeps the configuration in force when the
+// file no longer parses (with its file:line in the log).
+
+#include <signal.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "test/integration/harness.hpp"
+
+using namespace shoal::test;
+
+namespace {
+
+struct hup_cluster : cluster_fixture {
+  hup_cluster() : cluster_fixture(2) {}
+
+  std::string ctld_log() { return read_file(cluster.directory() + "/shoalctld.log"); }
+  std::string node1_log() { return read_file(cluster.directory() + "/shoald-node1.log"); }
+
+  /// Polls until `log()` holds `needle` `count` times.
+  template <class Log>
+  bool log_shows(Log log, const std::string& needle, size_t count = 1) {
+    return wait_until([&] { return count_lines_with(log(), needle) >= count; }, 15s);
+  }
+
+  /// Rewrites one setting of the cluster's config file in place.
+  void edit_config(const std::string& from, const std::string& to) {
+    auto text = read_file(conf);
+    auto at = text.find(from);
+    BOOST_REQUIRE_MESSAGE(at != std::string::npos, "no '" << from << "' in " << conf);
+    text.replace(at, from.size(), to);
+    write_file(conf, text);
+  }
+
+  bool controller_answers() { return run_cli({"control", "ping"}).exit_code == 0; }
+};
+
+bool alive(pid_t pid) {
+  return ::kill(pid, 0) == 0;
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(reconfigure_on_sighup, hup_cluster)
+
+BOOST_AUTO_TEST_CASE(sighup_stops_no_daemon_and_no_job) {
+  auto running = submit_script("long.sh", "#!/bin/sh\nsleep 60\n");
+  BOOST_REQUIRE(wait_job_state(running, "RUNNING"));
+  cluster.signal_controller(SIGHUP);
+  cluster.signal_node(1, SIGHUP);
+  BOOST_REQUIRE(log_shows([&] { return ctld_log(); }, "reconfigure file="));
+  BOOST_REQUIRE(log_shows([&] { return node1_log(); }, "reconfigure file="));
+  for (auto pid : cluster.daemon_pids()) BOOST_TEST(alive(pid), "daemon " << pid << " stopped");
+  BOOST_TEST(controller_answers());
+  BOOST_TEST(job_state(running) == "RUNNING");
+  // Nothing changed in the file: nothing applied, nothing waits.
+  BOOST_TEST(contains(ctld_log(), "applied=none restart_needed=none"));
+  auto next = submit_script("short.sh", "#!/bin/sh\ntrue\n");
+  BOOST_TEST(wait_job_state(next, "COMPLETED"));
+  BOOST_TEST(node_state("node1") != "DOWN");
+}
+
+BOOST_AUTO_TEST_CASE(the_debug_level_applies_and_other_changes_wait_for_a_restart) {
+  edit_config("SlurmctldDebug=info", "SlurmctldDebug=debug");
+  edit_config("KillWait=2", "KillWait=7");
+  cluster.signal_controller(SIGHUP);
+  BOOST_REQUIRE(log_shows([&] { return ctld_log(); }, "reconfigure file="));
+  auto log = ctld_log();
+  BOOST_TEST(contains(log, "applied=SlurmctldDebug=debug restart_needed=KillWait"), log);
+  BOOST_TEST(contains(log, "KillWait changed in " + conf + "; restart shoalctld to apply"));
+  BOOST_TEST(controller_answers());
+  // A second SIGHUP still names KillWait: it waits for a restart, not for one more read.
+  cluster.signal_controller(SIGHUP);
+  BOOST_TEST(log_shows([&] { return ctld_log(); }, "applied=none restart_needed=KillWait"));
+  // The node daemons' level is theirs: shoald applies it, shoalctld neither applies nor waits.
+  edit_config("SlurmdDebug=info", "SlurmdDebug=debug");
+  cluster.signal_controller(SIGHUP);
+  cluster.signal_node(1, SIGHUP);
+  BOOST_TEST(log_shows([&] { return ctld_log(); }, "applied=none restart_needed=KillWait", 2));
+  BOOST_TEST(log_shows([&] { return node1_log(); }, "applied=SlurmdDebug=debug"));
+}
+
+BOOST_AUTO_TEST_CASE(a_broken_file_is_logged_with_its_line_and_the_daemon_goes_on) {
+  auto text = read_file(conf);
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  auto line = std::count(text.begin(), text.end(), '\n') + 1;  // the line appended below
+  write_file(conf, text + "KillWait=soon\n");
+  cluster.signal_controller(SIGHUP);
+  auto where = conf + ":" + std::to_string(line) + ":";
+  BOOST_REQUIRE(log_shows([&] { return ctld_log(); }, "reconfigure: " + where));
+  BOOST_TEST(contains(ctld_log(), "the configuration in force stays"));
+  BOOST_TEST(alive(cluster.daemon_pids().at(0)));
+  BOOST_TEST(controller_answers());
+  auto job = submit_script("after.sh", "#!/bin/sh\ntrue\n");
+  BOOST_TEST(wait_job_state(job, "COMPLETED"));
+}
+
+BOOST_AUTO_TEST_SUITE_END()
