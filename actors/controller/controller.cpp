@@ -186,6 +186,7 @@ controller_actor::behavior_type controller_behavior(
       // -- from its own actors --
       probe.metered("view_node", from_peer<view_atom>(self, on_node_view)),
       probe.metered("view_job", from_peer<view_atom>(self, on_job_view)),
+      probe.metered("view_steps", from_peer<view_atom>(self, on_step_view)),
       probe.metered("stored",
                     [self](stored_atom, std::vector<uint64_t>& ids) {
                       self->state.stored.insert(ids.begin(), ids.end());
@@ -199,6 +200,7 @@ controller_actor::behavior_type controller_behavior(
       probe.rpc("accounting", from_client<account_atom>(self, query_accounting)),
       probe.rpc("jobs", from_peer<jobs_atom>(self, list_jobs)),
       probe.rpc("job", from_peer<jobs_atom>(self, show_job)),
+      probe.rpc("steps", from_peer<steps_atom>(self, list_steps)),
       probe.rpc("nodes", from_peer<nodes_atom>(self, list_nodes)),
       probe.rpc("parts", from_peer<parts_atom>(self, list_partitions)),
       probe.rpc("summary", from_peer<summary_atom>(self, summarize_partitions)),

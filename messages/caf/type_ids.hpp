@@ -139,5 +139,9 @@ CAF_ADD_ATOM(shoal, shoal::msg, account_atom, "account")
 CAF_ADD_ATOM(shoal, shoal::msg, stored_atom, "stored")
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::accounting_query))
 CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::accounted_job>))
+// Step listings (squeue -s, scontrol show steps): each job's running steps, job -> controller.
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::step_info))
+CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::step_info>))
+CAF_ADD_ATOM(shoal, shoal::msg, steps_atom, "steps")
 
 CAF_END_TYPE_ID_BLOCK(shoal)

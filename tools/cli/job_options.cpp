@@ -418,6 +418,10 @@ shoal::error set_tasks(const job_options& o, std::vector<std::string> argv, bool
   if (!env) return std::move(env.error());
   req.env = std::move(*env);
   req.submit_token = submission_token();
+  // Where the client runs: a step's SrunHost:Pid in scontrol show steps.
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) req.submit_host = host;
+  req.submit_pid = static_cast<uint32_t>(::getpid());
   return {};
 }
 
