@@ -185,4 +185,28 @@ BOOST_AUTO_TEST_CASE(a_batch_jobs_steps_list_its_batch_step_first_by_name_last_b
   BOOST_CHECK(wait_until([&] { return slurm("squeue", {"-s", "-h"}).out.empty(); }, 30s));
 }
 
+BOOST_AUTO_TEST_CASE(a_restarted_controller_lists_the_steps_it_recovered) {
+  auto started = scratch.file("started");
+  write_file(scratch.file("inner.sh"),
+             "#!/bin/sh\nsrun -N1 -n1 -J inner sh -c 'touch " + started + "; sleep 100'\n", true);
+  auto r = slurm("sbatch", {"--parsable", "-N1", "-o", "/dev/null", "inner.sh"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  auto id = lines_of(r.out).at(0);
+  // The step's task runs (a crash while its launch is on its way would lose it).
+  BOOST_REQUIRE(wait_until([&] { return ::access(started.c_str(), F_OK) == 0; }, 30s));
+  auto before = slurm("squeue", {"-s", "-h", "-o", "%i %j %A %N"}).out;
+  cluster.signal_controller(SIGKILL);
+  BOOST_REQUIRE_MESSAGE(!cluster.restart_controller({}), "restart failed");
+  BOOST_REQUIRE(wait_until([&] { return slurm("squeue", {"-s", "-h"}).exit_code == 0; }, 30s));
+  // The record kept each step's listing: the same lines once the daemons confirmed the steps.
+  BOOST_CHECK(wait_until(
+      [&] {
+        return slurm("squeue", {"-s", "-h", "-o", "%i %j %A %N"}).out == before;
+      },
+      30s));
+  BOOST_CHECK(contains(before, id + ".0 inner 1 "));
+  BOOST_CHECK(contains(before, id + ".batch batch 1 "));
+  BOOST_REQUIRE_EQUAL(slurm("scancel", {id}).exit_code, 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
