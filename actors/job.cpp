@@ -474,9 +474,11 @@ void restore(job_self self) {
     run.start_time = step.start_time;
     run.ntasks = step.ntasks;
     run.nodelist = step.nodelist;
+    run.listing = step.listing;
     for (auto& node : step.waiting) st.unconfirmed[node].insert(step.step_id);
     st.steps.emplace(step.step_id, std::move(run));
   }
+  publish_steps(self);
   self->send(st.setup.scheduler, msg::adopt_atom_v, st.info.job_id, st.setup.req, st.nodes,
              st.node_cpus, st.info.start_time, st.info.array_job_id,
              static_cast<uint32_t>(std::max<int64_t>(0, st.info.array_task_id)), st.node_gres);

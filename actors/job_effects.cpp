@@ -11,6 +11,7 @@
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
+#include "policy/gres.hpp"
 #include "process/mpi_server.hpp"
 #include "topology/hostlist.hpp"
 #include "topology/task_layout.hpp"
@@ -56,6 +57,7 @@ msg::step_record step_record_of(uint32_t id, const step_run& run) {
   step.start_time = run.start_time;
   step.ntasks = run.ntasks;
   step.nodelist = run.nodelist;
+  step.listing = run.listing;
   return step;
 }
 
@@ -179,6 +181,46 @@ void send_launches(job_self self, std::vector<size_t> nodes, std::vector<msg::la
              });
 }
 
+/// What step listings show of a step being launched, as slurmctld's step record has it: the batch
+/// script's named "batch" with the CPUs and memory the job holds on its node and no limit; the
+/// main step of `shoal run` named as its job; a step inside a job by its -J or its command.
+msg::step_info step_listing(const job_state_t& st, uint32_t step_id, const msg::job_request& req,
+                            const step_run& run, uint32_t ntasks) {
+  msg::step_info x;
+  x.step_id = step_id;
+  x.start_time = run.start_time;
+  x.nodelist = run.nodelist;
+  x.node_count = static_cast<uint32_t>(run.nodes.size());
+  x.ntasks = ntasks;
+  for (auto i : run.nodes) x.mem_mb += memory_on(st, i);
+  if (req.batch) {
+    x.name = "batch";
+    const auto& info = st.info;
+    auto nodes = std::max<uint32_t>(1, info.node_count);
+    uint64_t held = uint64_t{info.ntasks} * std::max<uint32_t>(1, info.cpus_per_task);
+    x.cpus = !st.node_cpus.empty()
+                 ? st.node_cpus.front()
+                 : static_cast<uint32_t>(std::max<uint64_t>(1, (held + nodes - 1) / nodes));
+    return x;
+  }
+  if (step_id == st.main_step) {
+    x.name = st.info.name;
+  } else if (!req.name.empty()) {
+    x.name = req.name;
+  } else if (!req.argv.empty()) {
+    auto slash = req.argv.front().rfind('/');
+    x.name = slash == std::string::npos ? req.argv.front() : req.argv.front().substr(slash + 1);
+  }
+  x.cpus = ntasks * std::max<uint32_t>(1, req.cpus_per_task);
+  x.time_limit_s = req.time_limit_s > 0 ? req.time_limit_s : -1;
+  x.distribution = req.workload.cyclic ? "Cyclic" : "Block";
+  x.srun_host = req.submit_host;
+  x.srun_pid = req.submit_pid;
+  if (auto gres = policy::parse_gres_request(req.gres); gres && !gres->empty())
+    x.tres_per_node = policy::tres_per_node(*gres);
+  return x;
+}
+
 /// Starts one step on the given nodes of the allocation (indices into st.nodes).
 void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
                  const msg::job_request& req, caf::actor client) {
@@ -203,11 +245,13 @@ void launch_step(job_self self, uint32_t step_id, std::vector<size_t> nodes,
     run.nodes.push_back(nodes[k]);
     run.waiting.insert(st.nodes[nodes[k]]);
   }
+  run.listing = step_listing(st, step_id, req, run, ntasks);
   auto launched = run.nodes;
   SHOAL_DEBUG(steps, "step launch job={} step={} nodes={} tasks={}", st.info.job_id,
               msg::step_label(step_id), step_nodelist, ntasks);
   if (client && client != st.setup.client) self->monitor(client);
   st.steps.emplace(step_id, std::move(run));
+  publish_steps(self);
   auto switch_data = interconnect_for(self, step_id, step_names, layout, req);
   if (!switch_data) {
     // No node runs anything: each reports the step failed, as a node without a daemon does.
@@ -405,6 +449,7 @@ void drop_allocation(job_self self) {
   auto& st = self->state;
   auto& info = st.info;
   st.steps.clear();
+  publish_steps(self);
   st.nodes.clear();
   st.node_actors.clear();
   st.node_cpus.clear();
@@ -425,6 +470,28 @@ void publish(job_self self, bool save_record) {
   if (st.info.state != st.logged) log_state_change(st.info, st.logged);
   st.logged = st.info.state;
   send_to(self, st.setup.controller, msg::view_atom_v, st.info);
+}
+
+void publish_steps(job_self self) {
+  auto& st = self->state;
+  std::vector<msg::step_info> steps;
+  steps.reserve(st.steps.size());
+  for (auto& [id, run] : st.steps) {
+    auto x = run.listing;
+    x.job_id = st.info.job_id;
+    x.step_id = id;
+    x.user = st.info.user;
+    x.uid = st.info.uid;
+    x.partition = st.info.partition;
+    x.array_job_id = st.info.array_job_id;
+    x.array_task_id = st.info.array_job_id != 0 ? st.info.array_task_id : -1;
+    if (x.start_time == 0) x.start_time = run.start_time;
+    if (x.nodelist.empty()) x.nodelist = run.nodelist;
+    if (x.ntasks == 0) x.ntasks = run.ntasks;
+    if (x.node_count == 0) x.node_count = static_cast<uint32_t>(run.nodes.size());
+    steps.push_back(std::move(x));
+  }
+  send_to(self, st.setup.controller, msg::view_atom_v, st.info.job_id, std::move(steps));
 }
 
 void arm_warning(job_self self, int64_t start) {
@@ -451,6 +518,7 @@ std::pair<policy::event, event_data> step_done(job_self self, uint32_t step_id) 
   data.step_id = step_id;
   data.step = std::move(it->second);
   st.steps.erase(it);
+  publish_steps(self);
   auto done = step_record_of(step_id, data.step);
   done.end_time = unix_now();
   st.done_steps.push_back(std::move(done));

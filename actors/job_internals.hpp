@@ -50,6 +50,9 @@ struct step_run {
   int64_t start_time = 0;  ///< Unix seconds it was launched
   uint32_t ntasks = 0;
   std::string nodelist;
+  /// What step listings show of it that the step alone knows (its name, limit, CPUs, memory,
+  /// distribution, client); publish_steps fills in the job's fields.
+  msg::step_info listing;
 };
 
 /// How a step ended, kept for its client when none was attached to hear it.
@@ -122,6 +125,10 @@ caf::actor handle_of(job_self self);
 /// whose record the controller saved before spawning the job); a changed state is logged here,
 /// once per publication.
 void publish(job_self self, bool save_record = true);
+
+/// Sends the controller the job's running steps as step listings show them (squeue -s,
+/// scontrol show steps): after each launch and end, and once recovered.
+void publish_steps(job_self self);
 
 /// The --signal warning's timer for the run that started at `start` (Unix seconds): WarnTime
 /// before the limit, at once when the limit is shorter; none without a limit, a signal or a

@@ -117,6 +117,9 @@ struct JobRequest {
                              # empty: any node; the controller parses and checks it
   io @29 :StepIo;            # shoal run's input, terminal and task-exit options; passed on to
                              # every launch of the step unchanged
+  submitHost @30 :Text;      # gethostname() where the client ran (a step's SrunHost); empty:
+                             # unknown (an older client)
+  submitPid @31 :UInt32;     # that client's process id (a step's SrunHost:Pid); 0: unknown
 }
 
 # How a step's tasks get their standard input and what else srun's I/O options ask of the node
@@ -437,6 +440,7 @@ struct StepRecord {
   endTime @9 :Int64;         # Unix seconds its last node reported; 0: running
   ntasks @10 :UInt32;
   nodelist @11 :Text;        # compressed hostlist of the step's nodes
+  listing @12 :StepInfo;     # what step listings show of it (a record of before: unset)
 }
 
 struct JobRecord {
@@ -616,6 +620,9 @@ enum ClientOp $C.type("uint8_t") {
                         # without a store or while it is away)
   acctmgrEdit @28;      # acctmgr -> text (sacctmgr add/modify/delete, admins only: what changed, as
                         # sacctmgr reports it)
+  steps @29;            # jobId (0: every job), stepId (0xffffffff: every step of it) -> steps
+                        # (the running steps, squeue -s and scontrol show steps; the batch
+                        # script's as 0xfffffffe)
 }
 
 struct ClientRequest {
@@ -666,6 +673,7 @@ struct ClientReply {
   estimate @15 :StartEstimate; # testOnly
   accounted @16 :List(AccountedJob);  # accounting
   associations @17 :AssociationData;  # acctmgrList
+  steps @18 :List(StepInfo); # steps
 }
 
 # sacctmgr add/modify/delete as the CLI read its words (accounting/associations.hpp applies it).
@@ -865,4 +873,28 @@ struct CollectorInfo {
   lastReport @3 :Int64;      # Unix seconds of its last report, 0: never
   roundMs @4 :Int64;         # its last round's length
   reports @5 :UInt64;        # reports received from it
+}
+
+# A running step as squeue -s and scontrol show steps list it: the job actor's view of each step
+# it launched and that has not ended (ClientReply.steps).
+struct StepInfo {
+  jobId @0 :UInt64;
+  stepId @1 :UInt32;         # 0, 1, ...; 0xfffffffe (msg::batch_step_id): the batch script's
+  name @2 :Text;             # srun -J, else the command's name; "batch" for the batch script
+  user @3 :Text;             # the job's owner
+  uid @4 :UInt32;
+  partition @5 :Text;        # the job's
+  startTime @6 :Int64;       # Unix seconds it was launched
+  timeLimitS @7 :Int64 = -1; # the step's own limit (srun -t inside a job); -1: unlimited
+  nodelist @8 :Text;         # compressed hostlist of the nodes running its tasks
+  nodeCount @9 :UInt32;
+  ntasks @10 :UInt32;
+  cpus @11 :UInt32;          # CPUs the step holds over all its nodes
+  memMb @12 :UInt64;         # memory the step holds over all its nodes (MB); 0: unspecified
+  arrayJobId @13 :UInt64;    # 0: not part of an array
+  arrayTaskId @14 :Int64 = -1;  # the job's index in its array; -1: none
+  distribution @15 :Text;    # Block, Cyclic (scontrol's Dist=); empty: none given (batch)
+  srunHost @16 :Text;        # the host of the `shoal run` that launched it; empty: none (batch)
+  srunPid @17 :UInt32;       # that client's process id; 0: none
+  tresPerNode @18 :Text;     # the step's --gres as squeue's %b shows it; empty: none
 }

@@ -191,6 +191,7 @@ controller_actor::behavior_type controller_behavior(
       // -- from its own actors --
       probe.metered("view_node", from_peer<view_atom>(self, on_node_view)),
       probe.metered("view_job", from_peer<view_atom>(self, on_job_view)),
+      probe.metered("view_steps", from_peer<view_atom>(self, on_step_view)),
       probe.metered("stored",
                     [self](stored_atom, std::vector<uint64_t>& ids) {
                       self->state.stored.insert(ids.begin(), ids.end());
@@ -207,6 +208,7 @@ controller_actor::behavior_type controller_behavior(
       probe.rpc("acctmgr", from_client<acctmgr_atom>(self, edit_associations)),
       probe.rpc("jobs", from_peer<jobs_atom>(self, list_jobs)),
       probe.rpc("job", from_peer<jobs_atom>(self, show_job)),
+      probe.rpc("steps", from_peer<steps_atom>(self, list_steps)),
       probe.rpc("nodes", from_peer<nodes_atom>(self, list_nodes)),
       probe.rpc("parts", from_peer<parts_atom>(self, list_partitions)),
       probe.rpc("summary", from_peer<summary_atom>(self, summarize_partitions)),

@@ -47,6 +47,10 @@ using controller_actor = caf::typed_actor<
     caf::replies_to<msg::jobs_atom, bool>::with<std::vector<msg::job_info>>,
     /// One job.
     caf::replies_to<msg::jobs_atom, uint64_t>::with<msg::job_info>,
+    /// (job, step): the running steps (squeue -s, scontrol show steps) of every job (job 0),
+    /// of the job or array `job`, and only step `step` of it (msg::all_steps: every step), in job
+    /// then step order; errc::unknown_job for a job id the controller does not know.
+    caf::replies_to<msg::steps_atom, uint64_t, uint32_t>::with<std::vector<msg::step_info>>,
     /// sacct's query of the accounting store, passed to its writer (actors/accounting_writer.hpp);
     /// nothing without a store, errc::unreachable while it is away.
     caf::replies_to<msg::account_atom,
@@ -109,6 +113,8 @@ using controller_actor = caf::typed_actor<
     caf::reacts_to<msg::view_atom, msg::node_info>,
     /// A job actor's view.
     caf::reacts_to<msg::view_atom, msg::job_info>,
+    /// A job actor's running steps, after each launch and end: (job, steps).
+    caf::reacts_to<msg::view_atom, uint64_t, std::vector<msg::step_info>>,
     /// The accounting writer stored these finished jobs: they may be forgotten after MinJobAge.
     caf::reacts_to<msg::stored_atom, std::vector<uint64_t>>,
     /// The accounting writer's copy of the store's associations (once the store is open, and

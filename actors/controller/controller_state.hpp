@@ -60,6 +60,8 @@ struct controller_state {
   std::map<std::string, msg::node_info> node_view;
   std::map<uint64_t, job_actor> jobs;
   std::map<uint64_t, msg::job_info> job_view;
+  /// Each job's running steps as its actor last published them (only jobs that run some).
+  std::map<uint64_t, std::vector<msg::step_info>> step_view;
   /// The ids of job_view whose job may not have finished: every view put in since the last purge,
   /// plus those unfinished at it. A listing of the unfinished walks these, not every job kept for
   /// MinJobAge, and drops the ones it finds finished or gone.
@@ -173,6 +175,11 @@ caf::result<caf::ok_atom> all_ok(controller_self self,
 void put_view(controller_state& st, uint64_t id, msg::job_info info);
 /// A job actor's news: its view replaces the last one; a finished job's actor is forgotten.
 void on_job_view(controller_self self, msg::job_info& info);
+/// A job actor's running steps replace those it published before; none once it finished.
+void on_step_view(controller_self self, uint64_t job_id, std::vector<msg::step_info>& steps);
+/// squeue -s and scontrol show steps: see the controller's interface.
+caf::result<std::vector<msg::step_info>> list_steps(controller_self self, uint64_t job_id,
+                                                    uint32_t step_id);
 
 // -- accounting.cpp --
 

@@ -81,6 +81,7 @@ void on_job_view(controller_self self, msg::job_info& info) {
         arr->second.running.erase(static_cast<uint32_t>(info.array_task_id));
     }
   }
+  if (msg::is_finished(info.state)) st.step_view.erase(info.job_id);
   auto known = st.job_view.find(info.job_id);
   if (st.cluster)
     st.cluster->job_changed(known != st.job_view.end()
@@ -88,6 +89,42 @@ void on_job_view(controller_self self, msg::job_info& info) {
                                 : std::nullopt,
                             info.state);
   put_view(st, info.job_id, std::move(info));
+}
+
+void on_step_view(controller_self self, uint64_t job_id, std::vector<msg::step_info>& steps) {
+  auto& st = self->state;
+  auto view = st.job_view.find(job_id);
+  if (steps.empty() || (view != st.job_view.end() && msg::is_finished(view->second.state))) {
+    st.step_view.erase(job_id);
+    return;
+  }
+  st.step_view[job_id] = std::move(steps);
+}
+
+caf::result<std::vector<msg::step_info>> list_steps(controller_self self, uint64_t job_id,
+                                                    uint32_t step_id) {
+  auto& st = self->state;
+  SHOAL_DEBUG(msg, "rpc steps job={} step={}", job_id, msg::step_label(step_id));
+  std::vector<msg::step_info> out;
+  auto take = [&](const std::vector<msg::step_info>& steps) {
+    for (auto& x : steps)
+      if (step_id == msg::all_steps || x.step_id == step_id) out.push_back(x);
+  };
+  if (job_id == 0) {
+    for (auto& [id, steps] : st.step_view) take(steps);
+    return out;
+  }
+  // As slurmctld: the job itself, or every task of the array it names.
+  bool known = st.job_view.count(job_id) > 0 || st.arrays.count(job_id) > 0;
+  for (auto& [id, steps] : st.step_view)
+    if (id == job_id || (!steps.empty() && steps.front().array_job_id == job_id)) {
+      known = true;
+      take(steps);
+    }
+  // (slurmctld finds no job invalid only when it holds some.)
+  if (!known && !st.job_view.empty())
+    return make_error(errc::unknown_job, "Invalid job id specified");
+  return out;
 }
 
 std::vector<msg::job_info> list_all_jobs(controller_self self) {

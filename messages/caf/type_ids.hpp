@@ -145,5 +145,9 @@ CAF_ADD_ATOM(shoal, shoal::msg, acctmgr_atom, "acctmgr")
 CAF_ADD_ATOM(shoal, shoal::msg, assocs_atom, "assocs")
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::acctmgr_edit))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::association_data))
+// Step listings (squeue -s, scontrol show steps): each job's running steps, job -> controller.
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::step_info))
+CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::step_info>))
+CAF_ADD_ATOM(shoal, shoal::msg, steps_atom, "steps")
 
 CAF_END_TYPE_ID_BLOCK(shoal)

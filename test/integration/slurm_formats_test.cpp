@@ -556,6 +556,83 @@ BOOST_AUTO_TEST_CASE(snakemake_slurm_executor_command_lines) {
   BOOST_CHECK_MESSAGE(cancel.exit_code == 0 && cancel.err.empty(), cancel.describe());
 }
 
+// Lines of the same tools not replayed above. Slurm-web (rackslab/Slurm-web, 69c8c03a, v6) has
+// no CLI fallbacks: its agent asks slurmrestd only (slurmweb/slurmrestd/), and the one Slurm
+// command in its tree is a developer script's JWT (dev/setup-dev-environment: `scontrol token
+// lifespan=infinite username=slurm`), so there is nothing of it to replay.
+// - ood_core's get_jobs with an owner and no id (lib/ood_core/job/adapters/slurm.rb, 86656b3,
+//   squeue_args): `-u OWNER` instead of `-j ID`.
+// - Snakemake's executor (cdc05f9): utils.py get_max_array_size's `scontrol show config`
+//   (MaxArraySize\s*=?\s*(\d+)); __init__.py's array submission `sbatch ... --array=1-2
+//   /dev/stdin` with the script on standard input; the status queries over an array's tasks
+//   (`ID_1|RUNNING`, and sacct's JobIdRaw); efficiency_report.py's get_sacct_data, each line
+//   split on "|" into its nine columns.
+BOOST_AUTO_TEST_CASE(tool_command_lines_beyond_the_replays_above) {
+  const std::string us = "\x1F";
+  auto config = slurm("scontrol", {"show", "config"});
+  std::smatch m;
+  BOOST_REQUIRE_MESSAGE(
+      std::regex_search(config.out, m,
+                        std::regex(R"(MaxArraySize\s*=?\s*(\d+))", std::regex::icase)),
+      config.out);
+  BOOST_CHECK(std::stoul(m[1]) >= 2);
+
+  const std::string run_id = "feed0000-snakemake";
+  auto sub = slurm_in("sbatch",
+                      {"--parsable", "--job-name", run_id, "--output", "/dev/null", "--export=ALL",
+                       "--comment", "rule_a", "--ntasks=1", "--array=1-2", "/dev/stdin"},
+                      "#!/bin/sh\nsleep 300\n");
+  BOOST_REQUIRE_MESSAGE(sub.exit_code == 0, sub.describe());
+  auto id = split(strip(sub.out), ";").front();
+  BOOST_REQUIRE(!id.empty() && id.find_first_not_of("0123456789") == std::string::npos);
+  BOOST_REQUIRE(wait_until(
+      [&] {
+        auto r =
+            slurm("squeue", {"--format=%i|%T", "--states=all", "--noheader", "--name", run_id});
+        return r.out == id + "_1|RUNNING\n" + id + "_2|RUNNING\n" ||
+               r.out == id + "_2|RUNNING\n" + id + "_1|RUNNING\n";
+      },
+      30s));
+  auto acct = slurm("sacct", {"-X", "--parsable2", "--clusters", "all", "--noheader",
+                              "--format=JobIdRaw,State", "--name", run_id});
+  BOOST_REQUIRE_MESSAGE(acct.exit_code == 0, acct.describe());
+  auto acct_lines = nonempty_lines(acct.out);
+  BOOST_CHECK_EQUAL(acct_lines.size(), 2u);
+  for (auto& line : acct_lines)
+    BOOST_CHECK_MESSAGE(std::regex_match(line, std::regex(R"(\d+\|RUNNING)")), line);
+  auto report = slurm("sacct", {"--name=" + run_id, "--parsable2", "--noheader",
+                                "--format=JobID,JobName,Comment,Elapsed,TotalCPU,NNodes,NCPUS,"
+                                "MaxRSS,ReqMem"});
+  BOOST_REQUIRE_MESSAGE(report.exit_code == 0, report.describe());
+  auto report_lines = nonempty_lines(report.out);
+  BOOST_CHECK(report_lines.size() >= 2u);
+  for (auto& line : report_lines) {
+    auto cols = split(line, "|");
+    BOOST_REQUIRE_EQUAL(cols.size(), 9u);
+    BOOST_CHECK_MESSAGE(std::regex_search(cols[0], std::regex(R"(^\d+)")), line);
+  }
+
+  // ood_core: every job of one owner, no -j; the header ends at the first "\x1F\n".
+  auto user = slurm("squeue", {"-h", "-o", "%u", "-j", id + "_1"});
+  auto owner = strip(user.out);
+  BOOST_REQUIRE(!owner.empty());
+  auto q = slurm("squeue", {"--all", "--states=all", "--noconvert", "-O",
+                            "JobID:" + us + ",Name:" + us + ",State:" + us + ",", "-u", owner, "-M",
+                            cluster_name()});
+  BOOST_REQUIRE_MESSAGE(q.exit_code == 0 && q.err.empty(), q.describe());
+  auto header_end = q.out.find(us + "\n");
+  BOOST_REQUIRE(header_end != std::string::npos);
+  std::set<std::string> names;
+  for (auto& row : nonempty_lines(q.out.substr(header_end + 2))) {
+    auto values = split(row, us);
+    BOOST_REQUIRE_EQUAL(values.size(), 4u);
+    names.insert(values[1]);
+    BOOST_CHECK_EQUAL(values[2], "RUNNING");
+  }
+  BOOST_CHECK((names == std::set<std::string>{run_id}));
+  BOOST_CHECK(slurm("scancel", {id}).exit_code == 0);
+}
+
 // -M/--clusters names this cluster or `all`; any other name is refused as Slurm refuses a
 // cluster its database does not know (print_db_notok), exit 1.
 BOOST_AUTO_TEST_CASE(clusters_option_takes_only_this_cluster) {

@@ -215,11 +215,6 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused_in_slurms_words_before_any_cluster) {
        "scontrol: error: resume is not supported: shoal cannot suspend jobs\n",
        1},
       {"scontrol",
-       {"show", "steps"},
-       "scontrol: error: show steps is not supported yet: shoal does not list job steps (sacct "
-       "lists each job's batch step)\n",
-       1},
-      {"scontrol",
        {"update", "JobId=12", "TimeLimit=5"},
        "scontrol: error: job updates are not supported yet (update takes NodeName= or "
        "PartitionName=)\n",

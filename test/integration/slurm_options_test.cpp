@@ -188,6 +188,21 @@ BOOST_AUTO_TEST_CASE(an_option_without_effect_warns_once_and_the_job_runs) {
                     "bind tasks)\n");
   auto id = submitted_job_id(r.out);
   BOOST_REQUIRE(wait_job_state(id, "COMPLETED"));
+  // Slurm's options for what shoal has no plugin for, in a script's #SBATCH lines too: one line
+  // each, the command line's value winning; none under -Q.
+  write_file(scratch.file("site.sh"),
+             "#!/bin/sh\n#SBATCH --acctg-freq=task=30\n#SBATCH --wckey=a\necho ran\n");
+  auto site = run_cli({"batch", "--wckey=b", "--ignore-pbs", "site.sh"});
+  BOOST_REQUIRE_MESSAGE(site.exit_code == 0, site.describe());
+  BOOST_CHECK_EQUAL(site.err,
+                    "shoal batch: warning: --acctg-freq=task=30 is ignored (shoal samples each "
+                    "step's CPU and memory use at its own interval)\n"
+                    "shoal batch: warning: --wckey=b is ignored (shoal keeps no workload "
+                    "characterization keys)\n");
+  BOOST_REQUIRE(wait_job_state(submitted_job_id(site.out), "COMPLETED"));
+  auto quiet = run_cli({"batch", "-Q", "--profile=task", "--wrap=true"});
+  BOOST_CHECK_MESSAGE(quiet.exit_code == 0 && quiet.err.empty(), quiet.describe());
+  BOOST_REQUIRE(wait_job_state(submitted_job_id(quiet.out), "COMPLETED"));
   // gpu:0 asks for nothing, so it runs on a cluster without GRES, without a word.
   auto run = run_cli({"run", "--gres=gpu:0", "-N2", "--ntasks-per-node=2", "hostname"});
   BOOST_REQUIRE_MESSAGE(run.exit_code == 0, run.describe());

@@ -166,7 +166,8 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf) {
       (slurm_output_names ? "slurm-%A_%a.out" : "shoal-%A_%a.out") +
       ") in the current directory.\n"
       "Options shoal recognises but cannot act on (--hint, a\n"
-      "--distribution other than block or cyclic) print one warning each and are ignored.\n"
+      "--distribution other than block or cyclic, the options marked \"Accepted with a\n"
+      "warning\") print one warning each (none under -Q) and are ignored.\n"
       "With -W it exits when the job ends, with the job's exit code; with --test-only\n"
       "it submits nothing and prints when and where the job would start.");
   return [cmd, opts, &conf]() -> int {

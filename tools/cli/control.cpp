@@ -2,7 +2,7 @@
 // node|partition|job|config|collectors|hostnames|hostlist|hostlistsorted, update NodeName=...
 // State=... Reason=..., update|create|delete PartitionName=..., setdebug LEVEL, setdebugflags
 // +FLAG -FLAG, version, and the job commands hold, uhold, release, requeue, top (suspend,
-// resume, show steps and job updates are refused by name).
+// resume and job updates are refused by name); show step[s] [ID] lists running steps.
 
 #include <strings.h>
 
@@ -16,6 +16,7 @@
 #include "tools/cli/commands.hpp"
 #include "tools/cli/ping.hpp"
 #include "tools/cli/session.hpp"
+#include "tools/cli/steps.hpp"
 #include "tools/format/listing.hpp"
 #include "tools/format/node_state_text.hpp"
 #include "tools/format/sinfo_format.hpp"
@@ -400,7 +401,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
   cmd->add_flag("-d,--details", *details,
                 "Accepted as scontrol's: show prints every detail shoal has without it");
   cmd->add_option("words", *words,
-                  "show node|partition|job|config|collectors [NAME] | show hostnames|hostlist|"
+                  "show node|partition|job|step|config|collectors [NAME] | show hostnames|hostlist|"
                   "hostlistsorted EXPR | update NodeName=X State=drain|resume|down|idle "
                   "Reason=\"...\" | update|create PartitionName=P KEY=VALUE ... | delete "
                   "PartitionName=P | ping | version | setdebug LEVEL | setdebugflags +FLAG|-FLAG "
@@ -440,13 +441,10 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
         return show_hostlist(w[1], w[2]);
       }
       if (w.size() > 3) return fail("control", "too many words after show " + w[1], exit_usage);
-      if (is_entity(w[1], "step"))
-        return fail("control",
-                    "show steps is not supported yet: shoal does not list job steps (sacct lists "
-                    "each job's batch step)");
       int code = 0;
       auto s = open_session("control", conf, code);
       if (!s) return code;
+      if (is_entity(w[1], "step")) return show_steps(*s, w.size() == 3 ? w[2] : "", opt->one_line);
       return show(*s, w[1], w.size() == 3 ? w[2] : "", *opt);
     }
     if (is(w[0], "version")) {

@@ -243,6 +243,121 @@ void add_run_options(CLI::App& app, job_options& o) {
                "for CPUs other steps hold here");
 }
 
+/// Which commands take an ignored option.
+enum : uint8_t { in_batch = 1, in_run = 2, in_alloc = 4, in_all = 7 };
+
+/// How an option Slurm has and shoal ignores is given.
+enum class takes : uint8_t {
+  nothing,   ///< a flag
+  value,     ///< a value, attached or as the next word
+  optional,  ///< an optional value, only attached (`--propagate=NPROC`), as getopt's
+};
+
+/// An option of Slurm's that site scripts pass and that means nothing on a shoal cluster: it is
+/// accepted and named in one warning line (why_ignored), unless `why_ignored` is null (nothing
+/// to warn about: what it asks is what shoal does anyway).
+struct ignored_option {
+  const char* names;  ///< CLI11's names
+  const char* shown;  ///< the long name, for the warning
+  uint8_t commands;
+  takes form;
+  const char* why_ignored;  ///< null: accepted silently (help says why in `quiet_help`)
+  const char* quiet_help = nullptr;
+};
+
+// clang-format off
+const ignored_option ignored_options[] = {
+  {"--acctg-freq", "--acctg-freq", in_all, takes::value,
+   "shoal samples each step's CPU and memory use at its own interval"},
+  {"--profile", "--profile", in_all, takes::value, "shoal has no acct_gather_profile plugin"},
+  {"--wckey", "--wckey", in_all, takes::value, "shoal keeps no workload characterization keys"},
+  {"--propagate", "--propagate", in_batch | in_run, takes::optional,
+   "tasks get the node's resource limits, not the submitter's"},
+  {"--cpu-freq", "--cpu-freq", in_all, takes::value,
+   "CPU frequencies are left as the node sets them"},
+  {"--mem-bind", "--mem-bind", in_all, takes::value, "task memory is not bound to NUMA nodes"},
+  {"--gres-flags", "--gres-flags", in_all, takes::value,
+   "devices are chosen without regard to CPU affinity"},
+  {"--delay-boot", "--delay-boot", in_all, takes::value, "powered-down nodes are resumed at once"},
+  {"--power", "--power", in_all, takes::value, "shoal has no power management plugin options"},
+  {"--spread-job", "--spread-job", in_all, takes::nothing,
+   "nodes are picked by consecutive best fit"},
+  {"--use-min-nodes", "--use-min-nodes", in_all, takes::nothing,
+   "a range of node counts allocates its minimum"},
+  {"--mcs-label", "--mcs-label", in_all, takes::value, "shoal has no MCS plugin"},
+  {"--switches", "--switches", in_all, takes::value, "nodes are picked by consecutive best fit"},
+  {"--time-min", "--time-min", in_all, takes::value, "the job is given its --time"},
+  {"--tmp", "--tmp", in_all, takes::value, "nodes' temporary disk space is not counted"},
+  {"--threads-per-core", "--threads-per-core", in_all, takes::value,
+   "tasks take CPUs as the node lists them; use --cpu-bind to bind them"},
+  {"--prefer", "--prefer", in_all, takes::value, "soft feature preferences are not weighed"},
+  {"--get-user-env", "--get-user-env", in_batch | in_alloc, takes::optional,
+   "the job gets the submitter's environment, as --export says"},
+  {"--wait-all-nodes", "--wait-all-nodes", in_batch | in_alloc, takes::value,
+   "the job starts once all its nodes are up"},
+  {"-k,--no-kill", "--no-kill", in_batch | in_alloc, takes::optional,
+   "a failed node still ends the job here"},
+  {"-O,--overcommit", "--overcommit", in_batch | in_alloc, takes::nothing,
+   "each task still gets a CPU of its own here"},
+  {"--exact", "--exact", in_run, takes::nothing,
+   "a step inside a job does not wait for CPUs other steps hold"},
+  {"--msg-timeout", "--msg-timeout", in_run, takes::value,
+   "shoal's clients keep their own timeouts"},
+  {"--slurmd-debug", "--slurmd-debug", in_run, takes::value,
+   "shoal-stepd logs through shoald's DebugFlags"},
+  {"--compress", "--compress", in_run, takes::optional, "shoal has no sbcast"},
+  {"--send-libs", "--send-libs", in_run, takes::optional, "shoal has no sbcast"},
+  {"--accel-bind", "--accel-bind", in_run, takes::value,
+   "devices are chosen without regard to CPU affinity"},
+  {"--overlap", "--overlap", in_run, takes::nothing, nullptr,
+   "Accepted: steps inside a job already share its CPUs here"},
+  {"--ignore-pbs", "--ignore-pbs", in_batch, takes::nothing, nullptr,
+   "Accepted: shoal reads no #PBS lines"},
+  {"-v,--verbose", "--verbose", in_batch | in_alloc, takes::nothing, nullptr,
+   "Accepted: sbatch and salloc have nothing more to say here"},
+};
+// clang-format on
+
+/// Slurm's options that mean nothing here, for the command `which` (in_batch, in_run, in_alloc):
+/// each given one is put in job_options::ignored, to be warned about once.
+void add_ignored_options(CLI::App& app, job_options& o, uint8_t which) {
+  app.add_flag("-Q,--quiet", o.quiet,
+               "Accepted as Slurm's: no warnings about ignored options (errors are still shown)");
+  for (const auto& opt : ignored_options) {
+    if ((opt.commands & which) == 0) continue;
+    std::string help = opt.why_ignored != nullptr
+                           ? std::string{"Accepted with a warning and ignored: "} + opt.why_ignored
+                           : std::string{opt.quiet_help};
+    const char* why = opt.why_ignored;
+    std::string shown = opt.shown;
+    auto note = [&o, why, shown](const std::string& value) {
+      if (why != nullptr) o.ignored.emplace_back(value.empty() ? shown : shown + "=" + value, why);
+    };
+    switch (opt.form) {
+      case takes::nothing:
+        app.add_flag_callback(
+            opt.names, [note] { note(""); }, help);
+        break;
+      case takes::value:
+        app.add_option_function<std::string>(opt.names, note, help)->type_name("TEXT");
+        break;
+      case takes::optional: {
+        // A bare flag gives CLI11's default, "*": no value.
+        std::string names;
+        for (const char* c = opt.names;; ++c) {
+          if (*c == ',' || *c == '\0') names += "{*}";
+          if (*c == '\0') break;
+          names += *c;
+        }
+        app.add_flag(names, o.ignored_values[shown], help)
+            ->each([note](const std::string& v) { note(v == "*" ? "" : v); })
+            ->type_name("[=TEXT]");
+        break;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
@@ -257,6 +372,7 @@ void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
     add_run_options(app, o);
   else
     add_alloc_options(app, o);
+  add_ignored_options(app, o, batch ? in_batch : alloc ? in_alloc : in_run);
 }
 
 }  // namespace shoal::cli

@@ -264,6 +264,16 @@ std::vector<std::string> ignored_option_notes(const job_options& o) {
   }
   if (!o.hint.empty())
     notes.push_back("--hint=" + o.hint + " is ignored (use --cpu-bind to bind tasks)");
+  // Each option once (a #SBATCH line and the command line may both give it): the last value.
+  for (size_t i = 0; i < o.ignored.size(); ++i) {
+    const auto& [given, why] = o.ignored[i];
+    auto name = given.substr(0, given.find('='));
+    bool later =
+        std::any_of(o.ignored.begin() + static_cast<std::ptrdiff_t>(i) + 1, o.ignored.end(),
+                    [&](const auto& x) { return x.first.substr(0, x.first.find('=')) == name; });
+    if (!later) notes.push_back(given + " is ignored (" + why + ")");
+  }
+  if (o.quiet) notes.clear();
   return notes;
 }
 
@@ -418,6 +428,10 @@ shoal::error set_tasks(const job_options& o, std::vector<std::string> argv, bool
   if (!env) return std::move(env.error());
   req.env = std::move(*env);
   req.submit_token = submission_token();
+  // Where the client runs: a step's SrunHost:Pid in scontrol show steps.
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0) req.submit_host = host;
+  req.submit_pid = static_cast<uint32_t>(::getpid());
   return {};
 }
 

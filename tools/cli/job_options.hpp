@@ -1,5 +1,6 @@
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +73,12 @@ struct job_options {
   // values that would change what the job gets.
   std::string distribution;
   std::string hint;
+  /// Slurm's options that mean nothing on shoal (--acctg-freq, --profile, --wckey, ...), in the
+  /// order given: "NAME" or "NAME=VALUE" and why it is ignored (ignored_option_notes warns).
+  std::vector<std::pair<std::string, std::string>> ignored;
+  /// Where the ones with an optional value (--propagate[=RLIMIT]) put it while parsing.
+  std::map<std::string, std::string> ignored_values;
+  bool quiet = false;  ///< -Q/--quiet (sbatch, salloc, srun): no warnings for ignored options
   // -- shoal alloc (salloc) only --
   bool no_shell = false;     ///< --no-shell: get the allocation, print its id, exit
   int immediate = 0;         ///< -I/--immediate[=SECS]: give up after N s (-I alone: 1); 0: wait

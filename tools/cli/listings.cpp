@@ -18,6 +18,7 @@
 #include "policy/array_spec.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/session.hpp"
+#include "tools/cli/steps.hpp"
 #include "tools/format/listing.hpp"
 #include "tools/format/sinfo_format.hpp"
 #include "tools/format/slurm_format.hpp"
@@ -168,6 +169,8 @@ struct queue_flags {
   bool me = false;
   bool long_list = false;
   bool array_tasks = false;
+  bool steps = false;     ///< -s/--steps given
+  std::string step_list;  ///< its value: the steps to list; empty: all
 };
 
 /// squeue's format sources: -o, -O, -l; without them SQUEUE_FORMAT, then SQUEUE_FORMAT2. Sets
@@ -272,11 +275,51 @@ int print_pending_plan(session& s, const queue_flags& q, std::vector<msg::job_in
   return print_or_fail("queue", render_jobs(std::move(pending), opt, now_seconds()));
 }
 
+/// squeue -s: the running steps, in squeue's step format (-o letters, -O names, SQUEUE_FORMAT
+/// and SQUEUE_FORMAT2 as for jobs; -l only prints the date first, as squeue).
+int run_queue_steps(const queue_flags& q, const std::string& conf) {
+  const auto& opt = q.listing.opt;
+  step_queue_request r;
+  r.steps = q.step_list;
+  r.jobs = q.jobs;
+  r.partitions = q.parts;
+  r.long_format = q.listing.long_format;
+  r.sort = opt.sort;
+  r.no_header = opt.no_header;
+  r.long_list = q.long_list;
+  if (!opt.format.empty() && !r.long_format.empty())
+    return fail("queue", "-O (--Format) is incompatible with -o (--format)");
+  if (q.long_list && !opt.format.empty())
+    return fail("queue",
+                "Options -o(--format) and -l(--long) are mutually exclusive. Please remove one "
+                "and retry.");
+  if (!opt.format.empty() && !is_slurm_letter_format(opt.format))
+    return fail("queue", "-s takes squeue's formats (-o \"%.15i %j\", -O StepId,StepName)",
+                exit_usage);
+  r.letters = opt.format;
+  if (r.letters.empty() && r.long_format.empty()) {
+    r.letters = env_or_empty("SQUEUE_FORMAT");
+    if (r.letters.empty()) r.long_format = env_or_empty("SQUEUE_FORMAT2");
+  }
+  if (!r.sort.empty() && !is_slurm_sort(r.sort))
+    return fail("queue", "-s sorts by squeue's letters (-S P,i)", exit_usage);
+  if (auto bad = invalid_job_id(q.jobs); !bad.empty())
+    return fail("queue", "Invalid job id: " + bad);
+  auto user_list = q.me ? std::to_string(::geteuid()) : q.user;
+  if (!user_list.empty()) {
+    auto names = user_names(user_list, "queue");
+    r.no_users = names.empty();
+    for (auto& n : names) r.users += (r.users.empty() ? "" : ",") + n;
+  }
+  return run_step_queue(r, conf);
+}
+
 int run_queue(const queue_flags& q, const std::string& conf) {
   auto opt = q.listing.opt;
   opt.filters = q.listing.positional_filters;
   std::string letters;
   std::string long_format;
+  if (q.steps) return run_queue_steps(q, conf);
   if (auto code = pick_queue_format(q, opt, letters, long_format)) return *code;
   if (auto bad = invalid_job_id(q.jobs); !bad.empty())
     return fail("queue", "Invalid job id: " + bad);
@@ -341,6 +384,10 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
                 "One line per array task, the pending ones too (12_3, 12_4, ...)");
   cmd->add_flag("-l,--long", q->long_list,
                 "squeue's long format: the time, then STATE in full and TIME_LIMIT");
+  auto* steps = cmd->add_option("-s,--steps", q->step_list,
+                                "Running job steps instead of jobs (squeue -s); optionally only "
+                                "these (12.0,12.batch,10_3.1)")
+                    ->expected(0, 1);
   cmd->add_flag("-a,--all", "Jobs in every partition (shoal hides none: accepted as it is)");
   cmd->add_flag("--noconvert", no_unit_conversion(),
                 "Memory in the unit it was given (MB), not converted to G or T");
@@ -351,7 +398,10 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
       "with a % is squeue's), or shoal's field names (JobId,State)",
       "Fields to show by squeue's long names (JobID,State,Name:20)",
       "Sort: squeue's letters (-t,p) or shoal's field names ('-' descending)");
-  return [q, &conf]() -> int { return run_queue(*q, conf); };
+  return [q, steps, &conf]() -> int {
+    q->steps = steps->count() > 0;
+    return run_queue(*q, conf);
+  };
 }
 
 namespace {

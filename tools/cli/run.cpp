@@ -154,7 +154,8 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
       "When the controller restarts or fails over, it waits for it (up to five minutes) and\n"
       "attaches to its job (or step) again; the tasks run on.\n"
       "Options shoal recognises but cannot act on (--hint, a\n"
-      "--distribution other than block or cyclic, --open-mode) print one warning each.\n"
+      "--distribution other than block or cyclic, --open-mode, the options marked\n"
+      "\"Accepted with a warning\") print one warning each (none under -Q).\n"
       "Example: shoal run -N2 -n4 -l hostname");
   return [cmd, opts, &conf]() -> int {
     std::vector<std::string> argv;

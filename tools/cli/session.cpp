@@ -277,6 +277,13 @@ msg::client_request to_request(msg::jobs_atom, uint64_t id) {
   return r;
 }
 
+msg::client_request to_request(msg::steps_atom, uint64_t job_id, uint32_t step_id) {
+  auto r = msg::make_client_request(msg::client_op::steps);
+  r.job_id = job_id;
+  r.step_id = step_id;
+  return r;
+}
+
 msg::client_request to_request(msg::cancel_atom, std::string target, int32_t signo, uint32_t uid) {
   auto r = msg::make_client_request(msg::client_op::cancel);
   r.target = std::move(target);
@@ -339,6 +346,10 @@ void take(msg::client_reply& r, std::vector<msg::accounted_job>& out) {
 
 void take(msg::client_reply& r, msg::association_data& out) {
   out = std::move(r.associations);
+}
+
+void take(msg::client_reply& r, std::vector<msg::step_info>& out) {
+  out = std::move(r.steps);
 }
 
 void take(msg::client_reply& r, msg::job_info& out) {

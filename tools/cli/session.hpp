@@ -122,6 +122,9 @@ msg::client_request to_request(msg::jobs_atom, bool include_finished);
 msg::client_request to_request(msg::jobs_atom);
 msg::client_request to_request(msg::account_atom, msg::accounting_query query);
 msg::client_request to_request(msg::jobs_atom, uint64_t id);
+/// The running steps of every job (0), of one job or array, or of one step of it (all_steps:
+/// every step).
+msg::client_request to_request(msg::steps_atom, uint64_t job_id, uint32_t step_id);
 msg::client_request to_request(msg::cancel_atom, std::string target, int32_t signo, uint32_t uid);
 msg::client_request to_request(msg::jobctl_atom, msg::job_control ctl);
 msg::client_request to_request(msg::nodeupd_atom, msg::node_update up);
@@ -135,6 +138,7 @@ msg::client_request to_request(msg::acctmgr_atom, msg::acctmgr_edit edit);
 /// The answer a reply carries, by the type the controller's actor answers with.
 void take(msg::client_reply& r, std::vector<msg::job_info>& out);
 void take(msg::client_reply& r, msg::job_info& out);
+void take(msg::client_reply& r, std::vector<msg::step_info>& out);
 void take(msg::client_reply& r, std::vector<msg::accounted_job>& out);
 void take(msg::client_reply& r, std::vector<msg::node_info>& out);
 void take(msg::client_reply& r, std::vector<msg::partition_info>& out);

@@ -14,6 +14,10 @@ bool may_see(const front_door_setup& setup, uint32_t uid, const msg::job_info& j
   return policy::may(setup.access, uid, policy::operation::view_job, job.uid);
 }
 
+bool may_see(const front_door_setup& setup, uint32_t uid, const msg::step_info& step) {
+  return policy::may(setup.access, uid, policy::operation::view_job, step.uid);
+}
+
 bool may_act_on(const front_door_setup& setup, uint32_t uid, const msg::job_info& job) {
   return policy::may(setup.access, uid, policy::operation::act_on_job, job.uid);
 }

@@ -22,6 +22,9 @@ bool sees_every_job(const front_door_setup& setup, uint32_t uid);
 /// Whether `uid` may see `job` (PrivateData=jobs hides other users' jobs from all but admins).
 bool may_see(const front_door_setup& setup, uint32_t uid, const msg::job_info& job);
 
+/// Whether `uid` may see `step` (as its job, by its owner).
+bool may_see(const front_door_setup& setup, uint32_t uid, const msg::step_info& step);
+
 /// Whether `uid` may act on `job` (signal it, complete it, attach to it): its owner or an admin.
 bool may_act_on(const front_door_setup& setup, uint32_t uid, const msg::job_info& job);
 

@@ -69,6 +69,10 @@ bool grant::sees(const msg::job_info& job) const {
   return may_see(*setup, uid, job);
 }
 
+bool grant::sees(const msg::step_info& step) const {
+  return may_see(*setup, uid, step);
+}
+
 bool in_control(door_self self, const reply_to& to) {
   if (self->state.target) return true;
   answer(self, to,

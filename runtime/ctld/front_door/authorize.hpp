@@ -33,6 +33,8 @@ struct grant {
 
   /// Whether the sender may see `job` (access.hpp's may_see).
   bool sees(const msg::job_info& job) const;
+  /// Whether the sender may see the step's job (PrivateData=jobs), as above.
+  bool sees(const msg::step_info& step) const;
 
   /// Whether the sender may see the job `id`, as need::visible_ids found it (every job else).
   bool sees(uint64_t id) const { return !visible || visible->count(id) != 0; }

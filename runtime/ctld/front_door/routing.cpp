@@ -81,6 +81,16 @@ void on_job(door_self self, const reply_to& to, msg::client_request& req, const 
                          });
 }
 
+/// The running steps (of one job, or of one step of it), as PrivateData lets the sender see them.
+void on_steps(door_self self, const reply_to& to, msg::client_request& req, const grant& g) {
+  forward<std::vector<msg::step_info>>(
+      self, to, caf::make_message(msg::steps_atom_v, req.job_id, req.step_id),
+      [g](msg::client_reply& r, std::vector<msg::step_info>& v) {
+        for (auto& step : v)
+          if (g.sees(step)) r.steps.push_back(std::move(step));
+      });
+}
+
 /// The accounting store's jobs, as PrivateData lets the sender see them.
 void on_accounting(door_self self, const reply_to& to, msg::client_request& req, const grant& g) {
   forward<std::vector<msg::accounted_job>>(
@@ -272,6 +282,7 @@ constexpr route routes[] = {
   {op::ping,              on_ping},
   {op::jobs,              on_jobs},
   {op::job,               on_job},
+  {op::steps,             on_steps},
   {op::accounting,        on_accounting},
   {op::acctmgr_list,      on_acctmgr_list},
   {op::nodes,             on_nodes},

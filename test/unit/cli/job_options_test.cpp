@@ -230,6 +230,44 @@ BOOST_AUTO_TEST_CASE(options_without_effect_here_warn_once_each) {
   BOOST_CHECK(shoal::cli::ignored_option_notes(options_of({"-N", "2", "-A", "x"})).empty());
 }
 
+BOOST_AUTO_TEST_CASE(slurms_options_that_mean_nothing_here_warn_once_each_unless_quiet) {
+  auto o = options_of({"--acctg-freq=task=30", "--profile", "task", "--propagate", "--wckey=x",
+                       "--no-kill", "--get-user-env=10L", "--ignore-pbs", "-v"});
+  // One line each (--ignore-pbs and -v ask nothing shoal does not do), in the options' order.
+  auto notes = shoal::cli::ignored_option_notes(o);
+  BOOST_REQUIRE_EQUAL(notes.size(), 6u);
+  BOOST_CHECK_EQUAL(notes[0],
+                    "--acctg-freq=task=30 is ignored (shoal samples each step's CPU and memory "
+                    "use at its own interval)");
+  BOOST_CHECK_EQUAL(notes[1],
+                    "--profile=task is ignored (shoal has no acct_gather_profile plugin)");
+  BOOST_CHECK_EQUAL(notes[2],
+                    "--wckey=x is ignored (shoal keeps no workload characterization keys)");
+  // An optional value comes only attached (--propagate=NPROC), as getopt's.
+  BOOST_CHECK_EQUAL(notes[3],
+                    "--propagate is ignored (tasks get the node's resource limits, not the "
+                    "submitter's)");
+  BOOST_CHECK_EQUAL(notes[4],
+                    "--get-user-env=10L is ignored (the job gets the submitter's environment, as "
+                    "--export says)");
+  BOOST_CHECK_EQUAL(notes[5], "--no-kill is ignored (a failed node still ends the job here)");
+  // Given in two layers (a #SBATCH line, then the command line): one warning, the last value.
+  shoal::cli::job_options twice;
+  twice.ignored = {{"--wckey=a", "why"}, {"--tmp=1G", "why"}, {"--wckey=b", "why"}};
+  auto once = shoal::cli::ignored_option_notes(twice);
+  BOOST_REQUIRE_EQUAL(once.size(), 2u);
+  BOOST_CHECK_EQUAL(once[0], "--tmp=1G is ignored (why)");
+  BOOST_CHECK_EQUAL(once[1], "--wckey=b is ignored (why)");
+  // -Q: errors only.
+  BOOST_CHECK(
+      shoal::cli::ignored_option_notes(options_of({"-Q", "--hint=nomultithread", "--tmp=10G"}))
+          .empty());
+  // srun's own: --exact warns, --overlap is what steps do here.
+  auto run = shoal::cli::ignored_option_notes(options_of({"--exact", "--overlap"}, false));
+  BOOST_REQUIRE_EQUAL(run.size(), 1u);
+  BOOST_CHECK_EQUAL(run[0].rfind("--exact is ignored (", 0), 0u);
+}
+
 BOOST_AUTO_TEST_CASE(cyclic_distribution_travels_and_reaches_the_batch_environment) {
   auto req = request_of({"-m", "cyclic"});
   BOOST_TEST(req.workload.cyclic);

@@ -77,6 +77,7 @@ SHOAL_TRAITS(client_reply, ClientReply)
 SHOAL_TRAITS(start_estimate, StartEstimate)
 SHOAL_TRAITS(step_io, StepIo)
 SHOAL_TRAITS(task_input, TaskInput)
+SHOAL_TRAITS(step_info, StepInfo)
 
 #undef SHOAL_TRAITS
 
@@ -91,7 +92,7 @@ using codec_types =
                msg::collector_info, msg::collector_map_record, msg::state_group,
                msg::partition_summary, msg::partition_edit, msg::partition_edits_record,
                msg::client_request, msg::client_reply, msg::start_estimate, msg::step_io,
-               msg::task_input, msg::power_record, msg::step_exchange>;
+               msg::task_input, msg::power_record, msg::step_exchange, msg::step_info>;
 
 /// The types that travel in CAF messages, by a registered type ID: all but the front door's
 /// frames, which only ever cross its own socket (runtime/ctld/front_door.hpp).
@@ -104,7 +105,7 @@ using caf_message_types =
                msg::stepd_hello, msg::stepd_frame, msg::collector_list, msg::collector_report,
                msg::collector_info, msg::collector_map_record, msg::partition_summary,
                msg::partition_edit, msg::partition_edits_record, msg::start_estimate,
-               msg::task_input, msg::step_exchange>;
+               msg::task_input, msg::step_exchange, msg::step_info>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {

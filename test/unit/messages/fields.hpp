@@ -267,6 +267,32 @@ inline msg::job_request sample_job_request() {
   x.gres = "gpu:tesla:2,nic:1";
   x.constraint = "[rack1|rack2]&gpu*2";
   x.io = sample_step_io();
+  x.submit_host = "login1";
+  x.submit_pid = 31337;
+  return x;
+}
+
+inline msg::step_info sample_step_info() {
+  msg::step_info x;
+  x.job_id = 77;
+  x.step_id = 2;
+  x.name = "mpi_hello";
+  x.user = "alice";
+  x.uid = 1000;
+  x.partition = "debug";
+  x.start_time = 1700000100;
+  x.time_limit_s = 600;
+  x.nodelist = "n[1-2]";
+  x.node_count = 2;
+  x.ntasks = 8;
+  x.cpus = 16;
+  x.mem_mb = 4000;
+  x.array_job_id = 70;
+  x.array_task_id = 7;
+  x.distribution = "Cyclic";
+  x.srun_host = "login1";
+  x.srun_pid = 4242;
+  x.tres_per_node = "gres:gpu:1";
   return x;
 }
 
@@ -476,11 +502,13 @@ inline msg::job_record sample_job_record() {
               1700000000,
               0,
               8,
-              "n[1-2]"}};
+              "n[1-2]",
+              sample_step_info()}};
   x.life_warned = true;
   x.gres = {{1, "gpu", {0, 1}}};
   x.done_steps = {
-      {0xfffffffe, {0}, {}, 0, "", false, 0, sample_step_usage(), 1700000000, 1700000060, 1, "n1"}};
+      {0xfffffffe, {0}, {}, 0, "", false, 0, sample_step_usage(), 1700000000, 1700000060, 1, "n1",
+       {}}};
   return x;
 }
 
@@ -780,6 +808,7 @@ inline msg::client_reply sample_client_reply() {
   x.associations.users = {{"alice", "physics", "Operator"}};
   x.associations.associations = {assoc};
   x.associations.qos = {qos};
+  x.steps = {sample_step_info(), {}};
   return x;
 }
 
