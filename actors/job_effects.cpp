@@ -8,6 +8,7 @@
 #include "actors/send_to.hpp"
 #include "cluster/clock.hpp"
 #include "cluster/scheduling.hpp"
+#include "cluster/step_usage.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
@@ -453,6 +454,7 @@ std::pair<policy::event, event_data> step_done(job_self self, uint32_t step_id) 
   st.steps.erase(it);
   auto done = step_record_of(step_id, data.step);
   done.end_time = unix_now();
+  cluster::add_step_usage(st.info.usage, data.step.usage);
   st.done_steps.push_back(std::move(done));
   // Each ended step goes to the store while the job runs, so the record (saved whole on every
   // change) keeps only the steps not stored yet: a job of thousands of steps stays small.

@@ -27,5 +27,7 @@ command_runner add_top_command(CLI::App& app, const std::string& conf);
 command_runner add_diag_command(CLI::App& app, const std::string& conf);
 /// `shoal acct` (sacct): the jobs the controller still holds, in sacct's format.
 command_runner add_acct_command(CLI::App& app, const std::string& conf);
+/// `shoal stat` (sstat, also `shoal sstat`): what a running job's steps used so far.
+command_runner add_stat_command(CLI::App& app, const std::string& conf);
 
 }  // namespace shoal::cli

@@ -122,6 +122,7 @@ msg::client_request to_request(msg::jobs_atom, bool include_finished);
 msg::client_request to_request(msg::jobs_atom);
 msg::client_request to_request(msg::account_atom, msg::accounting_query query);
 msg::client_request to_request(msg::jobs_atom, uint64_t id);
+msg::client_request to_request(msg::usage_atom, uint64_t id, uint32_t step);
 msg::client_request to_request(msg::cancel_atom, std::string target, int32_t signo, uint32_t uid);
 msg::client_request to_request(msg::jobctl_atom, msg::job_control ctl);
 msg::client_request to_request(msg::nodeupd_atom, msg::node_update up);

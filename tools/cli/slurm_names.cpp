@@ -14,6 +14,7 @@ const std::vector<slurm_name>& slurm_names() {
     {"scancel", "cancel", "", ""},
     {"scontrol", "control", "", ""},
     {"sacct", "acct", "", ""},
+    {"sstat", "stat", "", ""},
     {"sprio", "queue", "--priority", ""},
     {"sdiag", "diag", "", ""},
     {"smap", "map", "", ""},
