@@ -94,6 +94,7 @@ command_runner add_stat_command(CLI::App& app, const std::string& conf) {
   auto f = std::make_shared<stat_flags>();
   cmd->add_option("-j,--jobs", f->jobs,
                   "Jobs or steps to show: 12 (its first step), 12.0, 12.batch (comma list)")
+      ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_option("job", f->positional, "A job or step, as -j takes it");
   cmd->add_flag("-a,--allsteps", f->all_steps,
@@ -101,6 +102,7 @@ command_runner add_stat_command(CLI::App& app, const std::string& conf) {
   cmd->add_option("-o,--format,--fields", f->formats,
                   "Fields to show: sstat's names, comma-separated, NAME%WIDTH for a width "
                   "(JobID,MaxRSS,AveCPU); -e lists them")
+      ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   cmd->add_flag("-n,--noheader", f->no_header, "Leave out the header lines");
   cmd->add_flag("-p,--parsable", f->parsable, "Fields separated by |, with one at the end");
