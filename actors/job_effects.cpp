@@ -412,6 +412,8 @@ void drop_allocation(job_self self) {
   info.nodelist.clear();
   info.start_time = 0;
   info.requeue_count++;
+  // What the steps used counts per run, as Slurm's accounting keeps each run apart.
+  info.usage = {};
 }
 
 }  // namespace

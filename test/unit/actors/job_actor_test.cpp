@@ -362,8 +362,16 @@ BOOST_AUTO_TEST_CASE(a_node_failure_with_requeue_sends_the_job_back_to_pending) 
   caf::anon_send(job, msg::nodedown_atom_v, std::string{"n1"});
   sched.run();
   BOOST_TEST(state() == "COMPLETING");
-  report(1, 0, SIGKILL);
+  msg::step_exit ex;
+  ex.job_id = 7;
+  ex.node_name = "n2";
+  ex.tasks.push_back({1, 0, SIGKILL});
+  ex.usage.user_cpu_us = 1'000'000;
+  caf::anon_send(job, std::move(ex));
+  sched.run();
   BOOST_TEST(state() == "PENDING");
+  // What the first run's steps used is not the next run's (show job's totals start again).
+  BOOST_TEST(view().usage.user_cpu_us == 0u);
   BOOST_TEST(view().reason == "NodeFail");
   BOOST_TEST(view().requeue_count == 1u);
   BOOST_TEST(view().nodelist == "");
