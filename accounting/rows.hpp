@@ -56,6 +56,8 @@ struct job_row {
 constexpr uint32_t batch_step = 0xfffffffbu;        ///< the batch script: "123.batch"
 constexpr uint32_t extern_step = 0xfffffffcu;       ///< the extern step: "123.extern"
 constexpr uint32_t interactive_step = 0xfffffffau;  ///< salloc's shell: "123.interactive"
+/// The highest id of a step that is not one of the special ones (SLURM_MAX_NORMAL_STEP_ID).
+constexpr uint32_t max_normal_step = 0xfffffff0u;
 
 /// One step of a job: a line of sacct under its job.
 struct step_row {

@@ -585,6 +585,8 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
       probe.metered("nodedown", [self](msg::nodedown_atom,
                                        const std::string& node) { on_node_down(self, node); }),
       probe.metered("jobs", [self](msg::jobs_atom) { return self->state.info; }),
+      probe.metered("usage",
+                    [self](msg::usage_atom, uint32_t step) { return live_usage(self, step); }),
       probe.metered("attach", [self](msg::attach_atom,
                                      caf::actor& client) { return on_attach(self, client); }),
       probe.metered("attach_step",

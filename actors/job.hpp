@@ -141,7 +141,12 @@ using job_actor = caf::typed_actor<
     /// one came.
     caf::reacts_to<msg::peers_atom, uint32_t, uint32_t, caf::actor, std::string, uint16_t>,
     /// The accounting writer stored these ended steps: the job's record no longer keeps them.
-    caf::reacts_to<msg::stored_atom, std::vector<uint32_t>>>;
+    caf::reacts_to<msg::stored_atom, std::vector<uint32_t>>,
+    /// (step; 0xffffffff: every step): the job's view and its running steps (that step alone
+    /// when named) with what they used so far: the nodes that still run a step are asked now
+    /// (sstat), those that reported add their final figures. Step ids as the store numbers them
+    /// (accounting::store_step_id); a node that does not answer adds nothing.
+    caf::replies_to<msg::usage_atom, uint32_t>::with<msg::accounted_job>>;
 
 /// Spawns the job actor for `setup`: it queues itself with the scheduler, or starts at once on
 /// `setup.start_nodes` (array tasks).

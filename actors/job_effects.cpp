@@ -8,6 +8,7 @@
 #include "actors/send_to.hpp"
 #include "cluster/clock.hpp"
 #include "cluster/scheduling.hpp"
+#include "cluster/step_usage.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
@@ -456,6 +457,8 @@ void drop_allocation(job_self self) {
   info.nodelist.clear();
   info.start_time = 0;
   info.requeue_count++;
+  // What the steps used counts per run, as Slurm's accounting keeps each run apart.
+  info.usage = {};
 }
 
 }  // namespace
@@ -521,6 +524,7 @@ std::pair<policy::event, event_data> step_done(job_self self, uint32_t step_id) 
   publish_steps(self);
   auto done = step_record_of(step_id, data.step);
   done.end_time = unix_now();
+  cluster::add_step_usage(st.info.usage, data.step.usage);
   st.done_steps.push_back(std::move(done));
   // Each ended step goes to the store while the job runs, so the record (saved whole on every
   // change) keeps only the steps not stored yet: a job of thousands of steps stays small.

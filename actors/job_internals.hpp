@@ -149,6 +149,9 @@ policy::transition decide(job_self self, const policy::event& ev);
 /// Takes the transition's lifecycle and runs its effects in order, then the events they led to.
 void execute(job_self self, const policy::transition& t, event_data& data);
 
+/// The job's running steps with what they used so far, asked of their nodes now (job_usage.cpp).
+caf::result<msg::accounted_job> live_usage(job_self self, uint32_t step);
+
 /// decide, then execute.
 policy::transition handle(job_self self, const policy::event& ev, event_data data = {});
 

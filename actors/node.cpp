@@ -61,6 +61,8 @@ struct node_state_t {
   /// registers after the attach gets them then.
   std::map<std::pair<uint64_t, uint32_t>, caf::actor> sinks;
   caf::actor power;  ///< the power actor (null: no power saving), told of each registration
+  /// The node's own figures as its daemon last sent them; they go out with the next view.
+  msg::node_usage usage;
 };
 
 /// The public interface plus the silence timer's tick, which only the actor sends itself.
@@ -181,9 +183,14 @@ void publish(node_self self) {
   st.info.job_ids.clear();
   for (auto& [job, cpus] : st.jobs) st.info.job_ids.push_back(job);
   if (!st.cfg.gres.empty()) st.info.gres_used = gres_used_text(st.cfg.gres, st.devices);
-  if (st.published && msg::same_fields(*st.published, st.info, "last_response") &&
+  // The node's figures ride along with a view sent anyway: alone they are no news, except the
+  // first ones since the view had none (show node then has a load at once).
+  bool first_figures =
+      st.published && st.published->usage.sampled_at == 0 && st.usage.sampled_at != 0;
+  if (!first_figures && st.published && msg::same_fields(*st.published, st.info, "last_response") &&
       st.info.last_response < st.published->last_response + last_response_refresh_s)
     return;
+  st.info.usage = st.usage;
   st.published = st.info;
   send_to(self, st.controller, msg::view_atom_v, st.info);
 }
@@ -510,6 +517,18 @@ caf::result<caf::actor> on_register(node_self self, const msg::machine_status& r
   return rp;
 }
 
+/// Relays a step's usage request to the daemon (sstat), answering once it answers.
+caf::result<msg::step_usage> step_usage_of(node_self self, uint64_t job, uint32_t step) {
+  auto& st = self->state;
+  if (!st.daemon)
+    return make_error(errc::unreachable, "node " + st.info.name + " has no shoald registered");
+  auto rp = self->make_response_promise<msg::step_usage>();
+  self->request(st.daemon, std::chrono::seconds{10}, msg::usage_atom_v, job, step)
+      .then([rp](msg::step_usage& usage) mutable { rp.deliver(std::move(usage)); },
+            [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+  return rp;
+}
+
 /// A heartbeat straight from the node daemon.
 void on_heartbeat(node_self self) {
   if (!self->state.daemon) return;  // a late beat from a daemon we already lost
@@ -712,6 +731,13 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                       return on_register(self, rep, daemon);
                     }),
       probe.metered("heartbeat", [self](msg::heartbeat_atom) { on_heartbeat(self); }),
+      probe.metered("node_usage",
+                    [self](msg::usage_atom, msg::node_usage& usage) {
+                      self->state.usage = usage;
+                      if (self->state.info.usage.sampled_at == 0) publish(self);
+                    }),
+      probe.metered("step_usage", [self](msg::usage_atom, uint64_t job,
+                                         uint32_t step) { return step_usage_of(self, job, step); }),
       probe.metered("collector", [self](msg::collector_atom, std::string& name, std::string& host,
                                         uint16_t port) { on_collector(self, name, host, port); }),
       probe.metered("responding", [self](msg::responding_atom,

@@ -31,6 +31,13 @@ using node_actor = caf::typed_actor<
     caf::replies_to<msg::register_atom, msg::machine_status, caf::actor>::with<caf::actor>,
     /// The daemon is alive: sent straight here, never through the controller.
     caf::reacts_to<msg::heartbeat_atom>,
+    /// The node's own figures (load, CPU times, memory), from its daemon when they moved: kept
+    /// for the next view the node publishes (at the latest with its once-a-minute refresh), so
+    /// they add no message to the controller.
+    caf::reacts_to<msg::usage_atom, msg::node_usage>,
+    /// (job, step): what the step used on this node so far, asked of the daemon now (sstat).
+    /// errc::unreachable while no daemon is registered.
+    caf::replies_to<msg::usage_atom, uint64_t, uint32_t>::with<msg::step_usage>,
     /// (collector, host, port) from the collector manager: the daemon beats to that collector
     /// from now on (told now and at each registration), and the manager, not this actor, times
     /// its silence. An empty collector: back to beating here, timed here.

@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include <caf/all.hpp>
@@ -12,10 +13,12 @@
 #include "actors/send_to.hpp"
 #include "actors/shepherd.hpp"
 #include "actors/unexpected.hpp"
+#include "cluster/clock.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "messages/codec.hpp"
+#include "process/node_usage.hpp"
 #include "process/simulated_step.hpp"
 
 namespace shoal::actors {
@@ -52,6 +55,16 @@ struct node_daemon_state {
     int32_t exit_code = 0;  ///< what its tasks end with when their time is up
   };
   std::map<std::pair<uint64_t, uint32_t>, simulated_step> simulated;
+  /// The node's own figures last sent to the node actor (sampled_at 0: none since registering).
+  msg::node_usage sent_usage;
+  /// This node's figures in /metrics (null when not metered): load by period, CPU time by mode,
+  /// memory by kind.
+  struct usage_gauges {
+    metrics::gauge* load[3] = {};
+    metrics::gauge* cpu[3] = {};
+    metrics::gauge* memory[2] = {};
+  };
+  std::optional<usage_gauges> gauges;
 };
 
 /// A simulated step's time is up (setup.simulate).
@@ -210,6 +223,7 @@ void register_with(daemon_self self, caf::actor ctl) {
           [self, ctl](caf::actor& node) {
             auto& st = self->state;
             st.node = std::move(node);
+            st.sent_usage = {};  // a new node actor (a restarted controller) has none
             auto role = st.line == 0                       ? std::string{"primary"}
                         : st.setup.controllers.size() == 2 ? std::string{"backup"}
                                                            : "backup" + std::to_string(st.line);
@@ -382,6 +396,27 @@ caf::result<caf::ok_atom> on_step_exit(daemon_self self, msg::step_exit& ex) {
   return rp;
 }
 
+caf::result<msg::step_usage> step_usage_of(daemon_self self, uint64_t job, uint32_t step) {
+  auto& st = self->state;
+  auto key = std::make_pair(job, step);
+  if (auto ended = st.ended.find(key); ended != st.ended.end()) return ended->second.usage;
+  if (auto sim = st.simulated.find(key); sim != st.simulated.end()) {
+    msg::step_usage zeros;
+    zeros.tasks = sim->second.req.batch ? 1 : static_cast<uint32_t>(sim->second.req.ranks.size());
+    return zeros;
+  }
+  auto it = st.shepherds.find(key);
+  if (it == st.shepherds.end())
+    return make_error(errc::unknown_job, "step " + std::to_string(job) + "." +
+                                             msg::step_label(step) + " does not run on " +
+                                             st.setup.status.node_name);
+  auto rp = self->make_response_promise<msg::step_usage>();
+  self->request(it->second, std::chrono::seconds{st.setup.message_timeout_s}, msg::usage_atom_v)
+      .then([rp](msg::step_usage& usage) mutable { rp.deliver(std::move(usage)); },
+            [rp](caf::error& err) mutable { rp.deliver(std::move(err)); });
+  return rp;
+}
+
 void on_release(daemon_self self, uint64_t job) {
   auto& ended = self->state.ended;
   for (auto it = ended.lower_bound({job, 0}); it != ended.end() && it->first.first == job;)
@@ -425,10 +460,59 @@ void relay_step_exit(daemon_self self, msg::step_exit ex, step_exit_outcome done
             [done](caf::error& err) { done(std::move(err)); });
 }
 
+/// The node's own figures (seed 001: kernel and idle time, load), read at each beat: into this
+/// daemon's /metrics, and to the node actor when they moved (process::usage_moved), so an idle
+/// node sends nothing more than its beats. A simulated node has none of its own. Reading these
+/// /proc files costs microseconds and never waits on a device.
+void note_node_usage(daemon_self self) {
+  auto& st = self->state;
+  if (st.setup.simulate) return;
+  auto now = process::to_wire(process::read_node_usage(), cluster::unix_now());
+  if (st.gauges) {
+    auto& g = *st.gauges;
+    g.load[0]->set(now.load1);
+    g.load[1]->set(now.load5);
+    g.load[2]->set(now.load15);
+    g.cpu[0]->set(static_cast<double>(now.user_ms) / 1000);
+    g.cpu[1]->set(static_cast<double>(now.system_ms) / 1000);
+    g.cpu[2]->set(static_cast<double>(now.idle_ms) / 1000);
+    g.memory[0]->set(static_cast<double>(now.mem_total_bytes));
+    g.memory[1]->set(static_cast<double>(now.mem_available_bytes));
+  }
+  if (!st.node || !process::usage_moved(st.sent_usage, now)) return;
+  send_to(self, st.node, msg::usage_atom_v, now);
+  st.sent_usage = now;
+}
+
+/// The /metrics series of the node's own figures, labelled with its name.
+void make_usage_gauges(node_daemon_state& st) {
+  auto* m = st.setup.meters;
+  if (!m || st.setup.simulate) return;
+  const auto& node = st.setup.status.node_name;
+  auto& load = m->gauges("shoal_node_load", "run-queue load average of the node (/proc/loadavg)",
+                         {"node", "minutes"});
+  auto& cpu =
+      m->gauges("shoal_node_cpu_seconds",
+                "CPU time of the node since boot, over its CPUs (/proc/stat)", {"node", "mode"});
+  auto& memory =
+      m->gauges("shoal_node_memory_bytes", "memory of the node (/proc/meminfo)", {"node", "kind"});
+  node_daemon_state::usage_gauges g;
+  g.load[0] = &load.with({node, "1"});
+  g.load[1] = &load.with({node, "5"});
+  g.load[2] = &load.with({node, "15"});
+  g.cpu[0] = &cpu.with({node, "user"});
+  g.cpu[1] = &cpu.with({node, "system"});
+  g.cpu[2] = &cpu.with({node, "idle"});
+  g.memory[0] = &memory.with({node, "total"});
+  g.memory[1] = &memory.with({node, "available"});
+  st.gauges = g;
+}
+
 daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
   tolerate_strays(self);
   actor_probe probe{self, setup.meters, "node_daemon"};
   self->state.setup = std::move(setup);
+  make_usage_gauges(self->state);
   take_adopted(self);
   self->set_down_handler([self](const caf::down_msg& dm) {
     auto& st = self->state;
@@ -471,12 +555,15 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
               send_to(self, st.node, msg::heartbeat_atom_v);
             else if (st.collector)
               send_to(self, st.collector, msg::heartbeat_atom_v, st.setup.status.node_name);
+            note_node_usage(self);
             self->delayed_send(self, std::chrono::milliseconds{st.setup.heartbeat_interval_ms},
                                msg::heartbeat_atom_v, gen);
           }),
       probe.metered("launch", [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink,
                                      caf::actor& job) { launch(self, req, sink, job); }),
       probe.metered("release", [self](msg::release_atom, uint64_t job) { on_release(self, job); }),
+      probe.metered("usage", [self](msg::usage_atom, uint64_t job,
+                                    uint32_t step) { return step_usage_of(self, job, step); }),
       probe.metered("simdone",
                     [self](simdone_atom, uint64_t job, uint32_t step) {
                       auto it = self->state.simulated.find({job, step});

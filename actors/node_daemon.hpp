@@ -86,6 +86,10 @@ using node_daemon_actor = caf::typed_actor<
     caf::reacts_to<msg::attach_atom, uint64_t, uint32_t, caf::actor>,
     /// The job released the node: its ended steps need not be reported again.
     caf::reacts_to<msg::release_atom, uint64_t>,
+    /// (job, step): what the step used here so far, sampled now by its shoal-stepd (sstat); an
+    /// ended step's final figures, a simulated one's zeros. errc::unknown_job for a step not
+    /// known here.
+    caf::replies_to<msg::usage_atom, uint64_t, uint32_t>::with<msg::step_usage>,
     /// (collector, host, port): beat to that collector from now on (connecting to it, and again
     /// whenever it drops, every second); an empty collector: beat to the node actor again.
     caf::reacts_to<msg::collector_atom, std::string, std::string, uint16_t>>;

@@ -68,6 +68,8 @@ using shepherd_impl =
     shepherd_actor::extend<caf::reacts_to<msg::task_output>, caf::reacts_to<msg::step_exit>,
                            caf::reacts_to<msg::stepdgone_atom, std::string>,
                            caf::reacts_to<msg::inputack_atom>,
+                           /// shoal-stepd's answer to a usage request
+                           caf::reacts_to<msg::usage_atom, msg::step_usage>,
                            /// shoal-stepd's own part of an all-gather round
                            caf::reacts_to<msg::exchange_atom, msg::step_exchange>,
                            /// a round's PMIxTimeout is up
@@ -105,6 +107,8 @@ class stepd_link {
           caf::anon_send(me, std::move(frame->exit));
         else if (process::kind_of(*frame) == process::frame_kind::input_taken)
           caf::anon_send(me, msg::inputack_atom_v);
+        else if (process::kind_of(*frame) == process::frame_kind::usage)
+          caf::anon_send(me, msg::usage_atom_v, std::move(frame->usage));
         else if (process::kind_of(*frame) == process::frame_kind::exchange_join)
           caf::anon_send(me, msg::exchange_atom_v, std::move(frame->exchange));
         else if (process::kind_of(*frame) == process::frame_kind::step_aborted)
@@ -148,9 +152,10 @@ struct shepherd_state {
   std::unique_ptr<stepd_link> link;
   std::shared_ptr<process::stepd_spares> spares;
   /// Input written to shoal-stepd, oldest first, each answered when stepd says it is taken.
-  std::deque<caf::typed_response_promise<caf::ok_atom>>
-      input_waiting;  /// With a PMI server: the step's all-gather as this node takes part in it,
-                      /// the parent's
+  std::deque<caf::typed_response_promise<caf::ok_atom>> input_waiting;
+  /// Usage requests sent to shoal-stepd, all answered by its next usage frame (or the exit).
+  std::vector<caf::typed_response_promise<msg::step_usage>> usage_waiting;
+  /// With a PMI server: the step's all-gather as this node takes part in it, the parent's
   /// shepherd (none at the root, or until the job names it), the children that joined a round,
   /// and what waits to go up.
   std::optional<exchange_tree> tree;
@@ -192,9 +197,23 @@ uint32_t input_nodes(const msg::launch_request& req) {
   return 0;
 }
 
+/// Answers every usage request still waiting with `usage`, or with errc::unreachable when null.
+void answer_usage(shepherd_self self, const msg::step_usage* usage) {
+  auto& st = self->state;
+  for (auto& rp : st.usage_waiting) {
+    if (usage)
+      rp.deliver(*usage);
+    else
+      rp.deliver(
+          make_error(errc::unreachable, "the step's shoal-stepd on " + st.node_name + " is gone"));
+  }
+  st.usage_waiting.clear();
+}
+
 void acknowledge_and_quit(shepherd_self self) {
   auto& st = self->state;
   release_input(self);
+  answer_usage(self, nullptr);
   if (st.link) st.link->send(process::make_frame(process::frame_kind::ack));
   // The step is over: a good moment to load the next step's shoal-stepd.
   if (st.spares) st.spares->replenish();
@@ -373,6 +392,7 @@ void on_peer_down(shepherd_self self, const caf::down_msg& dm) {
 /// The step ended (or its shoal-stepd died): tell whoever waits, then let shoal-stepd go.
 void on_step_exit(shepherd_self self, msg::step_exit ex) {
   auto& st = self->state;
+  answer_usage(self, &ex.usage);
   if (st.adopted) {
     st.held = std::move(ex);
     return report(self);
@@ -478,6 +498,22 @@ shepherd_impl::behavior_type shepherd_behavior(shepherd_self self,
                       st.input_waiting.push_back(self->make_response_promise<caf::ok_atom>());
                       return st.input_waiting.back();
                     }),
+      probe.metered("usage",
+                    [self](msg::usage_atom) -> caf::result<msg::step_usage> {
+                      auto& st = self->state;
+                      if (st.held) return st.held->usage;  // ended: its final figures
+                      if (!st.link ||
+                          (st.usage_waiting.empty() &&
+                           !st.link->send(process::make_frame(process::frame_kind::usage_request))))
+                        return make_error(errc::unreachable,
+                                          "the step's shoal-stepd on " + st.node_name + " is gone");
+                      // One request to stepd answers every caller waiting meanwhile.
+                      st.usage_waiting.push_back(self->make_response_promise<msg::step_usage>());
+                      return st.usage_waiting.back();
+                    }),
+      probe.metered(
+          "usage_sampled",
+          [self](msg::usage_atom, msg::step_usage& usage) { answer_usage(self, &usage); }),
       probe.metered("inputack",
                     [self](msg::inputack_atom) {
                       auto& waiting = self->state.input_waiting;
@@ -542,6 +578,7 @@ shepherd_impl::behavior_type shepherd_behavior(shepherd_self self,
                       auto& st = self->state;
                       st.link.reset();
                       release_input(self);
+                      answer_usage(self, nullptr);
                       if (st.held) return;  // the exit came first: only our ack is lost
                       // Killed before it could report: its tasks died with it (PDEATHSIG).
                       config::log().warn("shoal-stepd lost job={} step={} node={}: {}",

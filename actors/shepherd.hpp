@@ -115,6 +115,9 @@ using shepherd_actor = caf::typed_actor<
     /// Standard input for the step's input tasks here; answered once shoal-stepd wrote it into
     /// their pipes (or the step ended), which paces the client.
     caf::replies_to<msg::input_atom, msg::task_input>::with<caf::ok_atom>,
+    /// What the step used on this node so far, sampled by shoal-stepd when asked (sstat); once
+    /// the step ended, its final figures. errc::unreachable when shoal-stepd is gone.
+    caf::replies_to<msg::usage_atom>::with<msg::step_usage>,
     /// (child, part): a child's subtree part of the step's all-gather round (PMI fences; see
     /// actors/exchange_tree.hpp).
     caf::reacts_to<msg::exchange_atom, uint32_t, msg::step_exchange>,

@@ -67,6 +67,22 @@ struct NodeInfo {
   lastBusy @23 :Int64;       # when a job last held the node, Unix seconds (0: never)
   hostname @24 :Text;        # NodeHostname: the config's, an admin's (nodehostname=) or, with
                              # cloud_reg_addrs, what the node registered with; empty: the name
+  usage @25 :NodeUsage;      # the node's own figures, as its shoald last sent them
+}
+
+# A node's own use of its CPUs and memory (seed 001: kernel and idle time, load), as its shoald
+# reads it from /proc (process/node_usage.hpp). Sent to the node actor with a heartbeat only when
+# the load or the free memory moved since the last one sent (actors/node_daemon.cpp).
+struct NodeUsage {
+  sampledAt @0 :Int64;       # Unix seconds of the reading; 0: none yet
+  load1 @1 :Float64;         # run-queue load averages (/proc/loadavg)
+  load5 @2 :Float64;
+  load15 @3 :Float64;
+  userMs @4 :UInt64;         # CPU time since boot over all CPUs: user and nice
+  systemMs @5 :UInt64;       # kernel: system, irq, softirq
+  idleMs @6 :UInt64;         # idle and iowait
+  memTotalBytes @7 :UInt64;  # MemTotal
+  memAvailableBytes @8 :UInt64;  # MemAvailable
 }
 
 struct PartitionInfo {
@@ -245,6 +261,8 @@ struct JobInfo {
   # gres
   tresPerNode @42 :Text;     # --gres as scontrol shows it ("gres:gpu:2"); empty: none
   features @43 :Text;        # -C/--constraint as given; empty: none
+  usage @44 :StepUsage;      # what the job's ended steps used together (CPU and I/O summed,
+                             # peaks the highest with where); steps still running not counted
 }
 
 # What the scheduler knows of a pending job at its last pass (shoal queue --start/--priority).
@@ -351,6 +369,11 @@ struct StepUsage {
   readBytes @8 :UInt64;
   writtenBytes @9 :UInt64;
   samples @10 :UInt64;       # samples behind aveRssBytes; 0: none
+  tasks @11 :UInt32;         # the tasks these figures cover (summed over nodes); 0: not known
+  minCpuUs @12 :UInt64;      # the lowest CPU time (user + system) of a task: each node's CPU
+                             # over its tasks there, the lowest node's (sstat's MinCPU)
+  minCpuNode @13 :Text;      # the node of minCpuUs
+  minCpuTask @14 :Int32 = -1;  # the first rank on that node; -1: unknown
 }
 
 struct StepExit {
@@ -560,13 +583,16 @@ struct StepdFrame {
                              # aborted the step: exchange.error says why); shoald -> stepd:
                              # 4 signal, 5 kill, 6 ack (of exit), 7 attach (report output and
                              # exit to this connection), 8 input (for the input tasks), 11
-                             # exchange (the round's every blob, or its error)
+                             # exchange (the round's every blob, or its error), 13 usage
+                             # (sample now; answered by a 14 usage)
   hello @1 :StepdHello;      # kind 1
   output @2 :TaskOutput;     # kind 2
   exit @3 :StepExit;         # kind 3: sent until acknowledged, on every new connection
   signo @4 :Int32;           # kind 4: the signal for every task's process group
   input @5 :TaskInput;       # kind 8
   exchange @6 :StepExchange; # kinds 10 and 11
+  usage @7 :StepUsage;       # kind 14 (stepd -> shoald): the step's use on this node now, from a
+                             # sample taken on kind 13 (shoald -> stepd: sample now and answer)
 }
 
 # -- the CLI's front door (runtime/ctld/front_door.hpp) --------------------------------------------
@@ -623,6 +649,9 @@ enum ClientOp $C.type("uint8_t") {
   steps @29;            # jobId (0: every job), stepId (0xffffffff: every step of it) -> steps
                         # (the running steps, squeue -s and scontrol show steps; the batch
                         # script's as 0xfffffffe)
+  stepUsage @30;        # jobId, stepId (0xffffffff: every step) -> accounted (one: the job, and
+                        # its running steps with what they used so far, asked of their nodes
+                        # now; sstat); errc::unknown_job for a job the controller does not hold
 }
 
 struct ClientRequest {

@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -72,6 +74,28 @@ node_usage read_node_usage() {
   if (auto load = parse_node_load(read_text("/proc/loadavg"))) out.load = *load;
   if (auto memory = parse_node_memory(read_text("/proc/meminfo"))) out.memory = *memory;
   return out;
+}
+
+msg::node_usage to_wire(const node_usage& u, int64_t now) {
+  msg::node_usage out;
+  out.sampled_at = now;
+  out.load1 = u.load.one_minute;
+  out.load5 = u.load.five_minutes;
+  out.load15 = u.load.fifteen_minutes;
+  out.user_ms = u.cpu.user_ms;
+  out.system_ms = u.cpu.system_ms;
+  out.idle_ms = u.cpu.idle_ms;
+  out.mem_total_bytes = u.memory.total_bytes;
+  out.mem_available_bytes = u.memory.available_bytes;
+  return out;
+}
+
+bool usage_moved(const msg::node_usage& sent, const msg::node_usage& now) {
+  if (sent.sampled_at == 0) return true;
+  if (std::fabs(now.load1 - sent.load1) >= 0.05) return true;
+  auto a = now.mem_available_bytes, b = sent.mem_available_bytes;
+  auto moved = a > b ? a - b : b - a;
+  return moved * 100 >= std::max<uint64_t>(now.mem_total_bytes, 1);
 }
 
 }  // namespace shoal::process

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 
+#include "messages/types.hpp"
+
 namespace shoal::process {
 
 /// CPU times since boot, summed over the node's CPUs, in milliseconds.
@@ -51,5 +53,14 @@ std::optional<node_memory> parse_node_memory(const std::string& meminfo);
 
 /// Reads /proc/stat, /proc/loadavg and /proc/meminfo now.
 node_usage read_node_usage();
+
+/// As NodeUsage carries it, read at `now` (Unix seconds).
+msg::node_usage to_wire(const node_usage& u, int64_t now);
+
+/// Whether `now` differs enough from `sent` (the figures last sent) to be sent again with a beat:
+/// nothing sent yet, the one-minute load moved by 0.05 or more (show node prints it to 0.01, and
+/// an idle node's load sits still), or the available memory by 1 % of the total or more. CPU
+/// times always grow: they travel with the rest, never alone.
+bool usage_moved(const msg::node_usage& sent, const msg::node_usage& now);
 
 }  // namespace shoal::process

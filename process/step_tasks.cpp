@@ -484,6 +484,10 @@ void step_tasks::watch() {
   settle_input();
 }
 
+void step_tasks::sample_usage_now() {
+  if (tasks_running()) usage_.sample(clock_type::now());
+}
+
 /// How long poll may sleep: until the next partial line is due, the next memory or usage sample,
 /// or the end of the drain.
 int step_tasks::poll_timeout_ms(clock_type::time_point now, bool draining,

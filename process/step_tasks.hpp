@@ -105,6 +105,10 @@ class step_tasks {
   /// The step's resource use on this node as of the last sample.
   const usage_figures& usage() const { return usage_.figures(); }
 
+  /// Samples the step's resource use now (sstat asked), unless no task runs any more; the
+  /// next periodic sample comes an interval after this one.
+  void sample_usage_now();
+
   /// The step's resource use on this node in total, once run() returned (before: as usage()).
   usage_figures final_usage() const { return usage_.figures(); }
 

@@ -47,8 +47,9 @@ std::vector<topology::core_info> to_cores(const std::vector<msg::stepd_core>& in
   return out;
 }
 
-/// The step's use on this node, as StepExit carries it.
-msg::step_usage to_wire(const usage_figures& u, const std::string& node) {
+/// The step's use on this node, as StepExit carries it; `req` is the step's launch here.
+msg::step_usage to_wire(const usage_figures& u, const std::string& node,
+                        const msg::launch_request& req) {
   msg::step_usage out;
   out.user_cpu_us = u.user_cpu_us;
   out.system_cpu_us = u.system_cpu_us;
@@ -61,6 +62,13 @@ msg::step_usage to_wire(const usage_figures& u, const std::string& node) {
   out.read_bytes = u.read_bytes;
   out.written_bytes = u.written_bytes;
   out.samples = u.sample_count;
+  // CPU is measured per node, not per task: a node's tasks share its figure evenly.
+  out.tasks = req.batch ? 1 : static_cast<uint32_t>(req.ranks.size());
+  if (out.tasks != 0) {
+    out.min_cpu_us = (u.user_cpu_us + u.system_cpu_us) / out.tasks;
+    out.min_cpu_node = node;
+    out.min_cpu_task = req.batch || req.ranks.empty() ? 0 : static_cast<int32_t>(req.ranks.front());
+  }
   return out;
 }
 
@@ -184,7 +192,7 @@ stepd_server::~stepd_server() {
 
 msg::step_exit stepd_server::run() {
   auto done = tasks_.run(*this);
-  done.usage = to_wire(tasks_.final_usage(), done.node_name);
+  done.usage = to_wire(tasks_.final_usage(), done.node_name, tasks_.request());
   auto frame = make_frame(frame_kind::exit);
   frame.exit = done;
   exit_frame_ = encode_frame(frame);
@@ -363,6 +371,15 @@ void stepd_server::on_frame(size_t index, const msg::stepd_frame& frame) {
       break;
     case frame_kind::exchange_result:
       if (exchange_) exchange_->on_result(frame.exchange);
+      break;
+    case frame_kind::usage_request:
+      // Once the tasks ended, the exit frame carries the final figures instead.
+      if (exit_frame_.empty()) {
+        tasks_.sample_usage_now();
+        auto reply = make_frame(frame_kind::usage);
+        reply.usage = to_wire(tasks_.usage(), tasks_.node_name(), tasks_.request());
+        queue_frame(reply);
+      }
       break;
     case frame_kind::ack:
       // Only the connection that got the exit can have seen it.

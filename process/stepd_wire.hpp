@@ -15,7 +15,7 @@
 namespace shoal::process {
 
 /// What a frame carries (msg::stepd_frame::kind). stepd -> shoald: hello, output, exit,
-/// input_taken; shoald -> stepd: attach, signal, kill, ack, input.
+/// input_taken, usage; shoald -> stepd: attach, signal, kill, ack, input, usage_request.
 enum class frame_kind : uint8_t {
   hello = 1,        ///< first frame on every connection: the step and whether its tasks still run
   output = 2,       ///< a task_output chunk
@@ -33,6 +33,11 @@ enum class frame_kind : uint8_t {
   /// A rank aborted the step here (MPI_Abort, or a rank lost outside a fence): the step's other
   /// nodes must end their tasks too. `exchange.error` says why.
   step_aborted = 12,
+  /// shoald asks what the step used so far: stepd samples now and answers with a `usage` frame
+  /// (only when asked: nothing travels for a step nobody looks at).
+  usage_request = 13,
+  /// The step's use on this node now (`usage`), answering a usage_request.
+  usage = 14,
 };
 
 /// A frame holding only its kind (and `signo` for signal).

@@ -209,6 +209,7 @@ controller_actor::behavior_type controller_behavior(
       probe.rpc("jobs", from_peer<jobs_atom>(self, list_jobs)),
       probe.rpc("job", from_peer<jobs_atom>(self, show_job)),
       probe.rpc("steps", from_peer<steps_atom>(self, list_steps)),
+      probe.rpc("usage", from_client<usage_atom>(self, live_step_usage)),
       probe.rpc("nodes", from_peer<nodes_atom>(self, list_nodes)),
       probe.rpc("parts", from_peer<parts_atom>(self, list_partitions)),
       probe.rpc("summary", from_peer<summary_atom>(self, summarize_partitions)),

@@ -61,6 +61,10 @@ using controller_actor = caf::typed_actor<
     /// sacctmgr add/modify/delete (admins only, the front door checks), applied by the writer:
     /// answers sacctmgr's report.
     caf::replies_to<msg::acctmgr_atom, msg::acctmgr_edit>::with<std::string>,
+    /// (job, step; 0xffffffff: every step): sstat's live figures, from the job actor (see
+    /// job_actor's usage_atom); a job that no longer runs answers its view and no steps.
+    /// errc::unknown_job for a job the controller does not hold.
+    caf::replies_to<msg::usage_atom, uint64_t, uint32_t>::with<msg::accounted_job>,
     caf::replies_to<msg::nodes_atom>::with<std::vector<msg::node_info>>,
     caf::replies_to<msg::parts_atom>::with<std::vector<msg::partition_info>>,
     /// `shoal info`'s default view: a group per partition and node state.

@@ -197,6 +197,7 @@ void adopt_associations(controller_self self, msg::association_data data);
 std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished);
 std::vector<msg::job_info> list_all_jobs(controller_self self);
 caf::result<msg::job_info> show_job(controller_self self, uint64_t id);
+caf::result<msg::accounted_job> live_step_usage(controller_self self, uint64_t id, uint32_t step);
 
 // -- cluster_views.cpp: nodes, partitions, the configuration, the scheduler's
 // views --

@@ -139,4 +139,16 @@ caf::result<msg::job_info> show_job(controller_self self, uint64_t id) {
   return it->second;
 }
 
+caf::result<msg::accounted_job> live_step_usage(controller_self self, uint64_t id, uint32_t step) {
+  auto& st = self->state;
+  if (auto job = st.jobs.find(id); job != st.jobs.end())
+    return self->delegate(job->second, msg::usage_atom_v, step);
+  auto it = st.job_view.find(id);
+  if (it == st.job_view.end())
+    return make_error(errc::unknown_job, "invalid job id " + std::to_string(id));
+  msg::accounted_job out;
+  out.info = it->second;
+  return out;
+}
+
 }  // namespace shoal::actors::ctl

@@ -149,5 +149,11 @@ CAF_ADD_TYPE_ID(shoal, (shoal::msg::association_data))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::step_info))
 CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::step_info>))
 CAF_ADD_ATOM(shoal, shoal::msg, steps_atom, "steps")
+// Live use (sstat, issue 35): a running step's figures asked down the chain controller -> job ->
+// node -> shoald -> shepherd -> shoal-stepd; a node's own figures with its beats.
+CAF_ADD_ATOM(shoal, shoal::msg, usage_atom, "usage")
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::step_usage))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::accounted_job))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::node_usage))
 
 CAF_END_TYPE_ID_BLOCK(shoal)

@@ -112,6 +112,25 @@ BOOST_AUTO_TEST_CASE(each_shoald_serves_its_own_metrics) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(each_shoald_serves_its_nodes_own_load_cpu_time_and_memory) {
+  auto& ports = cluster.node_metrics_ports();
+  BOOST_REQUIRE_EQUAL(ports.size(), 2u);
+  for (size_t i = 0; i < ports.size(); ++i) {
+    auto node = "node" + std::to_string(i + 1);
+    // Read at each beat: there once the daemon has beaten.
+    BOOST_CHECK_MESSAGE(
+        wait_until(
+            [&] {
+              auto e = scrape(ports[i]);
+              return value(e, "shoal_node_memory_bytes", {{"node", node}, {"kind", "total"}}) > 0 &&
+                     value(e, "shoal_node_cpu_seconds", {{"node", node}, {"mode", "idle"}}) > 0 &&
+                     value(e, "shoal_node_load", {{"node", node}, {"minutes", "1"}}) >= 0;
+            },
+            30s),
+        node << "'s figures never appeared");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(top_once_json_lists_the_actor_types) {
   auto r = run_cli({"top", "--once", "--json", "-i", "0.5"});
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());

@@ -112,7 +112,7 @@ BOOST_AUTO_TEST_CASE(the_build_links_every_slurm_name_to_shoal) {
     found.insert(entry.path().filename().string());
   }
   std::set<std::string> expected{"sacct", "salloc", "sbatch", "scancel", "scontrol", "sdiag",
-                                 "sinfo", "smap",   "sprio",  "squeue",  "srun"};
+                                 "sinfo", "smap",   "sprio",  "squeue",  "srun",     "sstat"};
   BOOST_TEST(found == expected, boost::test_tools::per_element());
 }
 
@@ -142,6 +142,23 @@ BOOST_AUTO_TEST_CASE(sacct_is_shoal_acct) {
   auto bad = run_link("sacct", {"-N1", "hostname"});
   BOOST_CHECK_MESSAGE(bad.exit_code == 2, bad.describe());
   BOOST_CHECK_MESSAGE(bad.err.rfind("sacct: error: ", 0) == 0, bad.err);
+}
+
+BOOST_AUTO_TEST_CASE(sstat_is_shoal_stat) {
+  auto r = run_link("sstat", {"--help"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_CHECK_MESSAGE(r.out.find("Usage: sstat [OPTIONS]") != std::string::npos, r.out);
+  BOOST_CHECK_MESSAGE(r.out.find("sstat is `shoal stat`") != std::string::npos, r.out);
+  // As sstat: the field list, four to a line.
+  auto e = run_link("sstat", {"-e"});
+  BOOST_REQUIRE_MESSAGE(e.exit_code == 0, e.describe());
+  BOOST_CHECK_MESSAGE(e.out.rfind("AveCPU              AveCPUFreq          AveDiskRead         "
+                                  "AveDiskWrite       \n",
+                                  0) == 0,
+                      e.out);
+  auto none = run_link("sstat", {});
+  BOOST_CHECK_EQUAL(none.exit_code, 1);
+  BOOST_CHECK_EQUAL(none.err, "sstat: error: You didn't give me any jobs to stat.\n");
 }
 
 BOOST_AUTO_TEST_CASE(bad_usage_under_a_slurm_name_points_at_that_names_help) {

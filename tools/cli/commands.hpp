@@ -29,5 +29,7 @@ command_runner add_diag_command(CLI::App& app, const std::string& conf);
 command_runner add_acct_command(CLI::App& app, const std::string& conf);
 /// `shoal acctmgr` (sacctmgr): clusters, accounts, users and QOS in the accounting store.
 command_runner add_acctmgr_command(CLI::App& app, const std::string& conf);
+/// `shoal stat` (sstat, also `shoal sstat`): what a running job's steps used so far.
+command_runner add_stat_command(CLI::App& app, const std::string& conf);
 
 }  // namespace shoal::cli

@@ -284,6 +284,13 @@ msg::client_request to_request(msg::steps_atom, uint64_t job_id, uint32_t step_i
   return r;
 }
 
+msg::client_request to_request(msg::usage_atom, uint64_t id, uint32_t step) {
+  auto r = msg::make_client_request(msg::client_op::step_usage);
+  r.job_id = id;
+  r.step_id = step;
+  return r;
+}
+
 msg::client_request to_request(msg::cancel_atom, std::string target, int32_t signo, uint32_t uid) {
   auto r = msg::make_client_request(msg::client_op::cancel);
   r.target = std::move(target);

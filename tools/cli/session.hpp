@@ -125,6 +125,7 @@ msg::client_request to_request(msg::jobs_atom, uint64_t id);
 /// The running steps of every job (0), of one job or array, or of one step of it (all_steps:
 /// every step).
 msg::client_request to_request(msg::steps_atom, uint64_t job_id, uint32_t step_id);
+msg::client_request to_request(msg::usage_atom, uint64_t id, uint32_t step);
 msg::client_request to_request(msg::cancel_atom, std::string target, int32_t signo, uint32_t uid);
 msg::client_request to_request(msg::jobctl_atom, msg::job_control ctl);
 msg::client_request to_request(msg::nodeupd_atom, msg::node_update up);

@@ -15,6 +15,7 @@ const std::vector<slurm_name>& slurm_names() {
     {"scontrol", "control", "", ""},
     {"sacct", "acct", "", ""},
     {"sacctmgr", "acctmgr", "", ""},
+    {"sstat", "stat", "", ""},
     {"sprio", "queue", "--priority", ""},
     {"sdiag", "diag", "", ""},
     {"smap", "map", "", ""},

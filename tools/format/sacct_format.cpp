@@ -299,9 +299,9 @@ value field_value(const std::string& field, const msg::job_info& j, bool step,
   return value{};
 }
 
-/// sacct's _elapsed_time for CPU times: "MM:SS.mmm" under an hour (with milliseconds),
-/// "HH:MM:SS", "D-HH:MM:SS".
-std::string cpu_text(uint64_t us) {
+}  // namespace
+
+std::string sacct_cpu_text(uint64_t us) {
   auto secs = us / 1'000'000;
   auto msecs = (us % 1'000'000) / 1000;
   char buf[64];
@@ -321,6 +321,12 @@ std::string cpu_text(uint64_t us) {
     std::snprintf(buf, sizeof buf, "00:%2.2llu:%2.2llu", static_cast<unsigned long long>(mins),
                   static_cast<unsigned long long>(s));
   return buf;
+}
+
+namespace {
+
+std::string cpu_text(uint64_t us) {
+  return sacct_cpu_text(us);
 }
 
 /// Bytes as sacct prints memory and disk figures (convert_num_unit, exact, or --units).
@@ -399,34 +405,40 @@ cell_kind kind_of(const std::string& name) {
 /// One field as print_fields.c prints it, with its trailing blank or delimiter.
 void print_cell(std::string& out, const sacct_column& col, const value& v, bool last,
                 const sacct_print_options& opt, bool header = false) {
-  if (opt.parsable != 0) {
-    out += v.set ? v.text : "";
-    if (!(opt.parsable == 2 && last)) out += opt.delimiter;
-    return;
-  }
-  int abs_len = std::abs(col.width);
-  bool right = col.width == abs_len;
-  std::string text;
-  if (v.set) {
-    text = v.text;
-    // The header is cut as printf's precision cuts, without a `+`.
-    auto kind = header ? cell_kind::date : kind_of(col.name);
-    if (kind == cell_kind::str && static_cast<int>(text.size()) > abs_len) {
-      text.resize(static_cast<size_t>(abs_len));
-      if (abs_len > 0) text.back() = '+';
-    } else if (kind == cell_kind::date && static_cast<int>(text.size()) > abs_len) {
-      text.resize(static_cast<size_t>(abs_len));
-    }
-  }
-  auto pad = abs_len > static_cast<int>(text.size()) ? abs_len - text.size() : 0;
-  if (right)
-    out += std::string(pad, ' ') + text;
-  else
-    out += text + std::string(pad, ' ');
-  out += ' ';
+  // The header is cut as printf's precision cuts, without a `+`.
+  auto kind = header ? cell_kind::date : kind_of(col.name);
+  auto cut = kind == cell_kind::str    ? field_cut::plus
+             : kind == cell_kind::date ? field_cut::plain
+                                       : field_cut::never;
+  print_field(out, col.width, v.set ? &v.text : nullptr, cut, last, opt.parsable, opt.delimiter);
 }
 
 }  // namespace
+
+void print_field(std::string& out, int width, const std::string* text, field_cut cut, bool last,
+                 int parsable, const std::string& delimiter) {
+  if (parsable != 0) {
+    if (text) out += *text;
+    if (!(parsable == 2 && last)) out += delimiter;
+    return;
+  }
+  int abs_len = std::abs(width);
+  bool right = width == abs_len;
+  std::string shown;
+  if (text) {
+    shown = *text;
+    if (cut != field_cut::never && static_cast<int>(shown.size()) > abs_len) {
+      shown.resize(static_cast<size_t>(abs_len));
+      if (cut == field_cut::plus && abs_len > 0) shown.back() = '+';
+    }
+  }
+  auto pad = abs_len > static_cast<int>(shown.size()) ? abs_len - shown.size() : 0;
+  if (right)
+    out += std::string(pad, ' ') + shown;
+  else
+    out += shown + std::string(pad, ' ');
+  out += ' ';
+}
 
 shoal::expected<std::vector<sacct_column>> parse_sacct_fields(std::string_view list) {
   std::vector<sacct_column> out;

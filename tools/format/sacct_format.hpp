@@ -25,6 +25,21 @@ struct sacct_column {
   int width = 0;
 };
 
+/// How print_fields.c cuts a value wider than its column: print_fields_str puts a `+` in the
+/// last place kept, print_fields_date and headers cut plainly, numbers and times never.
+enum class field_cut : uint8_t { plus, plain, never };
+
+/// One field as Slurm's print_fields.c prints it (sacct, sstat), appended to `out`: with
+/// `parsable` (1: -p, 2: -P) the value and `delimiter` (none after the last field under -P);
+/// otherwise the value in `width` columns (negative: left-justified), cut as `cut` says, and a
+/// blank. A null `text` is an unset value: an empty cell.
+void print_field(std::string& out, int width, const std::string* text, field_cut cut, bool last,
+                 int parsable, const std::string& delimiter);
+
+/// sacct's _elapsed_time of a CPU time (TotalCPU, UserCPU, SystemCPU): "MM:SS.mmm" under an
+/// hour (with milliseconds), "HH:MM:SS", "D-HH:MM:SS".
+std::string sacct_cpu_text(uint64_t us);
+
 /// sacct's default fields, `-b`'s and `-l`'s (sacct.h's DEFAULT_FIELDS, BRIEF_FIELDS,
 /// LONG_FIELDS).
 extern const char* const sacct_default_fields;

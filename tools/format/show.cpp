@@ -12,6 +12,7 @@
 #include "config/duration.hpp"
 #include "tools/format/listing.hpp"
 #include "tools/format/node_state_text.hpp"
+#include "tools/format/sacct_format.hpp"
 #include "tools/format/slurm_format.hpp"
 #include "tools/format/table.hpp"
 #include "topology/hostlist.hpp"
@@ -397,10 +398,38 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
   if (!j.mail_type.empty())
     lines.push_back(
         {kv("MailUser", j.mail_user.empty() ? j.user : j.mail_user), kv("MailType", j.mail_type)});
+  // What the job's ended steps used together, in sacct's words (shoal's, after Slurm's keys).
+  const auto& u = j.usage;
+  if (u.user_cpu_us + u.system_cpu_us + u.max_rss_bytes + u.max_vsize_bytes + u.read_bytes +
+          u.written_bytes !=
+      0) {
+    auto bytes = [](uint64_t b) { return slurm_number_unit(static_cast<double>(b), 0); };
+    lines.push_back({kv("TotalCPU", sacct_cpu_text(u.user_cpu_us + u.system_cpu_us)),
+                     kv("UserCPU", sacct_cpu_text(u.user_cpu_us)),
+                     kv("SystemCPU", sacct_cpu_text(u.system_cpu_us))});
+    lines.push_back({kv("MaxRSS", bytes(u.max_rss_bytes)), kv("MaxRSSNode", u.max_rss_node),
+                     kv("MaxVMSize", bytes(u.max_vsize_bytes)), kv("DiskRead", bytes(u.read_bytes)),
+                     kv("DiskWrite", bytes(u.written_bytes))});
+  }
   // Slurm ends the record with a line of the indentation alone, then the blank line.
   lines.push_back({""});
   return record(lines);
 }
+
+namespace {
+
+/// CPULoad= as slurm_sprint_node_table prints it: the one-minute load to two places, N/A until
+/// the node's daemon sent its figures.
+std::string cpu_load(const msg::node_usage& u) {
+  if (u.sampled_at == 0) return "CPULoad=N/A";
+  char buf[64];
+  // slurmd sends the load times 100 as an integer: the same rounding here.
+  std::snprintf(buf, sizeof buf, "CPULoad=%.2f",
+                static_cast<double>(static_cast<uint32_t>(u.load1 * 100)) / 100.0);
+  return buf;
+}
+
+}  // namespace
 
 std::string show_node(const msg::node_info& n, int64_t now, const node_use* use) {
   static_cast<void>(now);
@@ -417,7 +446,7 @@ std::string show_node(const msg::node_info& n, int64_t now, const node_use* use)
       // Arch= and Version= are left out, as scontrol does when a node has not told them.
       {kv("NodeName", n.name), kv_num("CoresPerSocket", r.cores_per_socket) + " "},
       {kv_num("CPUAlloc", alloc_cpus), kv_num("CPUEfctv", cpus), kv_num("CPUTot", cpus),
-       "CPULoad=N/A"},
+       cpu_load(n.usage)},
       {kv("AvailableFeatures", n.features)},
       {kv("ActiveFeatures", n.features)},
       {kv("Gres", n.gres)},
@@ -467,6 +496,17 @@ std::string show_node(const msg::node_info& n, int64_t now, const node_use* use)
   }
   if (!n.os.empty()) reported.push_back(kv("ConfiguredOS", n.os));
   lines.push_back(reported);
+  // The node's own figures (seed 001), as its daemon last sent them.
+  const auto& u = n.usage;
+  if (u.sampled_at != 0) {
+    char load[96];
+    std::snprintf(load, sizeof load, "%.2f,%.2f,%.2f", u.load1, u.load5, u.load15);
+    auto secs = [](uint64_t ms) { return slurm_time_string(static_cast<int64_t>(ms / 1000)); };
+    lines.push_back({kv("LoadAverage", load), kv("UserTime", secs(u.user_ms)),
+                     kv("KernelTime", secs(u.system_ms)), kv("IdleTime", secs(u.idle_ms)),
+                     kv_num("MemAvailable", u.mem_available_bytes >> 20),
+                     kv_time("UsageTime", u.sampled_at)});
+  }
   if (!n.reason.empty()) {
     // Each further line of a reason is indented under its first, as scontrol does.
     std::string reason = "Reason=";

@@ -108,6 +108,17 @@ void on_acctmgr_list(door_self self, const reply_to& to, msg::client_request&, c
       [](msg::client_reply& r, msg::association_data& data) { r.associations = std::move(data); });
 }
 
+/// sstat: a job's running steps with what they used so far. Under PrivateData=jobs another user's
+/// job shows no steps, as slurmctld packs none of them (sstat then says none runs).
+void on_step_usage(door_self self, const reply_to& to, msg::client_request& req, const grant& g) {
+  forward<msg::accounted_job>(self, to,
+                              caf::make_message(msg::usage_atom_v, req.job_id, req.step_id),
+                              [g](msg::client_reply& r, msg::accounted_job& job) {
+                                if (!g.sees(job.info)) job.steps.clear();
+                                r.accounted.push_back(std::move(job));
+                              });
+}
+
 void on_nodes(door_self self, const reply_to& to, msg::client_request&, const grant&) {
   forward<std::vector<msg::node_info>>(
       self, to, caf::make_message(msg::nodes_atom_v),
@@ -285,6 +296,7 @@ constexpr route routes[] = {
   {op::steps,             on_steps},
   {op::accounting,        on_accounting},
   {op::acctmgr_list,      on_acctmgr_list},
+  {op::step_usage,        on_step_usage},
   {op::nodes,             on_nodes},
   {op::partitions,        on_partitions},
   {op::config,            on_config},

@@ -208,6 +208,42 @@ BOOST_AUTO_TEST_CASE(a_new_job_queues_itself_and_starts_when_placed) {
 
 // The controller stamps the submit time once; the job's views carry it, not a time of their own
 // (an array task's is its array's).
+BOOST_AUTO_TEST_CASE(sstat_asks_only_the_nodes_still_running_a_step_and_adds_what_ended) {
+  spawn(setup());
+  place();
+  // Node 1's part of the main step ended with its figures; node 2's still runs.
+  msg::step_exit ex;
+  ex.job_id = 7;
+  ex.step_id = 0;
+  ex.node_name = "n1";
+  ex.tasks.push_back({0, 0, 0});
+  ex.usage.user_cpu_us = 3'000'000;
+  ex.usage.max_rss_bytes = 5000;
+  ex.usage.tasks = 1;
+  caf::anon_send(job, std::move(ex));
+  sched.run();
+  auto h = self->request(job, caf::infinite, msg::usage_atom_v, all_steps);
+  sched.run();
+  msg::accounted_job got;
+  h.receive([&](msg::accounted_job& a) { got = std::move(a); },
+            [](caf::error& err) { BOOST_FAIL("refused: " << to_string(err)); });
+  BOOST_TEST(got.info.job_id == 7u);
+  BOOST_REQUIRE_EQUAL(got.steps.size(), 1u);
+  BOOST_TEST(got.steps[0].step_id == 0u);
+  BOOST_TEST(got.steps[0].state == "RUNNING");
+  BOOST_TEST(got.steps[0].nodelist == "n[1-2]");
+  // The recording node 2 answers nothing a step's use is made of: n1's final figures alone.
+  BOOST_TEST(got.steps[0].usage.user_cpu_us == 3'000'000u);
+  BOOST_TEST(got.steps[0].usage.max_rss_node == "n1");
+  BOOST_TEST((count<msg::usage_atom, uint64_t, uint32_t>(node_box[0])) == 0u);
+  BOOST_TEST((count<msg::usage_atom, uint64_t, uint32_t>(node_box[1])) == 1u);
+  // A step that does not run: the job, and no steps.
+  auto other = self->request(job, caf::infinite, msg::usage_atom_v, uint32_t{5});
+  sched.run();
+  other.receive([](msg::accounted_job& a) { BOOST_TEST(a.steps.empty()); },
+                [](caf::error& err) { BOOST_FAIL("refused: " << to_string(err)); });
+}
+
 BOOST_AUTO_TEST_CASE(the_job_shows_the_submit_time_its_controller_stamped) {
   auto s = setup();
   s.submit_time = 1'700'000'123;
@@ -326,8 +362,16 @@ BOOST_AUTO_TEST_CASE(a_node_failure_with_requeue_sends_the_job_back_to_pending) 
   caf::anon_send(job, msg::nodedown_atom_v, std::string{"n1"});
   sched.run();
   BOOST_TEST(state() == "COMPLETING");
-  report(1, 0, SIGKILL);
+  msg::step_exit ex;
+  ex.job_id = 7;
+  ex.node_name = "n2";
+  ex.tasks.push_back({1, 0, SIGKILL});
+  ex.usage.user_cpu_us = 1'000'000;
+  caf::anon_send(job, std::move(ex));
+  sched.run();
   BOOST_TEST(state() == "PENDING");
+  // What the first run's steps used is not the next run's (show job's totals start again).
+  BOOST_TEST(view().usage.user_cpu_us == 0u);
   BOOST_TEST(view().reason == "NodeFail");
   BOOST_TEST(view().requeue_count == 1u);
   BOOST_TEST(view().nodelist == "");

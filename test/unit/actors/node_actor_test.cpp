@@ -32,6 +32,13 @@ caf::behavior daemon_double(caf::event_based_actor*, test::inbox<uint64_t> launc
         launches->push_back(req.job_id);
       },
       [](msg::signal_atom, uint64_t, uint32_t, int32_t, const std::string&) {},
+      // sstat: what step `step` of `job` used here, as its shoal-stepd would sample it.
+      [](msg::usage_atom, uint64_t job, uint32_t step) {
+        msg::step_usage u;
+        u.user_cpu_us = job * 1000 + step;
+        u.tasks = 2;
+        return u;
+      },
   };
 }
 
@@ -154,6 +161,48 @@ BOOST_AUTO_TEST_CASE(a_heartbeat_that_changes_nothing_publishes_nothing) {
     advance(std::chrono::milliseconds{interval_ms});
   }
   BOOST_TEST(views->size() == published);
+}
+
+BOOST_AUTO_TEST_CASE(the_nodes_first_figures_publish_at_once_and_later_ones_ride_along) {
+  register_daemon();
+  auto published = views->size();
+  msg::node_usage u;
+  u.sampled_at = 100;
+  u.load1 = 0.5;
+  caf::anon_send(node, msg::usage_atom_v, u);
+  sched.run();
+  BOOST_REQUIRE_EQUAL(views->size(), published + 1);
+  BOOST_TEST(views->back().usage.load1 == 0.5);
+  // Moved figures alone are no news: they wait for the next view sent anyway.
+  u.load1 = 2.0;
+  caf::anon_send(node, msg::usage_atom_v, u);
+  sched.run();
+  BOOST_TEST(views->size() == published + 1);
+  msg::node_update drain;
+  drain.nodes = "n1";
+  drain.state = "DRAIN";
+  drain.reason = "disk";
+  caf::anon_send(node, msg::nodeupd_atom_v, drain);
+  sched.run();
+  BOOST_REQUIRE_EQUAL(views->size(), published + 2);
+  BOOST_TEST(views->back().usage.load1 == 2.0);
+}
+
+BOOST_AUTO_TEST_CASE(a_steps_usage_is_asked_of_the_daemon_and_refused_without_one) {
+  caf::scoped_actor self{sys, true};
+  auto none = self->request(node, caf::infinite, msg::usage_atom_v, uint64_t{7}, uint32_t{0});
+  sched.run();
+  none.receive([](msg::step_usage&) { BOOST_FAIL("answered without a daemon"); },
+               [](caf::error& err) { BOOST_CHECK(err == errc::unreachable); });
+  register_daemon();
+  auto asked = self->request(node, caf::infinite, msg::usage_atom_v, uint64_t{7}, uint32_t{3});
+  sched.run();
+  asked.receive(
+      [](msg::step_usage& u) {
+        BOOST_TEST(u.user_cpu_us == 7003u);
+        BOOST_TEST(u.tasks == 2u);
+      },
+      [](caf::error& err) { BOOST_FAIL("refused: " << to_string(err)); });
 }
 
 BOOST_AUTO_TEST_CASE(a_node_down_for_silence_comes_back_with_its_next_heartbeat) {

@@ -232,6 +232,55 @@ BOOST_AUTO_TEST_CASE(node_running_a_job_on_some_of_its_cpus) {
                                                                                        << want);
 }
 
+// The node's own figures from its daemon: CPULoad in Slurm's form on Slurm's line, the rest on a
+// line of shoal's after Slurm's lines; nothing else moves.
+BOOST_AUTO_TEST_CASE(node_with_its_own_figures) {
+  auto plain = vm_node();
+  plain.state = msg::node_state::idle;
+  auto n = plain;
+  n.usage.sampled_at = t0;
+  n.usage.load1 = 0.527;
+  n.usage.load5 = 0.4;
+  n.usage.load15 = 0.31;
+  n.usage.user_ms = 123'456;
+  n.usage.system_ms = 3'600'000;
+  n.usage.idle_ms = 90'061'000;
+  n.usage.mem_total_bytes = 1000ull << 20;
+  n.usage.mem_available_bytes = 512ull << 20;
+  auto got = cli::show_node(n, t0);
+  BOOST_CHECK_MESSAGE(got.find(" CPULoad=0.52\n") != std::string::npos, got);
+  BOOST_CHECK_MESSAGE(got.find("\n   LoadAverage=0.53,0.40,0.31 UserTime=00:02:03 "
+                               "KernelTime=01:00:00 IdleTime=1-01:01:01 MemAvailable=512 "
+                               "UsageTime=2026-11-28T01:50:46\n") != std::string::npos,
+                      got);
+  BOOST_CHECK_EQUAL(masked(without(got, {"LoadAverage"}), {"CPULoad"}),
+                    masked(cli::show_node(plain, t0), {"CPULoad"}));
+  BOOST_CHECK(cli::show_node(plain, t0).find(" CPULoad=N/A\n") != std::string::npos);
+}
+
+// What a job's ended steps used, in sacct's words on two lines of shoal's after Slurm's keys.
+BOOST_AUTO_TEST_CASE(job_with_what_its_steps_used) {
+  auto plain = batch_job(5, "wrap");
+  plain.state = msg::job_state::completed;
+  plain.submit_time = t0;
+  plain.start_time = t0 + 1;
+  plain.end_time = t0 + 5;
+  plain.nodelist = "vm";
+  auto j = plain;
+  j.usage.user_cpu_us = 2'003'000;
+  j.usage.system_cpu_us = 10'000;
+  j.usage.max_rss_bytes = 200u << 20;
+  j.usage.max_rss_node = "vm";
+  j.usage.read_bytes = 4096;
+  auto got = cli::show_job(j, t0 + 10, nullptr, &root_group);
+  BOOST_CHECK_MESSAGE(got.find("\n   TotalCPU=00:02.013 UserCPU=00:02.003 SystemCPU=00:00.010\n"
+                               "   MaxRSS=200M MaxRSSNode=vm MaxVMSize=0 DiskRead=4K "
+                               "DiskWrite=0\n   \n") != std::string::npos,
+                      got);
+  BOOST_CHECK_EQUAL(without(got, {"TotalCPU", "MaxRSS"}),
+                    cli::show_job(plain, t0 + 10, nullptr, &root_group));
+}
+
 // scontrol update nodename=vm state=drain reason="disk swap" on an idle node.
 BOOST_AUTO_TEST_CASE(drained_node_with_its_reason) {
   auto n = vm_node();

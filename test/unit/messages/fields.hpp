@@ -138,6 +138,20 @@ inline msg::machine_status sample_machine_status() {
   return x;
 }
 
+inline msg::node_usage sample_node_usage() {
+  msg::node_usage x;
+  x.sampled_at = 1'700'000'333;
+  x.load1 = 0.52;
+  x.load5 = 1.25;
+  x.load15 = 3.5;
+  x.user_ms = 123'456'789;
+  x.system_ms = 9'876;
+  x.idle_ms = 1ull << 40;
+  x.mem_total_bytes = 64ull << 30;
+  x.mem_available_bytes = 3ull << 30;
+  return x;
+}
+
 inline msg::node_info sample_node_info() {
   msg::node_info x;
   x.name = "node017";
@@ -165,6 +179,7 @@ inline msg::node_info sample_node_info() {
   x.cloud = true;
   x.last_busy = 1700000123;
   x.hostname = "host-n1";
+  x.usage = sample_node_usage();
   return x;
 }
 
@@ -342,6 +357,21 @@ inline msg::job_info sample_job_info() {
   x.exit_signal = 15;
   x.tres_per_node = "gres:gpu:2";
   x.features = "gpu&ib";
+  x.usage.user_cpu_us = 5'000'000;
+  x.usage.system_cpu_us = 12'345;
+  x.usage.max_rss_bytes = 1ull << 33;
+  x.usage.max_rss_node = "node3";
+  x.usage.max_rss_task = 2;
+  x.usage.ave_rss_bytes = 1ull << 30;
+  x.usage.max_vsize_bytes = 1ull << 41;
+  x.usage.max_vsize_node = "node4";
+  x.usage.read_bytes = 512;
+  x.usage.written_bytes = 1024;
+  x.usage.samples = 9;
+  x.usage.tasks = 8;
+  x.usage.min_cpu_us = 600'000;
+  x.usage.min_cpu_node = "node5";
+  x.usage.min_cpu_task = 6;
   return x;
 }
 
@@ -409,6 +439,10 @@ inline msg::step_usage sample_step_usage() {
   x.read_bytes = 4096;
   x.written_bytes = 10'485'760;
   x.samples = 7;
+  x.tasks = 4;
+  x.min_cpu_us = 400'000;
+  x.min_cpu_node = "node1";
+  x.min_cpu_task = 2;
   return x;
 }
 
@@ -671,6 +705,7 @@ inline msg::stepd_frame sample_stepd_frame() {
   x.signo = -15;
   x.input = sample_task_input();
   x.exchange = sample_step_exchange();
+  x.usage = sample_step_usage();
   return x;
 }
 
