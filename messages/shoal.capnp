@@ -117,6 +117,8 @@ struct JobRequest {
                              # empty: any node; the controller parses and checks it
   io @29 :StepIo;            # shoal run's input, terminal and task-exit options; passed on to
                              # every launch of the step unchanged
+  licenses @30 :Text;        # -L/--licenses as given (NAME[:COUNT],...); empty: none; the
+                             # controller parses it and checks the names against Licenses=
 }
 
 # How a step's tasks get their standard input and what else srun's I/O options ask of the node
@@ -242,6 +244,7 @@ struct JobInfo {
   # gres
   tresPerNode @42 :Text;     # --gres as scontrol shows it ("gres:gpu:2"); empty: none
   features @43 :Text;        # -C/--constraint as given; empty: none
+  licenses @44 :Text;        # -L as scontrol shows it ("fluent:2,ansys:1"); empty: none
 }
 
 # What the scheduler knows of a pending job at its last pass (shoal queue --start/--priority).
