@@ -266,6 +266,7 @@ inline msg::job_request sample_job_request() {
   x.cpu_bind = "verbose,mask_cpu:0x3,0xc";
   x.gres = "gpu:tesla:2,nic:1";
   x.constraint = "[rack1|rack2]&gpu*2";
+  x.licenses = "fluent:2,ansys";
   x.io = sample_step_io();
   return x;
 }
@@ -316,6 +317,7 @@ inline msg::job_info sample_job_info() {
   x.exit_signal = 15;
   x.tres_per_node = "gres:gpu:2";
   x.features = "gpu&ib";
+  x.licenses = "fluent:2,ansys:1";
   return x;
 }
 
