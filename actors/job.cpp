@@ -479,8 +479,8 @@ void restore(job_self self) {
     st.steps.emplace(step.step_id, std::move(run));
   }
   publish_steps(self);
-  self->send(st.setup.scheduler, msg::adopt_atom_v, st.info.job_id, st.setup.req, st.nodes,
-             st.node_cpus, st.info.start_time, st.info.array_job_id,
+  self->send(st.setup.scheduler, msg::adopt_atom_v, st.info.job_id, st.setup.req, st.setup.workload,
+             st.nodes, st.node_cpus, st.info.start_time, st.info.array_job_id,
              static_cast<uint32_t>(std::max<int64_t>(0, st.info.array_task_id)), st.node_gres);
   policy::effect start{effect_kind::start_nodes};
   event_data none;
@@ -645,6 +645,7 @@ msg::job_info initial_job_info(const job_setup& setup) {
   info.ntasks_per_node = req.workload.ntasks_per_node;
   info.min_cpus = req.workload.min_cpus;
   if (setup.workload) info.tres_per_node = policy::tres_per_node(setup.workload->gres);
+  if (setup.workload) info.licenses = policy::licenses_text(setup.workload->licenses);
   info.state = msg::job_state::pending;
   if (req.workload.hold) info.reason = "JobHeldUser";
   return info;

@@ -244,13 +244,20 @@ void check_resources(node_self self) {
   set_reason(self, shortfall, "shoal");
 }
 
-/// A report arrived: the node is alive. A node that went DOWN for silence comes back (Slurm's
-/// ReturnToService=1); one set DOWN by an admin stays down until resumed.
+/// A report arrived (a registration, a heartbeat, a collector's word): the node is alive. A
+/// DOWN node stays DOWN unless ReturnToService lets it back: under 1 and 2 a node DOWN for not
+/// responding returns; under 0 nothing does by itself (an admin resumes it). What takes a node
+/// DOWN for another reason (an admin, State=DOWN, the power actor) is undone only by a
+/// registration under 2 (`take_daemon`) or an admin.
 void on_alive(node_self self) {
   auto& st = self->state;
   arm_silence_timer(self);
-  if (st.flags.life == liveness::down && st.flags.admin_down) return publish(self);
+  if (st.flags.life == liveness::down && (st.flags.admin_down || st.cfg.return_to_service == 0))
+    return publish(self);
   if (st.flags.life != liveness::up) {
+    if (st.flags.life == liveness::down)
+      config::log().info("node returned to service node={} return_to_service={}", st.info.name,
+                         static_cast<int>(st.cfg.return_to_service));
     st.flags.life = liveness::up;
     st.flags.admin_down = false;
     if (!st.flags.drain) set_reason(self, "", "");
@@ -273,15 +280,36 @@ msg::node_record record_of(const node_state_t& st) {
   return r;
 }
 
-/// Saves the admin's change and answers the update once it is durable (the keeper answers).
-caf::result<caf::ok_atom> saved_then_ok(node_self self) {
+/// Hands the keeper what an admin set on the node (nothing kept: the record is erased).
+void persist_admin_state(node_self self) {
   auto& st = self->state;
-  if (!st.keeper) return caf::ok_atom::value;
+  if (!st.keeper) return;
   auto rec = record_of(st);
   bool kept = rec.drain || rec.down || !rec.address.empty() || !rec.hostname.empty();
   self->send(st.keeper, msg::persist_atom_v, node_key(st.info.name),
              kept ? encoded(rec) : state::value_ptr{});
+}
+
+/// Saves the admin's change and answers the update once it is durable (the keeper answers).
+caf::result<caf::ok_atom> saved_then_ok(node_self self) {
+  auto& st = self->state;
+  if (!st.keeper) return caf::ok_atom::value;
+  persist_admin_state(self);
   return self->delegate(st.keeper, msg::sync_atom_v);
+}
+
+/// ReturnToService=2: a node DOWN for any reason is in service again when its daemon registers
+/// with a valid configuration (no resource shortfall). Its drain, if an admin set one, stays.
+void return_on_registration(node_self self) {
+  auto& st = self->state;
+  if (st.cfg.return_to_service != 2 || st.flags.life != liveness::down || !st.flags.admin_down)
+    return;
+  if (!st.cfg.trust_config && !shortfall_reason(st.cfg, st.info.reported).empty()) return;
+  st.flags.admin_down = false;  // on_alive brings it up
+  config::log().info("node down reason cleared at registration node={} reason=\"{}\"", st.info.name,
+                     st.info.reason);
+  if (!st.flags.drain) set_reason(self, "", "");
+  persist_admin_state(self);
 }
 
 caf::result<caf::ok_atom> on_update(node_self self, const msg::node_update& up) {
@@ -414,6 +442,7 @@ caf::actor take_daemon(node_self self, const msg::machine_status& rep, const caf
   config::log().info("node registered node={} host={} cpus={} mem_mb={} os={}", st.info.name,
                      rep.hostname, rep.cpus, rep.real_memory_mb, rep.os);
   merge_report(self, rep);
+  return_on_registration(self);
   check_resources(self);
   on_alive(self);
   for (auto& [key, sink] : st.sinks)

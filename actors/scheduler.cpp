@@ -265,6 +265,7 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
   auto slot = st.partition_index.find(req.partition);
   pj.partition = slot != st.partition_index.end() ? slot->second : SIZE_MAX;
   pj.time_limit = req.time_limit_s > 0 ? req.time_limit_s : 0;
+  if (workload) pj.licenses = workload->licenses;
   auto& r = pj.request;
   r.min_nodes = std::max<uint32_t>(1, req.min_nodes);
   r.max_nodes = req.nodes_max;
@@ -360,8 +361,9 @@ caf::result<caf::ok_atom> job_command(scheduler_self self, const std::string& op
 /// A job recovered from saved state: the queue counts it as running, and the topology actor
 /// gives it its nodes back.
 void adopt(scheduler_self self, uint64_t id, const msg::job_request& req,
-           const std::vector<std::string>& names, const std::vector<uint32_t>& cpus, int64_t start,
-           uint64_t array_id, uint32_t index, const std::vector<msg::gres_held>& gres) {
+           const policy::workload_ptr& workload, const std::vector<std::string>& names,
+           const std::vector<uint32_t>& cpus, int64_t start, uint64_t array_id, uint32_t index,
+           const std::vector<msg::gres_held>& gres) {
   auto& st = self->state;
   policy::started_job run;
   run.start = start;
@@ -377,6 +379,7 @@ void adopt(scheduler_self self, uint64_t id, const msg::job_request& req,
   held.mem_per_cpu_mb = req.workload.mem_per_cpu_mb;
   held.end = run.end;
   held.devices = gres;
+  if (workload) held.licenses = workload->licenses;
   st.queue.adopt(id, std::move(run));
   self->send(st.topology, msg::adopt_atom_v, id, std::move(held));
 }
@@ -531,13 +534,14 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
                       self->send(self->state.topology, msg::release_atom_v, id);
                       request_pass(self);
                     }),
-      probe.metered("adopt",
-                    [self](msg::adopt_atom, uint64_t id, const msg::job_request& req,
-                           const std::vector<std::string>& names, const std::vector<uint32_t>& cpus,
-                           int64_t start, uint64_t array_id, uint32_t index,
-                           const std::vector<msg::gres_held>& gres) {
-                      adopt(self, id, req, names, cpus, start, array_id, index, gres);
-                    }),
+      probe.metered(
+          "adopt",
+          [self](msg::adopt_atom, uint64_t id, const msg::job_request& req,
+                 const policy::workload_ptr& workload, const std::vector<std::string>& names,
+                 const std::vector<uint32_t>& cpus, int64_t start, uint64_t array_id,
+                 uint32_t index, const std::vector<msg::gres_held>& gres) {
+            adopt(self, id, req, workload, names, cpus, start, array_id, index, gres);
+          }),
       probe.metered("ended",
                     [self](msg::ended_atom, uint64_t id, bool ok, int64_t started) {
                       self->state.queue.ended(id, ok, started, unix_now());

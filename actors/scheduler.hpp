@@ -39,11 +39,12 @@ using scheduler_actor = caf::typed_actor<
     caf::reacts_to<msg::cancel_atom, uint64_t>,
     /// (array, lo, hi): drop the pending tasks lo..hi; answers how many were removed.
     caf::replies_to<msg::cancel_atom, uint64_t, uint32_t, uint32_t>::with<uint64_t>,
-    /// (id, request, nodes, CPUs held on each (empty: whole nodes), start time, array, index,
-    /// devices held (gres_held::node: position in `nodes`)): a job recovered from saved state
-    /// holds these nodes and devices (array 0: not an array task).
-    caf::reacts_to<msg::adopt_atom, uint64_t, msg::job_request, std::vector<std::string>,
-                   std::vector<uint32_t>, int64_t, uint64_t, uint32_t, std::vector<msg::gres_held>>,
+    /// (id, request, workload, nodes, CPUs held on each (empty: whole nodes), start time, array,
+    /// index, devices held (gres_held::node: position in `nodes`)): a job recovered from saved
+    /// state holds these nodes, devices and its workload's licenses (array 0: not an array task).
+    caf::reacts_to<msg::adopt_atom, uint64_t, msg::job_request, policy::workload_ptr,
+                   std::vector<std::string>, std::vector<uint32_t>, int64_t, uint64_t, uint32_t,
+                   std::vector<msg::gres_held>>,
     /// A started job gave its nodes back without ending (requeue).
     caf::reacts_to<msg::release_atom, uint64_t>,
     /// (id, ok, start time): a job ended; frees its nodes, feeds dependencies.

@@ -122,9 +122,15 @@ placed_pass_ptr place(topology_self self, const pass_order& order) {
   out->result = std::move(placed.result);
   out->sites.reserve(out->result.started.size());
   st.array_starts.clear();
+  const auto& list = *order.candidates;
   for (auto& d : out->result.started) {
     out->sites.push_back(site_of(*st.map, d, placed.nodelists[d.job]));
-    policy::running_job run{d.job, d.alloc, d.end};
+    policy::running_job run{d.job, d.alloc, d.end, {}};
+    // Its licenses, from its candidate entry (the list is sorted by id).
+    auto at =
+        std::lower_bound(list.begin(), list.end(), d.job,
+                         [](const policy::pending_job& c, uint64_t key) { return c.id < key; });
+    if (at != list.end() && at->id == d.job) run.licenses = at->licenses;
     if (std::find(order.arrays.begin(), order.arrays.end(), d.job) != order.arrays.end()) {
       st.array_starts[d.job].push_back(std::move(run));
     } else {
@@ -158,6 +164,7 @@ void adopt(topology_self self, uint64_t id, const held_nodes& held) {
   policy::running_job run;
   run.id = id;
   run.end = held.end;
+  run.licenses = held.licenses;
   bool whole = held.cpus.size() != held.names.size();
   for (size_t i = 0; i < held.names.size(); ++i) {
     auto node = st.map->index_of(held.names[i]);

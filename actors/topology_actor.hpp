@@ -67,6 +67,7 @@ struct held_nodes {
   uint64_t mem_per_cpu_mb = 0;
   int64_t end = policy::forever;
   std::vector<msg::gres_held> devices;  ///< gres_held::node: position in `names`
+  policy::license_list licenses;        ///< -L: held until `end`
 };
 
 using pass_order_ptr = std::shared_ptr<pass_order>;

@@ -104,6 +104,7 @@ allocation_map::allocation_map(const config::cluster_config& cfg) {
   pc.max_job_test = s.bf_max_job_test;
   pc.window = s.bf_window_s;
   pc.resolution = s.bf_resolution_s;
+  pc.licenses = cfg.licenses;
   // An interconnect whose collectives are fastest on a contiguous range of network ids
   // (switch/elan) turns select/linear's first fit into consecutive best fit, and so places
   // cons_tres's --exclusive jobs.

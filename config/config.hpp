@@ -11,6 +11,7 @@
 #include "config/power_settings.hpp"
 #include "config/scheduler_settings.hpp"
 #include "messages/errc.hpp"
+#include "policy/licenses.hpp"
 #include "topology/node_selection.hpp"
 
 namespace shoal::config {
@@ -47,6 +48,8 @@ struct node_config {
   /// SlurmdParameters=config_overrides (cluster_config::config_overrides, for every node): a
   /// report of fewer resources than configured does not drain it.
   bool trust_config = false;
+  /// ReturnToService= (cluster_config::return_to_service, for every node): 0, 1 or 2.
+  uint8_t return_to_service = 0;
   uint32_t cpus = 0;               ///< CPUs=
   uint32_t sockets = 0;            ///< Sockets=
   uint32_t cores_per_socket = 0;   ///< CoresPerSocket=
@@ -191,7 +194,7 @@ struct cluster_config {
   std::string partition_conf;      ///< PartitionConf= (seed), as resolved; "" if absent
   std::vector<node_config> nodes;  ///< in config order, names unique
   std::vector<partition_config> partitions;  ///< in config order, names unique
-  std::vector<std::string> warnings;         ///< "file:line: unknown key 'Foo' (ignored)", ...
+  std::vector<std::string> warnings;         ///< "file:line: key 'TaskPlugin' is accepted ...", ...
   std::vector<std::string> gres_types;  ///< GresTypes=: the generic resource names nodes may have
   std::string gres_conf;  ///< the gres.conf read (GresConf=, or gres.conf beside the main file);
                           ///< "" when none
@@ -200,6 +203,13 @@ struct cluster_config {
   std::string mail_prog;
   accounting_settings accounting;  ///< AccountingStorage*= (config/accounting_settings.hpp)
   power_settings power;  ///< SuspendTime=, ResumeProgram=, SlurmctldParameters=, ... (the guide's)
+  /// ReturnToService= (Slurm's values and default): when a DOWN node is in service again by
+  /// itself. 0: never (an admin resumes it); 1: a node DOWN for not responding, once it
+  /// registers or answers again with a valid configuration; 2: a node DOWN for any reason, once
+  /// it registers with a valid configuration.
+  uint8_t return_to_service = 0;
+  /// Licenses=: the cluster-wide licenses jobs ask for with -L, in config order, names unique.
+  policy::license_list licenses;
 };
 
 /// Weight='s highest value, as Slurm's.
@@ -231,7 +241,10 @@ power_timing node_power_timing(const cluster_config& cfg, const node_config& nod
 /// - Partitions come in order of first appearance (a PartitionName= line, or the first node
 ///   naming a seed number); a PartitionName= line may name a seed number and then shares it.
 ///   Each partition's nodes are kept in config (NodeName) order.
-/// - Unknown keys, and Slurm keys shoal ignores, add a "file:line: ..." entry to `warnings`.
+/// - An unknown key is an error naming the nearest known key ("file:line: unknown key
+///   'SlurmctldPrt' (did you mean SlurmctldPort?)"), on every kind of line and in gres.conf, as
+///   Slurm refuses one. Slurm keys shoal reads without acting on them add a "file:line: ..."
+///   entry to `warnings`.
 /// - SelectType=select/torus3d (or Slurm's historical select/bluegene) reads the grid from the
 ///   node names: every node is one prefix plus three base-36 digits (0-9, A-Z: X, Y, Z), the
 ///   same prefix for all, and the names fill the grid 0..X-1 x 0..Y-1 x 0..Z-1 completely
@@ -246,7 +259,7 @@ power_timing node_power_timing(const cluster_config& cfg, const node_config& nod
 ///   Count= without File= counts devices with no file). A line without NodeName= applies to
 ///   every node whose Gres= has NAME. Per node and name the devices must number what Gres=
 ///   says (per type when Gres= gives types), else an error at the gres.conf line. AutoDetect=
-///   and keys shoal does not act on (Cores=, Links=, Flags=) are warnings.
+///   and keys shoal does not act on (Cores=, Links=, Flags=) are warnings; other keys errors.
 shoal::expected<cluster_config> load_config(const std::string& path);
 
 /// As load_config, for a client of the controller (the CLI): NodeName=, Name= and

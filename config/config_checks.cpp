@@ -82,7 +82,10 @@ shoal::expected<cluster_config> parser::finish() {
   for (auto& host : cfg_.controller_hosts)
     if (host.port == 0) host.port = cfg_.controller_port;
   // SlurmdParameters may come after the node lines.
-  for (auto& n : cfg_.nodes) n.trust_config = cfg_.config_overrides;
+  for (auto& n : cfg_.nodes) {
+    n.trust_config = cfg_.config_overrides;
+    n.return_to_service = cfg_.return_to_service;
+  }
   if (cfg_.heartbeat_timeout_ms <= cfg_.heartbeat_interval_ms) {
     // Point at whichever of the two was written last: that is the line to fix.
     const auto& at = (timeout_.set && (!interval_.set || timeout_.seq >= interval_.seq))

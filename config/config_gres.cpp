@@ -170,7 +170,7 @@ shoal::error parser::read_device_line(const std::vector<cs::pair>& pairs, const 
     } else if (k == "cores" || k == "cpus" || k == "links" || k == "flags") {
       warn(at, "key '" + p.key + "' has no effect (shoal does not tie devices to CPUs)");
     } else {
-      warn(at, "unknown key '" + p.key + "' (ignored)");
+      return unknown_key(at, p, key_set::gres);
     }
   }
   if (d.name.empty()) {

@@ -8,6 +8,7 @@
 #include "config/log_settings.hpp"
 #include "config/mpi_type.hpp"
 #include "policy/gres.hpp"
+#include "policy/licenses.hpp"
 #include "topology/hostlist.hpp"
 
 namespace shoal::config::parsing {
@@ -16,8 +17,7 @@ namespace {
 
 /// Keys of Slurm's slurm.conf that shoal reads without acting on them.
 constexpr std::string_view compat_keys[] = {
-    "proctracktype", "taskplugin",  "returntoservice", "slurmctldpidfile",
-    "slurmdpidfile", "jobcomptype", "slurmdport",
+    "proctracktype", "taskplugin", "slurmctldpidfile", "slurmdpidfile", "jobcomptype", "slurmdport",
 };
 
 /// NAME, NAME(ADDRESS) or NAME(ADDRESS:PORT); the port stays 0 when not given. An address with
@@ -90,8 +90,7 @@ shoal::error parser::on_main_key(const cs::pair& p, const where& at, int depth) 
     warn(at, "key '" + p.key + "' is accepted for Slurm compatibility and has no effect");
     return {};
   }
-  unknown_key(at, p);
-  return {};
+  return unknown_key(at, p, key_set::main);
 }
 
 std::optional<shoal::error> parser::controller_key(const cs::pair& p, const where& at) {
@@ -244,6 +243,12 @@ std::optional<shoal::error> parser::daemon_key(const cs::pair& p, const where& a
     cfg_.min_job_age_s = static_cast<int64_t>(*s);
     return accepted;
   }
+  if (k == "returntoservice") {
+    auto n = cs::parse_unsigned(v, 9);
+    if (!n || *n > 2) return bad_value(at, p, "ReturnToService", "0, 1 or 2");
+    cfg_.return_to_service = static_cast<uint8_t>(*n);
+    return accepted;
+  }
   if (k == "statesavelocation" || k == "tmpfs" || k == "slurmdspooldir") {
     if (v.empty()) return fail(at, p.key + " needs a directory");
     (k == "tmpfs"            ? cfg_.tmp_fs
@@ -384,6 +389,14 @@ std::optional<shoal::error> parser::resource_key(const cs::pair& p, const where&
     if (v.empty()) return fail(at, p.key + " needs a file path");
     cfg_.gres_conf = v;
     mark(gres_conf_, p, at);
+    return accepted;
+  }
+  if (k == "licenses") {
+    auto list = policy::parse_licenses(v);
+    if (!list)
+      return bad_value(at, p, "Licenses",
+                       "NAME[:COUNT] items separated by commas, such as fluent:30");
+    cfg_.licenses = std::move(*list);
     return accepted;
   }
   if (k == "defaultpartition") {

@@ -110,7 +110,7 @@ shoal::error parser::apply_node_key(node_template& rec, const cs::pair& p, const
   } else if (k == "nodename" || k == "name" || k == "partitionname") {
     return fail(at, "'" + p.key + "' must be the first key on its line");
   } else {
-    unknown_key(at, p);
+    return unknown_key(at, p, key_set::node);
   }
   return {};
 }
@@ -178,7 +178,7 @@ shoal::error parser::apply_partition_key(partition_template& rec, const cs::pair
     return fail(at, "'" + p.key + "' must be the first key on its line");
   if (auto err = apply_partition_setting(rec.cfg, rec.nodes_expr, p.key, p.value)) {
     if (!err->unknown) return fail(at, err->text);
-    unknown_key(at, p);
+    return unknown_key(at, p, key_set::partition);
   }
   return {};
 }

@@ -16,6 +16,7 @@
 
 #include "config/config.hpp"
 #include "config/config_syntax.hpp"
+#include "config/known_keys.hpp"
 #include "messages/errc.hpp"
 
 namespace shoal::config::parsing {
@@ -150,8 +151,9 @@ class parser {
     cfg_.warnings.push_back(at.str() + ": " + what);
   }
 
-  void unknown_key(const where& at, const cs::pair& p) {
-    warn(at, "unknown key '" + p.key + "' (ignored)");
+  /// An unknown key stops the read, as in Slurm, naming the nearest key of `set`.
+  shoal::error unknown_key(const where& at, const cs::pair& p, key_set set) {
+    return fail(at, unknown_key_text(p.key, set));
   }
 
   void mark(deferred& d, const cs::pair& p, const where& at) {

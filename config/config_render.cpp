@@ -134,6 +134,7 @@ std::string render_config(const cluster_config& cfg) {
   }
   add("HeartBeatInterval", cs::format_ms_as_seconds(cfg.heartbeat_interval_ms));
   add("KillWait", std::to_string(cfg.kill_wait_s));
+  if (!cfg.licenses.empty()) add("Licenses", policy::licenses_text(cfg.licenses));
   add("LogFileCount", std::to_string(cfg.log_file_count));
   add("LogFileMaxSize", std::to_string(cfg.log_file_max_size));
   add("LogTimeFormat", cfg.log_time_format);
@@ -146,6 +147,7 @@ std::string render_config(const cluster_config& cfg) {
   if (cfg.config_overrides) add("SlurmdParameters", "config_overrides");
   add("NodeMetricsPort", std::to_string(cfg.node_metrics_port));
   add("PrivateData", cfg.private_jobs ? "jobs" : "none");
+  add("ReturnToService", std::to_string(cfg.return_to_service));
   add("SlurmEnv", cfg.slurm_env ? "YES" : "NO");
   if (!cfg.slurm_user.empty()) add("SlurmUser", cfg.slurm_user);
   add("SelectType", cfg.torus3d                                             ? "select/torus3d"
@@ -227,6 +229,9 @@ std::string default_config_text(unsigned nodes, uint16_t port) {
   out += "# Node daemons report every second; one silent for 5 seconds is marked DOWN.\n";
   out += "HeartBeatInterval=1\n";
   out += "SlurmdTimeout=5\n";
+  out += "# A node DOWN for not responding is in service again once its daemon reports\n";
+  out += "# (Slurm's default, 0, keeps it DOWN until `shoal control update ... state=resume`).\n";
+  out += "ReturnToService=1\n";
   out += "# Seconds between SIGTERM and SIGKILL when a job is cancelled or times out.\n";
   out += "KillWait=2\n";
   out += "#\n";

@@ -136,6 +136,8 @@ struct JobRequest {
   submitHost @30 :Text;      # gethostname() where the client ran (a step's SrunHost); empty:
                              # unknown (an older client)
   submitPid @31 :UInt32;     # that client's process id (a step's SrunHost:Pid); 0: unknown
+  licenses @32 :Text;        # -L/--licenses as given (NAME[:COUNT],...); empty: none; the
+                             # controller parses it and checks the names against Licenses=
 }
 
 # How a step's tasks get their standard input and what else srun's I/O options ask of the node
@@ -263,6 +265,7 @@ struct JobInfo {
   features @43 :Text;        # -C/--constraint as given; empty: none
   usage @44 :StepUsage;      # what the job's ended steps used together (CPU and I/O summed,
                              # peaks the highest with where); steps still running not counted
+  licenses @45 :Text;        # -L as scontrol shows it ("fluent:2,ansys:1"); empty: none
 }
 
 # What the scheduler knows of a pending job at its last pass (shoal queue --start/--priority).

@@ -7,11 +7,12 @@
 #include "policy/dependency.hpp"
 #include "policy/feature_constraint.hpp"
 #include "policy/gres.hpp"
+#include "policy/licenses.hpp"
 
 namespace shoal::policy {
 
-/// A job's --array, --dependency, --gres and --constraint as the controller parsed them, once, when
-/// the job was submitted (and again from the saved request when it recovers). The submission
+/// A job's --array, --dependency, --gres, --constraint and -L as the controller parsed them, once,
+/// when the job was submitted (and again from the saved request when it recovers). The submission
 /// checks, the scheduler and the job's views read these values; nothing parses the text again.
 struct parsed_workload {
   std::optional<array_spec> array;
@@ -20,6 +21,8 @@ struct parsed_workload {
   gres_list gres;
   /// -C/--constraint: unset for none.
   std::optional<feature_constraint> constraint;
+  /// -L/--licenses, names checked against Licenses=: empty for none.
+  license_list licenses;
   /// An array recovered from saved state: the tasks not started yet (unset: all of `array`'s;
   /// task job ids still count from all of them).
   std::optional<index_set> pending_tasks;

@@ -4,6 +4,7 @@
 #include <limits>
 #include <vector>
 
+#include "policy/licenses.hpp"
 #include "policy/resources.hpp"
 
 namespace shoal::policy {
@@ -21,6 +22,7 @@ struct running_job {
   uint64_t id = 0;
   allocation alloc;
   int64_t end = forever;
+  license_list licenses;  ///< -L: held until `end` (empty: none)
 };
 
 /// Free CPUs and memory of every node over future time: Slurm's backfill "node space map". Slot

@@ -80,6 +80,58 @@ uint32_t units_per_cpu_for(const std::vector<partition_info>& partitions,
   return uint32_t(std::min<uint64_t>(largest, bound));
 }
 
+/// Who holds licenses when: running jobs until their ends, starts of this pass and
+/// reservations over [from, to). Only jobs that hold licenses are kept, so a pass without any
+/// costs nothing.
+class license_pool {
+ public:
+  license_pool(const license_list& total, const std::vector<running_job>& running, int64_t now)
+      : total_(total) {
+    for (const auto& r : running)
+      if (!r.licenses.empty() && r.end > now) take(now, r.end, r.licenses);
+  }
+
+  void take(int64_t from, int64_t to, const license_list& held) {
+    if (!held.empty()) spans_.push_back({from, to, &held});
+  }
+
+  /// Whether `wanted` fits over [from, to): the most in use at any moment of it, plus `wanted`,
+  /// is within the total of each name.
+  bool fits(int64_t from, int64_t to, const license_list& wanted) const {
+    for (const auto& w : wanted) {
+      auto t =
+          std::find_if(total_.begin(), total_.end(), [&](auto& l) { return l.name == w.name; });
+      if (t == total_.end() || w.count > t->count) return false;
+      // Use only rises where a span begins: look at `from` and at every start inside.
+      uint64_t most = used_at(from, w.name);
+      for (const auto& s : spans_)
+        if (s.from > from && s.from < to) most = std::max(most, used_at(s.from, w.name));
+      if (most + w.count > t->count) return false;
+    }
+    return true;
+  }
+
+ private:
+  struct span {
+    int64_t from;
+    int64_t to;
+    const license_list* held;  // the job's own list, alive for the pass
+  };
+
+  uint64_t used_at(int64_t t, const std::string& name) const {
+    uint64_t used = 0;
+    for (const auto& s : spans_) {
+      if (s.from > t || s.to <= t) continue;
+      for (const auto& l : *s.held)
+        if (l.name == name) used += l.count;
+    }
+    return used;
+  }
+
+  const license_list& total_;
+  std::vector<span> spans_;
+};
+
 struct partition_state {
   uint64_t free_units = 0;  // CPUs free now over usable members, in units (free_view)
   size_t idle_nodes = 0;    // now: members with nothing allocated
@@ -104,7 +156,8 @@ class pass {
         scratch_{
             std::vector<uint32_t>(nodes.size()), std::vector<uint64_t>(nodes.size()), {}, {}, {}},
         state_(partitions.size()),
-        node_partitions_(nodes.size()) {
+        node_partitions_(nodes.size()),
+        licenses_(config.licenses, running, now) {
     auto free = profile_.slot(0);
     for (size_t p = 0; p < partitions.size(); ++p) {
       for (auto n : partitions[p].nodes) {
@@ -225,10 +278,13 @@ class pass {
     bool counted = false;
     uint32_t started = 0;
     for (; started < job.task_count; ++started) {
+      int64_t end = later(now_, limit);
+      // Licenses before nodes, as Slurm tests them: short, the job waits without a test.
+      if (!licenses_.fits(now_, end, job.licenses)) return wait(job, "Licenses");
       auto alloc = try_now(req, job.partition, limit, counted);
       if (!alloc) break;
-      int64_t end = later(now_, limit);
       start(*alloc, end);
+      licenses_.take(now_, end, job.licenses);
       result_.started.push_back({job.id, started, std::move(*alloc), end});
     }
     if (started == job.task_count) return;
@@ -247,8 +303,9 @@ class pass {
       if (!budget_left()) return;
       ++result_.tested;
     }
-    if (auto plan = earliest_start(req, part.nodes, limit)) {
+    if (auto plan = earliest_start(req, part.nodes, limit, job.licenses)) {
       profile_.consume(plan->start, later(plan->start, limit), plan->alloc, true);
+      licenses_.take(plan->start, later(plan->start, limit), job.licenses);
       // A reservation at now (the test budget hid a fit) takes slot 0 too: recount.
       if (plan->start == now_) recount();
       ps.reserved = true;
@@ -321,7 +378,8 @@ class pass {
 
   /// The first slot from which `req` fits for `limit` seconds, within bf_window.
   std::optional<planned_start> earliest_start(const resource_request& req,
-                                              const std::vector<size_t>& members, int64_t limit) {
+                                              const std::vector<size_t>& members, int64_t limit,
+                                              const license_list& licenses) {
     int64_t horizon = config_.window > 0 ? later(now_, config_.window) : forever;
     uint32_t sb = share_count(req);
     bool needs_idle = takes_whole_nodes(req, config_.placement.select) && sb == 1;
@@ -334,6 +392,7 @@ class pass {
       // Not enough free in the whole cluster: no need to look at the nodes.
       auto most = profile_.window_bounds(i, end);
       if (most.free_units < need_units || (needs_idle && most.idle_nodes < want_nodes)) continue;
+      if (!licenses_.fits(t, end, licenses)) continue;
       auto free = profile_.dips_within(i, end) ? profile_.window_min(i, end, members, scratch_)
                                                : profile_.slot(i);
       auto alloc = place(req, members, nodes_, free, placement_);
@@ -399,6 +458,7 @@ class pass {
   availability_profile::window scratch_;
   std::vector<partition_state> state_;
   std::vector<std::vector<uint32_t>> node_partitions_;
+  license_pool licenses_;
   pass_result result_;
 };
 

@@ -38,6 +38,7 @@ struct pending_job {
   resource_request request;
   int64_t time_limit = 0;  ///< seconds; 0 = the partition's MaxTime (or unlimited)
   uint32_t task_count = 1;
+  license_list licenses;  ///< -L: held from start to end, by each task (empty: none)
 };
 
 /// Whether and how lower-priority jobs may start ahead of blocked higher-priority ones.
@@ -56,6 +57,7 @@ struct pass_config {
                                 ///< not made; 0 = no bound
   int64_t resolution = 60;      ///< bf_resolution, seconds: running jobs' ends are rounded up
   placement_options placement;  ///< SelectType, node weights, the node picker hook
+  license_list licenses;        ///< Licenses=: the cluster's totals (a job naming another waits)
 };
 
 /// Start job `job` (task `copy` of the tasks it may start this pass) on `alloc`, until `end`.
@@ -69,8 +71,8 @@ struct start_decision {
 /// Why a job is still pending after the pass (squeue's REASON).
 struct pending_reason {
   uint64_t job = 0;
-  const char* reason = "";  ///< Priority, Resources, PartitionDown, PartitionTimeLimit,
-                            ///< ReqNodeNotAvail (static strings)
+  const char* reason = "";  ///< Priority, Resources, Licenses, PartitionDown,
+                            ///< PartitionTimeLimit, ReqNodeNotAvail (static strings)
   size_t position = 0;      ///< the job's index in the queue given to schedule()
 };
 
@@ -96,6 +98,13 @@ struct pass_result {
 /// (running jobs end at their time limits), and lower jobs start only where they do not delay
 /// it; conservative gives every blocked job a reservation. Jobs past max_job_test wait with
 /// Priority. Never allocates beyond the nodes' capacity. Pure: no clock, no I/O.
+///
+/// Licenses are one cluster-wide pool (config.licenses): running jobs hold theirs until their
+/// ends, jobs started in the pass and reservations from their start to their end. A job whose
+/// licenses are not free for its whole time limit (counting what reservations need) waits with
+/// Licenses before its nodes are looked at, holds nothing back and gets no reservation (as
+/// Slurm 22.05, whose backfill reserves no licenses); a reservation of a job blocked on nodes
+/// takes its licenses too, so a backfilled job cannot take them from it.
 pass_result schedule(const std::vector<pending_job>& queue, const std::vector<running_job>& running,
                      const std::vector<partition_info>& partitions,
                      const std::vector<node_capacity>& nodes, int64_t now,

@@ -58,6 +58,7 @@ msg::job_info submit_array(controller_self self, msg::job_request req,
   auto task_workload = std::make_shared<policy::parsed_workload>();
   task_workload->dep = workload->dep;
   task_workload->gres = workload->gres;
+  task_workload->licenses = workload->licenses;
   arr.task_template =
       make_setup(self, id, std::move(task_req), std::move(task_workload), caf::actor{});
   arr.task_template.array_job_id = id;

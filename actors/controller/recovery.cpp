@@ -7,8 +7,8 @@ namespace shoal::actors::ctl {
 
 namespace {
 
-/// A recovered job's dependency, devices and constraint, parsed again from its saved request
-/// (all were checked at submission).
+/// A recovered job's dependency, devices, constraint and licenses, parsed again from its saved
+/// request (all were checked at submission).
 policy::workload_ptr recovered_workload(const msg::job_request& req) {
   auto parsed = std::make_shared<policy::parsed_workload>();
   if (!req.workload.dependency.empty())
@@ -16,6 +16,7 @@ policy::workload_ptr recovered_workload(const msg::job_request& req) {
   if (auto gres = policy::parse_gres_request(req.gres)) parsed->gres = std::move(*gres);
   if (!req.constraint.empty())
     if (auto c = policy::parse_constraint(req.constraint)) parsed->constraint = std::move(*c);
+  if (auto l = policy::parse_licenses(req.licenses)) parsed->licenses = std::move(*l);
   return parsed;
 }
 

@@ -35,9 +35,9 @@ void remember_token(controller_self self, const std::string& token, uint64_t id)
   st.token_order.emplace_back(now, token);
 }
 
-/// Parses the job's --array, --dependency, --gres and --constraint, the one place they are parsed
-/// in shoalctld, before a job exists, so a bad value is the submitter's error, not a job stuck
-/// pending.
+/// Parses the job's --array, --dependency, --gres, --constraint and -L, the one place they are
+/// parsed in shoalctld, before a job exists, so a bad value is the submitter's error, not a job
+/// stuck pending.
 caf::expected<policy::workload_ptr> parse_workload(controller_self self,
                                                    const msg::job_request& req) {
   auto& st = self->state;
@@ -78,6 +78,13 @@ caf::expected<policy::workload_ptr> parse_workload(controller_self self,
     auto constraint = policy::parse_constraint(req.constraint);
     if (!constraint) return to_caf(constraint.error());
     parsed->constraint = std::move(*constraint);
+  }
+  if (!req.licenses.empty()) {
+    // Slurm's words for a bad list and for a name Licenses= does not give alike.
+    auto licenses = policy::parse_licenses(req.licenses);
+    if (!licenses || !policy::licenses_known(*licenses, st.cfg.licenses))
+      return make_error(errc::invalid_request, "Invalid license specification");
+    parsed->licenses = std::move(*licenses);
   }
   return policy::workload_ptr{std::move(parsed)};
 }

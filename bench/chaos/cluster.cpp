@@ -56,7 +56,7 @@ shoal::expected<std::unique_ptr<chaos_cluster>> chaos_cluster::launch(
       "ClusterName=chaos\nSlurmctldHost=ctl1(127.0.0.1:" + std::to_string((*ports)[0]) +
       ")\nSlurmctldHost=ctl2(127.0.0.1:" + std::to_string((*ports)[1]) +
       ")\nSlurmctldTimeout=3\nMetricsPort=0\nNodeMetricsPort=0\n"
-      "HeartBeatInterval=1\nSlurmdTimeout=5\nKillWait=2\nMinJobAge=86400\n"
+      "HeartBeatInterval=1\nSlurmdTimeout=5\nReturnToService=1\nKillWait=2\nMinJobAge=86400\n"
       "StateSaveLocation=" +
       c->dir_ + "/state\nSlurmdSpoolDir=" + c->dir_ + "/spool\nTmpFS=" + c->dir_ +
       "\nNodeName=" + sim_list + " NodeAddr=127.0.0.1\nNodeName=" + real_node_name +

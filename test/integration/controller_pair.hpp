@@ -58,7 +58,7 @@ struct controller_pair {
                        ")\nSlurmctldHost=ctl2(127.0.0.1:" + std::to_string((*ports)[1]) +
                        ")\nSlurmctldTimeout=" + std::to_string(slurmctld_timeout_s) +
                        "\nMetricsPort=0\nNodeMetricsPort=0\n"
-                       "HeartBeatInterval=1\nSlurmdTimeout=5\nKillWait=2\n"
+                       "HeartBeatInterval=1\nSlurmdTimeout=5\nReturnToService=1\nKillWait=2\n"
                        "StateSaveLocation=" +
                        dir.file("state") + "\nSlurmdSpoolDir=" + dir.file("spool") + "/%n\n" +
                        nodes_config(dir) + test_auth_config());

@@ -122,7 +122,7 @@ struct split_cluster : three_hosts {
                           ":6817)\nSlurmctldHost=ctl2(" + address(host_b) +
                           ":6817)\nSlurmctldTimeout=3\nMessageTimeout=5\n"
                           "MetricsPort=0\nNodeMetricsPort=0\n"
-                          "HeartBeatInterval=1\nSlurmdTimeout=5\nKillWait=2\n"
+                          "HeartBeatInterval=1\nSlurmdTimeout=5\nReturnToService=1\nKillWait=2\n"
                           "StateSaveLocation=" +
                           dir.file("state") + "\nNodeName=c[1-4] NodeAddr=" + address(host_c) +
                           "\nPartitionName=debug Nodes=c[1-4] Default=YES MaxTime=INFINITE\n"

@@ -13,6 +13,7 @@
 
 #include "config/log_settings.hpp"
 #include "messages/caf/type_ids.hpp"
+#include "policy/licenses.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/ping.hpp"
 #include "tools/cli/session.hpp"
@@ -103,6 +104,58 @@ std::map<std::string, node_use> node_uses(session& s, const std::vector<msg::nod
 
 void print_record(const std::string& record, const show_options& opt) {
   std::fputs(opt.one_line ? one_line(record).c_str() : record.c_str(), stdout);
+}
+
+/// The Licenses= of the running configuration (its `Licenses = a:3,b:1` line), as the
+/// controller renders it.
+shoal::expected<policy::license_list> configured_licenses(session& s) {
+  auto text = ask<std::string>(s, msg::client_op::config);
+  if (!text) return std::move(text.error());
+  for (size_t at = 0; at < text->size();) {
+    auto end = std::min(text->find('\n', at), text->size());
+    auto line = text->substr(at, end - at);
+    at = end + 1;
+    auto eq = line.find('=');
+    if (eq == std::string::npos) continue;
+    auto key = line.substr(0, line.find_first_of(" =", 0));
+    if (!is(key, "licenses")) continue;
+    auto value = line.substr(eq + 1);
+    value.erase(0, value.find_first_not_of(' '));
+    return policy::parse_licenses(value);
+  }
+  return policy::license_list{};
+}
+
+/// `scontrol show licenses [NAME]`: each configured license, what the jobs holding nodes use.
+int show_licenses(session& s, const std::string& name, const show_options& opt) {
+  auto totals = configured_licenses(s);
+  if (!totals) return fail("control", describe(totals.error()));
+  auto jobs = ask<std::vector<msg::job_info>>(s, msg::jobs_atom_v);
+  if (!jobs) return fail("control", describe(jobs.error()));
+  auto used = licenses_in_use(*jobs);
+  if (totals->empty()) {
+    std::printf("No licenses configured in Slurm.\n");
+    return 0;
+  }
+  nlohmann::json out = nlohmann::json::array();
+  bool found = false;
+  for (auto& l : *totals) {
+    if (!name.empty() && l.name != name) continue;
+    found = true;
+    uint64_t in_use = used.count(l.name) != 0 ? used[l.name] : 0;
+    if (opt.json)
+      out.push_back({{"name", l.name},
+                     {"total", l.count},
+                     {"used", in_use},
+                     {"free", l.count > in_use ? l.count - in_use : 0},
+                     {"reserved", 0},
+                     {"remote", false}});
+    else
+      print_record(show_license(l.name, l.count, in_use), opt);
+  }
+  if (!found) return fail("control", "license " + name + " not found");
+  if (opt.json) std::printf("%s\n", nlohmann::json{{"licenses", out}}.dump(2).c_str());
+  return 0;
 }
 
 int show(session& s, const std::string& what, const std::string& name, const show_options& opt) {
@@ -247,6 +300,7 @@ int show(session& s, const std::string& what, const std::string& name, const sho
     }
     return 0;
   }
+  if (is_entity(what, "license", 2)) return show_licenses(s, name, opt);
   if (is(what, "config")) {
     auto text = ask<std::string>(s, msg::client_op::config);
     if (!text) return fail("control", describe(text.error()));
@@ -255,8 +309,8 @@ int show(session& s, const std::string& what, const std::string& name, const sho
   }
   return fail("control",
               "cannot show '" + what +
-                  "' (use node, partition, job, config, collectors, hostnames, hostlist or "
-                  "hostlistsorted)",
+                  "' (use node, partition, job, config, collectors, licenses, hostnames, "
+                  "hostlist or hostlistsorted)",
               exit_usage);
 }
 
@@ -401,7 +455,8 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
   cmd->add_flag("-d,--details", *details,
                 "Accepted as scontrol's: show prints every detail shoal has without it");
   cmd->add_option("words", *words,
-                  "show node|partition|job|step|config|collectors [NAME] | show hostnames|hostlist|"
+                  "show node|partition|job|step|config|collectors|licenses [NAME] | show "
+                  "hostnames|hostlist|"
                   "hostlistsorted EXPR | update NodeName=X State=drain|resume|down|idle "
                   "Reason=\"...\" | update|create PartitionName=P KEY=VALUE ... | delete "
                   "PartitionName=P | ping | version | setdebug LEVEL | setdebugflags +FLAG|-FLAG "
@@ -434,7 +489,8 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       return fail("control", "unexpected argument '" + extras.front() + "'", exit_usage);
     if (is(w[0], "show")) {
       if (w.size() < 2)
-        return fail("control", "show what? (node, partition, job, config, collectors)", exit_usage);
+        return fail("control", "show what? (node, partition, job, config, collectors, licenses)",
+                    exit_usage);
       if (is(w[1], "hostnames") || is(w[1], "hostlist") || is(w[1], "hostlistsorted")) {
         if (w.size() != 3)
           return fail("control", "show " + w[1] + " needs one expression", exit_usage);

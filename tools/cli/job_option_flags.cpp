@@ -52,6 +52,9 @@ void add_basic_options(CLI::App& app, job_options& o) {
   app.add_option("-C,--constraint", o.constraint,
                  "Node features the job needs: a&b (all), a|b (any), [a|b] (the same one on "
                  "every node), a*2 (at least 2 nodes with a), [a*2&b*4], parentheses to group");
+  app.add_option("-L,--licenses", o.licenses,
+                 "Licenses the job holds while it runs, of those Licenses= gives: "
+                 "NAME[:COUNT][,NAME[:COUNT]...] (COUNT 1 when left out)");
   app.add_option("-D,--chdir", o.chdir, "Working directory of the tasks (default: here)");
   app.add_flag("--requeue", o.requeue, "Requeue the job if one of its nodes fails");
   app.add_option("--nice", o.nice, "Lower the job's priority by this much");

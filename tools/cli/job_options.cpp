@@ -405,6 +405,7 @@ shoal::error set_tasks(const job_options& o, std::vector<std::string> argv, bool
   req.name = o.name;
   req.nodelist = o.nodelist;
   req.constraint = o.constraint;
+  req.licenses = o.licenses;
   req.exclude = o.exclude;
   req.label = o.label;
   req.requeue = o.requeue && !o.no_requeue;

@@ -27,6 +27,7 @@ struct job_options {
   std::string nodelist;
   std::string exclude;
   std::string constraint;  ///< -C: node features (Slurm's syntax; the controller checks it)
+  std::string licenses;    ///< -L: NAME[:COUNT],... (the controller parses and checks it)
   std::string output;
   std::string error;
   std::string chdir;

@@ -4,6 +4,7 @@
 // and scontrol show. No I/O: callers fetch the records and print the returned text.
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,15 @@ std::string render_collectors(const std::vector<msg::collector_info>& collectors
 /// shoal does not have carry Slurm's words for none), then shoal's NodeStates line; `nodes`
 /// supplies TotalCPUs, TRES and the per-state counts.
 std::string show_partition(const msg::partition_info& p, const std::vector<msg::node_info>& nodes);
+
+/// One license as `scontrol show licenses` (Slurm 22.05) prints it: "LicenseName=NAME" then,
+/// indented, "Total=N Used=N Free=N Reserved=0 Remote=no" (shoal has no reservations and no
+/// remote licenses).
+std::string show_license(const std::string& name, uint64_t total, uint64_t used);
+
+/// The licenses the listed jobs hold, by name: those of jobs holding nodes (CONFIGURING,
+/// RUNNING, COMPLETING), as the scheduler counts them.
+std::map<std::string, uint64_t> licenses_in_use(const std::vector<msg::job_info>& jobs);
 
 // -- JSON ---------------------------------------------------------------------
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "config/duration.hpp"
+#include "policy/licenses.hpp"
 #include "tools/format/listing.hpp"
 #include "tools/format/node_state_text.hpp"
 #include "tools/format/sacct_format.hpp"
@@ -378,8 +379,8 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
                                                                   std::max(1u, j.ntasks_per_node))),
                    "MinMemoryNode=" + megabytes_exact(j.mem_per_node_mb), "MinTmpDiskNode=0"});
   lines.push_back({kv("Features", j.features), "DelayBoot=00:00:00"});
-  lines.push_back(
-      {kv("OverSubscribe", j.over_subscribe), "Contiguous=0", "Licenses=(null)", "Network=(null)"});
+  lines.push_back({kv("OverSubscribe", j.over_subscribe), "Contiguous=0",
+                   kv("Licenses", j.licenses), "Network=(null)"});
   // An interactive job's command is its program, without the arguments the record keeps.
   lines.push_back({kv("Command", j.batch ? j.command : j.command.substr(0, j.command.find(' ')))});
   lines.push_back({kv("WorkDir", j.work_dir)});
@@ -626,6 +627,25 @@ nlohmann::json fields_json(const T& x) {
 
 nlohmann::json to_json(const msg::job_info& j) {
   return fields_json(j);
+}
+
+std::string show_license(const std::string& name, uint64_t total, uint64_t used) {
+  auto free = total > used ? total - used : 0;
+  return "LicenseName=" + name + "\n    Total=" + std::to_string(total) +
+         " Used=" + std::to_string(used) + " Free=" + std::to_string(free) +
+         " Reserved=0 Remote=no\n";
+}
+
+std::map<std::string, uint64_t> licenses_in_use(const std::vector<msg::job_info>& jobs) {
+  std::map<std::string, uint64_t> used;
+  for (const auto& j : jobs) {
+    if (j.licenses.empty() ||
+        (j.state != msg::job_state::running && j.state != msg::job_state::configuring &&
+         j.state != msg::job_state::completing))
+      continue;
+    if (auto held = policy::parse_licenses(j.licenses)) policy::count_licenses(used, *held, 1);
+  }
+  return used;
 }
 
 nlohmann::json to_json(const msg::node_info& n) {

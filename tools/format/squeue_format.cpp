@@ -260,6 +260,9 @@ void add_resource_columns(std::vector<job_column>& f) {
   f.push_back({'b', {"gres", "tres-per-node"}, "TRES_PER_NODE", true, text([](const J& j) {
                  return j.tres_per_node.empty() ? "N/A" : j.tres_per_node;
                })});
+  f.push_back({'W', {"licenses"}, "LICENSES", true, text([](const J& j) {
+                 return j.licenses.empty() ? "(null)" : j.licenses;
+               })});
   f.push_back({'h', {"oversubscribe", "shared"}, "OVER_SUBSCRIBE", true, text([](const J& j) {
                  return j.over_subscribe;
                })});
@@ -294,7 +297,6 @@ void add_unkept_columns(std::vector<job_column>& f) {
   f.push_back({'s', {"selectjobinfo"}, "", true, constant("")});
   f.push_back({'v', {"reservation"}, "RESERVATION", true, constant("(null)")});
   f.push_back({'w', {"wckey"}, "WCKEY", true, constant("(null)")});
-  f.push_back({'W', {"licenses"}, "LICENSES", true, constant("(null)")});
   f.push_back({'X', {"corespec"}, "CORE_SPEC", true, constant("N/A")});
   f.push_back({'y',
                {"nice"},

@@ -35,6 +35,7 @@ inline actors::node_actor spawn_registered_node(coordinated_fixture& fixture,
   config::node_config cfg;
   cfg.name = name;
   cfg.cpus = 4;
+  cfg.return_to_service = 1;  // a node that beats again is back (the embedded default's)
   auto node = actors::spawn_node(fixture.sys, cfg, controller, timeout_ms, interval_ms, meters);
   fixture.keep(caf::actor_cast<caf::actor>(node));
   auto daemon = fixture.keep(fixture.sys.spawn(daemon_double, std::move(told)));

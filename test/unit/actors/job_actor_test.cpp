@@ -773,10 +773,9 @@ BOOST_FIXTURE_TEST_SUITE(job_actor_recovery, recovery_fixture)
 
 BOOST_AUTO_TEST_CASE(a_recovered_running_job_takes_its_nodes_back_and_ends_with_its_steps) {
   spawn_recovered(policy::lifecycle_state::running, true);
-  BOOST_TEST(
-      (count<msg::adopt_atom, uint64_t, msg::job_request, std::vector<std::string>,
-             std::vector<uint32_t>, int64_t, uint64_t, uint32_t, std::vector<msg::gres_held>>(
-          sched_box)) == 1u);
+  BOOST_TEST((count<msg::adopt_atom, uint64_t, msg::job_request, policy::workload_ptr,
+                    std::vector<std::string>, std::vector<uint32_t>, int64_t, uint64_t, uint32_t,
+                    std::vector<msg::gres_held>>(sched_box)) == 1u);
   BOOST_TEST((count<msg::enqueue_atom, uint64_t, msg::job_request, policy::workload_ptr, caf::actor,
                     int64_t>(sched_box)) == 0u);
   for (auto& box : node_box) {
@@ -787,10 +786,10 @@ BOOST_AUTO_TEST_CASE(a_recovered_running_job_takes_its_nodes_back_and_ends_with_
   }
   // Its devices come back with it: to the scheduler, and each node its own.
   for (auto& m : *sched_box)
-    if (m.match_elements<msg::adopt_atom, uint64_t, msg::job_request, std::vector<std::string>,
-                         std::vector<uint32_t>, int64_t, uint64_t, uint32_t,
-                         std::vector<msg::gres_held>>()) {
-      const auto& gres = m.get_as<std::vector<msg::gres_held>>(8);
+    if (m.match_elements<msg::adopt_atom, uint64_t, msg::job_request, policy::workload_ptr,
+                         std::vector<std::string>, std::vector<uint32_t>, int64_t, uint64_t,
+                         uint32_t, std::vector<msg::gres_held>>()) {
+      const auto& gres = m.get_as<std::vector<msg::gres_held>>(9);
       BOOST_REQUIRE_EQUAL(gres.size(), 1u);
       BOOST_TEST(gres[0].node == 1u);
       BOOST_TEST((gres[0].indices == std::vector<uint32_t>{1}));

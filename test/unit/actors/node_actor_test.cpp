@@ -54,12 +54,14 @@ struct node_fixture : test::coordinated_fixture {
   static constexpr int64_t timeout_ms = 10'000;
   static constexpr int64_t interval_ms = 1'000;
 
-  explicit node_fixture(bool trust_config = false) {
+  /// ReturnToService=1 unless said: what the embedded default config sets.
+  explicit node_fixture(bool trust_config = false, uint8_t return_to_service = 1) {
     config::node_config n;
     n.name = "n1";
     n.cpus = 4;
     n.real_memory_mb = 1000;
     n.trust_config = trust_config;
+    n.return_to_service = return_to_service;
     node = actors::spawn_node(sys, n, controller, timeout_ms, interval_ms, nullptr);
     keep(caf::actor_cast<caf::actor>(node));
     sched.run();
@@ -213,6 +215,87 @@ BOOST_AUTO_TEST_CASE(a_node_down_for_silence_comes_back_with_its_next_heartbeat)
   sched.run();
   BOOST_TEST(state_text() == "IDLE");
   BOOST_TEST(views->back().reason.empty());
+}
+
+BOOST_AUTO_TEST_CASE(an_admins_down_stays_down_across_a_registration_under_1) {
+  register_daemon();
+  msg::node_update up;
+  up.nodes = "n1";
+  up.state = "down";
+  up.reason = "bad fan";
+  caf::scoped_actor self{sys, true};
+  self->request(node, caf::infinite, msg::nodeupd_atom_v, up);
+  sched.run();
+  BOOST_REQUIRE(state_text() == "DOWN");
+  register_daemon();
+  caf::anon_send(node, msg::heartbeat_atom_v);
+  sched.run();
+  BOOST_TEST(state_text() == "DOWN");
+  BOOST_TEST(views->back().reason == "bad fan");
+}
+
+struct never_returning_node : node_fixture {
+  never_returning_node() : node_fixture(false, 0) {}
+};
+
+BOOST_FIXTURE_TEST_CASE(under_0_a_node_down_for_silence_stays_down_until_resumed,
+                        never_returning_node) {
+  register_daemon();
+  advance(std::chrono::milliseconds{timeout_ms + 1});
+  BOOST_REQUIRE(state_text() == "DOWN");
+  caf::anon_send(node, msg::heartbeat_atom_v);
+  sched.run();
+  BOOST_TEST(state_text() == "DOWN");
+  register_daemon();
+  BOOST_TEST(state_text() == "DOWN");
+  BOOST_TEST(views->back().reason == "Not responding");
+  msg::node_update up;
+  up.nodes = "n1";
+  up.state = "resume";
+  caf::scoped_actor self{sys, true};
+  self->request(node, caf::infinite, msg::nodeupd_atom_v, up);
+  sched.run();
+  BOOST_TEST(state_text() == "IDLE");
+}
+
+struct always_returning_node : node_fixture {
+  always_returning_node() : node_fixture(false, 2) {}
+};
+
+BOOST_FIXTURE_TEST_CASE(under_2_any_down_node_returns_at_registration_keeping_its_drain,
+                        always_returning_node) {
+  register_daemon();
+  caf::scoped_actor self{sys, true};
+  for (auto state : {"drain", "down"}) {
+    msg::node_update up;
+    up.nodes = "n1";
+    up.state = state;
+    up.reason = "bad fan";
+    self->request(node, caf::infinite, msg::nodeupd_atom_v, up);
+    sched.run();
+  }
+  BOOST_REQUIRE(state_text() == "DOWN");
+  // A heartbeat is no registration: still DOWN.
+  caf::anon_send(node, msg::heartbeat_atom_v);
+  sched.run();
+  BOOST_TEST(state_text() == "DOWN");
+  register_daemon();
+  BOOST_TEST(state_text() == "DRAINED");
+  BOOST_TEST(views->back().reason == "bad fan");
+}
+
+BOOST_FIXTURE_TEST_CASE(under_2_a_registration_short_of_resources_does_not_return_the_node,
+                        always_returning_node) {
+  register_daemon();
+  msg::node_update up;
+  up.nodes = "n1";
+  up.state = "down";
+  up.reason = "bad fan";
+  caf::scoped_actor self{sys, true};
+  self->request(node, caf::infinite, msg::nodeupd_atom_v, up);
+  sched.run();
+  register_daemon(2);  // fewer CPUs than configured: not a valid configuration
+  BOOST_TEST(state_text() == "DOWN");
 }
 
 BOOST_AUTO_TEST_CASE(a_node_going_down_names_each_job_it_held) {

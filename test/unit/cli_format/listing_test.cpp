@@ -309,9 +309,9 @@ BOOST_AUTO_TEST_CASE(job_json_has_every_field_and_honours_filters) {
         "stderr_path",   "requeue_count",  "priority",        "step_count", "requeue",
         "exclude_nodes", "required_nodes", "account",         "qos",        "comment",
         "mail_type",     "mail_user",      "ntasks_per_node", "min_cpus",   "exit_signal",
-        "tres_per_node", "usage"})
+        "tres_per_node", "usage",         "licenses"})
     BOOST_TEST(j.contains(key), key);
-  BOOST_TEST(j.size() == 45u);
+  BOOST_TEST(j.size() == 46u);
 }
 
 // -- sinfo --------------------------------------------------------------------
@@ -548,6 +548,22 @@ BOOST_AUTO_TEST_CASE(account_qos_and_comment_are_queue_fields) {
   opt.format = "JobId";
   opt.filters = {"Account=physics"};
   BOOST_TEST(value_of(cli::render_jobs(js, opt, now)) == "JOBID\n    7\n");
+}
+
+BOOST_AUTO_TEST_CASE(show_licenses_prints_slurms_record_and_counts_jobs_holding_nodes) {
+  BOOST_TEST(cli::show_license("fluent", 30, 2) ==
+             "LicenseName=fluent\n    Total=30 Used=2 Free=28 Reserved=0 Remote=no\n");
+  BOOST_TEST(cli::show_license("a", 1, 3) ==
+             "LicenseName=a\n    Total=1 Used=3 Free=0 Reserved=0 Remote=no\n");
+  auto js = jobs;
+  for (auto& j : js) j.licenses = "fluent:2,ansys:1";
+  js[0].state = msg::job_state::running;
+  js[1].state = msg::job_state::pending;  // holds nothing yet
+  js[2].state = msg::job_state::completed;
+  auto used = cli::licenses_in_use(js);
+  BOOST_TEST(used.size() == 2u);
+  BOOST_TEST(used["fluent"] == 2u);
+  BOOST_TEST(used["ansys"] == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(show_node_and_partition_print_key_fields) {

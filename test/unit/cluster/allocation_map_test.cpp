@@ -70,7 +70,7 @@ BOOST_AUTO_TEST_CASE(starts_take_the_lowest_free_devices_of_their_kinds) {
   BOOST_CHECK_EQUAL(started[1].job, 3u);
   BOOST_CHECK(started[1].alloc[0].devices.empty());
   // With job 1 running, the next gpu:2 takes devices 0 and 2.
-  std::vector<policy::running_job> running{{1, started[0].alloc, 1060}};
+  std::vector<policy::running_job> running{{1, started[0].alloc, 1060, {}}};
   auto next = map.place({job(map, 4, "gpu:2")}, {}, running, 1001);
   BOOST_REQUIRE_EQUAL(next.result.started.size(), 1u);
   const auto& share = next.result.started[0].alloc[0];

@@ -286,22 +286,59 @@ BOOST_AUTO_TEST_CASE(an_empty_value_before_the_next_key_is_empty_not_an_error) {
   BOOST_CHECK_EQUAL(cfg.ctld_log_file, "");
 }
 
-BOOST_AUTO_TEST_CASE(unknown_keys_warn_with_file_and_line) {
-  auto cfg = parse_ok("ClusterName=c\n\nFooBar=1\nNodeName=n1 Bogus=gpu:1\n");
-  BOOST_REQUIRE_EQUAL(cfg.warnings.size(), 2u);
-  BOOST_CHECK_EQUAL(cfg.warnings[0], "test.conf:3: unknown key 'FooBar' (ignored)");
-  BOOST_CHECK_EQUAL(cfg.warnings[1], "test.conf:4: unknown key 'Bogus' (ignored)");
-  BOOST_CHECK_EQUAL(node_names(cfg).size(), 1u);
+BOOST_AUTO_TEST_CASE(an_unknown_key_stops_the_read_with_file_line_and_the_nearest_key) {
+  BOOST_CHECK_EQUAL(parse_error("ClusterName=c\n\nSlurmctldPrt=27917\n"),
+                    "test.conf:3: unknown key 'SlurmctldPrt' (did you mean SlurmctldPort?)");
+  // Case does not matter, as in Slurm; the suggestion is spelt as Slurm spells the key.
+  BOOST_CHECK_EQUAL(parse_error("slurmdtimout=30\n"),
+                    "test.conf:1: unknown key 'slurmdtimout' (did you mean SlurmdTimeout?)");
+  BOOST_CHECK_EQUAL(parse_error("ClusterName=c\nFooBar=1\n"), "test.conf:2: unknown key 'FooBar'");
+  // Node, partition and seed lines check their own keys.
+  BOOST_CHECK_EQUAL(parse_error("NodeName=n1 RealMemroy=1024\n"),
+                    "test.conf:1: unknown key 'RealMemroy' (did you mean RealMemory?)");
+  BOOST_CHECK_EQUAL(parse_error("NodeName=n1\nPartitionName=p Nodes=n1 MaxTme=10\n"),
+                    "test.conf:2: unknown key 'MaxTme' (did you mean MaxTime?)");
+  BOOST_CHECK_EQUAL(parse_error("Name=n1 Bogus=gpu:1\n"), "test.conf:1: unknown key 'Bogus'");
 }
 
 BOOST_AUTO_TEST_CASE(common_slurm_keys_are_accepted_with_a_no_effect_warning) {
-  auto cfg =
-      parse_ok("TaskPlugin=task/affinity\nReturnToService=1\nProctrackType=proctrack/pgid\n");
+  auto cfg = parse_ok("TaskPlugin=task/affinity\nSlurmdPort=6818\nProctrackType=proctrack/pgid\n");
   BOOST_REQUIRE_EQUAL(cfg.warnings.size(), 3u);
   BOOST_CHECK_EQUAL(cfg.warnings[0],
                     "test.conf:1: key 'TaskPlugin' is accepted for Slurm "
                     "compatibility and has no effect");
   BOOST_CHECK(starts_with(cfg.warnings[2], "test.conf:3: key 'ProctrackType'"));
+}
+
+BOOST_AUTO_TEST_CASE(return_to_service_takes_slurms_values_and_default) {
+  BOOST_CHECK_EQUAL(parse_ok("NodeName=n1\n").return_to_service, 0);
+  for (int v : {0, 1, 2}) {
+    auto cfg = parse_ok("NodeName=n1\nReturnToService=" + std::to_string(v) + "\n");
+    BOOST_CHECK(cfg.warnings.empty());
+    BOOST_CHECK_EQUAL(cfg.return_to_service, v);
+    // Every node carries it, even from a key after the node lines.
+    BOOST_CHECK_EQUAL(node(cfg, "n1").return_to_service, v);
+  }
+  BOOST_CHECK_EQUAL(parse_error("ReturnToService=3\n"),
+                    "test.conf:1: invalid value '3' for ReturnToService (expected 0, 1 or 2)");
+  // Written back by `show config`, and read again.
+  auto text = render_config(parse_ok("ReturnToService=2\n"));
+  BOOST_CHECK_EQUAL(parse_ok(text.substr(text.find('\n') + 1)).return_to_service, 2);
+}
+
+BOOST_AUTO_TEST_CASE(licenses_are_read_summed_and_written_back) {
+  auto cfg = parse_ok("Licenses=fluent:30,ansys,matlab*2,fluent:2\n");
+  BOOST_REQUIRE_EQUAL(cfg.licenses.size(), 3u);
+  BOOST_CHECK_EQUAL(cfg.licenses[0].name, "fluent");
+  BOOST_CHECK_EQUAL(cfg.licenses[0].count, 32u);
+  BOOST_CHECK_EQUAL(cfg.licenses[1].name, "ansys");
+  BOOST_CHECK_EQUAL(cfg.licenses[1].count, 1u);
+  BOOST_CHECK_EQUAL(cfg.licenses[2].count, 2u);
+  auto text = render_config(cfg);
+  BOOST_CHECK(contains(text, "Licenses") && contains(text, "fluent:32,ansys:1,matlab:2"));
+  BOOST_CHECK(starts_with(parse_error("Licenses=fluent:x\n"),
+                          "test.conf:1: invalid value 'fluent:x' for Licenses"));
+  BOOST_CHECK(parse_ok("NodeName=n1\n").licenses.empty());
 }
 
 BOOST_AUTO_TEST_CASE(mpi_default_takes_slurms_types_and_warns_of_the_servers_shoal_lacks) {

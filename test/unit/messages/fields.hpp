@@ -281,6 +281,7 @@ inline msg::job_request sample_job_request() {
   x.cpu_bind = "verbose,mask_cpu:0x3,0xc";
   x.gres = "gpu:tesla:2,nic:1";
   x.constraint = "[rack1|rack2]&gpu*2";
+  x.licenses = "fluent:2,ansys";
   x.io = sample_step_io();
   x.submit_host = "login1";
   x.submit_pid = 31337;
@@ -372,6 +373,7 @@ inline msg::job_info sample_job_info() {
   x.usage.min_cpu_us = 600'000;
   x.usage.min_cpu_node = "node5";
   x.usage.min_cpu_task = 6;
+  x.licenses = "fluent:2,ansys:1";
   return x;
 }
 

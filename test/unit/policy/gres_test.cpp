@@ -112,7 +112,7 @@ BOOST_AUTO_TEST_CASE(two_gpu_jobs_share_a_four_gpu_node_and_a_third_waits_for_re
 BOOST_AUTO_TEST_CASE(running_jobs_hold_their_devices) {
   auto nodes = gpu_nodes(2, 2);
   std::vector<partition_info> parts{all_of(2)};
-  running_job on_first{9, {{0, 1, 0, 1, 1, {2}, {0, 1}}}, 50};
+  running_job on_first{9, {{0, 1, 0, 1, 1, {2}, {0, 1}}}, 50, {}};
   auto r = schedule({gpu_job(1, 2)}, {on_first}, parts, nodes, 0, with(select_type::cons_tres));
   BOOST_REQUIRE(start_of(r, 1) != nullptr);
   BOOST_CHECK_EQUAL(start_of(r, 1)->alloc[0].node, 1u);

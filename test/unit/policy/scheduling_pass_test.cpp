@@ -247,7 +247,7 @@ BOOST_AUTO_TEST_CASE(force_shares_whole_nodes_up_to_its_count) {
     BOOST_TEST(d.alloc[0].memory_mb == 2000u);
   }
   BOOST_TEST(reason_of(first, 3) == "Resources");
-  std::vector<running_job> one{{1, first.started[0].alloc, 100}};
+  std::vector<running_job> one{{1, first.started[0].alloc, 100, {}}};
   auto alone = job(4, 20, 1);
   alone.request.sharing = share_request::exclusive;
   auto second =

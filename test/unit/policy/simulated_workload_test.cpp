@@ -86,7 +86,7 @@ BOOST_AUTO_TEST_CASE(easy_backfill_never_delays_the_top_job) {
       for (const auto& d : r.started) {
         auto q = std::find_if(queue.begin(), queue.end(),
                               [&](const pending_job& x) { return x.id == d.job; });
-        running_job rj{d.job, d.alloc, d.end};
+        running_job rj{d.job, d.alloc, d.end, {}};
         with_backfill.push_back(rj);
         if (sim::ahead(*q, *top)) {
           ahead_only.push_back(rj);
@@ -177,7 +177,7 @@ BOOST_AUTO_TEST_CASE(easy_backfill_never_delays_the_top_job_on_shared_nodes) {
       for (const auto& d : r.started) {
         auto q = std::find_if(queue.begin(), queue.end(),
                               [&](const pending_job& x) { return x.id == d.job; });
-        running_job rj{d.job, d.alloc, d.end};
+        running_job rj{d.job, d.alloc, d.end, {}};
         with_backfill.push_back(rj);
         if (sim::ahead(*q, *top)) ahead_only.push_back(rj);
       }

@@ -149,7 +149,7 @@ class simulator {
       queue.push_back(std::move(p));
     }
     std::vector<running_job> before;
-    for (const auto& r : running) before.push_back({r.job, r.alloc, r.limit_end});
+    for (const auto& r : running) before.push_back({r.job, r.alloc, r.limit_end, {}});
     auto result = schedule(queue, before, partitions, nodes, now, config);
     if (observer) observer(result, queue, before);
     for (auto& d : result.started) {
