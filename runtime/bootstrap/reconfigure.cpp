@@ -37,9 +37,10 @@ void reconfigurer::operator()() {
   auto& log = config::log();
   const char* daemon = role_ == daemon_role::controller ? "shoalctld" : "shoald";
   if (in_force_.path.empty()) {
-    log.warn("reconfigure: {} runs on the embedded default configuration; there is no file to "
-             "read again",
-             daemon);
+    log.warn(
+        "reconfigure: {} runs on the embedded default configuration; there is no file to "
+        "read again",
+        daemon);
     return;
   }
   auto fresh = load_cluster_config(in_force_.path);
@@ -70,9 +71,10 @@ void reconfigurer::operator()() {
   log.info("reconfigure file={} applied={} restart_needed={}", in_force_.path, joined(applied),
            joined(waiting));
   if (!waiting.empty())
-    log.warn("reconfigure: {} changed in {}; restart {} to apply (a reconfigure applies the debug "
-             "level and DebugFlags only: docs/operations.md)",
-             joined(waiting), in_force_.path, daemon);
+    log.warn(
+        "reconfigure: {} changed in {}; restart {} to apply (a reconfigure applies the debug "
+        "level and DebugFlags only: docs/operations.md)",
+        joined(waiting), in_force_.path, daemon);
 }
 
 }  // namespace shoal::runtime

@@ -111,8 +111,9 @@ BOOST_AUTO_TEST_CASE(the_build_links_every_slurm_name_to_shoal) {
     BOOST_CHECK(fs::equivalent(entry.path(), bin_path("shoal")));
     found.insert(entry.path().filename().string());
   }
-  std::set<std::string> expected{"sacct", "salloc", "sbatch", "scancel", "scontrol", "sdiag",
-                                 "sinfo", "smap",   "sprio",  "squeue",  "srun",     "sstat"};
+  std::set<std::string> expected{"sacct",    "sacctmgr", "salloc", "sbatch", "scancel",
+                                 "scontrol", "sdiag",    "sinfo",  "smap",   "sprio",
+                                 "squeue",   "srun",     "sstat"};
   BOOST_TEST(found == expected, boost::test_tools::per_element());
 }
 

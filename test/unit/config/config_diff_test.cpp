@@ -47,9 +47,9 @@ BOOST_AUTO_TEST_CASE(the_same_file_read_again_changes_nothing) {
 }
 
 BOOST_AUTO_TEST_CASE(a_changed_setting_is_named_by_its_key) {
-  BOOST_TEST(changed(replaced("SlurmctldDebug=info", "SlurmctldDebug=debug")) ==
-                 strings{"SlurmctldDebug"},
-             boost::test_tools::per_element());
+  BOOST_TEST(
+      changed(replaced("SlurmctldDebug=info", "SlurmctldDebug=debug")) == strings{"SlurmctldDebug"},
+      boost::test_tools::per_element());
   BOOST_TEST(changed(replaced("KillWait=2", "KillWait=9")) == strings{"KillWait"},
              boost::test_tools::per_element());
 }
