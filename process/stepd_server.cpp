@@ -90,8 +90,15 @@ shoal::expected<std::unique_ptr<stepd_server>> stepd_server::listen(stepd_option
   };
   int err = bind_once();
   if (err == EADDRINUSE) {
-    // A socket file left by a step daemon that died; unless somebody still accepts on it.
+    // A socket file left by a step daemon that died; unless somebody still accepts on it. The
+    // one that ran this step before a requeue may still be on its way out (it reported the
+    // step's end, then tears down): give it a few seconds to close before refusing.
     int probe = probe_listener(addr);
+    auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (probe == 0 && std::chrono::steady_clock::now() < give_up) {
+      ::usleep(50'000);
+      probe = probe_listener(addr);
+    }
     if (probe == 0) {
       ::close(fd);
       return shoal::error(errc::invalid_request,
