@@ -15,8 +15,6 @@
 
 namespace shoal::accounting {
 
-namespace {
-
 std::string lower(std::string_view s) {
   std::string out{s};
   for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -37,6 +35,8 @@ std::vector<std::string> split_list(std::string_view text) {
   if (!item.empty()) out.push_back(item);
   return out;
 }
+
+namespace {
 
 bool contains(const std::vector<std::string>& v, std::string_view s) {
   return std::find(v.begin(), v.end(), s) != v.end();

@@ -192,27 +192,6 @@ struct column {
   int width;
 };
 
-std::string lower(std::string_view s) {
-  std::string out{s};
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::vector<std::string> split(std::string_view text) {
-  std::vector<std::string> out;
-  std::string item;
-  for (char c : text) {
-    if (c == ',') {
-      if (!item.empty()) out.push_back(item);
-      item.clear();
-    } else {
-      item += c;
-    }
-  }
-  if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
 }
@@ -444,7 +423,7 @@ struct conditions {
 shoal::expected<conditions> read_conditions(const std::vector<std::string>& words) {
   conditions c;
   for (auto& w : words) {
-    auto lw = lower(w);
+    auto lw = accounting::lower(w);
     if (lw == "where" || lw == "set") continue;
     if (lw == "withassoc" || lw == "withassocs" || lw == "withassociations") {
       c.with_assoc = true;
@@ -452,11 +431,11 @@ shoal::expected<conditions> read_conditions(const std::vector<std::string>& word
     }
     auto eq = w.find('=');
     if (eq == std::string::npos) {
-      for (auto& n : split(w)) c.names.push_back(n);
+      for (auto& n : accounting::split_list(w)) c.names.push_back(n);
       continue;
     }
-    auto key = lower(w.substr(0, eq));
-    auto values = split(w.substr(eq + 1));
+    auto key = accounting::lower(w.substr(0, eq));
+    auto values = accounting::split_list(w.substr(eq + 1));
     auto add = [&](std::vector<std::string>& to) {
       to.insert(to.end(), values.begin(), values.end());
     };
@@ -497,7 +476,7 @@ bool assoc_kept(const conditions& c, const msg::association& a) {
 }  // namespace
 
 std::string acctmgr_entity(std::string_view word) {
-  auto w = lower(word);
+  auto w = accounting::lower(word);
   auto is = [&](const char* full, size_t min) {
     return w.size() >= min && std::string_view{full}.substr(0, w.size()) == w;
   };
@@ -541,7 +520,7 @@ shoal::expected<std::string> render_acctmgr_list(const msg::association_data& da
     defaults =
         "Cl,Controlh,Controlp,RPC,Fa,GrpJ,GrpTRES,GrpS,MaxJ,MaxTRES,MaxS,MaxW,QOS,DefaultQOS";
   }
-  auto cols = parse_columns(c->format.empty() ? split(defaults) : c->format);
+  auto cols = parse_columns(c->format.empty() ? accounting::split_list(defaults) : c->format);
   if (!cols) return cols.error();
   std::string out = header(*cols, opt);
   auto order = accounting::tree_order(data);
