@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "accounting/rows.hpp"
+#include "tools/format/cell_value.hpp"
 #include "tools/format/slurm_format.hpp"
 #include "tools/format/table.hpp"
 #include "topology/hostlist.hpp"
@@ -120,21 +121,10 @@ std::string trim_left(std::string_view s) {
   return std::string{s.substr(i)};
 }
 
-/// A value to print; `set` false is sacct's unset (NULL or NO_VAL): an empty cell.
-struct value {
-  bool set = false;
-  std::string text;
-};
-
-value str(std::string s) {
-  return {true, std::move(s)};
-}
-value opt_str(const std::string& s) {
-  return s.empty() ? value{} : value{true, s};
-}
-value num(uint64_t n) {
-  return {true, std::to_string(n)};
-}
+using cell::num;
+using cell::opt_str;
+using cell::str;
+using cell::value;
 
 /// slurm_make_time_str: 0 is "Unknown"; otherwise local time in `format` (default %FT%T).
 std::string date_text(int64_t t, const std::string& format) {

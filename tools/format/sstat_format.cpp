@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "accounting/rows.hpp"
+#include "tools/format/cell_value.hpp"
 #include "tools/format/slurm_format.hpp"
 
 namespace shoal::cli {
@@ -60,23 +61,10 @@ const table_entry* find_entry(const std::string& name) {
   return nullptr;
 }
 
-/// A value to print; `set` false is an unset one (NULL or NO_VAL): an empty cell.
-struct value {
-  bool set = false;
-  std::string text;
-};
-
-value str(std::string s) {
-  return {true, std::move(s)};
-}
-
-value opt_str(const std::string& s) {
-  return s.empty() ? value{} : value{true, s};
-}
-
-value num(uint64_t n) {
-  return {true, std::to_string(n)};
-}
+using cell::num;
+using cell::opt_str;
+using cell::str;
+using cell::value;
 
 /// sstat's _elapsed_time(secs, 0) of a CPU time: whole seconds, "00:MM:SS", "HH:MM:SS" or
 /// "D-HH:MM:SS".
