@@ -131,18 +131,6 @@ void merge_stored(std::vector<msg::job_info>& jobs, const sacct_stored& stored) 
     if (held.count(key) == 0) jobs.push_back(job.info);
 }
 
-void print_field_names() {
-  auto names = sacct_field_names();
-  for (size_t i = 0; i < names.size(); ++i) {
-    if ((i & 3) != 0)
-      std::fputs(" ", stdout);
-    else if (i != 0)
-      std::fputs("\n", stdout);
-    std::printf("%-19s", names[i].c_str());
-  }
-  std::fputs("\n", stdout);
-}
-
 }  // namespace
 
 command_runner add_acct_command(CLI::App& app, const std::string& conf) {
@@ -193,7 +181,7 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
       "listed until the controller forgets it (MinJobAge after it ended).");
   return [f, &conf]() -> int {
     if (f->help_format) {
-      print_field_names();
+      print_field_names(sacct_field_names());
       return 0;
     }
     std::string list;

@@ -68,18 +68,6 @@ bool listing_order(const msg::accounted_step& a, const msg::accounted_step& b) {
   return a.step_id < b.step_id;
 }
 
-void print_field_names() {
-  auto names = sstat_field_names();
-  for (size_t i = 0; i < names.size(); ++i) {
-    if ((i & 3) != 0)
-      std::fputs(" ", stdout);
-    else if (i != 0)
-      std::fputs("\n", stdout);
-    std::printf("%-19s", names[i].c_str());
-  }
-  std::fputs("\n", stdout);
-}
-
 /// sstat's %ps of a step: "StepId=12.0", "StepId=12.batch".
 std::string step_text(const selected_step& s) {
   return "StepId=" + std::to_string(s.job) + "." + s.text;
@@ -118,7 +106,7 @@ command_runner add_stat_command(CLI::App& app, const std::string& conf) {
       "step with -a; a batch job's own script is its .batch step.");
   return [f, &conf]() -> int {
     if (f->help_format) {
-      print_field_names();
+      print_field_names(sstat_field_names());
       return 0;
     }
     std::vector<selected_step> wanted;

@@ -211,4 +211,15 @@ std::string slurm_number_unit(double value, int unit) {
   return out;
 }
 
+void print_field_names(const std::vector<std::string>& names) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    if ((i & 3) != 0)
+      std::fputs(" ", stdout);
+    else if (i != 0)
+      std::fputs("\n", stdout);
+    std::printf("%-19s", names[i].c_str());
+  }
+  std::fputs("\n", stdout);
+}
+
 }  // namespace shoal::cli

@@ -88,4 +88,7 @@ std::string slurm_number_in_unit(double value, int unit, int target);
 /// once while the command line is read, for the whole listing.
 bool& no_unit_conversion();
 
+/// sacct's and sstat's -e/--helpformat: the field names four to a line, each in 19 columns.
+void print_field_names(const std::vector<std::string>& names);
+
 }  // namespace shoal::cli
