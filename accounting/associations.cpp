@@ -15,12 +15,6 @@
 
 namespace shoal::accounting {
 
-std::string lower(std::string_view s) {
-  std::string out{s};
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 std::vector<std::string> split_list(std::string_view text) {
   std::vector<std::string> out;
   std::string item;

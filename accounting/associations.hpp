@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "messages/errc.hpp"
+#include "messages/text.hpp"
 #include "messages/types.hpp"
 
 namespace shoal::accounting {
@@ -50,8 +51,8 @@ std::vector<const msg::association*> tree_order(const msg::association_data& dat
 /// prefix of those; empty when `text` is none of them.
 std::string admin_level_name(std::string_view text);
 
-/// An ASCII lower-case copy: sacctmgr's words and keys match in any case.
-std::string lower(std::string_view s);
+/// sacctmgr's words and keys match in any case.
+using text::lower;
 
 /// A comma list's items, empty ones dropped ("a,,b" -> a, b), as sacctmgr reads lists.
 std::vector<std::string> split_list(std::string_view text);

@@ -35,7 +35,7 @@ struct result_clearer {
 using result = std::unique_ptr<PGresult, result_clearer>;
 
 /// Reads one row of a text-format result for read_row().
-struct column_reader {
+struct pg_column {
   const PGresult* r;
   int row;
   int64_t integer(int column) const {
@@ -156,7 +156,7 @@ class postgres_store final : public job_store {
       }
       rows.resize(static_cast<size_t>(PQntuples(r->get())));
       for (size_t i = 0; i < rows.size(); ++i)
-        read_assoc_row(rows[i], column_reader{r->get(), static_cast<int>(i)});
+        read_assoc_row(rows[i], pg_column{r->get(), static_cast<int>(i)});
     });
     if (!err) err = exec_params("COMMIT", {}, "ending a read");
     if (err) {
@@ -347,7 +347,7 @@ class postgres_store final : public job_store {
     if (!r) return r.error();
     std::vector<Row> rows(static_cast<size_t>(PQntuples(r->get())));
     for (size_t i = 0; i < rows.size(); ++i)
-      read_row(rows[i], column_reader{r->get(), static_cast<int>(i)});
+      read_row(rows[i], pg_column{r->get(), static_cast<int>(i)});
     return rows;
   }
 
@@ -369,7 +369,7 @@ class postgres_store final : public job_store {
     auto read = run("SELECT COALESCE(MAX(version), 0) FROM schema_version", {},
                     "reading the schema version", true);
     if (!read) return read.error();
-    int found = static_cast<int>(column_reader{read->get(), 0}.integer(0));
+    int found = static_cast<int>(pg_column{read->get(), 0}.integer(0));
     if (found > current_schema_version) return newer_schema_error(describe(), found);
     for (auto& sql : migration_statements(found, dialect::postgres))
       if (auto err = exec_params(sql, {}, "migrating the schema")) return err;

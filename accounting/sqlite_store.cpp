@@ -28,7 +28,7 @@ struct database_closer {
 using database = std::unique_ptr<sqlite3, database_closer>;
 
 /// Reads the current row of a statement for read_row().
-struct column_reader {
+struct sqlite_column {
   sqlite3_stmt* s;
   int64_t integer(int column) const { return sqlite3_column_int64(s, column); }
   std::string text(int column) const {
@@ -102,7 +102,7 @@ class sqlite_store final : public job_store {
       int rc;
       while ((rc = sqlite3_step(s->get())) == SQLITE_ROW) {
         rows.emplace_back();
-        read_assoc_row(rows.back(), column_reader{s->get()});
+        read_assoc_row(rows.back(), sqlite_column{s->get()});
       }
       if (rc != SQLITE_DONE) err = failure(std::string{"reading "} + assoc_table<Row>());
     });
@@ -210,7 +210,7 @@ class sqlite_store final : public job_store {
     int rc;
     while ((rc = sqlite3_step(s->get())) == SQLITE_ROW) {
       rows.emplace_back();
-      read_row(rows.back(), column_reader{s->get()});
+      read_row(rows.back(), sqlite_column{s->get()});
     }
     if (rc != SQLITE_DONE) return failure("reading jobs");
     return rows;

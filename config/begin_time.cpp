@@ -5,6 +5,7 @@
 #include <string>
 
 #include "messages/errc.hpp"
+#include "messages/text.hpp"
 
 namespace shoal::config {
 
@@ -20,11 +21,7 @@ shoal::error invalid(std::string_view text) {
           "noon, HH:MM[:SS] [AM|PM], YYYY-MM-DD[THH:MM[:SS]] or MM/DD[/YY][-HH:MM])");
 }
 
-std::string lower(std::string_view s) {
-  std::string out;
-  for (char c : s) out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  return out;
-}
+using text::lower;
 
 std::tm local(int64_t t) {
   std::tm tm{};

@@ -8,7 +8,7 @@ namespace shoal::policy {
 
 namespace {
 
-shoal::error invalid() {
+shoal::error invalid_gres() {
   return shoal::error(errc::invalid_request, "Invalid generic resource (gres) specification");
 }
 
@@ -63,22 +63,22 @@ shoal::expected<gres_list> parse_gres(std::string_view text) {
       if (colon == std::string_view::npos) break;
       start = colon + 1;
     }
-    if (parts.size() > 3) return invalid();
+    if (parts.size() > 3) return invalid_gres();
     gres_item g;
     g.name = std::string{parts[0]};
-    if (!valid_word(parts[0])) return invalid();
+    if (!valid_word(parts[0])) return invalid_gres();
     if (parts.size() > 1) {
       auto last = parts.back();
       bool numeric = !last.empty() && std::isdigit(static_cast<unsigned char>(last.front()));
       if (numeric) {
-        if (!parse_count(last, g.count)) return invalid();
+        if (!parse_count(last, g.count)) return invalid_gres();
         if (parts.size() == 3) {
-          if (!valid_word(parts[1])) return invalid();
+          if (!valid_word(parts[1])) return invalid_gres();
           g.type = std::string{parts[1]};
         }
       } else {
         // NAME:TYPE (count 1); NAME:TYPE:TYPE is not a count.
-        if (parts.size() == 3 || !valid_word(last)) return invalid();
+        if (parts.size() == 3 || !valid_word(last)) return invalid_gres();
         g.type = std::string{last};
       }
     }
@@ -94,8 +94,8 @@ shoal::expected<gres_list> parse_gres_request(std::string_view text) {
   for (auto& item : *all) {
     if (item.count == 0) continue;
     for (auto& seen : out)
-      if (seen.name == item.name) return invalid();
-    if (item.count > UINT32_MAX) return invalid();
+      if (seen.name == item.name) return invalid_gres();
+    if (item.count > UINT32_MAX) return invalid_gres();
     out.push_back(std::move(item));
   }
   return out;

@@ -6,7 +6,7 @@ namespace shoal::policy {
 
 namespace {
 
-shoal::error invalid() {
+shoal::error invalid_license() {
   return shoal::error(errc::invalid_request, "Invalid license specification");
 }
 
@@ -33,19 +33,19 @@ shoal::expected<license_list> parse_licenses(std::string_view text) {
     pos = comma + 1;
     auto sep = item.find_first_of(":*");
     auto name = trimmed(item.substr(0, sep));
-    if (name.empty() || name.find_first_of(" \t=|&()") != std::string_view::npos) return invalid();
+    if (name.empty() || name.find_first_of(" \t=|&()") != std::string_view::npos) return invalid_license();
     uint64_t count = 1;
     if (sep != std::string_view::npos) {
       auto digits = trimmed(item.substr(sep + 1));
       if (digits.empty() || digits.size() > 9 ||
           !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
-        return invalid();
+        return invalid_license();
       count = std::stoull(std::string{digits});
-      if (count == 0) return invalid();
+      if (count == 0) return invalid_license();
     }
     auto same = std::find_if(out.begin(), out.end(), [&](auto& l) { return l.name == name; });
     if (same != out.end()) {
-      if (same->count + count > UINT32_MAX) return invalid();
+      if (same->count + count > UINT32_MAX) return invalid_license();
       same->count += static_cast<uint32_t>(count);
     } else {
       out.push_back({std::string{name}, static_cast<uint32_t>(count)});

@@ -18,7 +18,7 @@ bool blank(const char* p) {
   return true;
 }
 
-shoal::error invalid() {
+shoal::error invalid_signal() {
   return shoal::error(errc::invalid_request, "Invalid --signal specification");
 }
 
@@ -67,14 +67,14 @@ shoal::expected<warn_signal> parse_warn_signal(const std::string& text, bool bat
   auto rest = text.substr(at);
   auto sign = rest.find('@');
   auto number = signal_number(rest.substr(0, sign));
-  if (number < 1 || number > 0xffff) return invalid();
+  if (number < 1 || number > 0xffff) return invalid_signal();
   out.signo = number;
   if (sign == std::string::npos) return out;
   auto time = rest.substr(sign + 1);
   char* end = nullptr;
   long seconds = std::strtol(time.c_str(), &end, 10);
   // Slurm takes an empty TIME as 0 (strtol of ""), and nothing may follow the number.
-  if (seconds < 0 || seconds > 0xffff || *end != '\0') return invalid();
+  if (seconds < 0 || seconds > 0xffff || *end != '\0') return invalid_signal();
   out.time_s = static_cast<uint32_t>(seconds);
   return out;
 }

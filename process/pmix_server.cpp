@@ -114,7 +114,7 @@ class info_list {
   pmix_status_t status_ = PMIX_SUCCESS;
 };
 
-std::string exit_text(int status) {
+std::string rank_exit_text(int status) {
   if (WIFSIGNALED(status)) return "was killed by signal " + std::to_string(WTERMSIG(status));
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended";
@@ -510,7 +510,7 @@ void pmix_server::task_exited(uint32_t local_id, int status) {
     task.ended = true;
     return;
   }
-  rank_lost(task, exit_text(status));
+  rank_lost(task, rank_exit_text(status));
 }
 
 void pmix_server::rank_lost(local_task& task, const std::string& how) {

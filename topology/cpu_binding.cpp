@@ -5,6 +5,7 @@
 #include <set>
 
 #include "messages/errc.hpp"
+#include "messages/text.hpp"
 
 namespace shoal::topology {
 
@@ -17,17 +18,11 @@ shoal::error bad(const std::string& text) {
   return shoal::error(errc::invalid_request, "invalid --cpu-bind: " + text);
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
+using text::is_digit;
+using text::lower;
 
 bool is_hex(char c) {
   return std::isxdigit(static_cast<unsigned char>(c)) != 0;
-}
-bool is_digit(char c) {
-  return std::isdigit(static_cast<unsigned char>(c)) != 0;
 }
 
 /// srun's test for "the text after this comma continues a list": it starts with a digit, or is

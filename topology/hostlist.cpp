@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "messages/errc.hpp"
+#include "messages/text.hpp"
 
 namespace shoal::topology {
 
@@ -33,9 +34,7 @@ constexpr size_t box_dims = 3;
 
 // -- character classes --------------------------------------------------------------------------
 
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+using text::is_digit;
 
 /// Slurm separates items with commas, blanks and tabs; shoal also with newlines and carriage
 /// returns (Slurm keeps them in a name, except in `scontrol show hostlist` reading a file).

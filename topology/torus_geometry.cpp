@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "messages/errc.hpp"
+#include "messages/text.hpp"
 
 // The shapes a request may take on the grid, and the grid's text forms: geometries such as 2x2x4,
 // connection types, node use, base partition names and box hostlists.
@@ -19,11 +20,7 @@ shoal::error bad_value(std::string text) {
   return shoal::error(errc::invalid_request, std::move(text));
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& ch : out) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return out;
-}
+using text::lower;
 
 constexpr const char* base36 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "messages/caf/type_ids.hpp"
+#include "messages/text.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/format/sacctmgr_format.hpp"
@@ -32,10 +33,7 @@ struct acctmgr_flags {
   std::string delimiter = "|";
 };
 
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
+using text::lower;
 
 /// The action a command word names, as sacctmgr's abbreviations allow; empty for none.
 std::string action_of(const std::string& word) {

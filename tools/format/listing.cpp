@@ -50,13 +50,6 @@ std::string reason_text(const msg::job_info& j) {
   return j.reason.empty() ? "None" : j.reason;
 }
 
-/// squeue's JOBID: `12`, an array task `12_4`, or an array's pending tasks `12_[5-1000%50]`.
-std::string job_id_text(const msg::job_info& j) {
-  if (j.array_job_id == 0) return std::to_string(j.job_id);
-  auto prefix = std::to_string(j.array_job_id) + "_";
-  if (j.array_task_id >= 0) return prefix + std::to_string(j.array_task_id);
-  return prefix + "[" + j.array_tasks + "]";
-}
 
 /// -j 12 names job 12 and, as in squeue, every task of array 12; 12_4 names one task.
 bool job_id_matches(const msg::job_info& j, const std::vector<std::string>& values) {
@@ -594,6 +587,13 @@ shoal::expected<std::string> render_nodes(const std::vector<msg::partition_info>
       detail::pick_columns(fields, opt.format, {"NodeList", "Nodes", "Partition", "StateCompact"});
   if (!cols) return cols.error();
   return detail::render_table(rows, *cols, opt.no_header);
+}
+
+std::string job_id_text(const msg::job_info& j) {
+  if (j.array_job_id == 0) return std::to_string(j.job_id);
+  auto prefix = std::to_string(j.array_job_id) + "_";
+  if (j.array_task_id >= 0) return prefix + std::to_string(j.array_task_id);
+  return prefix + "[" + j.array_tasks + "]";
 }
 
 }  // namespace shoal::cli

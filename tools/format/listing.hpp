@@ -45,6 +45,10 @@ struct listing_options {
 /// elapsed time of running jobs. Fields: JobId, Partition, Name, User, State, ST, Time, TimeLimit,
 /// Nodes, NodeList, Reason, SubmitTime, StartTime, EndTime, ExitCode, NTasks, CPUsPerTask,
 /// WorkDir, Command, Priority, NodeListReason. JSON: `{"jobs":[...]}` (see to_json).
+/// squeue's and sacct's JOBID: `12`, an array task `12_4`, or an array's pending tasks
+/// `12_[5-1000%50]`.
+std::string job_id_text(const msg::job_info& j);
+
 shoal::expected<std::string> render_jobs(std::vector<msg::job_info> jobs,
                                          const listing_options& opt, int64_t now);
 

@@ -176,13 +176,6 @@ msg::job_state db_state(msg::job_state s) {
   return s == S::configuring || s == S::completing ? S::running : s;
 }
 
-std::string job_id_text(const msg::job_info& j) {
-  if (j.array_job_id != 0 && j.array_task_id >= 0)
-    return std::to_string(j.array_job_id) + "_" + std::to_string(j.array_task_id);
-  if (j.array_job_id != 0) return std::to_string(j.array_job_id) + "_[" + j.array_tasks + "]";
-  return std::to_string(j.job_id);
-}
-
 std::string first_node(const std::string& nodelist) {
   auto names = topology::expand_hostlist(nodelist);
   if (!names || names->empty()) return nodelist;

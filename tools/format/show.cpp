@@ -26,7 +26,7 @@ using line = std::vector<std::string>;
 
 /// Joins each line's "Key=Value" pairs with blanks; lines after the first are indented by three
 /// blanks, and a blank line ends the record.
-std::string record(const std::vector<line>& lines) {
+std::string record_text(const std::vector<line>& lines) {
   std::string out;
   bool first = true;
   for (auto& l : lines) {
@@ -414,7 +414,7 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
   }
   // Slurm ends the record with a line of the indentation alone, then the blank line.
   lines.push_back({""});
-  return record(lines);
+  return record_text(lines);
 }
 
 namespace {
@@ -528,7 +528,7 @@ std::string show_node(const msg::node_info& n, int64_t now, const node_use* use)
     }
     lines.push_back({reason});
   }
-  return record(lines);
+  return record_text(lines);
 }
 
 std::string show_partition(const msg::partition_info& p, const std::vector<msg::node_info>& nodes) {
@@ -559,7 +559,7 @@ std::string show_partition(const msg::partition_info& p, const std::vector<msg::
   auto limit = [](int64_t s, const char* none) {
     return s < 0 ? std::string(none) : slurm_time_string(s);
   };
-  return record({
+  return record_text({
       {kv("PartitionName", p.name)},
       // shoal restricts partitions by none of these: Slurm's words for no restriction, which
       // portals read to offer a partition (ood_core's str_to_queue_info).

@@ -9,13 +9,8 @@ namespace shoal::cli::detail {
 
 namespace {
 
-char lower_char(char c) {
-  return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-}
-
-bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
+using text::is_digit;
+using text::lower_char;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -37,19 +32,6 @@ std::vector<std::string> expand_or_literal(std::string_view expr) {
 }
 
 }  // namespace
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = lower_char(c);
-  return out;
-}
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i)
-    if (lower_char(a[i]) != lower_char(b[i])) return false;
-  return true;
-}
 
 std::string fold_name(std::string_view s) {
   std::string out;

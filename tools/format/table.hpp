@@ -13,16 +13,15 @@
 
 #include "messages/errc.hpp"
 #include "messages/states.hpp"
+#include "messages/text.hpp"
 #include "tools/format/listing.hpp"
 
 namespace shoal::cli::detail {
 
 // -- text helpers -------------------------------------------------------------
 
-/// ASCII lower case.
-std::string lower(std::string_view s);
-/// ASCII case-insensitive equality.
-bool iequals(std::string_view a, std::string_view b);
+using text::iequals;
+using text::lower;
 /// A field name as compared: lower case, without '_' and blanks.
 std::string fold_name(std::string_view s);
 /// Splits on commas that are not inside brackets (so hostlists stay whole) and trims blanks.
