@@ -49,23 +49,39 @@ endif()
 function(shoal_test_build_settings target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "WITH_CAF" "" "")
   target_compile_options(${target} PRIVATE ${SHOAL_TEST_OPTIMIZATION_FLAGS})
-  if(NOT SHOAL_PRECOMPILED_HEADERS)
-    return()
+  if(SHOAL_PRECOMPILED_HEADERS)
+    if(arg_WITH_CAF)
+      target_precompile_headers(${target} REUSE_FROM shoal_actor_test_pch)
+    else()
+      target_precompile_headers(${target} REUSE_FROM shoal_test_pch)
+    endif()
   endif()
-  if(arg_WITH_CAF)
-    target_precompile_headers(${target} REUSE_FROM shoal_actor_test_pch)
-  else()
-    target_precompile_headers(${target} REUSE_FROM shoal_test_pch)
-  endif()
-  # The source that defines BOOST_TEST_MODULE must include Boost.Test itself, after the define.
+  # The source that defines BOOST_TEST_MODULE must include Boost.Test itself, after the define:
+  # neither the precompiled header nor a batch may include it first.
   get_target_property(sources ${target} SOURCES)
   foreach(source IN LISTS sources)
     get_filename_component(source_path ${source} ABSOLUTE)
     if(source_path MATCHES "\\.cpp$" AND EXISTS ${source_path})
       file(STRINGS ${source_path} module_lines REGEX "^#define BOOST_TEST_MODULE")
       if(module_lines)
-        set_source_files_properties(${source} PROPERTIES SKIP_PRECOMPILE_HEADERS ON)
+        set_source_files_properties(${source} PROPERTIES SKIP_PRECOMPILE_HEADERS ON
+                                                         SKIP_UNITY_BUILD_INCLUSION ON)
       endif()
     endif()
   endforeach()
+endfunction()
+
+# Under SHOAL_UNITY_BUILD, compiles `target`'s sources in batches as the product's are: each test
+# source instantiates CAF's and Boost.Test's templates again, and a batch does that once. Only for
+# the executables whose sources are known to share no private names (the actor tests and the
+# integration tests, the two largest); the others' helpers (`now`, `utc`, `parse_ok`, ...) repeat.
+function(shoal_test_unity target)
+  if(NOT SHOAL_UNITY_BUILD)
+    return()
+  endif()
+  set_target_properties(${target} PROPERTIES UNITY_BUILD ON
+                                             UNITY_BUILD_BATCH_SIZE ${SHOAL_UNITY_BATCH_SIZE})
+  # A fixture in a source's anonymous namespace is a test case's base class; inside a batch GCC
+  # sees that source as an included file and warns as it would for a header.
+  target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
 endfunction()

@@ -15,12 +15,6 @@ using namespace shoal::test;
 
 namespace {
 
-std::string local_hostname() {
-  char buf[256] = {};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
 }  // namespace
 
 BOOST_FIXTURE_TEST_SUITE(batch_jobs, two_nodes)

@@ -117,6 +117,10 @@ class scratch_dir {
 std::string write_file(const std::string& path, const std::string& text, bool executable = false);
 /// The whole file, or "" when it cannot be read.
 std::string read_file(const std::string& path);
+/// Whether anything (a file, a directory, a socket) is at `path`.
+bool path_exists(const std::string& path);
+/// This host's name, as the daemons of a local cluster report it.
+std::string local_hostname();
 /// The lines of `text` without their '\n'.
 std::vector<std::string> lines_of(const std::string& text);
 

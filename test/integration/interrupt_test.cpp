@@ -13,10 +13,6 @@ using namespace shoal::test;
 
 namespace {
 
-bool exists(const std::string& path) {
-  return std::ifstream{path}.good();
-}
-
 /// The id of the one job whose name is `name`, or 0.
 uint64_t job_named(cluster_fixture& c, const std::string& name) {
   for (auto& j : c.jobs())
@@ -42,7 +38,7 @@ BOOST_AUTO_TEST_CASE(one_interrupt_is_passed_to_the_tasks) {
   auto cli = start_cli(
       {"run", "-J", "trapper", "sh", "-c",
        "trap 'echo got INT; exit 5' INT; touch " + ready + "; while :; do sleep 0.05; done"});
-  BOOST_REQUIRE(wait_until([&] { return exists(ready); }, 30s));
+  BOOST_REQUIRE(wait_until([&] { return path_exists(ready); }, 30s));
   ::kill(cli->pid(), SIGINT);
   auto r = cli->finish();
   BOOST_CHECK_MESSAGE(r.exit_code == 5, r.describe());
@@ -57,7 +53,7 @@ BOOST_AUTO_TEST_CASE(two_interrupts_within_a_second_cancel_the_job) {
   auto cli =
       start_cli({"run", "-J", "stubborn", "sh", "-c",
                  "trap 'echo got INT' INT; touch " + ready + "; while :; do sleep 0.05; done"});
-  BOOST_REQUIRE(wait_until([&] { return exists(ready); }, 30s));
+  BOOST_REQUIRE(wait_until([&] { return path_exists(ready); }, 30s));
   ::kill(cli->pid(), SIGINT);
   // The scenario itself: a second Ctrl-C well within srun's one-second window.
   std::this_thread::sleep_for(200ms);

@@ -46,11 +46,6 @@ struct logged_cluster : log_dir, cluster_fixture {
   }
 };
 
-bool exists(const std::string& path) {
-  struct stat st {};
-  return ::stat(path.c_str(), &st) == 0;
-}
-
 std::string job_field(uint64_t id) {
   return "job=" + std::to_string(id) + " ";
 }
@@ -82,7 +77,7 @@ BOOST_AUTO_TEST_CASE(each_node_daemon_writes_its_own_file_through_percent_n) {
   BOOST_REQUIRE(id != 0);
   auto node1 = logs.file("shoald-node1.log");
   auto node2 = logs.file("shoald-node2.log");
-  BOOST_REQUIRE(exists(node1) && exists(node2));
+  BOOST_REQUIRE(path_exists(node1) && path_exists(node2));
   BOOST_CHECK(read_file(node1).find("registered node=node1 ") != std::string::npos);
   BOOST_CHECK(read_file(node2).find("registered node=node2 ") != std::string::npos);
   BOOST_CHECK(read_file(node1).find("node=node2") == std::string::npos);
@@ -192,9 +187,9 @@ BOOST_FIXTURE_TEST_SUITE(log_rotation, rotating_cluster)
 
 BOOST_AUTO_TEST_CASE(the_log_rotates_by_size_and_keeps_log_file_count_files) {
   auto path = logs.file("ctld.log");
-  BOOST_REQUIRE_MESSAGE(wait_until([&] { return exists(path + ".2"); }, 90s),
+  BOOST_REQUIRE_MESSAGE(wait_until([&] { return path_exists(path + ".2"); }, 90s),
                         "no second rotation of " << path);
-  BOOST_CHECK(!exists(path + ".3"));
+  BOOST_CHECK(!path_exists(path + ".3"));
   BOOST_CHECK(read_file(path + ".2").find("Heartbeat: heartbeat node=node1") != std::string::npos);
   for (auto file : {path + ".1", path + ".2"}) {
     struct stat st {};

@@ -23,12 +23,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string local_hostname() {
-  char buf[256] = {};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
 /// The build's link named `name` (bin/slurm-names/NAME).
 std::string link_path(const std::string& name) {
   return bin_path("slurm-names/" + name);

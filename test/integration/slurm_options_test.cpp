@@ -17,12 +17,6 @@ using namespace shoal::test;
 
 namespace {
 
-std::string local_hostname() {
-  char buf[256] = {};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
 /// The job id `shoal batch --parsable` printed: digits and a newline, nothing else.
 uint64_t parsable_job_id(const std::string& out) {
   if (out.size() < 2 || out.back() != '\n' || out.find_first_not_of("0123456789") != out.size() - 1)

@@ -20,16 +20,6 @@ using namespace shoal::test;
 
 namespace {
 
-std::string local_hostname() {
-  char buf[256] = {};
-  ::gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
-bool exists(const std::string& path) {
-  return ::access(path.c_str(), F_OK) == 0;
-}
-
 /// What `--test-only` printed: the job id, start (Unix seconds), processors, nodes, partition.
 struct estimate {
   uint64_t id = 0;
@@ -124,7 +114,7 @@ BOOST_AUTO_TEST_CASE(wait_follows_the_job_across_a_controller_restart) {
       {"batch", "-W",
        "--wrap=touch " + started + "; while [ ! -e " + gate + " ]; do sleep 0.2; done; exit 5"},
       opt);
-  BOOST_REQUIRE(wait_until([&] { return exists(started); }, 30s));
+  BOOST_REQUIRE(wait_until([&] { return path_exists(started); }, 30s));
   cluster.signal_controller(SIGKILL);
   BOOST_REQUIRE(!cluster.restart_controller());
   BOOST_REQUIRE(wait_until([&] { return run_cli({"queue"}).exit_code == 0; }, 30s));
@@ -198,7 +188,7 @@ BOOST_AUTO_TEST_CASE(signal_reaches_the_steps_but_not_the_batch_shell) {
   BOOST_REQUIRE(id != 0);
   BOOST_REQUIRE(wait_job_state(id, "COMPLETED", 90s));
   BOOST_CHECK_EQUAL(read_file(scratch.file("step.txt")), "step\n");
-  BOOST_CHECK_MESSAGE(!exists(scratch.file("shell.txt")), "the batch shell was signalled");
+  BOOST_CHECK_MESSAGE(!path_exists(scratch.file("shell.txt")), "the batch shell was signalled");
 }
 
 BOOST_AUTO_TEST_CASE(signal_with_b_reaches_only_the_batch_shell) {
@@ -214,8 +204,8 @@ BOOST_AUTO_TEST_CASE(signal_with_b_reaches_only_the_batch_shell) {
   BOOST_REQUIRE(id != 0);
   BOOST_REQUIRE(wait_job_state(id, "COMPLETED", 90s));
   BOOST_CHECK_EQUAL(read_file(scratch.file("shell.txt")), "shell\n");
-  BOOST_CHECK(exists(scratch.file("step_started")));
-  BOOST_CHECK_MESSAGE(!exists(scratch.file("step.txt")), "a step was signalled");
+  BOOST_CHECK(path_exists(scratch.file("step_started")));
+  BOOST_CHECK_MESSAGE(!path_exists(scratch.file("step.txt")), "a step was signalled");
 }
 
 BOOST_AUTO_TEST_CASE(signal_reaches_a_shoal_run_jobs_tasks_and_b_is_for_batch_only) {
@@ -242,7 +232,7 @@ BOOST_AUTO_TEST_CASE(alloc_runs_a_command_with_the_allocation_and_steps_start_in
                  " ]; do sleep 0.1; done";
   auto alloc = start_cli({"alloc", "-N2", "-J", "inside", "sh", "-c", command});
   uint64_t id = 0;
-  BOOST_REQUIRE(wait_until([&] { return exists(scratch.file("running")); }, 30s));
+  BOOST_REQUIRE(wait_until([&] { return path_exists(scratch.file("running")); }, 30s));
   id = job_named(*this, "inside");
   BOOST_REQUIRE(id != 0);
   // The allocation is a running job while the command runs, and the step ran in it.
@@ -293,7 +283,7 @@ BOOST_AUTO_TEST_CASE(alloc_at_its_time_limit_ends_the_job_kills_steps_and_signal
                       r.describe());
   BOOST_CHECK_MESSAGE(r.err.find("Relinquishing") == std::string::npos, r.describe());
   BOOST_CHECK_EQUAL(read_file(scratch.file("command.txt")), "terminated\n");
-  BOOST_CHECK(exists(scratch.file("step_running")));
+  BOOST_CHECK(path_exists(scratch.file("step_running")));
   BOOST_CHECK(wait_job_state(id, "TIMEOUT"));
 }
 
@@ -302,7 +292,7 @@ BOOST_AUTO_TEST_CASE(alloc_cancelled_or_interrupted_ends_the_job_and_signals_the
       "trap 'echo terminated > cmd1.txt; exit 0' TERM; touch ready1; "
       "sleep 120 & wait"};
   auto alloc = start_cli({"alloc", "-N1", "-J", "cancelled", "sh", "-c", command});
-  BOOST_REQUIRE(wait_until([&] { return exists(scratch.file("ready1")); }, 30s));
+  BOOST_REQUIRE(wait_until([&] { return path_exists(scratch.file("ready1")); }, 30s));
   auto id = job_named(*this, "cancelled");
   BOOST_REQUIRE(id != 0);
   BOOST_REQUIRE(run_cli({"cancel", std::to_string(id)}).exit_code == 0);
@@ -317,7 +307,7 @@ BOOST_AUTO_TEST_CASE(alloc_cancelled_or_interrupted_ends_the_job_and_signals_the
   // SIGTERM to alloc itself: the allocation ends (CANCELLED) and the command hears SIGTERM.
   command = "trap 'echo terminated > cmd2.txt; exit 0' TERM; touch ready2; sleep 120 & wait";
   auto second = start_cli({"alloc", "-N1", "-J", "interrupted", "sh", "-c", command});
-  BOOST_REQUIRE(wait_until([&] { return exists(scratch.file("ready2")); }, 30s));
+  BOOST_REQUIRE(wait_until([&] { return path_exists(scratch.file("ready2")); }, 30s));
   auto id2 = job_named(*this, "interrupted");
   BOOST_REQUIRE(id2 != 0);
   ::kill(second->pid(), SIGTERM);

@@ -31,11 +31,6 @@ command_result start(const std::vector<std::string>& command,
   return run_command(argv, opt);
 }
 
-bool exists(const std::string& path) {
-  std::error_code ec;
-  return std::filesystem::exists(path, ec);
-}
-
 /// The keys `conf` (config text) sets more than once; NodeName=/PartitionName= lines aside.
 std::set<std::string> keys_set_twice(const std::string& conf) {
   std::set<std::string> seen;
@@ -144,12 +139,12 @@ BOOST_AUTO_TEST_CASE(a_failed_command_keeps_the_clusters_logs_a_successful_one_l
 
   auto kept = start({"sh", "-c", "echo \"$SHOAL_CONF\""}, {"--test-size=1", "--keep"}, tmp.path());
   BOOST_REQUIRE_MESSAGE(kept.exit_code == 0 && lines_of(kept.out).size() == 1u, kept.describe());
-  BOOST_CHECK(exists(lines_of(kept.out)[0]));
+  BOOST_CHECK(path_exists(lines_of(kept.out)[0]));
 
   auto passed = start({"sh", "-c", "echo \"$SHOAL_CONF\""}, size, tmp.path());
   BOOST_REQUIRE_MESSAGE(passed.exit_code == 0 && lines_of(passed.out).size() == 1u,
                         passed.describe());
-  BOOST_CHECK(!exists(std::filesystem::path(lines_of(passed.out)[0]).parent_path()));
+  BOOST_CHECK(!path_exists(std::filesystem::path(lines_of(passed.out)[0]).parent_path()));
   BOOST_CHECK_MESSAGE(passed.err.find("logs kept") == std::string::npos, passed.describe());
 }
 

@@ -27,7 +27,7 @@ using namespace std::chrono_literals;
 /// The controller as node actors see it.
 /// Takes an unused argument: CAF 0.17 starts a function actor spawned with none through a null
 /// shared_ptr<tuple<>>, which UBSan reports (the other doubles all take one).
-caf::behavior controller_double(caf::event_based_actor*, int) {
+caf::behavior fan_in_controller_double(caf::event_based_actor*, int) {
   return {
       [](msg::view_atom, msg::node_info&) {},
       [](msg::nodedown_atom, const std::string&, uint64_t) {},
@@ -46,7 +46,7 @@ struct fan_in_fixture : metered, test::coordinated_fixture {
   static constexpr unsigned node_count = 100;
   static constexpr unsigned collector_count = 10;
 
-  caf::actor controller = keep(sys.spawn(controller_double, 0));
+  caf::actor controller = keep(sys.spawn(fan_in_controller_double, 0));
   std::vector<std::string> names;  ///< node1 .. node100
   std::map<std::string, actors::node_actor> nodes;
   std::map<std::string, std::shared_ptr<std::string>> told;  ///< node -> its daemon's collector

@@ -19,7 +19,7 @@ using namespace shoal;
 using namespace std::chrono_literals;
 
 /// The controller as node actors see it: the latest view of each node.
-caf::behavior controller_double(caf::event_based_actor*,
+caf::behavior manager_controller_double(caf::event_based_actor*,
                                 std::shared_ptr<std::map<std::string, msg::node_info>> views) {
   return {
       [views](msg::view_atom, msg::node_info& info) { (*views)[info.name] = std::move(info); },
@@ -42,7 +42,7 @@ struct manager_fixture : test::coordinated_fixture {
 
   std::shared_ptr<std::map<std::string, msg::node_info>> views =
       std::make_shared<std::map<std::string, msg::node_info>>();
-  caf::actor controller = keep(sys.spawn(controller_double, views));
+  caf::actor controller = keep(sys.spawn(manager_controller_double, views));
   std::map<std::string, actors::node_actor> nodes;
   std::map<std::string, std::shared_ptr<std::string>> told;  ///< node -> its daemon's collector
   std::map<std::string, test::inbox<msg::collector_list>> lists;

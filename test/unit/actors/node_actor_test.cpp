@@ -13,7 +13,7 @@ using namespace shoal;
 using namespace std::chrono_literals;
 
 /// The controller as the node actor sees it: it records views and node-down notices.
-caf::behavior controller_double(caf::event_based_actor*, test::inbox<msg::node_info> views,
+caf::behavior node_controller_double(caf::event_based_actor*, test::inbox<msg::node_info> views,
                                 test::inbox<uint64_t> down_jobs,
                                 test::inbox<msg::step_exit> step_exits) {
   return {
@@ -47,7 +47,7 @@ struct node_fixture : test::coordinated_fixture {
   test::inbox<uint64_t> down_jobs = test::make_inbox<uint64_t>();
   test::inbox<uint64_t> launches = test::make_inbox<uint64_t>();
   test::inbox<msg::step_exit> step_exits = test::make_inbox<msg::step_exit>();
-  caf::actor controller = keep(sys.spawn(controller_double, views, down_jobs, step_exits));
+  caf::actor controller = keep(sys.spawn(node_controller_double, views, down_jobs, step_exits));
   caf::actor daemon = keep(sys.spawn(daemon_double, launches));
   actors::node_actor node;
 

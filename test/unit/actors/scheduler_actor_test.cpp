@@ -37,14 +37,14 @@ caf::behavior job_double(caf::event_based_actor*, std::shared_ptr<job_news> news
 
 /// The controller as the scheduler sees it (array views and tasks, cancels): ignored here. It
 /// takes an argument because CAF 0.17 dereferences a null tuple for argument-less spawns.
-caf::behavior controller_double(caf::event_based_actor* self, int) {
+caf::behavior scheduler_controller_double(caf::event_based_actor* self, int) {
   self->set_default_handler(caf::drop);
   return {[](caf::ok_atom) {}};
 }
 
 struct scheduler_fixture : test::coordinated_fixture {
   config::cluster_config cluster;
-  caf::actor controller = keep(sys.spawn(controller_double, 0));
+  caf::actor controller = keep(sys.spawn(scheduler_controller_double, 0));
   actors::topology_actor topology;
   actors::scheduler_actor scheduler;
 
