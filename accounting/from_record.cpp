@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-
 namespace shoal::accounting {
 
 namespace {
@@ -22,7 +21,12 @@ step_row step_row_of(const msg::step_record& step, const msg::job_record& rec,
   row.job_id = static_cast<uint32_t>(info.job_id);
   row.submit_time = info.submit_time;
   row.step_id = store_step_id(step.step_id);
-  row.name = step.step_id == msg::batch_step_id ? "batch" : info.name;
+  // Slurm names a step by srun's -J, else by its command; a record from before steps kept their
+  // listing has neither, and shows the job's name as it did.
+  if (step.step_id == msg::batch_step_id)
+    row.name = "batch";
+  else
+    row.name = step.listing.name.empty() ? info.name : step.listing.name;
   row.nodelist = step.nodelist;
   row.node_count = static_cast<uint32_t>(step.nodes.size());
   row.ntasks = step.ntasks;

@@ -2,6 +2,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include "accounting/from_record.hpp"
 #include "accounting/rows.hpp"
 
 namespace {
@@ -58,6 +59,25 @@ BOOST_AUTO_TEST_CASE(job_selectors_take_ids_and_array_tasks) {
     BOOST_TEST_INFO("input '" << bad << "'");
     BOOST_TEST((r == errc::invalid_request));
   }
+}
+
+BOOST_AUTO_TEST_CASE(a_stored_step_is_named_by_its_command_the_batch_step_batch) {
+  msg::job_record rec;
+  rec.info.job_id = 7;
+  rec.info.name = "train.sh";
+  auto step = [](uint32_t id, std::string name) {
+    msg::step_record s;
+    s.step_id = id;
+    s.listing.name = std::move(name);
+    return s;
+  };
+  rec.done_steps = {step(msg::batch_step_id, ""), step(0, "hostname"), step(1, "")};
+  auto stored = rows_of(rec, "cluster");
+  BOOST_REQUIRE_EQUAL(stored.steps.size(), 3u);
+  BOOST_CHECK_EQUAL(stored.steps[0].name, "batch");
+  BOOST_CHECK_EQUAL(stored.steps[1].name, "hostname");
+  // A step saved before steps kept their listing: the job's name, as sacct showed it then.
+  BOOST_CHECK_EQUAL(stored.steps[2].name, "train.sh");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
