@@ -8,7 +8,7 @@ controller_code='shoal::actors::ctl::|shoal::actors::spawn_(controller|scheduler
 count=$(nm -C "$bin" | grep -cE "$controller_code" || true)
 if [ "$count" -ne 0 ]; then
   echo "FAIL: $bin holds $count symbols of the controller's actors:"
-  nm -C "$bin" | grep -E "$controller_code" | head -5
+  nm -C "$bin" | grep -E "$controller_code" | cut -c1-160 | head -5
   echo "A new source in actors/ that shoald uses belongs in the node_daemon group of"
   echo "actors/CMakeLists.txt (shoal_unity_groups)."
   exit 1
