@@ -562,6 +562,13 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
       probe.metered("launch", [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink,
                                      caf::actor& job) { launch(self, req, sink, job); }),
       probe.metered("release", [self](msg::release_atom, uint64_t job) { on_release(self, job); }),
+      probe.metered("reconfig",
+                    [self](msg::reconfig_atom) {
+                      auto& st = self->state;
+                      config::log().info("reconfigure asked by the controller node={}",
+                                         st.setup.status.node_name);
+                      if (st.setup.reconfigure) st.setup.reconfigure();
+                    }),
       probe.metered("usage", [self](msg::usage_atom, uint64_t job,
                                     uint32_t step) { return step_usage_of(self, job, step); }),
       probe.metered("simdone",
