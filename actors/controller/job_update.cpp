@@ -23,7 +23,7 @@ namespace {
 
 struct target {
   uint64_t id = 0;
-  caf::actor job;
+  job_actor job;
 };
 
 /// `err` as scontrol prints an update's refusal: Slurm's words, then " for job N".
