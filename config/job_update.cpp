@@ -270,6 +270,8 @@ shoal::expected<msg::job_request> apply_job_update(const job_update_spec& spec,
                    " > " + format_duration(req.time_limit_s) + ")");
       limit = req.time_limit_s + spec.time_limit_sign * limit;
     }
+    // A request's 0 means "the partition's default": a job must not leave its limit that way.
+    if (limit == 0) return bad("Invalid TimeLimit value");
     req.time_limit_s = limit;
   }
   if (spec.partition) req.partition = *spec.partition;

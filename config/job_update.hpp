@@ -52,8 +52,10 @@ std::string changed_keys(const job_update_spec& spec);
 
 /// `req` with `spec`'s changes. TimeLimit's +/- apply to the request's limit (errc::invalid_request
 /// "TimeLimit decrement larger than current time limit", or for an UNLIMITED one, "TimeLimit
-/// increment or decrement of an UNLIMITED time limit"). NumNodes=N sets the request's node
-/// count exactly (nodesMax N); NumNodes=0, NumTasks=0 are refused as Slurm's controller does
+/// increment or decrement of an UNLIMITED time limit"), and a limit of 0 is refused ("Invalid
+/// TimeLimit value": a request's 0 is its partition's default, no limit). NumNodes=N sets the
+/// request's node count exactly (nodesMax N); NumNodes=0, NumTasks=0 are refused as Slurm's
+/// controller does
 /// ("Node count specification invalid", "Task count specification invalid"), as is a maximum
 /// below the minimum.
 shoal::expected<msg::job_request> apply_job_update(const job_update_spec& spec,

@@ -134,6 +134,12 @@ BOOST_AUTO_TEST_CASE(changes_apply_to_the_request_and_time_limits_add_and_subtra
   BOOST_REQUIRE(!too_much);
   BOOST_TEST(shoal::describe(too_much.error()) ==
              "TimeLimit decrement larger than current time limit (2:00:00 > 1:00:00)");
+  // 0 would be "the partition's default" (for a running job, no limit at all).
+  for (auto words : {"TimeLimit=0", "TimeLimit-=60"}) {
+    auto zero = apply_job_update(parsed({"JobId=1", words}), req);
+    BOOST_REQUIRE(!zero);
+    BOOST_TEST(shoal::describe(zero.error()) == "Invalid TimeLimit value");
+  }
   auto zero_nodes = apply_job_update(parsed({"JobId=1", "NumNodes=0"}), req);
   BOOST_REQUIRE(!zero_nodes);
   BOOST_TEST(shoal::describe(zero_nodes.error()) == "Node count specification invalid");
