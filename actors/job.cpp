@@ -155,13 +155,26 @@ void on_client_down(job_self self, const caf::actor_addr& who) {
   }
 }
 
-/// Ok once the job's record (sent before) is durable: the keeper answers the client itself, so
-/// the answer comes even when the job has already stopped (a cancelled pending job).
+}  // namespace
+
+namespace job_detail {
+
+// Ok once the job's record (sent before) is durable (a cancelled pending job's too).
+
+bool queued(policy::lifecycle_state s) {
+  using ls = policy::lifecycle_state;
+  return s == ls::pending || s == ls::held || s == ls::dependency_never || s == ls::requeued;
+}
+
 caf::result<caf::ok_atom> once_saved(job_self self) {
   auto& keeper = self->state.setup.keeper;
   if (!keeper) return caf::ok_atom::value;
   return self->delegate(keeper, msg::sync_atom_v);
 }
+
+}  // namespace job_detail
+
+namespace {
 
 bool may_act_on(job_self self, uint32_t uid) {
   auto& st = self->state;
@@ -408,11 +421,6 @@ caf::result<msg::job_info> on_step_attach(job_self self, uint32_t step_id, caf::
   return st.info;
 }
 
-bool queued(policy::lifecycle_state s) {
-  using ls = policy::lifecycle_state;
-  return s == ls::pending || s == ls::held || s == ls::dependency_never || s == ls::requeued;
-}
-
 /// Resumes a job from its saved record: queued jobs queue again (with their holds), placed
 /// ones take their allocation back and wait for their nodes to report their steps; time limits
 /// count from the original start.
@@ -585,6 +593,12 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
       probe.metered("nodedown", [self](msg::nodedown_atom,
                                        const std::string& node) { on_node_down(self, node); }),
       probe.metered("jobs", [self](msg::jobs_atom) { return self->state.info; }),
+      probe.metered("update_query", [self](msg::update_atom) { return record_of(self->state); }),
+      probe.metered(
+          "update",
+          [self](msg::update_atom, msg::job_request& req, policy::workload_ptr& workload) {
+            return on_update(self, req, workload);
+          }),
       probe.metered("usage",
                     [self](msg::usage_atom, uint32_t step) { return live_usage(self, step); }),
       probe.metered("attach", [self](msg::attach_atom,

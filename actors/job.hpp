@@ -113,6 +113,14 @@ using job_actor = caf::typed_actor<
     caf::replies_to<msg::jobctl_atom, std::string, uint32_t>::with<caf::ok_atom>,
     /// The job's listing view.
     caf::replies_to<msg::jobs_atom>::with<msg::job_info>,
+    /// `scontrol update`: the job's record now, from which the controller revises its request.
+    caf::replies_to<msg::update_atom>::with<msg::job_record>,
+    /// (request, workload): the revised request, checked by the controller. A queued job takes
+    /// it whole and queues with it; a running one takes its time limit (the timer follows),
+    /// name, comment, nice and priority. Ok once the record is durable; errc::invalid_request
+    /// ("Job is no longer pending execution") when it changes what only a queued job may and
+    /// the job started since, or "Job has already finished".
+    caf::replies_to<msg::update_atom, msg::job_request, policy::workload_ptr>::with<caf::ok_atom>,
     /// A `shoal run` whose controller restarted found the job again: it becomes the job's
     /// client (and its main step's output sink); answers the job's view.
     caf::replies_to<msg::attach_atom, caf::actor>::with<msg::job_info>,

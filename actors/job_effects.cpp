@@ -62,6 +62,8 @@ msg::step_record step_record_of(uint32_t id, const step_run& run) {
   return step;
 }
 
+}  // namespace
+
 /// Everything a restarted controller needs to resume the job.
 msg::job_record record_of(const job_state_t& st) {
   msg::job_record r;
@@ -81,6 +83,8 @@ msg::job_record record_of(const job_state_t& st) {
   r.done_steps = st.done_steps;
   return r;
 }
+
+namespace {
 
 /// Hands the job's record to the state keeper (group-committed there; see launch_step for what
 /// waits until it is durable).

@@ -121,6 +121,24 @@ using follow_ups = std::vector<std::pair<policy::event, event_data>>;
 
 caf::actor handle_of(job_self self);
 
+/// Everything a restarted controller needs to resume the job (its saved record).
+msg::job_record record_of(const job_state_t& st);
+
+/// Ok once the job's record (sent before) is durable: the keeper answers the client itself, so
+/// the answer comes even when the job has already stopped.
+caf::result<caf::ok_atom> once_saved(job_self self);
+
+/// Queued: pending, held, waiting on a dependency never satisfied, or requeued.
+bool queued(policy::lifecycle_state s);
+
+/// `scontrol update`'s revised request (job_update.cpp): a queued job takes it whole (and its
+/// workload) and queues with it; a running one only its time limit (the timer follows), name,
+/// comment, nice and priority. Ok once the record is durable; errc::invalid_request "Job is no
+/// longer pending execution" when a change is for queued jobs only and the job started since
+/// the controller looked, or "Job has already finished".
+caf::result<caf::ok_atom> on_update(job_self self, msg::job_request& req,
+                                    policy::workload_ptr& workload);
+
 /// Sends the listing view and saves the record (unless `save_record` is false: the first view,
 /// whose record the controller saved before spawning the job); a changed state is logged here,
 /// once per publication.

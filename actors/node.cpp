@@ -784,6 +784,12 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
       probe.metered("done", [self](msg::done_atom, uint64_t job) { on_job_done(self, job); }),
       probe.metered("release",
                     [self](msg::release_atom, uint64_t job) { on_job_release(self, job); }),
+      probe.metered("reconfig",
+                    [self](msg::reconfig_atom) {
+                      // Not through the gate: nothing to sign, and its order does not matter.
+                      if (self->state.daemon)
+                        send_to(self, self->state.daemon, msg::reconfig_atom_v);
+                    }),
       probe.metered("launch", [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink,
                                      caf::actor& job) { on_launch(self, req, sink, job); }),
       probe.metered("signal",

@@ -54,6 +54,8 @@ using node_actor = caf::typed_actor<
     caf::reacts_to<msg::done_atom, uint64_t>,
     /// The job frees the node.
     caf::reacts_to<msg::release_atom, uint64_t>,
+    /// `scontrol reconfigure`: relayed to the node's shoald, which reads its file again.
+    caf::reacts_to<msg::reconfig_atom>,
     /// (launch_request, sink, job): relayed to the shoald; without one the job gets a
     /// step_exit with a launch_error.
     caf::reacts_to<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>,

@@ -508,6 +508,13 @@ void make_usage_gauges(node_daemon_state& st) {
   st.gauges = g;
 }
 
+/// `scontrol reconfigure`, relayed by the node actor: the process's SIGHUP reconfigure.
+void on_reconfigure(daemon_self self) {
+  auto& st = self->state;
+  config::log().info("reconfigure asked by the controller node={}", st.setup.status.node_name);
+  if (st.setup.reconfigure) st.setup.reconfigure();
+}
+
 daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_setup setup) {
   tolerate_strays(self);
   actor_probe probe{self, setup.meters, "node_daemon"};
@@ -562,6 +569,7 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
       probe.metered("launch", [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink,
                                      caf::actor& job) { launch(self, req, sink, job); }),
       probe.metered("release", [self](msg::release_atom, uint64_t job) { on_release(self, job); }),
+      probe.metered("reconfig", [self](msg::reconfig_atom) { on_reconfigure(self); }),
       probe.metered("usage", [self](msg::usage_atom, uint64_t job,
                                     uint32_t step) { return step_usage_of(self, job, step); }),
       probe.metered("simdone",

@@ -54,6 +54,10 @@ struct node_daemon_setup {
   /// job so that their children in a step's tree connect directly. Port 0: none.
   std::string door_host;
   uint16_t door_port = 0;
+  /// What `scontrol reconfigure` (through the controller) starts: the daemon's SIGHUP
+  /// reconfigure, which reads a file and so must not run here (shoald raises SIGHUP at itself).
+  /// Must return at once. Null: the request is logged and ignored.
+  std::function<void()> reconfigure;
 };
 
 /// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects
@@ -92,7 +96,10 @@ using node_daemon_actor = caf::typed_actor<
     caf::replies_to<msg::usage_atom, uint64_t, uint32_t>::with<msg::step_usage>,
     /// (collector, host, port): beat to that collector from now on (connecting to it, and again
     /// whenever it drops, every second); an empty collector: beat to the node actor again.
-    caf::reacts_to<msg::collector_atom, std::string, std::string, uint16_t>>;
+    caf::reacts_to<msg::collector_atom, std::string, std::string, uint16_t>,
+    /// `scontrol reconfigure`: read the configuration file again, as on SIGHUP
+    /// (node_daemon_setup::reconfigure).
+    caf::reacts_to<msg::reconfig_atom>>;
 
 node_daemon_actor spawn_node_daemon(caf::actor_system& sys, node_daemon_setup setup);
 

@@ -257,6 +257,7 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
   q.begin_time = req.workload.begin_time;
   q.kill_on_invalid_dep = req.workload.kill_on_invalid_dep;
   q.hold = req.workload.hold ? policy::hold_kind::user : policy::hold_kind::none;
+  q.fixed_priority = req.workload.priority;
   if (workload && workload->dep) q.dependency = *workload->dep;
   auto& pj = q.pass;
   pj.id = id;
@@ -309,6 +310,25 @@ void enqueue(scheduler_self self, uint64_t id, const msg::job_request& req,
     st.tick_armed = true;
     self->delayed_send(self, periodic_pass, msg::check_atom_v);
   }
+}
+
+/// A pending job's request changed (`scontrol update`): queued again with it, in its place.
+void replace(scheduler_self self, uint64_t id, const msg::job_request& req,
+             const policy::workload_ptr& workload) {
+  auto& st = self->state;
+  auto* old = st.queue.find(id);
+  if (old == nullptr || old->is_array) return;  // started, or gone, since the job asked
+  auto q = to_queued(self, id, req, workload, old->submit_time);
+  q.hold = old->hold;
+  q.top_rank = old->top_rank;
+  q.reason = old->reason;
+  q.told_priority = old->told_priority;
+  // Its placement needs (nodelist, exclusions, features) are told again.
+  self->send(st.topology, msg::cancel_atom_v, id);
+  if (auto needs = needs_of(self, req, workload, q.pass.request.min_nodes))
+    self->send(st.topology, msg::enqueue_atom_v, id, std::move(*needs));
+  st.queue.enqueue(std::move(q));
+  request_pass(self);
 }
 
 caf::result<caf::ok_atom> job_command(scheduler_self self, const std::string& op, uint64_t id,
@@ -548,6 +568,10 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
                       self->send(self->state.topology, msg::release_atom_v, id);
                       request_pass(self);
                     }),
+      probe.metered(
+          "update",
+          [self](msg::update_atom, uint64_t id, const msg::job_request& req,
+                 const policy::workload_ptr& workload) { replace(self, id, req, workload); }),
       probe.metered("jobctl",
                     [self](msg::jobctl_atom, const std::string& op, uint64_t id, uint32_t uid,
                            bool admin) { return job_command(self, op, id, uid, admin); }),

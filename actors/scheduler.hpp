@@ -49,6 +49,10 @@ using scheduler_actor = caf::typed_actor<
     caf::reacts_to<msg::release_atom, uint64_t>,
     /// (id, ok, start time): a job ended; frees its nodes, feeds dependencies.
     caf::reacts_to<msg::ended_atom, uint64_t, bool, int64_t>,
+    /// (id, request, workload): `scontrol update` changed a pending job (checked as a
+    /// submission is): it queues with the new request, keeping its hold, its top rank and its
+    /// submit time (its age), and a pass runs. Nothing for a job no longer queued.
+    caf::reacts_to<msg::update_atom, uint64_t, msg::job_request, policy::workload_ptr>,
     /// (op, id, uid, admin): hold, uhold, release, top on a pending job or array.
     caf::replies_to<msg::jobctl_atom, std::string, uint64_t, uint32_t, bool>::with<caf::ok_atom>,
     /// Reasons, expected starts and priority factors of every pending job.

@@ -213,6 +213,8 @@ struct JobWorkload {
                              # nodes for steps until its client releases it (op complete)
   cyclic @22 :Bool;          # --distribution=cyclic: ranks dealt to the nodes in turn (rank r on
                              # node r mod N); otherwise block (consecutive ranks fill a node)
+  priority @23 :UInt32;      # an admin's fixed priority (scontrol update Priority=N); 0: the
+                             # computed one (multifactor, or submit order)
 }
 
 struct JobInfo {
@@ -285,6 +287,16 @@ struct JobControl {
   op @0 :Text;
   jobs @1 :List(Text);       # "123", "123_4" (array task), "123_[1-5]"
   uid @2 :UInt32;            # who asks
+}
+
+# scontrol update JobId=... KEY=VALUE ...: changes to queued (and, for a few keys, running) jobs.
+struct JobUpdate {
+  jobs @0 :List(Text);       # "123", "123_4" (a running array task)
+  settings @1 :List(Text);   # KEY=VALUE as given (cluster/job_update.hpp reads them), StartTime=
+                             # left out: the client resolves it into beginTime
+  uid @2 :UInt32;            # who asks
+  beginTime @3 :Int64;       # StartTime= in Unix seconds, as the client's clock and time zone
+                             # read it; 0: not given
 }
 
 struct LaunchRequest {
@@ -655,6 +667,11 @@ enum ClientOp $C.type("uint8_t") {
   stepUsage @30;        # jobId, stepId (0xffffffff: every step) -> accounted (one: the job, and
                         # its running steps with what they used so far, asked of their nodes
                         # now; sstat); errc::unknown_job for a job the controller does not hold
+  jobUpdate @31;        # jobChange, uid -> ok (scontrol update JobId=: once every job named is
+                        # changed and its record durable; the first refusal otherwise)
+  reconfigure @32;      # uid -> text (scontrol reconfigure, admins only: shoalctld reads its
+                        # file again as on SIGHUP; the text says what it applied and what waits
+                        # for a restart; a file that does not parse is refused with its file:line)
 }
 
 struct ClientRequest {
@@ -681,6 +698,7 @@ struct ClientRequest {
   input @15 :TaskInput;      # input
   query @16 :AccountingQuery;  # accounting: what sacct selects
   acctmgr @17 :AcctmgrEdit;  # acctmgrEdit: the change
+  jobChange @18 :JobUpdate;  # jobUpdate: the jobs and their changes
 }
 
 struct ClientReply {

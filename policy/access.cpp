@@ -26,9 +26,11 @@ bool may(const access_rules& rules, uint32_t uid, operation op, uint32_t owner) 
     case operation::view_job:
       return !rules.private_jobs || owns || is_admin(rules, uid);
     case operation::act_on_job:
+    case operation::update_job:
       return owns || is_admin(rules, uid);
     case operation::hold_as_admin:
     case operation::administer:
+    case operation::update_job_as_admin:
       return is_admin(rules, uid);
     case operation::reset_statistics:
     case operation::fetch_identity:

@@ -25,9 +25,13 @@ enum class operation {
   view_job,          ///< list or show a job (hidden from others under PrivateData=jobs)
   act_on_job,        ///< cancel, signal, requeue, hold/release, attach, step, end an allocation
   hold_as_admin,     ///< a hold only an admin may release (Slurm's admin hold, priority 0)
-  administer,        ///< node and partition updates, debug levels and flags
+  administer,        ///< node and partition updates, debug levels and flags, reconfigure
   reset_statistics,  ///< `sdiag --reset`: root and the daemon users (Slurm's SlurmUser)
   fetch_identity,    ///< the cluster's TLS identity: root and the daemon users only
+  update_job,        ///< `scontrol update JobId=`: the job's owner and the admins
+  /// What only Slurm's operators may ask of an update: raise a running job's time limit (or a
+  /// queued one's past its partition's MaxTime), set Priority=, set a negative Nice=.
+  update_job_as_admin,
 };
 
 /// A uid that owns nothing: for operations on no particular job.

@@ -208,6 +208,13 @@ policy::priority_factors job_queue::priority_of(const queued_job& q, int64_t now
     held.total = 0;
     return held;
   }
+  if (q.fixed_priority != 0) {
+    // An admin's Priority= stands in for every factor, as Slurm's direct_set_prio.
+    policy::priority_factors fixed;
+    fixed.total = q.fixed_priority;
+    fixed.nice = q.nice;
+    return fixed;
+  }
   if (!multifactor_) return policy::priority_factors{};  // priority/basic: submit order
   policy::priority_input in;
   in.eligible_time = std::max(q.submit_time, q.begin_time);

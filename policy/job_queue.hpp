@@ -34,6 +34,7 @@ struct queued_job {
   bool kill_on_invalid_dep = false;
   hold_kind hold = hold_kind::none;
   uint64_t top_rank = 0;  ///< > 0: moved to the top of its owner's jobs (later tops rank higher)
+  uint32_t fixed_priority = 0;  ///< an admin's Priority= (scontrol update); 0: computed
   bool is_array = false;
   policy::index_set pending;  ///< arrays: task indices not started yet
   uint32_t max_running = 0;   ///< arrays: the `%N` throttle

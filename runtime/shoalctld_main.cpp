@@ -5,6 +5,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -181,10 +182,13 @@ int main(int argc, char** argv) {
   }
   setup.meters = meters.get();
   setup.cold_start = flags.cold_start;
-  shoal::runtime::reconfigurer reconfigure{*cfg, shoal::runtime::daemon_role::controller};
+  // SIGHUP and `scontrol reconfigure` share one, so each reads against what the other applied.
+  auto reconfigure =
+      std::make_shared<shoal::runtime::reconfigurer>(*cfg, shoal::runtime::daemon_role::controller);
+  setup.reconfigure = [reconfigure] { return reconfigure->run(); };
   setup.cfg = std::move(*cfg);
   auto failover = shoal::runtime::spawn_failover(sys, std::move(setup));
-  int code = shoal::runtime::run_until_shutdown(sys, failover, std::move(reconfigure));
+  int code = shoal::runtime::run_until_shutdown(sys, failover, [reconfigure] { (*reconfigure)(); });
   shoal::config::log().info("shoalctld stopped code={}", code);
   spdlog::shutdown();
   std::fflush(nullptr);

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -347,6 +348,17 @@ struct daemon_context {
   peer_door door;
 };
 
+/// `scontrol reconfigure` through the controller: the process's own SIGHUP (which the signal
+/// thread turns into the reconfigure, reading the file there, not on an actor). A shoald hosting
+/// many nodes hears it once a node: once a second is enough.
+void reconfigure_once_a_second() {
+  static std::atomic<int64_t> last{0};
+  auto now = static_cast<int64_t>(std::time(nullptr));
+  auto before = last.load();
+  if (now - before < 1 || !last.compare_exchange_strong(before, now)) return;
+  ::kill(::getpid(), SIGHUP);
+}
+
 /// Starts the daemon of `node`, its steps' sockets in `spool_dir`.
 caf::actor start_daemon(const daemon_context& ctx, const shoal::config::node_config& node,
                         const std::string& spool_dir, bool simulated, bool collects) {
@@ -369,6 +381,7 @@ caf::actor start_daemon(const daemon_context& ctx, const shoal::config::node_con
   setup.meters = ctx.meters;
   if (ctx.cfg.auth.munge) add_munge_checks(setup, ctx.cfg);
   if (collects) add_collector(ctx.sys, node, ctx.meters, setup);
+  setup.reconfigure = reconfigure_once_a_second;
   if (!simulated) {
     setup.door_host = ctx.door.host;
     setup.door_port = ctx.door.port;
@@ -476,8 +489,9 @@ int main(int argc, char** argv) {
     return caf::behavior{[](caf::ok_atom) {}};
   };
   auto daemon = daemons.size() == 1 ? daemons.front() : sys.spawn(supervise, daemons);
-  int code = shoal::runtime::run_until_shutdown(
-      sys, daemon, shoal::runtime::reconfigurer{*cfg, shoal::runtime::daemon_role::node});
+  auto reconfigure =
+      std::make_shared<shoal::runtime::reconfigurer>(*cfg, shoal::runtime::daemon_role::node);
+  int code = shoal::runtime::run_until_shutdown(sys, daemon, [reconfigure] { (*reconfigure)(); });
   shoal::config::log().info("shoald stopped node={} code={}", log_name, code);
   spdlog::shutdown();
   std::fflush(nullptr);

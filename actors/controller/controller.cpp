@@ -225,12 +225,14 @@ controller_actor::behavior_type controller_behavior(
       probe.rpc("cancel", from_client<cancel_atom>(self, cancel_by_id)),
       probe.rpc("signal", from_client<signal_atom>(self, signal_job)),
       probe.rpc("jobctl", from_client<jobctl_atom>(self, control_jobs)),
+      probe.rpc("jobupdate", from_client<update_atom>(self, update_jobs)),
       probe.rpc("complete", from_client<complete_atom>(self, complete)),
       probe.rpc("nodeupd", from_client<nodeupd_atom>(self, update_nodes)),
       probe.rpc("partedit", from_client<partedit_atom>(self, edit_partitions)),
       probe.rpc("setdebug", from_client<setdebug_atom>(self, set_debug_level)),
       probe.rpc("dbgflags", from_client<dbgflags_atom>(self, set_debug_flags)),
       probe.rpc("diagreset", from_client<diagreset_atom>(self, reset_diag)),
+      probe.rpc("reconfig", from_client<reconfig_atom>(self, reconfigure_nodes)),
   };
 }
 

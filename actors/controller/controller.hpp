@@ -77,6 +77,9 @@ using controller_actor = caf::typed_actor<
     caf::replies_to<msg::cancel_atom, uint64_t, int32_t, uint32_t>::with<caf::ok_atom>,
     /// hold, uhold, release, top, requeue.
     caf::replies_to<msg::jobctl_atom, msg::job_control>::with<caf::ok_atom>,
+    /// `shoal control update jobid=`: ok once every job named took the changes and its record is
+    /// durable; otherwise the first refusal, in Slurm's words with " for job N".
+    caf::replies_to<msg::update_atom, msg::job_update>::with<caf::ok_atom>,
     /// The scheduler's view of pending jobs.
     caf::replies_to<msg::pending_atom>::with<std::vector<msg::pending_detail>>,
     /// (id, step, client): a `shoal run` whose controller restarted finds its job again (step
@@ -103,6 +106,10 @@ using controller_actor = caf::typed_actor<
     caf::replies_to<msg::setdebug_atom, std::string, std::string>::with<std::string>,
     /// (changes, user): `shoal control setdebugflags`; answers the flags now on.
     caf::replies_to<msg::dbgflags_atom, std::string, std::string>::with<std::string>,
+    /// `scontrol reconfigure`, from the front door once shoalctld read its own file: every node's
+    /// shoald is told to read its file again (its SIGHUP); a shoald hosting several nodes
+    /// hears it once a node.
+    caf::reacts_to<msg::reconfig_atom>,
     /// (uid): `shoal diag --reset` (root or the controller's user only).
     caf::replies_to<msg::diagreset_atom, uint32_t>::with<caf::ok_atom>,
     // -- from shoalctld and other controllers (the backup controller) --

@@ -257,6 +257,12 @@ caf::result<caf::ok_atom> cancel_by_id(controller_self self, uint64_t id, int32_
 /// Ctrl-C forwarded by `shoal run`.
 void signal_job(controller_self self, uint64_t id, int32_t signo);
 caf::result<caf::ok_atom> control_jobs(controller_self self, const msg::job_control& ctl);
+
+// -- job_update.cpp: scontrol update JobId= --
+
+caf::result<caf::ok_atom> update_jobs(controller_self self, const msg::job_update& update);
+/// `scontrol reconfigure`: every node actor tells its shoald to read its file again.
+void reconfigure_nodes(controller_self self);
 caf::result<caf::ok_atom> complete(controller_self self, uint64_t id, int32_t code, int32_t signo,
                                    uint32_t uid);
 /// A client back after a restart: the job's own (step msg::all_steps) or a step's.

@@ -155,5 +155,11 @@ CAF_ADD_ATOM(shoal, shoal::msg, usage_atom, "usage")
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::step_usage))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::accounted_job))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::node_usage))
+// scontrol update JobId= (issue 37): the client's changes to the controller; inside it, a job's
+// record asked and its revised request handed back, and the scheduler's queue entry replaced.
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::job_update))
+CAF_ADD_ATOM(shoal, shoal::msg, update_atom, "jobupdate")
+// scontrol reconfigure: the controller tells every node daemon to read its file again.
+CAF_ADD_ATOM(shoal, shoal::msg, reconfig_atom, "reconfig")
 
 CAF_END_TYPE_ID_BLOCK(shoal)

@@ -34,6 +34,11 @@ reconfigurer::reconfigurer(config::cluster_config in_force, daemon_role role)
     : in_force_(std::move(in_force)), role_(role) {}
 
 void reconfigurer::operator()() {
+  (void)run();
+}
+
+shoal::expected<std::string> reconfigurer::run() {
+  std::lock_guard<std::mutex> one_at_a_time{mutex_};
   auto& log = config::log();
   const char* daemon = role_ == daemon_role::controller ? "shoalctld" : "shoald";
   if (in_force_.path.empty()) {
@@ -41,12 +46,15 @@ void reconfigurer::operator()() {
         "reconfigure: {} runs on the embedded default configuration; there is no file to "
         "read again",
         daemon);
-    return;
+    return error(errc::invalid_request, std::string{daemon} +
+                                            " runs on the embedded default configuration; "
+                                            "there is no file to read again");
   }
   auto fresh = load_cluster_config(in_force_.path);
   if (!fresh) {
     log.error("reconfigure: {}; the configuration in force stays", describe(fresh.error()));
-    return;
+    return error(errc::invalid_config,
+                 describe(fresh.error()) + "; the configuration in force stays");
   }
   for (const auto& w : fresh->warnings) log.warn("config warning: {}", w);
   const bool controller = role_ == daemon_role::controller;
@@ -75,6 +83,7 @@ void reconfigurer::operator()() {
         "reconfigure: {} changed in {}; restart {} to apply (a reconfigure applies the debug "
         "level and DebugFlags only: docs/operations.md)",
         joined(waiting), in_force_.path, daemon);
+  return "applied=" + joined(applied) + " restart_needed=" + joined(waiting);
 }
 
 }  // namespace shoal::runtime

@@ -1,6 +1,10 @@
 #pragma once
 
+#include <mutex>
+#include <string>
+
 #include "config/config.hpp"
+#include "messages/errc.hpp"
 
 namespace shoal::runtime {
 
@@ -12,14 +16,23 @@ enum class daemon_role { controller, node };
 /// SlurmdDebug) and DebugFlags. Every other change is logged as waiting for a restart, and a
 /// file that does not parse is logged with its file:line while the configuration in force
 /// stays. The daemon never stops for it (an admin's `kill -HUP` habit from Slurm). Runs on the
-/// signal thread, never on an actor: it reads a file.
+/// signal thread, or on a thread of its own for `scontrol reconfigure` (the front door's), never
+/// on an actor: it reads a file. One at a time: both may share it.
 class reconfigurer {
  public:
   reconfigurer(config::cluster_config in_force, daemon_role role);
 
+  /// SIGHUP's: run() with its outcome logged only.
   void operator()();
 
+  /// Reads the file again and applies what it can. Answers what it did, "applied=KEYS
+  /// restart_needed=KEYS" (each "none" when empty); errc::invalid_config with the file:line of
+  /// a file that does not parse (the configuration in force stays), or errc::invalid_request
+  /// on the embedded default configuration (no file to read).
+  shoal::expected<std::string> run();
+
  private:
+  std::mutex mutex_;
   config::cluster_config in_force_;
   daemon_role role_;
 };

@@ -322,6 +322,7 @@ class failover {
     door.auth = setup_.cfg.auth;
     door.access = setup_.access;
     door.cluster_identity = setup_.cluster_identity;
+    door.reconfigure = setup_.reconfigure;
     if (!door.auth.munge)
       config::log().warn(
           "AuthType=auth/none: the front door believes the uid each request names; for a "

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,8 @@ struct failover_setup {
   std::string cluster_identity;
   /// Who may do what: the front door and every controller this process runs ask the same rules.
   policy::access_rules access;
+  /// What `scontrol reconfigure` runs (front_door_setup::reconfigure); empty: refused.
+  std::function<shoal::expected<std::string>()> reconfigure;
 };
 
 /// Which of `lines` this shoalctld is: the line named `requested` (--controller NAME), else the

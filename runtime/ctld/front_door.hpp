@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,10 @@ struct front_door_setup {
   /// cluster_identity request from a daemon user (`access`) gets it in a MUNGE credential only
   /// that uid may decode; anyone else is refused.
   std::string cluster_identity;
+  /// `scontrol reconfigure` (admins only): shoalctld's SIGHUP reconfigure
+  /// (runtime/bootstrap/reconfigure.hpp), run on a thread of its own; its answer or its error
+  /// goes to the client. Empty: refused.
+  std::function<shoal::expected<std::string>()> reconfigure;
 };
 
 /// `(retarget_atom, actor)` tells the front door which actor answers requests now: the

@@ -103,3 +103,45 @@ BOOST_AUTO_TEST_CASE(a_broken_file_is_logged_with_its_line_and_the_daemon_goes_o
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// `shoal control reconfigure` (scontrol reconfigure): shoalctld does what its SIGHUP does, and
+// says so to the admin who asked; a file that does not parse is the command's error.
+BOOST_FIXTURE_TEST_SUITE(reconfigure_command, hup_cluster)
+
+BOOST_AUTO_TEST_CASE(reconfigure_applies_what_sighup_applies_and_loses_no_job) {
+  auto running = submit_script("long.sh", "#!/bin/sh\nsleep 60\n");
+  BOOST_REQUIRE(wait_job_state(running, "RUNNING"));
+  edit_config("SlurmctldDebug=info", "SlurmctldDebug=debug");
+  edit_config("KillWait=2", "KillWait=7");
+  auto r = run_cli({"control", "reconfigure"});
+  BOOST_TEST(r.exit_code == 0, r.describe());
+  BOOST_TEST(r.out.empty(), r.describe());  // quiet, as scontrol
+  BOOST_TEST(contains(ctld_log(), "applied=SlurmctldDebug=debug restart_needed=KillWait"),
+             ctld_log());
+  // Every node daemon reads its file too, as slurmd on slurmctld's word.
+  BOOST_TEST(log_shows([&] { return node1_log(); }, "reconfigure asked by the controller"));
+  BOOST_TEST(log_shows([&] { return node1_log(); }, "reconfigure file="));
+  BOOST_TEST(job_state(running) == "RUNNING");
+  BOOST_TEST(controller_answers());
+  auto next = submit_script("short.sh", "#!/bin/sh\ntrue\n");
+  BOOST_TEST(wait_job_state(next, "COMPLETED"));
+}
+
+BOOST_AUTO_TEST_CASE(a_file_that_does_not_parse_is_refused_with_its_line_and_kept_out) {
+  auto text = read_file(conf);
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  // The CLI reads a good copy: the controller's own file is the broken one.
+  auto good = write_file(scratch.file("good.conf"), text);
+  auto line = std::count(text.begin(), text.end(), '\n') + 1;
+  write_file(conf, text + "KillWait=soon\n");
+  command_options opt;
+  opt.env = {{"SHOAL_CONF", good}};
+  auto r = run_command({bin_path("shoal"), "control", "reconfigure"}, opt);
+  BOOST_TEST(r.exit_code == 1, r.describe());
+  BOOST_TEST(contains(r.err, conf + ":" + std::to_string(line) + ":"), r.describe());
+  BOOST_TEST(contains(r.err, "the configuration in force stays"), r.describe());
+  write_file(conf, text);
+  BOOST_TEST(controller_answers());
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -226,11 +226,11 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused_in_slurms_words_before_any_cluster) {
        {"resume", "12"},
        "scontrol: error: resume is not supported: shoal cannot suspend jobs\n",
        1},
+      // A key shoal does not update is bad usage, refused before any cluster is asked.
       {"scontrol",
-       {"update", "JobId=12", "TimeLimit=5"},
-       "scontrol: error: job updates are not supported yet (update takes NodeName= or "
-       "PartitionName=)\n",
-       1},
+       {"update", "JobId=12", "MinMemoryNode=5"},
+       "scontrol: error: Update of this parameter is not supported: MinMemoryNode=5\n",
+       2},
   };
   for (auto& c : cases) {
     BOOST_TEST_CONTEXT(c.name << " " << (c.args.empty() ? "" : c.args.front())) {

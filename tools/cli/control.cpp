@@ -1,8 +1,9 @@
 // `shoal control`: scontrol. show
 // node|partition|job|config|collectors|hostnames|hostlist|hostlistsorted, update NodeName=...
 // State=... Reason=..., update|create|delete PartitionName=..., setdebug LEVEL, setdebugflags
-// +FLAG -FLAG, version, and the job commands hold, uhold, release, requeue, top (suspend,
-// resume and job updates are refused by name); show step[s] [ID] lists running steps.
+// +FLAG -FLAG, version, reconfigure, the job commands hold, uhold, release, requeue, top, and
+// update JobId=N KEY=VALUE ... (suspend and resume are refused by name); show step[s] [ID]
+// lists running steps.
 
 #include <strings.h>
 
@@ -11,6 +12,7 @@
 #include <map>
 #include <optional>
 
+#include "config/job_update.hpp"
 #include "config/log_settings.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "policy/licenses.hpp"
@@ -341,6 +343,37 @@ int edit_partition(session& s, const std::string& action, const std::vector<std:
   return 0;
 }
 
+/// `update JobId=N KEY=VALUE ...` (scontrol update job): read here first, so a key shoal does
+/// not update exits 2 without a cluster. The words travel as written; StartTime= goes resolved
+/// by this host's clock and time zone, as sbatch --begin does.
+int update_job(const std::string& conf, const std::vector<std::string>& words) {
+  auto spec = config::parse_job_update(words, now_seconds());
+  if (!spec) return fail("control", describe(spec.error()), exit_usage);
+  if (spec->jobs.empty()) return fail("control", "No job ID specified", exit_usage);
+  msg::job_update up;
+  up.settings = words;
+  up.uid = current_user().uid;
+  if (spec->begin_time) up.begin_time = *spec->begin_time;
+  int code = 0;
+  auto s = open_session("control", conf, code);
+  if (!s) return code;
+  auto ok = ask<caf::ok_atom>(*s, msg::update_atom_v, std::move(up));
+  if (!ok) return fail("control", describe(ok.error()));
+  return 0;
+}
+
+/// `reconfigure`: shoalctld reads its configuration file again, as on SIGHUP (admins only).
+/// Quiet when it parsed, as scontrol; a file that does not parse is the error, with its
+/// file:line, and the configuration in force stays.
+int reconfigure(const std::string& conf) {
+  int code = 0;
+  auto s = open_session("control", conf, code);
+  if (!s) return code;
+  auto done = ask<std::string>(*s, msg::client_op::reconfigure);
+  if (!done) return fail("control", describe(done.error()));
+  return 0;
+}
+
 /// scontrol update picks what it updates by the key naming it, wherever it stands.
 bool names_job(const std::string& word) {
   auto key = word.substr(0, word.find('='));
@@ -459,8 +492,9 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
                   "hostnames|hostlist|"
                   "hostlistsorted EXPR | update NodeName=X State=drain|resume|down|idle "
                   "Reason=\"...\" | update|create PartitionName=P KEY=VALUE ... | delete "
-                  "PartitionName=P | ping | version | setdebug LEVEL | setdebugflags +FLAG|-FLAG "
-                  "... | hold|uhold|release|requeue|top JOB_LIST")
+                  "PartitionName=P | update JobId=N KEY=VALUE ... | ping | version | reconfigure "
+                  "| setdebug LEVEL | setdebugflags +FLAG|-FLAG ... | "
+                  "hold|uhold|release|requeue|top JOB_LIST")
       ->required();
   cmd->footer(
       "Examples:\n  shoal control show node node1\n  shoal control show job 12\n"
@@ -472,6 +506,12 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       "  shoal control delete partitionname=gpu    (refused while jobs pend or run in it)\n"
       "  shoal control show hostnames 'lx[01-03]'\n"
       "  shoal control show collectors    (heartbeat fan-in: each CollectorNodes entry)\n"
+      "  shoal control update jobid=12 timelimit=30:00 partition=debug numnodes=2\n"
+      "      (keys: TimeLimit, Partition, NumNodes, NumTasks, Priority, Nice, Dependency,\n"
+      "      StartTime, Name, Comment, Features, QOS, Account, ExcNodeList; pending jobs only\n"
+      "      but TimeLimit, Name, Comment, Priority and Nice; users may only lower a running\n"
+      "      job's TimeLimit)\n"
+      "  shoal control reconfigure        (shoalctld reads its file again, as on SIGHUP)\n"
       "  shoal control hold 12,13_4       (release with: shoal control release 12,13_4)\n"
       "  shoal control top 15             (first among your own pending jobs)\n"
       "  shoal control ping               (is each SlurmctldHost's shoalctld UP or DOWN?)\n"
@@ -512,9 +552,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       return fail("control", w[0] + " is not supported: shoal cannot suspend jobs");
     if (is(w[0], "update")) {
       if (std::any_of(w.begin() + 1, w.end(), names_job))
-        return fail("control",
-                    "job updates are not supported yet (update takes NodeName= or "
-                    "PartitionName=)");
+        return update_job(conf, {w.begin() + 1, w.end()});
       int code = 0;
       auto s = open_session("control", conf, code);
       if (!s) return code;
@@ -527,6 +565,10 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       auto s = open_session("control", conf, code);
       if (!s) return code;
       return edit_partition(*s, w[0], {w.begin() + 1, w.end()});
+    }
+    if (is(w[0], "reconfigure") || is(w[0], "reconfig")) {
+      if (w.size() > 1) return fail("control", "too many words after reconfigure", exit_usage);
+      return reconfigure(conf);
     }
     if (is(w[0], "ping")) {
       if (w.size() > 1) return fail("control", "too many words after ping", exit_usage);
@@ -547,8 +589,8 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
     }
     return fail("control",
                 "unknown command '" + w[0] +
-                    "' (use show, update, create, delete, ping, version, setdebug, setdebugflags, "
-                    "hold, uhold, release, requeue or top)",
+                    "' (use show, update, create, delete, ping, version, reconfigure, setdebug, "
+                    "setdebugflags, hold, uhold, release, requeue or top)",
                 exit_usage);
   };
 }

@@ -305,6 +305,13 @@ msg::client_request to_request(msg::jobctl_atom, msg::job_control ctl) {
   return r;
 }
 
+msg::client_request to_request(msg::update_atom, msg::job_update update) {
+  auto r = msg::make_client_request(msg::client_op::job_update);
+  r.uid = update.uid;
+  r.job_change = std::move(update);
+  return r;
+}
+
 msg::client_request to_request(msg::nodeupd_atom, msg::node_update up) {
   auto r = msg::make_client_request(msg::client_op::node_update);
   r.update = std::move(up);

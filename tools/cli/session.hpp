@@ -128,6 +128,7 @@ msg::client_request to_request(msg::steps_atom, uint64_t job_id, uint32_t step_i
 msg::client_request to_request(msg::usage_atom, uint64_t id, uint32_t step);
 msg::client_request to_request(msg::cancel_atom, std::string target, int32_t signo, uint32_t uid);
 msg::client_request to_request(msg::jobctl_atom, msg::job_control ctl);
+msg::client_request to_request(msg::update_atom, msg::job_update update);
 msg::client_request to_request(msg::nodeupd_atom, msg::node_update up);
 msg::client_request to_request(msg::partedit_atom, msg::partition_edit edit);
 msg::client_request to_request(msg::setdebug_atom, std::string level, std::string user);

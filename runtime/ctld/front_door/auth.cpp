@@ -39,6 +39,7 @@ std::string user_name(uint32_t uid) {
 void stamp_sender(msg::client_request& req, const request_sender& who) {
   req.uid = who.uid;
   req.control.uid = who.uid;
+  req.job_change.uid = who.uid;
   auto name = user_name(who.uid);
   req.user = name;
   req.update.user = name;  // who a node's reason names

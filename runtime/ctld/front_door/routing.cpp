@@ -203,6 +203,12 @@ void on_job_control(door_self self, const reply_to& to, msg::client_request& req
                         nothing_more);
 }
 
+void on_job_update(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  req.job_change.uid = req.uid;
+  forward<caf::ok_atom>(self, to, caf::make_message(msg::update_atom_v, std::move(req.job_change)),
+                        nothing_more);
+}
+
 void on_signal(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
   self->send(self->state.target, msg::signal_atom_v, req.job_id, req.signo);
   answer(self, to, msg::client_reply{});
@@ -258,6 +264,32 @@ void on_debug_flags(door_self self, const reply_to& to, msg::client_request& req
       the_text);
 }
 
+/// shoalctld's SIGHUP reconfigure, for an admin: it reads a file, so a thread of its own runs it.
+void on_reconfigure(door_self self, const reply_to& to, msg::client_request&, const grant&) {
+  auto run = self->state.setup.reconfigure;
+  if (!run)
+    return answer(self, to,
+                  refusal(make_error(errc::invalid_request, "reconfigure is not available here")));
+  // Unreachable once it answered, the helper goes then.
+  auto helper = self->spawn<caf::detached>([run](caf::event_based_actor*) -> caf::behavior {
+    return {[run](caf::ok_atom) -> caf::result<std::string> {
+      auto done = run();
+      if (!done) return to_caf(done.error());
+      return std::move(*done);
+    }};
+  });
+  self->request(helper, self->state.setup.request_timeout, caf::ok_atom::value)
+      .then(
+          [self, to](std::string& text) {
+            // slurmctld tells every slurmd to reconfigure too.
+            if (self->state.target) self->send(self->state.target, msg::reconfig_atom_v);
+            msg::client_reply reply;
+            reply.text = std::move(text);
+            answer(self, to, reply);
+          },
+          [self, to](caf::error& err) { answer(self, to, refusal(err)); });
+}
+
 void on_diag_reset(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
   forward<caf::ok_atom>(self, to, caf::make_message(msg::diagreset_atom_v, req.uid), nothing_more);
 }
@@ -285,8 +317,10 @@ void on_unknown(door_self self, const reply_to& to, msg::client_request& req, co
 /// The routing table: a line per kind of messages/shoal.capnp's ClientOp, in any order (the build
 /// fails unless each kind has exactly one). Administration (node and partition updates, debug
 /// levels and flags, sacctmgr's changes) is root's and the admins'; the diagnostics' reset is the
-/// controller's to refuse (root's and SlurmUser's only, as sdiag --reset). A cluster identity was
-/// sealed, or refused, by the credential checker, and is answered in or out of control.
+/// controller's to refuse (root's and SlurmUser's only, as sdiag --reset). A reconfigure is the
+/// admins' too; the door runs it (shoalctld's SIGHUP reconfigure), not the controller. A cluster
+/// identity was sealed, or refused, by the credential checker, and is answered in or out of
+/// control.
 // clang-format off
 constexpr route routes[] = {
   {op::unknown,           on_unknown},
@@ -309,6 +343,7 @@ constexpr route routes[] = {
   {op::test_only,         on_test_only},
   {op::cancel,            on_cancel},
   {op::job_control,       on_job_control},
+  {op::job_update,        on_job_update},
   {op::signal,            on_signal, need::job_owner},
   {op::complete,          on_complete, need::job_owner},
   {op::attach,            on_attach, need::job_owner},
@@ -318,6 +353,7 @@ constexpr route routes[] = {
   {op::set_debug,         on_set_debug, need::admin},
   {op::debug_flags,       on_debug_flags, need::admin},
   {op::diag_reset,        on_diag_reset},
+  {op::reconfigure,       on_reconfigure, need::admin},
   {op::cluster_identity,  on_cluster_identity, need::nothing, false},
   {op::input,             on_input, need::nothing, false},
 };

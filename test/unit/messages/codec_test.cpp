@@ -50,6 +50,7 @@ SHOAL_TRAITS(job_event, JobEvent)
 SHOAL_TRAITS(node_update, NodeUpdate)
 SHOAL_TRAITS(pending_detail, PendingDetail)
 SHOAL_TRAITS(job_control, JobControl)
+SHOAL_TRAITS(job_update, JobUpdate)
 SHOAL_TRAITS(topology_view, TopologyView)
 SHOAL_TRAITS(job_record, JobRecord)
 SHOAL_TRAITS(array_record, ArrayRecord)
@@ -92,7 +93,8 @@ using codec_types =
                msg::collector_info, msg::collector_map_record, msg::state_group,
                msg::partition_summary, msg::partition_edit, msg::partition_edits_record,
                msg::client_request, msg::client_reply, msg::start_estimate, msg::step_io,
-               msg::task_input, msg::power_record, msg::step_exchange, msg::step_info>;
+               msg::task_input, msg::power_record, msg::step_exchange, msg::step_info,
+               msg::job_update>;
 
 /// The types that travel in CAF messages, by a registered type ID: all but the front door's
 /// frames, which only ever cross its own socket (runtime/ctld/front_door.hpp).
@@ -105,7 +107,7 @@ using caf_message_types =
                msg::stepd_hello, msg::stepd_frame, msg::collector_list, msg::collector_report,
                msg::collector_info, msg::collector_map_record, msg::partition_summary,
                msg::partition_edit, msg::partition_edits_record, msg::start_estimate,
-               msg::task_input, msg::step_exchange, msg::step_info>;
+               msg::task_input, msg::step_exchange, msg::step_info, msg::job_update>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {

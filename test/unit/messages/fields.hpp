@@ -274,6 +274,7 @@ inline msg::job_request sample_job_request() {
   x.workload.warn_reservation = true;
   x.workload.allocation = true;
   x.workload.cyclic = true;
+  x.workload.priority = 5000;
   x.shape.geometry = {2, 4, 0xffff'ffffu};
   x.shape.rotate = false;
   x.shape.conn_type = "mesh";
@@ -491,6 +492,15 @@ inline msg::job_control sample_job_control() {
   x.op = "uhold";
   x.jobs = {"12", "13_4", "14_[1-3]"};
   x.uid = 1001;
+  return x;
+}
+
+inline msg::job_update sample_job_update() {
+  msg::job_update x;
+  x.jobs = {"12", "13_4"};
+  x.settings = {"TimeLimit=30", "Partition=debug", "StartTime=now+1hour"};
+  x.uid = 1001;
+  x.begin_time = 1'800'000'000;
   return x;
 }
 
@@ -760,6 +770,7 @@ inline msg::client_request sample_client_request() {
   x.acctmgr.names = {"alice"};
   x.acctmgr.conditions = {"account=physics"};
   x.acctmgr.settings = {"maxjobs=4", "qos+=high"};
+  x.job_change = sample_job_update();
   return x;
 }
 

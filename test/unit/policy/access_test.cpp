@@ -89,6 +89,19 @@ BOOST_AUTO_TEST_CASE(the_table_of_user_operation_and_owner) {
       {slurm_user, operation::fetch_identity, no_owner, false, true},
       {admin, operation::fetch_identity, no_owner, false, false},
       {other, operation::fetch_identity, no_owner, false, false},
+      // scontrol update JobId=: the owner and the admins; what only operators may change
+      // (raise a time limit, Priority=, a negative Nice=): admins only, the owner included.
+      {root, operation::update_job, owner, false, true},
+      {admin, operation::update_job, owner, false, true},
+      {owner, operation::update_job, owner, false, true},
+      {other, operation::update_job, owner, false, false},
+      {owner, operation::update_job, owner, true, true},
+      {other, operation::update_job, owner, true, false},
+      {root, operation::update_job_as_admin, owner, false, true},
+      {slurm_user, operation::update_job_as_admin, owner, false, true},
+      {admin, operation::update_job_as_admin, owner, false, true},
+      {owner, operation::update_job_as_admin, owner, false, false},
+      {other, operation::update_job_as_admin, owner, false, false},
   };
   for (const auto& r : table) {
     BOOST_TEST_CONTEXT(name_of(r.uid) << " op " << static_cast<int>(r.op) << " on "
