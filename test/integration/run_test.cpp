@@ -13,7 +13,7 @@
 
 using namespace shoal::test;
 
-BOOST_FIXTURE_TEST_SUITE(run_command, two_nodes)
+BOOST_FIXTURE_TEST_SUITE(shoal_run, two_nodes)
 
 BOOST_AUTO_TEST_CASE(block_distribution_labels_each_rank_once) {
   auto r = run_cli(
