@@ -54,6 +54,11 @@ struct node_daemon_setup {
   /// job so that their children in a step's tree connect directly. Port 0: none.
   std::string door_host;
   uint16_t door_port = 0;
+  /// Prolog=, Epilog=, PrologFlags=, TaskProlog=, ... of this daemon's config, with the
+  /// ClusterName and config path their environment names.
+  config::prolog_settings prologs;
+  std::string cluster_name;
+  std::string conf_path;
 };
 
 /// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects
@@ -92,7 +97,14 @@ using node_daemon_actor = caf::typed_actor<
     caf::replies_to<msg::usage_atom, uint64_t, uint32_t>::with<msg::step_usage>,
     /// (collector, host, port): beat to that collector from now on (connecting to it, and again
     /// whenever it drops, every second); an empty collector: beat to the node actor again.
-    caf::reacts_to<msg::collector_atom, std::string, std::string, uint16_t>>;
+    caf::reacts_to<msg::collector_atom, std::string, std::string, uint16_t>,
+    /// (job): the job starts on this node (its user, nodes and partition in the request's
+    /// fields), for its Prolog (at once under PrologFlags=Alloc; else at its first launch
+    /// here) and its Epilog (at its release). A Prolog that fails tells the node actor
+    /// (prolog_atom, job, reason), which drains the node and requeues the job; launches of the
+    /// job fail with step_exit::prolog_failed; a failing Epilog sends (epilog_atom, job,
+    /// reason), which drains the node. Launches wait while the job's Prolog runs.
+    caf::reacts_to<msg::prolog_atom, msg::launch_request>>;
 
 node_daemon_actor spawn_node_daemon(caf::actor_system& sys, node_daemon_setup setup);
 
