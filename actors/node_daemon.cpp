@@ -66,8 +66,8 @@ struct node_daemon_state {
     metrics::gauge* memory[2] = {};
   };
   std::optional<usage_gauges> gauges;
-  /// Jobs this node knows of for their Prolog and Epilog (a launch, or the start the node actor
-  /// relayed), until their Epilog ran.
+  /// Jobs known here for their Prolog and Epilog (from a launch, or the start the node actor
+  /// relayed), until their Epilog ran; each with its launches waiting for its Prolog.
   struct held_launch {
     msg::launch_request req;
     caf::actor sink;
@@ -79,6 +79,7 @@ struct node_daemon_state {
     std::string failure;            ///< why its Prolog failed
     std::vector<held_launch> held;  ///< launches waiting for its Prolog
     bool released = false;          ///< released while its Prolog ran: the Epilog follows it
+    int32_t killed = 0;             ///< the signal that ended the job's tasks while it ran
   };
   std::map<uint64_t, job_scripts> scripts;
   std::vector<node_script> serial_queue;  ///< PrologFlags=Serial: scripts waiting their turn
@@ -403,13 +404,14 @@ void start_prolog(daemon_self self, node_daemon_state::job_scripts& entry) {
   start_script(self, script_for(self, entry.job, true));
 }
 
-/// A launch that a failed Prolog keeps from starting: it fails for the job as prolog_failed.
+/// A launch that a failed Prolog keeps from starting: it fails for the job as prolog_failed;
+/// or, `signo` not 0, one the job's end killed while its Prolog ran.
 void refuse_for_prolog(daemon_self self, msg::launch_request& req, caf::actor& sink,
-                       caf::actor& job, const std::string& why) {
+                       caf::actor& job, const std::string& why, int32_t signo = 0) {
   auto& st = self->state;
   st.step_jobs[{req.job_id, req.step_id}] = job;
-  auto ex = exit_of_all(req, st.setup.status.node_name, why, 1, 0);
-  ex.prolog_failed = true;
+  auto ex = exit_of_all(req, st.setup.status.node_name, why, signo == 0 ? 1 : 0, signo);
+  ex.prolog_failed = signo == 0;
   if (sink) send_to(self, sink, ex);
   pass_own_step_exit(self, std::move(ex));
 }
@@ -462,12 +464,8 @@ void on_script_done(daemon_self self, uint64_t job, bool prolog, bool ok, std::s
     st.serial_queue.erase(st.serial_queue.begin());
     start_script(self, std::move(next));
   }
-  if (!ok && st.node) {
-    if (prolog)
-      send_to(self, st.node, msg::prolog_atom_v, job, reason);
-    else
-      send_to(self, st.node, msg::epilog_atom_v, job, reason);
-  }
+  if (!ok && st.node && prolog) send_to(self, st.node, msg::prolog_atom_v, job, reason);
+  if (!ok && st.node && !prolog) send_to(self, st.node, msg::epilog_atom_v, job, reason);
   if (!prolog) return;
   auto it = st.scripts.find(job);
   if (it == st.scripts.end()) return;
@@ -477,12 +475,12 @@ void on_script_done(daemon_self self, uint64_t job, bool prolog, bool ok, std::s
   entry.failure = reason;
   auto held = std::move(entry.held);
   bool released = entry.released;
-  for (auto& h : held) {
-    if (ok)
+  auto killed = entry.killed;
+  for (auto& h : held)
+    if (ok && killed == 0)
       launch_now(self, h.req, h.sink, h.job);
     else
-      refuse_for_prolog(self, h.req, h.sink, h.job, reason);
-  }
+      refuse_for_prolog(self, h.req, h.sink, h.job, killed != 0 ? "" : reason, killed);
   if (released) run_epilog(self, job);
 }
 
@@ -585,6 +583,9 @@ void forward_signal(daemon_self self, uint64_t job, uint32_t step, int32_t signo
     if (key.first == job && (step == msg::all_steps || key.second == step))
       self->send(shepherd, msg::signal_atom_v, signo);
   if (!process::ends_a_task(signo)) return;
+  // Launches held for the job's Prolog never start: they end killed once it is done.
+  if (auto it = self->state.scripts.find(job); it != self->state.scripts.end())
+    if (step == msg::all_steps) it->second.killed = signo;
   std::vector<std::pair<uint64_t, uint32_t>> hit;
   for (auto& [key, simulated] : self->state.simulated)
     if (key.first == job && (step == msg::all_steps || key.second == step)) hit.push_back(key);

@@ -29,9 +29,12 @@ struct prolog_and_epilog_scripts : script_dir {
   std::string config() {
     auto prolog = write_file(path("prolog.sh"),
                              "#!/bin/sh\n"
-                             "echo \"id=$SLURM_JOB_ID user=$SLURM_JOB_USER uid=$SLURM_JOB_UID "
-                             "nodes=$SLURM_JOB_NODELIST part=$SLURM_JOB_PARTITION "
-                             "twin=$SHOAL_JOB_ID ctx=$SLURM_SCRIPT_CONTEXT\" > " +
+                             "if [ -e " +
+                                 path("wait") + " ]; then while [ ! -e " + path("go") +
+                                 " ]; do sleep 0.1; done; fi\n"
+                                 "echo \"id=$SLURM_JOB_ID user=$SLURM_JOB_USER uid=$SLURM_JOB_UID "
+                                 "nodes=$SLURM_JOB_NODELIST part=$SLURM_JOB_PARTITION "
+                                 "twin=$SHOAL_JOB_ID ctx=$SLURM_SCRIPT_CONTEXT\" > " +
                                  dir.path() + "/prolog.$SLURM_JOB_ID.$SLURMD_NODENAME\n",
                              true);
     auto epilog = write_file(path("epilog.sh"),
@@ -134,6 +137,19 @@ BOOST_AUTO_TEST_CASE(a_run_step_waits_for_the_prolog_on_every_node) {
                     "cat " + dir + "/prolog.$SLURM_JOB_ID.$SLURMD_NODENAME | cut -d' ' -f1"});
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
   BOOST_CHECK_EQUAL(count_lines_with(r.out, "id="), 2u);
+}
+
+BOOST_AUTO_TEST_CASE(a_job_cancelled_while_its_prolog_runs_never_starts_its_tasks) {
+  write_file(script_dir::path("wait"), "");
+  auto ran = scratch.file("ran");
+  auto id = submit_script("job.sh", "#!/bin/sh\ntouch " + ran + "\n");
+  BOOST_REQUIRE(id != 0);
+  BOOST_REQUIRE(wait_job_state(id, "RUNNING", 30s));
+  auto r = run_cli({"cancel", std::to_string(id)});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  write_file(script_dir::path("go"), "");  // the Prolog ends now, after the cancel
+  BOOST_CHECK(wait_job_state(id, "CANCELLED", 30s));
+  BOOST_CHECK(::access(ran.c_str(), F_OK) != 0);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
