@@ -39,6 +39,9 @@ daemon_gate_actor::behavior_type daemon_gate_behavior(daemon_gate_actor::pointer
       [self](msg::release_atom, uint64_t job, caf::actor& daemon) {
         send_to(self, daemon, msg::release_atom_v, job);
       },
+      [self](msg::prolog_atom, msg::launch_request& job, caf::actor& daemon) {
+        send_to(self, daemon, msg::prolog_atom_v, std::move(job));
+      },
       [self](msg::collector_atom, std::string& name, std::string& host, uint16_t port,
              caf::actor& daemon) {
         send_to(self, daemon, msg::collector_atom_v, std::move(name), std::move(host), port);

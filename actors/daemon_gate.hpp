@@ -42,6 +42,9 @@ using daemon_gate_actor = caf::typed_actor<
     caf::reacts_to<msg::attach_atom, uint64_t, uint32_t, caf::actor, caf::actor>,
     /// (job, daemon)
     caf::reacts_to<msg::release_atom, uint64_t, caf::actor>,
+    /// (job, daemon): the job starts on the daemon's node, for its Prolog and Epilog (not
+    /// signed: the daemon runs only its own config's scripts)
+    caf::reacts_to<msg::prolog_atom, msg::launch_request, caf::actor>,
     /// (collector, host, port, daemon): where the daemon beats (not signed: docs/security.md)
     caf::reacts_to<msg::collector_atom, std::string, std::string, uint16_t, caf::actor>,
     /// A daemon's registration, before the controller takes it: ok, or why it is refused.

@@ -50,6 +50,7 @@ void on_start(job_self self, std::vector<std::string> names, std::vector<caf::ac
 
 void on_step_exit(job_self self, const msg::step_exit& ex) {
   auto& st = self->state;
+  if (ex.prolog_failed) on_prolog_failed(self, ex.node_name, ex.launch_error);
   auto it = st.steps.find(ex.step_id);
   if (it == st.steps.end() || it->second.waiting.erase(ex.node_name) == 0) return;
   auto& run = it->second;
@@ -553,6 +554,10 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
             return once_saved(self);
           }),
       probe.metered("step_exit", [self](const msg::step_exit& ex) { on_step_exit(self, ex); }),
+      probe.metered("prolog_failed",
+                    [self](msg::prolog_atom, const std::string& node, const std::string& reason) {
+                      on_prolog_failed(self, node, reason);
+                    }),
       probe.metered("step",
                     [self](msg::step_atom, msg::job_request& req, caf::actor& client) {
                       return on_step_request(self, req, client);

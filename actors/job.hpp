@@ -41,6 +41,15 @@ struct job_setup {
   /// SLURM_CLUSTER_NAME.
   std::string mail_prog;
   std::string cluster_name;
+  /// Prolog= or Epilog= is configured: each node hears of the job's start (prolog_atom) for
+  /// them. PrologSlurmctld= and EpilogSlurmctld= ("": none) run here, within
+  /// PrologEpilogTimeout (0: no limit); nohold_on_prolog_fail: a job requeued for a failed
+  /// Prolog is held only after its 5th requeue (Slurm's MAX_BATCH_REQUEUE), not at once.
+  bool node_scripts = false;
+  std::string prolog_ctld;
+  std::string epilog_ctld;
+  int64_t script_timeout_s = 0;
+  bool nohold_on_prolog_fail = false;
   /// Who may act on the job besides its owner: the same rules the front door and the
   /// controller ask (policy/access.hpp). Null: root only.
   std::shared_ptr<const policy::access_rules> access;
@@ -148,6 +157,9 @@ using job_actor = caf::typed_actor<
     /// `(peers, parent, door host, door port)` of its parent in the all-gather's tree, once that
     /// one came.
     caf::reacts_to<msg::peers_atom, uint32_t, uint32_t, caf::actor, std::string, uint16_t>,
+    /// (node, reason): a Prolog of the job failed there (node "": PrologSlurmctld): the job is
+    /// requeued (held, unless nohold_on_prolog_fail) or, an allocation, ends FAILED.
+    caf::reacts_to<msg::prolog_atom, std::string, std::string>,
     /// The accounting writer stored these ended steps: the job's record no longer keeps them.
     caf::reacts_to<msg::stored_atom, std::vector<uint32_t>>,
     /// (step; 0xffffffff: every step): the job's view and its running steps (that step alone

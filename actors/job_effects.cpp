@@ -381,6 +381,7 @@ void start_nodes(job_self self) {
     send_to(self, st.node_actors[i], msg::start_atom_v, info.job_id,
             shared ? st.node_cpus[i] : uint32_t{0}, std::move(here));
   }
+  tell_nodes_for_scripts(self);
 }
 
 /// Arms the time limit and the --signal warning of a run that starts now.
@@ -555,6 +556,7 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
   switch (e.kind) {
     case effect_kind::take_allocation:
       take_allocation(self, data);
+      start_prolog_ctld(self);
       return;
     case effect_kind::start_nodes:
       start_nodes(self);
@@ -604,6 +606,8 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
     case effect_kind::enqueue:
       self->send(st.setup.scheduler, msg::enqueue_atom_v, info.job_id, st.setup.req,
                  st.setup.workload, handle_of(self), info.submit_time);
+      if (st.hold_when_queued) hold_again(self, st.setup.scheduler, info.job_id, "JobHeldUser");
+      st.hold_when_queued = false;
       return;
     case effect_kind::stamp_end_time:
       info.end_time = unix_now();
@@ -658,6 +662,7 @@ void execute(job_self self, const policy::transition& t, event_data& data) {
   follow_ups then;
   for (auto& e : t.effects) run_effect(self, e, data, then);
   // After the effects, so the start and end times and the exit code are the transition's own.
+  if (msg::is_finished(st.info.state) && !msg::is_finished(before)) run_epilog_ctld(self);
   if (!st.setup.mail_prog.empty()) {
     if (auto event = mail_event(st.info.mail_type, before, st.info.state))
       send_mail(self->system(),

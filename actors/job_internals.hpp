@@ -94,6 +94,8 @@ struct job_state_t {
   std::map<uint32_t, step_outcome> unheard_ends;
   /// SLURM_NODE_ALIASES of its cloud nodes, from the power actor once they are up ("": none).
   std::string node_aliases;
+  /// A failed Prolog requeues the job held: the scheduler is told to hold it once it is queued.
+  bool hold_when_queued = false;
 };
 
 using job_self = job_impl::stateful_pointer<job_state_t>;
@@ -169,6 +171,20 @@ void execute(job_self self, const policy::transition& t, event_data& data);
 
 /// The job's running steps with what they used so far, asked of their nodes now (job_usage.cpp).
 caf::result<msg::accounted_job> live_usage(job_self self, uint32_t step);
+
+/// A Prolog of the job failed on `node` ("": PrologSlurmctld) for `reason`: requeued or ended
+/// as the lifecycle says (job_scripts.cpp).
+void on_prolog_failed(job_self self, const std::string& node, const std::string& reason);
+
+/// Tells the nodes of the job's start for their Prolog and Epilog (job_scripts.cpp; also for a
+/// recovered job, whose nodes may have forgotten nothing); with neither configured, nothing.
+void tell_nodes_for_scripts(job_self self);
+
+/// Runs PrologSlurmctld for a job that was just placed (job_scripts.cpp), if configured.
+void start_prolog_ctld(job_self self);
+
+/// Runs EpilogSlurmctld for the job that just ended (job_scripts.cpp).
+void run_epilog_ctld(job_self self);
 
 /// decide, then execute.
 policy::transition handle(job_self self, const policy::event& ev, event_data data = {});

@@ -60,6 +60,8 @@ struct node_state_t {
   /// Output sinks reattached after a controller restart, per (job, step): a daemon that
   /// registers after the attach gets them then.
   std::map<std::pair<uint64_t, uint32_t>, caf::actor> sinks;
+  /// The actors of jobs that told the node of their start for their Prolog (prolog_atom).
+  std::map<uint64_t, caf::actor> script_jobs;
   caf::actor power;  ///< the power actor (null: no power saving), told of each registration
   /// The node's own figures as its daemon last sent them; they go out with the next view.
   msg::node_usage usage;
@@ -642,6 +644,7 @@ void on_job_release(node_self self, uint64_t job) {
   auto& sinks = st.sinks;
   for (auto it = sinks.lower_bound({job, 0}); it != sinks.end() && it->first.first == job;)
     it = sinks.erase(it);
+  st.script_jobs.erase(job);
   // The daemon may forget the job's ended steps now.
   if (st.daemon) to_daemon(self, st.daemon, msg::release_atom_v, job);
   publish(self);
@@ -677,6 +680,20 @@ void on_launch(node_self self, msg::launch_request& req, caf::actor& sink, caf::
     req.gres.push_back(std::move(entry));
   }
   to_daemon(self, st.daemon, msg::launch_atom_v, std::move(req), std::move(sink), std::move(job));
+}
+
+/// A Prolog or Epilog failed on the node (its daemon's word): DRAIN with the reason, as slurmd's
+/// "Prolog error" drain; a Prolog's job hears it and is requeued.
+void on_script_failed(node_self self, uint64_t job, bool prolog, const std::string& reason) {
+  auto& st = self->state;
+  config::log().error("node drained node={} job={} reason=\"{}\"", st.info.name, job, reason);
+  st.flags.drain = true;
+  set_reason(self, reason, "shoal");
+  persist_admin_state(self);
+  publish(self);
+  auto it = st.script_jobs.find(job);
+  if (prolog && it != st.script_jobs.end())
+    send_to(self, it->second, msg::prolog_atom_v, st.info.name, reason);
 }
 
 /// An output sink for a step (kept for a daemon that registers later).
@@ -792,6 +809,20 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                     }),
       probe.metered("launch", [self](msg::launch_atom, msg::launch_request& req, caf::actor& sink,
                                      caf::actor& job) { on_launch(self, req, sink, job); }),
+      probe.metered("job_start",
+                    [self](msg::prolog_atom, msg::launch_request& req, caf::actor& job) {
+                      self->state.script_jobs[req.job_id] = std::move(job);
+                      if (self->state.daemon)
+                        to_daemon(self, self->state.daemon, msg::prolog_atom_v, std::move(req));
+                    }),
+      probe.metered("prolog_failed",
+                    [self](msg::prolog_atom, uint64_t job, const std::string& reason) {
+                      on_script_failed(self, job, true, reason);
+                    }),
+      probe.metered("epilog_failed",
+                    [self](msg::epilog_atom, uint64_t job, const std::string& reason) {
+                      on_script_failed(self, job, false, reason);
+                    }),
       probe.metered("signal",
                     [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
                       if (self->state.daemon)

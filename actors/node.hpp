@@ -56,6 +56,14 @@ using node_actor = caf::typed_actor<
     caf::reacts_to<msg::release_atom, uint64_t>,
     /// `scontrol reconfigure`: relayed to the node's shoald, which reads its file again.
     caf::reacts_to<msg::reconfig_atom>,
+    /// (job, job actor) from the job as it starts here: relayed to the daemon for the job's
+    /// Prolog and Epilog (only when a Prolog or Epilog is configured).
+    caf::reacts_to<msg::prolog_atom, msg::launch_request, caf::actor>,
+    /// (job, reason) from the daemon: the job's Prolog failed here; the node is drained with
+    /// the reason and the job hears (prolog_atom, node, reason), which requeues it.
+    caf::reacts_to<msg::prolog_atom, uint64_t, std::string>,
+    /// (job, reason) from the daemon: the job's Epilog failed here; the node is drained.
+    caf::reacts_to<msg::epilog_atom, uint64_t, std::string>,
     /// (launch_request, sink, job): relayed to the shoald; without one the job gets a
     /// step_exit with a launch_error.
     caf::reacts_to<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>,

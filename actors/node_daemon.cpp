@@ -10,6 +10,7 @@
 
 #include "actors/daemon_transport.hpp"
 #include "actors/metering.hpp"
+#include "actors/node_scripts.hpp"
 #include "actors/send_to.hpp"
 #include "actors/shepherd.hpp"
 #include "actors/unexpected.hpp"
@@ -65,6 +66,24 @@ struct node_daemon_state {
     metrics::gauge* memory[2] = {};
   };
   std::optional<usage_gauges> gauges;
+  /// Jobs known here for their Prolog and Epilog (from a launch, or the start the node actor
+  /// relayed), until their Epilog ran; each with its launches waiting for its Prolog.
+  struct held_launch {
+    msg::launch_request req;
+    caf::actor sink;
+    caf::actor job;
+  };
+  struct job_scripts {
+    msg::launch_request job;  ///< whose and where, for the scripts' environment
+    enum class phase : uint8_t { idle, running, done, failed } prolog = phase::idle;
+    std::string failure;            ///< why its Prolog failed
+    std::vector<held_launch> held;  ///< launches waiting for its Prolog
+    bool released = false;          ///< released while its Prolog ran: the Epilog follows it
+    int32_t killed = 0;             ///< the signal that ended the job's tasks while it ran
+  };
+  std::map<uint64_t, job_scripts> scripts;
+  std::vector<node_script> serial_queue;  ///< PrologFlags=Serial: scripts waiting their turn
+  bool script_running = false;            ///< PrologFlags=Serial: one runs
 };
 
 /// A simulated step's time is up (setup.simulate).
@@ -72,10 +91,12 @@ using simdone_atom = caf::atom_constant<caf::atom("simdone")>;
 
 /// The public interface plus what the daemon sends itself: connection retries and heartbeat
 /// ticks (with the generation of the live heartbeat loop).
-using daemon_impl = node_daemon_actor::extend<caf::reacts_to<caf::connect_atom>,
-                                              caf::reacts_to<msg::heartbeat_atom, uint64_t>,
-                                              caf::reacts_to<msg::collector_atom, uint64_t>,
-                                              caf::reacts_to<simdone_atom, uint64_t, uint32_t>>;
+using daemon_impl =
+    node_daemon_actor::extend<caf::reacts_to<script_done_atom, uint64_t, bool, bool, std::string>,
+                              caf::reacts_to<caf::connect_atom>,
+                              caf::reacts_to<msg::heartbeat_atom, uint64_t>,
+                              caf::reacts_to<msg::collector_atom, uint64_t>,
+                              caf::reacts_to<simdone_atom, uint64_t, uint32_t>>;
 using daemon_self = daemon_impl::stateful_pointer<node_daemon_state>;
 
 void connect(daemon_self self);
@@ -339,7 +360,131 @@ void launch_simulated(daemon_self self, msg::launch_request& req, caf::actor& si
   self->delayed_send(self, outcome.runs_for, simdone_atom::value, key.first, key.second);
 }
 
+void launch_now(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::actor& job);
+
+/// Starts a Prolog or Epilog, or queues it under PrologFlags=Serial while another runs.
+void start_script(daemon_self self, node_script script) {
+  auto& st = self->state;
+  if (st.setup.prologs.serial && st.script_running) {
+    st.serial_queue.push_back(std::move(script));
+    return;
+  }
+  st.script_running = true;
+  run_node_script(self->system(), caf::actor_cast<caf::actor>(self), std::move(script));
+}
+
+/// The job's Prolog or Epilog as this node runs it.
+node_script script_for(daemon_self self, const msg::launch_request& job, bool prolog) {
+  auto& st = self->state;
+  node_script s;
+  s.job_id = job.job_id;
+  s.prolog = prolog;
+  s.program = prolog ? st.setup.prologs.prolog : st.setup.prologs.epilog;
+  s.env = node_script_env(job, st.setup.status.node_name, st.setup.cluster_name, st.setup.conf_path,
+                          !prolog);
+  s.timeout = std::chrono::seconds{st.setup.prologs.timeout_s};
+  return s;
+}
+
+/// The job as this node's scripts see it: noted at its first word here.
+node_daemon_state::job_scripts& note_job(daemon_self self, const msg::launch_request& req) {
+  auto& entry = self->state.scripts[req.job_id];
+  if (entry.job.job_id == 0) {
+    entry.job = req;
+    entry.job.env.clear();  // the caller's environment never reaches a root script
+    entry.job.script.clear();
+  }
+  return entry;
+}
+
+void start_prolog(daemon_self self, node_daemon_state::job_scripts& entry) {
+  entry.prolog = node_daemon_state::job_scripts::phase::running;
+  config::log().info("prolog start job={} node={} prog={}", entry.job.job_id,
+                     self->state.setup.status.node_name, self->state.setup.prologs.prolog);
+  start_script(self, script_for(self, entry.job, true));
+}
+
+/// A launch that a failed Prolog keeps from starting: it fails for the job as prolog_failed;
+/// or, `signo` not 0, one the job's end killed while its Prolog ran.
+void refuse_for_prolog(daemon_self self, msg::launch_request& req, caf::actor& sink,
+                       caf::actor& job, const std::string& why, int32_t signo = 0) {
+  auto& st = self->state;
+  st.step_jobs[{req.job_id, req.step_id}] = job;
+  auto ex = exit_of_all(req, st.setup.status.node_name, why, signo == 0 ? 1 : 0, signo);
+  ex.prolog_failed = signo == 0;
+  if (sink) send_to(self, sink, ex);
+  pass_own_step_exit(self, std::move(ex));
+}
+
+/// A launch waits for the job's Prolog here (started now at its first launch, unless
+/// PrologFlags=Alloc started it at the job's start); without a Prolog it goes at once.
 void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::actor& job) {
+  auto& st = self->state;
+  using phase = node_daemon_state::job_scripts::phase;
+  const auto& p = st.setup.prologs;
+  if (st.setup.simulate || (p.prolog.empty() && p.epilog.empty()))
+    return launch_now(self, req, sink, job);
+  auto& entry = note_job(self, req);
+  if (p.prolog.empty() || entry.prolog == phase::done) return launch_now(self, req, sink, job);
+  if (entry.prolog == phase::failed) return refuse_for_prolog(self, req, sink, job, entry.failure);
+  entry.held.push_back({std::move(req), std::move(sink), std::move(job)});
+  if (entry.prolog == phase::idle) start_prolog(self, entry);
+}
+
+/// The node actor relayed the job's start: noted for its Epilog; its Prolog starts now under
+/// PrologFlags=Alloc.
+void on_job_start(daemon_self self, const msg::launch_request& req) {
+  auto& st = self->state;
+  if (st.setup.simulate) return;
+  auto& entry = note_job(self, req);
+  using phase = node_daemon_state::job_scripts::phase;
+  if (st.setup.prologs.alloc && !st.setup.prologs.prolog.empty() && entry.prolog == phase::idle)
+    start_prolog(self, entry);
+}
+
+void run_epilog(daemon_self self, uint64_t job) {
+  auto& st = self->state;
+  auto it = st.scripts.find(job);
+  if (it == st.scripts.end()) return;
+  if (st.setup.prologs.epilog.empty()) return (void)st.scripts.erase(it);
+  config::log().info("epilog start job={} node={} prog={}", job, st.setup.status.node_name,
+                     st.setup.prologs.epilog);
+  auto script = script_for(self, it->second.job, false);
+  st.scripts.erase(it);
+  start_script(self, std::move(script));
+}
+
+/// A Prolog or Epilog ended: held launches go (or fail), a failure drains the node (through
+/// its node actor, which also requeues the job for a Prolog's), and a queued script starts.
+void on_script_done(daemon_self self, uint64_t job, bool prolog, bool ok, std::string& reason) {
+  auto& st = self->state;
+  st.script_running = false;
+  if (!st.serial_queue.empty()) {
+    auto next = std::move(st.serial_queue.front());
+    st.serial_queue.erase(st.serial_queue.begin());
+    start_script(self, std::move(next));
+  }
+  if (!ok && st.node && prolog) send_to(self, st.node, msg::prolog_atom_v, job, reason);
+  if (!ok && st.node && !prolog) send_to(self, st.node, msg::epilog_atom_v, job, reason);
+  if (!prolog) return;
+  auto it = st.scripts.find(job);
+  if (it == st.scripts.end()) return;
+  auto& entry = it->second;
+  using phase = node_daemon_state::job_scripts::phase;
+  entry.prolog = ok ? phase::done : phase::failed;
+  entry.failure = reason;
+  auto held = std::move(entry.held);
+  bool released = entry.released;
+  auto killed = entry.killed;
+  for (auto& h : held)
+    if (ok && killed == 0)
+      launch_now(self, h.req, h.sink, h.job);
+    else
+      refuse_for_prolog(self, h.req, h.sink, h.job, killed != 0 ? "" : reason, killed);
+  if (released) run_epilog(self, job);
+}
+
+void launch_now(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::actor& job) {
   auto& st = self->state;
   auto key = std::make_pair(req.job_id, req.step_id);
   config::log().info("step launch job={} step={} node={} ranks={}", req.job_id,
@@ -356,6 +501,9 @@ void launch(daemon_self self, msg::launch_request& req, caf::actor& sink, caf::a
   where.check_launch = st.setup.check_launch;
   where.door_host = st.setup.door_host;
   where.door_port = st.setup.door_port;
+  where.task_prolog = st.setup.prologs.task_prolog;
+  where.task_epilog = st.setup.prologs.task_epilog;
+  where.script_timeout_s = static_cast<uint32_t>(st.setup.prologs.timeout_s);
   // The daemon hears every step's end first (on_step_exit), then passes it to the job.
   auto shepherd = spawn_shepherd(self->system(), std::move(req), std::move(sink),
                                  caf::actor_cast<caf::actor>(self), where);
@@ -421,6 +569,13 @@ void on_release(daemon_self self, uint64_t job) {
   auto& ended = self->state.ended;
   for (auto it = ended.lower_bound({job, 0}); it != ended.end() && it->first.first == job;)
     it = ended.erase(it);
+  // The Epilog runs once the job is gone here, after its Prolog if that still runs.
+  auto it = self->state.scripts.find(job);
+  if (it == self->state.scripts.end()) return;
+  if (it->second.prolog == node_daemon_state::job_scripts::phase::running)
+    it->second.released = true;
+  else
+    run_epilog(self, job);
 }
 
 void forward_signal(daemon_self self, uint64_t job, uint32_t step, int32_t signo) {
@@ -428,6 +583,9 @@ void forward_signal(daemon_self self, uint64_t job, uint32_t step, int32_t signo
     if (key.first == job && (step == msg::all_steps || key.second == step))
       self->send(shepherd, msg::signal_atom_v, signo);
   if (!process::ends_a_task(signo)) return;
+  // Launches held for the job's Prolog never start: they end killed once it is done.
+  if (auto it = self->state.scripts.find(job); it != self->state.scripts.end())
+    if (step == msg::all_steps) it->second.killed = signo;
   std::vector<std::pair<uint64_t, uint32_t>> hit;
   for (auto& [key, simulated] : self->state.simulated)
     if (key.first == job && (step == msg::all_steps || key.second == step)) hit.push_back(key);
@@ -570,6 +728,12 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
                                      caf::actor& job) { launch(self, req, sink, job); }),
       probe.metered("release", [self](msg::release_atom, uint64_t job) { on_release(self, job); }),
       probe.metered("reconfig", [self](msg::reconfig_atom) { on_reconfigure(self); }),
+      probe.metered(
+          "job_start",
+          [self](msg::prolog_atom, const msg::launch_request& req) { on_job_start(self, req); }),
+      probe.metered("script_done",
+                    [self](script_done_atom, uint64_t job, bool prolog, bool ok,
+                           std::string& reason) { on_script_done(self, job, prolog, ok, reason); }),
       probe.metered("usage", [self](msg::usage_atom, uint64_t job,
                                     uint32_t step) { return step_usage_of(self, job, step); }),
       probe.metered("simdone",

@@ -58,6 +58,11 @@ struct node_daemon_setup {
   /// reconfigure, which reads a file and so must not run here (shoald raises SIGHUP at itself).
   /// Must return at once. Null: the request is logged and ignored.
   std::function<void()> reconfigure;
+  /// Prolog=, Epilog=, PrologFlags=, TaskProlog=, ... of this daemon's config, with the
+  /// ClusterName and config path their environment names.
+  config::prolog_settings prologs;
+  std::string cluster_name;
+  std::string conf_path;
 };
 
 /// The heart of shoald (seed 000's Machine Status Daemon plus seed 001's ServerDaemon): connects
@@ -99,7 +104,14 @@ using node_daemon_actor = caf::typed_actor<
     caf::reacts_to<msg::collector_atom, std::string, std::string, uint16_t>,
     /// `scontrol reconfigure`: read the configuration file again, as on SIGHUP
     /// (node_daemon_setup::reconfigure).
-    caf::reacts_to<msg::reconfig_atom>>;
+    caf::reacts_to<msg::reconfig_atom>,
+    /// (job): the job starts on this node (its user, nodes and partition in the request's
+    /// fields), for its Prolog (at once under PrologFlags=Alloc; else at its first launch
+    /// here) and its Epilog (at its release). A Prolog that fails tells the node actor
+    /// (prolog_atom, job, reason), which drains the node and requeues the job; launches of the
+    /// job fail with step_exit::prolog_failed; a failing Epilog sends (epilog_atom, job,
+    /// reason), which drains the node. Launches wait while the job's Prolog runs.
+    caf::reacts_to<msg::prolog_atom, msg::launch_request>>;
 
 node_daemon_actor spawn_node_daemon(caf::actor_system& sys, node_daemon_setup setup);
 

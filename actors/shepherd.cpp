@@ -425,6 +425,9 @@ std::unique_ptr<stepd_link> launch(shepherd_self self, shepherd_start& start) {
       process::step_socket_path(start.setup.spool_dir, start.req.job_id, start.req.step_id);
   for (auto& core : start.setup.cores)
     setup.cores.push_back(msg::stepd_core{core.socket, core.numa_node, core.pus});
+  setup.task_prolog = start.setup.task_prolog;
+  setup.task_epilog = start.setup.task_epilog;
+  setup.script_timeout_s = start.setup.script_timeout_s;
   auto path =
       start.setup.stepd_path.empty() ? process::sibling_stepd_path() : start.setup.stepd_path;
   auto conn =

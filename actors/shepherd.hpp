@@ -154,6 +154,11 @@ struct shepherd_setup {
   /// door (the rounds then pass through the process the handles came from).
   std::string door_host;
   uint16_t door_port = 0;
+  /// TaskProlog= and TaskEpilog= ("": none) and PrologEpilogTimeout= (0: no limit), which
+  /// shoal-stepd runs around each task.
+  std::string task_prolog;
+  std::string task_epilog;
+  uint32_t script_timeout_s = 0;
 };
 
 /// Every rank of `req` with the same outcome: a step whose shoal-stepd never reported, or a

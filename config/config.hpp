@@ -9,6 +9,7 @@
 #include "config/defaults.hpp"
 #include "config/log_settings.hpp"
 #include "config/power_settings.hpp"
+#include "config/prolog_settings.hpp"
 #include "config/scheduler_settings.hpp"
 #include "messages/errc.hpp"
 #include "policy/licenses.hpp"
@@ -203,6 +204,7 @@ struct cluster_config {
   std::string mail_prog;
   accounting_settings accounting;  ///< AccountingStorage*= (config/accounting_settings.hpp)
   power_settings power;  ///< SuspendTime=, ResumeProgram=, SlurmctldParameters=, ... (the guide's)
+  prolog_settings prologs;  ///< Prolog=, Epilog=, PrologFlags=, TaskProlog=, ... (prolog_settings)
   /// ReturnToService= (Slurm's values and default): when a DOWN node is in service again by
   /// itself. 0: never (an admin resumes it); 1: a node DOWN for not responding, once it
   /// registers or answers again with a valid configuration; 2: a node DOWN for any reason, once

@@ -78,6 +78,12 @@ shoal::error parser::on_main_key(const cs::pair& p, const where& at, int depth) 
       return fail(at, "invalid value '" + v + "' for " + p.key + ": " + accounting_error);
     return {};
   }
+  std::string prolog_error;
+  if (apply_prolog_key(cfg_.prologs, k, v, prolog_error)) {
+    if (!prolog_error.empty())
+      return fail(at, "invalid value '" + v + "' for " + p.key + ": " + prolog_error);
+    return {};
+  }
   std::string scheduling_error;
   if (apply_scheduler_key(cfg_.scheduling, k, v, scheduling_error)) {
     if (!scheduling_error.empty())

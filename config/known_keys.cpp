@@ -44,6 +44,9 @@ const std::vector<std::string_view> main_keys = {
     "SchedulerType", "SchedulerParameters", "PriorityType", "PriorityWeightAge",
     "PriorityWeightJobSize", "PriorityWeightPartition", "PriorityMaxAge", "PriorityFavorSmall",
     "MaxArraySize",
+    // prologs and epilogs (prolog_settings.cpp)
+    "Prolog", "Epilog", "PrologSlurmctld", "EpilogSlurmctld", "TaskProlog", "TaskEpilog",
+    "PrologFlags", "PrologEpilogTimeout",
     // the seed's daemons' binaries (read, nothing to do)
     "MachStatusManager", "MachStatusDaemon",
     // Slurm's, accepted with a warning that they have no effect (compat_keys)

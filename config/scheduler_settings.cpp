@@ -47,6 +47,8 @@ bool apply_scheduler_parameters(scheduler_settings& s, const std::string& value,
       s.bf_resolution_s = static_cast<int64_t>(n);
     } else if (name == "bf_conservative") {
       s.conservative = true;
+    } else if (name == "nohold_on_prolog_fail") {
+      s.nohold_on_prolog_fail = true;
     }
   }
   return true;
@@ -119,6 +121,7 @@ std::vector<std::pair<std::string, std::string>> render_scheduler_keys(
                        ",bf_window=" + std::to_string(s.bf_window_s / 60) +
                        ",bf_resolution=" + std::to_string(s.bf_resolution_s);
   if (s.conservative) params += ",bf_conservative";
+  if (s.nohold_on_prolog_fail) params += ",nohold_on_prolog_fail";
   return {
       {"MaxArraySize", std::to_string(s.max_array_size)},
       {"PriorityFavorSmall", s.favor_small ? "YES" : "NO"},

@@ -23,6 +23,8 @@ struct scheduler_settings {
   bool favor_small = false;                 ///< PriorityFavorSmall=YES|NO
   uint32_t max_array_size = 1001;           ///< MaxArraySize=: array indices 0..MaxArraySize-1
   bool consumable = false;                  ///< SelectType=select/cons_tres or select/cons_res
+  /// SchedulerParameters=nohold_on_prolog_fail: a job requeued for a failed Prolog is not held
+  bool nohold_on_prolog_fail = false;
 };
 
 /// Applies one scheduling key (lower-cased) to `s`. Returns false when `lower_key` is not a

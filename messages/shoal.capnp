@@ -165,6 +165,10 @@ struct StepIo {
                              # (%j %J %s %t %n %N %u %x %%, relative to the task's directory);
                              # stderr goes with it unless `error` is set; empty: streamed back
   error @11 :Text;           # srun -e: the same for stderr alone
+  taskProlog @12 :Text;      # srun --task-prolog: run as the user before each task, after
+                             # TaskProlog=, its export/unset/print lines applied too; empty: none
+  taskEpilog @13 :Text;      # srun --task-epilog: run as the user after each task, before
+                             # TaskEpilog=; empty: none
 }
 
 # A chunk of the client's standard input for a step's input tasks (StepIo.input), or its end.
@@ -399,6 +403,8 @@ struct StepExit {
   launchError @4 :Text;      # non-empty when the tasks could not be started
   outOfMemory @5 :Bool;      # killed for using more than its memory limit
   usage @6 :StepUsage;       # what the step's processes used on this node
+  prologFailed @7 :Bool;     # launchError is this node's failed Prolog (it names the script and
+                             # its status): the job is requeued and the node drained
 }
 
 struct JobEvent {
@@ -567,6 +573,10 @@ struct StepdSetup {
   nodeName @1 :Text;         # the node this step runs on (SHOAL_NODENAME)
   socketPath @2 :Text;       # where to listen for shoald
   cores @3 :List(StepdCore); # this node's hwloc core table, for --cpu-bind and job CPUs
+  taskProlog @4 :Text;       # TaskProlog= of shoald's config: run as the user before each task,
+                             # its export/unset/print lines shape the task; empty: none
+  taskEpilog @5 :Text;       # TaskEpilog=: run as the user after each task; empty: none
+  scriptTimeoutS @6 :UInt32; # PrologEpilogTimeout= for both; 0: no limit
 }
 
 struct StepdHello {

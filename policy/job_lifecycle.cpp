@@ -252,6 +252,20 @@ transition on_node_failed(const lifecycle& now, const event& ev, const job_facts
   return applied(std::move(next), std::move(effects));
 }
 
+/// A Prolog failed (nothing of the job may run there): a batch or run job is queued again,
+/// as Slurm requeues a job whose launch failed (held unless nohold_on_prolog_fail); an
+/// allocation ends FAILED.
+transition on_prolog_failed(const lifecycle& now, const event& ev, const job_facts& facts) {
+  if (!is_active(now.state)) return ignored(now);
+  auto next = now;
+  if (facts.allocation)
+    return terminate(std::move(next), S::failed, ev.text, facts,
+                     {note_effect(client_note::message, ev.text + "; the job is ending")});
+  next.requeue_reason = ev.requeue ? "launch failed requeued held" : "Requeued";
+  return terminate(std::move(next), S::requeued, ev.text, facts,
+                   {note_effect(client_note::message, ev.text + "; the job is queued again")});
+}
+
 /// The --signal warning is due before the time limit.
 transition on_warning_due(const lifecycle& now, const job_facts& facts) {
   const S s = now.state;
@@ -350,6 +364,9 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
 
     case E::node_failed:
       return on_node_failed(now, ev, facts);
+
+    case E::prolog_failed:
+      return on_prolog_failed(now, ev, facts);
 
     case E::admin_requeue:
       if (is_queued(s)) return ignored(now);  // already queued
@@ -524,6 +541,8 @@ const char* to_string(event_kind k) {
       return "released";
     case E::nodes_ready:
       return "nodes_ready";
+    case E::prolog_failed:
+      return "prolog_failed";
   }
   return "?";
 }

@@ -10,6 +10,7 @@
 //   booting --cancel|client_gone|node_failed|admin_requeue|released--> completing (no tasks yet)
 //   running --main_step_ended--> completing --release_done--> completed|failed|out_of_memory
 //   running --cancel|time_limit|node_failed|admin_requeue--> completing (SIGTERM/SIGKILL)
+//   configuring|running --prolog_failed--> completing --> requeued (an allocation: failed)
 //   completing --main_step_ended, release_done--> cancelled|timeout|node_fail|requeued
 //   pending|held|dependency_never|requeued --cancel--> cancelled
 //   running --warning_due--> running (--signal: SIGCONT and the signal, once per run)
@@ -75,10 +76,13 @@ enum class event_kind : uint8_t {
   warning_due,        ///< --signal's time before the limit came (the job's warning timer)
   released,           ///< an allocation's client is done with it (salloc's command ended)
   nodes_ready,        ///< power saving: every node of a booting job is up
+  /// a Prolog of the job failed (a node's, or PrologSlurmctld): the job is queued again (held
+  /// when `requeue` is set), an allocation ends FAILED; text: why
+  prolog_failed,
 };
 
-/// How many event kinds there are (nodes_ready is the last).
-constexpr size_t event_kind_count = static_cast<size_t>(event_kind::nodes_ready) + 1;
+/// How many event kinds there are (prolog_failed is the last).
+constexpr size_t event_kind_count = static_cast<size_t>(event_kind::prolog_failed) + 1;
 
 /// One event and what it carries; fields not named for a kind are ignored.
 struct event {
@@ -88,7 +92,7 @@ struct event {
                                ///< released: the command's (128+signal when signalled)
   int32_t exit_signal = 0;     ///< main_step_ended, released: the signal behind exit_code, or 0
   bool out_of_memory = false;  ///< main_step_ended: a node killed its tasks over the memory limit
-  bool requeue = false;        ///< node_failed: the job asked --requeue
+  bool requeue = false;        ///< node_failed: the job asked --requeue; prolog_failed: held
   /// hold, release, dependency_never, pending_reason: the scheduler's priority for the job
   /// changed (published even when the reason did not).
   bool priority_changed = false;

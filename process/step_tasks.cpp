@@ -339,6 +339,10 @@ void step_tasks::launch_all() {
     }
     auto& t = tasks_[i];
     auto spec = make_spec(t.rank, static_cast<uint32_t>(i));
+    if (!run_task_prolog(i, spec)) {
+      signal_tasks(SIGKILL);
+      return;
+    }
     if (mpi_ != nullptr) {
       if (auto err =
               mpi_->prepare_task(static_cast<uint32_t>(i), t.rank, spec.env, spec.inherit_fd)) {
@@ -672,6 +676,7 @@ void step_tasks::reap() {
     t.in_pending.clear();
     close_fd(t.in_fd);
     kill_on_bad_exit(t);
+    run_task_epilog(t);
     if (mpi_ != nullptr) mpi_->task_exited(static_cast<uint32_t>(&t - tasks_.data()), status);
   }
   // Each exit is a sample, so a step shorter than the interval has figures too.

@@ -19,6 +19,7 @@
 #include "process/step_io.hpp"
 #include "process/step_usage.hpp"
 #include "process/task_launch.hpp"
+#include "process/task_scripts.hpp"
 #include "topology/cpu_binding.hpp"
 #include "topology/machine_probe.hpp"
 
@@ -113,6 +114,9 @@ class step_tasks {
   usage_figures final_usage() const { return usage_.figures(); }
 
   const msg::launch_request& request() const { return req_; }
+
+  /// TaskProlog= and TaskEpilog= around each task (process/task_scripts.hpp). Call before run.
+  void use_task_scripts(task_scripts scripts) { scripts_ = std::move(scripts); }
   const std::string& node_name() const { return node_name_; }
 
  private:
@@ -140,7 +144,13 @@ class step_tasks {
     int in_fd = -1;            ///< where its input is written (a pipe, or the terminal's master)
     std::string in_pending;    ///< input not yet written
     bool in_ended = false;     ///< the input ended: in_fd closes once in_pending is written
+    std::vector<std::string> env;  ///< its environment, kept for a TaskEpilog (else empty)
+    std::string cwd;               ///< where the TaskEpilog runs
   };
+
+  // -- task scripts (step_tasks_scripts.cpp) --
+  bool run_task_prolog(size_t i, task_spec& spec);
+  void run_task_epilog(const task_state& t);
 
   // -- launching --
   void confine_to_job_cpus();
@@ -211,6 +221,7 @@ class step_tasks {
   bool aborted_ = false;
   std::vector<int> early_signals_;
   std::vector<char> read_buf_;
+  task_scripts scripts_;
 };
 
 }  // namespace shoal::process

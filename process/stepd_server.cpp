@@ -140,6 +140,8 @@ stepd_server::stepd_server(stepd_options opt, int listen_fd, int signal_fd)
       tasks_(opt_.setup.request, opt_.setup.node_name, to_cores(opt_.setup.cores), opt_.env),
       listen_fd_(listen_fd),
       signal_fd_(signal_fd) {
+  tasks_.use_task_scripts({opt_.setup.task_prolog, opt_.setup.task_epilog,
+                           std::chrono::seconds{opt_.setup.script_timeout_s}});
   start_pmi_server();
   struct stat st {};
   if (::stat(opt_.setup.socket_path.c_str(), &st) == 0) {

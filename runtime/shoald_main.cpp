@@ -379,6 +379,9 @@ caf::actor start_daemon(const daemon_context& ctx, const shoal::config::node_con
   if (setup.simulate) as_configured(setup.status, node);
   setup.cores = ctx.facts.cores;
   setup.meters = ctx.meters;
+  setup.prologs = ctx.cfg.prologs;
+  setup.cluster_name = ctx.cfg.cluster_name;
+  setup.conf_path = ctx.cfg.path;
   if (ctx.cfg.auth.munge) add_munge_checks(setup, ctx.cfg);
   if (collects) add_collector(ctx.sys, node, ctx.meters, setup);
   setup.reconfigure = reconfigure_once_a_second;

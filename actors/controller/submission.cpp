@@ -101,6 +101,12 @@ job_setup make_setup(controller_self self, uint64_t id, msg::job_request req,
   setup.pmi_timeout_s = st.cfg.pmi_timeout_s;
   setup.mail_prog = st.cfg.mail_prog;
   setup.cluster_name = st.cfg.cluster_name;
+  const auto& scripts = st.cfg.prologs;
+  setup.node_scripts = !scripts.prolog.empty() || !scripts.epilog.empty();
+  setup.prolog_ctld = scripts.prolog_ctld;
+  setup.epilog_ctld = scripts.epilog_ctld;
+  setup.script_timeout_s = scripts.timeout_s;
+  setup.nohold_on_prolog_fail = st.cfg.scheduling.nohold_on_prolog_fail;
   setup.meters = st.meters;
   setup.access = st.access;
   setup.client = std::move(client);

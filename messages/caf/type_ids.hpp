@@ -152,6 +152,8 @@ CAF_ADD_ATOM(shoal, shoal::msg, steps_atom, "steps")
 // Live use (sstat, issue 35): a running step's figures asked down the chain controller -> job ->
 // node -> shoald -> shepherd -> shoal-stepd; a node's own figures with its beats.
 CAF_ADD_ATOM(shoal, shoal::msg, usage_atom, "usage")
+CAF_ADD_ATOM(shoal, shoal::msg, prolog_atom, "prolog")
+CAF_ADD_ATOM(shoal, shoal::msg, epilog_atom, "epilog")
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::step_usage))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::accounted_job))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::node_usage))

@@ -231,6 +231,13 @@ void add_run_options(CLI::App& app, job_options& o) {
   app.add_flag("--pty", o.pty,
                "Run task 0 on a pseudo-terminal connected to this terminal (raw mode; the "
                "window size follows it)");
+  app.add_option("--task-prolog", o.task_prolog,
+                 "Run PROGRAM as the user before each task, after TaskProlog=: its "
+                 "`export NAME=VALUE`, `unset NAME` and `print TEXT` lines shape the task")
+      ->type_name("PROGRAM");
+  app.add_option("--task-epilog", o.task_epilog,
+                 "Run PROGRAM as the user after each task ends, before TaskEpilog=")
+      ->type_name("PROGRAM");
   app.add_flag("--multi-prog", o.multi_prog,
                "The command is a configuration file: lines of RANKS PROGRAM [ARGS] (%t: task "
                "id, %o: offset in the line's ranks), as srun --multi-prog");

@@ -97,6 +97,8 @@ struct job_options {
   bool multi_prog = false;         ///< --multi-prog: the command is a configuration file
   std::string mpi;                 ///< --mpi=TYPE as typed (list: print the types and exit)
   bool external_launcher = false;  ///< --external-launcher: accepted, a step never waits here
+  std::string task_prolog;         ///< --task-prolog=PROGRAM as typed
+  std::string task_epilog;         ///< --task-epilog=PROGRAM as typed
 };
 
 /// A count refused before anything is submitted, as Slurm refuses it.

@@ -69,6 +69,9 @@ shoal::expected<msg::step_io> step_io_for(const job_options& o, const msg::job_r
   if (!o.no_kill.empty() && o.no_kill != "on" && o.no_kill != "off")
     return shoal::error(errc::invalid_request, "--no-kill=" + o.no_kill + ": use off");
   io.chdir_required = !o.chdir.empty();
+  // Slurm runs these on the node as typed: a relative path names a file in the task's directory.
+  io.task_prolog = o.task_prolog;
+  io.task_epilog = o.task_epilog;
   if (o.multi_prog) {
     if (req.argv.size() != 1)
       return shoal::error(errc::invalid_request,

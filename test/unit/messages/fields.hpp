@@ -211,6 +211,8 @@ inline msg::step_io sample_step_io() {
   x.mpi = "pmix_v4";
   x.output = "out.%t";
   x.error = "/dev/null";
+  x.task_prolog = "/home/u/task-prolog.sh";
+  x.task_epilog = "task-epilog";
   return x;
 }
 
@@ -458,6 +460,7 @@ inline msg::step_exit sample_step_exit() {
   x.launch_error = "execve: No such file or directory";
   x.out_of_memory = true;
   x.usage = sample_step_usage();
+  x.prolog_failed = true;
   return x;
 }
 
@@ -679,6 +682,9 @@ inline msg::stepd_setup sample_stepd_setup() {
   x.node_name = "node2";
   x.socket_path = "/var/spool/shoald/node2/job77.stepbatch.sock";
   x.cores = {sample_stepd_core(), {0, 0, {0, 1}}};
+  x.task_prolog = "/etc/shoal/task_prolog";
+  x.task_epilog = "/etc/shoal/task_epilog";
+  x.script_timeout_s = 4294967295u;
   return x;
 }
 

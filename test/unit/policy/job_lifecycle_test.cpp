@@ -78,6 +78,10 @@ event sample(E k) {
     case E::pending_reason:
       ev.text = "Priority";
       break;
+    case E::prolog_failed:
+      ev.text = "Prolog /p failed: exit 1";
+      ev.requeue = true;  // held
+      break;
     default:
       break;
   }
@@ -174,6 +178,9 @@ const std::vector<effect> node_down = {
     K::publish, note(N::message, "node n2 failed; the job is ending"), sig(SIGKILL), forget("n2")};
 const std::vector<effect> main_ended = {sig(SIGKILL), code(0), K::release_nodes};
 const std::vector<effect> reason_fx = {K::take_priority, K::publish};
+const std::vector<effect> prolog_requeue = {
+    note(N::message, "Prolog /p failed: exit 1; the job is queued again"), K::publish,
+    K::nodes_done, sig(SIGTERM), K::arm_kill_timer};
 std::vector<effect> queued_fx(const std::string& reason) {
   return {K::take_priority, K::publish, note(N::queued, reason)};
 }
@@ -203,6 +210,7 @@ const std::vector<row> table = {
       {S::pending, E::warning_due, IGN},
       {S::pending, E::released, REF},
       {S::pending, E::nodes_ready, IGN},
+      {S::pending, E::prolog_failed, IGN},
       // held (JobHeldUser)
       {S::held, E::placed, S::configuring, "", place},
       {S::held, E::launched, IGN},
@@ -224,6 +232,7 @@ const std::vector<row> table = {
       {S::held, E::warning_due, IGN},
       {S::held, E::released, REF},
       {S::held, E::nodes_ready, IGN},
+      {S::held, E::prolog_failed, IGN},
       // dependency_never (DependencyNeverSatisfied; with --kill-on-invalid-dep the scheduler
       // cancels the job instead, through the controller: the cancel row)
       {S::dependency_never, E::placed, S::configuring, "", place},
@@ -246,6 +255,7 @@ const std::vector<row> table = {
       {S::dependency_never, E::warning_due, IGN},
       {S::dependency_never, E::released, REF},
       {S::dependency_never, E::nodes_ready, IGN},
+      {S::dependency_never, E::prolog_failed, IGN},
       // requeued (NodeFail)
       {S::requeued, E::placed, S::configuring, "", place},
       {S::requeued, E::launched, IGN},
@@ -267,6 +277,7 @@ const std::vector<row> table = {
       {S::requeued, E::warning_due, IGN},
       {S::requeued, E::released, REF},
       {S::requeued, E::nodes_ready, IGN},
+      {S::requeued, E::prolog_failed, IGN},
       // configuring
       {S::configuring, E::placed, IGN},
       {S::configuring, E::launched, S::running, "", {}},
@@ -288,6 +299,7 @@ const std::vector<row> table = {
       {S::configuring, E::warning_due, IGN},
       {S::configuring, E::released, REF},
       {S::configuring, E::nodes_ready, IGN},
+      {S::configuring, E::prolog_failed, S::completing, "Prolog /p failed: exit 1", prolog_requeue, S::requeued},
       // running
       {S::running, E::placed, IGN},
       {S::running, E::launched, IGN},
@@ -309,6 +321,7 @@ const std::vector<row> table = {
       {S::running, E::warning_due, IGN},
       {S::running, E::released, REF},
       {S::running, E::nodes_ready, IGN},
+      {S::running, E::prolog_failed, S::completing, "Prolog /p failed: exit 1", prolog_requeue, S::requeued},
       // completing (being cancelled)
       {S::completing, E::placed, IGN},
       {S::completing, E::launched, IGN},
@@ -330,6 +343,7 @@ const std::vector<row> table = {
       {S::completing, E::warning_due, IGN},
       {S::completing, E::released, REF},
       {S::completing, E::nodes_ready, IGN},
+      {S::completing, E::prolog_failed, IGN},
       // completed: final, the actor has stopped
       {S::completed, E::placed, IGN},
       {S::completed, E::launched, IGN},
@@ -351,6 +365,7 @@ const std::vector<row> table = {
       {S::completed, E::warning_due, IGN},
       {S::completed, E::released, IGN},
       {S::completed, E::nodes_ready, IGN},
+      {S::completed, E::prolog_failed, IGN},
       // failed: final, the actor has stopped
       {S::failed, E::placed, IGN},
       {S::failed, E::launched, IGN},
@@ -372,6 +387,7 @@ const std::vector<row> table = {
       {S::failed, E::warning_due, IGN},
       {S::failed, E::released, IGN},
       {S::failed, E::nodes_ready, IGN},
+      {S::failed, E::prolog_failed, IGN},
       // cancelled: final, the actor has stopped
       {S::cancelled, E::placed, IGN},
       {S::cancelled, E::launched, IGN},
@@ -393,6 +409,7 @@ const std::vector<row> table = {
       {S::cancelled, E::warning_due, IGN},
       {S::cancelled, E::released, IGN},
       {S::cancelled, E::nodes_ready, IGN},
+      {S::cancelled, E::prolog_failed, IGN},
       // timeout: final, the actor has stopped
       {S::timeout, E::placed, IGN},
       {S::timeout, E::launched, IGN},
@@ -414,6 +431,7 @@ const std::vector<row> table = {
       {S::timeout, E::warning_due, IGN},
       {S::timeout, E::released, IGN},
       {S::timeout, E::nodes_ready, IGN},
+      {S::timeout, E::prolog_failed, IGN},
       // node_fail: final, the actor has stopped
       {S::node_fail, E::placed, IGN},
       {S::node_fail, E::launched, IGN},
@@ -435,6 +453,7 @@ const std::vector<row> table = {
       {S::node_fail, E::warning_due, IGN},
       {S::node_fail, E::released, IGN},
       {S::node_fail, E::nodes_ready, IGN},
+      {S::node_fail, E::prolog_failed, IGN},
       // out_of_memory: final, the actor has stopped
       {S::out_of_memory, E::placed, IGN},
       {S::out_of_memory, E::launched, IGN},
@@ -456,6 +475,7 @@ const std::vector<row> table = {
       {S::out_of_memory, E::warning_due, IGN},
       {S::out_of_memory, E::released, IGN},
       {S::out_of_memory, E::nodes_ready, IGN},
+      {S::out_of_memory, E::prolog_failed, IGN},
       // booting: placed, waiting for power saving to resume its nodes
       {S::booting, E::placed, IGN},
       {S::booting, E::launched, IGN},
@@ -477,6 +497,7 @@ const std::vector<row> table = {
       {S::booting, E::warning_due, IGN},
       {S::booting, E::released, REF},
       {S::booting, E::nodes_ready, S::configuring, "", {K::stamp_start_time, K::publish, K::arm_time_limit, note(N::allocated), K::launch_main_step}},
+      {S::booting, E::prolog_failed, IGN},
 };
 // clang-format on
 
@@ -504,9 +525,10 @@ BOOST_AUTO_TEST_CASE(every_state_and_event_gives_the_tabled_transition) {
                                                          << "ends as " << to_string(t.next.ending)
                                                          << ", expected " << to_string(r.ending));
       // A node that failed to power up requeues with NodeFail; an admin's requeue with Requeued.
-      auto requeue_reason = r.ending != S::requeued  ? ""
-                            : r.ev == E::node_failed ? "NodeFail"
-                                                     : "Requeued";
+      auto requeue_reason = r.ending != S::requeued    ? ""
+                            : r.ev == E::node_failed   ? "NodeFail"
+                            : r.ev == E::prolog_failed ? "launch failed requeued held"
+                                                       : "Requeued";
       BOOST_CHECK_MESSAGE(t.next.requeue_reason == requeue_reason,
                           where.str() << "requeue reason \"" << t.next.requeue_reason << "\"");
     }
