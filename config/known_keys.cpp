@@ -43,7 +43,8 @@ const std::vector<std::string_view> main_keys = {
     // scheduling (scheduler_settings.cpp)
     "SchedulerType", "SchedulerParameters", "PriorityType", "PriorityWeightAge",
     "PriorityWeightJobSize", "PriorityWeightPartition", "PriorityMaxAge", "PriorityFavorSmall",
-    "MaxArraySize",
+    "PriorityWeightFairshare", "PriorityWeightQOS", "PriorityDecayHalfLife",
+    "PriorityUsageResetPeriod", "PriorityCalcPeriod", "MaxArraySize",
     // the seed's daemons' binaries (read, nothing to do)
     "MachStatusManager", "MachStatusDaemon",
     // Slurm's, accepted with a warning that they have no effect (compat_keys)

@@ -155,5 +155,10 @@ CAF_ADD_ATOM(shoal, shoal::msg, usage_atom, "usage")
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::step_usage))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::accounted_job))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::node_usage))
+// Fair-share (issue 35): sshare's lines, from the scheduler's usage ledger and the associations.
+CAF_ADD_ATOM(shoal, shoal::msg, shares_atom, "shares")
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::share_info))
+CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::share_info>))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::usage_record))
 
 CAF_END_TYPE_ID_BLOCK(shoal)
