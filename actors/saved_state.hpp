@@ -29,6 +29,8 @@ inline std::string node_key(const std::string& name) {
   return "node/" + name;
 }
 inline const std::string controller_key = "ctl";
+/// The scheduler's fair-share usage ledger (msg::usage_record).
+inline const std::string fairshare_key = "fairshare";
 /// The interconnect plugin's own state (interconnect::switch_manager::restore_state), as the
 /// plugin encodes it.
 inline const std::string switch_key = "switch";

@@ -1,6 +1,7 @@
 #include "actors/scheduler.hpp"
 
 #include <algorithm>
+#include <ctime>
 #include <map>
 #include <tuple>
 #include <unordered_map>
@@ -8,9 +9,11 @@
 #include <caf/all.hpp>
 
 #include "actors/metering.hpp"
+#include "actors/saved_state.hpp"
 #include "actors/send_to.hpp"
 #include "actors/unexpected.hpp"
 #include "cluster/clock.hpp"
+#include "cluster/fair_share.hpp"
 #include "config/duration.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
@@ -55,10 +58,17 @@ struct scheduler_state {
   bool pass_in_flight = false;
   bool tick_armed = false;
   int64_t wakeup_at = 0;
+  /// Fair-share: the usage ledger and the associations its factors come from.
+  std::optional<cluster::fair_share_book> shares;
+  state_keeper_actor keeper;  ///< where the ledger is saved; null: nowhere
+  /// Each node's configured CPUs, for a recovered job that holds whole nodes.
+  std::unordered_map<std::string, uint32_t> node_cpus;
 };
 
-/// The public interface plus the tick the scheduler sends itself.
-using scheduler_impl = scheduler_actor::extend<caf::reacts_to<msg::check_atom>>;
+/// The public interface plus the ticks the scheduler sends itself: a pass's, and
+/// PriorityCalcPeriod's (usage_atom: decay, reset, save).
+using scheduler_impl =
+    scheduler_actor::extend<caf::reacts_to<msg::check_atom>, caf::reacts_to<msg::usage_atom>>;
 using scheduler_self = scheduler_impl::stateful_pointer<scheduler_state>;
 
 void request_pass(scheduler_self self) {
@@ -91,7 +101,9 @@ uint64_t start_job(scheduler_self self, const policy::start_decision& d, start_s
                    int64_t now) {
   auto& st = self->state;
   bool array = st.queue.is_array(d.job);
-  auto [job_id, index] = st.queue.start(d, now);
+  uint64_t cpus = 0;
+  for (auto c : site.cpus) cpus += c;
+  auto [job_id, index] = st.queue.start(d, now, cpus);
   std::vector<caf::actor> actors;
   actors.reserve(site.nodes.size());
   for (auto node : site.nodes) actors.push_back(st.node_actors[node]);
@@ -252,6 +264,8 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
   q.name = req.name;
   q.user = req.user;
   q.uid = req.uid;
+  q.account = req.workload.account;
+  q.qos = req.workload.qos;
   q.nice = req.nice;
   q.submit_time = submit_time;
   q.begin_time = req.workload.begin_time;
@@ -392,6 +406,11 @@ void adopt(scheduler_self self, uint64_t id, const msg::job_request& req,
   run.user = req.user;
   run.array_id = array_id;
   run.index = index;
+  run.account = req.workload.account;
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto it = st.node_cpus.find(names[i]);
+    run.cpus += cpus.size() == names.size() ? cpus[i] : it != st.node_cpus.end() ? it->second : 1;
+  }
   held_nodes held;
   held.names = names;
   held.cpus = cpus;
@@ -457,6 +476,8 @@ std::vector<msg::pending_detail> pending_details(scheduler_self self) {
     d.age_factor = static_cast<uint64_t>(std::max<int64_t>(0, q.factors.age));
     d.size_factor = static_cast<uint64_t>(std::max<int64_t>(0, q.factors.job_size));
     d.partition_factor = static_cast<uint64_t>(std::max<int64_t>(0, q.factors.partition));
+    d.fairshare_factor = static_cast<uint64_t>(std::max<int64_t>(0, q.factors.fairshare));
+    d.qos_factor = static_cast<uint64_t>(std::max<int64_t>(0, q.factors.qos));
     d.nice = q.factors.nice;
     out.push_back(std::move(d));
   }
@@ -479,6 +500,59 @@ void set_partitions(scheduler_self self, const partition_table& table) {
   st.queue.set_scale(st.scale, std::move(factors));
 }
 
+// -- fair-share --
+
+/// Local time's offset east of UTC now, for PriorityUsageResetPeriod's day boundaries.
+int64_t local_offset(int64_t now) {
+  time_t t = static_cast<time_t>(now);
+  std::tm tm{};
+  if (::localtime_r(&t, &tm) == nullptr) return 0;
+  return tm.tm_gmtoff;
+}
+
+/// The factors the next pass reads, and the ledger saved.
+void shares_changed(scheduler_self self, bool usage_too) {
+  auto& st = self->state;
+  st.queue.set_shares(st.shares->shares());
+  if (usage_too && st.keeper)
+    self->send(st.keeper, msg::persist_atom_v, fairshare_key, encoded(st.shares->record()));
+  request_pass(self);
+}
+
+/// A job the queue counted as started ended: its CPUs x elapsed go to its user and account, as
+/// Slurm's usage_raw (charged once, at the end).
+void charge_usage(scheduler_self self, uint64_t id, int64_t now) {
+  auto& st = self->state;
+  auto it = st.queue.running().find(id);
+  if (it == st.queue.running().end()) return;
+  auto& run = it->second;
+  auto elapsed = std::max<int64_t>(0, now - run.start);
+  auto cpu_seconds = static_cast<double>(run.cpus) * static_cast<double>(elapsed);
+  if (!st.shares->charge(run.user, run.account, cpu_seconds, now)) return;
+  SHOAL_DEBUG(priority, "fairshare charge job={} user={} account={} cpu_seconds={}", id, run.user,
+              run.account, cpu_seconds);
+  shares_changed(self, true);
+}
+
+/// PriorityCalcPeriod's tick: a reset boundary passed wipes the usage; the decay is saved.
+void calc_tick(scheduler_self self) {
+  auto& st = self->state;
+  auto now = unix_now();
+  bool wiped = st.shares->tick(now, local_offset(now));
+  if (wiped)
+    config::log().info("fairshare usage reset period={}",
+                       config::to_string(st.settings.usage_reset_period));
+  shares_changed(self, true);
+  self->delayed_send(self, std::chrono::seconds{std::max<int64_t>(1, st.settings.calc_period_s)},
+                     msg::usage_atom_v);
+}
+
+std::vector<msg::share_info> list_shares(scheduler_self self) {
+  std::vector<msg::share_info> out;
+  for (auto& row : self->state.shares->rows(unix_now())) out.push_back(cluster::to_share_info(row));
+  return out;
+}
+
 void configure(scheduler_self self, const config::cluster_config& cfg) {
   auto& st = self->state;
   st.settings = cfg.scheduling;
@@ -487,22 +561,26 @@ void configure(scheduler_self self, const config::cluster_config& cfg) {
   prio.weight_age = cfg.scheduling.weight_age;
   prio.weight_job_size = cfg.scheduling.weight_job_size;
   prio.weight_partition = cfg.scheduling.weight_partition;
+  prio.weight_fairshare = cfg.scheduling.weight_fairshare;
+  prio.weight_qos = cfg.scheduling.weight_qos;
   prio.max_age = cfg.scheduling.priority_max_age_s;
   prio.favor_small = cfg.scheduling.favor_small;
   st.queue = policy::job_queue{prio, cfg.scheduling.multifactor};
   uint64_t cpus = 0;
-  for (auto& n : cfg.nodes) cpus += std::max<uint32_t>(1, n.cpus);
+  for (auto& n : cfg.nodes) {
+    cpus += std::max<uint32_t>(1, n.cpus);
+    st.node_cpus[n.name] = std::max<uint32_t>(1, n.cpus);
+  }
   st.scale.cluster_nodes = static_cast<uint32_t>(std::max<size_t>(1, cfg.nodes.size()));
   st.scale.cluster_cpus = std::max<uint64_t>(1, cpus);
   std::unordered_map<std::string, size_t> slots;  // the first table: the config's order
   set_partitions(self, slotted(cfg.partitions, slots));
 }
 
-scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
-                                                 const config::cluster_config& cfg,
-                                                 std::vector<caf::actor> node_actors,
-                                                 caf::actor controller, topology_actor topology,
-                                                 metrics::registry* meters) {
+scheduler_impl::behavior_type scheduler_behavior(
+    scheduler_self self, const config::cluster_config& cfg, std::vector<caf::actor> node_actors,
+    caf::actor controller, topology_actor topology, metrics::registry* meters,
+    state_keeper_actor keeper, const std::optional<msg::usage_record>& saved) {
   auto& st = self->state;
   tolerate_strays(self);
   actor_probe probe{self, meters, "scheduler"};
@@ -522,6 +600,10 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
   st.topology = std::move(topology);
   self->send(st.topology, msg::register_atom_v, caf::actor_cast<caf::actor>(self));
   configure(self, cfg);
+  st.keeper = std::move(keeper);
+  st.shares.emplace(cfg.scheduling, cfg.cluster_name, unix_now(), saved);
+  self->delayed_send(self, std::chrono::seconds{std::max<int64_t>(1, st.settings.calc_period_s)},
+                     msg::usage_atom_v);
   return {
       probe.metered(
           "enqueue",
@@ -550,6 +632,7 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
                     }),
       probe.metered("release",
                     [self](msg::release_atom, uint64_t id) {
+                      charge_usage(self, id, unix_now());  // a requeued run counts too
                       self->state.queue.release(id);
                       self->send(self->state.topology, msg::release_atom_v, id);
                       request_pass(self);
@@ -564,7 +647,9 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
           }),
       probe.metered("ended",
                     [self](msg::ended_atom, uint64_t id, bool ok, int64_t started) {
-                      self->state.queue.ended(id, ok, started, unix_now());
+                      auto now = unix_now();
+                      charge_usage(self, id, now);
+                      self->state.queue.ended(id, ok, started, now);
                       self->send(self->state.topology, msg::release_atom_v, id);
                       request_pass(self);
                     }),
@@ -587,6 +672,13 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
                       return will_run(self, id, req, workload);
                     }),
       probe.metered("schedule", [self](msg::schedule_atom) { run_pass(self); }),
+      probe.metered("assocs",
+                    [self](msg::assocs_atom, msg::association_data& data) {
+                      self->state.shares->set_associations(std::move(data));
+                      shares_changed(self, false);
+                    }),
+      probe.metered("shares", [self](msg::shares_atom) { return list_shares(self); }),
+      probe.metered("calc", [self](msg::usage_atom) { calc_tick(self); }),
       probe.metered("tick",
                     [self](msg::check_atom) {
                       auto& st = self->state;
@@ -602,9 +694,10 @@ scheduler_impl::behavior_type scheduler_behavior(scheduler_self self,
 
 scheduler_actor spawn_scheduler(caf::actor_system& sys, const config::cluster_config& cfg,
                                 std::vector<caf::actor> node_actors, caf::actor controller,
-                                topology_actor topology, metrics::registry* meters) {
+                                topology_actor topology, metrics::registry* meters,
+                                state_keeper_actor keeper, std::optional<msg::usage_record> saved) {
   return sys.spawn(scheduler_behavior, cfg, std::move(node_actors), std::move(controller),
-                   std::move(topology), meters);
+                   std::move(topology), meters, std::move(keeper), std::move(saved));
 }
 
 }  // namespace shoal::actors

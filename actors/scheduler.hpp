@@ -1,5 +1,6 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -8,6 +9,7 @@
 #include <caf/typed_actor.hpp>
 
 #include "actors/in_process_types.hpp"
+#include "actors/state_keeper.hpp"
 #include "actors/topology_actor.hpp"
 #include "config/config.hpp"
 #include "messages/caf/error.hpp"
@@ -67,12 +69,24 @@ using scheduler_actor = caf::typed_actor<
     /// the pending reason when no start is found (the running jobs have no time limits, or it
     /// never fits).
     caf::replies_to<msg::willrun_atom, uint64_t, msg::job_request,
-                    policy::workload_ptr>::with<msg::start_estimate>>;
+                    policy::workload_ptr>::with<msg::start_estimate>,
+    /// The accounting store's associations (the controller's copy, after each change): the
+    /// fair-share tree and QOS priorities the priorities read from now on.
+    caf::reacts_to<msg::assocs_atom, msg::association_data>,
+    /// sshare: this cluster's associations with their shares, decayed usage and fair-share
+    /// factors, in sshare's order (empty without associations).
+    caf::replies_to<msg::shares_atom>::with<std::vector<msg::share_info>>>;
 
-/// `node_actors` in the config's order; `topology` places the passes (spawn_topology).
+/// `node_actors` in the config's order; `topology` places the passes (spawn_topology). The
+/// scheduler owns the fair-share usage (CPU-seconds charged to each user and account when a job
+/// it started ends): it saves it through `keeper` (null: nowhere) under fairshare_key after each
+/// charge and every PriorityCalcPeriod, and starts from `saved`, what a previous controller
+/// saved.
 scheduler_actor spawn_scheduler(caf::actor_system& sys, const config::cluster_config& cfg,
                                 std::vector<caf::actor> node_actors, caf::actor controller,
-                                topology_actor topology, metrics::registry* meters);
+                                topology_actor topology, metrics::registry* meters,
+                                state_keeper_actor keeper = {},
+                                std::optional<msg::usage_record> saved = std::nullopt);
 
 /// A job or array recovered from saved state while held: `self` holds it again in `scheduler`,
 /// as the pending reason it was saved with says (JobHeldUser: the user's hold, JobHeldAdmin: an

@@ -43,7 +43,8 @@ const std::vector<std::string_view> main_keys = {
     // scheduling (scheduler_settings.cpp)
     "SchedulerType", "SchedulerParameters", "PriorityType", "PriorityWeightAge",
     "PriorityWeightJobSize", "PriorityWeightPartition", "PriorityMaxAge", "PriorityFavorSmall",
-    "MaxArraySize",
+    "PriorityWeightFairshare", "PriorityWeightQOS", "PriorityDecayHalfLife",
+    "PriorityUsageResetPeriod", "PriorityCalcPeriod", "MaxArraySize",
     // prologs and epilogs (prolog_settings.cpp)
     "Prolog", "Epilog", "PrologSlurmctld", "EpilogSlurmctld", "TaskProlog", "TaskEpilog",
     "PrologFlags", "PrologEpilogTimeout",

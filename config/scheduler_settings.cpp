@@ -54,7 +54,48 @@ bool apply_scheduler_parameters(scheduler_settings& s, const std::string& value,
   return true;
 }
 
+const char* const reset_names[] = {"NONE",    "NOW",       "DAILY", "WEEKLY",
+                                   "MONTHLY", "QUARTERLY", "YEARLY"};
+
+/// The fair-share keys (PriorityDecayHalfLife, PriorityUsageResetPeriod, PriorityCalcPeriod);
+/// false when `k` is none of them.
+bool apply_fairshare_key(scheduler_settings& s, const std::string& k, const std::string& value,
+                         std::string& error) {
+  if (k == "prioritydecayhalflife") {
+    auto seconds = parse_time_limit(value);
+    if (!seconds || *seconds < 0)
+      error = "expected a time such as 7-0 or 14-0 (0: no decay)";
+    else
+      s.decay_half_life_s = *seconds;
+    return true;
+  }
+  if (k == "prioritycalcperiod") {
+    auto seconds = parse_time_limit(value);
+    if (!seconds || *seconds <= 0)
+      error = "expected a time of at least a minute, such as 5 or 0:30:00";
+    else
+      s.calc_period_s = *seconds;
+    return true;
+  }
+  if (k == "priorityusageresetperiod") {
+    auto v = cs::to_lower(value);
+    for (size_t i = 0; i < std::size(reset_names); ++i)
+      if (v == cs::to_lower(reset_names[i])) {
+        s.usage_reset_period = static_cast<usage_reset>(i);
+        return true;
+      }
+    error = "expected NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY or YEARLY";
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+std::string to_string(usage_reset r) {
+  auto i = static_cast<size_t>(r);
+  return i < std::size(reset_names) ? reset_names[i] : "NONE";
+}
 
 bool apply_scheduler_key(scheduler_settings& s, const std::string& k, const std::string& value,
                          std::string& error) {
@@ -89,6 +130,9 @@ bool apply_scheduler_key(scheduler_settings& s, const std::string& k, const std:
   if (k == "priorityweightage") return weight(s.weight_age);
   if (k == "priorityweightjobsize") return weight(s.weight_job_size);
   if (k == "priorityweightpartition") return weight(s.weight_partition);
+  if (k == "priorityweightfairshare") return weight(s.weight_fairshare);
+  if (k == "priorityweightqos") return weight(s.weight_qos);
+  if (apply_fairshare_key(s, k, value, error)) return true;
   if (k == "prioritymaxage") {
     auto seconds = parse_time_limit(value);
     if (!seconds || *seconds <= 0)
@@ -124,12 +168,17 @@ std::vector<std::pair<std::string, std::string>> render_scheduler_keys(
   if (s.nohold_on_prolog_fail) params += ",nohold_on_prolog_fail";
   return {
       {"MaxArraySize", std::to_string(s.max_array_size)},
+      {"PriorityCalcPeriod", format_duration(s.calc_period_s)},
+      {"PriorityDecayHalfLife", format_duration(s.decay_half_life_s)},
       {"PriorityFavorSmall", s.favor_small ? "YES" : "NO"},
       {"PriorityMaxAge", format_duration(s.priority_max_age_s)},
       {"PriorityType", s.multifactor ? "priority/multifactor" : "priority/basic"},
+      {"PriorityUsageResetPeriod", to_string(s.usage_reset_period)},
       {"PriorityWeightAge", std::to_string(s.weight_age)},
+      {"PriorityWeightFairshare", std::to_string(s.weight_fairshare)},
       {"PriorityWeightJobSize", std::to_string(s.weight_job_size)},
       {"PriorityWeightPartition", std::to_string(s.weight_partition)},
+      {"PriorityWeightQOS", std::to_string(s.weight_qos)},
       {"SchedulerParameters", params},
       {"SchedulerType", s.backfill ? "sched/backfill" : "sched/builtin"},
   };

@@ -6,9 +6,14 @@
 
 namespace shoal::config {
 
+/// When the fair-share usage is wiped (PriorityUsageResetPeriod): never, at the controller's
+/// start, or at the start of each day, week (Monday), month, quarter or year (local time).
+enum class usage_reset : uint8_t { none, now, daily, weekly, monthly, quarterly, yearly };
+
 /// How the controller orders and starts jobs: slurm.conf's SchedulerType, SchedulerParameters,
-/// PriorityType, PriorityWeight*, PriorityMaxAge, PriorityFavorSmall and MaxArraySize, and the
-/// consumable-resources half of SelectType.
+/// PriorityType, PriorityWeight*, PriorityMaxAge, PriorityFavorSmall, the fair-share keys
+/// (PriorityDecayHalfLife, PriorityUsageResetPeriod, PriorityCalcPeriod) and MaxArraySize, and
+/// the consumable-resources half of SelectType.
 struct scheduler_settings {
   bool backfill = true;              ///< SchedulerType=sched/backfill (default) | sched/builtin
   bool conservative = false;         ///< SchedulerParameters=bf_conservative (shoal's addition)
@@ -19,6 +24,14 @@ struct scheduler_settings {
   uint32_t weight_age = 1000;        ///< PriorityWeightAge=
   uint32_t weight_job_size = 1000;   ///< PriorityWeightJobSize=
   uint32_t weight_partition = 1000;  ///< PriorityWeightPartition=
+  uint32_t weight_fairshare = 0;     ///< PriorityWeightFairshare= (Slurm's default 0: off)
+  uint32_t weight_qos = 0;           ///< PriorityWeightQOS= (Slurm's default 0: off)
+  /// PriorityDecayHalfLife= (a time; 0: usage never decays). Slurm's default 7-0.
+  int64_t decay_half_life_s = 7 * 86'400;
+  usage_reset usage_reset_period = usage_reset::none;  ///< PriorityUsageResetPeriod=
+  /// PriorityCalcPeriod= (minutes in the file, Slurm's default 5): how often the decayed usage
+  /// is saved while nothing ends; factors are recomputed at every charge.
+  int64_t calc_period_s = 300;
   int64_t priority_max_age_s = 7 * 86'400;  ///< PriorityMaxAge= (a time: 7-0 is 7 days)
   bool favor_small = false;                 ///< PriorityFavorSmall=YES|NO
   uint32_t max_array_size = 1001;           ///< MaxArraySize=: array indices 0..MaxArraySize-1
@@ -26,6 +39,9 @@ struct scheduler_settings {
   /// SchedulerParameters=nohold_on_prolog_fail: a job requeued for a failed Prolog is not held
   bool nohold_on_prolog_fail = false;
 };
+
+/// NONE, NOW, DAILY, ... as slurm.conf spells them.
+std::string to_string(usage_reset r);
 
 /// Applies one scheduling key (lower-cased) to `s`. Returns false when `lower_key` is not a
 /// scheduling key; otherwise true, with `error` set (no location) when the value is bad.

@@ -284,6 +284,8 @@ struct PendingDetail {
   sizeFactor @5 :UInt64;
   partitionFactor @6 :UInt64;
   nice @7 :Int64;
+  fairshareFactor @8 :UInt64;  # PriorityWeightFairshare x the association's fair-share factor
+  qosFactor @9 :UInt64;      # PriorityWeightQOS x the QOS's priority over the largest
 }
 
 # hold, uhold, release, top, requeue on a list of jobs (scontrol's job commands).
@@ -682,6 +684,9 @@ enum ClientOp $C.type("uint8_t") {
   reconfigure @32;      # uid -> text (scontrol reconfigure, admins only: shoalctld reads its
                         # file again as on SIGHUP; the text says what it applied and what waits
                         # for a restart; a file that does not parse is refused with its file:line)
+  shares @33;           # -> shares (sshare: this cluster's association tree with each
+                        # association's shares, decayed usage and fair-share factor, in sshare's
+                        # order; empty without associations)
 }
 
 struct ClientRequest {
@@ -734,6 +739,7 @@ struct ClientReply {
   accounted @16 :List(AccountedJob);  # accounting
   associations @17 :AssociationData;  # acctmgrList
   steps @18 :List(StepInfo); # steps
+  shares @19 :List(ShareInfo); # shares
 }
 
 # sacctmgr add/modify/delete as the CLI read its words (accounting/associations.hpp applies it).
@@ -957,4 +963,33 @@ struct StepInfo {
   srunHost @16 :Text;        # the host of the `shoal run` that launched it; empty: none (batch)
   srunPid @17 :UInt32;       # that client's process id; 0: none
   tresPerNode @18 :Text;     # the step's --gres as squeue's %b shows it; empty: none
+}
+
+# One line of sshare (ClientReply.shares): an association of the fair-share tree with the figures
+# Slurm's classic fair-share computes for it (policy/fairshare.hpp).
+struct ShareInfo {
+  account @0 :Text;
+  user @1 :Text;             # empty: the account's own line
+  parent @2 :Text;           # the parent account (a user's: its account); empty for root
+  depth @3 :UInt32;          # levels below root, for sshare's indented names
+  rawShares @4 :UInt32;      # Fairshare=
+  normShares @5 :Float64;    # its part of its siblings' shares x its parent's
+  rawUsage @6 :Float64;      # CPU-seconds, decayed by PriorityDecayHalfLife (an account: its tree's)
+  normUsage @7 :Float64;     # raw usage / the root's
+  effectiveUsage @8 :Float64;  # mixed with the parent's as Slurm's classic fair-share does
+  fairshare @9 :Float64;     # 2^(-effectiveUsage/normShares)
+}
+
+# The scheduler's fair-share usage ledger (StateSaveLocation, key "fairshare"): decayed
+# CPU-seconds per user and account, so a restarted controller keeps the usage it charged.
+struct UsageRecord {
+  entries @0 :List(UsageEntry);
+  at @1 :Int64;              # Unix seconds the usage was last decayed to
+  resetAt @2 :Int64;         # Unix seconds of the last PriorityUsageResetPeriod wipe; 0: never
+}
+
+struct UsageEntry {
+  user @0 :Text;
+  account @1 :Text;
+  cpuSeconds @2 :Float64;    # decayed to UsageRecord.at
 }

@@ -21,6 +21,57 @@ void usage_ledger::charge(const usage_key& who, double cpu_seconds, int64_t now)
   usage_[who] += cpu_seconds;
 }
 
+int64_t period_start(reset_period period, int64_t now, int64_t tz_offset_s) {
+  if (period == reset_period::none || period == reset_period::now) return 0;
+  // Days since 1970-01-01 (a Thursday) in local time, then the civil date (H. Hinnant's
+  // days_from_civil inverse) for the month-based periods.
+  int64_t local = now + tz_offset_s;
+  int64_t days = local >= 0 ? local / 86400 : (local - 86399) / 86400;
+  auto back_to_utc = [&](int64_t d) { return d * 86400 - tz_offset_s; };
+  if (period == reset_period::daily) return back_to_utc(days);
+  if (period == reset_period::weekly) {
+    int64_t weekday = ((days % 7) + 7 + 3) % 7;  // 0: Monday
+    return back_to_utc(days - weekday);
+  }
+  int64_t z = days + 719468;
+  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  int64_t doe = z - era * 146097;
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t y = yoe + era * 400;
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  int64_t mp = (5 * doy + 2) / 153;
+  int64_t m = mp < 10 ? mp + 3 : mp - 9;
+  if (m <= 2) ++y;
+  if (period == reset_period::quarterly) m = (m - 1) / 3 * 3 + 1;
+  if (period == reset_period::yearly) m = 1;
+  // days_from_civil(y, m, 1)
+  int64_t yy = m <= 2 ? y - 1 : y;
+  int64_t era2 = (yy >= 0 ? yy : yy - 399) / 400;
+  int64_t yoe2 = yy - era2 * 400;
+  int64_t doy2 = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5;
+  int64_t doe2 = yoe2 * 365 + yoe2 / 4 - yoe2 / 100 + doy2;
+  return back_to_utc(era2 * 146097 + doe2 - 719468);
+}
+
+bool reset_due(reset_period period, int64_t reset_at, int64_t first_seen, int64_t now,
+               int64_t tz_offset_s) {
+  auto boundary = period_start(period, now, tz_offset_s);
+  if (boundary == 0) return false;
+  int64_t since = reset_at != 0 ? reset_at : first_seen;
+  return boundary > since;
+}
+
+double priority_shares::qos_of(const std::string& user, const std::string& account,
+                               const std::string& qos_name) const {
+  std::string name = qos_name;
+  if (name.empty()) {
+    auto d = default_qos.find({user, account});
+    name = d != default_qos.end() && !d->second.empty() ? d->second : "normal";
+  }
+  auto it = qos.find(name);
+  return it == qos.end() ? 0.0 : it->second;
+}
+
 std::vector<share_row> compute_shares(const std::vector<share_input>& assocs,
                                       const std::map<usage_key, double>& usage) {
   // Children of each account: its users first, then its sub-accounts, each by name.

@@ -31,11 +31,62 @@ class usage_ledger {
 
   /// The usage of each user and account at the last decay_to or charge.
   const std::map<usage_key, double>& usage() const { return usage_; }
+  /// When the usage was last decayed to (seconds; 0: never).
+  int64_t at() const { return at_; }
+  /// When the usage was last wiped (PriorityUsageResetPeriod; seconds, 0: never).
+  int64_t reset_at() const { return reset_at_; }
+
+  /// Takes back a saved ledger: its usage as of `at`, last wiped at `reset_at`.
+  void restore(std::map<usage_key, double> usage, int64_t at, int64_t reset_at) {
+    usage_ = std::move(usage);
+    at_ = at;
+    reset_at_ = reset_at;
+  }
+
+  /// Forgets all usage at `now` (a PriorityUsageResetPeriod boundary, or NOW).
+  void reset(int64_t now) {
+    usage_.clear();
+    at_ = now;
+    reset_at_ = now;
+  }
 
  private:
   int64_t half_life_s_;
   int64_t at_ = 0;
+  int64_t reset_at_ = 0;
   std::map<usage_key, double> usage_;
+};
+
+/// PriorityUsageResetPeriod's choices (config::usage_reset has the same order).
+enum class reset_period : uint8_t { none, now, daily, weekly, monthly, quarterly, yearly };
+
+/// The latest boundary of `period` at or before `now` (seconds; local time as `tz_offset_s`
+/// east of UTC): the start of the day, of the week (Monday), month, quarter (January, April,
+/// July, October) or year. 0 for none and now, which have no boundaries.
+int64_t period_start(reset_period period, int64_t now, int64_t tz_offset_s = 0);
+
+/// True when usage last wiped at `reset_at` (0: never) is due to be wiped at `now`: a boundary
+/// of `period` passed since. A ledger never wiped is due only once a boundary comes after
+/// `first_seen` (when it started counting), so a fresh ledger is not wiped at once.
+bool reset_due(reset_period period, int64_t reset_at, int64_t first_seen, int64_t now,
+               int64_t tz_offset_s = 0);
+
+/// What the priority reads of fair-share and QOS, made once per change of usage or
+/// associations: each (user, account)'s fair-share factor, each QOS's priority over the largest,
+/// and each association's default QOS.
+struct priority_shares {
+  std::map<usage_key, double> fairshare;
+  std::map<std::string, double> qos;
+  std::map<usage_key, std::string> default_qos;
+
+  /// The factor of `user` in `account`; 0 without an association.
+  double fairshare_of(const std::string& user, const std::string& account) const {
+    auto it = fairshare.find({user, account});
+    return it == fairshare.end() ? 0.0 : it->second;
+  }
+  /// The factor of `qos`, or when empty of the association's default QOS, else of "normal".
+  double qos_of(const std::string& user, const std::string& account,
+                const std::string& qos_name) const;
 };
 
 /// One association of the fair-share tree, as the accounting store keeps it.

@@ -35,6 +35,7 @@ job_queue::job_queue(const job_queue& other)
       multifactor_(other.multifactor_),
       scale_(other.scale_),
       partition_factors_(other.partition_factors_),
+      shares_(other.shares_),
       queue_(other.queue_),
       running_(other.running_),
       arrays_(other.arrays_),
@@ -223,6 +224,10 @@ policy::priority_factors job_queue::priority_of(const queued_job& q, int64_t now
   in.partition_job_factor =
       q.pass.partition < partition_factors_.size() ? partition_factors_[q.pass.partition] : 1;
   in.nice = q.nice;
+  if (shares_) {
+    in.fairshare = shares_->fairshare_of(q.user, q.account);
+    in.qos = shares_->qos_of(q.user, q.account, q.qos);
+  }
   return policy::multifactor_priority(in, scale_, priority_, now);
 }
 
@@ -363,7 +368,8 @@ pass_plan job_queue::prepare(int64_t now, size_t max_array_tasks_per_pass) {
   return plan;
 }
 
-std::pair<uint64_t, uint32_t> job_queue::start(const policy::start_decision& d, int64_t now) {
+std::pair<uint64_t, uint32_t> job_queue::start(const policy::start_decision& d, int64_t now,
+                                               uint64_t cpus) {
   auto it = queue_.find(d.job);
   auto& q = it->second;
   started_job s;
@@ -371,6 +377,8 @@ std::pair<uint64_t, uint32_t> job_queue::start(const policy::start_decision& d, 
   s.end = d.end;
   s.name = q.name;
   s.user = q.user;
+  s.account = q.account;
+  s.cpus = cpus;
   uint64_t job_id = d.job;
   uint32_t index = 0;
   ++running_by_name_[name_key(q.user, q.name)];

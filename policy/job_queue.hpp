@@ -11,6 +11,7 @@
 
 #include "policy/array_spec.hpp"
 #include "policy/dependency.hpp"
+#include "policy/fairshare.hpp"
 #include "policy/priority.hpp"
 #include "policy/scheduling_pass.hpp"
 
@@ -26,6 +27,8 @@ struct queued_job {
   std::string name;
   std::string user;
   uint32_t uid = 0;
+  std::string account;       ///< charged with its usage (-A, or the user's default account)
+  std::string qos;           ///< -q; empty: its association's default QOS
   policy::pending_job pass;  ///< request, partition and time limit; priority is set per pass
   int32_t nice = 0;
   int64_t submit_time = 0;
@@ -54,6 +57,8 @@ struct started_job {
   std::string user;
   uint64_t array_id = 0;  ///< 0: not an array task
   uint32_t index = 0;
+  std::string account;  ///< charged with its CPU-seconds when it ends
+  uint64_t cpus = 0;    ///< CPUs allocated, over all its nodes
 };
 
 /// An array's whole history, kept after its last task started so dependencies on it resolve.
@@ -96,6 +101,12 @@ class job_queue {
   job_queue(job_queue&&) = default;
   job_queue& operator=(job_queue&&) = default;
 
+  /// The fair-share and QOS factors jobs' priorities read from the next pass on (null: none,
+  /// every job's factors 0).
+  void set_shares(std::shared_ptr<const policy::priority_shares> shares) {
+    shares_ = std::move(shares);
+  }
+
   /// Cluster-wide denominators of the priority factors, and each partition's PriorityJobFactor.
   void set_scale(policy::priority_scale scale, std::vector<uint32_t> partition_factors) {
     scale_ = scale;
@@ -133,9 +144,11 @@ class job_queue {
   /// priority and tasks in place instead of copying every job's request again.
   pass_plan prepare(int64_t now, size_t max_array_tasks_per_pass);
 
-  /// Records a start decided by the pass. For an array it takes the next pending index and
-  /// returns {task job id, index}; for a job, {id, 0}. Removes what no longer pends.
-  std::pair<uint64_t, uint32_t> start(const policy::start_decision& d, int64_t now);
+  /// Records a start decided by the pass, holding `cpus` CPUs in all. For an array it takes the
+  /// next pending index and returns {task job id, index}; for a job, {id, 0}. Removes what no
+  /// longer pends.
+  std::pair<uint64_t, uint32_t> start(const policy::start_decision& d, int64_t now,
+                                      uint64_t cpus = 0);
 
   /// A job ended (ok: COMPLETED with exit code 0), started at `started` (0: never). Frees its
   /// allocation and remembers the outcome for dependencies.
@@ -166,6 +179,7 @@ class job_queue {
   bool multifactor_ = true;
   policy::priority_scale scale_;
   std::vector<uint32_t> partition_factors_;
+  std::shared_ptr<const policy::priority_shares> shares_;
   std::map<uint64_t, queued_job> queue_;
   std::unordered_map<uint64_t, started_job> running_;
   std::unordered_map<uint64_t, array_record> arrays_;

@@ -19,8 +19,10 @@ priority_factors multifactor_priority(const priority_input& job, const priority_
   double part = double(job.partition_job_factor) /
                 double(std::max<uint32_t>(scale.max_partition_job_factor, 1));
   f.partition = int64_t(config.weight_partition * std::min(1.0, part));
+  f.fairshare = int64_t(config.weight_fairshare * std::clamp(job.fairshare, 0.0, 1.0));
+  f.qos = int64_t(config.weight_qos * std::clamp(job.qos, 0.0, 1.0));
   f.nice = job.nice;
-  f.total = std::max<int64_t>(1, f.age + f.job_size + f.partition - f.nice);
+  f.total = std::max<int64_t>(1, f.age + f.fairshare + f.job_size + f.partition + f.qos - f.nice);
   return f;
 }
 

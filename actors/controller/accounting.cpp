@@ -29,7 +29,13 @@ caf::result<std::string> edit_associations(controller_self self, msg::acctmgr_ed
 }
 
 void adopt_associations(controller_self self, msg::association_data data) {
+  // The scheduler's fair-share tree and QOS priorities follow the same copy.
+  self->send(self->state.scheduler, msg::assocs_atom_v, data);
   self->state.associations = std::make_shared<const msg::association_data>(std::move(data));
+}
+
+caf::result<std::vector<msg::share_info>> list_shares(controller_self self) {
+  return self->delegate(self->state.scheduler, msg::shares_atom_v);
 }
 
 }  // namespace shoal::actors::ctl

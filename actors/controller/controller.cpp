@@ -105,8 +105,12 @@ void spawn_nodes_and_scheduler(controller_self self, const state::record_map& sa
   slotted(st.cfg.partitions, st.partition_slots);  // the config's order, as both actors start
   st.topology = spawn_topology(self->system(), st.cfg, st.meters);
   self->link_to(st.topology);
-  st.scheduler = spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes),
-                                 caf::actor_cast<caf::actor>(self), st.topology, st.meters);
+  std::optional<msg::usage_record> usage;
+  if (auto rec = saved.find(fairshare_key); rec != saved.end())
+    usage = decode_record<msg::usage_record>(rec->first, rec->second);
+  st.scheduler =
+      spawn_scheduler(self->system(), st.cfg, std::move(ordered_nodes),
+                      caf::actor_cast<caf::actor>(self), st.topology, st.meters, st.keeper, usage);
   self->link_to(st.scheduler);
 }
 
@@ -210,6 +214,7 @@ controller_actor::behavior_type controller_behavior(
       probe.rpc("job", from_peer<jobs_atom>(self, show_job)),
       probe.rpc("steps", from_peer<steps_atom>(self, list_steps)),
       probe.rpc("usage", from_client<usage_atom>(self, live_step_usage)),
+      probe.rpc("shares", from_client<shares_atom>(self, list_shares)),
       probe.rpc("nodes", from_peer<nodes_atom>(self, list_nodes)),
       probe.rpc("parts", from_peer<parts_atom>(self, list_partitions)),
       probe.rpc("summary", from_peer<summary_atom>(self, summarize_partitions)),

@@ -65,6 +65,9 @@ using controller_actor = caf::typed_actor<
     /// job_actor's usage_atom); a job that no longer runs answers its view and no steps.
     /// errc::unknown_job for a job the controller does not hold.
     caf::replies_to<msg::usage_atom, uint64_t, uint32_t>::with<msg::accounted_job>,
+    /// sshare: the associations' fair-share tree with each one's usage and factor, from the
+    /// scheduler, which owns the usage (empty without associations).
+    caf::replies_to<msg::shares_atom>::with<std::vector<msg::share_info>>,
     caf::replies_to<msg::nodes_atom>::with<std::vector<msg::node_info>>,
     caf::replies_to<msg::parts_atom>::with<std::vector<msg::partition_info>>,
     /// `shoal info`'s default view: a group per partition and node state.

@@ -191,8 +191,10 @@ caf::result<std::vector<msg::accounted_job>> query_accounting(controller_self se
 /// without a store).
 caf::result<msg::association_data> list_associations(controller_self self);
 caf::result<std::string> edit_associations(controller_self self, msg::acctmgr_edit edit);
-/// The writer's copy of the associations replaces the controller's.
+/// The writer's copy of the associations replaces the controller's (and the scheduler's).
 void adopt_associations(controller_self self, msg::association_data data);
+/// sshare's lines, from the scheduler (which owns the fair-share usage).
+caf::result<std::vector<msg::share_info>> list_shares(controller_self self);
 /// Every job, finished ones (kept MinJobAge) only when asked, in id order.
 std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished);
 std::vector<msg::job_info> list_all_jobs(controller_self self);

@@ -163,5 +163,10 @@ CAF_ADD_TYPE_ID(shoal, (shoal::msg::job_update))
 CAF_ADD_ATOM(shoal, shoal::msg, update_atom, "jobupdate")
 // scontrol reconfigure: the controller tells every node daemon to read its file again.
 CAF_ADD_ATOM(shoal, shoal::msg, reconfig_atom, "reconfig")
+// Fair-share (issue 35): sshare's lines, from the scheduler's usage ledger and the associations.
+CAF_ADD_ATOM(shoal, shoal::msg, shares_atom, "shares")
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::share_info))
+CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::share_info>))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::usage_record))
 
 CAF_END_TYPE_ID_BLOCK(shoal)

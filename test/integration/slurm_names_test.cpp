@@ -107,7 +107,7 @@ BOOST_AUTO_TEST_CASE(the_build_links_every_slurm_name_to_shoal) {
   }
   std::set<std::string> expected{"sacct",    "sacctmgr", "salloc", "sbatch", "scancel",
                                  "scontrol", "sdiag",    "sinfo",  "smap",   "sprio",
-                                 "squeue",   "srun",     "sstat"};
+                                 "squeue",   "srun",     "sshare", "sstat"};
   BOOST_TEST(found == expected, boost::test_tools::per_element());
 }
 

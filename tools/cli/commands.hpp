@@ -31,5 +31,7 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf);
 command_runner add_acctmgr_command(CLI::App& app, const std::string& conf);
 /// `shoal stat` (sstat, also `shoal sstat`): what a running job's steps used so far.
 command_runner add_stat_command(CLI::App& app, const std::string& conf);
+/// `shoal share` (sshare, also `shoal sshare`): the associations' fair-share figures.
+command_runner add_share_command(CLI::App& app, const std::string& conf);
 
 }  // namespace shoal::cli

@@ -250,7 +250,10 @@ int print_pending_plan(session& s, const queue_flags& q, std::vector<msg::job_in
   auto details = ask<std::vector<msg::pending_detail>>(s, msg::client_op::pending);
   if (!details) return fail("queue", describe(details.error()));
   if (q.priority) {
-    std::fputs(render_priorities(list, *details, opt.no_header).c_str(), stdout);
+    priority_columns shown;
+    shown.fairshare = s.conf.scheduling.weight_fairshare != 0;
+    shown.qos = s.conf.scheduling.weight_qos != 0;
+    std::fputs(render_priorities(list, *details, opt.no_header, shown).c_str(), stdout);
     return 0;
   }
   // As squeue --start: pending jobs only, START_TIME the planned start.

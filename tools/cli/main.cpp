@@ -1,8 +1,8 @@
 // shoal: the command-line tool. One binary, Slurm's commands as subcommands:
 // run (srun), batch (sbatch), alloc (salloc), queue (squeue), info (sinfo), cancel (scancel),
-// control (scontrol), map (smap), acct (sacct), acctmgr (sacctmgr), stat (sstat), and start (a
-// local test cluster, as `flux start`). Run under one of Slurm's names (a link named sbatch, srun,
-// ...), it is that subcommand.
+// control (scontrol), map (smap), acct (sacct), acctmgr (sacctmgr), stat (sstat), share (sshare),
+// and start (a local test cluster, as `flux start`). Run under one of Slurm's names (a link named
+// sbatch, srun, ...), it is that subcommand.
 
 #include <algorithm>
 #include <cstdio>
@@ -48,6 +48,7 @@ int main(int argc, char** argv) {
       {"acct", [&] { return shoal::cli::add_acct_command(app, conf); }},
       {"acctmgr", [&] { return shoal::cli::add_acctmgr_command(app, conf); }},
       {"stat", [&] { return shoal::cli::add_stat_command(app, conf); }},
+      {"share", [&] { return shoal::cli::add_share_command(app, conf); }},
   };
   std::vector<std::string> args(argv, argv + argc);
   auto invoked = shoal::cli::command_basename(argc > 0 ? argv[0] : "shoal");

@@ -366,6 +366,10 @@ void take(msg::client_reply& r, std::vector<msg::step_info>& out) {
   out = std::move(r.steps);
 }
 
+void take(msg::client_reply& r, std::vector<msg::share_info>& out) {
+  out = std::move(r.shares);
+}
+
 void take(msg::client_reply& r, msg::job_info& out) {
   if (!r.jobs.empty()) out = std::move(r.jobs.front());
 }

@@ -150,6 +150,7 @@ void take(msg::client_reply& r, std::string& out);
 void take(msg::client_reply& r, std::vector<msg::collector_info>& out);
 void take(msg::client_reply& r, std::vector<msg::partition_summary>& out);
 void take(msg::client_reply& r, msg::association_data& out);
+void take(msg::client_reply& r, std::vector<msg::share_info>& out);
 inline void take(msg::client_reply&, caf::ok_atom&) {}
 
 /// Sends the request `to_request(xs...)` through the front door and returns its answer, typed as

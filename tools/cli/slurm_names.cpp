@@ -16,6 +16,7 @@ const std::vector<slurm_name>& slurm_names() {
     {"sacct", "acct", "", ""},
     {"sacctmgr", "acctmgr", "", ""},
     {"sstat", "stat", "", ""},
+    {"sshare", "share", "", ""},
     {"sprio", "queue", "--priority", ""},
     {"sdiag", "diag", "", ""},
     {"smap", "map", "", ""},

@@ -99,10 +99,18 @@ std::string show_job(const msg::job_info& j, int64_t now,
                      const msg::pending_detail* pending = nullptr,
                      const group_entry* group = nullptr);
 
-/// `shoal queue --priority` (sprio): JOBID PARTITION USER PRIORITY AGE JOBSIZE PARTITION NICE
-/// REASON, one line per pending job, highest priority first.
+/// Which of sprio's columns that follow their weights are shown: as Slurm 22.05's sprio, FAIRSHARE
+/// when PriorityWeightFairshare is set and QOS when PriorityWeightQOS is.
+struct priority_columns {
+  bool fairshare = false;
+  bool qos = false;
+};
+
+/// `shoal queue --priority` (sprio): JOBID PARTITION USER PRIORITY AGE [FAIRSHARE] JOBSIZE
+/// PARTITION [QOS] NICE REASON, one line per pending job, highest priority first.
 std::string render_priorities(const std::vector<msg::job_info>& jobs,
-                              const std::vector<msg::pending_detail>& details, bool no_header);
+                              const std::vector<msg::pending_detail>& details, bool no_header,
+                              priority_columns shown = {});
 
 /// What jobs hold on a node, for show_node's CPUAlloc, AllocMem and AllocTRES.
 struct node_use {

@@ -7,7 +7,8 @@
 namespace shoal::cli {
 
 std::string render_priorities(const std::vector<msg::job_info>& jobs,
-                              const std::vector<msg::pending_detail>& details, bool no_header) {
+                              const std::vector<msg::pending_detail>& details, bool no_header,
+                              priority_columns shown) {
   std::map<uint64_t, const msg::job_info*> by_id;
   for (auto& j : jobs) by_id.emplace(j.job_id, &j);
   auto ordered = details;
@@ -26,13 +27,29 @@ std::string render_priorities(const std::vector<msg::job_info>& jobs,
       partition = j.partition;
       user = j.user;
     }
-    rows.push_back({id, partition, user, std::to_string(d.priority), std::to_string(d.age_factor),
-                    std::to_string(d.size_factor), std::to_string(d.partition_factor),
-                    std::to_string(d.nice), d.reason.empty() ? "None" : d.reason});
+    std::vector<std::string> row{id, partition, user, std::to_string(d.priority),
+                                 std::to_string(d.age_factor)};
+    if (shown.fairshare) row.push_back(std::to_string(d.fairshare_factor));
+    row.push_back(std::to_string(d.size_factor));
+    row.push_back(std::to_string(d.partition_factor));
+    if (shown.qos) row.push_back(std::to_string(d.qos_factor));
+    row.push_back(std::to_string(d.nice));
+    row.push_back(d.reason.empty() ? "None" : d.reason);
+    rows.push_back(std::move(row));
   }
-  return detail::layout(
-      {"JOBID", "PARTITION", "USER", "PRIORITY", "AGE", "JOBSIZE", "PARTITION", "NICE", "REASON"},
-      {true, false, false, true, true, true, true, true, false}, rows, no_header);
+  std::vector<std::string> headers{"JOBID", "PARTITION", "USER", "PRIORITY", "AGE"};
+  std::vector<bool> right{true, false, false, true, true};
+  auto column = [&](const char* name, bool right_aligned) {
+    headers.push_back(name);
+    right.push_back(right_aligned);
+  };
+  if (shown.fairshare) column("FAIRSHARE", true);
+  column("JOBSIZE", true);
+  column("PARTITION", true);
+  if (shown.qos) column("QOS", true);
+  column("NICE", true);
+  column("REASON", false);
+  return detail::layout(headers, right, rows, no_header);
 }
 
 }  // namespace shoal::cli

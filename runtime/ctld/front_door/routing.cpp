@@ -119,6 +119,14 @@ void on_step_usage(door_self self, const reply_to& to, msg::client_request& req,
                               });
 }
 
+/// sshare: the fair-share tree with every association's usage; anyone may list (sshare shows
+/// other users' lines with -a, as Slurm does without PrivateData=usage).
+void on_shares(door_self self, const reply_to& to, msg::client_request&, const grant&) {
+  forward<std::vector<msg::share_info>>(
+      self, to, caf::make_message(msg::shares_atom_v),
+      [](msg::client_reply& r, std::vector<msg::share_info>& v) { r.shares = std::move(v); });
+}
+
 void on_nodes(door_self self, const reply_to& to, msg::client_request&, const grant&) {
   forward<std::vector<msg::node_info>>(
       self, to, caf::make_message(msg::nodes_atom_v),
@@ -331,6 +339,7 @@ constexpr route routes[] = {
   {op::accounting,        on_accounting},
   {op::acctmgr_list,      on_acctmgr_list},
   {op::step_usage,        on_step_usage},
+  {op::shares,            on_shares},
   {op::nodes,             on_nodes},
   {op::partitions,        on_partitions},
   {op::config,            on_config},

@@ -1267,4 +1267,39 @@ BOOST_AUTO_TEST_CASE(scheduler_priority_and_array_keys_are_read_and_rendered_bac
   BOOST_TEST(!builtin.scheduling.multifactor);
 }
 
+BOOST_AUTO_TEST_CASE(fair_share_keys_take_slurms_defaults_values_and_words) {
+  auto none = parse_ok("");
+  const auto& d = none.scheduling;
+  BOOST_TEST(d.weight_fairshare == 0u);
+  BOOST_TEST(d.weight_qos == 0u);
+  BOOST_TEST(d.decay_half_life_s == 7 * 86400);
+  BOOST_TEST(d.calc_period_s == 300);
+  BOOST_TEST(to_string(d.usage_reset_period) == "NONE");
+  auto cfg = parse_ok(
+      "PriorityWeightFairshare=10000\nPriorityWeightQOS=500\nPriorityDecayHalfLife=14-0\n"
+      "PriorityCalcPeriod=1\nPriorityUsageResetPeriod=monthly\n");
+  const auto& s = cfg.scheduling;
+  BOOST_TEST(s.weight_fairshare == 10000u);
+  BOOST_TEST(s.weight_qos == 500u);
+  BOOST_TEST(s.decay_half_life_s == 14 * 86400);
+  BOOST_TEST(s.calc_period_s == 60);  // minutes, as Slurm reads it
+  BOOST_TEST(to_string(s.usage_reset_period) == "MONTHLY");
+  BOOST_TEST(cfg.warnings.empty());
+  auto again = parse_ok(render_body(cfg));
+  BOOST_TEST(again.scheduling.weight_fairshare == 10000u);
+  BOOST_TEST(again.scheduling.weight_qos == 500u);
+  BOOST_TEST(again.scheduling.decay_half_life_s == 14 * 86400);
+  BOOST_TEST(again.scheduling.calc_period_s == 60);
+  BOOST_TEST(to_string(again.scheduling.usage_reset_period) == "MONTHLY");
+  // 0 keeps usage whole (no decay); Slurm's time forms are read.
+  BOOST_TEST(parse_ok("PriorityDecayHalfLife=0\n").scheduling.decay_half_life_s == 0);
+  BOOST_TEST(parse_ok("PriorityDecayHalfLife=7-00:00:00\n").scheduling.decay_half_life_s ==
+             7 * 86400);
+  BOOST_TEST(contains(parse_error("PriorityUsageResetPeriod=hourly\n"),
+                      "expected NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY or YEARLY"));
+  BOOST_TEST(
+      contains(parse_error("PriorityWeightFairshare=lots\n"), "expected a non-negative integer"));
+  BOOST_TEST(contains(parse_error("PriorityCalcPeriod=0\n"), "at least a minute"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -79,35 +79,34 @@ SHOAL_TRAITS(start_estimate, StartEstimate)
 SHOAL_TRAITS(step_io, StepIo)
 SHOAL_TRAITS(task_input, TaskInput)
 SHOAL_TRAITS(step_info, StepInfo)
+SHOAL_TRAITS(share_info, ShareInfo)
+SHOAL_TRAITS(usage_record, UsageRecord)
 
 #undef SHOAL_TRAITS
 
 /// Every type with a codec in messages/codec.hpp.
-using codec_types =
-    std::tuple<msg::machine_status, msg::node_info, msg::partition_info, msg::job_request,
-               msg::job_info, msg::launch_request, msg::task_output, msg::step_exit, msg::job_event,
-               msg::node_update, msg::topology_view, msg::pending_detail, msg::job_control,
-               msg::job_record, msg::array_record, msg::node_record, msg::controller_record,
-               msg::node_report, msg::controller_status, msg::stepd_core, msg::stepd_setup,
-               msg::stepd_hello, msg::stepd_frame, msg::collector_list, msg::collector_report,
-               msg::collector_info, msg::collector_map_record, msg::state_group,
-               msg::partition_summary, msg::partition_edit, msg::partition_edits_record,
-               msg::client_request, msg::client_reply, msg::start_estimate, msg::step_io,
-               msg::task_input, msg::power_record, msg::step_exchange, msg::step_info,
-               msg::job_update>;
+using codec_types = std::tuple<
+    msg::machine_status, msg::node_info, msg::partition_info, msg::job_request, msg::job_info,
+    msg::launch_request, msg::task_output, msg::step_exit, msg::job_event, msg::node_update,
+    msg::topology_view, msg::pending_detail, msg::job_control, msg::job_record, msg::array_record,
+    msg::node_record, msg::controller_record, msg::node_report, msg::controller_status,
+    msg::stepd_core, msg::stepd_setup, msg::stepd_hello, msg::stepd_frame, msg::collector_list,
+    msg::collector_report, msg::collector_info, msg::collector_map_record, msg::state_group,
+    msg::partition_summary, msg::partition_edit, msg::partition_edits_record, msg::client_request,
+    msg::client_reply, msg::start_estimate, msg::step_io, msg::task_input, msg::power_record,
+    msg::step_exchange, msg::step_info, msg::job_update, msg::share_info, msg::usage_record>;
 
 /// The types that travel in CAF messages, by a registered type ID: all but the front door's
 /// frames, which only ever cross its own socket (runtime/ctld/front_door.hpp).
-using caf_message_types =
-    std::tuple<msg::machine_status, msg::node_info, msg::partition_info, msg::job_request,
-               msg::job_info, msg::launch_request, msg::task_output, msg::step_exit, msg::job_event,
-               msg::node_update, msg::topology_view, msg::pending_detail, msg::job_control,
-               msg::job_record, msg::array_record, msg::node_record, msg::controller_record,
-               msg::node_report, msg::controller_status, msg::stepd_core, msg::stepd_setup,
-               msg::stepd_hello, msg::stepd_frame, msg::collector_list, msg::collector_report,
-               msg::collector_info, msg::collector_map_record, msg::partition_summary,
-               msg::partition_edit, msg::partition_edits_record, msg::start_estimate,
-               msg::task_input, msg::step_exchange, msg::step_info, msg::job_update>;
+using caf_message_types = std::tuple<
+    msg::machine_status, msg::node_info, msg::partition_info, msg::job_request, msg::job_info,
+    msg::launch_request, msg::task_output, msg::step_exit, msg::job_event, msg::node_update,
+    msg::topology_view, msg::pending_detail, msg::job_control, msg::job_record, msg::array_record,
+    msg::node_record, msg::controller_record, msg::node_report, msg::controller_status,
+    msg::stepd_core, msg::stepd_setup, msg::stepd_hello, msg::stepd_frame, msg::collector_list,
+    msg::collector_report, msg::collector_info, msg::collector_map_record, msg::partition_summary,
+    msg::partition_edit, msg::partition_edits_record, msg::start_estimate, msg::task_input,
+    msg::step_exchange, msg::step_info, msg::job_update, msg::share_info, msg::usage_record>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {

@@ -487,6 +487,8 @@ inline msg::pending_detail sample_pending_detail() {
   x.size_factor = 200;
   x.partition_factor = 10'000;
   x.nice = -5;
+  x.fairshare_factor = 2'500;
+  x.qos_factor = 300;
   return x;
 }
 
@@ -555,9 +557,19 @@ inline msg::job_record sample_job_record() {
               sample_step_info()}};
   x.life_warned = true;
   x.gres = {{1, "gpu", {0, 1}}};
-  x.done_steps = {
-      {0xfffffffe, {0}, {}, 0, "", false, 0, sample_step_usage(), 1700000000, 1700000060, 1, "n1",
-       {}}};
+  x.done_steps = {{0xfffffffe,
+                   {0},
+                   {},
+                   0,
+                   "",
+                   false,
+                   0,
+                   sample_step_usage(),
+                   1700000000,
+                   1700000060,
+                   1,
+                   "n1",
+                   {}}};
   return x;
 }
 
@@ -647,6 +659,29 @@ inline msg::partition_summary sample_partition_summary() {
   msg::partition_summary x;
   x.partition = sample_partition_info();
   x.groups = {sample_state_group(), {}};
+  return x;
+}
+
+inline msg::share_info sample_share_info() {
+  msg::share_info x;
+  x.account = "physics";
+  x.user = "alice";
+  x.parent = "physics";
+  x.depth = 2;
+  x.raw_shares = 10;
+  x.norm_shares = 0.5;
+  x.raw_usage = 3600.5;
+  x.norm_usage = 0.75;
+  x.effective_usage = 0.8;
+  x.fairshare = 0.33;
+  return x;
+}
+
+inline msg::usage_record sample_usage_record() {
+  msg::usage_record x;
+  x.entries = {{"alice", "physics", 1234.5}, {}};
+  x.at = 1'700'000'000;
+  x.reset_at = 1'699'000'000;
   return x;
 }
 
@@ -863,6 +898,7 @@ inline msg::client_reply sample_client_reply() {
   x.associations.associations = {assoc};
   x.associations.qos = {qos};
   x.steps = {sample_step_info(), {}};
+  x.shares = {sample_share_info(), {}};
   return x;
 }
 

@@ -78,3 +78,59 @@ BOOST_AUTO_TEST_CASE(rows_come_in_sshares_order_with_depths) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(fairshare_resets)
+
+// 2026-03-18 (a Wednesday) 15:30:00 UTC.
+constexpr int64_t wednesday = 1773847800;
+
+BOOST_AUTO_TEST_CASE(periods_start_at_the_day_week_month_quarter_and_year) {
+  BOOST_TEST(period_start(reset_period::none, wednesday) == 0);
+  BOOST_TEST(period_start(reset_period::now, wednesday) == 0);
+  BOOST_TEST(period_start(reset_period::daily, wednesday) == 1773792000);      // 03-18 00:00
+  BOOST_TEST(period_start(reset_period::weekly, wednesday) == 1773619200);     // Mon 03-16
+  BOOST_TEST(period_start(reset_period::monthly, wednesday) == 1772323200);    // 03-01
+  BOOST_TEST(period_start(reset_period::quarterly, wednesday) == 1767225600);  // 01-01
+  BOOST_TEST(period_start(reset_period::yearly, wednesday) == 1767225600);     // 01-01
+  // Local time: two hours east of UTC, the day starts two hours earlier in UTC.
+  BOOST_TEST(period_start(reset_period::daily, wednesday, 7200) == 1773792000 - 7200);
+  // A day's first second is its own boundary.
+  BOOST_TEST(period_start(reset_period::daily, 1773792000) == 1773792000);
+}
+
+BOOST_AUTO_TEST_CASE(a_reset_is_due_once_a_boundary_passed_since_the_last) {
+  // Started on Wednesday: not due until the next day begins.
+  BOOST_TEST(!reset_due(reset_period::daily, 0, wednesday, wednesday + 3600));
+  BOOST_TEST(reset_due(reset_period::daily, 0, wednesday, wednesday + 9 * 3600));
+  // Wiped at Thursday's start: due again on Friday.
+  int64_t thursday = 1773878400;
+  BOOST_TEST(!reset_due(reset_period::daily, thursday, wednesday, thursday + 86399));
+  BOOST_TEST(reset_due(reset_period::daily, thursday, wednesday, thursday + 86400));
+  BOOST_TEST(!reset_due(reset_period::none, 0, 0, wednesday));
+  BOOST_TEST(!reset_due(reset_period::now, 0, 0, wednesday));
+}
+
+BOOST_AUTO_TEST_CASE(a_ledger_restored_and_reset_keeps_its_times) {
+  usage_ledger ledger{100};
+  ledger.restore({{{"a", "x"}, 80.0}}, 1000, 500);
+  BOOST_TEST(ledger.at() == 1000);
+  BOOST_TEST(ledger.reset_at() == 500);
+  ledger.decay_to(1100);
+  BOOST_TEST(ledger.usage().at({"a", "x"}) == 40.0, boost::test_tools::tolerance(1e-9));
+  ledger.reset(1200);
+  BOOST_TEST(ledger.usage().empty());
+  BOOST_TEST(ledger.reset_at() == 1200);
+}
+
+BOOST_AUTO_TEST_CASE(a_job_without_qos_takes_its_associations_default_then_normal) {
+  priority_shares s;
+  s.qos = {{"normal", 0.5}, {"high", 1.0}};
+  s.default_qos[{"alice", "physics"}] = "high";
+  BOOST_TEST(s.qos_of("alice", "physics", "") == 1.0);
+  BOOST_TEST(s.qos_of("bob", "physics", "") == 0.5);
+  BOOST_TEST(s.qos_of("alice", "physics", "normal") == 0.5);
+  BOOST_TEST(s.qos_of("alice", "physics", "unknown") == 0.0);
+  BOOST_TEST(s.fairshare_of("nobody", "physics") == 0.0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -285,3 +285,60 @@ BOOST_AUTO_TEST_CASE(the_kept_list_follows_events_as_a_fresh_build_would) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(job_queue_fairshare)
+
+// Two equal jobs: the one whose association used less recently (the higher fair-share factor)
+// gets the higher priority, whatever their ids; the QOS factor adds its weight the same way.
+BOOST_AUTO_TEST_CASE(the_user_with_less_usage_gets_the_higher_priority) {
+  priority_config prio;
+  prio.weight_age = 0;
+  prio.weight_job_size = 0;
+  prio.weight_partition = 0;
+  prio.weight_fairshare = 10000;
+  prio.weight_qos = 1000;
+  job_queue queue{prio, true};
+  auto heavy = one_node_job(1);
+  heavy.user = "heavy";
+  heavy.account = "a";
+  auto light = one_node_job(2);
+  light.user = "light";
+  light.account = "b";
+  light.qos = "high";
+  queue.enqueue(heavy);
+  queue.enqueue(light);
+  auto shares = std::make_shared<priority_shares>();
+  shares->fairshare[{"heavy", "a"}] = 0.25;
+  shares->fairshare[{"light", "b"}] = 1.0;
+  shares->qos["normal"] = 0.0;
+  shares->qos["high"] = 1.0;
+  queue.set_shares(shares);
+  auto plan = queue.prepare(200, 256);
+  BOOST_TEST(queue.find(1)->factors.fairshare == 2500);
+  BOOST_TEST(queue.find(1)->factors.qos == 0);
+  BOOST_TEST(queue.find(2)->factors.fairshare == 10000);
+  BOOST_TEST(queue.find(2)->factors.qos == 1000);
+  BOOST_TEST(queue.find(2)->factors.total > queue.find(1)->factors.total);
+  // Without the factors (no associations), both are equal again.
+  queue.set_shares(nullptr);
+  queue.prepare(300, 256);
+  BOOST_TEST(queue.find(1)->factors.total == queue.find(2)->factors.total);
+}
+
+// A started job keeps its account and CPUs until it ends, for the usage it is charged.
+BOOST_AUTO_TEST_CASE(a_started_job_keeps_its_account_and_cpus) {
+  job_queue queue{priority_config{}, true};
+  auto q = one_node_job(7);
+  q.account = "physics";
+  queue.enqueue(q);
+  queue.prepare(200, 256);
+  start_decision d;
+  d.job = 7;
+  queue.start(d, 250, 8);
+  auto& run = queue.running().at(7);
+  BOOST_TEST(run.account == "physics");
+  BOOST_TEST(run.cpus == 8u);
+  BOOST_TEST(run.start == 250);
+}
+
+BOOST_AUTO_TEST_SUITE_END()

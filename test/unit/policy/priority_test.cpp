@@ -51,3 +51,31 @@ BOOST_AUTO_TEST_CASE(a_computed_priority_is_never_zero_which_means_held) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(multifactor_fairshare_and_qos)
+
+BOOST_AUTO_TEST_CASE(fairshare_and_qos_are_weighted_and_added) {
+  priority_config c;
+  c.weight_age = 0;
+  c.weight_job_size = 0;
+  c.weight_partition = 0;
+  c.weight_fairshare = 10000;
+  c.weight_qos = 2000;
+  priority_scale s{1, 1, 1};
+  priority_input j;
+  j.fairshare = 0.25;
+  j.qos = 0.5;
+  auto f = multifactor_priority(j, s, c, 0);
+  BOOST_TEST(f.fairshare == 2500);
+  BOOST_TEST(f.qos == 1000);
+  BOOST_TEST(f.total == 3500);
+  // Slurm's defaults weigh neither: the factors change nothing.
+  priority_config slurm_defaults;
+  BOOST_TEST(multifactor_priority(j, s, slurm_defaults, 0).fairshare == 0);
+  BOOST_TEST(multifactor_priority(j, s, slurm_defaults, 0).qos == 0);
+  // Factors outside 0..1 are clamped.
+  j.fairshare = 3.0;
+  BOOST_TEST(multifactor_priority(j, s, c, 0).fairshare == 10000);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
