@@ -185,7 +185,16 @@ BOOST_FIXTURE_TEST_SUITE(acctmgr_enforce, enforcing)
 
 BOOST_AUTO_TEST_CASE(a_job_without_an_association_is_refused_with_slurms_words) {
   auto script = write_file(scratch.file("job.sh"), "#!/bin/sh\ntrue\n", true);
-  auto batch = run_slurm(*this, "sbatch", {"-A", "physics", script});
+  // Until the accounting writer has sent the controller its copy of the associations, a
+  // submission is refused with "try again" (cluster/association_check.cpp); the test starts once
+  // the copy is there, as a user's retry would.
+  command_result batch;
+  BOOST_REQUIRE(wait_until(
+      [&] {
+        batch = run_slurm(*this, "sbatch", {"-A", "physics", script});
+        return batch.err.find("try again") == std::string::npos;
+      },
+      30s));
   BOOST_TEST(batch.exit_code == 1, batch.describe());
   BOOST_TEST(batch.err ==
                  "sbatch: error: Batch job submission failed: Invalid account or "
