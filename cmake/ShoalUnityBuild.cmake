@@ -1,5 +1,6 @@
-# Unity builds for the sources heavy with CAF: the actors, the controller's front door and the
-# three programs' own sources (docs/benchmarks.md, "Build and test time", fourth round). CAF's
+# Unity builds for the sources heavy with CAF: the actors, the controller's front door, the CLI's
+# own sources, and the actor and integration tests (shoal_test_unity in ShoalTestBuild.cmake;
+# docs/benchmarks.md, "Build and test time", fourth round). CAF's
 # message and actor templates are instantiated and optimized again in every source that sends
 # them, and that is most of a build's time; a batch of sources does it once.
 #
@@ -21,8 +22,8 @@ function(shoal_unity_build target)
 endfunction()
 
 # Batches of `target`'s sources in which no batch mixes two groups: the sources named after a
-# group's name (NAME file...) form batches of their own; the rest (the controller's) are dealt out
-# in turn into batches of about SHOAL_UNITY_BATCH_SIZE, so the heavy sources spread over them.
+# group's name (NAME file...) form one batch each; the rest (the controller's) are dealt out in
+# turn into batches of about SHOAL_UNITY_BATCH_SIZE, so the heavy sources spread over them.
 function(shoal_unity_groups target)
   if(NOT SHOAL_UNITY_BUILD)
     return()
