@@ -22,18 +22,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-/// Runs the build's link `name` (bin/slurm-names/NAME: sacctmgr, sbatch, srun, salloc) against
-/// the fixture's cluster.
-command_result run_slurm(cluster_fixture& c, const std::string& name,
-                         const std::vector<std::string>& args) {
-  std::vector<std::string> argv{bin_path("slurm-names/" + name)};
-  argv.insert(argv.end(), args.begin(), args.end());
-  command_options opt;
-  opt.env = {{"SHOAL_CONF", c.conf}};
-  opt.cwd = c.scratch.path();
-  return run_command(argv, opt);
-}
-
 command_result sacctmgr(cluster_fixture& c, const std::vector<std::string>& args) {
   return run_slurm(c, "sacctmgr", args);
 }
@@ -56,13 +44,6 @@ void add_tree(cluster_fixture& c) {
   BOOST_REQUIRE_MESSAGE(t.exit_code == 0, t.describe());
   auto u = sacctmgr(c, {"-i", "add", "user", "root", "account=physics"});
   BOOST_REQUIRE_MESSAGE(u.exit_code == 0, u.describe());
-}
-
-const passwd* ensure_user(const char* name) {
-  if (auto* pw = ::getpwnam(name); pw != nullptr) return pw;
-  auto r = run_command({"useradd", "--system", "--no-create-home", "--shell", "/bin/sh", name});
-  if (r.exit_code != 0 && r.exit_code != 9) return nullptr;
-  return ::getpwnam(name);
 }
 
 struct enforcing : cluster_fixture {

@@ -38,24 +38,6 @@ struct fair_share_node : cluster_fixture {
                         "PriorityWeightJobSize=0\nPriorityWeightPartition=0\n") {}
 };
 
-const passwd* ensure_user(const char* name) {
-  if (auto* pw = ::getpwnam(name); pw != nullptr) return pw;
-  auto r = run_command({"useradd", "--system", "--no-create-home", "--shell", "/bin/sh", name});
-  if (r.exit_code != 0 && r.exit_code != 9) return nullptr;
-  return ::getpwnam(name);
-}
-
-/// The build's link `name` (bin/slurm-names/NAME) run against the fixture's cluster.
-command_result run_slurm(cluster_fixture& c, const std::string& name,
-                         const std::vector<std::string>& args) {
-  std::vector<std::string> argv{bin_path("slurm-names/" + name)};
-  argv.insert(argv.end(), args.begin(), args.end());
-  command_options opt;
-  opt.env = {{"SHOAL_CONF", c.conf}};
-  opt.cwd = c.scratch.path();
-  return run_command(argv, opt);
-}
-
 std::vector<std::string> split_words(const std::string& line) {
   std::istringstream in{line};
   std::vector<std::string> out;

@@ -613,4 +613,25 @@ std::string gpu_files::config() const {
   return "SelectType=select/cons_tres\nGresTypes=gpu\nGresConf=" + dir + "/gres.conf\n";
 }
 
+command_result run_slurm(cluster_fixture& c, const std::string& name,
+                         const std::vector<std::string>& args, std::optional<std::string> input) {
+  std::vector<std::string> argv{bin_path("slurm-names/" + name)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  command_options opt;
+  opt.env = {{"SHOAL_CONF", c.conf}};
+  opt.cwd = c.scratch.path();
+  opt.input = std::move(input);
+  return run_command(argv, opt);
+}
+
+const passwd* ensure_user(const char* name) {
+  if (auto* pw = ::getpwnam(name); pw != nullptr) return pw;
+  auto r = run_command({"useradd", "--system", "--no-create-home", "--shell", "/bin/sh", name});
+  if (r.exit_code != 0 && r.exit_code != 9) {  // 9: it exists (another test made it meanwhile)
+    BOOST_TEST_MESSAGE("useradd failed: " << r.describe());
+    return nullptr;
+  }
+  return ::getpwnam(name);
+}
+
 }  // namespace shoal::test

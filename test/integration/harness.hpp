@@ -6,10 +6,12 @@
 
 #include <sys/types.h>
 
+#include <pwd.h>
 #include <chrono>
 #include <cstdint>
 #include <functional>
 #include <optional>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -289,5 +291,14 @@ struct gpu_files {
 struct two_gpu_nodes : gpu_files, cluster_fixture {
   two_gpu_nodes() : gpu_files(), cluster_fixture(2, config(), "Gres=gpu:2") {}
 };
+
+/// Runs the build's link `name` (bin/slurm-names/NAME: sbatch, srun, sacctmgr, ...) against the
+/// cluster of `c`, in its scratch directory, with `input` as its standard input.
+command_result run_slurm(cluster_fixture& c, const std::string& name,
+                         const std::vector<std::string>& args,
+                         std::optional<std::string> input = std::nullopt);
+
+/// A test user's passwd entry, created (useradd --system) when missing; null when it cannot be.
+const passwd* ensure_user(const char* name);
 
 }  // namespace shoal::test

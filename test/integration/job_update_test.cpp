@@ -24,17 +24,6 @@ namespace {
 
 const char* const test_user = "shoal-it-user";
 
-/// A test user's passwd entry, created when missing; null when it cannot be.
-const passwd* ensure_user(const char* name) {
-  if (auto* pw = ::getpwnam(name); pw != nullptr) return pw;
-  auto r = run_command({"useradd", "--system", "--no-create-home", "--shell", "/bin/sh", name});
-  if (r.exit_code != 0 && r.exit_code != 9) {  // 9: it exists (another test made it meanwhile)
-    BOOST_TEST_MESSAGE("useradd failed: " << r.describe());
-    return nullptr;
-  }
-  return ::getpwnam(name);
-}
-
 /// Two nodes with the feature `fast`, a second partition `batch` of node2 with MaxTime=2:00:00.
 struct update_cluster : cluster_fixture {
   update_cluster()

@@ -25,17 +25,6 @@ namespace {
 const char* const test_user = "shoal-it-user";
 const char* const other_user = "shoal-it-other";
 
-/// A test user's passwd entry, created when missing; null when it cannot be.
-const passwd* ensure_user(const char* name) {
-  if (auto* pw = ::getpwnam(name); pw != nullptr) return pw;
-  auto r = run_command({"useradd", "--system", "--no-create-home", "--shell", "/bin/sh", name});
-  if (r.exit_code != 0 && r.exit_code != 9) {  // 9: it exists (another test made it meanwhile)
-    BOOST_TEST_MESSAGE("useradd failed: " << r.describe());
-    return nullptr;
-  }
-  return ::getpwnam(name);
-}
-
 /// `args` for the CLI run as the user `pw` (setpriv, as root).
 std::vector<std::string> as_user(const passwd* pw, std::vector<std::string> args) {
   std::vector<std::string> argv{"setpriv", "--reuid=" + std::to_string(pw->pw_uid),

@@ -35,19 +35,6 @@ command_result run_link(const std::string& name, const std::vector<std::string>&
   return run_command(argv);
 }
 
-/// Runs the link `name` with `args` against the cluster of `c`, in its scratch directory.
-command_result run_slurm(cluster_fixture& c, const std::string& name,
-                         const std::vector<std::string>& args,
-                         std::optional<std::string> input = std::nullopt) {
-  command_options opt;
-  opt.env = {{"SHOAL_CONF", c.conf}};
-  opt.cwd = c.scratch.path();
-  opt.input = std::move(input);
-  std::vector<std::string> argv{link_path(name)};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return run_command(argv, opt);
-}
-
 /// Submits `script` (a file in the scratch directory) with the sbatch link, waits up to 90 s
 /// for the job to complete, and returns its output file's lines; empty after a failed check.
 std::vector<std::string> batch_output_lines(cluster_fixture& c, const std::string& script) {
