@@ -22,6 +22,10 @@ namespace shoal::actors {
 /// a deleted partition's slot stays empty (nothing is placed in it again).
 using partition_table = std::shared_ptr<const std::vector<std::optional<config::partition_config>>>;
 
+/// A configuration file as a reconfigure read it (runtime/bootstrap/reconfigure.hpp), whose nodes
+/// and partitions the controller applies (actors/controller/layout.cpp).
+using config_ptr = std::shared_ptr<const config::cluster_config>;
+
 /// The table `parts` make, `slots` (name -> slot, kept by the caller across calls) giving each
 /// its slot; a name not seen before takes the next one. The first call gives the config's order.
 inline partition_table slotted(const std::vector<config::partition_config>& parts,
@@ -36,6 +40,7 @@ inline partition_table slotted(const std::vector<config::partition_config>& part
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::policy::workload_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::partition_table)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::config_ptr)
 // The state keeper's values, and what it hands its writer thread.
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::state::value_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::state::record_map)

@@ -500,6 +500,23 @@ void set_partitions(scheduler_self self, const partition_table& table) {
   st.queue.set_scale(st.scale, std::move(factors));
 }
 
+/// A reconfigure's nodes: the new ones' actors go last, as the topology actor numbers them (a
+/// removed node keeps its place, never placed on again); the cluster's size for the job-size
+/// factor follows, applied with the partition table the controller sends next.
+void take_nodes(scheduler_self self, const config::cluster_config& fresh,
+                std::vector<caf::actor>& added) {
+  auto& st = self->state;
+  for (auto& node : added) st.node_actors.push_back(std::move(node));
+  st.node_cpus.clear();
+  uint64_t cpus = 0;
+  for (auto& n : fresh.nodes) {
+    cpus += std::max<uint32_t>(1, n.cpus);
+    st.node_cpus[n.name] = std::max<uint32_t>(1, n.cpus);
+  }
+  st.scale.cluster_nodes = static_cast<uint32_t>(std::max<size_t>(1, fresh.nodes.size()));
+  st.scale.cluster_cpus = std::max<uint64_t>(1, cpus);
+}
+
 // -- fair-share --
 
 /// Local time's offset east of UTC now, for PriorityUsageResetPeriod's day boundaries.
@@ -666,6 +683,9 @@ scheduler_impl::behavior_type scheduler_behavior(
                       set_partitions(self, parts);
                       request_pass(self);
                     }),
+      probe.metered("nodes",
+                    [self](msg::reconfig_atom, const config_ptr& fresh,
+                           std::vector<caf::actor>& added) { take_nodes(self, *fresh, added); }),
       probe.metered("willrun",
                     [self](msg::willrun_atom, uint64_t id, const msg::job_request& req,
                            const policy::workload_ptr& workload) {

@@ -64,6 +64,9 @@ using scheduler_actor = caf::typed_actor<
     /// The partitions changed (`shoal control update partitionname=`): every partition as it is
     /// now, at its slot; runs a pass.
     caf::reacts_to<msg::parts_atom, partition_table>,
+    /// (the file, the new nodes' actors in its order): a reconfigure's nodes, once the
+    /// controller applied them; the partition table follows.
+    caf::reacts_to<msg::reconfig_atom, config_ptr, std::vector<caf::actor>>,
     /// (id, request, workload): when and where this job would start alone against what runs
     /// now (--test-only, Slurm's will_run); queues and starts nothing. errc::unsatisfiable with
     /// the pending reason when no start is found (the running jobs have no time limits, or it

@@ -237,6 +237,10 @@ topology_actor::behavior_type topology_behavior(topology_self self,
       probe.metered(
           "partitions",
           [self](msg::parts_atom, const partition_table& table) { set_partitions(self, table); }),
+      probe.metered("nodes",
+                    [self](msg::reconfig_atom, const config_ptr& fresh) {
+                      self->state.map->take_nodes(fresh->nodes);
+                    }),
       probe.metered("register",
                     [self](msg::register_atom, caf::actor& scheduler) {
                       self->state.scheduler = std::move(scheduler);

@@ -97,6 +97,9 @@ using topology_actor = caf::typed_actor<
     caf::reacts_to<msg::view_atom, msg::node_info>,
     /// The partitions as they are now, each at its slot.
     caf::reacts_to<msg::parts_atom, partition_table>,
+    /// A reconfigure's nodes (the controller's, once it applied them): new ones are added last,
+    /// removed ones retired (cluster::allocation_map::take_nodes).
+    caf::reacts_to<msg::reconfig_atom, config_ptr>,
     /// The scheduler, to tell when nodes free up.
     caf::reacts_to<msg::register_atom, caf::actor>,
     /// What `shoal map` draws.

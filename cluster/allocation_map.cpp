@@ -73,28 +73,7 @@ allocation_map::allocation_map(const config::cluster_config& cfg) {
       if (std::find(gres_kinds_.begin(), gres_kinds_.end(), kind) == gres_kinds_.end())
         gres_kinds_.push_back(std::move(kind));
     }
-  for (auto& n : cfg.nodes) {
-    index_.emplace(n.name, names_.size());
-    names_.push_back(n.name);
-    policy::node_capacity cap;
-    cap.cpus = std::max<uint32_t>(1, n.cpus);
-    cap.memory_mb = n.real_memory_mb;
-    cap.usable = false;
-    std::vector<uint32_t> kinds;
-    if (!gres_kinds_.empty()) cap.gres.assign(gres_kinds_.size(), 0);
-    for (auto& g : n.gres) {
-      auto k = static_cast<uint32_t>(
-          std::find(gres_kinds_.begin(), gres_kinds_.end(), std::make_pair(g.name, g.type)) -
-          gres_kinds_.begin());
-      cap.gres[k] += static_cast<uint32_t>(g.count);
-      kinds.insert(kinds.end(), g.count, k);
-    }
-    device_kinds_.push_back(std::move(kinds));
-    capacity_.push_back(cap);
-    config_.placement.weights.push_back(n.weight);
-    features_.push_back(config::feature_list(n));
-  }
-  states_.assign(names_.size(), msg::node_state::unknown);
+  for (auto& n : cfg.nodes) add_node(n);
   for (size_t slot = 0; slot < cfg.partitions.size(); ++slot)
     set_partition(slot, &cfg.partitions[slot]);
   auto& pc = config_;
@@ -133,6 +112,45 @@ allocation_map::allocation_map(const config::cluster_config& cfg) {
     config_of_[grid_of_[i]] = i;
   }
   config_.placement.picker = torus_picker();
+}
+
+void allocation_map::add_node(const config::node_config& n) {
+  index_[n.name] = names_.size();
+  names_.push_back(n.name);
+  policy::node_capacity cap;
+  cap.cpus = std::max<uint32_t>(1, n.cpus);
+  cap.memory_mb = n.real_memory_mb;
+  cap.usable = false;
+  std::vector<uint32_t> kinds;
+  if (!gres_kinds_.empty()) cap.gres.assign(gres_kinds_.size(), 0);
+  for (auto& g : n.gres) {
+    auto kind = std::find(gres_kinds_.begin(), gres_kinds_.end(), std::make_pair(g.name, g.type));
+    if (kind == gres_kinds_.end()) continue;  // a kind no node had: see take_nodes
+    auto k = static_cast<uint32_t>(kind - gres_kinds_.begin());
+    cap.gres[k] += static_cast<uint32_t>(g.count);
+    kinds.insert(kinds.end(), g.count, k);
+  }
+  device_kinds_.push_back(std::move(kinds));
+  capacity_.push_back(cap);
+  config_.placement.weights.push_back(n.weight);
+  features_.push_back(config::feature_list(n));
+  states_.push_back(msg::node_state::unknown);
+}
+
+void allocation_map::take_nodes(const std::vector<config::node_config>& nodes) {
+  std::unordered_map<std::string, bool> listed;
+  for (const auto& n : nodes) {
+    listed[n.name] = true;
+    if (index_.count(n.name) == 0) add_node(n);
+  }
+  for (auto it = index_.begin(); it != index_.end();) {
+    if (listed.count(it->first) != 0) {
+      ++it;
+      continue;
+    }
+    states_[it->second] = msg::node_state::down;  // never usable again
+    it = index_.erase(it);
+  }
 }
 
 bool allocation_map::node_changed(const std::string& name, msg::node_state state, uint32_t cpus,
@@ -388,7 +406,8 @@ msg::topology_view allocation_map::view() const {
                                static_cast<uint32_t>(c[2])});
     }
   } else {
-    for (size_t i = 0; i < names_.size(); ++i) add_node(i, {});
+    for (size_t i = 0; i < names_.size(); ++i)
+      if (auto at = index_.find(names_[i]); at != index_.end() && at->second == i) add_node(i, {});
   }
   for (auto& [job, h] : running_) {
     msg::map_allocation a;

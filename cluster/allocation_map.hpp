@@ -51,6 +51,12 @@ class allocation_map {
   bool node_changed(const std::string& name, msg::node_state state, uint32_t cpus,
                     uint64_t memory_mb);
 
+  /// A reconfigure's nodes (the file's, in its order): a name not known is added last (a GRES
+  /// kind no node had is left out: the controller refuses such a node), a known one missing
+  /// from `nodes` is retired (never placed on again; its index is not reused, as the
+  /// scheduler's node list keeps its place). Settings of known nodes are left as they are.
+  void take_nodes(const std::vector<config::node_config>& nodes);
+
   /// The config index of `name`, if it is a node of the cluster.
   std::optional<size_t> index_of(const std::string& name) const;
 
@@ -126,6 +132,7 @@ class allocation_map {
     std::optional<topology::torus_request> request;
   };
 
+  void add_node(const config::node_config& n);
   std::vector<policy::node_capacity> usable_nodes(
       const std::vector<policy::running_job>& running) const;
   holding hold_of(const policy::allocation& alloc,

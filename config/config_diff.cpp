@@ -3,6 +3,9 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <unordered_map>
+
+#include "config/config_lines.hpp"
 
 namespace shoal::config {
 
@@ -56,6 +59,26 @@ std::vector<std::string> changed_keys(const cluster_config& before, const cluste
   if (a.nodes != b.nodes) keys.insert("NodeName");
   if (a.partitions != b.partitions) keys.insert("PartitionName");
   return {keys.begin(), keys.end()};
+}
+
+node_changes compare_nodes(const std::vector<node_config>& in_force,
+                           const std::vector<node_config>& fresh) {
+  std::unordered_map<std::string, const node_config*> before;
+  for (const auto& n : in_force) before.emplace(n.name, &n);
+  node_changes out;
+  std::unordered_map<std::string, bool> kept;
+  for (const auto& n : fresh) {
+    auto it = before.find(n.name);
+    if (it == before.end()) {
+      out.added.push_back(n);
+      continue;
+    }
+    kept[n.name] = true;
+    if (!same_node_settings(*it->second, n)) out.redefined.push_back(n.name);
+  }
+  for (const auto& n : in_force)
+    if (kept.count(n.name) == 0) out.removed.push_back(n.name);
+  return out;
 }
 
 }  // namespace shoal::config

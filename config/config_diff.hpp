@@ -13,4 +13,15 @@ namespace shoal::config {
 /// read again against the configuration in force.
 std::vector<std::string> changed_keys(const cluster_config& before, const cluster_config& after);
 
+/// How the NodeName= lines of a file read again differ from the nodes in force, by name: what
+/// a reconfigure adds, removes, and leaves for a restart (a node whose settings changed).
+struct node_changes {
+  std::vector<node_config> added;      ///< in the fresh file's order
+  std::vector<std::string> removed;    ///< in the order they were in force
+  std::vector<std::string> redefined;  ///< same name, other settings (same_node_settings)
+  bool empty() const { return added.empty() && removed.empty() && redefined.empty(); }
+};
+node_changes compare_nodes(const std::vector<node_config>& in_force,
+                           const std::vector<node_config>& fresh);
+
 }  // namespace shoal::config

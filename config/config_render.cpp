@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/config.hpp"
+#include "config/config_lines.hpp"
 #include "config/config_syntax.hpp"
 #include "config/duration.hpp"
 #include "policy/gres.hpp"
@@ -18,9 +19,9 @@ namespace {
 
 namespace cs = config_syntax;
 
-/// True when two nodes can share one NodeName= line: everything but the name matches, and the
-/// address is either the name for both or the same for both.
-bool same_settings(const node_config& a, const node_config& b) {
+}  // namespace
+
+bool same_node_settings(const node_config& a, const node_config& b) {
   auto addr = [](const node_config& n) { return n.address == n.name ? std::string{} : n.address; };
   return addr(a) == addr(b) && a.cpus == b.cpus && a.sockets == b.sockets &&
          a.cores_per_socket == b.cores_per_socket && a.threads_per_core == b.threads_per_core &&
@@ -29,6 +30,8 @@ bool same_settings(const node_config& a, const node_config& b) {
          a.os == b.os && a.weight == b.weight && a.features == b.features &&
          a.simulate == b.simulate && a.initial_state == b.initial_state && a.gres == b.gres;
 }
+
+namespace {
 
 /// One NodeName= line for `names`, all set like `n`. Fields at their defaults are left out.
 /// Partition membership is written on the PartitionName= lines instead.
@@ -62,6 +65,8 @@ std::string node_line(const std::vector<std::string>& names, const node_config& 
   return out;
 }
 
+}  // namespace
+
 std::string partition_line(const partition_config& p) {
   std::string out = "PartitionName=" + cs::quote_if_needed(p.name);
   out += " Nodes=" + cs::quote_if_needed(topology::compress_hostlist(p.nodes));
@@ -81,8 +86,6 @@ std::string partition_line(const partition_config& p) {
   if (p.power_down_on_idle) out += " PowerDownOnIdle=YES";
   return out;
 }
-
-}  // namespace
 
 std::string controller_host_text(const controller_host& host, const cluster_config& cfg) {
   bool own_port = host.port != 0 && host.port != cfg.controller_port;
@@ -199,7 +202,7 @@ std::string render_config(const cluster_config& cfg) {
   for (size_t i = 0; i < cfg.nodes.size();) {
     std::vector<std::string> names{cfg.nodes[i].name};
     size_t j = i + 1;
-    while (j < cfg.nodes.size() && same_settings(cfg.nodes[i], cfg.nodes[j]))
+    while (j < cfg.nodes.size() && same_node_settings(cfg.nodes[i], cfg.nodes[j]))
       names.push_back(cfg.nodes[j++].name);
     out += node_line(names, cfg.nodes[i]) + '\n';
     i = j;

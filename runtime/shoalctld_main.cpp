@@ -15,9 +15,11 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "actors/in_process_types.hpp"
 #include "config/log.hpp"
 #include "interconnect/switch_manager.hpp"
 #include "messages/caf/error.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "messages/errc.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/daemon_auth.hpp"
@@ -188,7 +190,10 @@ int main(int argc, char** argv) {
   setup.reconfigure = [reconfigure] { return reconfigure->run(); };
   setup.cfg = std::move(*cfg);
   auto failover = shoal::runtime::spawn_failover(sys, std::move(setup));
-  int code = shoal::runtime::run_until_shutdown(sys, failover, [reconfigure] { (*reconfigure)(); });
+  int code = shoal::runtime::run_until_shutdown(sys, failover, [reconfigure, failover] {
+    auto done = reconfigure->run();
+    if (done && done->fresh) caf::anon_send(failover, shoal::msg::reconfig_atom_v, done->fresh);
+  });
   shoal::config::log().info("shoalctld stopped code={}", code);
   spdlog::shutdown();
   std::fflush(nullptr);

@@ -238,6 +238,7 @@ controller_actor::behavior_type controller_behavior(
       probe.rpc("dbgflags", from_client<dbgflags_atom>(self, set_debug_flags)),
       probe.rpc("diagreset", from_client<diagreset_atom>(self, reset_diag)),
       probe.rpc("reconfig", from_client<reconfig_atom>(self, reconfigure_nodes)),
+      probe.rpc("reconfig", from_client<reconfig_atom>(self, reconfigure_layout)),
   };
 }
 

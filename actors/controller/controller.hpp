@@ -9,6 +9,7 @@
 
 #include "accounting/job_store.hpp"
 #include "actors/daemon_gate.hpp"
+#include "actors/in_process_types.hpp"
 #include "actors/state_keeper.hpp"
 #include "config/config.hpp"
 #include "interconnect/switch_manager.hpp"
@@ -113,6 +114,12 @@ using controller_actor = caf::typed_actor<
     /// shoald is told to read its file again (its SIGHUP); a shoald hosting several nodes
     /// hears it once a node.
     caf::reacts_to<msg::reconfig_atom>,
+    /// (the file read again, user): the reconfigure's NodeName= and PartitionName= lines
+    /// applied while the controller runs: new nodes and partitions appear, changed partitions
+    /// take the file's settings (as slurmctld without ReconfigFlags=KeepPartInfo), removed ones
+    /// go; refused whole, with nothing changed, when a removed node or partition is in use.
+    /// Answers what it did.
+    caf::replies_to<msg::reconfig_atom, config_ptr, std::string>::with<std::string>,
     /// (uid): `shoal diag --reset` (root or the controller's user only).
     caf::replies_to<msg::diagreset_atom, uint32_t>::with<caf::ok_atom>,
     // -- from shoalctld and other controllers (the backup controller) --

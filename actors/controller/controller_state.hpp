@@ -282,6 +282,19 @@ void replay_partitions(controller_state& st, const state::record_map& saved);
 void spawn_partitions(controller_self self);
 /// `shoal control update|create|delete partitionname=P ...`.
 caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::partition_edit& edit);
+/// The view changed: the nodes that joined or left a partition, the topology actor (placement),
+/// the power actor and the scheduler (priorities) hear the new table.
+void publish_partitions(controller_self self);
+/// A partition actor for `row`, which it owns from now on.
+void start_partition(controller_self self, const config::partition_config& row);
+/// The edits made at run time (controller_state::partition_edits), as a restart replays them.
+void save_partition_edits(controller_self self);
+
+// -- layout.cpp: a reconfigure's nodes and partitions --
+
+/// The file read again (scontrol reconfigure, SIGHUP): see the controller's interface.
+caf::result<std::string> reconfigure_layout(controller_self self, config_ptr fresh,
+                                            std::string user);
 
 // -- administration.cpp: nodes, debug levels, statistics, handover --
 

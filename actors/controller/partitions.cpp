@@ -17,29 +17,6 @@ config::partition_config* view_of(controller_state& st, const std::string& name)
   return it == st.cfg.partitions.end() ? nullptr : &*it;
 }
 
-/// The view changed: the nodes that joined or left a partition, the topology actor (placement)
-/// and the scheduler (priorities) hear the new table.
-void publish_partitions(controller_self self) {
-  auto& st = self->state;
-  std::map<std::string, std::vector<std::string>> before;
-  for (auto& n : st.cfg.nodes) before[n.name] = n.partitions;
-  config::assign_node_partitions(st.cfg);
-  for (auto& n : st.cfg.nodes)
-    if (before[n.name] != n.partitions)
-      self->send(st.nodes.at(n.name), msg::parts_atom_v, n.partitions);
-  auto table = slotted(st.cfg.partitions, st.partition_slots);
-  self->send(st.topology, msg::parts_atom_v, table);
-  if (st.power) self->send(st.power, msg::parts_atom_v, table);
-  self->send(st.scheduler, msg::parts_atom_v, std::move(table));
-}
-
-void start_partition(controller_self self, const config::partition_config& row) {
-  auto& st = self->state;
-  auto actor = spawn_partition(self->system(), row, st.node_names, st.meters);
-  self->link_to(actor);
-  st.partitions.emplace(row.name, std::move(actor));
-}
-
 /// The partition whose row this is now answers with it; `named` is the actor that did, so a row
 /// from a partition deleted (and perhaps created again) meanwhile is not taken.
 bool take_row(controller_self self, const partition_actor& named, config::partition_config row) {
@@ -74,9 +51,7 @@ void clear_other_defaults(controller_self self, const std::string& taker) {
 void record(controller_self self, const msg::partition_edit& edit) {
   auto& st = self->state;
   config::record_partition_edit(st.partition_edits, edit);
-  msg::partition_edits_record rec;
-  rec.edits = st.partition_edits;
-  persist(self, partitions_key, encoded(rec));
+  save_partition_edits(self);
   std::string settings;
   for (auto& w : edit.settings) settings += (settings.empty() ? "" : " ") + w;
   config::log().info("partition {} name={} settings=\"{}\" user={}", edit.action, edit.name,
@@ -143,6 +118,35 @@ caf::result<caf::ok_atom> update_partition(controller_self self, const msg::part
 }
 
 }  // namespace
+
+/// The view changed: the nodes that joined or left a partition, the topology actor (placement)
+/// and the scheduler (priorities) hear the new table.
+void publish_partitions(controller_self self) {
+  auto& st = self->state;
+  std::map<std::string, std::vector<std::string>> before;
+  for (auto& n : st.cfg.nodes) before[n.name] = n.partitions;
+  config::assign_node_partitions(st.cfg);
+  for (auto& n : st.cfg.nodes)
+    if (before[n.name] != n.partitions)
+      self->send(st.nodes.at(n.name), msg::parts_atom_v, n.partitions);
+  auto table = slotted(st.cfg.partitions, st.partition_slots);
+  self->send(st.topology, msg::parts_atom_v, table);
+  if (st.power) self->send(st.power, msg::parts_atom_v, table);
+  self->send(st.scheduler, msg::parts_atom_v, std::move(table));
+}
+
+void start_partition(controller_self self, const config::partition_config& row) {
+  auto& st = self->state;
+  auto actor = spawn_partition(self->system(), row, st.node_names, st.meters);
+  self->link_to(actor);
+  st.partitions.emplace(row.name, std::move(actor));
+}
+
+void save_partition_edits(controller_self self) {
+  msg::partition_edits_record rec;
+  rec.edits = self->state.partition_edits;
+  persist(self, partitions_key, encoded(rec));
+}
 
 caf::result<caf::ok_atom> edit_partitions(controller_self self, const msg::partition_edit& edit) {
   auto& st = self->state;

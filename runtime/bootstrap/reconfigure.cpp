@@ -37,7 +37,7 @@ void reconfigurer::operator()() {
   (void)run();
 }
 
-shoal::expected<std::string> reconfigurer::run() {
+shoal::expected<reread> reconfigurer::run() {
   std::lock_guard<std::mutex> one_at_a_time{mutex_};
   auto& log = config::log();
   const char* daemon = role_ == daemon_role::controller ? "shoalctld" : "shoald";
@@ -72,6 +72,8 @@ shoal::expected<std::string> reconfigurer::run() {
       in_force_.debug_flags = fresh->debug_flags;
       config::set_debug_flags(fresh->debug_flags);
       applied.push_back(key + "=" + config::render_debug_flags(fresh->debug_flags));
+    } else if (controller && (key == "NodeName" || key == "PartitionName")) {
+      continue;  // the controller's to apply: reread::fresh
     } else if (!belongs_to_the_other_daemon(key, role_)) {
       waiting.push_back(key);
     }
@@ -83,7 +85,10 @@ shoal::expected<std::string> reconfigurer::run() {
         "reconfigure: {} changed in {}; restart {} to apply (a reconfigure applies the debug "
         "level and DebugFlags only: docs/operations.md)",
         joined(waiting), in_force_.path, daemon);
-  return "applied=" + joined(applied) + " restart_needed=" + joined(waiting);
+  reread out;
+  out.text = "applied=" + joined(applied) + " restart_needed=" + joined(waiting);
+  if (controller) out.fresh = std::make_shared<const config::cluster_config>(std::move(*fresh));
+  return out;
 }
 
 }  // namespace shoal::runtime

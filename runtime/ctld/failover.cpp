@@ -12,6 +12,7 @@
 #include <caf/io/all.hpp>
 
 #include "actors/daemon_transport.hpp"
+#include "actors/in_process_types.hpp"
 #include "actors/standby.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
@@ -431,6 +432,13 @@ class failover {
           [&](msg::handback_atom) {
             handed_back_ = true;
             woken = true;
+          },
+          [&](msg::reconfig_atom, actors::config_ptr& fresh) {
+            // SIGHUP's reconfigure (shoalctld_main) read the file: the controller in control
+            // applies its nodes and partitions and logs the outcome; a standby has none to.
+            if (running_.controller)
+              caf::anon_send(running_.controller, msg::reconfig_atom_v, std::move(fresh),
+                             std::string{"SIGHUP"});
           },
           caf::others >>
               [](caf::message_view&) -> caf::result<caf::message> { return caf::message{}; },

@@ -14,6 +14,7 @@
 #include "messages/caf/error.hpp"
 #include "metrics/registry.hpp"
 #include "policy/access.hpp"
+#include "runtime/bootstrap/reconfigure.hpp"
 
 namespace shoal::runtime {
 
@@ -32,7 +33,7 @@ struct failover_setup {
   /// Who may do what: the front door and every controller this process runs ask the same rules.
   policy::access_rules access;
   /// What `scontrol reconfigure` runs (front_door_setup::reconfigure); empty: refused.
-  std::function<shoal::expected<std::string>()> reconfigure;
+  std::function<shoal::expected<reread>()> reconfigure;
 };
 
 /// Which of `lines` this shoalctld is: the line named `requested` (--controller NAME), else the

@@ -15,6 +15,7 @@
 #include "messages/caf/error.hpp"
 #include "messages/front_door.hpp"
 #include "policy/access.hpp"
+#include "runtime/bootstrap/reconfigure.hpp"
 
 namespace shoal::runtime {
 
@@ -50,7 +51,7 @@ struct front_door_setup {
   /// `scontrol reconfigure` (admins only): shoalctld's SIGHUP reconfigure
   /// (runtime/bootstrap/reconfigure.hpp), run on a thread of its own; its answer or its error
   /// goes to the client. Empty: refused.
-  std::function<shoal::expected<std::string>()> reconfigure;
+  std::function<shoal::expected<reread>()> reconfigure;
 };
 
 /// `(retarget_atom, actor)` tells the front door which actor answers requests now: the

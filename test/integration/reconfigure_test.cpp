@@ -145,3 +145,94 @@ BOOST_AUTO_TEST_CASE(a_file_that_does_not_parse_is_refused_with_its_line_and_kep
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// A reconfigure applies the file's NodeName= and PartitionName= lines while shoalctld runs:
+// slurmctld needs a restart for a new node; shoal adds it, and a removed node or partition goes
+// unless a job still uses it (then nothing changes and the admin hears why).
+BOOST_FIXTURE_TEST_SUITE(reconfigure_layout, hup_cluster)
+
+BOOST_AUTO_TEST_CASE(a_new_node_and_partition_appear_and_take_jobs) {
+  auto running = submit_script("long.sh", "#!/bin/sh\nsleep 60\n");
+  BOOST_REQUIRE(wait_job_state(running, "RUNNING"));
+  auto text = read_file(conf);
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  write_file(conf, text +
+                       "NodeName=node3 NodeAddr=127.0.0.1\n"
+                       "PartitionName=extra Nodes=node3 MaxTime=INFINITE State=UP\n");
+  auto r = run_cli({"control", "reconfigure"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_TEST(contains(ctld_log(),
+                      "reconfigure nodes_added=node3 nodes_removed=none "
+                      "partitions_added=extra partitions_changed=none "
+                      "partitions_removed=none"),
+             ctld_log());
+  // Known before its daemon comes: listed, and not yet usable.
+  BOOST_TEST(node_state("node3") == "UNKNOWN");
+  auto parts = run_cli({"info", "-h", "-o", "%P %D"});
+  BOOST_TEST(contains(parts.out, "extra 1"), parts.describe());
+  daemon_process node3{{bin_path("shoald"), "-f", conf, "--node-name", "node3"},
+                       cluster.directory() + "/shoald-node3.log"};
+  BOOST_REQUIRE(wait_node_state("node3", "IDLE"));
+  auto on_new = submit_script("new.sh", "#!/bin/sh\nhostname >/dev/null\n", {"-p", "extra"});
+  BOOST_REQUIRE(wait_job_state(on_new, "COMPLETED"));
+  BOOST_TEST(job(on_new)["nodelist"] == "node3", job(on_new).dump());
+  // The job that ran all along was not disturbed, and the old partition takes jobs as before.
+  BOOST_TEST(job_state(running) == "RUNNING");
+  auto on_old = submit_script("old.sh", "#!/bin/sh\ntrue\n", {"-p", "debug"});
+  BOOST_TEST(wait_job_state(on_old, "COMPLETED"));
+}
+
+BOOST_AUTO_TEST_CASE(a_node_in_use_stays_and_goes_once_idle) {
+  auto busy = submit_script("busy.sh", "#!/bin/sh\nsleep 60\n", {"-w", "node2"});
+  BOOST_REQUIRE(wait_job_state(busy, "RUNNING"));
+  edit_config("NodeName=node[1-2]", "NodeName=node1");
+  edit_config("Nodes=node[1-2]", "Nodes=node1");
+  auto refused = run_cli({"control", "reconfigure"});
+  BOOST_TEST(refused.exit_code == 1, refused.describe());
+  BOOST_TEST(contains(refused.err, "node node2 is in use"), refused.describe());
+  BOOST_TEST(contains(refused.err, "the nodes and partitions in force stay"), refused.describe());
+  BOOST_TEST(node_state("node2") == "ALLOCATED");
+  BOOST_TEST(job_state(busy) == "RUNNING");
+  BOOST_REQUIRE(run_cli({"cancel", std::to_string(busy)}).exit_code == 0);
+  BOOST_REQUIRE(wait_job_state(busy, "CANCELLED"));
+  BOOST_REQUIRE(wait_node_state("node2", "IDLE"));
+  auto applied = run_cli({"control", "reconfigure"});
+  BOOST_REQUIRE_MESSAGE(applied.exit_code == 0, applied.describe());
+  BOOST_TEST(node(std::string{"node2"}).is_null(), nodes().dump());
+  BOOST_TEST(nodes().size() == 1u, nodes().dump());
+  // Two one-node jobs on the one node left: one after the other, never on the removed node.
+  auto first = submit_script("a.sh", "#!/bin/sh\nsleep 1\n", {"--exclusive"});
+  auto second = submit_script("b.sh", "#!/bin/sh\nsleep 1\n", {"--exclusive"});
+  BOOST_REQUIRE(wait_job_state(first, "COMPLETED"));
+  BOOST_REQUIRE(wait_job_state(second, "COMPLETED"));
+  BOOST_TEST(job(second)["nodelist"] == "node1", job(second).dump());
+}
+
+BOOST_AUTO_TEST_CASE(the_files_partitions_replace_edits_and_a_used_one_is_not_removed) {
+  // An edit made with scontrol lasts until the next reconfigure, as in slurmctld without
+  // ReconfigFlags=KeepPartInfo.
+  auto r = run_cli({"control", "update", "partitionname=debug", "maxtime=10"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_REQUIRE(run_cli({"control", "reconfigure"}).exit_code == 0);
+  auto shown = run_cli({"control", "show", "partition", "debug"});
+  BOOST_TEST(contains(shown.out, "MaxTime=UNLIMITED"), shown.describe());
+  // A partition a job still waits in is not removed.
+  auto text = read_file(conf);
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  write_file(conf, text + "PartitionName=spare Nodes=node1 MaxTime=INFINITE State=UP\n");
+  BOOST_REQUIRE(run_cli({"control", "reconfigure"}).exit_code == 0);
+  auto held = submit_script("held.sh", "#!/bin/sh\ntrue\n", {"-p", "spare", "-H"});
+  BOOST_REQUIRE(wait_job_state(held, "PENDING"));
+  write_file(conf, text);
+  auto refused = run_cli({"control", "reconfigure"});
+  BOOST_TEST(refused.exit_code == 1, refused.describe());
+  BOOST_TEST(contains(refused.err, "partition spare is in use (job " + std::to_string(held)),
+             refused.describe());
+  BOOST_REQUIRE(run_cli({"cancel", std::to_string(held)}).exit_code == 0);
+  BOOST_REQUIRE(wait_job_state(held, "CANCELLED"));
+  BOOST_REQUIRE(run_cli({"control", "reconfigure"}).exit_code == 0);
+  auto gone = run_cli({"control", "show", "partition", "spare"});
+  BOOST_TEST(gone.exit_code != 0, gone.describe());
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -11,6 +11,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/in_process_types.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "runtime/ctld/front_door/authorize.hpp"
@@ -272,28 +273,40 @@ void on_debug_flags(door_self self, const reply_to& to, msg::client_request& req
       the_text);
 }
 
-/// shoalctld's SIGHUP reconfigure, for an admin: it reads a file, so a thread of its own runs it.
-void on_reconfigure(door_self self, const reply_to& to, msg::client_request&, const grant&) {
+/// shoalctld's SIGHUP reconfigure, for an admin: it reads a file, so a thread of its own runs it;
+/// then the controller applies the file's nodes and partitions, and tells every node daemon.
+void on_reconfigure(door_self self, const reply_to& to, msg::client_request& req, const grant& g) {
   auto run = self->state.setup.reconfigure;
   if (!run)
     return answer(self, to,
                   refusal(make_error(errc::invalid_request, "reconfigure is not available here")));
   // Unreachable once it answered, the helper goes then.
   auto helper = self->spawn<caf::detached>([run](caf::event_based_actor*) -> caf::behavior {
-    return {[run](caf::ok_atom) -> caf::result<std::string> {
+    return {[run](caf::ok_atom) -> caf::result<std::string, actors::config_ptr> {
       auto done = run();
       if (!done) return to_caf(done.error());
-      return std::move(*done);
+      return {std::move(done->text), std::move(done->fresh)};
     }};
   });
-  self->request(helper, self->state.setup.request_timeout, caf::ok_atom::value)
+  auto timeout = self->state.setup.request_timeout;
+  // The controller's log names who asked; the CLI sends no name with this request.
+  auto user = req.user.empty() ? "uid:" + std::to_string(g.uid) : std::move(req.user);
+  self->request(helper, timeout, caf::ok_atom::value)
       .then(
-          [self, to](std::string& text) {
-            // slurmctld tells every slurmd to reconfigure too.
-            if (self->state.target) self->send(self->state.target, msg::reconfig_atom_v);
-            msg::client_reply reply;
-            reply.text = std::move(text);
-            answer(self, to, reply);
+          [self, to, timeout, user = std::move(user)](std::string& text,
+                                                      actors::config_ptr& fresh) {
+            if (!self->state.target || !fresh)
+              return answer(self, to, refusal(make_error(errc::unreachable, "no controller")));
+            self->request(self->state.target, timeout, msg::reconfig_atom_v, std::move(fresh), user)
+                .then(
+                    [self, to, text](std::string& layout) {
+                      // slurmctld tells every slurmd to reconfigure too.
+                      self->send(self->state.target, msg::reconfig_atom_v);
+                      msg::client_reply reply;
+                      reply.text = text + " " + layout;
+                      answer(self, to, reply);
+                    },
+                    [self, to](caf::error& err) { answer(self, to, refusal(err)); });
           },
           [self, to](caf::error& err) { answer(self, to, refusal(err)); });
 }

@@ -128,3 +128,40 @@ BOOST_AUTO_TEST_CASE(switch_elan_places_whole_nodes_by_consecutive_best_fit) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// A reconfigure's nodes: a new one is placed on once it reports idle; a removed one never again,
+// and its index is not reused (the scheduler's node list keeps its place).
+BOOST_AUTO_TEST_SUITE(allocation_map_reconfigure)
+
+BOOST_AUTO_TEST_CASE(added_nodes_come_last_and_removed_ones_are_never_placed_on) {
+  auto cfg = gpu_config();
+  cluster::allocation_map map{cfg};
+  auto fresh = config::parse_config(
+      "SelectType=select/cons_tres\nGresTypes=gpu\n"
+      "NodeName=n1 CPUs=8 Gres=gpu:a100:1,gpu:v100:2\nNodeName=n3 CPUs=4 Gres=gpu:v100:1\n"
+      "PartitionName=p Nodes=n[1,3] Default=YES\n",
+      "test.conf", "");
+  BOOST_REQUIRE(fresh);
+  map.node_changed("n2", msg::node_state::idle, 0, 0);
+  map.take_nodes(fresh->nodes);
+  BOOST_TEST(!map.index_of("n2"));
+  BOOST_REQUIRE(map.index_of("n3"));
+  BOOST_TEST(*map.index_of("n3") == 2u);
+  BOOST_TEST(map.capacity_of(2).cpus == 4u);
+  BOOST_TEST(map.capacity_of(2).gres == (std::vector<uint32_t>{0, 1}),
+             boost::test_tools::per_element());
+  map.set_partition(0, &fresh->partitions[0]);
+  // n2 reporting idle again changes nothing: it is no node of the cluster now.
+  BOOST_TEST(!map.node_changed("n2", msg::node_state::idle, 0, 0));
+  auto none = map.place({job(map, 1, "")}, {}, {}, 1000);
+  BOOST_TEST(none.result.started.empty());
+  map.node_changed("n3", msg::node_state::idle, 0, 0);
+  auto placed = map.place({job(map, 2, "gpu:v100:1")}, {}, {}, 1001);
+  BOOST_REQUIRE_EQUAL(placed.result.started.size(), 1u);
+  BOOST_TEST(placed.result.started[0].alloc[0].node == 2u);
+  BOOST_TEST(placed.nodelists.at(2) == "n3");
+  auto view = map.view();
+  BOOST_TEST(view.nodes.size() == 2u);  // n1 and n3: the removed n2 is not drawn
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -76,3 +76,48 @@ BOOST_AUTO_TEST_CASE(several_changes_come_in_alphabetical_order) {
 }
 
 BOOST_AUTO_TEST_SUITE_END()
+
+// What a reconfigure does with the nodes: adds the new names, removes the missing ones, and
+// leaves a node whose settings changed for a restart; a partition joined is not a change.
+BOOST_AUTO_TEST_SUITE(compare_nodes_suite)
+
+namespace {
+
+std::vector<std::string> names_of(const std::vector<node_config>& nodes) {
+  std::vector<std::string> out;
+  for (const auto& n : nodes) out.push_back(n.name);
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(new_names_are_added_in_the_files_order_and_missing_ones_removed) {
+  auto now = parse_ok(base);
+  auto fresh = parse_ok(
+      "ClusterName=test\nSlurmctldHost=localhost(127.0.0.1)\n"
+      "NodeName=node4 CPUs=2 RealMemory=1000\n"
+      "NodeName=node[1,3] CPUs=2 RealMemory=1000\n"
+      "PartitionName=debug Nodes=node[1,3-4] Default=YES MaxTime=60\n");
+  auto changes = compare_nodes(now.nodes, fresh.nodes);
+  BOOST_TEST(names_of(changes.added) == (strings{"node4", "node3"}),
+             boost::test_tools::per_element());
+  BOOST_TEST(changes.removed == strings{"node2"}, boost::test_tools::per_element());
+  BOOST_TEST(changes.redefined.empty());
+  BOOST_TEST(changes.added[0].cpus == 2u);
+}
+
+BOOST_AUTO_TEST_CASE(other_settings_wait_for_a_restart_and_partitions_are_not_settings) {
+  auto now = parse_ok(base);
+  auto more_cpus = parse_ok(replaced("NodeName=node[1-2] CPUs=2 RealMemory=1000\n",
+                                     "NodeName=node1 CPUs=2 RealMemory=1000\n"
+                                     "NodeName=node2 CPUs=4 RealMemory=1000\n"));
+  auto changes = compare_nodes(now.nodes, more_cpus.nodes);
+  BOOST_TEST(changes.redefined == strings{"node2"}, boost::test_tools::per_element());
+  BOOST_TEST(changes.added.empty());
+  BOOST_TEST(changes.removed.empty());
+  auto joined = parse_ok(base + "PartitionName=extra Nodes=node1\n");
+  BOOST_TEST(compare_nodes(now.nodes, joined.nodes).empty());
+  BOOST_TEST(compare_nodes(now.nodes, now.nodes).empty());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
