@@ -182,6 +182,17 @@ BOOST_AUTO_TEST_CASE(a_new_node_and_partition_appear_and_take_jobs) {
   BOOST_TEST(wait_job_state(on_old, "COMPLETED"));
 }
 
+BOOST_AUTO_TEST_CASE(sighup_applies_them_too) {
+  auto text = read_file(conf);
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  write_file(conf, text + "PartitionName=more Nodes=node1 MaxTime=INFINITE State=UP\n");
+  cluster.signal_controller(SIGHUP);
+  BOOST_REQUIRE(log_shows([&] { return ctld_log(); }, "partitions_added=more"));
+  BOOST_TEST(contains(ctld_log(), "user=SIGHUP"));
+  auto job = submit_script("more.sh", "#!/bin/sh\ntrue\n", {"-p", "more"});
+  BOOST_TEST(wait_job_state(job, "COMPLETED"));
+}
+
 BOOST_AUTO_TEST_CASE(a_node_in_use_stays_and_goes_once_idle) {
   auto busy = submit_script("busy.sh", "#!/bin/sh\nsleep 60\n", {"-w", "node2"});
   BOOST_REQUIRE(wait_job_state(busy, "RUNNING"));
