@@ -331,8 +331,21 @@ void replace(scheduler_self self, uint64_t id, const msg::job_request& req,
              const policy::workload_ptr& workload) {
   auto& st = self->state;
   auto* old = st.queue.find(id);
-  if (old == nullptr || old->is_array) return;  // started, or gone, since the job asked
-  auto q = to_queued(self, id, req, workload, old->submit_time);
+  if (old == nullptr) return;  // started, or gone, since the job asked
+  // An array keeps its pending tasks and its history (to_queued would start both afresh).
+  auto plain = workload;
+  if (old->is_array && workload && workload->array) {
+    auto copy = std::make_shared<policy::parsed_workload>(*workload);
+    copy->array.reset();
+    copy->pending_tasks.reset();
+    plain = std::move(copy);
+  }
+  auto q = to_queued(self, id, req, plain, old->submit_time);
+  if (old->is_array) {
+    q.is_array = true;
+    q.pending = old->pending;
+    q.max_running = old->max_running;
+  }
   q.hold = old->hold;
   q.top_rank = old->top_rank;
   q.reason = old->reason;

@@ -32,12 +32,22 @@ caf::error for_job(const caf::error& err, uint64_t id) {
   return make_error(code, describe(err) + " for job " + std::to_string(id));
 }
 
-/// The job actors `texts` name: jobs, and the running tasks of arrays (an array's pending tasks
-/// have no job of their own to change yet). Only their owners and the admins may change them.
-caf::expected<std::vector<target>> targets_of(controller_self self,
-                                              const std::vector<std::string>& texts, uint32_t uid) {
+/// What an update names: job actors (jobs, and the running tasks of arrays), and arrays whose
+/// pending tasks (one record, the array's) change with them.
+struct targets {
+  std::vector<target> jobs;
+  std::vector<uint64_t> arrays;
+};
+
+/// The targets `texts` name: `12` is every task of array 12, the pending ones too (Slurm
+/// changes them all); `12_4` a running task (a pending task has no record of its own to change:
+/// slurmctld splits it off, shoal does not yet). Only their owners and the admins may change
+/// them.
+caf::expected<targets> targets_of(controller_self self, const std::vector<std::string>& texts,
+                                  uint32_t uid) {
   auto& st = self->state;
-  std::vector<target> out;
+  targets found;
+  auto& out = found.jobs;
   auto add = [&](uint64_t id) -> caf::error {
     auto view = st.job_view.find(id);
     auto job = st.jobs.find(id);
@@ -69,12 +79,22 @@ caf::expected<std::vector<target>> targets_of(controller_self self,
       any = true;
       if (auto err = add(task)) return err;
     }
+    if (ref->whole && !arr->second.pending_text.empty()) {
+      auto view = st.job_view.find(ref->id);
+      auto owner = view != st.job_view.end() ? view->second.uid : policy::no_owner;
+      if (!policy::may(*st.access, uid, policy::operation::update_job, owner))
+        return make_error(errc::permission_denied,
+                          "Access/permission denied for job " + std::to_string(ref->id));
+      found.arrays.push_back(ref->id);
+      any = true;
+    }
     if (!any)
       return make_error(errc::invalid_request,
                         "Requested operation not supported on this system for job " + text +
-                            " (the pending tasks of a job array are not updated yet)");
+                            " (a pending task of a job array changes with its array: " +
+                            std::to_string(ref->id) + ")");
   }
-  return out;
+  return found;
 }
 
 int64_t partition_max_s(const controller_state& st, const std::string& name) {
@@ -140,6 +160,44 @@ void update_one(controller_self self, const target& t,
           [done, id](caf::error& err) { done(for_job(err, id)); });
 }
 
+/// The pending tasks of array `id` take `spec`: the array's one record (its task template,
+/// listing and saved record) and the scheduler's. Checked as a pending job is.
+caf::error update_array(controller_self self, uint64_t id, const config::job_update_spec& spec,
+                        uint32_t uid) {
+  auto& st = self->state;
+  auto arr = st.arrays.find(id);
+  auto view = st.job_view.find(id);
+  if (arr == st.arrays.end() || view == st.job_view.end())
+    return make_error(errc::unknown_job, "Invalid job id specified for job " + std::to_string(id));
+  auto& entry = arr->second;
+  msg::job_record rec;
+  rec.info = view->second;
+  rec.info.state = msg::job_state::pending;
+  rec.request = entry.task_template.req;
+  rec.request.workload.array = entry.spec_text;
+  auto revised = revise(self, rec, spec, uid);
+  if (!revised) return for_job(revised.error(), id);
+  auto& [req, workload] = *revised;
+  self->send(st.scheduler, msg::update_atom_v, id, req, workload);
+  auto task_req = req;
+  task_req.workload.array.clear();
+  task_req.workload.hold = false;
+  auto task_workload = std::make_shared<policy::parsed_workload>();
+  task_workload->dep = workload->dep;
+  task_workload->gres = workload->gres;
+  task_workload->licenses = workload->licenses;
+  entry.task_template.req = std::move(task_req);
+  entry.task_template.workload = std::move(task_workload);
+  auto info = initial_job_info(entry.task_template);
+  info.array_task_id = -1;
+  info.array_tasks = entry.pending_text;
+  info.reason = view->second.reason;
+  info.priority = view->second.priority;
+  put_view(st, id, std::move(info));
+  save_array(self, id);
+  return caf::none;
+}
+
 }  // namespace
 
 caf::result<caf::ok_atom> update_jobs(controller_self self, const msg::job_update& update) {
@@ -153,22 +211,31 @@ caf::result<caf::ok_atom> update_jobs(controller_self self, const msg::job_updat
   if (texts.empty()) return make_error(errc::invalid_request, "No job ID specified");
   if (spec->start_text && !spec->begin_time)
     return make_error(errc::invalid_request, "Invalid StartTime value: " + *spec->start_text);
-  auto targets = targets_of(self, texts, update.uid);
-  if (!targets) return std::move(targets.error());
-  config::log().info("job update jobs={} keys={} uid={}", targets->size(),
-                     config::changed_keys(*spec), update.uid);
+  auto named = targets_of(self, texts, update.uid);
+  if (!named) return std::move(named.error());
+  config::log().info("job update jobs={} arrays={} keys={} uid={}", named->jobs.size(),
+                     named->arrays.size(), config::changed_keys(*spec), update.uid);
+  // The arrays' pending tasks first: their one record is the controller's, changed here.
+  caf::error first_error;
+  for (auto id : named->arrays)
+    if (auto err = update_array(self, id, *spec, update.uid); err && !first_error)
+      first_error = std::move(err);
+  if (named->jobs.empty()) {
+    if (first_error) return first_error;
+    return once_saved(self, caf::ok_atom::value);
+  }
   auto rp = self->make_response_promise<caf::ok_atom>();
-  auto remaining = std::make_shared<size_t>(targets->size());
-  auto first = std::make_shared<caf::error>();
+  auto remaining = std::make_shared<size_t>(named->jobs.size());
+  auto first = std::make_shared<caf::error>(std::move(first_error));
   auto shared = std::make_shared<const config::job_update_spec>(std::move(*spec));
-  for (auto& t : *targets) {
-    update_one(self, t, shared, update.uid, [rp, remaining, first](caf::error err) mutable {
+  for (auto& t : named->jobs) {
+    update_one(self, t, shared, update.uid, [self, rp, remaining, first](caf::error err) mutable {
       if (err && !*first) *first = std::move(err);
       if (--*remaining > 0) return;
       if (*first)
         rp.deliver(*first);
       else
-        rp.deliver(caf::ok_atom::value);
+        deliver_once_saved(self, rp, caf::ok_atom::value);
     });
   }
   return rp;

@@ -217,6 +217,43 @@ BOOST_AUTO_TEST_CASE(a_running_job_takes_a_time_limit_and_refuses_pending_only_k
   BOOST_TEST(ended.exit_code == 1, ended.describe());
 }
 
+BOOST_AUTO_TEST_CASE(an_arrays_pending_tasks_change_with_it_and_keep_their_indices) {
+  // One task at a time (%1): task 1 runs, 2-3 wait in the array's one record.
+  auto id = submit_script("arr.sh", "#!/bin/sh\nsleep 30\n",
+                          {"--array=1-3%1", "-t", "10", "-J", "before"});
+  auto first = std::to_string(id) + "_1";
+  BOOST_REQUIRE(wait_until(
+      [&] {
+        auto q = run_cli({"queue", "-h", "-j", first, "-o", "%T"});
+        return contains(q.out, "RUNNING");
+      },
+      30s));
+  auto r = update(id, {"TimeLimit=5", "Name=after", "Comment=every-task"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  auto pending = run_cli({"queue", "-h", "-t", "PD", "-o", "%i %j %l"});
+  BOOST_TEST(contains(pending.out, std::to_string(id) + "_[2-3%1] after 5:00"), pending.describe());
+  // The running task took the name and the lower limit too, as in Slurm.
+  auto running = run_cli({"queue", "-h", "-t", "R", "-o", "%i %j %l"});
+  BOOST_TEST(contains(running.out, first + " after 5:00"), running.describe());
+  // The next task starts from the changed record, with its own index.
+  BOOST_REQUIRE(run_cli({"cancel", first}).exit_code == 0);
+  auto second = std::to_string(id) + "_2";
+  BOOST_REQUIRE(wait_until(
+      [&] {
+        auto q = run_cli({"queue", "-h", "-j", second, "-o", "%T"});
+        return contains(q.out, "RUNNING");
+      },
+      30s));
+  auto shown = run_cli({"control", "show", "job", second});
+  for (auto part : {"JobName=after", "TimeLimit=00:05:00", "Comment=every-task", "ArrayTaskId=2"})
+    BOOST_TEST(contains(shown.out, part), part << " in " << shown.out);
+  // A pending task alone is not split off (Slurm would): refused, nothing changed.
+  auto task = run_cli({"control", "update", "jobid=" + std::to_string(id) + "_3", "Name=x"});
+  BOOST_TEST(task.exit_code == 1, task.describe());
+  BOOST_TEST(contains(task.err, "changes with its array"), task.describe());
+  BOOST_REQUIRE(run_cli({"cancel", std::to_string(id)}).exit_code == 0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_FIXTURE_TEST_SUITE(job_update_as_user, user_cluster)
