@@ -516,8 +516,8 @@ void set_partitions(scheduler_self self, const partition_table& table) {
 /// A reconfigure's nodes: the new ones' actors go last, as the topology actor numbers them (a
 /// removed node keeps its place, never placed on again); the cluster's size for the job-size
 /// factor follows, applied with the partition table the controller sends next.
-void take_nodes(scheduler_self self, const config::cluster_config& fresh,
-                std::vector<caf::actor>& added) {
+void adopt_reconfigured_nodes(scheduler_self self, const config::cluster_config& fresh,
+                              std::vector<caf::actor>& added) {
   auto& st = self->state;
   for (auto& node : added) st.node_actors.push_back(std::move(node));
   st.node_cpus.clear();
@@ -696,9 +696,11 @@ scheduler_impl::behavior_type scheduler_behavior(
                       set_partitions(self, parts);
                       request_pass(self);
                     }),
-      probe.metered("nodes",
-                    [self](msg::reconfig_atom, const config_ptr& fresh,
-                           std::vector<caf::actor>& added) { take_nodes(self, *fresh, added); }),
+      probe.metered(
+          "nodes",
+          [self](msg::reconfig_atom, const config_ptr& fresh, std::vector<caf::actor>& added) {
+            adopt_reconfigured_nodes(self, *fresh, added);
+          }),
       probe.metered("willrun",
                     [self](msg::willrun_atom, uint64_t id, const msg::job_request& req,
                            const policy::workload_ptr& workload) {

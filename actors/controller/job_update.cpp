@@ -34,7 +34,7 @@ caf::error for_job(const caf::error& err, uint64_t id) {
 
 /// What an update names: job actors (jobs, and the running tasks of arrays), and arrays whose
 /// pending tasks (one record, the array's) change with them.
-struct targets {
+struct update_targets {
   std::vector<target> jobs;
   std::vector<uint64_t> arrays;
 };
@@ -43,10 +43,10 @@ struct targets {
 /// changes them all); `12_4` a running task (a pending task has no record of its own to change:
 /// slurmctld splits it off, shoal does not yet). Only their owners and the admins may change
 /// them.
-caf::expected<targets> targets_of(controller_self self, const std::vector<std::string>& texts,
-                                  uint32_t uid) {
+caf::expected<update_targets> targets_of(controller_self self,
+                                         const std::vector<std::string>& texts, uint32_t uid) {
   auto& st = self->state;
-  targets found;
+  update_targets found;
   auto& out = found.jobs;
   auto add = [&](uint64_t id) -> caf::error {
     auto view = st.job_view.find(id);

@@ -128,8 +128,8 @@ std::vector<caf::actor> add_nodes(controller_self self,
 /// when the nodes changed: an actor resolves Nodes= against the node names it was given), the
 /// removed ones end. Edits made with `update partitionname=` are dropped, as slurmctld drops
 /// them on a reconfigure without ReconfigFlags=KeepPartInfo.
-void take_partitions(controller_self self, const config::cluster_config& fresh,
-                     const partition_changes& parts, bool nodes_changed) {
+void adopt_file_partitions(controller_self self, const config::cluster_config& fresh,
+                           const partition_changes& parts, bool nodes_changed) {
   auto& st = self->state;
   auto restart = [&](const std::string& name) {
     if (auto old = st.partitions.find(name); old != st.partitions.end()) {
@@ -184,7 +184,7 @@ caf::result<std::string> reconfigure_layout(controller_self self, config_ptr fre
   const bool parts_changed = nodes_changed || !parts.added.empty() || !parts.changed.empty() ||
                              !parts.removed.empty() || !st.partition_edits.empty();
   if (parts_changed) {
-    take_partitions(self, *fresh, parts, nodes_changed);
+    adopt_file_partitions(self, *fresh, parts, nodes_changed);
     publish_partitions(self);
   }
   auto text = "nodes_added=" + listed(added) + " nodes_removed=" + listed(nodes.removed) +
