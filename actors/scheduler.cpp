@@ -513,6 +513,19 @@ void set_partitions(scheduler_self self, const partition_table& table) {
   st.queue.set_scale(st.scale, std::move(factors));
 }
 
+/// Each node's CPUs (as configured, at least 1) and the cluster's size for the job-size factor.
+void count_nodes(scheduler_self self, const std::vector<config::node_config>& nodes) {
+  auto& st = self->state;
+  st.node_cpus.clear();
+  uint64_t cpus = 0;
+  for (auto& n : nodes) {
+    cpus += std::max<uint32_t>(1, n.cpus);
+    st.node_cpus[n.name] = std::max<uint32_t>(1, n.cpus);
+  }
+  st.scale.cluster_nodes = static_cast<uint32_t>(std::max<size_t>(1, nodes.size()));
+  st.scale.cluster_cpus = std::max<uint64_t>(1, cpus);
+}
+
 /// A reconfigure's nodes: the new ones' actors go last, as the topology actor numbers them (a
 /// removed node keeps its place, never placed on again); the cluster's size for the job-size
 /// factor follows, applied with the partition table the controller sends next.
@@ -520,14 +533,7 @@ void adopt_reconfigured_nodes(scheduler_self self, const config::cluster_config&
                               std::vector<caf::actor>& added) {
   auto& st = self->state;
   for (auto& node : added) st.node_actors.push_back(std::move(node));
-  st.node_cpus.clear();
-  uint64_t cpus = 0;
-  for (auto& n : fresh.nodes) {
-    cpus += std::max<uint32_t>(1, n.cpus);
-    st.node_cpus[n.name] = std::max<uint32_t>(1, n.cpus);
-  }
-  st.scale.cluster_nodes = static_cast<uint32_t>(std::max<size_t>(1, fresh.nodes.size()));
-  st.scale.cluster_cpus = std::max<uint64_t>(1, cpus);
+  count_nodes(self, fresh.nodes);
 }
 
 // -- fair-share --
@@ -596,13 +602,7 @@ void configure(scheduler_self self, const config::cluster_config& cfg) {
   prio.max_age = cfg.scheduling.priority_max_age_s;
   prio.favor_small = cfg.scheduling.favor_small;
   st.queue = policy::job_queue{prio, cfg.scheduling.multifactor};
-  uint64_t cpus = 0;
-  for (auto& n : cfg.nodes) {
-    cpus += std::max<uint32_t>(1, n.cpus);
-    st.node_cpus[n.name] = std::max<uint32_t>(1, n.cpus);
-  }
-  st.scale.cluster_nodes = static_cast<uint32_t>(std::max<size_t>(1, cfg.nodes.size()));
-  st.scale.cluster_cpus = std::max<uint64_t>(1, cpus);
+  count_nodes(self, cfg.nodes);
   std::unordered_map<std::string, size_t> slots;  // the first table: the config's order
   set_partitions(self, slotted(cfg.partitions, slots));
 }

@@ -22,6 +22,19 @@ void set_env(std::vector<std::string>& env, const std::string& key, const std::s
 }  // namespace
 
 /// An array's record: its task template, its listing line and the tasks still pending.
+std::pair<msg::job_request, policy::workload_ptr> task_parts(
+    const msg::job_request& array_req, const policy::parsed_workload& array_workload) {
+  auto req = array_req;
+  req.workload.array.clear();
+  req.workload.hold = false;
+  // Tasks carry the array's dependency, not its array spec: each task is one job.
+  auto workload = std::make_shared<policy::parsed_workload>();
+  workload->dep = array_workload.dep;
+  workload->gres = array_workload.gres;
+  workload->licenses = array_workload.licenses;
+  return {std::move(req), std::move(workload)};
+}
+
 void save_array(controller_self self, uint64_t id) {
   auto& st = self->state;
   auto arr = st.arrays.find(id);
@@ -51,14 +64,7 @@ msg::job_info submit_array(controller_self self, msg::job_request req,
   arr.pending_text = spec->indices.to_string();
   if (spec->max_running > 0) arr.pending_text += "%" + std::to_string(spec->max_running);
   st.next_job_id += 1 + arr.task_count;
-  auto task_req = req;
-  task_req.workload.array.clear();
-  task_req.workload.hold = false;
-  // Tasks carry the array's dependency, not its array spec: each task is one job.
-  auto task_workload = std::make_shared<policy::parsed_workload>();
-  task_workload->dep = workload->dep;
-  task_workload->gres = workload->gres;
-  task_workload->licenses = workload->licenses;
+  auto [task_req, task_workload] = task_parts(req, *workload);
   arr.task_template =
       make_setup(self, id, std::move(task_req), std::move(task_workload), caf::actor{});
   arr.task_template.array_job_id = id;

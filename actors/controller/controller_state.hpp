@@ -238,6 +238,10 @@ caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request
 // -- arrays.cpp: job arrays, one record each until their tasks start --
 
 void save_array(controller_self self, uint64_t id);
+/// What each task of an array is made from: the array's request and workload without the array
+/// (and its hold, the array record's), the dependency, GRES and licenses kept.
+std::pair<msg::job_request, policy::workload_ptr> task_parts(
+    const msg::job_request& array_req, const policy::parsed_workload& array_workload);
 msg::job_info submit_array(controller_self self, msg::job_request req,
                            policy::workload_ptr workload);
 /// The scheduler started task `index` of an array: it gets a job actor, already placed.

@@ -6,6 +6,7 @@
 #include "actors/controller/controller_state.hpp"
 
 #include <memory>
+#include <tuple>
 #include <utility>
 
 #include "cluster/association_check.hpp"
@@ -179,15 +180,7 @@ caf::error update_array(controller_self self, uint64_t id, const config::job_upd
   if (!revised) return for_job(revised.error(), id);
   auto& [req, workload] = *revised;
   self->send(st.scheduler, msg::update_atom_v, id, req, workload);
-  auto task_req = req;
-  task_req.workload.array.clear();
-  task_req.workload.hold = false;
-  auto task_workload = std::make_shared<policy::parsed_workload>();
-  task_workload->dep = workload->dep;
-  task_workload->gres = workload->gres;
-  task_workload->licenses = workload->licenses;
-  entry.task_template.req = std::move(task_req);
-  entry.task_template.workload = std::move(task_workload);
+  std::tie(entry.task_template.req, entry.task_template.workload) = task_parts(req, *workload);
   auto info = initial_job_info(entry.task_template);
   info.array_task_id = -1;
   info.array_tasks = entry.pending_text;

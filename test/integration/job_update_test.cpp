@@ -221,13 +221,15 @@ BOOST_AUTO_TEST_CASE(an_arrays_pending_tasks_change_with_it_and_keep_their_indic
   // One task at a time (%1): task 1 runs, 2-3 wait in the array's one record.
   auto id = submit_script("arr.sh", "#!/bin/sh\nsleep 30\n",
                           {"--array=1-3%1", "-t", "10", "-J", "before"});
+  auto runs = [&](const std::string& task) {
+    return wait_until(
+        [&] {
+          return contains(run_cli({"queue", "-h", "-j", task, "-o", "%T"}).out, "RUNNING");
+        },
+        30s);
+  };
   auto first = std::to_string(id) + "_1";
-  BOOST_REQUIRE(wait_until(
-      [&] {
-        auto q = run_cli({"queue", "-h", "-j", first, "-o", "%T"});
-        return contains(q.out, "RUNNING");
-      },
-      30s));
+  BOOST_REQUIRE(runs(first));
   auto r = update(id, {"TimeLimit=5", "Name=after", "Comment=every-task"});
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
   auto pending = run_cli({"queue", "-h", "-t", "PD", "-o", "%i %j %l"});
@@ -238,12 +240,7 @@ BOOST_AUTO_TEST_CASE(an_arrays_pending_tasks_change_with_it_and_keep_their_indic
   // The next task starts from the changed record, with its own index.
   BOOST_REQUIRE(run_cli({"cancel", first}).exit_code == 0);
   auto second = std::to_string(id) + "_2";
-  BOOST_REQUIRE(wait_until(
-      [&] {
-        auto q = run_cli({"queue", "-h", "-j", second, "-o", "%T"});
-        return contains(q.out, "RUNNING");
-      },
-      30s));
+  BOOST_REQUIRE(runs(second));
   auto shown = run_cli({"control", "show", "job", second});
   for (auto part : {"JobName=after", "TimeLimit=00:05:00", "Comment=every-task", "ArrayTaskId=2"})
     BOOST_TEST(contains(shown.out, part), part << " in " << shown.out);
