@@ -696,6 +696,17 @@ void on_script_failed(node_self self, uint64_t job, bool prolog, const std::stri
     send_to(self, it->second, msg::prolog_atom_v, st.info.name, reason);
 }
 
+/// The daemon's HealthCheckProgram failed: DRAIN with its reason, unless drained already.
+void on_health_failed(node_self self, std::string& reason) {
+  auto& st = self->state;
+  if (st.flags.drain) return;
+  config::log().error("node drained by health check node={} reason=\"{}\"", st.info.name, reason);
+  st.flags.drain = true;
+  set_reason(self, std::move(reason), "shoal");
+  persist_admin_state(self);
+  publish(self);
+}
+
 /// An output sink for a step (kept for a daemon that registers later).
 void on_attach(node_self self, uint64_t job, uint32_t step, caf::actor& sink) {
   auto& st = self->state;
@@ -823,6 +834,13 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                     [self](msg::epilog_atom, uint64_t job, const std::string& reason) {
                       on_script_failed(self, job, false, reason);
                     }),
+      probe.metered("health_check",
+                    [self](msg::check_atom) {
+                      if (self->state.daemon) send_to(self, self->state.daemon, msg::check_atom_v);
+                    }),
+      probe.metered(
+          "health_failed",
+          [self](msg::check_atom, std::string& reason) { on_health_failed(self, reason); }),
       probe.metered("signal",
                     [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
                       if (self->state.daemon)
