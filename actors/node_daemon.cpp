@@ -729,6 +729,12 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
       probe.metered("release", [self](msg::release_atom, uint64_t job) { on_release(self, job); }),
       probe.metered("reconfig", [self](msg::reconfig_atom) { on_reconfigure(self); }),
       probe.metered("health_check", [self](msg::check_atom) { start_health_check(self); }),
+      probe.metered("reboot",
+                    [self](msg::reboot_atom) {
+                      const auto& st = self->state;
+                      run_reboot_program(self->system(), st.setup.health.reboot_program,
+                                         st.setup.status.node_name);
+                    }),
       probe.metered("health_done",
                     [self](msg::check_atom, bool ok, std::string& reason) {
                       on_health_done(self, ok, reason);

@@ -112,6 +112,9 @@ using node_daemon_actor = caf::typed_actor<
     /// state matches HealthCheckNodeState); a failure sends the node actor (check_atom, reason).
     /// Ignored while a check runs.
     caf::reacts_to<msg::check_atom>,
+    /// `scontrol reboot`, once the node is free: run RebootProgram as root, not waited on (the
+    /// machine goes down under it); the node registers again once it is back.
+    caf::reacts_to<msg::reboot_atom>,
     /// (job): the job starts on this node (its user, nodes and partition in the request's
     /// fields), for its Prolog (at once under PrologFlags=Alloc; else at its first launch
     /// here) and its Epilog (at its release). A Prolog that fails tells the node actor

@@ -89,6 +89,27 @@ void run_health_check(caf::actor_system& sys, caf::actor reply_to, std::string p
       std::move(reply_to), std::move(program), std::move(node));
 }
 
+void run_reboot_program(caf::actor_system& sys, std::string program, std::string node) {
+  if (program.empty()) {
+    config::log().error("reboot asked but no RebootProgram is set node={}", node);
+    return;
+  }
+  config::log().info("reboot node={} prog={}", node, program);
+  sys.spawn<caf::detached>(
+      [](caf::blocking_actor*, std::string prog, std::string name) {
+        process::script_spec spec;
+        spec.label = "RebootProgram";
+        spec.argv = {prog};
+        spec.env = {"SLURMD_NODENAME=" + name, "SHOALD_NODENAME=" + name,
+                    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"};
+        auto r = process::run_script(spec);
+        if (!r.ok)
+          config::log().error("RebootProgram failed node={} prog={} status=\"{}\"", name, prog,
+                              r.status_text);
+      },
+      std::move(program), std::move(node));
+}
+
 }  // namespace shoal::actors
 
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::node_script)

@@ -52,4 +52,9 @@ void run_node_script(caf::actor_system& sys, caf::actor reply_to, node_script sc
 void run_health_check(caf::actor_system& sys, caf::actor reply_to, std::string program,
                       std::string node);
 
+/// Starts RebootProgram `program` for `node` in a detached actor, as root, with the health
+/// check's environment, and waits for nobody: the machine reboots under it. Logs an error when
+/// no RebootProgram is set (the node then misses ResumeTimeout and goes DOWN).
+void run_reboot_program(caf::actor_system& sys, std::string program, std::string node);
+
 }  // namespace shoal::actors
