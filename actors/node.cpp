@@ -10,6 +10,7 @@
 
 #include "actors/daemon_transport.hpp"
 #include "actors/metering.hpp"
+#include "actors/node_internals.hpp"
 #include "actors/saved_state.hpp"
 #include "actors/send_to.hpp"
 #include "actors/unexpected.hpp"
@@ -29,47 +30,6 @@ using cluster::derive_node_state;
 using cluster::node_flags;
 using cluster::shortfall_reason;
 using cluster::unix_now;
-
-struct node_state_t {
-  static inline const char* name = "node";
-  config::node_config cfg;
-  caf::actor controller;
-  caf::actor daemon;
-  std::chrono::milliseconds timeout{config::defaults::heartbeat_timeout_ms};
-  node_flags flags;
-  msg::node_info info;
-  std::optional<msg::node_info> published;  ///< the view the controller has
-  std::map<uint64_t, uint32_t> jobs;        ///< job -> CPUs it holds here (0: the whole node)
-  /// Which CPUs the jobs sharing this node hold, so that its daemon confines their tasks.
-  policy::cpu_occupancy occupancy;
-  std::map<uint64_t, std::vector<uint32_t>> cpu_ids;        ///< job -> its CPUs (shared jobs only)
-  std::map<uint64_t, std::vector<msg::gres_held>> devices;  ///< job -> the devices it holds
-  std::set<uint64_t> completing;
-  uint64_t check_gen = 0;  ///< generation of the live silence timer
-  std::chrono::steady_clock::time_point last_heard;
-  std::chrono::milliseconds interval{
-      config::defaults::heartbeat_interval_ms};    ///< HeartBeatInterval
-  metrics::histogram* heartbeat_lag = nullptr;     ///< null when not metered
-  metrics::counter* heartbeat_messages = nullptr;  ///< null when not metered
-  /// The collector the daemon beats to (collector manager's word); empty: it beats here.
-  std::string collector;
-  std::string collector_host;
-  uint16_t collector_port = 0;
-  state_keeper_actor keeper;  ///< null: admin changes are not saved
-  daemon_gate_actor gate;     ///< null: the daemon hears us directly
-  /// Output sinks reattached after a controller restart, per (job, step): a daemon that
-  /// registers after the attach gets them then.
-  std::map<std::pair<uint64_t, uint32_t>, caf::actor> sinks;
-  /// The actors of jobs that told the node of their start for their Prolog (prolog_atom).
-  std::map<uint64_t, caf::actor> script_jobs;
-  caf::actor power;  ///< the power actor (null: no power saving), told of each registration
-  /// The node's own figures as its daemon last sent them; they go out with the next view.
-  msg::node_usage usage;
-};
-
-/// The public interface plus the silence timer's tick, which only the actor sends itself.
-using node_impl = node_actor::extend<caf::reacts_to<msg::check_atom, uint64_t>>;
-using node_self = node_impl::stateful_pointer<node_state_t>;
 
 namespace {
 
@@ -158,6 +118,8 @@ bool busy_or_free(msg::node_state s) {
          s == node_state::completing;
 }
 
+}  // namespace
+
 /// Recomputes the visible state and tells the controller (and through it the scheduler) only
 /// when something users see changed, or LastResponse is a minute behind.
 void publish(node_self self) {
@@ -171,6 +133,8 @@ void publish(node_self self) {
   }
   st.flags.partial = !whole && st.info.cpus > 0 && held < st.info.cpus;
   st.flags.completing = st.completing.size();
+  st.info.reboot_requested = st.reboot.requested && !st.reboot.issued;
+  st.info.reboot_issued = st.reboot.issued;
   auto next = derive_node_state(st.flags);
   if (next != st.info.state) {
     // Jobs starting and ending flip a node between idle, allocated, mixed and completing all
@@ -203,6 +167,8 @@ void set_reason(node_self self, std::string reason, std::string user) {
   info.reason_user = std::move(user);
   info.reason_time = info.reason.empty() ? 0 : unix_now();
 }
+
+namespace {
 
 void arm_silence_timer(node_self self) {
   self->state.last_heard = std::chrono::steady_clock::now();
@@ -282,6 +248,8 @@ msg::node_record record_of(const node_state_t& st) {
   return r;
 }
 
+}  // namespace
+
 /// Hands the keeper what an admin set on the node (nothing kept: the record is erased).
 void persist_admin_state(node_self self) {
   auto& st = self->state;
@@ -291,6 +259,8 @@ void persist_admin_state(node_self self) {
   self->send(st.keeper, msg::persist_atom_v, node_key(st.info.name),
              kept ? encoded(rec) : state::value_ptr{});
 }
+
+namespace {
 
 /// Saves the admin's change and answers the update once it is durable (the keeper answers).
 caf::result<caf::ok_atom> saved_then_ok(node_self self) {
@@ -315,6 +285,7 @@ void return_on_registration(node_self self) {
 }
 
 caf::result<caf::ok_atom> on_update(node_self self, const msg::node_update& up) {
+  if (!up.reboot.empty()) return on_reboot_update(self, up);
   auto& st = self->state;
   // nodeaddr=, nodehostname= (the guide's way to tell where a cloud node came up).
   if (!up.address.empty()) st.info.address = up.address;
@@ -443,10 +414,12 @@ caf::actor take_daemon(node_self self, const msg::machine_status& rep, const caf
             rep.boot_time, rep.hostname, daemon);
   config::log().info("node registered node={} host={} cpus={} mem_mb={} os={}", st.info.name,
                      rep.hostname, rep.cpus, rep.real_memory_mb, rep.os);
+  on_reboot_registration(self, rep);
   merge_report(self, rep);
   return_on_registration(self);
   check_resources(self);
   on_alive(self);
+  issue_reboot_when_free(self);
   for (auto& [key, sink] : st.sinks)
     to_daemon(self, daemon, msg::attach_atom_v, key.first, key.second, sink);
   // A restarted daemon has forgotten where it beats.
@@ -647,6 +620,7 @@ void on_job_release(node_self self, uint64_t job) {
   st.script_jobs.erase(job);
   // The daemon may forget the job's ended steps now.
   if (st.daemon) to_daemon(self, st.daemon, msg::release_atom_v, job);
+  issue_reboot_when_free(self);
   publish(self);
 }
 
@@ -694,6 +668,17 @@ void on_script_failed(node_self self, uint64_t job, bool prolog, const std::stri
   auto it = st.script_jobs.find(job);
   if (prolog && it != st.script_jobs.end())
     send_to(self, it->second, msg::prolog_atom_v, st.info.name, reason);
+}
+
+/// The daemon's HealthCheckProgram failed: DRAIN with its reason, unless drained already.
+void on_health_failed(node_self self, std::string& reason) {
+  auto& st = self->state;
+  if (st.flags.drain) return;
+  config::log().error("node drained by health check node={} reason=\"{}\"", st.info.name, reason);
+  st.flags.drain = true;
+  set_reason(self, std::move(reason), "shoal");
+  persist_admin_state(self);
+  publish(self);
 }
 
 /// An output sink for a step (kept for a daemon that registers later).
@@ -794,6 +779,8 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                       publish(self);
                     }),
       probe.metered("check", [self](msg::check_atom, uint64_t gen) { on_check(self, gen); }),
+      probe.metered("reboot_timeout",
+                    [self](msg::reboot_atom, uint64_t gen) { on_reboot_timeout(self, gen); }),
       probe.metered(
           "start",
           [self](msg::start_atom, uint64_t job, uint32_t cpus,
@@ -823,6 +810,13 @@ node_impl::behavior_type node_behavior(node_self self, config::node_config cfg,
                     [self](msg::epilog_atom, uint64_t job, const std::string& reason) {
                       on_script_failed(self, job, false, reason);
                     }),
+      probe.metered("health_check",
+                    [self](msg::check_atom) {
+                      if (self->state.daemon) send_to(self, self->state.daemon, msg::check_atom_v);
+                    }),
+      probe.metered(
+          "health_failed",
+          [self](msg::check_atom, std::string& reason) { on_health_failed(self, reason); }),
       probe.metered("signal",
                     [self](msg::signal_atom, uint64_t job, uint32_t step, int32_t signo) {
                       if (self->state.daemon)

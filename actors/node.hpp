@@ -64,6 +64,12 @@ using node_actor = caf::typed_actor<
     caf::reacts_to<msg::prolog_atom, uint64_t, std::string>,
     /// (job, reason) from the daemon: the job's Epilog failed here; the node is drained.
     caf::reacts_to<msg::epilog_atom, uint64_t, std::string>,
+    /// Run HealthCheckProgram now (the health-check actor's tick): relayed to the shoald.
+    caf::reacts_to<msg::check_atom>,
+    /// (reason) from the daemon: its HealthCheckProgram failed; the node is drained with the
+    /// reason, unless drained already (a program that drained it with `scontrol update` keeps
+    /// its own reason). A passing check resumes nothing: an admin does, as in Slurm.
+    caf::reacts_to<msg::check_atom, std::string>,
     /// (launch_request, sink, job): relayed to the shoald; without one the job gets a
     /// step_exit with a launch_error.
     caf::reacts_to<msg::launch_atom, msg::launch_request, caf::actor, caf::actor>,

@@ -11,6 +11,7 @@
 #include "actors/daemon_transport.hpp"
 #include "actors/metering.hpp"
 #include "actors/node_scripts.hpp"
+#include "actors/node_usage_meters.hpp"
 #include "actors/send_to.hpp"
 #include "actors/shepherd.hpp"
 #include "actors/unexpected.hpp"
@@ -58,14 +59,7 @@ struct node_daemon_state {
   std::map<std::pair<uint64_t, uint32_t>, simulated_step> simulated;
   /// The node's own figures last sent to the node actor (sampled_at 0: none since registering).
   msg::node_usage sent_usage;
-  /// This node's figures in /metrics (null when not metered): load by period, CPU time by mode,
-  /// memory by kind.
-  struct usage_gauges {
-    metrics::gauge* load[3] = {};
-    metrics::gauge* cpu[3] = {};
-    metrics::gauge* memory[2] = {};
-  };
-  std::optional<usage_gauges> gauges;
+  std::optional<node_usage_gauges> gauges;  ///< this node's figures in /metrics (unset: none)
   /// Jobs known here for their Prolog and Epilog (from a launch, or the start the node actor
   /// relayed), until their Epilog ran; each with its launches waiting for its Prolog.
   struct held_launch {
@@ -82,8 +76,11 @@ struct node_daemon_state {
     int32_t killed = 0;             ///< the signal that ended the job's tasks while it ran
   };
   std::map<uint64_t, job_scripts> scripts;
-  std::vector<node_script> serial_queue;  ///< PrologFlags=Serial: scripts waiting their turn
-  bool script_running = false;            ///< PrologFlags=Serial: one runs
+  std::vector<node_script> serial_queue;      ///< PrologFlags=Serial: scripts waiting their turn
+  bool script_running = false;                ///< PrologFlags=Serial: one runs
+  bool health_running = false;                ///< a HealthCheckProgram runs
+  bool connecting = false;                    ///< the start-up health check ended (or none)
+  std::optional<std::string> health_failure;  ///< a failed check's reason, for the node actor
 };
 
 /// A simulated step's time is up (setup.simulate).
@@ -91,12 +88,11 @@ using simdone_atom = caf::atom_constant<caf::atom("simdone")>;
 
 /// The public interface plus what the daemon sends itself: connection retries and heartbeat
 /// ticks (with the generation of the live heartbeat loop).
-using daemon_impl =
-    node_daemon_actor::extend<caf::reacts_to<script_done_atom, uint64_t, bool, bool, std::string>,
-                              caf::reacts_to<caf::connect_atom>,
-                              caf::reacts_to<msg::heartbeat_atom, uint64_t>,
-                              caf::reacts_to<msg::collector_atom, uint64_t>,
-                              caf::reacts_to<simdone_atom, uint64_t, uint32_t>>;
+using daemon_impl = node_daemon_actor::extend<
+    caf::reacts_to<script_done_atom, uint64_t, bool, bool, std::string>,
+    caf::reacts_to<msg::check_atom, bool, std::string>, caf::reacts_to<caf::connect_atom>,
+    caf::reacts_to<msg::heartbeat_atom, uint64_t>, caf::reacts_to<msg::collector_atom, uint64_t>,
+    caf::reacts_to<simdone_atom, uint64_t, uint32_t>>;
 using daemon_self = daemon_impl::stateful_pointer<node_daemon_state>;
 
 void connect(daemon_self self);
@@ -190,6 +186,15 @@ void announce_collector(daemon_self self) {
 
 void register_with(daemon_self self, caf::actor ctl);
 
+/// A failed health check's reason goes to the node actor (which drains the node) once there is
+/// one: a check at start ends before the daemon registers.
+void report_health_failure(daemon_self self) {
+  auto& st = self->state;
+  if (!st.node || !st.health_failure) return;
+  send_to(self, st.node, msg::check_atom_v, *st.health_failure);
+  st.health_failure.reset();
+}
+
 /// The controller's wire version came with CAF's handshake (its published interface): with
 /// another major the registration itself could not be decoded and would only show as a timeout,
 /// so the daemon stops with both versions named instead. A shoalctld out of control says so
@@ -257,6 +262,7 @@ void register_with(daemon_self self, caf::actor ctl) {
             st.line = 0;
             start_heartbeats(self);
             announce_collector(self);
+            report_health_failure(self);
           },
           [self, ctl](caf::error& err) {
             // Refusals that a retry cannot change: a name the controller lacks, a credential it
@@ -626,44 +632,31 @@ void note_node_usage(daemon_self self) {
   auto& st = self->state;
   if (st.setup.simulate) return;
   auto now = process::to_wire(process::read_node_usage(), cluster::unix_now());
-  if (st.gauges) {
-    auto& g = *st.gauges;
-    g.load[0]->set(now.load1);
-    g.load[1]->set(now.load5);
-    g.load[2]->set(now.load15);
-    g.cpu[0]->set(static_cast<double>(now.user_ms) / 1000);
-    g.cpu[1]->set(static_cast<double>(now.system_ms) / 1000);
-    g.cpu[2]->set(static_cast<double>(now.idle_ms) / 1000);
-    g.memory[0]->set(static_cast<double>(now.mem_total_bytes));
-    g.memory[1]->set(static_cast<double>(now.mem_available_bytes));
-  }
+  if (st.gauges) st.gauges->set(now);
   if (!st.node || !process::usage_moved(st.sent_usage, now)) return;
   send_to(self, st.node, msg::usage_atom_v, now);
   st.sent_usage = now;
 }
 
-/// The /metrics series of the node's own figures, labelled with its name.
-void make_usage_gauges(node_daemon_state& st) {
-  auto* m = st.setup.meters;
-  if (!m || st.setup.simulate) return;
-  const auto& node = st.setup.status.node_name;
-  auto& load = m->gauges("shoal_node_load", "run-queue load average of the node (/proc/loadavg)",
-                         {"node", "minutes"});
-  auto& cpu =
-      m->gauges("shoal_node_cpu_seconds",
-                "CPU time of the node since boot, over its CPUs (/proc/stat)", {"node", "mode"});
-  auto& memory =
-      m->gauges("shoal_node_memory_bytes", "memory of the node (/proc/meminfo)", {"node", "kind"});
-  node_daemon_state::usage_gauges g;
-  g.load[0] = &load.with({node, "1"});
-  g.load[1] = &load.with({node, "5"});
-  g.load[2] = &load.with({node, "15"});
-  g.cpu[0] = &cpu.with({node, "user"});
-  g.cpu[1] = &cpu.with({node, "system"});
-  g.cpu[2] = &cpu.with({node, "idle"});
-  g.memory[0] = &memory.with({node, "total"});
-  g.memory[1] = &memory.with({node, "available"});
-  st.gauges = g;
+/// HealthCheckProgram, unless one runs: at start, then each time the controller asks.
+void start_health_check(daemon_self self) {
+  auto& st = self->state;
+  if (st.health_running || st.setup.health.program.empty()) return;
+  st.health_running = true;
+  run_health_check(self->system(), caf::actor_cast<caf::actor>(self), st.setup.health.program,
+                   st.setup.status.node_name);
+}
+
+/// A health check ended: the first lets the daemon register, as slurmd checks before it
+/// registers; a failure drains the node through its node actor.
+void on_health_done(daemon_self self, bool ok, std::string& reason) {
+  auto& st = self->state;
+  st.health_running = false;
+  if (!ok) st.health_failure = std::move(reason);
+  report_health_failure(self);
+  if (st.connecting) return;
+  st.connecting = true;
+  connect(self);
 }
 
 /// `scontrol reconfigure`, relayed by the node actor: the process's SIGHUP reconfigure.
@@ -677,7 +670,9 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
   tolerate_strays(self);
   actor_probe probe{self, setup.meters, "node_daemon"};
   self->state.setup = std::move(setup);
-  make_usage_gauges(self->state);
+  if (!self->state.setup.simulate)
+    self->state.gauges =
+        make_node_usage_gauges(self->state.setup.meters, self->state.setup.status.node_name);
   take_adopted(self);
   self->set_down_handler([self](const caf::down_msg& dm) {
     auto& st = self->state;
@@ -707,7 +702,12 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
       }
     }
   });
-  connect(self);
+  if (self->state.setup.health.enabled() && !self->state.setup.simulate) {
+    start_health_check(self);
+  } else {
+    self->state.connecting = true;
+    connect(self);
+  }
   return {
       probe.metered("connect", [self](caf::connect_atom) { connect(self); }),
       probe.metered(
@@ -728,6 +728,17 @@ daemon_impl::behavior_type node_daemon_behavior(daemon_self self, node_daemon_se
                                      caf::actor& job) { launch(self, req, sink, job); }),
       probe.metered("release", [self](msg::release_atom, uint64_t job) { on_release(self, job); }),
       probe.metered("reconfig", [self](msg::reconfig_atom) { on_reconfigure(self); }),
+      probe.metered("health_check", [self](msg::check_atom) { start_health_check(self); }),
+      probe.metered("reboot",
+                    [self](msg::reboot_atom) {
+                      const auto& st = self->state;
+                      run_reboot_program(self->system(), st.setup.health.reboot_program,
+                                         st.setup.status.node_name);
+                    }),
+      probe.metered("health_done",
+                    [self](msg::check_atom, bool ok, std::string& reason) {
+                      on_health_done(self, ok, reason);
+                    }),
       probe.metered(
           "job_start",
           [self](msg::prolog_atom, const msg::launch_request& req) { on_job_start(self, req); }),

@@ -61,6 +61,9 @@ struct node_daemon_setup {
   /// Prolog=, Epilog=, PrologFlags=, TaskProlog=, ... of this daemon's config, with the
   /// ClusterName and config path their environment names.
   config::prolog_settings prologs;
+  /// HealthCheckProgram= and HealthCheckInterval=: the check runs at start when both are set
+  /// (the daemon registers once it ended), then whenever the controller asks.
+  config::health_settings health;
   std::string cluster_name;
   std::string conf_path;
 };
@@ -105,6 +108,13 @@ using node_daemon_actor = caf::typed_actor<
     /// `scontrol reconfigure`: read the configuration file again, as on SIGHUP
     /// (node_daemon_setup::reconfigure).
     caf::reacts_to<msg::reconfig_atom>,
+    /// Run HealthCheckProgram now (the controller asks every HealthCheckInterval when the node's
+    /// state matches HealthCheckNodeState); a failure sends the node actor (check_atom, reason).
+    /// Ignored while a check runs.
+    caf::reacts_to<msg::check_atom>,
+    /// `scontrol reboot`, once the node is free: run RebootProgram as root, not waited on (the
+    /// machine goes down under it); the node registers again once it is back.
+    caf::reacts_to<msg::reboot_atom>,
     /// (job): the job starts on this node (its user, nodes and partition in the request's
     /// fields), for its Prolog (at once under PrologFlags=Alloc; else at its first launch
     /// here) and its Epilog (at its release). A Prolog that fails tells the node actor

@@ -4,7 +4,9 @@
 #include <caf/blocking_actor.hpp>
 #include <caf/send.hpp>
 
+#include "config/health_settings.hpp"
 #include "config/log.hpp"
+#include "messages/caf/type_ids.hpp"
 #include "process/script_run.hpp"
 
 namespace shoal::actors {
@@ -60,6 +62,52 @@ void run_node_script(caf::actor_system& sys, caf::actor reply_to, node_script sc
         self->send(to, script_done_atom::value, s.job_id, s.prolog, r.ok, reason);
       },
       std::move(reply_to), std::move(script));
+}
+
+void run_health_check(caf::actor_system& sys, caf::actor reply_to, std::string program,
+                      std::string node) {
+  sys.spawn<caf::detached>(
+      [](caf::blocking_actor* self, caf::actor to, std::string prog, std::string name) {
+        process::script_spec spec;
+        spec.label = "HealthCheckProgram";
+        spec.argv = {prog};
+        spec.env = {"SLURMD_NODENAME=" + name, "SHOALD_NODENAME=" + name,
+                    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"};
+        spec.timeout = std::chrono::seconds{config::health_check_timeout_s};
+        spec.capture_output = true;
+        auto r = process::run_script(spec);
+        std::string reason;
+        if (!r.ok) {
+          reason = config::health_failure_reason(r.output, r.status_text);
+          config::log().error("health_check failed node={} prog={} status=\"{}\" reason=\"{}\"",
+                              name, prog, r.status_text, reason);
+        } else {
+          SHOAL_DEBUG(steps, "health_check success node={} prog={}", name, prog);
+        }
+        self->send(to, msg::check_atom_v, r.ok, reason);
+      },
+      std::move(reply_to), std::move(program), std::move(node));
+}
+
+void run_reboot_program(caf::actor_system& sys, std::string program, std::string node) {
+  if (program.empty()) {
+    config::log().error("reboot asked but no RebootProgram is set node={}", node);
+    return;
+  }
+  config::log().info("reboot node={} prog={}", node, program);
+  sys.spawn<caf::detached>(
+      [](caf::blocking_actor*, std::string prog, std::string name) {
+        process::script_spec spec;
+        spec.label = "RebootProgram";
+        spec.argv = {prog};
+        spec.env = {"SLURMD_NODENAME=" + name, "SHOALD_NODENAME=" + name,
+                    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"};
+        auto r = process::run_script(spec);
+        if (!r.ok)
+          config::log().error("RebootProgram failed node={} prog={} status=\"{}\"", name, prog,
+                              r.status_text);
+      },
+      std::move(program), std::move(node));
 }
 
 }  // namespace shoal::actors

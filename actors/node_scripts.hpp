@@ -44,4 +44,17 @@ struct node_script {
 /// "Epilog /x timed out after 30 s".
 void run_node_script(caf::actor_system& sys, caf::actor reply_to, node_script script);
 
+/// Runs HealthCheckProgram `program` for `node` in a detached actor, as root, killed after
+/// config::health_check_timeout_s (as slurmd), and sends `reply_to` (msg::check_atom, ok,
+/// reason) once it ended: ok when it exited 0; else the drain reason
+/// (config::health_failure_reason: its first line of output, or how it ended). Its
+/// environment is SLURMD_NODENAME (and SHOALD_NODENAME) and a PATH, as slurmd's.
+void run_health_check(caf::actor_system& sys, caf::actor reply_to, std::string program,
+                      std::string node);
+
+/// Starts RebootProgram `program` for `node` in a detached actor, as root, with the health
+/// check's environment, and waits for nobody: the machine reboots under it. Logs an error when
+/// no RebootProgram is set (the node then misses ResumeTimeout and goes DOWN).
+void run_reboot_program(caf::actor_system& sys, std::string program, std::string node);
+
 }  // namespace shoal::actors

@@ -7,6 +7,7 @@
 
 #include "config/accounting_settings.hpp"
 #include "config/defaults.hpp"
+#include "config/health_settings.hpp"
 #include "config/log_settings.hpp"
 #include "config/power_settings.hpp"
 #include "config/prolog_settings.hpp"
@@ -51,6 +52,9 @@ struct node_config {
   bool trust_config = false;
   /// ReturnToService= (cluster_config::return_to_service, for every node): 0, 1 or 2.
   uint8_t return_to_service = 0;
+  /// ResumeTimeout= (power_settings::resume_timeout_s, for every node): how long a node
+  /// rebooted by `scontrol reboot` has to register again before it is DOWN, "reboot timed out".
+  int64_t reboot_timeout_s = 60;
   uint32_t cpus = 0;               ///< CPUs=
   uint32_t sockets = 0;            ///< Sockets=
   uint32_t cores_per_socket = 0;   ///< CoresPerSocket=
@@ -205,6 +209,7 @@ struct cluster_config {
   accounting_settings accounting;  ///< AccountingStorage*= (config/accounting_settings.hpp)
   power_settings power;  ///< SuspendTime=, ResumeProgram=, SlurmctldParameters=, ... (the guide's)
   prolog_settings prologs;  ///< Prolog=, Epilog=, PrologFlags=, TaskProlog=, ... (prolog_settings)
+  health_settings health;   ///< HealthCheckProgram=, HealthCheckInterval=, HealthCheckNodeState=
   /// ReturnToService= (Slurm's values and default): when a DOWN node is in service again by
   /// itself. 0: never (an admin resumes it); 1: a node DOWN for not responding, once it
   /// registers or answers again with a valid configuration; 2: a node DOWN for any reason, once

@@ -85,6 +85,7 @@ shoal::expected<cluster_config> parser::finish() {
   for (auto& n : cfg_.nodes) {
     n.trust_config = cfg_.config_overrides;
     n.return_to_service = cfg_.return_to_service;
+    n.reboot_timeout_s = cfg_.power.resume_timeout_s;
   }
   if (cfg_.heartbeat_timeout_ms <= cfg_.heartbeat_interval_ms) {
     // Point at whichever of the two was written last: that is the line to fix.

@@ -84,6 +84,12 @@ shoal::error parser::on_main_key(const cs::pair& p, const where& at, int depth) 
       return fail(at, "invalid value '" + v + "' for " + p.key + ": " + prolog_error);
     return {};
   }
+  std::string health_error;
+  if (apply_health_key(cfg_.health, k, v, health_error)) {
+    if (!health_error.empty())
+      return fail(at, "invalid value '" + v + "' for " + p.key + ": " + health_error);
+    return {};
+  }
   std::string scheduling_error;
   if (apply_scheduler_key(cfg_.scheduling, k, v, scheduling_error)) {
     if (!scheduling_error.empty())

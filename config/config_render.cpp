@@ -163,6 +163,8 @@ std::string render_config(const cluster_config& cfg) {
   scheduler_keys.insert(scheduler_keys.end(), power_keys.begin(), power_keys.end());
   auto prolog_keys = render_prolog_keys(cfg.prologs);
   scheduler_keys.insert(scheduler_keys.end(), prolog_keys.begin(), prolog_keys.end());
+  auto health_keys = render_health_keys(cfg.health);
+  scheduler_keys.insert(scheduler_keys.end(), health_keys.begin(), health_keys.end());
   for (auto& [key, value] : scheduler_keys)
     keys.emplace_back(key, value.find('=') != std::string::npos ? "\"" + value + "\""
                                                                 : cs::quote_if_needed(value));

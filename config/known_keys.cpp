@@ -48,6 +48,8 @@ const std::vector<std::string_view> main_keys = {
     // prologs and epilogs (prolog_settings.cpp)
     "Prolog", "Epilog", "PrologSlurmctld", "EpilogSlurmctld", "TaskProlog", "TaskEpilog",
     "PrologFlags", "PrologEpilogTimeout",
+    // health checks (health_settings.cpp)
+    "HealthCheckProgram", "HealthCheckInterval", "HealthCheckNodeState", "RebootProgram",
     // the seed's daemons' binaries (read, nothing to do)
     "MachStatusManager", "MachStatusDaemon",
     // Slurm's, accepted with a warning that they have no effect (compat_keys)

@@ -68,6 +68,10 @@ struct NodeInfo {
   hostname @24 :Text;        # NodeHostname: the config's, an admin's (nodehostname=) or, with
                              # cloud_reg_addrs, what the node registered with; empty: the name
   usage @25 :NodeUsage;      # the node's own figures, as its shoald last sent them
+  heldForOtherBranch @26 :Bool;  # PLACEHOLDER on branch health: @26 belongs to another branch
+                             # (reservations); the merge drops this line
+  rebootRequested @27 :Bool; # REBOOT_REQUESTED (@): rebooted once no job holds it
+  rebootIssued @28 :Bool;    # REBOOT_ISSUED (^): RebootProgram ran; DOWN until it registers again
 }
 
 # A node's own use of its CPUs and memory (seed 001: kernel and idle time, load), as its shoald
@@ -428,6 +432,9 @@ struct NodeUpdate {
   user @3 :Text;
   address @4 :Text;          # nodeaddr=: the node's new NodeAddr; empty: keep
   hostname @5 :Text;         # nodehostname=: its new NodeHostname; empty: keep
+  reboot @6 :Text;           # scontrol reboot and cancel_reboot: REBOOT, REBOOT_ASAP or
+                             # CANCEL_REBOOT; empty: none (reason= goes in reason)
+  nextState @7 :Text;        # reboot nextstate=: RESUME, DOWN or UNDRAIN; empty: none given
 }
 
 # `shoal control update|create|delete partitionname=P Key=Value ...`: settings are applied as on

@@ -380,6 +380,7 @@ caf::actor start_daemon(const daemon_context& ctx, const shoal::config::node_con
   setup.cores = ctx.facts.cores;
   setup.meters = ctx.meters;
   setup.prologs = ctx.cfg.prologs;
+  setup.health = ctx.cfg.health;
   setup.cluster_name = ctx.cfg.cluster_name;
   setup.conf_path = ctx.cfg.path;
   if (ctx.cfg.auth.munge) add_munge_checks(setup, ctx.cfg);

@@ -15,8 +15,13 @@ caf::result<caf::ok_atom> update_nodes(controller_self self, const msg::node_upd
   auto& st = self->state;
   st.attribute_to(up.user);
   SHOAL_DEBUG(msg, "rpc update nodes={} state={} user={}", up.nodes, up.state, up.user);
-  auto names = topology::expand_hostlist(up.nodes);
+  // scontrol reboot ALL: every node.
+  bool all = !up.reboot.empty() && (up.nodes == "ALL" || up.nodes == "all");
+  auto names = all ? shoal::expected<std::vector<std::string>>{std::vector<std::string>{}}
+                   : topology::expand_hostlist(up.nodes);
   if (!names) return to_caf(names.error());
+  if (all)
+    for (auto& n : st.cfg.nodes) names->push_back(n.name);
   if (names->empty()) return make_error(errc::invalid_request, "no node names given");
   for (auto& n : *names)
     if (st.nodes.count(n) == 0)

@@ -4,6 +4,7 @@
 
 #include <type_traits>
 
+#include "actors/health_checks.hpp"
 #include "actors/metering.hpp"
 #include "actors/unexpected.hpp"
 #include "cluster/clock.hpp"
@@ -162,6 +163,9 @@ controller_actor::behavior_type controller_behavior(
   spawn_nodes_and_scheduler(self, recovery.saved);
   spawn_collectors(self, recovery.saved);
   spawn_power_saving(self, recovery.saved);
+  if (st.cfg.health.enabled())
+    self->link_to(spawn_health_checks(self->system(), caf::actor_cast<caf::actor>(self), st.nodes,
+                                      st.cfg.health));
   if (recovery.open_store) {
     accounting_writer_setup writing;
     writing.open = std::move(recovery.open_store);

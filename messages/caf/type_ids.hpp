@@ -168,5 +168,8 @@ CAF_ADD_ATOM(shoal, shoal::msg, shares_atom, "shares")
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::share_info))
 CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::share_info>))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::usage_record))
+// scontrol reboot (issue 37): the node actor tells its shoald to run RebootProgram, and times
+// the node's return.
+CAF_ADD_ATOM(shoal, shoal::msg, reboot_atom, "reboot")
 
 CAF_END_TYPE_ID_BLOCK(shoal)

@@ -382,14 +382,17 @@ shoal::error local_cluster::restart_controller(const std::vector<std::string>& e
   return {};
 }
 
-shoal::error local_cluster::restart_node(unsigned index) {
+shoal::error local_cluster::restart_node(unsigned index,
+                                         const std::vector<std::string>& extra_args) {
   if (index < 1 || index >= pids_.size() || index > node_commands_.size())
     return shoal::error(errc::invalid_request, "no node daemon " + std::to_string(index));
   int status = 0;
   while (::waitpid(pids_[index], &status, 0) < 0 && errno == EINTR) {
   }
   auto& [argv, log] = node_commands_[index - 1];
-  auto pid = spawn_daemon(argv, log, true);
+  auto with_extra = argv;
+  with_extra.insert(with_extra.end(), extra_args.begin(), extra_args.end());
+  auto pid = spawn_daemon(with_extra, log, true);
   if (!pid) return std::move(pid.error());
   pids_[index] = *pid;
   return {};

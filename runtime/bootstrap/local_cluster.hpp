@@ -78,10 +78,11 @@ class local_cluster {
   shoal::error restart_controller(const std::vector<std::string>& extra_args = {});
 
   /// Starts the shoald of node `index` (1-based; on a torus, front end `index`) again, with the
-  /// same arguments, its log appended to; waits for the previous one to exit first (signal it
+  /// same arguments and, this time only, `extra_args` (e.g. "-b": a later boot time, as a host
+  /// that rebooted), its log appended to; waits for the previous one to exit first (signal it
   /// beforehand). Error: errc::invalid_request for an unknown index, errc::system_error when the
   /// fork fails.
-  shoal::error restart_node(unsigned index);
+  shoal::error restart_node(unsigned index, const std::vector<std::string>& extra_args = {});
 
   /// Process ids: the controller first, then node1..nodeN.
   const std::vector<pid_t>& daemon_pids() const { return pids_; }

@@ -573,10 +573,11 @@ bool cluster_fixture::wait_job_state(uint64_t id, const std::string& state, mill
   return ok;
 }
 
-void cluster_fixture::kill_and_restart_node(unsigned index) {
+void cluster_fixture::kill_and_restart_node(unsigned index,
+                                            const std::vector<std::string>& extra_args) {
   cluster.signal_node(index, SIGKILL);
   // restart_node reaps the killed one first, so the new one never races it for its port.
-  auto err = cluster.restart_node(index);
+  auto err = cluster.restart_node(index, extra_args);
   BOOST_REQUIRE_MESSAGE(!err, "restarting shoald " << index << ": " << shoal::describe(err));
 }
 

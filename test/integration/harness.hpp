@@ -256,8 +256,9 @@ class cluster_fixture {
 
   /// kill -9 of node `index`'s shoald (1-based), then the same shoald started again (same
   /// config, node name and log, appended to), as an admin restarting it would. Its running
-  /// steps live on in their shoal-stepd processes for the new one to adopt.
-  void kill_and_restart_node(unsigned index);
+  /// steps live on in their shoal-stepd processes for the new one to adopt. `extra_args` go to
+  /// the new one only ("-b": it reports a later boot time, as after a reboot).
+  void kill_and_restart_node(unsigned index, const std::vector<std::string>& extra_args = {});
 
   runtime::local_cluster cluster;
   scratch_dir scratch;

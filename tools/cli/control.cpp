@@ -14,6 +14,7 @@
 
 #include "config/job_update.hpp"
 #include "config/log_settings.hpp"
+#include "config/node_reboot.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "policy/licenses.hpp"
 #include "tools/cli/commands.hpp"
@@ -374,6 +375,20 @@ int reconfigure(const std::string& conf) {
   return 0;
 }
 
+/// `reboot [ASAP] [nextstate=RESUME|DOWN|UNDRAIN] [reason=TEXT] NODES|ALL` and `cancel_reboot
+/// NODES` (admins only): each node is rebooted (RebootProgram) once no job holds it.
+int reboot_nodes(const std::string& conf, const std::vector<std::string>& words, bool cancel) {
+  auto up = config::parse_reboot_words(words, cancel);
+  if (!up) return fail("control", up.error().text(), exit_usage);
+  up->user = current_user().name;
+  int code = 0;
+  auto s = open_session("control", conf, code);
+  if (!s) return code;
+  auto ok = ask<caf::ok_atom>(*s, msg::nodeupd_atom_v, *up);
+  if (!ok) return fail("control", describe(ok.error()));
+  return 0;
+}
+
 /// scontrol update picks what it updates by the key naming it, wherever it stands.
 bool names_job(const std::string& word) {
   auto key = word.substr(0, word.find('='));
@@ -492,7 +507,9 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
                   "hostnames|hostlist|"
                   "hostlistsorted EXPR | update NodeName=X State=drain|resume|down|idle "
                   "Reason=\"...\" | update|create PartitionName=P KEY=VALUE ... | delete "
-                  "PartitionName=P | update JobId=N KEY=VALUE ... | ping | version | reconfigure "
+                  "PartitionName=P | update JobId=N KEY=VALUE ... | reboot [ASAP] "
+                  "[nextstate=RESUME|DOWN|UNDRAIN] [reason=TEXT] NODES|ALL | cancel_reboot NODES "
+                  "| ping | version | reconfigure "
                   "| setdebug LEVEL | setdebugflags +FLAG|-FLAG ... | "
                   "hold|uhold|release|requeue|top JOB_LIST")
       ->required();
@@ -512,6 +529,8 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       "      but TimeLimit, Name, Comment, Priority and Nice; users may only lower a running\n"
       "      job's TimeLimit)\n"
       "  shoal control reconfigure        (shoalctld reads its file again, as on SIGHUP)\n"
+      "  shoal control reboot ASAP nextstate=resume reason=\"kernel update\" node[1-4]\n"
+      "      (RebootProgram runs on each once no job holds it; cancel_reboot NODES undoes it)\n"
       "  shoal control hold 12,13_4       (release with: shoal control release 12,13_4)\n"
       "  shoal control top 15             (first among your own pending jobs)\n"
       "  shoal control ping               (is each SlurmctldHost's shoalctld UP or DOWN?)\n"
@@ -570,6 +589,8 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       if (w.size() > 1) return fail("control", "too many words after reconfigure", exit_usage);
       return reconfigure(conf);
     }
+    if (is(w[0], "reboot") || is(w[0], "reboot_nodes") || is(w[0], "cancel_reboot"))
+      return reboot_nodes(conf, {w.begin() + 1, w.end()}, is(w[0], "cancel_reboot"));
     if (is(w[0], "ping")) {
       if (w.size() > 1) return fail("control", "too many words after ping", exit_usage);
       return ping_controllers(conf);
@@ -589,7 +610,8 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
     }
     return fail("control",
                 "unknown command '" + w[0] +
-                    "' (use show, update, create, delete, ping, version, reconfigure, setdebug, "
+                    "' (use show, update, create, delete, reboot, cancel_reboot, ping, version, "
+                    "reconfigure, setdebug, "
                     "setdebugflags, hold, uhold, release, requeue or top)",
                 exit_usage);
   };

@@ -12,14 +12,16 @@ namespace shoal::cli {
 /// The guide's symbol for the node's power state ("" when it has none), in Slurm's precedence.
 const char* power_mark(const msg::node_info& n);
 
-/// sinfo %t: "idle~", "alloc#", "idle%", "mix!".
+/// sinfo %t: "idle~", "alloc#", "idle%", "mix!"; under `scontrol reboot` "boot" (asked) and
+/// "boot^" (issued) for a node without jobs, "alloc@", "drng@" for one with (Slurm 22.05's
+/// node_state_string_compact).
 std::string compact_state(const msg::node_info& n);
 
-/// sinfo %T: "idle~", "allocated#" (lower case, as sinfo prints it).
+/// sinfo %T: "idle~", "allocated#", "reboot^", "draining@" (lower case, as sinfo prints it).
 std::string long_state(const msg::node_info& n);
 
 /// The flags node_state_string_complete adds after the base state, in Slurm's order:
-/// "+CLOUD+POWERED_DOWN", "+POWER_DOWN", "" for none.
+/// "+CLOUD+POWERED_DOWN", "+POWER_DOWN", "+REBOOT_REQUESTED", "" for none.
 std::string power_flags(const msg::node_info& n);
 
 /// A CLOUD node powered down and holding no job: listings leave it out (the guide: a cloud node

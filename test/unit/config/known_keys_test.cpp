@@ -46,7 +46,7 @@ BOOST_AUTO_TEST_CASE(the_nearest_key_is_suggested_only_when_near) {
   BOOST_CHECK_EQUAL(nearest_key("Fiel", key_set::gres), "File");
   // Far from every key: no guess.
   BOOST_CHECK_EQUAL(nearest_key("FooBar", key_set::main), "");
-  BOOST_CHECK_EQUAL(nearest_key("HealthCheckProgram", key_set::main), "");
+  BOOST_CHECK_EQUAL(nearest_key("BurstBufferType", key_set::main), "");
   BOOST_CHECK_EQUAL(nearest_key("xyz", key_set::node), "");
   // Each set suggests its own keys: RealMemory is a node key, not a main one.
   BOOST_CHECK_EQUAL(nearest_key("RealMemroy", key_set::node), "RealMemory");

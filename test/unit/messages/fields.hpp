@@ -180,6 +180,9 @@ inline msg::node_info sample_node_info() {
   x.last_busy = 1700000123;
   x.hostname = "host-n1";
   x.usage = sample_node_usage();
+  x.held_for_other_branch = true;
+  x.reboot_requested = true;
+  x.reboot_issued = true;
   return x;
 }
 
@@ -517,6 +520,8 @@ inline msg::node_update sample_node_update() {
   x.user = "root";
   x.address = "10.1.2.3";
   x.hostname = "ec2-10-1-2-3";
+  x.reboot = "REBOOT_ASAP";
+  x.next_state = "DOWN";
   return x;
 }
 

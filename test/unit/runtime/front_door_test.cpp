@@ -210,6 +210,12 @@ BOOST_AUTO_TEST_CASE(administration_is_for_root_and_the_admins_only) {
   auto refused = call(c, drain);
   BOOST_TEST(refused.error_code == static_cast<uint8_t>(errc::permission_denied));
   BOOST_TEST(refused.error_text == "Access/permission denied");
+  // scontrol reboot and cancel_reboot go as node updates: admins only too.
+  auto reboot = msg::make_client_request(msg::client_op::node_update);
+  reboot.update.nodes = "ALL";
+  reboot.update.reboot = "REBOOT_ASAP";
+  reboot.uid = 4321;
+  BOOST_TEST(call(c, reboot).error_code == static_cast<uint8_t>(errc::permission_denied));
   auto debug = msg::make_client_request(msg::client_op::set_debug);
   debug.text = "debug";
   debug.uid = 4321;
