@@ -63,6 +63,8 @@ void allocation_map::set_partition(size_t slot, const config::partition_config* 
   part.exclusive = p->exclusive;
   part.oversubscribe = p->oversubscribe;
   part.force = p->force;
+  part.preempt = p->preempt_mode.value_or(default_preempt_);
+  part.grace_time = p->grace_time_s;
   partitions_[slot] = std::move(part);
 }
 
@@ -95,6 +97,7 @@ allocation_map::allocation_map(const config::cluster_config& cfg) {
     features_.push_back(config::feature_list(n));
   }
   states_.assign(names_.size(), msg::node_state::unknown);
+  default_preempt_ = cfg.scheduling.preempt_mode;
   for (size_t slot = 0; slot < cfg.partitions.size(); ++slot)
     set_partition(slot, &cfg.partitions[slot]);
   auto& pc = config_;
@@ -105,6 +108,8 @@ allocation_map::allocation_map(const config::cluster_config& cfg) {
   pc.window = s.bf_window_s;
   pc.resolution = s.bf_resolution_s;
   pc.licenses = cfg.licenses;
+  pc.preempt = s.preempt_partition_prio;
+  pc.preempt_exempt = s.preempt_exempt_s;
   // An interconnect whose collectives are fastest on a contiguous range of network ids
   // (switch/elan) turns select/linear's first fit into consecutive best fit, and so places
   // cons_tres's --exclusive jobs.

@@ -168,5 +168,7 @@ CAF_ADD_ATOM(shoal, shoal::msg, shares_atom, "shares")
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::share_info))
 CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::share_info>))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::usage_record))
+// Preemption (issue 37): the scheduler has the controller tell a running job it is preempted.
+CAF_ADD_ATOM(shoal, shoal::msg, preempt_atom, "preempt")
 
 CAF_END_TYPE_ID_BLOCK(shoal)
