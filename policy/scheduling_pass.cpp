@@ -319,8 +319,9 @@ class pass {
   }
 
   /// Whether running job `r` may be preempted for a job of partition `part`.
-  bool preemptable_for(const running_job& r, const partition_info& part) const {
-    if (r.preempted_for != 0 || r.partition >= partitions_.size() || r.end <= now_) return false;
+  bool preemptable_for(const running_job& r, const partition_info& part) {
+    if (r.preempted_for != 0 && still_queued(r.preempted_for)) return false;
+    if (r.partition >= partitions_.size() || r.end <= now_) return false;
     const auto& theirs = partitions_[r.partition];
     if (theirs.priority_tier >= part.priority_tier || theirs.preempt == preempt_mode::off)
       return false;
@@ -329,6 +330,16 @@ class pass {
     return std::any_of(r.alloc.begin(), r.alloc.end(), [&](const node_share& s) {
       return std::find(part.nodes.begin(), part.nodes.end(), s.node) != part.nodes.end();
     });
+  }
+
+  /// Whether job `id` is in this pass's queue. A job preempted for a job that left it (cancelled,
+  /// held) may be taken again: its mark would otherwise keep it from preemption for good.
+  bool still_queued(uint64_t id) {
+    if (queued_ids_.empty()) {
+      for (const auto& j : queue_) queued_ids_.push_back(j.id);
+      std::sort(queued_ids_.begin(), queued_ids_.end());
+    }
+    return std::binary_search(queued_ids_.begin(), queued_ids_.end(), id);
   }
 
   /// Whether `req` would start now in partition `p` were `gone` not running (this pass's starts
@@ -545,7 +556,8 @@ class pass {
   std::vector<std::vector<uint32_t>> node_partitions_;
   license_pool licenses_;
   pass_result result_;
-  std::vector<uint64_t> claimed_;  ///< jobs this pass preempts (for some waiter)
+  std::vector<uint64_t> claimed_;     ///< jobs this pass preempts (for some waiter)
+  std::vector<uint64_t> queued_ids_;  ///< the queue's ids, sorted once asked (still_queued)
 };
 
 }  // namespace

@@ -182,14 +182,31 @@ BOOST_AUTO_TEST_CASE(jobs_preempted_for_one_waiter_are_not_taken_for_another) {
   auto nodes = preempt_nodes(2);
   std::vector<running_job> running{scavenging(10, 1, {0}), scavenging(11, 2, {1})};
   running[0].preempted_for = 7;
-  auto r = schedule({urgent_job(1, 1)}, running, preempt_partitions(2), nodes, now, preempting());
+  auto seven = urgent_job(7, 1);  // still waiting for it
+  seven.priority = 0;
+  auto r =
+      schedule({urgent_job(1, 1), seven}, running, preempt_partitions(2), nodes, now, preempting());
   BOOST_TEST(victims(r, 1) == std::set<uint64_t>{11});
+  BOOST_TEST(victims(r, 7).empty());
   // In one pass: two waiters get different jobs.
   running[0].preempted_for = 0;
   r = schedule({urgent_job(1, 1), urgent_job(2, 1)}, running, preempt_partitions(2), nodes, now,
                preempting());
   BOOST_TEST(victims(r, 1) == std::set<uint64_t>{10});
   BOOST_TEST(victims(r, 2) == std::set<uint64_t>{11});
+}
+
+BOOST_AUTO_TEST_CASE(a_job_preempted_for_a_waiter_that_left_the_queue_may_be_taken_again) {
+  auto nodes = preempt_nodes(1);
+  std::vector<running_job> running{scavenging(10, 1, {0})};
+  running[0].preempted_for = 7;  // job 7 was cancelled before the job was told
+  auto r = schedule({urgent_job(1, 1)}, running, preempt_partitions(1), nodes, now, preempting());
+  BOOST_TEST(victims(r, 1) == std::set<uint64_t>{10});
+  // While job 7 still waits, it is its own.
+  auto seven = urgent_job(7, 1);
+  seven.priority = 0;
+  r = schedule({urgent_job(1, 1), seven}, running, preempt_partitions(1), nodes, now, preempting());
+  BOOST_TEST(victims(r, 1).empty());
 }
 
 BOOST_AUTO_TEST_CASE(preempt_modes_parse_as_slurm_spells_them) {
