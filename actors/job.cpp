@@ -310,6 +310,18 @@ caf::result<caf::ok_atom> on_complete(job_self self, int32_t code, int32_t signo
   return once_saved(self);
 }
 
+/// The scheduler preempts the job: only a batch job is queued again (Slurm requeues batch jobs
+/// only; the others are killed).
+void on_preempt(job_self self, bool requeue, int64_t grace_s) {
+  auto& st = self->state;
+  policy::event ev{event_kind::preempt};
+  ev.requeue = requeue && st.setup.req.batch;
+  ev.grace_time = grace_s;
+  config::log().info("job preempt job={} requeue={} grace_time={}", st.info.job_id, ev.requeue,
+                     grace_s);
+  handle(self, ev);
+}
+
 void on_kill_wait(job_self self, uint64_t gen) {
   if (gen != self->state.timer_gen) return;  // a tick of an earlier run
   handle(self, policy::event{event_kind::kill_wait_expired});
@@ -595,6 +607,8 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
                     }),
       probe.metered("escalate",
                     [self](msg::escalate_atom, uint64_t gen) { on_kill_wait(self, gen); }),
+      probe.metered("preempt", [self](msg::preempt_atom, bool requeue,
+                                      int64_t grace_s) { on_preempt(self, requeue, grace_s); }),
       probe.metered("nodedown", [self](msg::nodedown_atom,
                                        const std::string& node) { on_node_down(self, node); }),
       probe.metered("jobs", [self](msg::jobs_atom) { return self->state.info; }),

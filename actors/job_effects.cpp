@@ -577,8 +577,10 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
       for (auto& node : st.node_actors) send_to(self, node, msg::done_atom_v, info.job_id);
       return;
     case effect_kind::arm_kill_timer:
-      self->delayed_send(self, std::chrono::seconds{st.setup.kill_wait_s}, msg::escalate_atom_v,
-                         st.timer_gen);
+      // GraceTime when the job is preempted, KillWait otherwise.
+      self->delayed_send(self,
+                         std::chrono::seconds{e.seconds > 0 ? e.seconds : st.setup.kill_wait_s},
+                         msg::escalate_atom_v, st.timer_gen);
       return;
     case effect_kind::forget_node:
       forget_node(self, e.text, then);

@@ -175,6 +175,11 @@ void apply_pass(scheduler_self self, placed_pass& placed, int64_t now,
     if (auto* q = st.queue.find(p.job)) q->expected_start = p.start;
   for (auto& w : result.waiting)
     if (auto* q = st.queue.find(w.job, w.position)) tell_reason(self, *q, w.reason);
+  // The waiter left the queue meanwhile (cancelled, held): nobody needs the nodes any more.
+  for (auto& p : result.preempted)
+    if (still_startable(self, p.for_job))
+      send_to(self, st.controller, msg::preempt_atom_v, p.job, p.for_job,
+              p.mode == policy::preempt_mode::requeue, p.grace_time);
 }
 
 void observe_pass(scheduler_self self, std::chrono::steady_clock::time_point started_at,

@@ -122,15 +122,22 @@ placed_pass_ptr place(topology_self self, const pass_order& order) {
   out->result = std::move(placed.result);
   out->sites.reserve(out->result.started.size());
   st.array_starts.clear();
+  // Preempted jobs hold their nodes until they end; passes meanwhile know whom they free them for.
+  for (auto& p : out->result.preempted) st.running.mark_preempted(p.job, p.for_job);
   const auto& list = *order.candidates;
   for (auto& d : out->result.started) {
     out->sites.push_back(site_of(*st.map, d, placed.nodelists[d.job]));
     policy::running_job run{d.job, d.alloc, d.end, {}};
-    // Its licenses, from its candidate entry (the list is sorted by id).
+    run.start = order.now;
+    // Its licenses, partition and priority, from its candidate entry (the list is sorted by id).
     auto at =
         std::lower_bound(list.begin(), list.end(), d.job,
                          [](const policy::pending_job& c, uint64_t key) { return c.id < key; });
-    if (at != list.end() && at->id == d.job) run.licenses = at->licenses;
+    if (at != list.end() && at->id == d.job) {
+      run.licenses = at->licenses;
+      run.partition = at->partition;
+      run.priority = at->priority;
+    }
     if (std::find(order.arrays.begin(), order.arrays.end(), d.job) != order.arrays.end()) {
       st.array_starts[d.job].push_back(std::move(run));
     } else {

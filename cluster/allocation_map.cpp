@@ -63,6 +63,8 @@ void allocation_map::set_partition(size_t slot, const config::partition_config* 
   part.exclusive = p->exclusive;
   part.oversubscribe = p->oversubscribe;
   part.force = p->force;
+  part.preempt = p->preempt_mode.value_or(default_preempt_);
+  part.grace_time = p->grace_time_s;
   partitions_[slot] = std::move(part);
 }
 
@@ -74,6 +76,7 @@ allocation_map::allocation_map(const config::cluster_config& cfg) {
         gres_kinds_.push_back(std::move(kind));
     }
   for (auto& n : cfg.nodes) add_node(n);
+  default_preempt_ = cfg.scheduling.preempt_mode;
   for (size_t slot = 0; slot < cfg.partitions.size(); ++slot)
     set_partition(slot, &cfg.partitions[slot]);
   auto& pc = config_;
@@ -84,6 +87,8 @@ allocation_map::allocation_map(const config::cluster_config& cfg) {
   pc.window = s.bf_window_s;
   pc.resolution = s.bf_resolution_s;
   pc.licenses = cfg.licenses;
+  pc.preempt = s.preempt_partition_prio;
+  pc.preempt_exempt = s.preempt_exempt_s;
   // An interconnect whose collectives are fastest on a contiguous range of network ids
   // (switch/elan) turns select/linear's first fit into consecutive best fit, and so places
   // cons_tres's --exclusive jobs.

@@ -153,6 +153,8 @@ class allocation_map {
   std::vector<std::vector<std::string>> features_;  ///< per node: Features=
   std::vector<msg::node_state> states_;
   std::vector<policy::partition_info> partitions_;
+  /// PreemptMode=: the mode of partitions without their own
+  policy::preempt_mode default_preempt_ = policy::preempt_mode::off;
   policy::pass_config config_;
   std::string select_name_;
   std::map<uint64_t, holding> running_;

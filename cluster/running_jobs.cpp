@@ -25,4 +25,9 @@ void running_jobs::erase(uint64_t id) {
   jobs_.pop_back();
 }
 
+void running_jobs::mark_preempted(uint64_t id, uint64_t for_job) {
+  auto at = index_.find(id);
+  if (at != index_.end()) jobs_[at->second].preempted_for = for_job;
+}
+
 }  // namespace shoal::cluster

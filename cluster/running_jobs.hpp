@@ -18,6 +18,10 @@ class running_jobs {
   /// Removes the job; does nothing when it holds nothing.
   void erase(uint64_t id);
 
+  /// The job is being preempted for `for_job` (policy::running_job::preempted_for); nothing
+  /// when it holds nothing.
+  void mark_preempted(uint64_t id, uint64_t for_job);
+
   const std::vector<policy::running_job>& all() const { return jobs_; }
 
  private:

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -100,6 +101,9 @@ struct partition_config {
   /// effective_power_timing combines them)
   partition_power_timing power;
   bool power_down_on_idle = false;  ///< PowerDownOnIdle=YES: its nodes power down once idle
+  /// PreemptMode= of this partition (unset: the cluster's PreemptMode)
+  std::optional<policy::preempt_mode> preempt_mode;
+  int64_t grace_time_s = 0;  ///< GraceTime= (seconds)
   std::string file;
   int line = 0;
 };

@@ -84,6 +84,8 @@ std::string partition_line(const partition_config& p) {
   if (p.power.resume_timeout_s)
     out += " ResumeTimeout=" + std::to_string(*p.power.resume_timeout_s);
   if (p.power_down_on_idle) out += " PowerDownOnIdle=YES";
+  if (p.preempt_mode) out += std::string{" PreemptMode="} + policy::to_string(*p.preempt_mode);
+  if (p.grace_time_s != 0) out += " GraceTime=" + std::to_string(p.grace_time_s);
   return out;
 }
 

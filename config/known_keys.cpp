@@ -45,6 +45,7 @@ const std::vector<std::string_view> main_keys = {
     "PriorityWeightJobSize", "PriorityWeightPartition", "PriorityMaxAge", "PriorityFavorSmall",
     "PriorityWeightFairshare", "PriorityWeightQOS", "PriorityDecayHalfLife",
     "PriorityUsageResetPeriod", "PriorityCalcPeriod", "MaxArraySize",
+    "PreemptType", "PreemptMode", "PreemptExemptTime",
     // prologs and epilogs (prolog_settings.cpp)
     "Prolog", "Epilog", "PrologSlurmctld", "EpilogSlurmctld", "TaskProlog", "TaskEpilog",
     "PrologFlags", "PrologEpilogTimeout",
@@ -68,7 +69,7 @@ const std::vector<std::string_view> node_keys = {
 const std::vector<std::string_view> partition_keys = {
     "Nodes", "Default", "MaxTime", "DefaultTime", "State", "MaxNodes", "PriorityTier", "Priority",
     "PriorityJobFactor", "OverSubscribe", "Shared", "SuspendTime", "SuspendTimeout",
-    "ResumeTimeout", "PowerDownOnIdle",
+    "ResumeTimeout", "PowerDownOnIdle", "PreemptMode", "GraceTime",
 };
 
 const std::vector<std::string_view> gres_keys = {

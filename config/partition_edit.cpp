@@ -125,11 +125,22 @@ std::optional<setting_error> apply_partition_setting(partition_config& part,
     auto yes = cs::parse_yes_no(value);
     if (!yes) return bad_value(value, "PowerDownOnIdle", "YES or NO");
     part.power_down_on_idle = *yes;
+  } else if (k == "preemptmode") {
+    bool gang = false;
+    std::string error;
+    auto mode = parse_preempt_mode_value(value, gang, error);
+    if (!mode) return setting_error{"invalid value '" + value + "' for PreemptMode: " + error};
+    part.preempt_mode = *mode;
+  } else if (k == "gracetime") {
+    auto n = cs::parse_unsigned(value, cs::max_u32);
+    if (!n) return bad_value(value, "GraceTime", "whole seconds");
+    part.grace_time_s = static_cast<int64_t>(*n);
   } else {
     return setting_error{"unknown partition key '" + std::string{key} +
                              "' (use Nodes, State, MaxTime, DefaultTime, MaxNodes, Default, "
                              "PriorityTier, PriorityJobFactor, OverSubscribe, SuspendTime, "
-                             "SuspendTimeout, ResumeTimeout or PowerDownOnIdle)",
+                             "SuspendTimeout, ResumeTimeout, PowerDownOnIdle, PreemptMode or "
+                             "GraceTime)",
                          true};
   }
   return std::nullopt;

@@ -90,7 +90,69 @@ bool apply_fairshare_key(scheduler_settings& s, const std::string& k, const std:
   return false;
 }
 
+/// PreemptType, PreemptMode, PreemptExemptTime; false when `k` is none of them.
+bool apply_preempt_key(scheduler_settings& s, const std::string& k, const std::string& value,
+                       std::string& error) {
+  if (k == "preempttype") {
+    auto v = cs::to_lower(value);
+    if (v == "preempt/none")
+      s.preempt_partition_prio = false;
+    else if (v == "preempt/partition_prio")
+      s.preempt_partition_prio = true;
+    else if (v == "preempt/qos")
+      error = "'preempt/qos' is not supported yet (use preempt/partition_prio or preempt/none)";
+    else
+      error = "'" + value + "' is not supported (use preempt/partition_prio or preempt/none)";
+    return true;
+  }
+  if (k == "preemptmode") {
+    bool gang = false;
+    if (auto m = parse_preempt_mode_value(value, gang, error)) {
+      s.preempt_mode = *m;
+      s.preempt_gang = gang;
+    }
+    return true;
+  }
+  if (k == "preemptexempttime") {
+    auto seconds = parse_time_limit(value);
+    if (!seconds || *seconds < 0)
+      error = "expected a time such as 0:05:00 or 10 (minutes)";
+    else
+      s.preempt_exempt_s = *seconds;
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+std::optional<policy::preempt_mode> parse_preempt_mode_value(const std::string& value, bool& gang,
+                                                             std::string& error) {
+  std::optional<policy::preempt_mode> mode;
+  gang = false;
+  size_t from = 0;
+  while (from <= value.size()) {
+    auto comma = value.find(',', from);
+    auto word = value.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    from = comma == std::string::npos ? value.size() + 1 : comma + 1;
+    if (cs::to_upper(word) == "GANG") {
+      gang = true;
+      continue;
+    }
+    auto m = policy::parse_preempt_mode(word);
+    if (!m || mode) {
+      error = "expected OFF, CANCEL, REQUEUE or SUSPEND, optionally with ,GANG";
+      return std::nullopt;
+    }
+    mode = m;
+  }
+  if (!mode) mode = policy::preempt_mode::off;  // GANG alone: gang scheduling, no preemption
+  if (*mode == policy::preempt_mode::suspend) {
+    error = "PreemptMode=SUSPEND is not supported yet (use CANCEL or REQUEUE)";
+    return std::nullopt;
+  }
+  return mode;
+}
 
 std::string to_string(usage_reset r) {
   auto i = static_cast<size_t>(r);
@@ -133,6 +195,7 @@ bool apply_scheduler_key(scheduler_settings& s, const std::string& k, const std:
   if (k == "priorityweightfairshare") return weight(s.weight_fairshare);
   if (k == "priorityweightqos") return weight(s.weight_qos);
   if (apply_fairshare_key(s, k, value, error)) return true;
+  if (apply_preempt_key(s, k, value, error)) return true;
   if (k == "prioritymaxage") {
     auto seconds = parse_time_limit(value);
     if (!seconds || *seconds <= 0)
@@ -168,6 +231,10 @@ std::vector<std::pair<std::string, std::string>> render_scheduler_keys(
   if (s.nohold_on_prolog_fail) params += ",nohold_on_prolog_fail";
   return {
       {"MaxArraySize", std::to_string(s.max_array_size)},
+      {"PreemptExemptTime", format_duration(s.preempt_exempt_s)},
+      {"PreemptMode",
+       std::string{policy::to_string(s.preempt_mode)} + (s.preempt_gang ? ",GANG" : "")},
+      {"PreemptType", s.preempt_partition_prio ? "preempt/partition_prio" : "preempt/none"},
       {"PriorityCalcPeriod", format_duration(s.calc_period_s)},
       {"PriorityDecayHalfLife", format_duration(s.decay_half_life_s)},
       {"PriorityFavorSmall", s.favor_small ? "YES" : "NO"},

@@ -1,8 +1,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "policy/preemption.hpp"
 
 namespace shoal::config {
 
@@ -38,7 +41,18 @@ struct scheduler_settings {
   bool consumable = false;                  ///< SelectType=select/cons_tres or select/cons_res
   /// SchedulerParameters=nohold_on_prolog_fail: a job requeued for a failed Prolog is not held
   bool nohold_on_prolog_fail = false;
+  /// PreemptType=preempt/partition_prio (true) | preempt/none (false; preempt/qos is refused)
+  bool preempt_partition_prio = false;
+  /// PreemptMode=: the mode of partitions without their own PreemptMode= (GANG: preempt_gang)
+  policy::preempt_mode preempt_mode = policy::preempt_mode::off;
+  bool preempt_gang = false;
+  int64_t preempt_exempt_s = 0;  ///< PreemptExemptTime= (a time; 0: every job may be preempted)
 };
+
+/// PreemptMode's value (OFF, CANCEL, REQUEUE, "SUSPEND,GANG", ...): the mode, and whether GANG
+/// was named; `error` set (and nullopt) for anything else, or for SUSPEND (not supported yet).
+std::optional<policy::preempt_mode> parse_preempt_mode_value(const std::string& value, bool& gang,
+                                                             std::string& error);
 
 /// NONE, NOW, DAILY, ... as slurm.conf spells them.
 std::string to_string(usage_reset r);

@@ -99,6 +99,8 @@ struct PartitionInfo {
   nodes @6 :List(Text);      # in config order
   priority @7 :UInt32 = 1;   # PriorityTier
   overSubscribe @8 :Text = "NO";  # NO, EXCLUSIVE, YES:N or FORCE:N
+  preemptMode @9 :Text = "OFF";   # PreemptMode: OFF, CANCEL, REQUEUE (its own or the cluster's)
+  graceTimeS @10 :Int64;          # GraceTime, seconds
 }
 
 struct JobRequest {

@@ -12,9 +12,9 @@ constexpr node_state all_node_states[] = {
     node_state::unknown, node_state::idle,     node_state::allocated, node_state::completing,
     node_state::down,    node_state::draining, node_state::drained,   node_state::mixed};
 constexpr job_state all_job_states[] = {
-    job_state::pending,   job_state::configuring,  job_state::running,   job_state::completing,
-    job_state::completed, job_state::failed,       job_state::cancelled, job_state::timeout,
-    job_state::node_fail, job_state::out_of_memory};
+    job_state::pending,   job_state::configuring,   job_state::running,   job_state::completing,
+    job_state::completed, job_state::failed,        job_state::cancelled, job_state::timeout,
+    job_state::node_fail, job_state::out_of_memory, job_state::preempted};
 
 bool equal_nocase(std::string_view a, const char* b) {
   return a.size() == std::char_traits<char>::length(b) && strncasecmp(a.data(), b, a.size()) == 0;
@@ -116,6 +116,8 @@ const char* to_string(job_state s) {
       return "NODE_FAIL";
     case job_state::out_of_memory:
       return "OUT_OF_MEMORY";
+    case job_state::preempted:
+      return "PREEMPTED";
   }
   return "PENDING";
 }
@@ -142,6 +144,8 @@ const char* short_code(job_state s) {
       return "NF";
     case job_state::out_of_memory:
       return "OOM";
+    case job_state::preempted:
+      return "PR";
   }
   return "PD";
 }
@@ -166,6 +170,7 @@ bool is_finished(job_state s) {
     case job_state::timeout:
     case job_state::node_fail:
     case job_state::out_of_memory:
+    case job_state::preempted:
       return true;
     default:
       return false;

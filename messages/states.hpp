@@ -39,20 +39,21 @@ enum class job_state : uint8_t {
   cancelled,
   timeout,
   node_fail,
-  out_of_memory,  ///< keep last: job_state_count follows it
+  out_of_memory,
+  preempted,  ///< PreemptMode=CANCEL ended it (Slurm's JOB_PREEMPTED); keep last: job_state_count
 };
 
 /// Which output stream of a task a chunk of output comes from (TaskOutput.stream's numbers).
 enum class stream_kind : uint8_t { out = 1, err = 2 };
 
 /// How many job states there are (for tables indexed by state).
-constexpr size_t job_state_count = static_cast<size_t>(job_state::out_of_memory) + 1;
+constexpr size_t job_state_count = static_cast<size_t>(job_state::preempted) + 1;
 
 /// "IDLE", "DRAINED", ...
 const char* to_string(node_state s);
 /// "PENDING", "NODE_FAIL", ...
 const char* to_string(job_state s);
-/// Slurm's short codes for squeue's ST column: PD CF R CG CD F CA TO NF OOM.
+/// Slurm's short codes for squeue's ST column: PD CF R CG CD F CA TO NF OOM PR.
 const char* short_code(job_state s);
 /// Slurm's short node state as sinfo prints it: idle alloc comp down drng drain unk.
 const char* short_name(node_state s);

@@ -266,6 +266,28 @@ transition on_prolog_failed(const lifecycle& now, const event& ev, const job_fac
                    {note_effect(client_note::message, ev.text + "; the job is queued again")});
 }
 
+/// The scheduler preempts the job (Slurm's slurm_job_preempt): with a GraceTime, SIGCONT and
+/// SIGTERM now and SIGKILL once it passed; without, SIGKILL at once. It ends PREEMPTED, or with
+/// PreemptMode=REQUEUE is queued again (batch jobs; an allocation ends PREEMPTED).
+transition on_preempt(const lifecycle& now, const event& ev, const job_facts& facts) {
+  if (!is_active(now.state)) return ignored(now);  // queued, or ending already
+  auto next = now;
+  next.state = S::completing;
+  bool requeue = ev.requeue && !facts.allocation;
+  next.ending = requeue ? S::requeued : S::preempted;
+  if (requeue) next.requeue_reason = "Requeued";
+  std::vector<effect> effects{K::publish, K::nodes_done};
+  if (ev.grace_time > 0) {
+    effect kill_later{K::arm_kill_timer};
+    kill_later.seconds = ev.grace_time;
+    effects.insert(effects.end(), {signal_effect(SIGCONT), signal_effect(SIGTERM), kill_later});
+  } else {
+    effects.push_back(signal_effect(SIGKILL));
+  }
+  if (allocation_done(facts)) effects.push_back(K::release_nodes);
+  return applied(std::move(next), std::move(effects));
+}
+
 /// The --signal warning is due before the time limit.
 transition on_warning_due(const lifecycle& now, const job_facts& facts) {
   const S s = now.state;
@@ -402,6 +424,9 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
 
     case E::nodes_ready:
       return ignored(now);  // only a booting job waits for its nodes
+
+    case E::preempt:
+      return on_preempt(now, ev, facts);
   }
   return ignored(now);
 }
@@ -447,6 +472,8 @@ msg::job_state to_job_state(lifecycle_state s) {
       return msg::job_state::node_fail;
     case S::out_of_memory:
       return msg::job_state::out_of_memory;
+    case S::preempted:
+      return msg::job_state::preempted;
   }
   return msg::job_state::pending;
 }
@@ -459,6 +486,7 @@ bool is_final(lifecycle_state s) {
     case S::timeout:
     case S::node_fail:
     case S::out_of_memory:
+    case S::preempted:
       return true;
     default:
       return false;
@@ -495,6 +523,8 @@ const char* to_string(lifecycle_state s) {
       return "out_of_memory";
     case S::booting:
       return "booting";
+    case S::preempted:
+      return "preempted";
   }
   return "?";
 }
@@ -543,6 +573,8 @@ const char* to_string(event_kind k) {
       return "nodes_ready";
     case E::prolog_failed:
       return "prolog_failed";
+    case E::preempt:
+      return "preempt";
   }
   return "?";
 }
@@ -617,6 +649,8 @@ std::string to_string(const effect& e) {
       return out + (e.ok ? "(ok)" : "(not ok)");
     case K::forget_node:
       return out + "(" + e.text + ")";
+    case K::arm_kill_timer:
+      return e.seconds > 0 ? out + "(" + std::to_string(e.seconds) + " s)" : out;
     case K::notify_client: {
       static const char* notes[] = {"queued", "allocated", "message", "ended"};
       return out + "(" + notes[static_cast<size_t>(e.note)] + ", \"" + e.text + "\")";

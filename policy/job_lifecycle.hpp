@@ -14,6 +14,8 @@
 //   completing --main_step_ended, release_done--> cancelled|timeout|node_fail|requeued
 //   pending|held|dependency_never|requeued --cancel--> cancelled
 //   running --warning_due--> running (--signal: SIGCONT and the signal, once per run)
+//   configuring|running --preempt--> completing (SIGCONT+SIGTERM, SIGKILL after GraceTime;
+//                                    SIGKILL at once without) --> preempted|requeued
 //
 // An allocation (shoal alloc, salloc) has no main step: placed, it is running at once and holds
 // its nodes for the steps its client starts, until the client releases it:
@@ -47,12 +49,15 @@ enum class lifecycle_state : uint8_t {
   node_fail,         ///< final: one of its nodes failed (without --requeue)
   out_of_memory,     ///< final: a node killed its tasks for exceeding the memory limit
   /// placed on nodes power saving must resume first (CONFIGURING until every one registered);
-  /// last, so that saved records' numbers keep their meaning
+  /// after the others, so that saved records' numbers keep their meaning
   booting,
+  /// final: preempted (PreemptMode=CANCEL) for a job of a higher PriorityTier; last (saved
+  /// records' numbers)
+  preempted,
 };
 
-/// How many lifecycle states there are (booting is the last).
-constexpr size_t lifecycle_state_count = static_cast<size_t>(lifecycle_state::booting) + 1;
+/// How many lifecycle states there are (preempted is the last).
+constexpr size_t lifecycle_state_count = static_cast<size_t>(lifecycle_state::preempted) + 1;
 
 /// What happens to a job: a message the job actor received, or the end of an effect it ran.
 enum class event_kind : uint8_t {
@@ -79,10 +84,14 @@ enum class event_kind : uint8_t {
   /// a Prolog of the job failed (a node's, or PrologSlurmctld): the job is queued again (held
   /// when `requeue` is set), an allocation ends FAILED; text: why
   prolog_failed,
+  /// the scheduler preempts the job for a job of a higher PriorityTier: SIGCONT and SIGTERM,
+  /// SIGKILL grace_time seconds later (at once without one); it ends PREEMPTED, or is queued
+  /// again when `requeue` is set (PreemptMode=REQUEUE)
+  preempt,
 };
 
-/// How many event kinds there are (prolog_failed is the last).
-constexpr size_t event_kind_count = static_cast<size_t>(event_kind::prolog_failed) + 1;
+/// How many event kinds there are (preempt is the last).
+constexpr size_t event_kind_count = static_cast<size_t>(event_kind::preempt) + 1;
 
 /// One event and what it carries; fields not named for a kind are ignored.
 struct event {
@@ -92,7 +101,9 @@ struct event {
                                ///< released: the command's (128+signal when signalled)
   int32_t exit_signal = 0;     ///< main_step_ended, released: the signal behind exit_code, or 0
   bool out_of_memory = false;  ///< main_step_ended: a node killed its tasks over the memory limit
-  bool requeue = false;        ///< node_failed: the job asked --requeue; prolog_failed: held
+  bool requeue = false;        ///< node_failed: the job asked --requeue; prolog_failed: held;
+                               ///< preempt: PreemptMode=REQUEUE
+  int64_t grace_time = 0;      ///< preempt: GraceTime, seconds
   /// hold, release, dependency_never, pending_reason: the scheduler's priority for the job
   /// changed (published even when the reason did not).
   bool priority_changed = false;
@@ -172,13 +183,15 @@ struct effect {
   bool ok = false;                          ///< tell_scheduler_ended: the job completed
   client_note note = client_note::message;  ///< notify_client
   std::string text;                         ///< notify_client: text; forget_node: the node
+  int64_t seconds = 0;                      ///< arm_kill_timer: the delay (GraceTime); 0: KillWait
 
   effect() = default;
   effect(effect_kind k) : kind(k) {}  // NOLINT: implicit, so tables can name a bare kind
 
   friend bool operator==(const effect& a, const effect& b) {
     return a.kind == b.kind && a.signo == b.signo && a.scope == b.scope &&
-           a.exit_code == b.exit_code && a.ok == b.ok && a.note == b.note && a.text == b.text;
+           a.exit_code == b.exit_code && a.ok == b.ok && a.note == b.note && a.text == b.text &&
+           a.seconds == b.seconds;
   }
   friend bool operator!=(const effect& a, const effect& b) { return !(a == b); }
 };
@@ -233,7 +246,7 @@ event pending_reason_event(lifecycle_state current, std::string reason,
 /// are up, so CONFIGURING would only flicker), booting CONFIGURING (CF: nodes resuming).
 msg::job_state to_job_state(lifecycle_state s);
 
-/// True for completed, failed, cancelled, timeout, node_fail and out_of_memory.
+/// True for completed, failed, cancelled, timeout, node_fail, out_of_memory and preempted.
 bool is_final(lifecycle_state s);
 
 /// "pending", "dependency_never", ...

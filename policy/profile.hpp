@@ -23,6 +23,12 @@ struct running_job {
   allocation alloc;
   int64_t end = forever;
   license_list licenses;  ///< -L: held until `end` (empty: none)
+  /// Preemption (pass_config::preempt): its partition (index; SIZE_MAX: none known, never
+  /// preempted), its priority and start, and the job it is being preempted for (0: none).
+  size_t partition = SIZE_MAX;
+  int64_t priority = 0;
+  int64_t start = 0;
+  uint64_t preempted_for = 0;
 };
 
 /// Free CPUs and memory of every node over future time: Slurm's backfill "node space map". Slot

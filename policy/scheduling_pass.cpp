@@ -146,6 +146,7 @@ class pass {
        const std::vector<partition_info>& partitions, const std::vector<node_capacity>& nodes,
        int64_t now, const pass_config& config)
       : queue_(queue),
+        running_(running),
         partitions_(partitions),
         nodes_(nodes),
         now_(now),
@@ -217,7 +218,9 @@ class pass {
         bool in_limits = part.up && !(part.max_time > 0 && k.time_limit > part.max_time);
         bool might_fit =
             ps.free_units >= k.total_units && (!k.whole || ps.idle_nodes >= k.min_nodes);
-        if (in_limits && ps.blocked && settled && (!config_.backfill || !might_fit)) {
+        // With preemption, a job that cannot fit may still start by preempting: consider it.
+        if (in_limits && ps.blocked && settled && (!config_.backfill || !might_fit) &&
+            !config_.preempt) {
           result_.waiting.push_back({k.id, "Priority", k.index});
           continue;
         }
@@ -288,6 +291,7 @@ class pass {
       result_.started.push_back({job.id, started, std::move(*alloc), end});
     }
     if (started == job.task_count) return;
+    if (config_.preempt) preempt_for(job, req);
 
     if (!config_.backfill) {
       // sched/builtin: a job waiting for particular busy nodes does not hold back the others.
@@ -311,6 +315,97 @@ class pass {
       ps.reserved = true;
       plan->job = job.id;
       result_.planned.push_back(std::move(*plan));
+    }
+  }
+
+  /// Whether running job `r` may be preempted for a job of partition `part`.
+  bool preemptable_for(const running_job& r, const partition_info& part) {
+    if (r.preempted_for != 0 && still_queued(r.preempted_for)) return false;
+    if (r.partition >= partitions_.size() || r.end <= now_) return false;
+    const auto& theirs = partitions_[r.partition];
+    if (theirs.priority_tier >= part.priority_tier || theirs.preempt == preempt_mode::off)
+      return false;
+    if (config_.preempt_exempt > 0 && now_ - r.start < config_.preempt_exempt) return false;
+    if (std::find(claimed_.begin(), claimed_.end(), r.id) != claimed_.end()) return false;
+    return std::any_of(r.alloc.begin(), r.alloc.end(), [&](const node_share& s) {
+      return std::find(part.nodes.begin(), part.nodes.end(), s.node) != part.nodes.end();
+    });
+  }
+
+  /// Whether job `id` is in this pass's queue. A job preempted for a job that left it (cancelled,
+  /// held) may be taken again: its mark would otherwise keep it from preemption for good.
+  bool still_queued(uint64_t id) {
+    if (queued_ids_.empty()) {
+      for (const auto& j : queue_) queued_ids_.push_back(j.id);
+      std::sort(queued_ids_.begin(), queued_ids_.end());
+    }
+    return std::binary_search(queued_ids_.begin(), queued_ids_.end(), id);
+  }
+
+  /// Whether `req` would start now in partition `p` were `gone` not running (this pass's starts
+  /// still hold theirs; reservations are not looked at).
+  bool fits_without(const resource_request& req, size_t p,
+                    const std::vector<const running_job*>& gone) const {
+    std::vector<running_job> left;
+    left.reserve(running_.size() + result_.started.size());
+    for (const auto& r : running_)
+      if (std::find(gone.begin(), gone.end(), &r) == gone.end()) left.push_back(r);
+    for (const auto& d : result_.started) left.push_back({d.job, d.alloc, d.end, {}});
+    availability_profile free_then(nodes_, left, now_, 1, units_, units_ > 1);
+    return place(req, partitions_[p].nodes, nodes_, free_then.slot(0), placement_).has_value();
+  }
+
+  /// Preemption for a job that cannot start now (see schedule()).
+  /// Running jobs only free resources over time, so now is the tightest moment of its limit.
+  void preempt_for(const pending_job& job, const resource_request& req) {
+    const auto& part = partitions_[job.partition];
+    std::vector<const running_job*> chosen, candidates;
+    for (const auto& r : running_) {
+      if (r.preempted_for == job.id)
+        chosen.push_back(&r);
+      else if (preemptable_for(r, part))
+        candidates.push_back(&r);
+    }
+    // Told already and enough: wait for them to let go.
+    if (!chosen.empty() && fits_without(req, job.partition, chosen)) return;
+    if (candidates.empty()) return;
+    std::sort(candidates.begin(), candidates.end(),
+              [&](const running_job* a, const running_job* b) {
+                auto ta = partitions_[a->partition].priority_tier;
+                auto tb = partitions_[b->partition].priority_tier;
+                if (ta != tb) return ta < tb;
+                if (a->priority != b->priority) return a->priority < b->priority;
+                if (a->start != b->start) return a->start > b->start;  // the youngest loses least
+                return a->id > b->id;
+              });
+    const size_t told = chosen.size();
+    bool enough = false;
+    for (const auto* c : candidates) {
+      chosen.push_back(c);
+      if ((enough = fits_without(req, job.partition, chosen))) break;
+    }
+    if (!enough) return;  // even all of them would not do: preempt none
+    // Leave out again each one the job can do without, the highest priority first.
+    for (size_t i = chosen.size(); i-- > told;) {
+      auto without = chosen;
+      without.erase(without.begin() + static_cast<std::ptrdiff_t>(i));
+      if (fits_without(req, job.partition, without)) chosen = std::move(without);
+    }
+    // Fewest first: one job alone that frees enough beats several of lower priority.
+    if (chosen.size() > told + 1) {
+      for (const auto* c : candidates) {
+        auto alone = std::vector<const running_job*>(chosen.begin(), chosen.begin() + told);
+        alone.push_back(c);
+        if (fits_without(req, job.partition, alone)) {
+          chosen = std::move(alone);
+          break;
+        }
+      }
+    }
+    for (size_t i = told; i < chosen.size(); ++i) {
+      const auto& theirs = partitions_[chosen[i]->partition];
+      result_.preempted.push_back({chosen[i]->id, job.id, theirs.preempt, theirs.grace_time});
+      claimed_.push_back(chosen[i]->id);
     }
   }
 
@@ -448,6 +543,7 @@ class pass {
   }
 
   const std::vector<pending_job>& queue_;
+  const std::vector<running_job>& running_;
   const std::vector<partition_info>& partitions_;
   const std::vector<node_capacity>& nodes_;
   int64_t now_;
@@ -460,6 +556,8 @@ class pass {
   std::vector<std::vector<uint32_t>> node_partitions_;
   license_pool licenses_;
   pass_result result_;
+  std::vector<uint64_t> claimed_;     ///< jobs this pass preempts (for some waiter)
+  std::vector<uint64_t> queued_ids_;  ///< the queue's ids, sorted once asked (still_queued)
 };
 
 }  // namespace

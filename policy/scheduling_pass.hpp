@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "policy/preemption.hpp"
 #include "policy/profile.hpp"
 #include "policy/resources.hpp"
 
@@ -21,6 +22,10 @@ struct partition_info {
   /// whole-node SelectType) at once; 1 = NO. Memory is never shared.
   uint32_t oversubscribe = 1;
   bool force = false;  ///< FORCE: every job shares but --exclusive ones; YES: only -s ones
+  /// PreemptMode of this partition (or the cluster's): what becomes of its running jobs when a
+  /// job of a higher PriorityTier needs their resources (with pass_config::preempt).
+  preempt_mode preempt = preempt_mode::off;
+  int64_t grace_time = 0;  ///< GraceTime, seconds: SIGTERM first, SIGKILL this much later
 };
 
 /// The jobs that may hold one CPU of partition `part` at once for a job asking `sharing`
@@ -58,6 +63,8 @@ struct pass_config {
   int64_t resolution = 60;      ///< bf_resolution, seconds: running jobs' ends are rounded up
   placement_options placement;  ///< SelectType, node weights, the node picker hook
   license_list licenses;        ///< Licenses=: the cluster's totals (a job naming another waits)
+  bool preempt = false;         ///< PreemptType=preempt/partition_prio
+  int64_t preempt_exempt = 0;   ///< PreemptExemptTime, seconds: younger jobs are not preempted
 };
 
 /// Start job `job` (task `copy` of the tasks it may start this pass) on `alloc`, until `end`.
@@ -83,10 +90,19 @@ struct planned_start {
   allocation alloc;
 };
 
+/// A running job to preempt so that `for_job` can start once it has let go of its nodes.
+struct preemption {
+  uint64_t job = 0;
+  uint64_t for_job = 0;
+  preempt_mode mode = preempt_mode::cancel;  ///< its partition's PreemptMode
+  int64_t grace_time = 0;                    ///< its partition's GraceTime, seconds
+};
+
 struct pass_result {
   std::vector<start_decision> started;  ///< in start order (priority order, then backfill)
   std::vector<pending_reason> waiting;  ///< one per job with tasks left pending
   std::vector<planned_start> planned;   ///< reservations made this pass
+  std::vector<preemption> preempted;    ///< jobs to preempt (the waiters stay pending)
   size_t tested = 0;                    ///< jobs that cost a full test (<= max_job_test)
 };
 
@@ -105,6 +121,14 @@ struct pass_result {
 /// Licenses before its nodes are looked at, holds nothing back and gets no reservation (as
 /// Slurm 22.05, whose backfill reserves no licenses); a reservation of a job blocked on nodes
 /// takes its licenses too, so a backfilled job cannot take them from it.
+///
+/// Preemption (config.preempt): a job that cannot start now looks at the running jobs of
+/// partitions of a lower PriorityTier whose PreemptMode is not OFF, that hold nodes of its
+/// partition and ran at least preempt_exempt seconds. Taken lowest tier, then lowest priority
+/// first, until the job would fit with their resources free; then each one it can do without
+/// is left out again, so the set is small and of the least priority. None when even all would
+/// not do. Jobs already preempted for it (running_job::preempted_for) count as free: while they
+/// would suffice, nothing more is preempted; jobs preempted for another job are never taken.
 pass_result schedule(const std::vector<pending_job>& queue, const std::vector<running_job>& running,
                      const std::vector<partition_info>& partitions,
                      const std::vector<node_capacity>& nodes, int64_t now,

@@ -9,7 +9,8 @@ namespace shoal::actors::ctl {
 namespace {
 
 /// A partition as listings show it, from the row its actor last answered with.
-msg::partition_info partition_view(const config::partition_config& cfg) {
+msg::partition_info partition_view(const config::partition_config& cfg,
+                                   policy::preempt_mode cluster_mode) {
   msg::partition_info info;
   info.name = cfg.name;
   info.state = cfg.state;
@@ -20,6 +21,8 @@ msg::partition_info partition_view(const config::partition_config& cfg) {
   info.nodes = cfg.nodes;
   info.priority = cfg.priority;
   info.over_subscribe = config::over_subscribe_text(cfg);
+  info.preempt_mode = policy::to_string(cfg.preempt_mode.value_or(cluster_mode));
+  info.grace_time_s = cfg.grace_time_s;
   return info;
 }
 
@@ -52,7 +55,8 @@ std::vector<msg::node_info> list_nodes(controller_self self) {
 
 std::vector<msg::partition_info> list_partitions(controller_self self) {
   std::vector<msg::partition_info> out;
-  for (auto& p : self->state.cfg.partitions) out.push_back(partition_view(p));
+  for (auto& p : self->state.cfg.partitions)
+    out.push_back(partition_view(p, self->state.cfg.scheduling.preempt_mode));
   return out;
 }
 

@@ -208,6 +208,7 @@ controller_actor::behavior_type controller_behavior(
       probe.metered("view_array", from_peer<view_atom>(self, on_array_view)),
       probe.metered("arraytask", from_peer<arraytask_atom>(self, start_array_task)),
       probe.metered("nodedown", from_peer<nodedown_atom>(self, relay_node_down)),
+      probe.metered("preempt", from_peer<preempt_atom>(self, preempt_job)),
       probe.metered("step_exit", [self](step_exit& ex) { relay_step_exit(self, ex); }),
       // -- listings (the front door decides who sees what) --
       probe.rpc("jobs", from_peer<jobs_atom>(self, list_all_jobs)),

@@ -171,5 +171,7 @@ CAF_ADD_TYPE_ID(shoal, (shoal::msg::usage_record))
 // scontrol reboot (issue 37): the node actor tells its shoald to run RebootProgram, and times
 // the node's return.
 CAF_ADD_ATOM(shoal, shoal::msg, reboot_atom, "reboot")
+// Preemption (issue 37): the scheduler has the controller tell a running job it is preempted.
+CAF_ADD_ATOM(shoal, shoal::msg, preempt_atom, "preempt")
 
 CAF_END_TYPE_ID_BLOCK(shoal)

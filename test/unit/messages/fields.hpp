@@ -197,6 +197,8 @@ inline msg::partition_info sample_partition_info() {
   x.nodes = {"node1", "node2", "node10"};
   x.priority = 9;
   x.over_subscribe = "FORCE:4";
+  x.preempt_mode = "REQUEUE";
+  x.grace_time_s = 120;
   return x;
 }
 

@@ -82,6 +82,9 @@ event sample(E k) {
       ev.text = "Prolog /p failed: exit 1";
       ev.requeue = true;  // held
       break;
+    case E::preempt:
+      ev.grace_time = 30;  // PreemptMode=CANCEL, GraceTime=30
+      break;
     default:
       break;
   }
@@ -181,6 +184,13 @@ const std::vector<effect> reason_fx = {K::take_priority, K::publish};
 const std::vector<effect> prolog_requeue = {
     note(N::message, "Prolog /p failed: exit 1; the job is queued again"), K::publish,
     K::nodes_done, sig(SIGTERM), K::arm_kill_timer};
+effect kill_after(int64_t seconds) {
+  effect e{K::arm_kill_timer};
+  e.seconds = seconds;
+  return e;
+}
+const std::vector<effect> preempt_grace = {K::publish, K::nodes_done, sig(SIGCONT), sig(SIGTERM),
+                                           kill_after(30)};
 std::vector<effect> queued_fx(const std::string& reason) {
   return {K::take_priority, K::publish, note(N::queued, reason)};
 }
@@ -211,6 +221,7 @@ const std::vector<row> table = {
       {S::pending, E::released, REF},
       {S::pending, E::nodes_ready, IGN},
       {S::pending, E::prolog_failed, IGN},
+      {S::pending, E::preempt, IGN},
       // held (JobHeldUser)
       {S::held, E::placed, S::configuring, "", place},
       {S::held, E::launched, IGN},
@@ -233,6 +244,7 @@ const std::vector<row> table = {
       {S::held, E::released, REF},
       {S::held, E::nodes_ready, IGN},
       {S::held, E::prolog_failed, IGN},
+      {S::held, E::preempt, IGN},
       // dependency_never (DependencyNeverSatisfied; with --kill-on-invalid-dep the scheduler
       // cancels the job instead, through the controller: the cancel row)
       {S::dependency_never, E::placed, S::configuring, "", place},
@@ -256,6 +268,7 @@ const std::vector<row> table = {
       {S::dependency_never, E::released, REF},
       {S::dependency_never, E::nodes_ready, IGN},
       {S::dependency_never, E::prolog_failed, IGN},
+      {S::dependency_never, E::preempt, IGN},
       // requeued (NodeFail)
       {S::requeued, E::placed, S::configuring, "", place},
       {S::requeued, E::launched, IGN},
@@ -278,6 +291,7 @@ const std::vector<row> table = {
       {S::requeued, E::released, REF},
       {S::requeued, E::nodes_ready, IGN},
       {S::requeued, E::prolog_failed, IGN},
+      {S::requeued, E::preempt, IGN},
       // configuring
       {S::configuring, E::placed, IGN},
       {S::configuring, E::launched, S::running, "", {}},
@@ -300,6 +314,7 @@ const std::vector<row> table = {
       {S::configuring, E::released, REF},
       {S::configuring, E::nodes_ready, IGN},
       {S::configuring, E::prolog_failed, S::completing, "Prolog /p failed: exit 1", prolog_requeue, S::requeued},
+      {S::configuring, E::preempt, S::completing, "", preempt_grace, S::preempted},
       // running
       {S::running, E::placed, IGN},
       {S::running, E::launched, IGN},
@@ -322,6 +337,7 @@ const std::vector<row> table = {
       {S::running, E::released, REF},
       {S::running, E::nodes_ready, IGN},
       {S::running, E::prolog_failed, S::completing, "Prolog /p failed: exit 1", prolog_requeue, S::requeued},
+      {S::running, E::preempt, S::completing, "", preempt_grace, S::preempted},
       // completing (being cancelled)
       {S::completing, E::placed, IGN},
       {S::completing, E::launched, IGN},
@@ -344,6 +360,7 @@ const std::vector<row> table = {
       {S::completing, E::released, REF},
       {S::completing, E::nodes_ready, IGN},
       {S::completing, E::prolog_failed, IGN},
+      {S::completing, E::preempt, IGN},
       // completed: final, the actor has stopped
       {S::completed, E::placed, IGN},
       {S::completed, E::launched, IGN},
@@ -366,6 +383,7 @@ const std::vector<row> table = {
       {S::completed, E::released, IGN},
       {S::completed, E::nodes_ready, IGN},
       {S::completed, E::prolog_failed, IGN},
+      {S::completed, E::preempt, IGN},
       // failed: final, the actor has stopped
       {S::failed, E::placed, IGN},
       {S::failed, E::launched, IGN},
@@ -388,6 +406,7 @@ const std::vector<row> table = {
       {S::failed, E::released, IGN},
       {S::failed, E::nodes_ready, IGN},
       {S::failed, E::prolog_failed, IGN},
+      {S::failed, E::preempt, IGN},
       // cancelled: final, the actor has stopped
       {S::cancelled, E::placed, IGN},
       {S::cancelled, E::launched, IGN},
@@ -410,6 +429,7 @@ const std::vector<row> table = {
       {S::cancelled, E::released, IGN},
       {S::cancelled, E::nodes_ready, IGN},
       {S::cancelled, E::prolog_failed, IGN},
+      {S::cancelled, E::preempt, IGN},
       // timeout: final, the actor has stopped
       {S::timeout, E::placed, IGN},
       {S::timeout, E::launched, IGN},
@@ -432,6 +452,7 @@ const std::vector<row> table = {
       {S::timeout, E::released, IGN},
       {S::timeout, E::nodes_ready, IGN},
       {S::timeout, E::prolog_failed, IGN},
+      {S::timeout, E::preempt, IGN},
       // node_fail: final, the actor has stopped
       {S::node_fail, E::placed, IGN},
       {S::node_fail, E::launched, IGN},
@@ -454,6 +475,7 @@ const std::vector<row> table = {
       {S::node_fail, E::released, IGN},
       {S::node_fail, E::nodes_ready, IGN},
       {S::node_fail, E::prolog_failed, IGN},
+      {S::node_fail, E::preempt, IGN},
       // out_of_memory: final, the actor has stopped
       {S::out_of_memory, E::placed, IGN},
       {S::out_of_memory, E::launched, IGN},
@@ -476,6 +498,7 @@ const std::vector<row> table = {
       {S::out_of_memory, E::released, IGN},
       {S::out_of_memory, E::nodes_ready, IGN},
       {S::out_of_memory, E::prolog_failed, IGN},
+      {S::out_of_memory, E::preempt, IGN},
       // booting: placed, waiting for power saving to resume its nodes
       {S::booting, E::placed, IGN},
       {S::booting, E::launched, IGN},
@@ -498,6 +521,30 @@ const std::vector<row> table = {
       {S::booting, E::released, REF},
       {S::booting, E::nodes_ready, S::configuring, "", {K::stamp_start_time, K::publish, K::arm_time_limit, note(N::allocated), K::launch_main_step}},
       {S::booting, E::prolog_failed, IGN},
+      {S::booting, E::preempt, IGN},
+      // preempted (final)
+      {S::preempted, E::placed, IGN},
+      {S::preempted, E::launched, IGN},
+      {S::preempted, E::step_ended, IGN},
+      {S::preempted, E::main_step_ended, IGN},
+      {S::preempted, E::time_limit, IGN},
+      {S::preempted, E::cancel, IGN},
+      {S::preempted, E::client_gone, IGN},
+      {S::preempted, E::signal, IGN},
+      {S::preempted, E::kill_wait_expired, IGN},
+      {S::preempted, E::node_failed, IGN},
+      {S::preempted, E::admin_requeue, IGN},
+      {S::preempted, E::hold, IGN},
+      {S::preempted, E::release, IGN},
+      {S::preempted, E::dependency_never, IGN},
+      {S::preempted, E::pending_reason, IGN},
+      {S::preempted, E::step_requested, IGN},
+      {S::preempted, E::release_done, IGN},
+      {S::preempted, E::warning_due, IGN},
+      {S::preempted, E::released, IGN},
+      {S::preempted, E::nodes_ready, IGN},
+      {S::preempted, E::prolog_failed, IGN},
+      {S::preempted, E::preempt, IGN},
 };
 // clang-format on
 
@@ -575,6 +622,7 @@ BOOST_AUTO_TEST_CASE(completing_ends_where_it_was_headed) {
       {S::cancelled, "", S::cancelled, "", finish_not_ok},
       {S::timeout, "", S::timeout, "", finish_not_ok},
       {S::node_fail, "", S::node_fail, "", finish_not_ok},
+      {S::preempted, "", S::preempted, "", finish_not_ok},
       {S::requeued,
        "NodeFail",
        S::requeued,
@@ -747,6 +795,7 @@ BOOST_AUTO_TEST_CASE(listings_show_slurms_states_as_before) {
       {S::node_fail, J::node_fail},
       {S::out_of_memory, J::out_of_memory},
       {S::booting, J::configuring},
+      {S::preempted, J::preempted},
   };
   BOOST_TEST(std::size(rows) == lifecycle_state_count);
   for (auto& [s, j] : rows) {
@@ -953,6 +1002,53 @@ BOOST_AUTO_TEST_CASE(every_kind_has_a_name) {
   for (size_t k = 0; k < effect_kind_count; ++k) names.insert(to_string(static_cast<K>(k)));
   BOOST_TEST(names.size() == effect_kind_count);
   BOOST_TEST(names.count("?") == 0);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
+
+BOOST_AUTO_TEST_SUITE(job_lifecycle_preemption)
+
+BOOST_AUTO_TEST_CASE(a_preempted_job_without_grace_time_is_killed_at_once) {
+  lifecycle now;
+  now.state = S::running;
+  event ev{E::preempt};
+  auto t = on_event(now, ev, facts());
+  BOOST_CHECK(t.outcome == verdict::applied);
+  BOOST_TEST(to_string(t.next.ending) == "preempted");
+  BOOST_CHECK_MESSAGE(t.effects == (std::vector<effect>{K::publish, K::nodes_done, sig(SIGKILL)}),
+                      show(t.effects));
+}
+
+BOOST_AUTO_TEST_CASE(preempt_mode_requeue_queues_the_job_again_after_its_grace_time) {
+  lifecycle now;
+  now.state = S::running;
+  event ev{E::preempt};
+  ev.requeue = true;
+  ev.grace_time = 30;
+  auto t = on_event(now, ev, facts());
+  BOOST_TEST(to_string(t.next.ending) == "requeued");
+  BOOST_TEST(t.next.requeue_reason == "Requeued");
+  BOOST_CHECK_MESSAGE(t.effects == preempt_grace, show(t.effects));
+  // The grace time over, what still runs is killed; once released it is pending again.
+  auto killed = on_event(t.next, event{E::kill_wait_expired}, facts());
+  BOOST_CHECK_MESSAGE(killed.effects == std::vector<effect>{sig(SIGKILL)}, show(killed.effects));
+  auto back = on_event(t.next, event{E::release_done}, facts(false));
+  BOOST_TEST(to_string(back.next.state) == "requeued");
+  BOOST_TEST(back.next.reason == "Requeued");
+}
+
+BOOST_AUTO_TEST_CASE(an_allocation_preempted_under_requeue_ends_preempted) {
+  lifecycle now;
+  now.state = S::running;
+  auto f = facts(false);
+  f.allocation = true;
+  event ev{E::preempt};
+  ev.requeue = true;
+  auto t = on_event(now, ev, f);
+  BOOST_TEST(to_string(t.next.ending) == "preempted");
+  BOOST_CHECK_MESSAGE(
+      t.effects == (std::vector<effect>{K::publish, K::nodes_done, sig(SIGKILL), K::release_nodes}),
+      show(t.effects));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

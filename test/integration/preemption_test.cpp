@@ -1,0 +1,144 @@
+// Preemption (PreemptType=preempt/partition_prio): a job of a high-tier partition takes the one
+// node from a job of a low-tier partition under PreemptMode=CANCEL and REQUEUE, with GraceTime
+// honoured (SIGTERM first, SIGKILL only once the grace time is over); PreemptExemptTime keeps a
+// young job; PreemptMode=OFF preempts nothing.
+
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "test/integration/harness.hpp"
+
+using namespace shoal::test;
+
+namespace {
+
+/// One node in a scavenger partition (tier 1) and an urgent one (tier 10), with `keys` (the
+/// preemption settings) for the cluster and `scavenger_keys` on the scavenger's line.
+std::string preempt_config(const std::string& keys, const std::string& scavenger_keys) {
+  return "PreemptType=preempt/partition_prio\n" + keys +
+         "PartitionName=scavenger Nodes=node1 PriorityTier=1 " + scavenger_keys +
+         "\nPartitionName=urgent Nodes=node1 PriorityTier=10 PreemptMode=OFF\n";
+}
+
+struct preempt_cancel : cluster_fixture {
+  preempt_cancel() : cluster_fixture(1, preempt_config("PreemptMode=CANCEL\n", "GraceTime=30")) {}
+};
+
+struct preempt_requeue : cluster_fixture {
+  preempt_requeue()
+      : cluster_fixture(
+            1, preempt_config("PreemptMode=CANCEL\n", "PreemptMode=REQUEUE GraceTime=2")) {}
+};
+
+struct preempt_exempt : cluster_fixture {
+  preempt_exempt()
+      : cluster_fixture(1, preempt_config("PreemptMode=CANCEL\nPreemptExemptTime=1:00:00\n", "")) {}
+};
+
+struct preempt_off : cluster_fixture {
+  preempt_off() : cluster_fixture(1, preempt_config("PreemptMode=OFF\n", "")) {}
+};
+
+/// A script that appends `line` to `log`.
+std::string logging_script(const std::string& log, const std::string& line) {
+  return "#!/bin/sh\necho " + line + " >> " + log + "\n";
+}
+
+/// Marks its start in `started`, then runs until killed.
+std::string long_script(const std::string& started) {
+  return "#!/bin/sh\ntouch " + started + "\nwhile true; do sleep 0.2; done\n";
+}
+
+/// The pending urgent job waits with Resources while the scavenger's job keeps its node for a
+/// few scheduling passes (each 5 s while jobs pend).
+void check_nothing_preempted(cluster_fixture& c, uint64_t running, uint64_t waiting) {
+  BOOST_CHECK(wait_until([&] { return c.job(waiting).value("reason", "") == "Resources"; }, 30s));
+  std::this_thread::sleep_for(std::chrono::seconds{7});
+  BOOST_CHECK_EQUAL(c.job_state(running), "RUNNING");
+  BOOST_CHECK_EQUAL(c.job_state(waiting), "PENDING");
+  BOOST_CHECK_EQUAL(c.job(waiting).value("reason", ""), "Resources");
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(preemption)
+
+BOOST_FIXTURE_TEST_CASE(cancel_sends_sigterm_and_waits_the_grace_time_then_ends_preempted,
+                        preempt_cancel) {
+  auto log = scratch.file("log");
+  auto started = scratch.file("started");
+  // On SIGTERM it notes it, works on a moment and ends by itself, well within GraceTime=30:
+  // a SIGKILL before the grace time would lose the second line.
+  auto low =
+      submit_script("low.sh",
+                    "#!/bin/sh\ntrap 'echo term >> " + log + "; sleep 1; echo finished >> " + log +
+                        "; exit 0' TERM\ntouch " + started + "\nwhile true; do sleep 0.2; done\n",
+                    {"-p", "scavenger"});
+  BOOST_REQUIRE(low != 0);
+  BOOST_REQUIRE(wait_job_state(low, "RUNNING"));
+  BOOST_REQUIRE(wait_until([&] { return path_exists(started); }, 30s));
+  auto high = submit_script("high.sh", logging_script(log, "urgent"), {"-p", "urgent"});
+  BOOST_REQUIRE(high != 0);
+  BOOST_CHECK(wait_job_state(low, "PREEMPTED", 60s));
+  BOOST_CHECK(wait_job_state(high, "COMPLETED", 60s));
+  BOOST_CHECK_EQUAL(read_file(log), "term\nfinished\nurgent\n");
+  auto listed = run_cli({"queue", "-t", "all", "-h", "-o", "%i %t"});
+  BOOST_CHECK_MESSAGE(listed.out.find(std::to_string(low) + " PR") != std::string::npos,
+                      listed.describe());
+  auto shown = run_cli({"control", "show", "partition", "scavenger"});
+  BOOST_CHECK_MESSAGE(shown.out.find("GraceTime=30") != std::string::npos, shown.describe());
+  BOOST_CHECK_MESSAGE(shown.out.find("PreemptMode=CANCEL") != std::string::npos, shown.describe());
+}
+
+BOOST_FIXTURE_TEST_CASE(requeue_kills_after_the_grace_time_and_runs_the_job_again,
+                        preempt_requeue) {
+  auto log = scratch.file("log");
+  auto started = scratch.file("started");
+  auto marker = scratch.file("termed");
+  // The first run ignores SIGTERM (so only the SIGKILL after GraceTime ends it); the run after
+  // the requeue finds the marker and ends at once.
+  auto low =
+      submit_script("low.sh",
+                    "#!/bin/sh\nif [ -e " + marker + " ]; then echo rerun >> " + log +
+                        "; exit 0; fi\ntrap 'echo " + "term >> " + log + "; touch " + marker +
+                        "' TERM\ntouch " + started + "\nwhile true; do sleep 0.2; done\n",
+                    {"-p", "scavenger"});
+  BOOST_REQUIRE(low != 0);
+  BOOST_REQUIRE(wait_job_state(low, "RUNNING"));
+  BOOST_REQUIRE(wait_until([&] { return path_exists(started); }, 30s));
+  auto high = submit_script("high.sh", logging_script(log, "urgent"), {"-p", "urgent"});
+  BOOST_REQUIRE(high != 0);
+  BOOST_CHECK(wait_job_state(high, "COMPLETED", 60s));
+  BOOST_CHECK(wait_job_state(low, "COMPLETED", 60s));
+  BOOST_CHECK_EQUAL(read_file(log), "term\nurgent\nrerun\n");
+  BOOST_CHECK_EQUAL(job(low).value("requeue_count", 0), 1);
+}
+
+BOOST_FIXTURE_TEST_CASE(a_job_younger_than_preempt_exempt_time_keeps_its_node, preempt_exempt) {
+  auto started = scratch.file("started");
+  auto low = submit_script("low.sh", long_script(started), {"-p", "scavenger"});
+  BOOST_REQUIRE(low != 0);
+  BOOST_REQUIRE(wait_job_state(low, "RUNNING"));
+  auto high = submit_script("high.sh", "#!/bin/sh\ntrue\n", {"-p", "urgent"});
+  BOOST_REQUIRE(high != 0);
+  check_nothing_preempted(*this, low, high);
+  run_cli({"cancel", std::to_string(low)});
+  BOOST_CHECK(wait_job_state(high, "COMPLETED", 60s));
+}
+
+BOOST_FIXTURE_TEST_CASE(preempt_mode_off_preempts_nothing, preempt_off) {
+  auto started = scratch.file("started");
+  auto low = submit_script("low.sh", long_script(started), {"-p", "scavenger"});
+  BOOST_REQUIRE(low != 0);
+  BOOST_REQUIRE(wait_job_state(low, "RUNNING"));
+  auto high = submit_script("high.sh", "#!/bin/sh\ntrue\n", {"-p", "urgent"});
+  BOOST_REQUIRE(high != 0);
+  check_nothing_preempted(*this, low, high);
+  run_cli({"cancel", std::to_string(low)});
+  BOOST_CHECK(wait_job_state(high, "COMPLETED", 60s));
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,65 @@
+// The job actor preempted by the scheduler, under CAF's test coordinator: GraceTime's timer on
+// the virtual clock (SIGCONT and SIGTERM at once, SIGKILL once the grace time is over).
+
+#include <boost/test/unit_test.hpp>
+
+#include <chrono>
+#include <csignal>
+#include <string>
+#include <vector>
+
+#include <caf/all.hpp>
+
+#include "actors/job.hpp"
+#include "messages/caf/type_ids.hpp"
+#include "test/unit/actors/job_actor_fixture.hpp"
+
+using namespace std::chrono_literals;
+using namespace shoal;
+
+BOOST_FIXTURE_TEST_SUITE(job_actor_preemption, test::job_actor_testing::job_fixture)
+
+BOOST_AUTO_TEST_CASE(a_preempted_job_gets_sigterm_and_sigkill_only_after_its_grace_time) {
+  spawn(setup());
+  place();
+  caf::anon_send(job, msg::preempt_atom_v, false, int64_t{20});
+  sched.run();
+  BOOST_TEST(state() == "COMPLETING");
+  for (size_t i = 0; i < 2; ++i) BOOST_TEST(signals(i) == (std::vector<int32_t>{SIGCONT, SIGTERM}));
+  // KillWait (30 s) is not what counts: the grace time (20 s) is.
+  advance(19s);
+  BOOST_TEST(signals(0) == (std::vector<int32_t>{SIGCONT, SIGTERM}));
+  advance(1s);
+  for (size_t i = 0; i < 2; ++i)
+    BOOST_TEST(signals(i) == (std::vector<int32_t>{SIGCONT, SIGTERM, SIGKILL}));
+  report(0, 0, SIGKILL);
+  report(1, 0, SIGKILL);
+  BOOST_TEST(state() == "PREEMPTED");
+  BOOST_TEST(ended_ok() == 0);
+  BOOST_TEST(client_events().back() == "ended:PREEMPTED");
+}
+
+BOOST_AUTO_TEST_CASE(a_preempted_batch_job_under_requeue_is_queued_again) {
+  auto s = setup();
+  s.req.batch = true;
+  s.req.script = "#!/bin/sh\ntrue\n";
+  s.client = nullptr;
+  spawn(std::move(s));
+  place();
+  caf::anon_send(job, msg::preempt_atom_v, true, int64_t{0});
+  sched.run();
+  BOOST_TEST(signals(0) == std::vector<int32_t>{SIGKILL});  // no grace time: killed at once
+  report(0, 0, SIGKILL, msg::batch_step_id);
+  BOOST_TEST(state() == "PENDING");
+  BOOST_TEST(view().reason == "Requeued");
+  BOOST_TEST(view().requeue_count == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(a_job_that_is_not_running_ignores_a_preemption) {
+  spawn(setup());
+  caf::anon_send(job, msg::preempt_atom_v, false, int64_t{5});
+  sched.run();
+  BOOST_TEST(state() == "PENDING");
+}
+
+BOOST_AUTO_TEST_SUITE_END()

@@ -1,0 +1,220 @@
+#include <boost/test/unit_test.hpp>
+
+#include <algorithm>
+#include <set>
+#include <vector>
+
+#include "policy/scheduling_pass.hpp"
+
+using namespace shoal::policy;
+
+namespace {
+
+constexpr size_t scavenger = 0;  // tier 1, PreemptMode=CANCEL
+constexpr size_t urgent = 1;     // tier 2, the same nodes
+
+std::vector<node_capacity> preempt_nodes(size_t n) {
+  return std::vector<node_capacity>(n, node_capacity{4, 4000, true});
+}
+
+std::vector<partition_info> preempt_partitions(size_t n) {
+  std::vector<partition_info> parts(2);
+  for (size_t i = 0; i < n; ++i) {
+    parts[scavenger].nodes.push_back(i);
+    parts[urgent].nodes.push_back(i);
+  }
+  parts[scavenger].priority_tier = 1;
+  parts[scavenger].preempt = preempt_mode::cancel;
+  parts[scavenger].grace_time = 30;
+  parts[urgent].priority_tier = 2;
+  return parts;
+}
+
+/// A scavenger job of `priority` started at `start`, holding `cpus` CPUs of each node `on`.
+running_job scavenging(uint64_t id, int64_t priority, std::vector<size_t> on, int64_t start = 0,
+                       uint32_t cpus = 4) {
+  running_job r;
+  r.id = id;
+  r.end = 100'000;
+  r.partition = scavenger;
+  r.priority = priority;
+  r.start = start;
+  for (auto n : on) r.alloc.push_back({n, cpus, 1000u * cpus, 1});
+  return r;
+}
+
+pending_job urgent_job(uint64_t id, uint32_t nodes) {
+  pending_job j;
+  j.id = id;
+  j.priority = 1;
+  j.partition = urgent;
+  j.request.min_nodes = nodes;
+  j.request.tasks = nodes;
+  j.time_limit = 100;
+  return j;
+}
+
+pass_config preempting() {
+  pass_config c;
+  c.resolution = 1;
+  c.preempt = true;
+  return c;
+}
+
+std::set<uint64_t> victims(const pass_result& r, uint64_t for_job) {
+  std::set<uint64_t> out;
+  for (const auto& p : r.preempted)
+    if (p.for_job == for_job) out.insert(p.job);
+  return out;
+}
+
+std::string reason_for(const pass_result& r, uint64_t id) {
+  for (const auto& w : r.waiting)
+    if (w.job == id) return w.reason;
+  return "";
+}
+
+const int64_t now = 1000;
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(preemption)
+
+BOOST_AUTO_TEST_CASE(the_lowest_priority_job_of_a_lower_tier_is_preempted) {
+  auto nodes = preempt_nodes(2);
+  std::vector<running_job> running{scavenging(10, 50, {0}), scavenging(11, 5, {1})};
+  auto r = schedule({urgent_job(1, 1)}, running, preempt_partitions(2), nodes, now, preempting());
+  BOOST_TEST(victims(r, 1) == std::set<uint64_t>{11});
+  BOOST_REQUIRE_EQUAL(r.preempted.size(), 1u);
+  BOOST_CHECK(r.preempted[0].mode == preempt_mode::cancel);
+  BOOST_TEST(r.preempted[0].grace_time == 30);
+  // The waiter stays pending until the preempted job let go of its node.
+  BOOST_TEST(r.started.empty());
+  BOOST_TEST(reason_for(r, 1) == "Resources");
+}
+
+BOOST_AUTO_TEST_CASE(as_many_jobs_as_the_waiter_needs_and_no_more) {
+  auto nodes = preempt_nodes(3);
+  std::vector<running_job> running{scavenging(10, 3, {0}), scavenging(11, 1, {1}),
+                                   scavenging(12, 2, {2})};
+  auto r = schedule({urgent_job(1, 2)}, running, preempt_partitions(3), nodes, now, preempting());
+  BOOST_TEST(victims(r, 1) == (std::set<uint64_t>{11, 12}));
+}
+
+BOOST_AUTO_TEST_CASE(a_job_the_waiter_can_do_without_is_left_running) {
+  auto nodes = preempt_nodes(2);
+  // The waiter needs node 1: the lower-priority job on node 0 would free nothing it can use.
+  std::vector<running_job> running{scavenging(10, 1, {0}), scavenging(11, 9, {1})};
+  auto waiter = urgent_job(1, 1);
+  waiter.request.required = {1};
+  auto r = schedule({waiter}, running, preempt_partitions(2), nodes, now, preempting());
+  BOOST_TEST(victims(r, 1) == std::set<uint64_t>{11});
+}
+
+BOOST_AUTO_TEST_CASE(one_job_that_frees_a_node_beats_two_of_lower_priority) {
+  auto nodes = preempt_nodes(2);
+  auto config = preempting();
+  config.placement.select = select_type::cons_tres;
+  // Node 0 holds two small jobs of the least priority, node 1 one job that fills it.
+  std::vector<running_job> running{scavenging(10, 1, {0}, 0, 2), scavenging(11, 2, {0}, 0, 2),
+                                   scavenging(12, 3, {1})};
+  auto waiter = urgent_job(1, 1);
+  waiter.request.tasks = 4;
+  waiter.request.max_nodes = 1;
+  auto r = schedule({waiter}, running, preempt_partitions(2), nodes, now, config);
+  BOOST_TEST(victims(r, 1) == std::set<uint64_t>{12});
+}
+
+BOOST_AUTO_TEST_CASE(nothing_is_preempted_when_even_all_would_not_do) {
+  auto nodes = preempt_nodes(2);
+  std::vector<running_job> running{scavenging(10, 1, {0}), scavenging(11, 2, {1})};
+  auto r = schedule({urgent_job(1, 3)}, running, preempt_partitions(2), nodes, now, preempting());
+  BOOST_TEST(r.preempted.empty());
+}
+
+BOOST_AUTO_TEST_CASE(only_lower_tiers_with_a_preempt_mode_are_preempted) {
+  auto nodes = preempt_nodes(2);
+  std::vector<running_job> running{scavenging(10, 1, {0}), scavenging(11, 2, {1})};
+  auto parts = preempt_partitions(2);
+  // The same tier: never.
+  auto equal = parts;
+  equal[scavenger].priority_tier = 2;
+  BOOST_TEST(
+      schedule({urgent_job(1, 1)}, running, equal, nodes, now, preempting()).preempted.empty());
+  // PreemptMode=OFF: never.
+  auto off = parts;
+  off[scavenger].preempt = preempt_mode::off;
+  BOOST_TEST(
+      schedule({urgent_job(1, 1)}, running, off, nodes, now, preempting()).preempted.empty());
+  // PreemptType=preempt/none: never.
+  auto none = preempting();
+  none.preempt = false;
+  BOOST_TEST(schedule({urgent_job(1, 1)}, running, parts, nodes, now, none).preempted.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_job_younger_than_the_exempt_time_keeps_running) {
+  auto nodes = preempt_nodes(2);
+  auto config = preempting();
+  config.preempt_exempt = 60;
+  // The young one has the lower priority, yet the old one goes.
+  std::vector<running_job> running{scavenging(10, 1, {0}, now - 10),
+                                   scavenging(11, 5, {1}, now - 600)};
+  auto r = schedule({urgent_job(1, 1)}, running, preempt_partitions(2), nodes, now, config);
+  BOOST_TEST(victims(r, 1) == std::set<uint64_t>{11});
+  running.pop_back();
+  BOOST_TEST(schedule({urgent_job(1, 1)}, running, preempt_partitions(2), nodes, now, config)
+                 .preempted.empty());
+}
+
+BOOST_AUTO_TEST_CASE(a_waiter_already_served_waits_without_preempting_again) {
+  auto nodes = preempt_nodes(2);
+  std::vector<running_job> running{scavenging(10, 1, {0}), scavenging(11, 2, {1})};
+  running[0].preempted_for = 1;  // still ending (its grace time)
+  auto r = schedule({urgent_job(1, 1)}, running, preempt_partitions(2), nodes, now, preempting());
+  BOOST_TEST(r.preempted.empty());
+  BOOST_TEST(reason_for(r, 1) == "Resources");
+  // Needing one more node, it takes only the one more.
+  r = schedule({urgent_job(1, 2)}, running, preempt_partitions(2), nodes, now, preempting());
+  BOOST_TEST(victims(r, 1) == std::set<uint64_t>{11});
+}
+
+BOOST_AUTO_TEST_CASE(jobs_preempted_for_one_waiter_are_not_taken_for_another) {
+  auto nodes = preempt_nodes(2);
+  std::vector<running_job> running{scavenging(10, 1, {0}), scavenging(11, 2, {1})};
+  running[0].preempted_for = 7;
+  auto seven = urgent_job(7, 1);  // still waiting for it
+  seven.priority = 0;
+  auto r =
+      schedule({urgent_job(1, 1), seven}, running, preempt_partitions(2), nodes, now, preempting());
+  BOOST_TEST(victims(r, 1) == std::set<uint64_t>{11});
+  BOOST_TEST(victims(r, 7).empty());
+  // In one pass: two waiters get different jobs.
+  running[0].preempted_for = 0;
+  r = schedule({urgent_job(1, 1), urgent_job(2, 1)}, running, preempt_partitions(2), nodes, now,
+               preempting());
+  BOOST_TEST(victims(r, 1) == std::set<uint64_t>{10});
+  BOOST_TEST(victims(r, 2) == std::set<uint64_t>{11});
+}
+
+BOOST_AUTO_TEST_CASE(a_job_preempted_for_a_waiter_that_left_the_queue_may_be_taken_again) {
+  auto nodes = preempt_nodes(1);
+  std::vector<running_job> running{scavenging(10, 1, {0})};
+  running[0].preempted_for = 7;  // job 7 was cancelled before the job was told
+  auto r = schedule({urgent_job(1, 1)}, running, preempt_partitions(1), nodes, now, preempting());
+  BOOST_TEST(victims(r, 1) == std::set<uint64_t>{10});
+  // While job 7 still waits, it is its own.
+  auto seven = urgent_job(7, 1);
+  seven.priority = 0;
+  r = schedule({urgent_job(1, 1), seven}, running, preempt_partitions(1), nodes, now, preempting());
+  BOOST_TEST(victims(r, 1).empty());
+}
+
+BOOST_AUTO_TEST_CASE(preempt_modes_parse_as_slurm_spells_them) {
+  BOOST_CHECK(parse_preempt_mode("requeue") == preempt_mode::requeue);
+  BOOST_CHECK(parse_preempt_mode("CANCEL") == preempt_mode::cancel);
+  BOOST_CHECK(parse_preempt_mode("Off") == preempt_mode::off);
+  BOOST_CHECK(!parse_preempt_mode("kill"));
+  BOOST_TEST(to_string(preempt_mode::suspend) == std::string{"SUSPEND"});
+}
+
+BOOST_AUTO_TEST_SUITE_END()
