@@ -168,5 +168,11 @@ CAF_ADD_ATOM(shoal, shoal::msg, shares_atom, "shares")
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::share_info))
 CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::share_info>))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::usage_record))
+// Reservations (issue 37): scontrol create|update|delete|show reservation.
+CAF_ADD_ATOM(shoal, shoal::msg, resv_atom, "resv")
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::reservation_edit))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::reservation_info))
+CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::reservation_info>))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::reservations_record))
 
 CAF_END_TYPE_ID_BLOCK(shoal)
