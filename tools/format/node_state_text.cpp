@@ -12,11 +12,18 @@ const char* power_mark(const msg::node_info& n) {
   return "";
 }
 
+/// Slurm shows a node of an active MAINT reservation as `maint` while nothing else marks it.
+bool shown_as_maint(const msg::node_info& n) {
+  return n.maint && n.state == msg::node_state::idle;
+}
+
 std::string compact_state(const msg::node_info& n) {
+  if (shown_as_maint(n)) return std::string{"maint"} + power_mark(n);
   return std::string{msg::short_name(n.state)} + power_mark(n);
 }
 
 std::string long_state(const msg::node_info& n) {
+  if (shown_as_maint(n)) return std::string{"maint"} + power_mark(n);
   return detail::lower(msg::to_string(n.state)) + power_mark(n);
 }
 
