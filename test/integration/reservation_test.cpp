@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "test/integration/controller_pair.hpp"
 #include "test/integration/harness.hpp"
 #include "test/preconditions.hpp"
 
@@ -46,7 +47,34 @@ struct reservation_cluster : cluster_fixture {
   }
 };
 
+/// node1 and node2 under a primary and a backup shoalctld.
+struct reservation_pair : controller_pair {
+  reservation_pair()
+      : controller_pair(
+            "NodeName=node[1-2] NodeAddr=127.0.0.1\n"
+            "PartitionName=debug Nodes=node[1-2] Default=YES MaxTime=INFINITE\n",
+            2, {{"node1", {"-N", "node1"}}, {"node2", {"-N", "node2"}}}) {}
+};
+
 }  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(reservations_takeover, reservation_pair)
+
+BOOST_AUTO_TEST_CASE(a_backup_taking_over_keeps_the_reservations) {
+  BOOST_REQUIRE_MESSAGE(wait_until([&] { return nodes_idle(); }, 60s), "the cluster never came up");
+  auto made = shoal({"control", "create", "reservation", "reservationname=held",
+                     "starttime=now+1hour", "duration=30", "nodes=node1", "users=root"});
+  BOOST_REQUIRE_MESSAGE(made.exit_code == 0, made.describe());
+  primary->kill_now();
+  BOOST_REQUIRE(wait_until([&] { return log_has("ctl2.log", "controller in control role=backup"); },
+                           takeover_bound));
+  auto shown = shoal({"control", "show", "reservation"});
+  BOOST_TEST(shown.exit_code == 0, shown.describe());
+  BOOST_TEST(reservation_text_has(shown.out, "ReservationName=held"), shown.describe());
+  BOOST_TEST(reservation_text_has(shown.out, "Nodes=node1 NodeCnt=1"), shown.describe());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_FIXTURE_TEST_SUITE(reservations, reservation_cluster)
 
