@@ -26,7 +26,7 @@ std::vector<reservation>::iterator reservation_named(controller_state& st,
 }
 
 /// What runs now, node by node, until the ends its time limits give.
-std::vector<cluster::busy_node> running_nodes(const controller_state& st) {
+std::vector<cluster::busy_node> reservation_busy_nodes(const controller_state& st) {
   std::vector<cluster::busy_node> out;
   for (auto& [id, job] : st.job_view) {
     if (job.state == msg::job_state::pending || msg::is_finished(job.state)) continue;
@@ -53,7 +53,8 @@ std::string unnamed_reservation(const controller_state& st, const cluster::reser
 }
 
 /// The nodes a NodeCnt= picks: idle ones, of the partition when one is named.
-std::vector<std::string> count_candidates(const controller_state& st, const reservation& r) {
+std::vector<std::string> reservation_count_candidates(const controller_state& st,
+                                                      const reservation& r) {
   std::vector<std::string> out;
   for (auto& n : st.cfg.nodes) {
     if (!r.partition.empty() &&
@@ -68,8 +69,8 @@ std::vector<std::string> count_candidates(const controller_state& st, const rese
 
 /// slurmctld's checks of a new or changed reservation against the cluster, its jobs and the
 /// other reservations; picks the nodes of a NodeCnt=.
-std::optional<caf::error> settle(controller_state& st, reservation& r,
-                                 const cluster::reservation_words& words, int64_t now) {
+std::optional<caf::error> settle_reservation(controller_state& st, reservation& r,
+                                             const cluster::reservation_words& words, int64_t now) {
   if (!r.partition.empty() &&
       std::none_of(st.cfg.partitions.begin(), st.cfg.partitions.end(),
                    [&](const config::partition_config& p) { return p.name == r.partition; }))
@@ -77,10 +78,11 @@ std::optional<caf::error> settle(controller_state& st, reservation& r,
   std::vector<reservation> others;
   for (auto& o : st.reservations)
     if (o.name != r.name) others.push_back(o);
-  auto running = running_nodes(st);
+  auto running = reservation_busy_nodes(st);
   bool counted = r.nodes.empty() && r.node_count > 0;
   if (counted) {
-    r.nodes = cluster::pick_nodes(r, r.node_count, count_candidates(st, r), running, others, now);
+    r.nodes = cluster::pick_nodes(r, r.node_count, reservation_count_candidates(st, r), running,
+                                  others, now);
     if (r.nodes.empty()) return reservation_refusal("Requested nodes are busy");
   } else if (r.nodes.empty() && !r.partition.empty()) {
     for (auto& n : st.cfg.nodes)
@@ -98,7 +100,7 @@ std::optional<caf::error> settle(controller_state& st, reservation& r,
 }
 
 /// The table changed: saved whole, and the topology actor places by it from the next pass.
-void save_and_publish(controller_self self) {
+void save_and_publish_reservations(controller_self self) {
   auto& st = self->state;
   msg::reservations_record rec;
   for (auto& r : st.reservations) rec.reservations.push_back(cluster::info_of(r, 0));
@@ -113,11 +115,11 @@ caf::result<std::string> create_reservation(controller_self self,
     return reservation_refusal("Error creating the reservation: Duplicate reservation name");
   auto made = cluster::new_reservation(words, *st.node_names, unnamed_reservation(st, words));
   if (!made) return reservation_refusal(made.error().text());
-  if (auto err = settle(st, *made, words, now))
+  if (auto err = settle_reservation(st, *made, words, now))
     return reservation_refusal("Error creating the reservation: " + describe(*err));
   auto name = made->name;
   st.reservations.push_back(std::move(*made));
-  save_and_publish(self);
+  save_and_publish_reservations(self);
   return once_saved(self, "Reservation created: " + name);
 }
 
@@ -129,10 +131,10 @@ caf::result<std::string> update_reservation(controller_self self, const std::str
     return reservation_refusal("Error updating the reservation: Requested reservation is invalid");
   auto changed = cluster::updated_reservation(*it, words, *st.node_names);
   if (!changed) return reservation_refusal(changed.error().text());
-  if (auto err = settle(st, *changed, words, now))
+  if (auto err = settle_reservation(st, *changed, words, now))
     return reservation_refusal("Error updating the reservation: " + describe(*err));
   *it = std::move(*changed);
-  save_and_publish(self);
+  save_and_publish_reservations(self);
   return once_saved(self, std::string{"Reservation updated."});
 }
 
@@ -158,7 +160,7 @@ caf::result<std::string> edit_reservations(controller_self self, const msg::rese
       return reservation_refusal("delete_reservation " + edit.name +
                                  ": Requested reservation is invalid");
     st.reservations.erase(it);
-    save_and_publish(self);
+    save_and_publish_reservations(self);
     return once_saved(self, std::string{});
   }
   auto words = cluster::read_reservation_words(edit.settings, now);

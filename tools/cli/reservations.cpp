@@ -14,7 +14,7 @@ namespace shoal::cli {
 
 namespace {
 
-std::string null_or(const std::string& text) {
+std::string reservation_null_or(const std::string& text) {
   return text.empty() ? "(null)" : text;
 }
 
@@ -63,11 +63,13 @@ std::string render_reservation(const msg::reservation_info& r) {
       r.end_time == 0 ? "UNLIMITED" : reservation_duration(r.end_time - r.start_time);
   std::string out = "ReservationName=" + r.name + " StartTime=" + slurm_time(r.start_time) +
                     " EndTime=" + end + " Duration=" + duration + "\n";
-  out += "   Nodes=" + null_or(r.nodes) + " NodeCnt=" + std::to_string(r.node_count) +
+  out += "   Nodes=" + reservation_null_or(r.nodes) + " NodeCnt=" + std::to_string(r.node_count) +
          " CoreCnt=" + std::to_string(r.core_count) +
-         " Features=(null) PartitionName=" + null_or(r.partition) + " Flags=" + r.flags + "\n";
+         " Features=(null) PartitionName=" + reservation_null_or(r.partition) +
+         " Flags=" + r.flags + "\n";
   out += "   TRES=cpu=" + std::to_string(r.core_count) + "\n";
-  out += "   Users=" + null_or(r.users) + " Groups=(null) Accounts=" + null_or(r.accounts) +
+  out += "   Users=" + reservation_null_or(r.users) +
+         " Groups=(null) Accounts=" + reservation_null_or(r.accounts) +
          " Licenses=(null) State=" + (r.active ? "ACTIVE" : "INACTIVE") +
          " BurstBuffer=(null) Watts=n/a\n";
   out += "   MaxStartDelay=(null)\n\n";
