@@ -679,6 +679,7 @@ msg::job_info initial_job_info(const job_setup& setup) {
   info.min_cpus = req.workload.min_cpus;
   if (setup.workload) info.tres_per_node = policy::tres_per_node(setup.workload->gres);
   if (setup.workload) info.licenses = policy::licenses_text(setup.workload->licenses);
+  info.reservation = req.workload.reservation;
   info.state = msg::job_state::pending;
   if (req.workload.hold) info.reason = "JobHeldUser";
   return info;

@@ -249,7 +249,8 @@ std::optional<placement_needs> needs_of(scheduler_self self, const msg::job_requ
                                         const policy::workload_ptr& workload, uint32_t node_count) {
   bool gres = workload && !workload->gres.empty();
   bool constraint = workload && workload->constraint;
-  if (req.nodelist.empty() && req.exclude.empty() && !gres && !constraint && !self->state.torus)
+  if (req.nodelist.empty() && req.exclude.empty() && !gres && !constraint &&
+      req.workload.reservation.empty() && !self->state.torus)
     return std::nullopt;
   placement_needs needs;
   needs.nodelist = req.nodelist;
@@ -258,6 +259,7 @@ std::optional<placement_needs> needs_of(scheduler_self self, const msg::job_requ
   if (constraint) needs.constraint = workload->constraint;
   needs.shape = req.shape;
   needs.node_count = node_count;
+  needs.reservation = req.workload.reservation;
   return needs;
 }
 

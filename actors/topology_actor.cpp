@@ -30,6 +30,7 @@ struct resolved_needs {
   std::vector<policy::gres_need> gres;
   std::optional<topology::torus_request> torus;
   std::shared_ptr<const std::vector<policy::feature_choice>> features;
+  std::string reservation;
 };
 
 struct topology_state {
@@ -42,6 +43,7 @@ struct topology_state {
   /// Queued jobs that name nodes or devices (or any job on a torus).
   std::unordered_map<uint64_t, resolved_needs> needs;
   caf::actor scheduler;
+  reservation_table reservations;
 };
 
 using topology_self = topology_actor::stateful_pointer<topology_state>;
@@ -62,6 +64,7 @@ resolved_needs resolve(const allocation_map& map, const placement_needs& needs) 
   if (!needs.gres.empty()) out.gres = map.gres_needs(needs.gres);
   if (map.torus()) out.torus = cluster::torus_request_of(needs.shape, needs.node_count);
   if (needs.constraint) out.features = map.feature_choices(*needs.constraint);
+  out.reservation = needs.reservation;
   return out;
 }
 
@@ -91,6 +94,34 @@ start_site site_of(const allocation_map& map, const policy::start_decision& d,
   return site;
 }
 
+/// 1 + the index of the reservation named `name` in the pass's list (the table's order), or
+/// policy::no_reservation when it is gone.
+uint32_t reservation_slot(const topology_state& st, const std::string& name) {
+  if (!st.reservations) return policy::no_reservation;
+  for (size_t i = 0; i < st.reservations->size(); ++i)
+    if ((*st.reservations)[i].name == name) return static_cast<uint32_t>(i + 1);
+  return policy::no_reservation;
+}
+
+/// The reservations' windows at `now`, as the pass keeps their nodes.
+void set_reservation_windows(topology_state& st, int64_t now) {
+  std::vector<policy::reserved_nodes> windows;
+  if (st.reservations) {
+    for (auto& r : *st.reservations) {
+      auto w = cluster::current_window(r, now);
+      policy::reserved_nodes held;
+      for (auto& name : w.nodes)
+        if (auto i = st.map->index_of(name)) held.nodes.push_back(*i);
+      std::sort(held.nodes.begin(), held.nodes.end());
+      held.start = w.start;
+      held.end = w.end;
+      held.flex = w.flags.flex;
+      windows.push_back(std::move(held));
+    }
+  }
+  st.map->set_reservations(std::move(windows));
+}
+
 /// The order's candidates with the needs of the offered ones filled in, on a copy when any has
 /// needs (`copy`); else the order's own list.
 const std::vector<policy::pending_job>& with_needs(const topology_state& st,
@@ -108,7 +139,9 @@ const std::vector<policy::pending_job>& with_needs(const topology_state& st,
       copy = list;
       copied = true;
     }
-    apply_needs(copy[static_cast<size_t>(at - list.begin())].request, needs);
+    auto& job = copy[static_cast<size_t>(at - list.begin())];
+    apply_needs(job.request, needs);
+    if (!needs.reservation.empty()) job.reservation = reservation_slot(st, needs.reservation);
   }
   return copied ? copy : list;
 }
@@ -117,6 +150,7 @@ placed_pass_ptr place(topology_self self, const pass_order& order) {
   auto& st = self->state;
   std::vector<policy::pending_job> copy;
   const auto& candidates = with_needs(st, order, copy);
+  set_reservation_windows(st, order.now);
   auto placed = st.map->place(candidates, order.arrays, st.running.all(), order.now);
   auto out = std::make_shared<placed_pass>();
   out->result = std::move(placed.result);
@@ -247,6 +281,12 @@ topology_actor::behavior_type topology_behavior(topology_self self,
       probe.metered("nodes",
                     [self](msg::reconfig_atom, const config_ptr& fresh) {
                       self->state.map->take_nodes(fresh->nodes);
+                    }),
+      probe.metered("reservations",
+                    [self](msg::resv_atom, const reservation_table& table) {
+                      self->state.reservations = table;
+                      if (self->state.scheduler)
+                        send_to(self, self->state.scheduler, msg::schedule_atom_v);
                     }),
       probe.metered("register",
                     [self](msg::register_atom, caf::actor& scheduler) {

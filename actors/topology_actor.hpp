@@ -12,6 +12,7 @@
 
 #include "actors/in_process_types.hpp"
 #include "cluster/allocation_map.hpp"
+#include "cluster/reservation.hpp"
 #include "config/config.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "metrics/registry.hpp"
@@ -30,7 +31,12 @@ struct placement_needs {
   std::optional<policy::feature_constraint> constraint;  ///< -C, as the controller parsed it
   msg::job_shape shape;                                  ///< torus only
   uint32_t node_count = 0;  ///< torus only: the nodes the job's prism holds
+  std::string reservation;  ///< --reservation
 };
+
+/// The reservations as the controller holds them (scontrol create reservation), shared
+/// read-only.
+using reservation_table = std::shared_ptr<const std::vector<cluster::reservation>>;
 
 /// One scheduling pass as the scheduler orders it: its queue's kept candidate list, in ascending
 /// id order, where the entries with task_count > 0 are the jobs offered (policy::pass_plan), which
@@ -100,6 +106,9 @@ using topology_actor = caf::typed_actor<
     /// A reconfigure's nodes (the controller's, once it applied them): new ones are added last,
     /// removed ones retired (cluster::allocation_map::take_nodes).
     caf::reacts_to<msg::reconfig_atom, config_ptr>,
+    /// The reservations as they are now: a pass keeps other jobs off their nodes and puts
+    /// their own jobs there.
+    caf::reacts_to<msg::resv_atom, reservation_table>,
     /// The scheduler, to tell when nodes free up.
     caf::reacts_to<msg::register_atom, caf::actor>,
     /// What `shoal map` draws.
@@ -118,5 +127,6 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::placement_needs)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::pass_order_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::placed_pass_ptr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::held_nodes)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::actors::reservation_table)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::cluster::start_estimate)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(shoal::policy::pending_job)

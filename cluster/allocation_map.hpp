@@ -74,6 +74,10 @@ class allocation_map {
   /// a slot past the end is added. Null closes the slot (a deleted partition: nothing is
   /// placed in it again). Placements made already stand.
   void set_partition(size_t slot, const config::partition_config* part);
+  /// The reservations the next passes keep their nodes for (their windows as of the pass).
+  void set_reservations(std::vector<policy::reserved_nodes> reservations) {
+    config_.reservations = std::move(reservations);
+  }
 
   // -- generic resources --
 

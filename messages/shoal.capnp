@@ -68,8 +68,7 @@ struct NodeInfo {
   hostname @24 :Text;        # NodeHostname: the config's, an admin's (nodehostname=) or, with
                              # cloud_reg_addrs, what the node registered with; empty: the name
   usage @25 :NodeUsage;      # the node's own figures, as its shoald last sent them
-  heldForOtherBranch @26 :Bool;  # PLACEHOLDER on branch health: @26 belongs to another branch
-                             # (reservations); the merge drops this line
+  maint @26 :Bool;           # in an active MAINT reservation (sinfo's maint, State=IDLE+MAINT)
   rebootRequested @27 :Bool; # REBOOT_REQUESTED (@): rebooted once no job holds it
   rebootIssued @28 :Bool;    # REBOOT_ISSUED (^): RebootProgram ran; DOWN until it registers again
 }
@@ -225,6 +224,7 @@ struct JobWorkload {
                              # node r mod N); otherwise block (consecutive ranks fill a node)
   priority @23 :UInt32;      # an admin's fixed priority (scontrol update Priority=N); 0: the
                              # computed one (multifactor, or submit order)
+  reservation @24 :Text;     # --reservation=NAME: runs only on its nodes while it is active
 }
 
 struct JobInfo {
@@ -278,6 +278,7 @@ struct JobInfo {
   usage @44 :StepUsage;      # what the job's ended steps used together (CPU and I/O summed,
                              # peaks the highest with where); steps still running not counted
   licenses @45 :Text;        # -L as scontrol shows it ("fluent:2,ansys:1"); empty: none
+  reservation @46 :Text;     # --reservation as submitted (squeue %v); empty: none
 }
 
 # What the scheduler knows of a pending job at its last pass (shoal queue --start/--priority).
@@ -446,6 +447,34 @@ struct PartitionEdit {
   name @1 :Text;
   settings @2 :List(Text);   # Key=Value, in the order given
   user @3 :Text;             # who asks (logged)
+}
+
+# `shoal control create reservation KEY=VALUE ...`, `update reservationname=R ...`, `delete
+# reservationname=R` (scontrol's words, read by policy/reservation.hpp).
+struct ReservationEdit {
+  action @0 :Text;           # create, update or delete
+  name @1 :Text;             # update, delete: ReservationName
+  settings @2 :List(Text);   # Key=Value, in the order given
+  user @3 :Text;             # who asks (logged)
+}
+
+# One reservation as `show reservation` prints it, and as it is saved (state key "reservations").
+struct ReservationInfo {
+  name @0 :Text;
+  startTime @1 :Int64;       # Unix seconds
+  endTime @2 :Int64;         # Unix seconds; 0: UNLIMITED
+  nodes @3 :Text;            # hostlist
+  nodeCount @4 :UInt32;
+  coreCount @5 :UInt32;
+  partition @6 :Text;        # empty: (null)
+  flags @7 :Text;            # as scontrol prints them ("MAINT,SPEC_NODES"); empty: none
+  users @8 :Text;            # comma-separated; empty: (null)
+  accounts @9 :Text;         # comma-separated; empty: (null)
+  active @10 :Bool;          # State=ACTIVE (listings only)
+}
+
+struct ReservationsRecord {
+  reservations @0 :List(ReservationInfo);
 }
 
 # The partition edits that outlive a restart, replayed over the config's partitions at start
@@ -696,6 +725,9 @@ enum ClientOp $C.type("uint8_t") {
   shares @33;           # -> shares (sshare: this cluster's association tree with each
                         # association's shares, decayed usage and fair-share factor, in sshare's
                         # order; empty without associations)
+  reservationEdit @34;  # reservationChange, uid -> text (scontrol create|update|delete
+                        # reservation, admins only: "Reservation created: NAME" on create)
+  reservations @35;     # -> reservations (scontrol show reservation)
 }
 
 struct ClientRequest {
@@ -723,6 +755,7 @@ struct ClientRequest {
   query @16 :AccountingQuery;  # accounting: what sacct selects
   acctmgr @17 :AcctmgrEdit;  # acctmgrEdit: the change
   jobChange @18 :JobUpdate;  # jobUpdate: the jobs and their changes
+  reservationChange @19 :ReservationEdit;  # reservationEdit
 }
 
 struct ClientReply {
@@ -749,6 +782,7 @@ struct ClientReply {
   associations @17 :AssociationData;  # acctmgrList
   steps @18 :List(StepInfo); # steps
   shares @19 :List(ShareInfo); # shares
+  reservations @20 :List(ReservationInfo); # reservations
 }
 
 # sacctmgr add/modify/delete as the CLI read its words (accounting/associations.hpp applies it).
@@ -898,6 +932,7 @@ struct StateGroup {
   state @0 :Text $C.type("node_state") $C.init("node_state::unknown");
   count @1 :UInt32;
   nodes @2 :Text;            # hostlist, as `scontrol show hostlistsorted` prints it
+  maint @3 :Bool;            # these nodes are in an active MAINT reservation (sinfo's maint)
 }
 
 struct PartitionSummary {

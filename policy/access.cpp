@@ -31,6 +31,7 @@ bool may(const access_rules& rules, uint32_t uid, operation op, uint32_t owner) 
     case operation::hold_as_admin:
     case operation::administer:
     case operation::update_job_as_admin:
+    case operation::edit_reservation:
       return is_admin(rules, uid);
     case operation::reset_statistics:
     case operation::fetch_identity:

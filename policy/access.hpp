@@ -32,6 +32,8 @@ enum class operation {
   /// What only Slurm's operators may ask of an update: raise a running job's time limit (or a
   /// queued one's past its partition's MaxTime), set Priority=, set a negative Nice=.
   update_job_as_admin,
+  /// `scontrol create|update|delete reservation`: the admins (Slurm's operators may not either)
+  edit_reservation,
 };
 
 /// A uid that owns nothing: for operations on no particular job.

@@ -159,6 +159,12 @@ class pass {
         state_(partitions.size()),
         node_partitions_(nodes.size()),
         licenses_(config.licenses, running, now) {
+    // A reservation's ends are where its nodes come free for everyone: the backfill's search for
+    // a start must look there, so each bounds a slot (nothing is taken: the pass leaves the
+    // held nodes out of the members it places on instead, see usable_members).
+    for (const auto& r : config.reservations)
+      if (r.end > now && r.end < forever)
+        profile_.consume(std::max(r.start, now), r.end, {}, false);
     auto free = profile_.slot(0);
     for (size_t p = 0; p < partitions.size(); ++p) {
       for (auto n : partitions[p].nodes) {
@@ -199,7 +205,8 @@ class pass {
       bool whole = takes_whole_nodes(r, config_.placement.select) || exclusive_part;
       order.push_back({j.priority, j.id, j.time_limit, cpu_units(r.total_cpus(), sb, units_), i,
                        tier(j), uint32_t(std::min<size_t>(j.partition, UINT32_MAX)), r.min_nodes,
-                       r.required.empty() && r.excluded.empty() && !r.features && j.task_count > 0,
+                       r.required.empty() && r.excluded.empty() && !r.features &&
+                           j.task_count > 0 && j.reservation == 0,
                        whole && sb == 1});
     }
     std::sort(order.begin(), order.end(), [](const key& x, const key& y) {
@@ -264,7 +271,8 @@ class pass {
           std::find(part.nodes.begin(), part.nodes.end(), r) == part.nodes.end())
         return wait(job, "ReqNodeNotAvail");
     }
-    if (!config_.backfill && ps.blocked) return wait(job, "Priority");
+    if (job.reservation != 0 && !reservation_begun(job)) return wait(job, "Reservation");
+    if (!config_.backfill && ps.blocked && job.reservation == 0) return wait(job, "Priority");
 
     // OverSubscribe: a copy with --exclusive set (EXCLUSIVE) or its sharing count (YES, FORCE);
     // the common path copies nothing.
@@ -284,13 +292,15 @@ class pass {
       int64_t end = later(now_, limit);
       // Licenses before nodes, as Slurm tests them: short, the job waits without a test.
       if (!licenses_.fits(now_, end, job.licenses)) return wait(job, "Licenses");
-      auto alloc = try_now(req, job.partition, limit, counted);
+      auto alloc = try_now(job, req, limit, counted);
       if (!alloc) break;
       start(*alloc, end);
       licenses_.take(now_, end, job.licenses);
       result_.started.push_back({job.id, started, std::move(*alloc), end});
     }
     if (started == job.task_count) return;
+    // A reservation's jobs wait for its own nodes: they hold back nobody outside it.
+    if (job.reservation != 0) return wait(job, "Resources");
     if (config_.preempt) preempt_for(job, req);
 
     if (!config_.backfill) {
@@ -307,7 +317,7 @@ class pass {
       if (!budget_left()) return;
       ++result_.tested;
     }
-    if (auto plan = earliest_start(req, part.nodes, limit, job.licenses)) {
+    if (auto plan = earliest_start(job, req, part.nodes, limit)) {
       profile_.consume(plan->start, later(plan->start, limit), plan->alloc, true);
       licenses_.take(plan->start, later(plan->start, limit), job.licenses);
       // A reservation at now (the test budget hid a fit) takes slot 0 too: recount.
@@ -440,15 +450,17 @@ class pass {
   }
 
   /// An allocation free from now for `limit` seconds that no reservation needs, or nullopt.
-  std::optional<allocation> try_now(const resource_request& req, size_t p, int64_t limit,
-                                    bool& counted) {
+  std::optional<allocation> try_now(const pending_job& job, const resource_request& req,
+                                    int64_t limit, bool& counted) {
+    size_t p = job.partition;
     auto& ps = state_[p];
     bool whole = takes_whole_nodes(req, config_.placement.select);
     uint32_t sb = share_count(req);
     size_t want_nodes = std::max<size_t>(req.min_nodes, req.required.size());
     if (ps.free_units < cpu_units(req.total_cpus(), sb, units_)) return std::nullopt;
     if (whole && sb == 1 && ps.idle_nodes < want_nodes) return std::nullopt;
-    bool plain = req.required.empty() && req.excluded.empty() && !req.features;
+    bool plain =
+        req.required.empty() && req.excluded.empty() && !req.features && job.reservation == 0;
     auto shape = shape_of(req, limit);
     if (plain) {
       for (const auto& f : ps.failed)
@@ -459,8 +471,8 @@ class pass {
       counted = true;
       ++result_.tested;
     }
-    const auto& members = partitions_[p].nodes;
     int64_t end = later(now_, limit);
+    const auto& members = usable_members(job, partitions_[p].nodes, now_, end);
     auto free = profile_.dips_within(0, end) ? profile_.window_min(0, end, members, scratch_)
                                              : profile_.slot(0);
     auto alloc = place(req, members, nodes_, free, placement_);
@@ -472,9 +484,10 @@ class pass {
   }
 
   /// The first slot from which `req` fits for `limit` seconds, within bf_window.
-  std::optional<planned_start> earliest_start(const resource_request& req,
-                                              const std::vector<size_t>& members, int64_t limit,
-                                              const license_list& licenses) {
+  std::optional<planned_start> earliest_start(const pending_job& job, const resource_request& req,
+                                              const std::vector<size_t>& part_nodes,
+                                              int64_t limit) {
+    const auto& licenses = job.licenses;
     int64_t horizon = config_.window > 0 ? later(now_, config_.window) : forever;
     uint32_t sb = share_count(req);
     bool needs_idle = takes_whole_nodes(req, config_.placement.select) && sb == 1;
@@ -488,12 +501,48 @@ class pass {
       auto most = profile_.window_bounds(i, end);
       if (most.free_units < need_units || (needs_idle && most.idle_nodes < want_nodes)) continue;
       if (!licenses_.fits(t, end, licenses)) continue;
+      const auto& members = usable_members(job, part_nodes, t, end);
       auto free = profile_.dips_within(i, end) ? profile_.window_min(i, end, members, scratch_)
                                                : profile_.slot(i);
       auto alloc = place(req, members, nodes_, free, placement_);
       if (alloc) return planned_start{0, t, std::move(*alloc)};
     }
     return std::nullopt;
+  }
+
+  const reserved_nodes* own_reservation(const pending_job& job) const {
+    const auto& all = config_.reservations;
+    if (job.reservation == 0 || job.reservation > all.size()) return nullptr;
+    return &all[job.reservation - 1];
+  }
+
+  bool reservation_begun(const pending_job& job) const {
+    const auto* own = own_reservation(job);
+    return own != nullptr && own->start <= now_ && now_ < own->end;
+  }
+
+  /// `members` without the nodes that reservations other than the job's own hold over any of
+  /// [from, to); a job in a reservation keeps only its nodes (FLEX: also the unheld others).
+  /// Without reservations, `members` itself.
+  const std::vector<size_t>& usable_members(const pending_job& job,
+                                            const std::vector<size_t>& members, int64_t from,
+                                            int64_t to) {
+    const auto& all = config_.reservations;
+    if (all.empty()) return members;
+    const auto* own = own_reservation(job);
+    auto holds = [](const reserved_nodes& r, size_t n) {
+      return std::binary_search(r.nodes.begin(), r.nodes.end(), n);
+    };
+    member_scratch_.clear();
+    for (auto n : members) {
+      bool in_own = own != nullptr && holds(*own, n);
+      if (own != nullptr && !own->flex && !in_own) continue;
+      bool held = false;
+      for (size_t k = 0; k < all.size() && !held && !in_own; ++k)
+        held = &all[k] != own && all[k].start < to && from < all[k].end && holds(all[k], n);
+      if (!held) member_scratch_.push_back(n);
+    }
+    return member_scratch_;
   }
 
   void start(const allocation& alloc, int64_t end) {
@@ -555,6 +604,7 @@ class pass {
   std::vector<partition_state> state_;
   std::vector<std::vector<uint32_t>> node_partitions_;
   license_pool licenses_;
+  std::vector<size_t> member_scratch_;  ///< usable_members' answer when reservations exist
   pass_result result_;
   std::vector<uint64_t> claimed_;     ///< jobs this pass preempts (for some waiter)
   std::vector<uint64_t> queued_ids_;  ///< the queue's ids, sorted once asked (still_queued)

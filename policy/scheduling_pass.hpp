@@ -44,6 +44,21 @@ struct pending_job {
   int64_t time_limit = 0;  ///< seconds; 0 = the partition's MaxTime (or unlimited)
   uint32_t task_count = 1;
   license_list licenses;  ///< -L: held from start to end, by each task (empty: none)
+  /// --reservation: 1 + its index in pass_config::reservations; 0: none; no_reservation: one
+  /// that no longer exists (the job waits with Reservation).
+  uint32_t reservation = 0;
+};
+
+constexpr uint32_t no_reservation = UINT32_MAX;
+
+/// A reservation as the pass sees it (scontrol create reservation): its nodes are held over
+/// [start, end) from every job not in it; a job in it runs only on them (FLEX: also elsewhere),
+/// and only once it has begun.
+struct reserved_nodes {
+  std::vector<size_t> nodes;  ///< node indices, ascending
+  int64_t start = 0;
+  int64_t end = forever;
+  bool flex = false;
 };
 
 /// Whether and how lower-priority jobs may start ahead of blocked higher-priority ones.
@@ -65,6 +80,7 @@ struct pass_config {
   license_list licenses;        ///< Licenses=: the cluster's totals (a job naming another waits)
   bool preempt = false;         ///< PreemptType=preempt/partition_prio
   int64_t preempt_exempt = 0;   ///< PreemptExemptTime, seconds: younger jobs are not preempted
+  std::vector<reserved_nodes> reservations;  ///< at their windows as of the pass
 };
 
 /// Start job `job` (task `copy` of the tasks it may start this pass) on `alloc`, until `end`.
@@ -79,7 +95,8 @@ struct start_decision {
 struct pending_reason {
   uint64_t job = 0;
   const char* reason = "";  ///< Priority, Resources, Licenses, PartitionDown,
-                            ///< PartitionTimeLimit, ReqNodeNotAvail (static strings)
+                            ///< PartitionTimeLimit, ReqNodeNotAvail, Reservation
+                            ///< (static strings)
   size_t position = 0;      ///< the job's index in the queue given to schedule()
 };
 

@@ -50,6 +50,7 @@ std::vector<msg::node_info> list_nodes(controller_self self) {
     auto it = view.find(n.name);
     out.push_back(it != view.end() ? it->second : msg::node_info{});
   }
+  mark_maint_nodes(self->state, out);
   return out;
 }
 
@@ -67,7 +68,11 @@ std::vector<msg::partition_summary> summarize_partitions(controller_self self) {
     return it != view.end() ? it->second.state : msg::node_state::unknown;
   };
   const auto& cfg = self->state.cfg;
-  if (!cfg.torus3d) return topology::summarize_partitions(list_partitions(self), state_of);
+  if (!cfg.torus3d) {
+    auto sums = topology::summarize_partitions(list_partitions(self), state_of);
+    split_maint_groups(self->state, sums);
+    return sums;
+  }
   // A torus's groups in Blue Gene/L's box form: a few boxes, not 512 names.
   auto boxes = [&cfg](const std::vector<std::string>& names) {
     auto text = topology::box_hostlist(cfg.torus.prefix, cfg.torus.dims, names);

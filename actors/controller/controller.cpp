@@ -159,8 +159,10 @@ controller_actor::behavior_type controller_behavior(
   actor_probe probe{self, meters, "controller"};
   st.attribute_to = [probe](const std::string& user) { probe.attribute_to(user); };
   replay_partitions(st, recovery.saved);
+  recover_reservations(st, recovery.saved);
   spawn_partitions(self);
   spawn_nodes_and_scheduler(self, recovery.saved);
+  if (!st.reservations.empty()) publish_reservations(self);
   spawn_collectors(self, recovery.saved);
   spawn_power_saving(self, recovery.saved);
   if (st.cfg.health.enabled())
@@ -239,6 +241,8 @@ controller_actor::behavior_type controller_behavior(
       probe.rpc("complete", from_client<complete_atom>(self, complete)),
       probe.rpc("nodeupd", from_client<nodeupd_atom>(self, update_nodes)),
       probe.rpc("partedit", from_client<partedit_atom>(self, edit_partitions)),
+      probe.rpc("resvedit", from_client<resv_atom>(self, edit_reservations)),
+      probe.rpc("reservations", from_peer<resv_atom>(self, list_reservations)),
       probe.rpc("setdebug", from_client<setdebug_atom>(self, set_debug_level)),
       probe.rpc("dbgflags", from_client<dbgflags_atom>(self, set_debug_flags)),
       probe.rpc("diagreset", from_client<diagreset_atom>(self, reset_diag)),

@@ -107,6 +107,11 @@ using controller_actor = caf::typed_actor<
     caf::replies_to<msg::collectors_atom>::with<std::vector<msg::collector_info>>,
     /// `shoal control update nodename=...`.
     caf::replies_to<msg::nodeupd_atom, msg::node_update>::with<caf::ok_atom>,
+    /// (edit, uid) `shoal control create reservation ...`, `update|delete reservationname=R`:
+    /// what scontrol prints, once durable.
+    caf::replies_to<msg::resv_atom, msg::reservation_edit, uint32_t>::with<std::string>,
+    /// `shoal control show reservation`.
+    caf::replies_to<msg::resv_atom>::with<std::vector<msg::reservation_info>>,
     /// `shoal control update|create|delete partitionname=...`: ok once the edit is durable.
     caf::replies_to<msg::partedit_atom, msg::partition_edit>::with<caf::ok_atom>,
     /// (level, user): `shoal control setdebug`; answers the new level.

@@ -28,6 +28,7 @@
 #include "actors/saved_state.hpp"
 #include "actors/scheduler.hpp"
 #include "cluster/cluster_meters.hpp"
+#include "cluster/reservation.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
 #include "policy/access.hpp"
@@ -111,6 +112,9 @@ struct controller_state {
   /// Partition name -> its slot in the tables the scheduler and the topology actor get (a slot
   /// is never reused, so a queued job's stays its partition's); see slotted().
   std::unordered_map<std::string, size_t> partition_slots;
+  /// The reservations (scontrol create reservation), in creation order: the controller owns
+  /// them, saves them whole (state key "reservations") and hands a copy to the topology actor.
+  std::vector<cluster::reservation> reservations;
   /// Attributes the request being handled to a user in the RPC statistics (shoal_rpc_user_seconds);
   /// set by the behavior to its actor_probe's.
   std::function<void(const std::string&)> attribute_to = [](const std::string&) {};
@@ -301,6 +305,24 @@ void save_partition_edits(controller_self self);
 /// The file read again (scontrol reconfigure, SIGHUP): see the controller's interface.
 caf::result<std::string> reconfigure_layout(controller_self self, config_ptr fresh,
                                             std::string user);
+
+// -- reservations.cpp: scontrol create|update|delete|show reservation --
+
+/// create, update or delete, for an admin (policy::operation::edit_reservation): the text
+/// scontrol prints ("Reservation created: NAME"), once saved; refusals in Slurm's words.
+caf::result<std::string> edit_reservations(controller_self self, const msg::reservation_edit& edit,
+                                           uint32_t uid);
+std::vector<msg::reservation_info> list_reservations(controller_self self);
+/// The topology actor gets the table as it is now.
+void publish_reservations(controller_self self);
+/// --reservation at submission: it must exist and the job's user or account be one of its.
+std::optional<caf::error> check_reservation_use(const controller_state& st,
+                                                const msg::job_request& req);
+/// Nodes of active MAINT reservations get NodeInfo.maint; sinfo's groups split by it.
+void mark_maint_nodes(const controller_state& st, std::vector<msg::node_info>& nodes);
+void split_maint_groups(const controller_state& st, std::vector<msg::partition_summary>& sums);
+/// The saved reservations (before the topology actor is told of them).
+void recover_reservations(controller_state& st, const state::record_map& saved);
 
 // -- administration.cpp: nodes, debug levels, statistics, handover --
 

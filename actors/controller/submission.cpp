@@ -158,6 +158,8 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   if (resolved)
     resolved =
         to_caf(cluster::check_association(st.cfg, st.associations.get(), std::move(*resolved)));
+  if (resolved)
+    if (auto refused = check_reservation_use(st, *resolved)) resolved = std::move(*refused);
   if (!resolved) {
     // A refusal's text has lines (cluster/submission.hpp); the log keeps one line an event.
     auto reason = describe(resolved.error());

@@ -173,5 +173,11 @@ CAF_ADD_TYPE_ID(shoal, (shoal::msg::usage_record))
 CAF_ADD_ATOM(shoal, shoal::msg, reboot_atom, "reboot")
 // Preemption (issue 37): the scheduler has the controller tell a running job it is preempted.
 CAF_ADD_ATOM(shoal, shoal::msg, preempt_atom, "preempt")
+// Reservations (issue 37): scontrol create|update|delete|show reservation.
+CAF_ADD_ATOM(shoal, shoal::msg, resv_atom, "resv")
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::reservation_edit))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::reservation_info))
+CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::reservation_info>))
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::reservations_record))
 
 CAF_END_TYPE_ID_BLOCK(shoal)

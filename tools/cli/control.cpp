@@ -19,6 +19,7 @@
 #include "policy/licenses.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/ping.hpp"
+#include "tools/cli/reservations.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/cli/steps.hpp"
 #include "tools/format/listing.hpp"
@@ -304,6 +305,7 @@ int show(session& s, const std::string& what, const std::string& name, const sho
     return 0;
   }
   if (is_entity(what, "license", 2)) return show_licenses(s, name, opt);
+  if (is_entity(what, "reservation", 3)) return show_reservations(s, name, opt.one_line);
   if (is(what, "config")) {
     auto text = ask<std::string>(s, msg::client_op::config);
     if (!text) return fail("control", describe(text.error()));
@@ -312,8 +314,8 @@ int show(session& s, const std::string& what, const std::string& name, const sho
   }
   return fail("control",
               "cannot show '" + what +
-                  "' (use node, partition, job, config, collectors, licenses, hostnames, "
-                  "hostlist or hostlistsorted)",
+                  "' (use node, partition, job, config, collectors, licenses, reservations, "
+                  "hostnames, hostlist or hostlistsorted)",
               exit_usage);
 }
 
@@ -399,6 +401,8 @@ bool names_job(const std::string& word) {
 
 int update(session& s, const std::vector<std::string>& words) {
   if (!words.empty() && names_partition(words.front())) return edit_partition(s, "update", words);
+  if (!words.empty() && names_reservation(words.front()))
+    return edit_reservation(s, "update", words);
   msg::node_update up;
   up.user = current_user().name;
   for (auto& w : words) {
@@ -507,7 +511,9 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
                   "hostnames|hostlist|"
                   "hostlistsorted EXPR | update NodeName=X State=drain|resume|down|idle "
                   "Reason=\"...\" | update|create PartitionName=P KEY=VALUE ... | delete "
-                  "PartitionName=P | update JobId=N KEY=VALUE ... | reboot [ASAP] "
+                  "PartitionName=P | create reservation KEY=VALUE ... | update|delete "
+                  "ReservationName=R ... | show reservation [R] | "
+                  "update JobId=N KEY=VALUE ... | reboot [ASAP] "
                   "[nextstate=RESUME|DOWN|UNDRAIN] [reason=TEXT] NODES|ALL | cancel_reboot NODES "
                   "| ping | version | reconfigure "
                   "| setdebug LEVEL | setdebugflags +FLAG|-FLAG ... | "
@@ -528,6 +534,10 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       "      StartTime, Name, Comment, Features, QOS, Account, ExcNodeList; pending jobs only\n"
       "      but TimeLimit, Name, Comment, Priority and Nice; users may only lower a running\n"
       "      job's TimeLimit)\n"
+      "  shoal control create reservation starttime=now+1hour duration=120 nodes=node[1-2]\n"
+      "      users=root flags=maint   (keys: ReservationName, StartTime, EndTime, Duration,\n"
+      "      Nodes, NodeCnt, PartitionName, Users, Accounts, Flags=MAINT,IGNORE_JOBS,OVERLAP,\n"
+      "      FLEX,DAILY,WEEKLY,SPEC_NODES; update|delete reservationname=R, admins only)\n"
       "  shoal control reconfigure        (shoalctld reads its file again, as on SIGHUP)\n"
       "  shoal control reboot ASAP nextstate=resume reason=\"kernel update\" node[1-4]\n"
       "      (RebootProgram runs on each once no job holds it; cancel_reboot NODES undoes it)\n"
@@ -578,6 +588,16 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       return update(*s, {w.begin() + 1, w.end()});
     }
     if (is(w[0], "create") || is(w[0], "delete")) {
+      bool reservation =
+          w.size() >= 2 &&
+          (names_reservation(w[1]) || (is(w[0], "create") && is_entity(w[1], "reservation", 3)));
+      if (reservation) {
+        int code = 0;
+        auto s = open_session("control", conf, code);
+        if (!s) return code;
+        bool entity_word = w[1].find('=') == std::string::npos;
+        return edit_reservation(*s, w[0], {w.begin() + (entity_word ? 2 : 1), w.end()});
+      }
       if (w.size() < 2 || !names_partition(w[1]))
         return fail("control", w[0] + " takes PartitionName=NAME first", exit_usage);
       int code = 0;

@@ -126,6 +126,9 @@ void add_record_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
                  "VAR[=VALUE],... (those, with SHOAL_* and SLURM_*; ALL in the list adds all)");
   app.add_flag("--no-requeue", o.no_requeue, "Never requeue the job (the default)");
   app.add_option("-A,--account", o.account, "Account to record with the job (no limits apply)");
+  app.add_option("--reservation", o.reservation,
+                 "Run in this reservation (scontrol create reservation): only on its nodes, "
+                 "only while it is active, only for its users and accounts");
   app.add_option("-q,--qos", o.qos, "Quality of service to record with the job (no limits apply)");
   app.add_option("--comment", o.comment, "Comment to record with the job");
   app.add_option("--mail-type", o.mail_type,
@@ -142,10 +145,10 @@ void add_record_options(CLI::App& app, job_options& o, bool batch, bool alloc) {
                  batch ? "[{R|B}:]SIG[@TIME]: send SIG (name or number) TIME seconds (default "
                          "60; 0: never) before the time limit, to every step's tasks but the "
                          "batch shell's; B: to the batch shell only; R: is accepted (no "
-                         "reservations here)"
+                         "effect)"
                        : "[R:]SIG[@TIME]: send SIG (name or number) to the job's steps TIME "
                          "seconds (default 60; 0: never) before the time limit; R: is accepted "
-                         "(no reservations here)");
+                         "(no effect)");
   if (!alloc)
     app.add_flag("--test-only", o.test_only,
                  "Submit nothing: print when and where the job would start now, as "

@@ -531,6 +531,7 @@ shoal::error set_notices(const job_options& o, bool batch, msg::job_request& req
     w.warn_reservation = warn->reservation;
   }
   w.account = o.account;
+  w.reservation = o.reservation;
   w.qos = o.qos;
   w.comment = o.comment;
   return {};

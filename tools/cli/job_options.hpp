@@ -61,6 +61,7 @@ struct job_options {
   bool no_requeue = false;
   std::string comment;
   std::string account;
+  std::string reservation;  ///< --reservation
   std::string qos;
   std::string open_mode;  ///< append | truncate (Slurm reads the first letter)
   std::string mail_type;

@@ -324,6 +324,12 @@ msg::client_request to_request(msg::partedit_atom, msg::partition_edit edit) {
   return r;
 }
 
+msg::client_request to_request(msg::resv_atom, msg::reservation_edit edit) {
+  auto r = msg::make_client_request(msg::client_op::reservation_edit);
+  r.reservation_change = std::move(edit);
+  return r;
+}
+
 msg::client_request to_request(msg::setdebug_atom, std::string level, std::string user) {
   auto r = msg::make_client_request(msg::client_op::set_debug);
   r.text = std::move(level);
@@ -368,6 +374,10 @@ void take(msg::client_reply& r, std::vector<msg::step_info>& out) {
 
 void take(msg::client_reply& r, std::vector<msg::share_info>& out) {
   out = std::move(r.shares);
+}
+
+void take(msg::client_reply& r, std::vector<msg::reservation_info>& out) {
+  out = std::move(r.reservations);
 }
 
 void take(msg::client_reply& r, msg::job_info& out) {

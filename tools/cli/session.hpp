@@ -131,6 +131,7 @@ msg::client_request to_request(msg::jobctl_atom, msg::job_control ctl);
 msg::client_request to_request(msg::update_atom, msg::job_update update);
 msg::client_request to_request(msg::nodeupd_atom, msg::node_update up);
 msg::client_request to_request(msg::partedit_atom, msg::partition_edit edit);
+msg::client_request to_request(msg::resv_atom, msg::reservation_edit edit);
 msg::client_request to_request(msg::setdebug_atom, std::string level, std::string user);
 msg::client_request to_request(msg::dbgflags_atom, std::string changes, std::string user);
 msg::client_request to_request(msg::diagreset_atom, uint32_t uid);
@@ -151,6 +152,7 @@ void take(msg::client_reply& r, std::vector<msg::collector_info>& out);
 void take(msg::client_reply& r, std::vector<msg::partition_summary>& out);
 void take(msg::client_reply& r, msg::association_data& out);
 void take(msg::client_reply& r, std::vector<msg::share_info>& out);
+void take(msg::client_reply& r, std::vector<msg::reservation_info>& out);
 inline void take(msg::client_reply&, caf::ok_atom&) {}
 
 /// Sends the request `to_request(xs...)` through the front door and returns its answer, typed as

@@ -50,7 +50,6 @@ std::string reason_text(const msg::job_info& j) {
   return j.reason.empty() ? "None" : j.reason;
 }
 
-
 /// -j 12 names job 12 and, as in squeue, every task of array 12; 12_4 names one task.
 bool job_id_matches(const msg::job_info& j, const std::vector<std::string>& values) {
   auto text = job_id_text(j);
@@ -247,6 +246,7 @@ struct partition_row {
   msg::node_state state = msg::node_state::unknown;
   size_t count = 0;
   std::string nodelist;  ///< as `scontrol show hostlistsorted` prints the group's nodes
+  bool maint = false;    ///< in an active MAINT reservation: sinfo's `maint`
 };
 
 std::string avail_text(const std::string& state) {
@@ -295,17 +295,19 @@ std::vector<field<partition_row>> partition_fields() {
                [](const R& r) { return std::to_string(r.count); },
                [](const R& r) { return static_cast<double>(r.count); },
                {}});
-  f.push_back(
-      {"State",
-       "STATE",
-       false,
-       [](const R& r) -> std::string { return r.has_state ? msg::short_name(r.state) : "n/a"; },
-       {},
-       [](const R& r, const std::vector<std::string>& v) {
-         if (r.has_state) return detail::state_matches(r.state, v);
-         return std::any_of(v.begin(), v.end(),
-                            [](const std::string& x) { return detail::iequals(x, "n/a"); });
-       }});
+  f.push_back({"State",
+               "STATE",
+               false,
+               [](const R& r) -> std::string {
+                 if (r.maint && r.state == msg::node_state::idle) return "maint";
+                 return r.has_state ? msg::short_name(r.state) : "n/a";
+               },
+               {},
+               [](const R& r, const std::vector<std::string>& v) {
+                 if (r.has_state) return detail::state_matches(r.state, v);
+                 return std::any_of(v.begin(), v.end(),
+                                    [](const std::string& x) { return detail::iequals(x, "n/a"); });
+               }});
   f.push_back({"NodeList",
                "NODELIST",
                false,
@@ -321,7 +323,8 @@ std::vector<field<partition_row>> partition_fields() {
 std::vector<partition_row> partition_rows(const std::vector<msg::partition_summary>& sums) {
   std::vector<partition_row> rows;
   for (auto& s : sums) {
-    for (auto& g : s.groups) rows.push_back({&s.partition, true, g.state, g.count, g.nodes});
+    for (auto& g : s.groups)
+      rows.push_back({&s.partition, true, g.state, g.count, g.nodes, g.maint});
     if (s.groups.empty()) rows.push_back({&s.partition, false, msg::node_state::unknown, 0, {}});
   }
   return rows;

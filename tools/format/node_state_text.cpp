@@ -33,15 +33,22 @@ bool shown_as_reboot(const msg::node_info& n) {
   return (n.reboot_requested || n.reboot_issued) && !holds_jobs_under_reboot(n.state);
 }
 
+/// Slurm shows a node of an active MAINT reservation as `maint` while nothing else marks it.
+bool shown_as_maint(const msg::node_info& n) {
+  return n.maint && n.state == msg::node_state::idle;
+}
+
 }  // namespace
 
 std::string compact_state(const msg::node_info& n) {
   if (shown_as_reboot(n)) return n.reboot_issued ? "boot^" : "boot";
+  if (shown_as_maint(n)) return std::string{"maint"} + power_mark(n);
   return std::string{msg::short_name(n.state)} + reboot_or_power_mark(n);
 }
 
 std::string long_state(const msg::node_info& n) {
   if (shown_as_reboot(n)) return n.reboot_issued ? "reboot^" : "reboot";
+  if (shown_as_maint(n)) return std::string{"maint"} + power_mark(n);
   return detail::lower(msg::to_string(n.state)) + reboot_or_power_mark(n);
 }
 

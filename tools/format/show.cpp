@@ -274,7 +274,8 @@ std::string complete_state(const msg::node_info& n, uint64_t alloc_cpus, uint64_
   auto power = power_flags(n);
   std::string cloud = n.cloud ? "+CLOUD" : "";
   if (n.cloud) power.erase(0, cloud.size());
-  return base + cloud + flags + power;
+  // MAINT comes after DRAIN and before the power flags in Slurm's table.
+  return base + cloud + flags + (n.maint ? "+MAINT" : "") + power;
 }
 
 /// A node's GRES as TRES ("gpu:2,nic:1" -> ",gres/gpu=2,gres/nic=1"; typed "gpu:tesla:2" counts
@@ -362,9 +363,11 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
       {"SuspendTime=None", "SecsPreSuspend=0", kv_time("LastSchedEval", j.start_time),
        "Scheduler=Main"},
       {kv("Partition", j.partition), "AllocNode:Sid=(null):0"},
-      {kv("ReqNodeList", j.required_nodes), kv("ExcNodeList", j.exclude_nodes)},
-      {"NodeList=" + names},
   };
+  // Slurm's line for a job in a reservation, only then.
+  if (!j.reservation.empty()) lines.push_back({"Reservation=" + j.reservation});
+  lines.push_back({kv("ReqNodeList", j.required_nodes), kv("ExcNodeList", j.exclude_nodes)});
+  lines.push_back({"NodeList=" + names});
   // slurmctld names a batch host (the first node) for every allocation, batch or not.
   if (!names.empty()) lines.push_back({"BatchHost=" + first_host(names)});
   auto cpus = job_cpus(j);

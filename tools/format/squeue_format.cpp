@@ -295,7 +295,9 @@ void add_unkept_columns(std::vector<job_column>& f) {
   f.push_back({'O', {"contiguous"}, "CONTIGUOUS", true, constant("0")});
   // select/linear and select/cons_tres print nothing here.
   f.push_back({'s', {"selectjobinfo"}, "", true, constant("")});
-  f.push_back({'v', {"reservation"}, "RESERVATION", true, constant("(null)")});
+  f.push_back({'v', {"reservation"}, "RESERVATION", true, text([](const J& j) {
+                 return detail::or_null(j.reservation);
+               })});
   f.push_back({'w', {"wckey"}, "WCKEY", true, constant("(null)")});
   f.push_back({'X', {"corespec"}, "CORE_SPEC", true, constant("N/A")});
   f.push_back({'y',

@@ -44,6 +44,7 @@ void stamp_sender(msg::client_request& req, const request_sender& who) {
   req.user = name;
   req.update.user = name;  // who a node's reason names
   req.partition_change.user = name;
+  req.reservation_change.user = name;
   req.submission.uid = who.uid;
   req.submission.gid = who.gid;
   req.submission.user = std::move(name);

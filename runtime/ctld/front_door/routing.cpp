@@ -256,6 +256,21 @@ void on_partition_edit(door_self self, const reply_to& to, msg::client_request& 
                         nothing_more);
 }
 
+void on_reservation_edit(door_self self, const reply_to& to, msg::client_request& req,
+                         const grant&) {
+  forward<std::string>(
+      self, to, caf::make_message(msg::resv_atom_v, std::move(req.reservation_change), req.uid),
+      the_text);
+}
+
+void on_reservations(door_self self, const reply_to& to, msg::client_request&, const grant&) {
+  forward<std::vector<msg::reservation_info>>(
+      self, to, caf::make_message(msg::resv_atom_v),
+      [](msg::client_reply& r, std::vector<msg::reservation_info>& v) {
+        r.reservations = std::move(v);
+      });
+}
+
 void on_acctmgr_edit(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
   forward<std::string>(self, to, caf::make_message(msg::acctmgr_atom_v, std::move(req.acctmgr)),
                        the_text);
@@ -371,6 +386,8 @@ constexpr route routes[] = {
   {op::attach,            on_attach, need::job_owner},
   {op::node_update,       on_node_update, need::admin},
   {op::partition_edit,    on_partition_edit, need::admin},
+  {op::reservation_edit,  on_reservation_edit, need::admin},
+  {op::reservations,      on_reservations},
   {op::acctmgr_edit,      on_acctmgr_edit, need::admin},
   {op::set_debug,         on_set_debug, need::admin},
   {op::debug_flags,       on_debug_flags, need::admin},

@@ -81,6 +81,9 @@ SHOAL_TRAITS(task_input, TaskInput)
 SHOAL_TRAITS(step_info, StepInfo)
 SHOAL_TRAITS(share_info, ShareInfo)
 SHOAL_TRAITS(usage_record, UsageRecord)
+SHOAL_TRAITS(reservation_edit, ReservationEdit)
+SHOAL_TRAITS(reservation_info, ReservationInfo)
+SHOAL_TRAITS(reservations_record, ReservationsRecord)
 
 #undef SHOAL_TRAITS
 
@@ -94,7 +97,8 @@ using codec_types = std::tuple<
     msg::collector_report, msg::collector_info, msg::collector_map_record, msg::state_group,
     msg::partition_summary, msg::partition_edit, msg::partition_edits_record, msg::client_request,
     msg::client_reply, msg::start_estimate, msg::step_io, msg::task_input, msg::power_record,
-    msg::step_exchange, msg::step_info, msg::job_update, msg::share_info, msg::usage_record>;
+    msg::step_exchange, msg::step_info, msg::job_update, msg::share_info, msg::usage_record,
+    msg::reservation_edit, msg::reservation_info, msg::reservations_record>;
 
 /// The types that travel in CAF messages, by a registered type ID: all but the front door's
 /// frames, which only ever cross its own socket (runtime/ctld/front_door.hpp).
@@ -106,7 +110,8 @@ using caf_message_types = std::tuple<
     msg::stepd_core, msg::stepd_setup, msg::stepd_hello, msg::stepd_frame, msg::collector_list,
     msg::collector_report, msg::collector_info, msg::collector_map_record, msg::partition_summary,
     msg::partition_edit, msg::partition_edits_record, msg::start_estimate, msg::task_input,
-    msg::step_exchange, msg::step_info, msg::job_update, msg::share_info, msg::usage_record>;
+    msg::step_exchange, msg::step_info, msg::job_update, msg::share_info, msg::usage_record,
+    msg::reservation_edit, msg::reservation_info, msg::reservations_record>;
 
 template <class T>
 T decode_ok(const std::vector<char>& buf) {

@@ -180,7 +180,7 @@ inline msg::node_info sample_node_info() {
   x.last_busy = 1700000123;
   x.hostname = "host-n1";
   x.usage = sample_node_usage();
-  x.held_for_other_branch = true;
+  x.maint = true;
   x.reboot_requested = true;
   x.reboot_issued = true;
   return x;
@@ -282,6 +282,7 @@ inline msg::job_request sample_job_request() {
   x.workload.allocation = true;
   x.workload.cyclic = true;
   x.workload.priority = 5000;
+  x.workload.reservation = "maint_window";
   x.shape.geometry = {2, 4, 0xffff'ffffu};
   x.shape.rotate = false;
   x.shape.conn_type = "mesh";
@@ -382,6 +383,7 @@ inline msg::job_info sample_job_info() {
   x.usage.min_cpu_node = "node5";
   x.usage.min_cpu_task = 6;
   x.licenses = "fluent:2,ansys:1";
+  x.reservation = "workshop";
   return x;
 }
 
@@ -659,6 +661,7 @@ inline msg::state_group sample_state_group() {
   x.state = msg::node_state::drained;
   x.count = 4294967295u;
   x.nodes = "node[1-3,7]";
+  x.maint = true;
   return x;
 }
 
@@ -784,6 +787,37 @@ inline msg::partition_edits_record sample_partition_edits_record() {
   return x;
 }
 
+inline msg::reservation_edit sample_reservation_edit() {
+  msg::reservation_edit x;
+  x.action = "update";
+  x.name = "maint";
+  x.settings = {"StartTime=now+1hour", "Duration=60", "Flags=MAINT,IGNORE_JOBS"};
+  x.user = "root";
+  return x;
+}
+
+inline msg::reservation_info sample_reservation_info() {
+  msg::reservation_info x;
+  x.name = "root_1";
+  x.start_time = 1'800'000'000;
+  x.end_time = 1'800'003'600;
+  x.nodes = "n[1-4]";
+  x.node_count = 4;
+  x.core_count = 16;
+  x.partition = "debug";
+  x.flags = "MAINT,SPEC_NODES";
+  x.users = "alice,bob";
+  x.accounts = "physics";
+  x.active = true;
+  return x;
+}
+
+inline msg::reservations_record sample_reservations_record() {
+  msg::reservations_record x;
+  x.reservations = {sample_reservation_info(), {}};
+  return x;
+}
+
 inline msg::client_request sample_client_request() {
   msg::client_request x;
   x.op = 254;
@@ -819,6 +853,7 @@ inline msg::client_request sample_client_request() {
   x.acctmgr.conditions = {"account=physics"};
   x.acctmgr.settings = {"maxjobs=4", "qos+=high"};
   x.job_change = sample_job_update();
+  x.reservation_change = sample_reservation_edit();
   return x;
 }
 
@@ -906,6 +941,7 @@ inline msg::client_reply sample_client_reply() {
   x.associations.qos = {qos};
   x.steps = {sample_step_info(), {}};
   x.shares = {sample_share_info(), {}};
+  x.reservations = {sample_reservation_info(), {}};
   return x;
 }
 

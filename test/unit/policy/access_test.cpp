@@ -102,6 +102,11 @@ BOOST_AUTO_TEST_CASE(the_table_of_user_operation_and_owner) {
       {admin, operation::update_job_as_admin, owner, false, true},
       {owner, operation::update_job_as_admin, owner, false, false},
       {other, operation::update_job_as_admin, owner, false, false},
+      // scontrol create|update|delete reservation: the admins only.
+      {root, operation::edit_reservation, no_owner, false, true},
+      {slurm_user, operation::edit_reservation, no_owner, false, true},
+      {admin, operation::edit_reservation, no_owner, false, true},
+      {other, operation::edit_reservation, no_owner, false, false},
   };
   for (const auto& r : table) {
     BOOST_TEST_CONTEXT(name_of(r.uid) << " op " << static_cast<int>(r.op) << " on "
