@@ -309,9 +309,9 @@ BOOST_AUTO_TEST_CASE(job_json_has_every_field_and_honours_filters) {
         "stderr_path",   "requeue_count",  "priority",        "step_count", "requeue",
         "exclude_nodes", "required_nodes", "account",         "qos",        "comment",
         "mail_type",     "mail_user",      "ntasks_per_node", "min_cpus",   "exit_signal",
-        "tres_per_node", "usage",         "licenses"})
+        "tres_per_node", "usage",          "licenses",        "reservation"})
     BOOST_TEST(j.contains(key), key);
-  BOOST_TEST(j.size() == 46u);
+  BOOST_TEST(j.size() == 47u);
 }
 
 // -- sinfo --------------------------------------------------------------------
