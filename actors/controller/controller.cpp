@@ -148,6 +148,21 @@ msg::controller_status ping(controller_self) {
 
 }  // namespace
 
+/// The health-check rounds (HealthCheckInterval), with the node actors as they are now; a
+/// reconfigure that changes the nodes starts them again with the new ones.
+void start_health_checks(controller_self self) {
+  auto& st = self->state;
+  if (st.health_checks) {
+    self->unlink_from(st.health_checks);
+    self->send_exit(st.health_checks, caf::exit_reason::user_shutdown);
+    st.health_checks = nullptr;
+  }
+  if (!st.cfg.health.enabled()) return;
+  st.health_checks = spawn_health_checks(self->system(), caf::actor_cast<caf::actor>(self),
+                                         st.nodes, st.cfg.health);
+  self->link_to(st.health_checks);
+}
+
 controller_actor::behavior_type controller_behavior(
     controller_self self, config::cluster_config cfg, metrics::registry* meters,
     std::shared_ptr<interconnect::switch_manager> interconnect, controller_recovery recovery,
@@ -165,9 +180,7 @@ controller_actor::behavior_type controller_behavior(
   if (!st.reservations.empty()) publish_reservations(self);
   spawn_collectors(self, recovery.saved);
   spawn_power_saving(self, recovery.saved);
-  if (st.cfg.health.enabled())
-    self->link_to(spawn_health_checks(self->system(), caf::actor_cast<caf::actor>(self), st.nodes,
-                                      st.cfg.health));
+  start_health_checks(self);
   if (recovery.open_store) {
     accounting_writer_setup writing;
     writing.open = std::move(recovery.open_store);

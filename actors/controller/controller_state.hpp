@@ -75,6 +75,7 @@ struct controller_state {
   topology_actor topology;
   collector_manager_actor collectors;  ///< null without CollectorNodes
   power_actor power;                   ///< null without power saving (power_saving.cpp)
+  caf::actor health_checks;            ///< null without HealthCheckInterval and a program
   /// Writes finished jobs to the accounting store; null with accounting_storage/none.
   accounting_writer_actor accounting;
   /// The store's associations as the writer last sent them (null until it did): the
@@ -299,6 +300,10 @@ void publish_partitions(controller_self self);
 void start_partition(controller_self self, const config::partition_config& row);
 /// The edits made at run time (controller_state::partition_edits), as a restart replays them.
 void save_partition_edits(controller_self self);
+
+/// (controller.cpp) The health-check rounds over the node actors as they are now (again, after
+/// a reconfigure changed them); none without HealthCheckProgram and an interval.
+void start_health_checks(controller_self self);
 
 // -- layout.cpp: a reconfigure's nodes and partitions --
 

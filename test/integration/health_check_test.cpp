@@ -81,6 +81,20 @@ BOOST_AUTO_TEST_CASE(the_check_runs_at_start_and_a_passing_one_leaves_the_node_a
   BOOST_CHECK_EQUAL(node_state("node2"), "IDLE");
 }
 
+BOOST_AUTO_TEST_CASE(a_node_a_reconfigure_adds_is_checked_too) {
+  auto text = read_file(conf);
+  if (!text.empty() && text.back() != '\n') text += '\n';
+  write_file(conf, text + "NodeName=node3 NodeAddr=127.0.0.1\n");
+  auto r = run_cli({"control", "reconfigure"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  daemon_process node3{{bin_path("shoald"), "-f", conf, "--node-name", "node3"},
+                       cluster.directory() + "/shoald-node3.log"};
+  BOOST_REQUIRE(wait_node_state("node3", "IDLE"));
+  // Past its start-up check: the controller's rounds reach the new node.
+  BOOST_CHECK(runs_again("node3"));
+  BOOST_CHECK(runs_again("node1"));
+}
+
 BOOST_AUTO_TEST_CASE(a_failing_check_drains_its_node_with_its_output_as_the_reason) {
   write_file(marker("fail", "node1"), "");
   BOOST_REQUIRE(wait_node_state("node1", "DRAINED", 20s));
