@@ -756,6 +756,17 @@ struct ClientRequest {
   acctmgr @17 :AcctmgrEdit;  # acctmgrEdit: the change
   jobChange @18 :JobUpdate;  # jobUpdate: the jobs and their changes
   reservationChange @19 :ReservationEdit;  # reservationEdit
+  jobFields @20 :UInt64;     # jobs: the JobInfo fields the listing reads, bit n for field @n
+                             # (messages/field_mask.hpp); 0: every field (an older client)
+  filter @21 :JobFilter;     # jobs: which jobs the controller lists (the CLI filters again)
+}
+
+# Which jobs a listing keeps (messages/job_filter.hpp), applied by the controller before it
+# copies and encodes them; each empty list keeps all, and the CLI's own filters still apply.
+struct JobFilter {
+  states @0 :List(Text);     # job states by their long names (RUNNING, PENDING, ...)
+  users @1 :List(Text);      # owners' names, any case
+  partitions @2 :List(Text); # any case
 }
 
 struct ClientReply {

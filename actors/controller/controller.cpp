@@ -231,6 +231,7 @@ controller_actor::behavior_type controller_behavior(
       probe.rpc("acctmgr", from_client<acctmgr_atom>(self, list_associations)),
       probe.rpc("acctmgr", from_client<acctmgr_atom>(self, edit_associations)),
       probe.rpc("jobs", from_peer<jobs_atom>(self, list_jobs)),
+      probe.rpc("jobs", from_peer<jobs_atom>(self, list_job_fields)),
       probe.rpc("job", from_peer<jobs_atom>(self, show_job)),
       probe.rpc("steps", from_peer<steps_atom>(self, list_steps)),
       probe.rpc("usage", from_client<usage_atom>(self, live_step_usage)),

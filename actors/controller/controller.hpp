@@ -15,6 +15,8 @@
 #include "interconnect/switch_manager.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
+#include "messages/field_mask.hpp"
+#include "messages/job_filter.hpp"
 #include "metrics/registry.hpp"
 #include "policy/access.hpp"
 
@@ -46,6 +48,11 @@ using controller_actor = caf::typed_actor<
     caf::replies_to<msg::jobs_atom>::with<std::vector<msg::job_info>>,
     /// Every job; finished ones only when asked.
     caf::replies_to<msg::jobs_atom, bool>::with<std::vector<msg::job_info>>,
+    /// As above, only the jobs the filter passes (messages/job_filter.hpp), each with only the
+    /// fields of the mask (messages/field_mask.hpp; 0: all): what a listing's format, filters
+    /// and sort read.
+    caf::replies_to<msg::jobs_atom, bool, msg::field_mask,
+                    msg::job_filter>::with<std::vector<msg::job_info>>,
     /// One job.
     caf::replies_to<msg::jobs_atom, uint64_t>::with<msg::job_info>,
     /// (job, step): the running steps (squeue -s, scontrol show steps) of every job (job 0),

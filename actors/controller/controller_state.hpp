@@ -202,6 +202,10 @@ void adopt_associations(controller_self self, msg::association_data data);
 caf::result<std::vector<msg::share_info>> list_shares(controller_self self);
 /// Every job, finished ones (kept MinJobAge) only when asked, in id order.
 std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished);
+/// As list_jobs, only the jobs `filter` passes, each with only the fields of `fields`
+/// (messages/field_mask.hpp; 0: all).
+std::vector<msg::job_info> list_job_fields(controller_self self, bool include_finished,
+                                           msg::field_mask fields, const msg::job_filter& filter);
 std::vector<msg::job_info> list_all_jobs(controller_self self);
 caf::result<msg::job_info> show_job(controller_self self, uint64_t id);
 caf::result<msg::accounted_job> live_step_usage(controller_self self, uint64_t id, uint32_t step);

@@ -1,6 +1,8 @@
 #include "actors/controller/controller_state.hpp"
 
 #include "cluster/clock.hpp"
+#include "messages/field_mask.hpp"
+#include "messages/job_filter.hpp"
 
 namespace shoal::actors::ctl {
 
@@ -50,12 +52,19 @@ void purge_old_jobs(controller_self self) {
 /// Every job the controller knows, in id order; finished ones (kept MinJobAge) only on request, so
 /// a plain `shoal queue` stays cheap after thousands of jobs.
 std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished) {
+  return list_job_fields(self, include_finished, msg::all_fields, {});
+}
+
+std::vector<msg::job_info> list_job_fields(controller_self self, bool include_finished,
+                                           msg::field_mask fields, const msg::job_filter& filter) {
   purge_old_jobs(self);
   auto& st = self->state;
   std::vector<msg::job_info> out;
+  bool all = msg::keeps_all(filter);
   if (include_finished) {
-    out.reserve(st.job_view.size());
-    for (auto& [id, info] : st.job_view) out.push_back(info);
+    out.reserve(all ? st.job_view.size() : 0);
+    for (auto& [id, info] : st.job_view)
+      if (all || msg::passes(filter, info)) out.push_back(msg::copy_fields(info, fields));
     return out;
   }
   out.reserve(st.jobs.size());
@@ -65,7 +74,8 @@ std::vector<msg::job_info> list_jobs(controller_self self, bool include_finished
       it = st.maybe_unfinished.erase(it);
       continue;
     }
-    out.push_back(view->second);
+    if (all || msg::passes(filter, view->second))
+      out.push_back(msg::copy_fields(view->second, fields));
     ++it;
   }
   return out;

@@ -179,5 +179,7 @@ CAF_ADD_TYPE_ID(shoal, (shoal::msg::reservation_edit))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::reservation_info))
 CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::reservation_info>))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::reservations_record))
+// Listings (issue 36): which jobs the controller lists for a CLI request.
+CAF_ADD_TYPE_ID(shoal, (shoal::msg::job_filter))
 
 CAF_END_TYPE_ID_BLOCK(shoal)

@@ -317,6 +317,17 @@ int run_queue_steps(const queue_flags& q, const std::string& conf) {
   return run_step_queue(r, conf);
 }
 
+/// The job fields the listing reads (messages/field_mask.hpp): its format, filters and sorts,
+/// and the ids -j and -r read; every field for --json, --start and --priority.
+msg::field_mask queue_reads(const queue_flags& q, const listing_options& opt,
+                            const squeue_format_options& sopt, bool slurm_format) {
+  if (q.start || q.priority || opt.json) return msg::all_fields;
+  auto ids = msg::fields_of(&msg::job_info::job_id, &msg::job_info::array_job_id,
+                            &msg::job_info::array_task_id, &msg::job_info::array_tasks);
+  if (slurm_format) return ids | squeue_reads(sopt) | job_selection_reads(opt);
+  return ids | job_listing_reads(opt) | (sopt.sort.empty() ? 0 : squeue_reads(sopt));
+}
+
 int run_queue(const queue_flags& q, const std::string& conf) {
   auto opt = q.listing.opt;
   opt.filters = q.listing.positional_filters;
@@ -346,7 +357,9 @@ int run_queue(const queue_flags& q, const std::string& conf) {
   int code = 0;
   auto s = open_session("queue", conf, code);
   if (!s) return code;
-  auto list = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, include_finished);
+  auto list = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, include_finished,
+                                              queue_reads(q, opt, sopt, slurm_format),
+                                              job_coarse_filter(opt));
   if (!list) return fail("queue", describe(list.error()));
   if (names_unknown_job(q.jobs, *list))
     return fail_as_perror("queue", "slurm_load_jobs error", "Invalid job id specified");

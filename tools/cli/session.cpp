@@ -255,6 +255,14 @@ msg::client_request to_request(msg::jobs_atom, bool include_finished) {
   return r;
 }
 
+msg::client_request to_request(msg::jobs_atom, bool include_finished, msg::field_mask fields,
+                               msg::job_filter filter) {
+  auto r = to_request(msg::jobs_atom_v, include_finished);
+  r.job_fields = fields == msg::all_fields ? 0 : fields;
+  r.filter = std::move(filter);
+  return r;
+}
+
 msg::client_request to_request(msg::acctmgr_atom, msg::acctmgr_edit edit) {
   auto r = msg::make_client_request(msg::client_op::acctmgr_edit);
   r.acctmgr = std::move(edit);

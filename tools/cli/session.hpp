@@ -8,6 +8,7 @@
 #include "config/config.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "messages/errc.hpp"
+#include "messages/field_mask.hpp"
 #include "messages/front_door.hpp"
 #include "runtime/bootstrap/front_door_client.hpp"
 #include "tools/cli/identity.hpp"
@@ -119,6 +120,10 @@ msg::client_request to_request(msg::client_op kind);
 // Requests that carry fields, named by the controller's actor messages they become (see
 // actors/controller/controller.hpp): `ask<msg::job_info>(s, msg::jobs_atom_v, id)`.
 msg::client_request to_request(msg::jobs_atom, bool include_finished);
+/// Only the jobs `filter` passes (messages/job_filter.hpp), with only the JobInfo fields of
+/// `fields` filled (messages/field_mask.hpp).
+msg::client_request to_request(msg::jobs_atom, bool include_finished, msg::field_mask fields,
+                               msg::job_filter filter);
 msg::client_request to_request(msg::jobs_atom);
 msg::client_request to_request(msg::account_atom, msg::accounting_query query);
 msg::client_request to_request(msg::jobs_atom, uint64_t id);

@@ -237,6 +237,70 @@ std::vector<field<J>> job_fields(int64_t now) {
   return f;
 }
 
+/// squeue's default columns in shoal's names.
+const std::vector<std::string>& default_job_columns() {
+  static const std::vector<std::string> names = {"JobId", "Partition", "Name",  "User",
+                                                 "ST",    "Time",      "Nodes", "NodeListReason"};
+  return names;
+}
+
+/// What each job field reads of a job (by name as job_fields lists it): its text, sort key and
+/// filter. A name not here reads every field (correct, only slower); the unit test
+/// job_listing_reads checks every entry against job_fields.
+msg::field_mask job_field_reads(std::string_view name) {
+  auto r = [](auto... members) { return msg::fields_of<J>(members...); };
+  auto id = r(&J::job_id, &J::array_job_id, &J::array_task_id, &J::array_tasks);
+  auto elapsed = r(&J::start_time, &J::state, &J::end_time);
+  static const std::vector<std::pair<std::string, msg::field_mask>> reads = {
+      {"JobId", id},
+      {"ArrayJobId", r(&J::job_id, &J::array_job_id)},
+      {"ArrayTaskId", r(&J::array_job_id, &J::array_task_id, &J::array_tasks)},
+      {"Dependency", r(&J::dependency)},
+      {"Partition", r(&J::partition)},
+      {"Name", r(&J::name)},
+      {"User", r(&J::user)},
+      {"State", r(&J::state)},
+      {"ST", r(&J::state)},
+      {"Time", elapsed},
+      {"TimeLimit", r(&J::time_limit_s)},
+      {"Nodes", r(&J::node_count)},
+      {"NodeList", r(&J::nodelist)},
+      {"Reason", r(&J::reason)},
+      {"SubmitTime", r(&J::submit_time)},
+      {"StartTime", r(&J::start_time)},
+      {"EndTime", r(&J::end_time)},
+      {"ExitCode", r(&J::exit_code)},
+      {"NTasks", r(&J::ntasks)},
+      {"CPUsPerTask", r(&J::cpus_per_task)},
+      {"WorkDir", r(&J::work_dir)},
+      {"Account", r(&J::account)},
+      {"QOS", r(&J::qos)},
+      {"Comment", r(&J::comment)},
+      {"Command", r(&J::command)},
+      {"Priority", r(&J::priority)},
+      {"NodeListReason", r(&J::state, &J::nodelist, &J::reason)},
+      {"TresPerNode", r(&J::tres_per_node)},
+  };
+  auto folded = detail::fold_name(name);
+  for (auto& [n, mask] : reads)
+    if (detail::fold_name(n) == folded) return mask;
+  return msg::all_fields;
+}
+
+/// The fields opt.filters and opt.sort read.
+msg::field_mask selection_reads(const listing_options& opt) {
+  msg::field_mask mask = 0;
+  for (auto& item : opt.filters) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos) continue;  // an error at filter_and_sort
+    mask |= job_field_reads(detail::split_list(item.substr(0, eq), true).front());
+  }
+  for (auto& k : detail::split_list(opt.sort, false))
+    mask |= job_field_reads(k[0] == '-' || k[0] == '+' ? std::string_view(k).substr(1)
+                                                       : std::string_view(k));
+  return mask;
+}
+
 // -- partitions ---------------------------------------------------------------
 
 /// One sinfo line: the nodes of one partition that share a state.
@@ -528,11 +592,55 @@ shoal::expected<std::string> render_jobs(std::vector<msg::job_info> rows,
     for (auto& j : rows) list.push_back(to_json(j));
     return dump({{"jobs", std::move(list)}});
   }
-  auto cols = detail::pick_columns(
-      fields, opt.format,
-      {"JobId", "Partition", "Name", "User", "ST", "Time", "Nodes", "NodeListReason"});
+  auto cols = detail::pick_columns(fields, opt.format, default_job_columns());
   if (!cols) return cols.error();
   return detail::render_table(rows, *cols, opt.no_header);
+}
+
+msg::field_mask job_listing_reads(const listing_options& opt) {
+  if (opt.json) return msg::all_fields;
+  auto mask = selection_reads(opt);
+  auto names = detail::split_list(opt.format, false);
+  if (names.empty()) names = default_job_columns();
+  for (auto& n : names) mask |= job_field_reads(n);
+  return mask;
+}
+
+msg::job_filter job_coarse_filter(const listing_options& opt) {
+  msg::job_filter out;
+  auto take = [](std::vector<std::string>& list, const std::vector<std::string>& values) {
+    if (list.empty()) list = values.empty() ? std::vector<std::string>{""} : values;
+  };
+  for (auto& item : opt.filters) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos) continue;
+    auto key = detail::fold_name(detail::split_list(item.substr(0, eq), true).front());
+    auto values = detail::split_list(std::string_view(item).substr(eq + 1), true);
+    if (key == "state" || key == "st") {
+      if (!out.states.empty()) continue;
+      for (size_t s = 0; s < msg::job_state_count; ++s) {
+        auto state = static_cast<msg::job_state>(s);
+        if (detail::state_matches(state, values)) out.states.emplace_back(msg::to_string(state));
+      }
+      // No state matches: keep one that none has, so the controller lists nothing.
+      if (out.states.empty()) out.states.emplace_back("-");
+    } else if (key == "user") {
+      take(out.users, values);
+    } else if (key == "partition") {
+      take(out.partitions, values);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> job_field_names() {
+  std::vector<std::string> out;
+  for (auto& f : job_fields(0)) out.push_back(f.name);
+  return out;
+}
+
+msg::field_mask job_selection_reads(const listing_options& opt) {
+  return selection_reads(opt);
 }
 
 shoal::expected<std::vector<msg::job_info>> select_jobs(std::vector<msg::job_info> rows,

@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "messages/errc.hpp"
+#include "messages/field_mask.hpp"
+#include "messages/job_filter.hpp"
 #include "messages/types.hpp"
 #include "tools/format/squeue_format.hpp"
 
@@ -51,6 +53,21 @@ std::string job_id_text(const msg::job_info& j);
 
 shoal::expected<std::string> render_jobs(std::vector<msg::job_info> jobs,
                                          const listing_options& opt, int64_t now);
+
+/// The job fields render_jobs reads for `opt` (its columns, filters and sort; every field for
+/// --json), so a listing asks the controller for only those (messages/field_mask.hpp).
+msg::field_mask job_listing_reads(const listing_options& opt);
+
+/// The part of opt.filters the controller can apply before it encodes the jobs (the first
+/// State=/ST=, User= and Partition= items; messages/job_filter.hpp): it passes every job
+/// select_jobs keeps, and perhaps more.
+msg::job_filter job_coarse_filter(const listing_options& opt);
+
+/// The field names of a job listing, as render_jobs takes them.
+std::vector<std::string> job_field_names();
+
+/// The job fields select_jobs reads for `opt` (its filters and sort).
+msg::field_mask job_selection_reads(const listing_options& opt);
 
 /// The jobs render_jobs would list, in its order: opt.filters and opt.sort applied (the rest of
 /// `opt` is not read), for listings laid out elsewhere (squeue's own formats). Errors as

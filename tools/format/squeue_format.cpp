@@ -39,6 +39,8 @@ struct job_column {
   std::function<cell(const J&, const job_context&)> value;
   /// Non-null: shoal has no value for it; the note printed once when the format uses it.
   const char* missing = nullptr;
+  /// The job's fields `value` reads (declare_reads below), so a listing asks only for those.
+  msg::field_mask reads = msg::all_fields;
 };
 
 bool holds_nodes(msg::job_state s) {
@@ -309,6 +311,82 @@ void add_unkept_columns(std::vector<job_column>& f) {
   f.push_back({'Y', {"schednodes"}, "SCHEDNODES", false, constant("(null)", false)});
 }
 
+/// What each column reads of a job, by its first -O name. A column not named here keeps
+/// all_fields (correct, only slower); the unit test squeue_reads checks every entry.
+void declare_reads(std::vector<job_column>& f) {
+  auto r = [](auto... members) { return msg::fields_of<J>(members...); };
+  auto elapsed = r(&J::start_time, &J::state, &J::end_time);
+  const std::pair<const char*, msg::field_mask> reads[] = {
+      {"jobid", r(&J::job_id)},
+      {"jobarrayid", r(&J::job_id, &J::array_job_id, &J::array_task_id, &J::array_tasks)},
+      {"arrayjobid", r(&J::job_id, &J::array_job_id)},
+      {"arraytaskid", r(&J::array_job_id, &J::array_task_id, &J::array_tasks)},
+      {"name", r(&J::name)},
+      {"username", r(&J::user)},
+      {"userid", r(&J::uid)},
+      {"groupname", r(&J::uid)},
+      {"groupid", r(&J::uid)},
+      {"account", r(&J::account)},
+      {"partition", r(&J::partition)},
+      {"qos", r(&J::qos)},
+      {"comment", r(&J::comment)},
+      {"command", r(&J::command)},
+      {"workdir", r(&J::work_dir)},
+      {"dependency", r(&J::dependency)},
+      {"statecompact", r(&J::state)},
+      {"state", r(&J::state)},
+      {"reason", r(&J::reason)},
+      {"reasonlist", r(&J::state, &J::reason, &J::nodelist)},
+      {"priority", r(&J::priority)},
+      {"prioritylong", r(&J::priority)},
+      {"exit_code", r(&J::exit_code, &J::exit_signal)},
+      {"batchflag", r(&J::batch)},
+      {"requeue", r(&J::requeue)},
+      {"restartcnt", r(&J::requeue_count)},
+      {"submittime", r(&J::submit_time)},
+      {"starttime", r(&J::start_time)},
+      {"endtime", elapsed | r(&J::time_limit_s)},
+      {"timelimit", r(&J::time_limit_s)},
+      {"timeleft", elapsed | r(&J::time_limit_s)},
+      {"timeused", elapsed},
+      {"pendingtime", r(&J::start_time, &J::submit_time)},
+      {"numnodes", r(&J::node_count)},
+      {"numtasks", r(&J::ntasks)},
+      {"numcpus", r(&J::ntasks, &J::cpus_per_task)},
+      {"mincpus", r(&J::min_cpus, &J::cpus_per_task)},
+      {"cpuspertask", r(&J::cpus_per_task)},
+      {"ntpernode", r(&J::ntasks_per_node)},
+      {"minmemory", r(&J::mem_per_node_mb)},
+      {"gres", r(&J::tres_per_node)},
+      {"licenses", r(&J::licenses)},
+      {"oversubscribe", r(&J::over_subscribe)},
+      {"batchhost", r(&J::batch, &J::nodelist)},
+      {"reqnodes", r(&J::required_nodes)},
+      {"nodelist", r(&J::nodelist)},
+      {"excnodes", r(&J::exclude_nodes)},
+      {"reservation", r(&J::reservation)},
+      // Values shoal does not keep: constants.
+      {"tres-alloc", 0},
+      {"mintmpdisk", 0},
+      {"feature", 0},
+      {"sockets", 0},
+      {"cores", 0},
+      {"threads", 0},
+      {"sct", 0},
+      {"contiguous", 0},
+      {"selectjobinfo", 0},
+      {"wckey", 0},
+      {"corespec", 0},
+      {"nice", 0},
+      {"schednodes", 0},
+  };
+  for (auto& c : f) {
+    auto named = std::find_if(std::begin(reads), std::end(reads),
+                              [&](const auto& x) { return std::strcmp(x.first, c.names[0]) == 0; });
+    if (named != std::end(reads)) c.reads = named->second;
+  }
+}
+
 std::vector<job_column> make_columns() {
   std::vector<job_column> f;
   add_identity_columns(f);
@@ -316,6 +394,7 @@ std::vector<job_column> make_columns() {
   add_time_columns(f);
   add_resource_columns(f);
   add_unkept_columns(f);
+  declare_reads(f);
   return f;
 }
 
@@ -560,6 +639,38 @@ shoal::expected<slurm_output> render_squeue(std::vector<msg::job_info> jobs,
   };
   if (!opt.no_header) line(nullptr);
   for (auto& j : jobs) line(&j);
+  return out;
+}
+
+msg::field_mask squeue_reads(const squeue_format_options& opt) {
+  std::vector<std::string> ignored;
+  std::vector<slurm_item> items;
+  if (!opt.long_format.empty())
+    items = parse_slurm_long_format(
+        opt.long_format, [](const std::string& name) { return by_name(name) != nullptr; }, true,
+        ignored);
+  else
+    items = parse_slurm_format(
+        opt.format, [](char letter) { return by_letter(letter) != nullptr; }, "Invalid job",
+        ignored);
+  // sort_with's first order: the start time, pending jobs' as now.
+  auto mask = msg::fields_of(&J::start_time, &J::state);
+  for (auto& item : items) {
+    if (item.what != slurm_item::kind::field) continue;
+    auto* c = opt.long_format.empty() ? by_letter(item.name[0]) : by_name(item.name);
+    if (c != nullptr) mask |= c->reads;
+  }
+  if (!opt.presorted) {
+    // Each sort letter reads what its column shows (sort_key's keys read no more).
+    for (char letter : opt.sort.empty() ? std::string{"P,t,-p"} : opt.sort)
+      if (auto* c = by_letter(letter)) mask |= c->reads;
+  }
+  return mask;
+}
+
+std::vector<std::string> squeue_long_names() {
+  std::vector<std::string> out;
+  for (auto& c : columns()) out.emplace_back(c.names[0]);
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "messages/errc.hpp"
+#include "messages/field_mask.hpp"
 #include "messages/types.hpp"
 
 namespace shoal::cli {
@@ -74,6 +75,14 @@ shoal::error sort_jobs_slurm(std::vector<msg::job_info>& jobs, std::string_view 
 /// spec itself, or the suffix) with an error line. Error: as sort_jobs_slurm.
 shoal::expected<slurm_output> render_squeue(std::vector<msg::job_info> jobs,
                                             const squeue_format_options& opt, int64_t now);
+
+/// The job fields render_squeue reads for `opt` (its format's columns, its sort letters and the
+/// start-time order before them), so a listing asks the controller for only those
+/// (messages/field_mask.hpp). Unknown letters and names read nothing.
+msg::field_mask squeue_reads(const squeue_format_options& opt);
+
+/// Every field's first -O name, in squeue_format's order.
+std::vector<std::string> squeue_long_names();
 
 /// squeue -t: each comma-separated item must be one of Slurm's job states, long or compact,
 /// any case (PENDING, PD, RUNNING, R, ..., and the flag states COMPLETING, CONFIGURING,

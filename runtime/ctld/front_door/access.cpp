@@ -14,6 +14,10 @@ bool may_see(const front_door_setup& setup, uint32_t uid, const msg::job_info& j
   return policy::may(setup.access, uid, policy::operation::view_job, job.uid);
 }
 
+msg::field_mask fields_may_see_reads() {
+  return msg::fields_of(&msg::job_info::uid, &msg::job_info::job_id);
+}
+
 bool may_see(const front_door_setup& setup, uint32_t uid, const msg::step_info& step) {
   return policy::may(setup.access, uid, policy::operation::view_job, step.uid);
 }

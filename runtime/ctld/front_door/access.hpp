@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "messages/field_mask.hpp"
 #include "messages/front_door.hpp"
 #include "runtime/ctld/front_door.hpp"
 
@@ -21,6 +22,10 @@ bool sees_every_job(const front_door_setup& setup, uint32_t uid);
 
 /// Whether `uid` may see `job` (PrivateData=jobs hides other users' jobs from all but admins).
 bool may_see(const front_door_setup& setup, uint32_t uid, const msg::job_info& job);
+
+/// The job fields may_see reads (the owner's uid, and the id it grants), added to a listing's
+/// field mask (messages/field_mask.hpp) before the controller fills it.
+msg::field_mask fields_may_see_reads();
 
 /// Whether `uid` may see `step` (as its job, by its owner).
 bool may_see(const front_door_setup& setup, uint32_t uid, const msg::step_info& step);

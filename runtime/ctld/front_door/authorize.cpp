@@ -50,7 +50,8 @@ void with_visible_ids(door_self self, const reply_to& to, std::function<void(gra
                       grant g) {
   if (sees_every_job(self->state.setup, g.uid)) return then(std::move(g));
   if (!in_control(self, to)) return;
-  self->request(self->state.target, self->state.setup.request_timeout, msg::jobs_atom_v, false)
+  self->request(self->state.target, self->state.setup.request_timeout, msg::jobs_atom_v, false,
+                fields_may_see_reads(), msg::job_filter{})
       .then(
           [self, then, g](std::vector<msg::job_info>& jobs) {
             auto mine = std::make_shared<std::set<uint64_t>>();

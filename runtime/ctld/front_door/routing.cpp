@@ -14,6 +14,7 @@
 #include "actors/in_process_types.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
+#include "runtime/ctld/front_door/access.hpp"
 #include "runtime/ctld/front_door/authorize.hpp"
 #include "runtime/ctld/front_door/framing.hpp"
 
@@ -65,12 +66,15 @@ void on_ping(door_self self, const reply_to& to, msg::client_request&, const gra
 }
 
 void on_jobs(door_self self, const reply_to& to, msg::client_request& req, const grant& g) {
-  forward<std::vector<msg::job_info>>(self, to,
-                                      caf::make_message(msg::jobs_atom_v, req.include_finished),
-                                      [g](msg::client_reply& r, std::vector<msg::job_info>& v) {
-                                        for (auto& job : v)
-                                          if (g.sees(job)) r.jobs.push_back(std::move(job));
-                                      });
+  // 0 asks for every field (an older client); a mask also gets what the access check reads.
+  auto fields = req.job_fields == 0 ? msg::field_mask{0} : req.job_fields | fields_may_see_reads();
+  forward<std::vector<msg::job_info>>(
+      self, to,
+      caf::make_message(msg::jobs_atom_v, req.include_finished, fields, std::move(req.filter)),
+      [g](msg::client_reply& r, std::vector<msg::job_info>& v) {
+        for (auto& job : v)
+          if (g.sees(job)) r.jobs.push_back(std::move(job));
+      });
 }
 
 void on_job(door_self self, const reply_to& to, msg::client_request& req, const grant& g) {

@@ -854,6 +854,10 @@ inline msg::client_request sample_client_request() {
   x.acctmgr.settings = {"maxjobs=4", "qos+=high"};
   x.job_change = sample_job_update();
   x.reservation_change = sample_reservation_edit();
+  x.job_fields = 0x5'0000'0021ull;
+  x.filter.states = {"RUNNING", "PENDING"};
+  x.filter.users = {"alice"};
+  x.filter.partitions = {"debug", "batch"};
   return x;
 }
 
