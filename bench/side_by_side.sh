@@ -5,7 +5,9 @@
 #   bench/side_by_side.sh --bin build/bin [--only squeue|sinfo|rss|batch|array] [--runs N] [--jobs N]
 # --jobs N (default 1000): the serial batch and the array size, squeue at N and 10 N held jobs, the
 # RSS after 3 N finished jobs. --runs N (default 5): runs of each listing (3 at most of the batch
-# and array figures, which take about 25 s a run on Slurm).
+# and array figures, which take 25-90 s a run on Slurm). A full run took 12 min on 2 busy cores.
+# It stops and cleans up on Ctrl-C (the whole process group gets SIGINT) or on SIGTERM once the
+# command it is in returns (a submission loop: up to a run's length).
 # Slurm (slurmctld, slurmd, sbatch, squeue, sinfo from Debian's slurm-wlm) is never installed by
 # this script: where it is missing, or this is not root, the Slurm column says so and is skipped.
 # Not a pass/fail test: nothing here asserts a timing (the README's test command does not run it).
