@@ -287,20 +287,6 @@ msg::field_mask job_field_reads(std::string_view name) {
   return msg::all_fields;
 }
 
-/// The fields opt.filters and opt.sort read.
-msg::field_mask selection_reads(const listing_options& opt) {
-  msg::field_mask mask = 0;
-  for (auto& item : opt.filters) {
-    auto eq = item.find('=');
-    if (eq == std::string::npos) continue;  // an error at filter_and_sort
-    mask |= job_field_reads(detail::split_list(item.substr(0, eq), true).front());
-  }
-  for (auto& k : detail::split_list(opt.sort, false))
-    mask |= job_field_reads(k[0] == '-' || k[0] == '+' ? std::string_view(k).substr(1)
-                                                       : std::string_view(k));
-  return mask;
-}
-
 // -- partitions ---------------------------------------------------------------
 
 /// One sinfo line: the nodes of one partition that share a state.
@@ -597,9 +583,22 @@ shoal::expected<std::string> render_jobs(std::vector<msg::job_info> rows,
   return detail::render_table(rows, *cols, opt.no_header);
 }
 
+msg::field_mask job_selection_reads(const listing_options& opt) {
+  msg::field_mask mask = 0;
+  for (auto& item : opt.filters) {
+    auto eq = item.find('=');
+    if (eq == std::string::npos) continue;  // an error at filter_and_sort
+    mask |= job_field_reads(detail::split_list(item.substr(0, eq), true).front());
+  }
+  for (auto& k : detail::split_list(opt.sort, false))
+    mask |= job_field_reads(k[0] == '-' || k[0] == '+' ? std::string_view(k).substr(1)
+                                                       : std::string_view(k));
+  return mask;
+}
+
 msg::field_mask job_listing_reads(const listing_options& opt) {
   if (opt.json) return msg::all_fields;
-  auto mask = selection_reads(opt);
+  auto mask = job_selection_reads(opt);
   auto names = detail::split_list(opt.format, false);
   if (names.empty()) names = default_job_columns();
   for (auto& n : names) mask |= job_field_reads(n);
@@ -637,10 +636,6 @@ std::vector<std::string> job_field_names() {
   std::vector<std::string> out;
   for (auto& f : job_fields(0)) out.push_back(f.name);
   return out;
-}
-
-msg::field_mask job_selection_reads(const listing_options& opt) {
-  return selection_reads(opt);
 }
 
 shoal::expected<std::vector<msg::job_info>> select_jobs(std::vector<msg::job_info> rows,
