@@ -439,6 +439,12 @@ void adopt(scheduler_self self, uint64_t id, const msg::job_request& req,
   held.end = run.end;
   held.devices = gres;
   if (workload) held.licenses = workload->licenses;
+  // A recovered job stays preemptable: its partition's tier counts; its priority is the one it
+  // was submitted with (the factors that made it are not saved), 0 for most jobs.
+  auto slot = st.partition_index.find(req.partition);
+  held.partition = slot != st.partition_index.end() ? slot->second : SIZE_MAX;
+  held.priority = static_cast<int64_t>(req.workload.priority);
+  held.start = start;
   st.queue.adopt(id, std::move(run));
   self->send(st.topology, msg::adopt_atom_v, id, std::move(held));
 }

@@ -206,6 +206,9 @@ void adopt(topology_self self, uint64_t id, const held_nodes& held) {
   run.id = id;
   run.end = held.end;
   run.licenses = held.licenses;
+  run.partition = held.partition;
+  run.priority = held.priority;
+  run.start = held.start;
   bool whole = held.cpus.size() != held.names.size();
   for (size_t i = 0; i < held.names.size(); ++i) {
     auto node = st.map->index_of(held.names[i]);

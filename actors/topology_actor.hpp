@@ -74,6 +74,11 @@ struct held_nodes {
   int64_t end = policy::forever;
   std::vector<msg::gres_held> devices;  ///< gres_held::node: position in `names`
   policy::license_list licenses;        ///< -L: held until `end`
+  /// What preemption weighs (policy::running_job): its partition (index; SIZE_MAX: none the
+  /// config has), its priority and its start.
+  size_t partition = SIZE_MAX;
+  int64_t priority = 0;
+  int64_t start = 0;
 };
 
 using pass_order_ptr = std::shared_ptr<pass_order>;

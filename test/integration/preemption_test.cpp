@@ -1,11 +1,13 @@
 // Preemption (PreemptType=preempt/partition_prio): a job of a high-tier partition takes the one
 // node from a job of a low-tier partition under PreemptMode=CANCEL and REQUEUE, with GraceTime
 // honoured (SIGTERM first, SIGKILL only once the grace time is over); PreemptExemptTime keeps a
-// young job; PreemptMode=OFF preempts nothing.
+// young job; a job the controller recovered after a crash is preempted as before (PreemptTime=
+// in show job); PreemptMode=OFF preempts nothing.
 
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
+#include <csignal>
 #include <string>
 #include <thread>
 
@@ -36,6 +38,14 @@ struct preempt_requeue : cluster_fixture {
 struct preempt_exempt : cluster_fixture {
   preempt_exempt()
       : cluster_fixture(1, preempt_config("PreemptMode=CANCEL\nPreemptExemptTime=1:00:00\n", "")) {}
+};
+
+/// Heartbeats every half second, so that a restarted controller hears from its daemon at once.
+struct preempt_after_restart : cluster_fixture {
+  preempt_after_restart()
+      : cluster_fixture(1, preempt_config("HeartBeatInterval=0.5\nSlurmdTimeout=10\n"
+                                          "PreemptMode=CANCEL\n",
+                                          "")) {}
 };
 
 struct preempt_off : cluster_fixture {
@@ -127,6 +137,26 @@ BOOST_FIXTURE_TEST_CASE(a_job_younger_than_preempt_exempt_time_keeps_its_node, p
   check_nothing_preempted(*this, low, high);
   run_cli({"cancel", std::to_string(low)});
   BOOST_CHECK(wait_job_state(high, "COMPLETED", 60s));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_job_the_controller_recovered_is_preempted_as_before,
+                        preempt_after_restart) {
+  auto started = scratch.file("started");
+  auto low = submit_script("low.sh", long_script(started), {"-p", "scavenger"});
+  BOOST_REQUIRE(low != 0);
+  BOOST_REQUIRE(wait_job_state(low, "RUNNING"));
+  BOOST_REQUIRE(wait_until([&] { return path_exists(started); }, 30s));
+  cluster.signal_controller(SIGKILL);
+  BOOST_REQUIRE_MESSAGE(!cluster.restart_controller(), "restart failed");
+  BOOST_REQUIRE(wait_until([&] { return run_cli({"queue"}).exit_code == 0; }, 30s));
+  BOOST_REQUIRE_EQUAL(job_state(low), "RUNNING");
+  // Its partition (tier 1) came back with it, so the urgent job takes the node.
+  auto high = submit_script("high.sh", "#!/bin/sh\ntrue\n", {"-p", "urgent"});
+  BOOST_REQUIRE(high != 0);
+  BOOST_CHECK(wait_job_state(low, "PREEMPTED", 60s));
+  BOOST_CHECK(wait_job_state(high, "COMPLETED", 60s));
+  auto shown = run_cli({"control", "show", "job", std::to_string(low)});
+  BOOST_CHECK_MESSAGE(contains(shown.out, "PreemptTime="), shown.describe());
 }
 
 BOOST_FIXTURE_TEST_CASE(preempt_mode_off_preempts_nothing, preempt_off) {
