@@ -208,8 +208,29 @@ caf::result<caf::ok_atom> on_cancel(job_self self, int32_t signo, uint32_t uid) 
   return once_saved(self);
 }
 
-caf::result<caf::ok_atom> on_requeue(job_self self, const std::string& op, uint32_t uid) {
+/// scontrol suspend|resume (the controller let only admins through): Slurm's refusals.
+caf::result<caf::ok_atom> on_suspend(job_self self, bool suspend, uint32_t uid) {
   auto& st = self->state;
+  auto t = decide(self, policy::event{suspend ? event_kind::suspend : event_kind::resume});
+  if (t.outcome == verdict::applied) {
+    config::log().info("job {} job={} uid={}", suspend ? "suspended" : "resumed", st.info.job_id,
+                       uid);
+    event_data data;
+    execute(self, t, data);
+    return once_saved(self);
+  }
+  auto s = st.info.state;
+  const char* why = s == msg::job_state::pending ? "Job is pending execution"
+                    : s == msg::job_state::completing || msg::is_finished(s)
+                        ? "Job/step already completing or completed"
+                    : suspend ? "Job is not running"
+                              : "Job is not suspended";
+  return make_error(errc::invalid_request, why);
+}
+
+caf::result<caf::ok_atom> on_job_command(job_self self, const std::string& op, uint32_t uid) {
+  auto& st = self->state;
+  if (op == "suspend" || op == "resume") return on_suspend(self, op == "suspend", uid);
   if (op != "requeue") return make_error(errc::invalid_request, "unknown job command '" + op + "'");
   if (!may_act_on(self, uid))
     return make_error(errc::permission_denied, "Access/permission denied: job " +
@@ -225,6 +246,8 @@ caf::result<caf::ok_atom> on_requeue(job_self self, const std::string& op, uint3
                                                  msg::to_string(st.info.state) + ")");
   if (t.outcome == verdict::applied) {
     config::log().info("job requeue job={} uid={}", st.info.job_id, uid);
+    // Slurm holds a suspended job it requeues (scontrol(1), requeue).
+    if (st.life.state == policy::lifecycle_state::suspended) st.hold_when_queued = "JobHeldAdmin";
     event_data data;
     execute(self, t, data);
   }
@@ -317,9 +340,13 @@ void on_preempt(job_self self, bool requeue, int64_t grace_s) {
   policy::event ev{event_kind::preempt};
   ev.requeue = requeue && st.setup.req.batch;
   ev.grace_time = grace_s;
+  auto t = decide(self, ev);
+  if (t.outcome != verdict::applied) return;  // queued again, or ending already
   config::log().info("job preempt job={} requeue={} grace_time={}", st.info.job_id, ev.requeue,
                      grace_s);
-  handle(self, ev);
+  st.info.preempt_time = unix_now();  // scontrol's PreemptTime
+  event_data data;
+  execute(self, t, data);
 }
 
 void on_kill_wait(job_self self, uint64_t gen) {
@@ -516,13 +543,8 @@ void restore(job_self self) {
     for (auto& [ev, data] : then) handle(self, ev, std::move(data));
     return;
   }
-  ++st.timer_gen;
-  if (st.info.time_limit_s > 0) {
-    auto left = st.info.start_time + st.info.time_limit_s - unix_now();
-    self->delayed_send(self, std::chrono::seconds{std::max<int64_t>(0, left)}, msg::tlimit_atom_v,
-                       st.timer_gen);
-  }
-  arm_warning(self, st.info.start_time);
+  // A suspended job's clock stays stopped until it is resumed.
+  if (st.life.state != policy::lifecycle_state::suspended) arm_remaining_time(self);
 }
 
 job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
@@ -556,7 +578,7 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
                                std::move(nodelist), std::move(gres));
                     }),
       probe.metered("requeue", [self](msg::jobctl_atom, const std::string& op,
-                                      uint32_t uid) { return on_requeue(self, op, uid); }),
+                                      uint32_t uid) { return on_job_command(self, op, uid); }),
       probe.metered("view", [self](msg::view_atom, const std::string& reason,
                                    uint64_t priority) { on_reason(self, reason, priority); }),
       probe.metered(

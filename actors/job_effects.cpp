@@ -461,12 +461,31 @@ void drop_allocation(job_self self) {
   st.node_cpus.clear();
   info.nodelist.clear();
   info.start_time = 0;
+  info.suspend_time = 0;
+  info.suspended_secs = 0;
+  info.preempt_time = 0;
+  info.secs_pre_suspend = 0;
   info.requeue_count++;
   // What the steps used counts per run, as Slurm's accounting keeps each run apart.
   info.usage = {};
 }
 
 }  // namespace
+
+/// Arms what is left of the time limit and of the --signal warning of the current run: its
+/// suspended time does not count (after a resume, or a controller restart).
+void arm_remaining_time(job_self self) {
+  auto& st = self->state;
+  auto& info = st.info;
+  ++st.timer_gen;
+  int64_t started = info.start_time + info.suspended_secs;
+  if (info.time_limit_s > 0) {
+    auto left = started + info.time_limit_s - unix_now();
+    self->delayed_send(self, std::chrono::seconds{std::max<int64_t>(0, left)}, msg::tlimit_atom_v,
+                       st.timer_gen);
+  }
+  arm_warning(self, started);
+}
 
 caf::actor handle_of(job_self self) {
   return caf::actor_cast<caf::actor>(self);
@@ -608,8 +627,9 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
     case effect_kind::enqueue:
       self->send(st.setup.scheduler, msg::enqueue_atom_v, info.job_id, st.setup.req,
                  st.setup.workload, handle_of(self), info.submit_time);
-      if (st.hold_when_queued) hold_again(self, st.setup.scheduler, info.job_id, "JobHeldUser");
-      st.hold_when_queued = false;
+      if (st.hold_when_queued)
+        hold_again(self, st.setup.scheduler, info.job_id, st.hold_when_queued);
+      st.hold_when_queued = nullptr;
       return;
     case effect_kind::stamp_end_time:
       info.end_time = unix_now();
@@ -635,6 +655,16 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
       return;
     case effect_kind::stamp_start_time:
       info.start_time = unix_now();
+      return;
+    case effect_kind::stop_clock:
+      info.suspend_time = unix_now();
+      info.secs_pre_suspend =
+          std::max<int64_t>(0, info.suspend_time - info.start_time - info.suspended_secs);
+      ++st.timer_gen;  // the run's time limit and warning ticks are void while it is stopped
+      return;
+    case effect_kind::resume_clock:
+      info.suspended_secs += std::max<int64_t>(0, unix_now() - info.suspend_time);
+      if (e.ok) arm_remaining_time(self);
       return;
     case effect_kind::stop:
       self->quit();

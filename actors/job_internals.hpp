@@ -94,8 +94,9 @@ struct job_state_t {
   std::map<uint32_t, step_outcome> unheard_ends;
   /// SLURM_NODE_ALIASES of its cloud nodes, from the power actor once they are up ("": none).
   std::string node_aliases;
-  /// A failed Prolog requeues the job held: the scheduler is told to hold it once it is queued.
-  bool hold_when_queued = false;
+  /// The hold the scheduler is told of once the job is queued again: a failed Prolog's
+  /// (JobHeldUser), a requeued suspended job's (JobHeldAdmin); nullptr: none.
+  const char* hold_when_queued = nullptr;
 };
 
 using job_self = job_impl::stateful_pointer<job_state_t>;
@@ -154,6 +155,7 @@ void publish_steps(job_self self);
 /// before the limit, at once when the limit is shorter; none without a limit, a signal or a
 /// time (Slurm sends a warning with time 0 never).
 void arm_warning(job_self self, int64_t start);
+void arm_remaining_time(job_self self);
 
 void signal_steps(job_self self, uint32_t step, int32_t signo);
 

@@ -128,7 +128,7 @@ void on_prolog_failed(job_self self, const std::string& node, const std::string&
   if (t.outcome != verdict::applied) return;
   config::log().warn("job prolog failed job={} node={} reason=\"{}\" held={}", st.info.job_id, node,
                      reason, ev.requeue);
-  if (!st.setup.req.workload.allocation) st.hold_when_queued = ev.requeue;
+  if (!st.setup.req.workload.allocation) st.hold_when_queued = ev.requeue ? "JobHeldUser" : nullptr;
   event_data data;
   execute(self, t, data);
 }

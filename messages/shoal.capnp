@@ -279,6 +279,12 @@ struct JobInfo {
                              # peaks the highest with where); steps still running not counted
   licenses @45 :Text;        # -L as scontrol shows it ("fluent:2,ansys:1"); empty: none
   reservation @46 :Text;     # --reservation as submitted (squeue %v); empty: none
+  suspendTime @47 :Int64;    # Unix seconds the job was last suspended (scontrol suspend); 0: never
+  suspendedSecs @48 :Int64;  # seconds it spent suspended in this run, the current suspension
+                             # left out (not counted against its time limit, as Slurm's
+                             # tot_sus_time)
+  preemptTime @49 :Int64;    # Unix seconds the scheduler preempted it (its GraceTime began); 0: not
+  secsPreSuspend @50 :Int64; # seconds it had run when last suspended (scontrol's SecsPreSuspend)
 }
 
 # What the scheduler knows of a pending job at its last pass (shoal queue --start/--priority).

@@ -14,7 +14,7 @@ constexpr node_state all_node_states[] = {
 constexpr job_state all_job_states[] = {
     job_state::pending,   job_state::configuring,   job_state::running,   job_state::completing,
     job_state::completed, job_state::failed,        job_state::cancelled, job_state::timeout,
-    job_state::node_fail, job_state::out_of_memory, job_state::preempted};
+    job_state::node_fail, job_state::out_of_memory, job_state::preempted, job_state::suspended};
 
 bool equal_nocase(std::string_view a, const char* b) {
   return a.size() == std::char_traits<char>::length(b) && strncasecmp(a.data(), b, a.size()) == 0;
@@ -118,6 +118,8 @@ const char* to_string(job_state s) {
       return "OUT_OF_MEMORY";
     case job_state::preempted:
       return "PREEMPTED";
+    case job_state::suspended:
+      return "SUSPENDED";
   }
   return "PENDING";
 }
@@ -146,6 +148,8 @@ const char* short_code(job_state s) {
       return "OOM";
     case job_state::preempted:
       return "PR";
+    case job_state::suspended:
+      return "S";
   }
   return "PD";
 }

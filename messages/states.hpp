@@ -40,14 +40,15 @@ enum class job_state : uint8_t {
   timeout,
   node_fail,
   out_of_memory,
-  preempted,  ///< PreemptMode=CANCEL ended it (Slurm's JOB_PREEMPTED); keep last: job_state_count
+  preempted,  ///< PreemptMode=CANCEL ended it (Slurm's JOB_PREEMPTED)
+  suspended,  ///< scontrol suspend stopped its tasks (Slurm's JOB_SUSPENDED); keep last
 };
 
 /// Which output stream of a task a chunk of output comes from (TaskOutput.stream's numbers).
 enum class stream_kind : uint8_t { out = 1, err = 2 };
 
 /// How many job states there are (for tables indexed by state).
-constexpr size_t job_state_count = static_cast<size_t>(job_state::preempted) + 1;
+constexpr size_t job_state_count = static_cast<size_t>(job_state::suspended) + 1;
 
 /// "IDLE", "DRAINED", ...
 const char* to_string(node_state s);

@@ -32,6 +32,7 @@ bool may(const access_rules& rules, uint32_t uid, operation op, uint32_t owner) 
     case operation::administer:
     case operation::update_job_as_admin:
     case operation::edit_reservation:
+    case operation::suspend_job:
       return is_admin(rules, uid);
     case operation::reset_statistics:
     case operation::fetch_identity:

@@ -34,6 +34,8 @@ enum class operation {
   update_job_as_admin,
   /// `scontrol create|update|delete reservation`: the admins (Slurm's operators may not either)
   edit_reservation,
+  /// `scontrol suspend|resume`: the admins (Slurm's operators and administrators)
+  suspend_job,
 };
 
 /// A uid that owns nothing: for operations on no particular job.

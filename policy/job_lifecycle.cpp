@@ -288,6 +288,56 @@ transition on_preempt(const lifecycle& now, const event& ev, const job_facts& fa
   return applied(std::move(next), std::move(effects));
 }
 
+/// scontrol suspend of a running job: its tasks stop, its clock stops; its nodes stay its own.
+transition on_suspend(const lifecycle& now) {
+  if (now.state != S::running) return refused(now);
+  auto next = now;
+  next.state = S::suspended;
+  return applied(std::move(next), {signal_effect(SIGSTOP), K::stop_clock, K::publish});
+}
+
+/// scontrol resume: the tasks go on, and so does the time limit from where it stopped.
+transition on_resume(const lifecycle& now) {
+  if (now.state != S::suspended) return refused(now);
+  auto next = now;
+  next.state = S::running;
+  effect resumed{K::resume_clock};
+  resumed.ok = true;
+  return applied(std::move(next), {signal_effect(SIGCONT), resumed, K::publish});
+}
+
+transition on_running_event(const lifecycle& now, const event& ev, const job_facts& facts);
+
+/// A suspended job takes every other event as a running one would. When that ends it (cancel,
+/// requeue, preemption, a node failure) its tasks get SIGCONT first so that they see the
+/// signals that follow, and its suspended time is counted; a signal alone leaves it stopped.
+/// Its clock is stopped, so a time limit or warning tick of the run means nothing.
+transition on_suspended_event(const lifecycle& now, const event& ev, const job_facts& facts) {
+  switch (ev.kind) {
+    case E::suspend:
+      return refused(now);
+    case E::resume:
+      return on_resume(now);
+    case E::time_limit:
+    case E::warning_due:
+      return ignored(now);
+    case E::step_requested:
+      return refused(now);  // Slurm: "Job is suspended" (a new step would run)
+    default:
+      break;
+  }
+  auto as_running = now;
+  as_running.state = S::running;
+  auto t = on_running_event(as_running, ev, facts);
+  if (t.outcome != verdict::applied) return {t.outcome, now, {}};
+  if (t.next.state == S::running) {
+    t.next.state = S::suspended;
+    return t;
+  }
+  t.effects.insert(t.effects.begin(), {signal_effect(SIGCONT), K::resume_clock});
+  return t;
+}
+
 /// The --signal warning is due before the time limit.
 transition on_warning_due(const lifecycle& now, const job_facts& facts) {
   const S s = now.state;
@@ -336,6 +386,15 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
   const S s = now.state;
   if (is_final(s)) return ignored(now);  // the actor has stopped; nothing changes any more
   if (s == S::booting) return on_booting_event(now, ev, facts);
+  if (s == S::suspended) return on_suspended_event(now, ev, facts);
+  return on_running_event(now, ev, facts);
+}
+
+namespace {
+
+/// Every state but booting (and suspended, which borrows this as running).
+transition on_running_event(const lifecycle& now, const event& ev, const job_facts& facts) {
+  const S s = now.state;
   auto next = now;
   switch (ev.kind) {
     case E::placed:
@@ -427,9 +486,17 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
 
     case E::preempt:
       return on_preempt(now, ev, facts);
+
+    case E::suspend:
+      return on_suspend(now);
+
+    case E::resume:
+      return on_resume(now);
   }
   return ignored(now);
 }
+
+}  // namespace
 
 event pending_reason_event(lifecycle_state current, std::string reason, bool priority_changed) {
   event ev;
@@ -474,6 +541,8 @@ msg::job_state to_job_state(lifecycle_state s) {
       return msg::job_state::out_of_memory;
     case S::preempted:
       return msg::job_state::preempted;
+    case S::suspended:
+      return msg::job_state::suspended;
   }
   return msg::job_state::pending;
 }
@@ -525,6 +594,8 @@ const char* to_string(lifecycle_state s) {
       return "booting";
     case S::preempted:
       return "preempted";
+    case S::suspended:
+      return "suspended";
   }
   return "?";
 }
@@ -575,6 +646,10 @@ const char* to_string(event_kind k) {
       return "prolog_failed";
     case E::preempt:
       return "preempt";
+    case E::suspend:
+      return "suspend";
+    case E::resume:
+      return "resume";
   }
   return "?";
 }
@@ -629,6 +704,10 @@ const char* to_string(effect_kind k) {
       return "await_nodes";
     case K::stamp_start_time:
       return "stamp_start_time";
+    case K::stop_clock:
+      return "stop_clock";
+    case K::resume_clock:
+      return "resume_clock";
     case K::stop:
       return "stop";
   }

@@ -16,6 +16,9 @@
 //   running --warning_due--> running (--signal: SIGCONT and the signal, once per run)
 //   configuring|running --preempt--> completing (SIGCONT+SIGTERM, SIGKILL after GraceTime;
 //                                    SIGKILL at once without) --> preempted|requeued
+//   running --suspend--> suspended (SIGSTOP, clock stopped) --resume--> running (SIGCONT)
+//   suspended --any other event--> as running, SIGCONT first when it leaves suspended (a
+//                                  requeued suspended job is held, as Slurm's)
 //
 // An allocation (shoal alloc, salloc) has no main step: placed, it is running at once and holds
 // its nodes for the steps its client starts, until the client releases it:
@@ -51,13 +54,15 @@ enum class lifecycle_state : uint8_t {
   /// placed on nodes power saving must resume first (CONFIGURING until every one registered);
   /// after the others, so that saved records' numbers keep their meaning
   booting,
-  /// final: preempted (PreemptMode=CANCEL) for a job of a higher PriorityTier; last (saved
-  /// records' numbers)
+  /// final: preempted (PreemptMode=CANCEL) for a job of a higher PriorityTier
   preempted,
+  /// scontrol suspend: its tasks are stopped (SIGSTOP), its nodes held, its time limit paused;
+  /// last (saved records' numbers)
+  suspended,
 };
 
-/// How many lifecycle states there are (preempted is the last).
-constexpr size_t lifecycle_state_count = static_cast<size_t>(lifecycle_state::preempted) + 1;
+/// How many lifecycle states there are (suspended is the last).
+constexpr size_t lifecycle_state_count = static_cast<size_t>(lifecycle_state::suspended) + 1;
 
 /// What happens to a job: a message the job actor received, or the end of an effect it ran.
 enum class event_kind : uint8_t {
@@ -88,10 +93,12 @@ enum class event_kind : uint8_t {
   /// SIGKILL grace_time seconds later (at once without one); it ends PREEMPTED, or is queued
   /// again when `requeue` is set (PreemptMode=REQUEUE)
   preempt,
+  suspend,  ///< scontrol suspend (admins; permission checked before): SIGSTOP, the clock stops
+  resume,   ///< scontrol resume: SIGCONT, the time limit runs on from where it stopped
 };
 
-/// How many event kinds there are (preempt is the last).
-constexpr size_t event_kind_count = static_cast<size_t>(event_kind::preempt) + 1;
+/// How many event kinds there are (resume is the last).
+constexpr size_t event_kind_count = static_cast<size_t>(event_kind::resume) + 1;
 
 /// One event and what it carries; fields not named for a kind are ignored.
 struct event {
@@ -169,7 +176,12 @@ enum class effect_kind : uint8_t {
   forget_client,            ///< the waiting client is gone: tell it nothing more
   await_nodes,              ///< ask the power actor for the nodes; then `nodes_ready`
   stamp_start_time,         ///< the start time is now (the nodes finished booting)
-  stop,                     ///< the actor quits
+  /// suspended: the suspend time is now; the time limit and --signal ticks of the run are void
+  stop_clock,
+  /// no longer suspended: the time since the suspend time counts as suspended; resume_clock
+  /// with `ok` (resume) also re-arms the time limit and warning for what is left of them
+  resume_clock,
+  stop,  ///< the actor quits
 };
 
 /// How many effect kinds there are (stop is the last).
@@ -247,6 +259,7 @@ event pending_reason_event(lifecycle_state current, std::string reason,
 msg::job_state to_job_state(lifecycle_state s);
 
 /// True for completed, failed, cancelled, timeout, node_fail, out_of_memory and preempted.
+/// (suspended is not final: it holds its nodes.)
 bool is_final(lifecycle_state s);
 
 /// "pending", "dependency_never", ...

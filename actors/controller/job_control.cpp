@@ -90,21 +90,27 @@ caf::result<caf::ok_atom> complete(controller_self self, uint64_t id, int32_t co
   return make_error(errc::unknown_job, "invalid job id " + std::to_string(id));
 }
 
-/// hold, uhold, release, top (the scheduler's) and requeue (running jobs'), on each job named; one
-/// reply for all, the first error if any.
+/// hold, uhold, release, top (the scheduler's) and requeue, suspend, resume (running jobs'), on
+/// each job named; one reply for all, the first error if any.
 caf::result<caf::ok_atom> control_jobs(controller_self self, const msg::job_control& ctl) {
   self->state.attribute_to(uid_label(self->state, ctl.uid));
   auto& st = self->state;
-  static const std::vector<std::string> ops = {"hold", "uhold", "release", "top", "requeue"};
+  static const std::vector<std::string> ops = {"hold",    "uhold",   "release", "top",
+                                               "requeue", "suspend", "resume"};
   if (std::find(ops.begin(), ops.end(), ctl.op) == ops.end())
     return make_error(errc::invalid_request, "unknown job command '" + ctl.op + "'");
   if (ctl.jobs.empty()) return make_error(errc::invalid_request, ctl.op + " needs a job list");
+  bool for_running = ctl.op == "requeue" || ctl.op == "suspend" || ctl.op == "resume";
+  if ((ctl.op == "suspend" || ctl.op == "resume") &&
+      !policy::may(*st.access, ctl.uid, policy::operation::suspend_job))
+    return make_error(errc::permission_denied,
+                      "Access/permission denied: only an administrator may " + ctl.op + " jobs");
   bool admin = policy::may(*st.access, ctl.uid, policy::operation::hold_as_admin);
   std::vector<std::pair<caf::actor, caf::message>> requests;
   for (auto& text : ctl.jobs) {
     auto ref = parse_job_ref(text);
     if (!ref) return to_caf(ref.error());
-    if (ctl.op != "requeue") {
+    if (!for_running) {
       requests.emplace_back(caf::actor_cast<caf::actor>(st.scheduler),
                             caf::make_message(msg::jobctl_atom_v, ctl.op, ref->id, ctl.uid, admin));
       continue;
@@ -118,6 +124,8 @@ caf::result<caf::ok_atom> control_jobs(controller_self self, const msg::job_cont
       continue;
     }
     auto job = st.jobs.find(ref->id);
+    if (job == st.jobs.end() && ctl.op != "requeue" && st.job_view.count(ref->id) > 0)
+      return make_error(errc::invalid_request, "Job/step already completing or completed");
     if (job == st.jobs.end())
       return make_error(errc::unknown_job,
                         "Invalid job id specified: " + text + " (not pending or running)");

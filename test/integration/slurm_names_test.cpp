@@ -205,14 +205,6 @@ BOOST_AUTO_TEST_CASE(bad_input_is_refused_in_slurms_words_before_any_cluster) {
        "Invalid job state specified: bogus\nValid job states are PENDING, RUNNING, and "
        "SUSPENDED\n",
        1},
-      {"scontrol",
-       {"suspend", "12"},
-       "scontrol: error: suspend is not supported: shoal cannot suspend jobs\n",
-       1},
-      {"scontrol",
-       {"resume", "12"},
-       "scontrol: error: resume is not supported: shoal cannot suspend jobs\n",
-       1},
       // A key shoal does not update is bad usage, refused before any cluster is asked.
       {"scontrol",
        {"update", "JobId=12", "MinMemoryNode=5"},

@@ -2,8 +2,8 @@
 // node|partition|job|config|collectors|hostnames|hostlist|hostlistsorted, update NodeName=...
 // State=... Reason=..., update|create|delete PartitionName=..., setdebug LEVEL, setdebugflags
 // +FLAG -FLAG, version, reconfigure, the job commands hold, uhold, release, requeue, top, and
-// update JobId=N KEY=VALUE ... (suspend and resume are refused by name); show step[s] [ID]
-// lists running steps.
+// update JobId=N KEY=VALUE ..., suspend and resume (admins); show step[s] [ID] lists running
+// steps.
 
 #include <strings.h>
 
@@ -435,8 +435,8 @@ int update(session& s, const std::vector<std::string>& words) {
   return 0;
 }
 
-/// hold, uhold, release, requeue, top: job lists may be comma- or blank-separated, as scontrol
-/// takes them, and name array tasks (123_4) or whole arrays (123).
+/// hold, uhold, release, requeue, top, suspend, resume: job lists may be comma- or
+/// blank-separated, as scontrol takes them, and name array tasks (123_4) or whole arrays (123).
 int job_command(session& s, const std::string& op, const std::vector<std::string>& words) {
   msg::job_control ctl;
   ctl.op = op;
@@ -458,7 +458,7 @@ int job_command(session& s, const std::string& op, const std::vector<std::string
 }
 
 bool is_job_command(const std::string& word) {
-  for (auto name : {"hold", "uhold", "release", "requeue", "top"})
+  for (auto name : {"hold", "uhold", "release", "requeue", "top", "suspend", "resume"})
     if (is(word, name)) return true;
   return false;
 }
@@ -517,7 +517,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
                   "[nextstate=RESUME|DOWN|UNDRAIN] [reason=TEXT] NODES|ALL | cancel_reboot NODES "
                   "| ping | version | reconfigure "
                   "| setdebug LEVEL | setdebugflags +FLAG|-FLAG ... | "
-                  "hold|uhold|release|requeue|top JOB_LIST")
+                  "hold|uhold|release|requeue|top|suspend|resume JOB_LIST")
       ->required();
   cmd->footer(
       "Examples:\n  shoal control show node node1\n  shoal control show job 12\n"
@@ -577,8 +577,6 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       std::printf("shoal %s\n", SHOAL_VERSION);
       return 0;
     }
-    if (is(w[0], "suspend") || is(w[0], "resume"))
-      return fail("control", w[0] + " is not supported: shoal cannot suspend jobs");
     if (is(w[0], "update")) {
       if (std::any_of(w.begin() + 1, w.end(), names_job))
         return update_job(conf, {w.begin() + 1, w.end()});
@@ -632,7 +630,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
                 "unknown command '" + w[0] +
                     "' (use show, update, create, delete, reboot, cancel_reboot, ping, version, "
                     "reconfigure, setdebug, "
-                    "setdebugflags, hold, uhold, release, requeue or top)",
+                    "setdebugflags, hold, uhold, release, requeue, top, suspend or resume)",
                 exit_usage);
   };
 }

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "config/duration.hpp"
+#include "tools/format/job_times.hpp"
 #include "tools/format/node_state_text.hpp"
 #include "tools/format/table.hpp"
 #include "topology/hostlist.hpp"
@@ -35,15 +36,7 @@ double limit_key(int64_t seconds) {
 // -- jobs ---------------------------------------------------------------------
 
 int64_t elapsed(const msg::job_info& j, int64_t now) {
-  if (j.start_time == 0) return 0;
-  bool ended = msg::is_finished(j.state) || j.state == msg::job_state::completing;
-  auto until = (ended && j.end_time != 0) ? j.end_time : now;
-  return std::max<int64_t>(0, until - j.start_time);
-}
-
-bool holds_nodes(msg::job_state s) {
-  return s == msg::job_state::running || s == msg::job_state::completing ||
-         s == msg::job_state::configuring;
+  return run_seconds(j, now);
 }
 
 std::string reason_text(const msg::job_info& j) {
@@ -250,7 +243,7 @@ const std::vector<std::string>& default_job_columns() {
 msg::field_mask job_field_reads(std::string_view name) {
   auto r = [](auto... members) { return msg::fields_of<J>(members...); };
   auto id = r(&J::job_id, &J::array_job_id, &J::array_task_id, &J::array_tasks);
-  auto elapsed = r(&J::start_time, &J::state, &J::end_time);
+  auto elapsed = r(&J::start_time, &J::state, &J::end_time, &J::suspend_time, &J::suspended_secs);
   static const std::vector<std::pair<std::string, msg::field_mask>> reads = {
       {"JobId", id},
       {"ArrayJobId", r(&J::job_id, &J::array_job_id)},

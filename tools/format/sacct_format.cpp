@@ -11,6 +11,7 @@
 
 #include "accounting/rows.hpp"
 #include "tools/format/cell_value.hpp"
+#include "tools/format/job_times.hpp"
 #include "tools/format/slurm_format.hpp"
 #include "tools/format/table.hpp"
 #include "topology/hostlist.hpp"
@@ -192,9 +193,7 @@ value field_value(const std::string& field, const msg::job_info& j, bool step,
     auto nodes = std::max(1u, j.node_count);
     return (job_cpus(j) + nodes - 1) / nodes;
   };
-  int64_t elapsed = 0;
-  if (started(j)) elapsed = (j.end_time != 0 ? j.end_time : opt.now) - j.start_time;
-  if (elapsed < 0) elapsed = 0;
+  int64_t elapsed = started(j) ? run_seconds(j, opt.now) : 0;
   const auto& f = field;
   if (f == "Account") return opt_str(j.account);
   if (f == "AllocCPUS" || f == "NCPUS") {

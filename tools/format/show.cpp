@@ -11,6 +11,7 @@
 
 #include "config/duration.hpp"
 #include "policy/licenses.hpp"
+#include "tools/format/job_times.hpp"
 #include "tools/format/listing.hpp"
 #include "tools/format/node_state_text.hpp"
 #include "tools/format/sacct_format.hpp"
@@ -68,13 +69,6 @@ std::string mhz(double v) {
   return buf;
 }
 
-int64_t run_time(const msg::job_info& j, int64_t now) {
-  if (j.start_time == 0) return 0;
-  bool ended = msg::is_finished(j.state) || j.state == msg::job_state::completing;
-  auto until = (ended && j.end_time != 0) ? j.end_time : now;
-  return std::max<int64_t>(0, until - j.start_time);
-}
-
 /// When the job could first run: its --begin, else its submission; Unknown while held or while a
 /// dependency is still awaited.
 int64_t eligible_time(const msg::job_info& j) {
@@ -88,7 +82,7 @@ int64_t eligible_time(const msg::job_info& j) {
 int64_t end_time(const msg::job_info& j, int64_t start, int64_t now) {
   if (msg::is_finished(j.state)) return j.end_time != 0 ? j.end_time : start;
   if (j.end_time != 0 && (j.time_limit_s >= 0 || j.end_time <= now)) return j.end_time;
-  return start != 0 && j.time_limit_s >= 0 ? start + j.time_limit_s : 0;
+  return start != 0 && j.time_limit_s >= 0 ? start + j.time_limit_s + j.suspended_secs : 0;
 }
 
 /// The %N of an array's pending tasks ("3-8%2"); 0: not throttled, or not known here.
@@ -353,17 +347,21 @@ std::string show_job(const msg::job_info& j, int64_t now, const msg::pending_det
        "Dependency=" + dependency_text(j.dependency)},
       {kv_num("Requeue", j.requeue ? 1 : 0), kv_num("Restarts", j.requeue_count),
        kv_num("BatchFlag", j.batch ? 1 : 0), "Reboot=0", "ExitCode=" + exit_code_text(j)},
-      {"RunTime=" + slurm_time_string(run_time(j, now)),
+      {"RunTime=" + slurm_time_string(run_seconds(j, now)),
        "TimeLimit=" +
            (j.time_limit_s < 0 ? std::string{"UNLIMITED"} : slurm_time_string(j.time_limit_s)),
        "TimeMin=N/A"},
       {kv_time("SubmitTime", j.submit_time), kv_time("EligibleTime", eligible)},
       {kv_time("AccrueTime", accrues ? eligible : 0)},
       {kv_time("StartTime", start), kv_time("EndTime", end_time(j, start, now)), "Deadline=N/A"},
-      {"SuspendTime=None", "SecsPreSuspend=0", kv_time("LastSchedEval", j.start_time),
-       "Scheduler=Main"},
-      {kv("Partition", j.partition), "AllocNode:Sid=(null):0"},
   };
+  // Slurm prints PreemptEligibleTime= and PreemptTime= for jobs preemption may take; shoal
+  // knows the second only, once it happened.
+  if (j.preempt_time != 0) lines.push_back({kv_time("PreemptTime", j.preempt_time)});
+  lines.push_back({"SuspendTime=" + detail::iso_time(j.suspend_time, "None"),
+                   kv_num("SecsPreSuspend", j.secs_pre_suspend),
+                   kv_time("LastSchedEval", j.start_time), "Scheduler=Main"});
+  lines.push_back({kv("Partition", j.partition), "AllocNode:Sid=(null):0"});
   // Slurm's line for a job in a reservation, only then.
   if (!j.reservation.empty()) lines.push_back({"Reservation=" + j.reservation});
   lines.push_back({kv("ReqNodeList", j.required_nodes), kv("ExcNodeList", j.exclude_nodes)});

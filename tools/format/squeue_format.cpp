@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "messages/errc.hpp"
+#include "tools/format/job_times.hpp"
 #include "tools/format/slurm_format.hpp"
 #include "tools/format/table.hpp"
 #include "topology/hostlist.hpp"
@@ -43,27 +44,15 @@ struct job_column {
   msg::field_mask reads = msg::all_fields;
 };
 
-bool holds_nodes(msg::job_state s) {
-  return s == msg::job_state::running || s == msg::job_state::configuring ||
-         s == msg::job_state::completing;
-}
-
 /// squeue's job_time_used.
 int64_t time_used(const J& j, int64_t now) {
-  if (j.start_time == 0 || j.state == msg::job_state::pending) return 0;
-  auto until = (j.state == msg::job_state::running || j.state == msg::job_state::configuring ||
-                j.end_time == 0)
-                   ? now
-                   : j.end_time;
-  return until - j.start_time;
+  return run_seconds(j, now);
 }
 
 /// The end squeue shows: the end once there is one, the start plus the limit while running
 /// (slurmctld sets it so), 0 before.
 int64_t end_time(const J& j) {
-  if (j.end_time != 0) return j.end_time;
-  if (j.start_time == 0 || !holds_nodes(j.state) || j.time_limit_s < 0) return 0;
-  return j.start_time + j.time_limit_s;
+  return expected_end(j);
 }
 
 std::string time_text(int64_t t) {
@@ -315,7 +304,7 @@ void add_unkept_columns(std::vector<job_column>& f) {
 /// all_fields (correct, only slower); the unit test squeue_reads checks every entry.
 void declare_reads(std::vector<job_column>& f) {
   auto r = [](auto... members) { return msg::fields_of<J>(members...); };
-  auto elapsed = r(&J::start_time, &J::state, &J::end_time);
+  auto elapsed = r(&J::start_time, &J::state, &J::end_time, &J::suspend_time, &J::suspended_secs);
   const std::pair<const char*, msg::field_mask> reads[] = {
       {"jobid", r(&J::job_id)},
       {"jobarrayid", r(&J::job_id, &J::array_job_id, &J::array_task_id, &J::array_tasks)},

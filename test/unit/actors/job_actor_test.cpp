@@ -26,13 +26,13 @@ using namespace shoal;
 
 namespace {
 
-using fixture = test::job_actor_testing::job_fixture;
+using job_case = test::job_actor_testing::job_fixture;
 using test::job_actor_testing::all_steps;
 using job_state = msg::job_state;
 
 }  // namespace
 
-BOOST_FIXTURE_TEST_SUITE(job_actor, fixture)
+BOOST_FIXTURE_TEST_SUITE(job_actor, job_case)
 
 BOOST_AUTO_TEST_CASE(a_new_job_queues_itself_and_starts_when_placed) {
   spawn(setup());
@@ -496,7 +496,7 @@ struct recording_switch final : interconnect::switch_manager {
 
 }  // namespace
 
-BOOST_FIXTURE_TEST_SUITE(job_actor_interconnect, fixture)
+BOOST_FIXTURE_TEST_SUITE(job_actor_interconnect, job_case)
 
 BOOST_AUTO_TEST_CASE(every_step_allocates_switch_data_that_reaches_each_node_and_is_released) {
   auto sw = std::make_shared<recording_switch>();
@@ -575,7 +575,7 @@ actors::job_setup recovered(policy::lifecycle_state state, bool with_step) {
 namespace {
 
 /// The fixture, spawning job 7 recovered in `state` (see recovered()) on its two node recorders.
-struct recovery_fixture : fixture {
+struct recovery_fixture : job_case {
   void spawn_recovered(policy::lifecycle_state state, bool with_step) {
     auto s = recovered(state, with_step);
     s.controller = controller;

@@ -303,15 +303,16 @@ BOOST_AUTO_TEST_CASE(job_json_has_every_field_and_honours_filters) {
   BOOST_TEST(j.at("nodelist").get<std::string>() == "n[1-2]");
   BOOST_TEST(j.at("uid").get<uint32_t>() == 1000u);
   for (auto key :
-       {"name",          "user",           "partition",       "reason",     "submit_time",
-        "end_time",      "time_limit_s",   "node_count",      "ntasks",     "cpus_per_task",
-        "exit_code",     "batch",          "work_dir",        "command",    "stdout_path",
-        "stderr_path",   "requeue_count",  "priority",        "step_count", "requeue",
-        "exclude_nodes", "required_nodes", "account",         "qos",        "comment",
-        "mail_type",     "mail_user",      "ntasks_per_node", "min_cpus",   "exit_signal",
-        "tres_per_node", "usage",          "licenses",        "reservation"})
+       {"name",           "user",           "partition",       "reason",      "submit_time",
+        "end_time",       "time_limit_s",   "node_count",      "ntasks",      "cpus_per_task",
+        "exit_code",      "batch",          "work_dir",        "command",     "stdout_path",
+        "stderr_path",    "requeue_count",  "priority",        "step_count",  "requeue",
+        "exclude_nodes",  "required_nodes", "account",         "qos",         "comment",
+        "mail_type",      "mail_user",      "ntasks_per_node", "min_cpus",    "exit_signal",
+        "tres_per_node",  "usage",          "licenses",        "reservation", "suspend_time",
+        "suspended_secs", "preempt_time",   "secs_pre_suspend"})
     BOOST_TEST(j.contains(key), key);
-  BOOST_TEST(j.size() == 47u);
+  BOOST_TEST(j.size() == 51u);
 }
 
 // -- sinfo --------------------------------------------------------------------

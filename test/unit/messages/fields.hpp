@@ -384,6 +384,10 @@ inline msg::job_info sample_job_info() {
   x.usage.min_cpu_task = 6;
   x.licenses = "fluent:2,ansys:1";
   x.reservation = "workshop";
+  x.suspend_time = 1'700'000'500;
+  x.suspended_secs = 45;
+  x.preempt_time = 1'700'000'600;
+  x.secs_pre_suspend = 120;
   return x;
 }
 

@@ -18,7 +18,7 @@ const node_state all_node_states[] = {
 const job_state all_job_states[] = {
     job_state::pending,   job_state::configuring,   job_state::running,   job_state::completing,
     job_state::completed, job_state::failed,        job_state::cancelled, job_state::timeout,
-    job_state::node_fail, job_state::out_of_memory, job_state::preempted};
+    job_state::node_fail, job_state::out_of_memory, job_state::preempted, job_state::suspended};
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -81,6 +81,8 @@ BOOST_AUTO_TEST_CASE(short_codes_are_slurms) {
   BOOST_TEST(std::string{to_string(job_state::out_of_memory)} == "OUT_OF_MEMORY");
   BOOST_TEST(std::string{short_code(job_state::preempted)} == "PR");
   BOOST_TEST(std::string{to_string(job_state::preempted)} == "PREEMPTED");
+  BOOST_TEST(std::string{short_code(job_state::suspended)} == "S");
+  BOOST_TEST(std::string{to_string(job_state::suspended)} == "SUSPENDED");
 }
 
 BOOST_AUTO_TEST_CASE(parsing_ignores_case) {
@@ -133,7 +135,7 @@ BOOST_AUTO_TEST_CASE(is_finished_is_true_for_terminal_job_states_only) {
       {job_state::completed, true}, {job_state::failed, true},
       {job_state::cancelled, true}, {job_state::timeout, true},
       {job_state::node_fail, true}, {job_state::out_of_memory, true},
-      {job_state::preempted, true},
+      {job_state::preempted, true}, {job_state::suspended, false},
   };
   BOOST_TEST(std::size(table) == std::size(all_job_states));
   for (auto& r : table) BOOST_TEST(is_finished(r.state) == r.finished, to_string(r.state));

@@ -191,6 +191,16 @@ effect kill_after(int64_t seconds) {
 }
 const std::vector<effect> preempt_grace = {K::publish, K::nodes_done, sig(SIGCONT), sig(SIGTERM),
                                            kill_after(30)};
+/// What a suspended job does first when an event ends it: SIGCONT, its suspended time counted.
+std::vector<effect> woken(std::vector<effect> fx) {
+  fx.insert(fx.begin(), {sig(SIGCONT), K::resume_clock});
+  return fx;
+}
+effect resumed() {
+  effect e{K::resume_clock};
+  e.ok = true;  // the time limit runs on
+  return e;
+}
 std::vector<effect> queued_fx(const std::string& reason) {
   return {K::take_priority, K::publish, note(N::queued, reason)};
 }
@@ -222,6 +232,8 @@ const std::vector<row> table = {
       {S::pending, E::nodes_ready, IGN},
       {S::pending, E::prolog_failed, IGN},
       {S::pending, E::preempt, IGN},
+      {S::pending, E::suspend, REF},
+      {S::pending, E::resume, REF},
       // held (JobHeldUser)
       {S::held, E::placed, S::configuring, "", place},
       {S::held, E::launched, IGN},
@@ -245,6 +257,8 @@ const std::vector<row> table = {
       {S::held, E::nodes_ready, IGN},
       {S::held, E::prolog_failed, IGN},
       {S::held, E::preempt, IGN},
+      {S::held, E::suspend, REF},
+      {S::held, E::resume, REF},
       // dependency_never (DependencyNeverSatisfied; with --kill-on-invalid-dep the scheduler
       // cancels the job instead, through the controller: the cancel row)
       {S::dependency_never, E::placed, S::configuring, "", place},
@@ -269,6 +283,8 @@ const std::vector<row> table = {
       {S::dependency_never, E::nodes_ready, IGN},
       {S::dependency_never, E::prolog_failed, IGN},
       {S::dependency_never, E::preempt, IGN},
+      {S::dependency_never, E::suspend, REF},
+      {S::dependency_never, E::resume, REF},
       // requeued (NodeFail)
       {S::requeued, E::placed, S::configuring, "", place},
       {S::requeued, E::launched, IGN},
@@ -292,6 +308,8 @@ const std::vector<row> table = {
       {S::requeued, E::nodes_ready, IGN},
       {S::requeued, E::prolog_failed, IGN},
       {S::requeued, E::preempt, IGN},
+      {S::requeued, E::suspend, REF},
+      {S::requeued, E::resume, REF},
       // configuring
       {S::configuring, E::placed, IGN},
       {S::configuring, E::launched, S::running, "", {}},
@@ -315,6 +333,8 @@ const std::vector<row> table = {
       {S::configuring, E::nodes_ready, IGN},
       {S::configuring, E::prolog_failed, S::completing, "Prolog /p failed: exit 1", prolog_requeue, S::requeued},
       {S::configuring, E::preempt, S::completing, "", preempt_grace, S::preempted},
+      {S::configuring, E::suspend, REF},
+      {S::configuring, E::resume, REF},
       // running
       {S::running, E::placed, IGN},
       {S::running, E::launched, IGN},
@@ -338,6 +358,8 @@ const std::vector<row> table = {
       {S::running, E::nodes_ready, IGN},
       {S::running, E::prolog_failed, S::completing, "Prolog /p failed: exit 1", prolog_requeue, S::requeued},
       {S::running, E::preempt, S::completing, "", preempt_grace, S::preempted},
+      {S::running, E::suspend, S::suspended, "", {sig(SIGSTOP), K::stop_clock, K::publish}},
+      {S::running, E::resume, REF},
       // completing (being cancelled)
       {S::completing, E::placed, IGN},
       {S::completing, E::launched, IGN},
@@ -361,6 +383,8 @@ const std::vector<row> table = {
       {S::completing, E::nodes_ready, IGN},
       {S::completing, E::prolog_failed, IGN},
       {S::completing, E::preempt, IGN},
+      {S::completing, E::suspend, REF},
+      {S::completing, E::resume, REF},
       // completed: final, the actor has stopped
       {S::completed, E::placed, IGN},
       {S::completed, E::launched, IGN},
@@ -384,6 +408,8 @@ const std::vector<row> table = {
       {S::completed, E::nodes_ready, IGN},
       {S::completed, E::prolog_failed, IGN},
       {S::completed, E::preempt, IGN},
+      {S::completed, E::suspend, IGN},
+      {S::completed, E::resume, IGN},
       // failed: final, the actor has stopped
       {S::failed, E::placed, IGN},
       {S::failed, E::launched, IGN},
@@ -407,6 +433,8 @@ const std::vector<row> table = {
       {S::failed, E::nodes_ready, IGN},
       {S::failed, E::prolog_failed, IGN},
       {S::failed, E::preempt, IGN},
+      {S::failed, E::suspend, IGN},
+      {S::failed, E::resume, IGN},
       // cancelled: final, the actor has stopped
       {S::cancelled, E::placed, IGN},
       {S::cancelled, E::launched, IGN},
@@ -430,6 +458,8 @@ const std::vector<row> table = {
       {S::cancelled, E::nodes_ready, IGN},
       {S::cancelled, E::prolog_failed, IGN},
       {S::cancelled, E::preempt, IGN},
+      {S::cancelled, E::suspend, IGN},
+      {S::cancelled, E::resume, IGN},
       // timeout: final, the actor has stopped
       {S::timeout, E::placed, IGN},
       {S::timeout, E::launched, IGN},
@@ -453,6 +483,8 @@ const std::vector<row> table = {
       {S::timeout, E::nodes_ready, IGN},
       {S::timeout, E::prolog_failed, IGN},
       {S::timeout, E::preempt, IGN},
+      {S::timeout, E::suspend, IGN},
+      {S::timeout, E::resume, IGN},
       // node_fail: final, the actor has stopped
       {S::node_fail, E::placed, IGN},
       {S::node_fail, E::launched, IGN},
@@ -476,6 +508,8 @@ const std::vector<row> table = {
       {S::node_fail, E::nodes_ready, IGN},
       {S::node_fail, E::prolog_failed, IGN},
       {S::node_fail, E::preempt, IGN},
+      {S::node_fail, E::suspend, IGN},
+      {S::node_fail, E::resume, IGN},
       // out_of_memory: final, the actor has stopped
       {S::out_of_memory, E::placed, IGN},
       {S::out_of_memory, E::launched, IGN},
@@ -499,6 +533,8 @@ const std::vector<row> table = {
       {S::out_of_memory, E::nodes_ready, IGN},
       {S::out_of_memory, E::prolog_failed, IGN},
       {S::out_of_memory, E::preempt, IGN},
+      {S::out_of_memory, E::suspend, IGN},
+      {S::out_of_memory, E::resume, IGN},
       // booting: placed, waiting for power saving to resume its nodes
       {S::booting, E::placed, IGN},
       {S::booting, E::launched, IGN},
@@ -522,6 +558,8 @@ const std::vector<row> table = {
       {S::booting, E::nodes_ready, S::configuring, "", {K::stamp_start_time, K::publish, K::arm_time_limit, note(N::allocated), K::launch_main_step}},
       {S::booting, E::prolog_failed, IGN},
       {S::booting, E::preempt, IGN},
+      {S::booting, E::suspend, IGN},
+      {S::booting, E::resume, IGN},
       // preempted (final)
       {S::preempted, E::placed, IGN},
       {S::preempted, E::launched, IGN},
@@ -545,6 +583,33 @@ const std::vector<row> table = {
       {S::preempted, E::nodes_ready, IGN},
       {S::preempted, E::prolog_failed, IGN},
       {S::preempted, E::preempt, IGN},
+      {S::preempted, E::suspend, IGN},
+      {S::preempted, E::resume, IGN},
+      // suspended: as running, SIGCONT and its suspended time counted first when it leaves
+      {S::suspended, E::placed, IGN},
+      {S::suspended, E::launched, IGN},
+      {S::suspended, E::step_ended, S::suspended, "", {K::notify_step_client}},
+      {S::suspended, E::main_step_ended, S::completing, "", woken(main_ended), S::completed},
+      {S::suspended, E::time_limit, IGN},
+      {S::suspended, E::cancel, S::completing, "", woken(term), S::cancelled},
+      {S::suspended, E::client_gone, S::completing, "ClientGone", woken(term_client_gone), S::cancelled},
+      {S::suspended, E::signal, S::suspended, "", {sig(SIGUSR1)}},
+      {S::suspended, E::kill_wait_expired, IGN},
+      {S::suspended, E::node_failed, S::completing, "NodeFail: n2", woken(node_down), S::node_fail},
+      {S::suspended, E::admin_requeue, S::completing, "Requeued", woken(term), S::requeued},
+      {S::suspended, E::hold, IGN},
+      {S::suspended, E::release, IGN},
+      {S::suspended, E::dependency_never, IGN},
+      {S::suspended, E::pending_reason, IGN},
+      {S::suspended, E::step_requested, REF},
+      {S::suspended, E::release_done, IGN},
+      {S::suspended, E::warning_due, IGN},
+      {S::suspended, E::released, REF},
+      {S::suspended, E::nodes_ready, IGN},
+      {S::suspended, E::prolog_failed, S::completing, "Prolog /p failed: exit 1", woken(prolog_requeue), S::requeued},
+      {S::suspended, E::preempt, S::completing, "", woken(preempt_grace), S::preempted},
+      {S::suspended, E::suspend, REF},
+      {S::suspended, E::resume, S::running, "", {sig(SIGCONT), resumed(), K::publish}},
 };
 // clang-format on
 
@@ -796,6 +861,7 @@ BOOST_AUTO_TEST_CASE(listings_show_slurms_states_as_before) {
       {S::out_of_memory, J::out_of_memory},
       {S::booting, J::configuring},
       {S::preempted, J::preempted},
+      {S::suspended, J::suspended},
   };
   BOOST_TEST(std::size(rows) == lifecycle_state_count);
   for (auto& [s, j] : rows) {
