@@ -543,6 +543,12 @@ void restore(job_self self) {
     for (auto& [ev, data] : then) handle(self, ev, std::move(data));
     return;
   }
+  // In its GraceTime when the controller went: the grace time is not saved, so KillWait is what
+  // it gets from here before the SIGKILL.
+  if (st.life.state == policy::lifecycle_state::preempting) {
+    run_effect(self, policy::effect{effect_kind::arm_kill_timer}, none, then);
+    return;
+  }
   // A suspended job's clock stays stopped until it is resumed.
   if (st.life.state != policy::lifecycle_state::suspended) arm_remaining_time(self);
 }

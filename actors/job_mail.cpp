@@ -50,7 +50,8 @@ std::optional<std::string> mail_event(const std::string& mail_type, msg::job_sta
                                       msg::job_state after) {
   using msg::job_state;
   if (mail_type.empty() || before == after) return std::nullopt;
-  if (after == job_state::running && before != job_state::completing) {
+  if (after == job_state::running && before != job_state::completing &&
+      before != job_state::suspended) {  // a resume is no BEGIN
     if (asked(mail_type, "BEGIN")) return std::string{"BEGIN"};
     return std::nullopt;
   }

@@ -267,23 +267,24 @@ transition on_prolog_failed(const lifecycle& now, const event& ev, const job_fac
 }
 
 /// The scheduler preempts the job (Slurm's slurm_job_preempt): with a GraceTime, SIGCONT and
-/// SIGTERM now and SIGKILL once it passed; without, SIGKILL at once. It ends PREEMPTED, or with
-/// PreemptMode=REQUEUE is queued again (batch jobs; an allocation ends PREEMPTED).
+/// SIGTERM now and SIGKILL once it passed, the job RUNNING meanwhile (preempting); without,
+/// SIGKILL at once. It ends PREEMPTED, or with PreemptMode=REQUEUE is queued again (batch jobs;
+/// an allocation ends PREEMPTED).
 transition on_preempt(const lifecycle& now, const event& ev, const job_facts& facts) {
   if (!is_active(now.state)) return ignored(now);  // queued, or ending already
   auto next = now;
-  next.state = S::completing;
   bool requeue = ev.requeue && !facts.allocation;
   next.ending = requeue ? S::requeued : S::preempted;
   if (requeue) next.requeue_reason = "Requeued";
-  std::vector<effect> effects{K::publish, K::nodes_done};
   if (ev.grace_time > 0) {
+    next.state = S::preempting;
     effect kill_later{K::arm_kill_timer};
     kill_later.seconds = ev.grace_time;
-    effects.insert(effects.end(), {signal_effect(SIGCONT), signal_effect(SIGTERM), kill_later});
-  } else {
-    effects.push_back(signal_effect(SIGKILL));
+    return applied(std::move(next),
+                   {K::publish, signal_effect(SIGCONT), signal_effect(SIGTERM), kill_later});
   }
+  next.state = S::completing;
+  std::vector<effect> effects{K::publish, K::nodes_done, signal_effect(SIGKILL)};
   if (allocation_done(facts)) effects.push_back(K::release_nodes);
   return applied(std::move(next), std::move(effects));
 }
@@ -307,6 +308,38 @@ transition on_resume(const lifecycle& now) {
 }
 
 transition on_running_event(const lifecycle& now, const event& ev, const job_facts& facts);
+
+/// A job in its GraceTime: it runs on (its tasks had SIGTERM) until its grace time is over
+/// (SIGKILL) or its main step ends; either way it ends as the preemption said. Other events
+/// are a running job's (a cancel ends it CANCELLED).
+transition on_preempting_event(const lifecycle& now, const event& ev, const job_facts& facts) {
+  auto ending = now;
+  ending.state = S::completing;
+  switch (ev.kind) {
+    case E::kill_wait_expired: {
+      std::vector<effect> effects{K::publish, K::nodes_done, signal_effect(SIGKILL)};
+      if (allocation_done(facts)) effects.push_back(K::release_nodes);
+      return applied(std::move(ending), std::move(effects));
+    }
+    case E::main_step_ended:
+      return on_main_step_ended(ending, ev, facts);
+    case E::preempt:
+    case E::warning_due:
+      return ignored(now);
+    case E::suspend:
+    case E::resume:
+    case E::step_requested:
+      return refused(now);
+    default:
+      break;
+  }
+  auto as_running = now;
+  as_running.state = S::running;
+  auto t = on_running_event(as_running, ev, facts);
+  if (t.outcome != verdict::applied) return {t.outcome, now, {}};
+  if (t.next.state == S::running) t.next.state = S::preempting;
+  return t;
+}
 
 /// A suspended job takes every other event as a running one would. When that ends it (cancel,
 /// requeue, preemption, a node failure) its tasks get SIGCONT first so that they see the
@@ -387,6 +420,7 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
   if (is_final(s)) return ignored(now);  // the actor has stopped; nothing changes any more
   if (s == S::booting) return on_booting_event(now, ev, facts);
   if (s == S::suspended) return on_suspended_event(now, ev, facts);
+  if (s == S::preempting) return on_preempting_event(now, ev, facts);
   return on_running_event(now, ev, facts);
 }
 
@@ -543,6 +577,8 @@ msg::job_state to_job_state(lifecycle_state s) {
       return msg::job_state::preempted;
     case S::suspended:
       return msg::job_state::suspended;
+    case S::preempting:
+      return msg::job_state::running;
   }
   return msg::job_state::pending;
 }
@@ -596,6 +632,8 @@ const char* to_string(lifecycle_state s) {
       return "preempted";
     case S::suspended:
       return "suspended";
+    case S::preempting:
+      return "preempting";
   }
   return "?";
 }

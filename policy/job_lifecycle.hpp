@@ -14,8 +14,9 @@
 //   completing --main_step_ended, release_done--> cancelled|timeout|node_fail|requeued
 //   pending|held|dependency_never|requeued --cancel--> cancelled
 //   running --warning_due--> running (--signal: SIGCONT and the signal, once per run)
-//   configuring|running --preempt--> completing (SIGCONT+SIGTERM, SIGKILL after GraceTime;
-//                                    SIGKILL at once without) --> preempted|requeued
+//   configuring|running --preempt--> preempting (SIGCONT+SIGTERM; RUNNING in listings)
+//                          --kill_wait_expired (GraceTime over)--> completing (SIGKILL)
+//                          --> preempted|requeued; without a GraceTime: completing (SIGKILL)
 //   running --suspend--> suspended (SIGSTOP, clock stopped) --resume--> running (SIGCONT)
 //   suspended --any other event--> as running, SIGCONT first when it leaves suspended (a
 //                                  requeued suspended job is held, as Slurm's)
@@ -56,13 +57,16 @@ enum class lifecycle_state : uint8_t {
   booting,
   /// final: preempted (PreemptMode=CANCEL) for a job of a higher PriorityTier
   preempted,
-  /// scontrol suspend: its tasks are stopped (SIGSTOP), its nodes held, its time limit paused;
-  /// last (saved records' numbers)
+  /// scontrol suspend: its tasks are stopped (SIGSTOP), its nodes held, its time limit paused
   suspended,
+  /// preempted with a GraceTime: SIGTERM sent, SIGKILL once the grace time is over; listings
+  /// show RUNNING, as Slurm's; `ending` is where it goes (preempted, requeued); last (saved
+  /// records' numbers)
+  preempting,
 };
 
-/// How many lifecycle states there are (suspended is the last).
-constexpr size_t lifecycle_state_count = static_cast<size_t>(lifecycle_state::suspended) + 1;
+/// How many lifecycle states there are (preempting is the last).
+constexpr size_t lifecycle_state_count = static_cast<size_t>(lifecycle_state::preempting) + 1;
 
 /// What happens to a job: a message the job actor received, or the end of an effect it ran.
 enum class event_kind : uint8_t {
@@ -213,8 +217,8 @@ struct lifecycle {
   lifecycle_state state = lifecycle_state::pending;
   /// The reason listings show: the pending reason, or why the job is ending or ended.
   std::string reason;
-  /// Where `completing` leads (release_done): a final state or `requeued`. Meaningless in other
-  /// states.
+  /// Where `completing` (and `preempting`) leads (release_done): a final state or `requeued`.
+  /// Meaningless in other states.
   lifecycle_state ending = lifecycle_state::completed;
   /// The pending reason once requeued (NodeFail, Requeued); set with ending = requeued.
   std::string requeue_reason;

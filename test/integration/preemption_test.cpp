@@ -40,6 +40,11 @@ struct preempt_exempt : cluster_fixture {
       : cluster_fixture(1, preempt_config("PreemptMode=CANCEL\nPreemptExemptTime=1:00:00\n", "")) {}
 };
 
+struct preempt_short_grace : cluster_fixture {
+  preempt_short_grace()
+      : cluster_fixture(1, preempt_config("PreemptMode=CANCEL\n", "GraceTime=4")) {}
+};
+
 /// Heartbeats every half second, so that a restarted controller hears from its daemon at once.
 struct preempt_after_restart : cluster_fixture {
   preempt_after_restart()
@@ -136,6 +141,30 @@ BOOST_FIXTURE_TEST_CASE(a_job_younger_than_preempt_exempt_time_keeps_its_node, p
   BOOST_REQUIRE(high != 0);
   check_nothing_preempted(*this, low, high);
   run_cli({"cancel", std::to_string(low)});
+  BOOST_CHECK(wait_job_state(high, "COMPLETED", 60s));
+}
+
+BOOST_FIXTURE_TEST_CASE(a_job_in_its_grace_time_shows_running_until_the_sigkill,
+                        preempt_short_grace) {
+  auto log = scratch.file("log");
+  auto started = scratch.file("started");
+  // It ignores SIGTERM: only the SIGKILL at the end of its grace time ends it.
+  auto low = submit_script("low.sh",
+                           "#!/bin/sh\ntrap 'echo term >> " + log + "' TERM\ntouch " + started +
+                               "\nwhile true; do sleep 0.2; done\n",
+                           {"-p", "scavenger"});
+  BOOST_REQUIRE(low != 0);
+  BOOST_REQUIRE(wait_until([&] { return path_exists(started); }, 30s));
+  auto high = submit_script("high.sh", "#!/bin/sh\ntrue\n", {"-p", "urgent"});
+  BOOST_REQUIRE(high != 0);
+  BOOST_REQUIRE(wait_until([&] { return contains(read_file(log), "term"); }, 30s));
+  // Slurm keeps a job RUNNING through its GraceTime; shoal did show COMPLETING.
+  BOOST_CHECK_EQUAL(job_state(low), "RUNNING");
+  auto shown = run_cli({"control", "show", "job", std::to_string(low)});
+  BOOST_CHECK_MESSAGE(
+      contains(shown.out, "JobState=RUNNING") && contains(shown.out, "PreemptTime="),
+      shown.describe());
+  BOOST_CHECK(wait_job_state(low, "PREEMPTED", 30s));
   BOOST_CHECK(wait_job_state(high, "COMPLETED", 60s));
 }
 

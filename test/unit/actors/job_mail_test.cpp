@@ -41,6 +41,9 @@ BOOST_AUTO_TEST_CASE(each_event_mails_only_when_asked) {
   BOOST_CHECK(*mail_event("BEGIN,END", job_state::pending, job_state::running) == "BEGIN");
   BOOST_CHECK(!mail_event("END", job_state::pending, job_state::running));
   BOOST_CHECK(!mail_event("", job_state::pending, job_state::running));
+  // A resumed job began long ago; a suspension is no event Slurm mails.
+  BOOST_CHECK(!mail_event("ALL", job_state::suspended, job_state::running));
+  BOOST_CHECK(!mail_event("ALL", job_state::running, job_state::suspended));
   BOOST_CHECK(*mail_event("END", job_state::completing, job_state::completed) == "END");
   BOOST_CHECK(*mail_event("END", job_state::running, job_state::cancelled) == "END");
   BOOST_CHECK(!mail_event("BEGIN", job_state::completing, job_state::completed));

@@ -47,6 +47,9 @@ lifecycle start_of(S s) {
     case S::completing:
       l.ending = S::cancelled;
       break;
+    case S::preempting:
+      l.ending = S::preempted;  // PreemptMode=CANCEL
+      break;
     default:
       break;
   }
@@ -189,8 +192,7 @@ effect kill_after(int64_t seconds) {
   e.seconds = seconds;
   return e;
 }
-const std::vector<effect> preempt_grace = {K::publish, K::nodes_done, sig(SIGCONT), sig(SIGTERM),
-                                           kill_after(30)};
+const std::vector<effect> preempt_grace = {K::publish, sig(SIGCONT), sig(SIGTERM), kill_after(30)};
 /// What a suspended job does first when an event ends it: SIGCONT, its suspended time counted.
 std::vector<effect> woken(std::vector<effect> fx) {
   fx.insert(fx.begin(), {sig(SIGCONT), K::resume_clock});
@@ -332,7 +334,7 @@ const std::vector<row> table = {
       {S::configuring, E::released, REF},
       {S::configuring, E::nodes_ready, IGN},
       {S::configuring, E::prolog_failed, S::completing, "Prolog /p failed: exit 1", prolog_requeue, S::requeued},
-      {S::configuring, E::preempt, S::completing, "", preempt_grace, S::preempted},
+      {S::configuring, E::preempt, S::preempting, "", preempt_grace},
       {S::configuring, E::suspend, REF},
       {S::configuring, E::resume, REF},
       // running
@@ -357,7 +359,7 @@ const std::vector<row> table = {
       {S::running, E::released, REF},
       {S::running, E::nodes_ready, IGN},
       {S::running, E::prolog_failed, S::completing, "Prolog /p failed: exit 1", prolog_requeue, S::requeued},
-      {S::running, E::preempt, S::completing, "", preempt_grace, S::preempted},
+      {S::running, E::preempt, S::preempting, "", preempt_grace},
       {S::running, E::suspend, S::suspended, "", {sig(SIGSTOP), K::stop_clock, K::publish}},
       {S::running, E::resume, REF},
       // completing (being cancelled)
@@ -607,9 +609,34 @@ const std::vector<row> table = {
       {S::suspended, E::released, REF},
       {S::suspended, E::nodes_ready, IGN},
       {S::suspended, E::prolog_failed, S::completing, "Prolog /p failed: exit 1", woken(prolog_requeue), S::requeued},
-      {S::suspended, E::preempt, S::completing, "", woken(preempt_grace), S::preempted},
+      {S::suspended, E::preempt, S::preempting, "", woken(preempt_grace)},
       {S::suspended, E::suspend, REF},
       {S::suspended, E::resume, S::running, "", {sig(SIGCONT), resumed(), K::publish}},
+      // preempting (GraceTime running, PreemptMode=CANCEL): RUNNING until the SIGKILL
+      {S::preempting, E::placed, IGN},
+      {S::preempting, E::launched, IGN},
+      {S::preempting, E::step_ended, S::preempting, "", {K::notify_step_client}},
+      {S::preempting, E::main_step_ended, S::completing, "", main_ended, S::preempted},
+      {S::preempting, E::time_limit, S::completing, "TimeLimit", term_time_limit, S::timeout},
+      {S::preempting, E::cancel, S::completing, "", term, S::cancelled},
+      {S::preempting, E::client_gone, S::completing, "ClientGone", term_client_gone, S::cancelled},
+      {S::preempting, E::signal, S::preempting, "", {sig(SIGUSR1)}},
+      {S::preempting, E::kill_wait_expired, S::completing, "", {K::publish, K::nodes_done, sig(SIGKILL)}, S::preempted},
+      {S::preempting, E::node_failed, S::completing, "NodeFail: n2", node_down, S::node_fail},
+      {S::preempting, E::admin_requeue, S::completing, "Requeued", term, S::requeued},
+      {S::preempting, E::hold, IGN},
+      {S::preempting, E::release, IGN},
+      {S::preempting, E::dependency_never, IGN},
+      {S::preempting, E::pending_reason, IGN},
+      {S::preempting, E::step_requested, REF},
+      {S::preempting, E::release_done, IGN},
+      {S::preempting, E::warning_due, IGN},
+      {S::preempting, E::released, REF},
+      {S::preempting, E::nodes_ready, IGN},
+      {S::preempting, E::prolog_failed, S::completing, "Prolog /p failed: exit 1", prolog_requeue, S::requeued},
+      {S::preempting, E::preempt, IGN},
+      {S::preempting, E::suspend, REF},
+      {S::preempting, E::resume, REF},
 };
 // clang-format on
 
@@ -862,6 +889,7 @@ BOOST_AUTO_TEST_CASE(listings_show_slurms_states_as_before) {
       {S::booting, J::configuring},
       {S::preempted, J::preempted},
       {S::suspended, J::suspended},
+      {S::preempting, J::running},
   };
   BOOST_TEST(std::size(rows) == lifecycle_state_count);
   for (auto& [s, j] : rows) {
@@ -1095,10 +1123,17 @@ BOOST_AUTO_TEST_CASE(preempt_mode_requeue_queues_the_job_again_after_its_grace_t
   BOOST_TEST(to_string(t.next.ending) == "requeued");
   BOOST_TEST(t.next.requeue_reason == "Requeued");
   BOOST_CHECK_MESSAGE(t.effects == preempt_grace, show(t.effects));
+  // RUNNING in its grace time, as Slurm shows it.
+  BOOST_TEST(to_string(t.next.state) == "preempting");
+  BOOST_TEST(static_cast<int>(to_job_state(t.next.state)) ==
+             static_cast<int>(msg::job_state::running));
   // The grace time over, what still runs is killed; once released it is pending again.
   auto killed = on_event(t.next, event{E::kill_wait_expired}, facts());
-  BOOST_CHECK_MESSAGE(killed.effects == std::vector<effect>{sig(SIGKILL)}, show(killed.effects));
-  auto back = on_event(t.next, event{E::release_done}, facts(false));
+  BOOST_CHECK_MESSAGE(
+      killed.effects == (std::vector<effect>{K::publish, K::nodes_done, sig(SIGKILL)}),
+      show(killed.effects));
+  BOOST_TEST(to_string(killed.next.state) == "completing");
+  auto back = on_event(killed.next, event{E::release_done}, facts(false));
   BOOST_TEST(to_string(back.next.state) == "requeued");
   BOOST_TEST(back.next.reason == "Requeued");
 }
