@@ -324,6 +324,8 @@ caf::result<std::string> edit_reservations(controller_self self, const msg::rese
 std::vector<msg::reservation_info> list_reservations(controller_self self);
 /// The topology actor gets the table as it is now.
 void publish_reservations(controller_self self);
+/// A reconfigure removed `removed`: the reservations hold them no longer (saved, published).
+void drop_reserved_nodes(controller_self self, const std::vector<std::string>& removed);
 /// --reservation at submission: it must exist and the job's user or account be one of its.
 std::optional<caf::error> check_reservation_use(const controller_state& st,
                                                 const msg::job_request& req);

@@ -180,6 +180,7 @@ caf::result<std::string> reconfigure_layout(controller_self self, config_ptr fre
     // Before the partition table below, which names the new nodes: both hear them in order.
     self->send(st.topology, msg::reconfig_atom_v, fresh);
     self->send(st.scheduler, msg::reconfig_atom_v, fresh, std::move(actors));
+    drop_reserved_nodes(self, nodes.removed);
     start_health_checks(self);
   }
   const bool parts_changed = nodes_changed || !parts.added.empty() || !parts.changed.empty() ||

@@ -146,6 +146,26 @@ void publish_reservations(controller_self self) {
              std::make_shared<const std::vector<reservation>>(st.reservations));
 }
 
+void drop_reserved_nodes(controller_self self, const std::vector<std::string>& removed) {
+  auto& st = self->state;
+  bool changed = false;
+  for (auto& r : st.reservations) {
+    auto before = r.nodes.size();
+    r.nodes.erase(std::remove_if(r.nodes.begin(), r.nodes.end(),
+                                 [&](const std::string& n) {
+                                   return std::find(removed.begin(), removed.end(), n) !=
+                                          removed.end();
+                                 }),
+                  r.nodes.end());
+    if (r.nodes.size() == before) continue;
+    changed = true;
+    if (r.node_count > 0) r.node_count = static_cast<uint32_t>(r.nodes.size());
+    config::log().warn("reservation {} loses the nodes the reconfigure removed; {} left", r.name,
+                       r.nodes.size());
+  }
+  if (changed) save_and_publish_reservations(self);
+}
+
 caf::result<std::string> edit_reservations(controller_self self, const msg::reservation_edit& edit,
                                            uint32_t uid) {
   auto& st = self->state;

@@ -207,9 +207,17 @@ BOOST_AUTO_TEST_CASE(a_node_in_use_stays_and_goes_once_idle) {
   BOOST_REQUIRE(run_cli({"cancel", std::to_string(busy)}).exit_code == 0);
   BOOST_REQUIRE(wait_job_state(busy, "CANCELLED"));
   BOOST_REQUIRE(wait_node_state("node2", "IDLE"));
+  // A reservation over both nodes keeps the one that stays.
+  auto made = run_cli({"control", "create", "reservation", "reservationname=later",
+                       "starttime=now+1hour", "duration=10", "nodes=node[1-2]", "users=root"});
+  BOOST_REQUIRE_MESSAGE(made.exit_code == 0, made.describe());
   auto applied = run_cli({"control", "reconfigure"});
   BOOST_REQUIRE_MESSAGE(applied.exit_code == 0, applied.describe());
   BOOST_TEST(node(std::string{"node2"}).is_null(), nodes().dump());
+  auto reserved = run_cli({"control", "show", "reservation", "later"});
+  BOOST_TEST(contains(reserved.out, "Nodes=node1 NodeCnt=1"), reserved.describe());
+  // Gone again: the unlimited jobs below would otherwise wait for it to end.
+  BOOST_REQUIRE(run_cli({"control", "delete", "reservationname=later"}).exit_code == 0);
   BOOST_TEST(nodes().size() == 1u, nodes().dump());
   // Two one-node jobs on the one node left: one after the other, never on the removed node.
   auto first = submit_script("a.sh", "#!/bin/sh\nsleep 1\n", {"--exclusive"});
