@@ -309,6 +309,17 @@ transition on_resume(const lifecycle& now) {
 
 transition on_running_event(const lifecycle& now, const event& ev, const job_facts& facts);
 
+/// `ev` as a running job takes it, for a job in state `now.state` that behaves as running: an
+/// event that leaves a running job running leaves it where it was.
+transition as_running(const lifecycle& now, const event& ev, const job_facts& facts) {
+  auto running = now;
+  running.state = S::running;
+  auto t = on_running_event(running, ev, facts);
+  if (t.outcome != verdict::applied) return {t.outcome, now, {}};
+  if (t.next.state == S::running) t.next.state = now.state;
+  return t;
+}
+
 /// A job in its GraceTime: it runs on (its tasks had SIGTERM) until its grace time is over
 /// (SIGKILL) or its main step ends; either way it ends as the preemption said. Other events
 /// are a running job's (a cancel ends it CANCELLED).
@@ -331,14 +342,8 @@ transition on_preempting_event(const lifecycle& now, const event& ev, const job_
     case E::step_requested:
       return refused(now);
     default:
-      break;
+      return as_running(now, ev, facts);
   }
-  auto as_running = now;
-  as_running.state = S::running;
-  auto t = on_running_event(as_running, ev, facts);
-  if (t.outcome != verdict::applied) return {t.outcome, now, {}};
-  if (t.next.state == S::running) t.next.state = S::preempting;
-  return t;
 }
 
 /// A suspended job takes every other event as a running one would. When that ends it (cancel,
@@ -359,14 +364,8 @@ transition on_suspended_event(const lifecycle& now, const event& ev, const job_f
     default:
       break;
   }
-  auto as_running = now;
-  as_running.state = S::running;
-  auto t = on_running_event(as_running, ev, facts);
-  if (t.outcome != verdict::applied) return {t.outcome, now, {}};
-  if (t.next.state == S::running) {
-    t.next.state = S::suspended;
-    return t;
-  }
+  auto t = as_running(now, ev, facts);
+  if (t.outcome != verdict::applied || t.next.state == S::suspended) return t;
   t.effects.insert(t.effects.begin(), {signal_effect(SIGCONT), K::resume_clock});
   return t;
 }

@@ -7,9 +7,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <pwd.h>
-#include <sys/stat.h>
 
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -134,18 +132,8 @@ BOOST_AUTO_TEST_CASE(only_admins_may_change_anyone_may_list,
                          "to create a test user and run sacctmgr as it"})) {
   const passwd* pw = ensure_user("shoal-it-user");
   BOOST_REQUIRE_MESSAGE(pw != nullptr, "no test user");
-  auto cluster_dir = std::filesystem::path{conf}.parent_path();
-  ::chmod(cluster_dir.c_str(), 0755);
-  ::chmod(conf.c_str(), 0644);
   auto as_user = [&](std::vector<std::string> args) {
-    std::vector<std::string> argv{"setpriv", "--reuid=" + std::to_string(pw->pw_uid),
-                                  "--regid=" + std::to_string(pw->pw_gid), "--init-groups",
-                                  bin_path("slurm-names/sacctmgr")};
-    argv.insert(argv.end(), args.begin(), args.end());
-    command_options opt;
-    opt.env = {{"SHOAL_CONF", conf}};
-    opt.cwd = "/";
-    return run_command(argv, opt);
+    return run_as(pw, args, "slurm-names/sacctmgr");
   };
   auto list = as_user({"-nP", "show", "user", "format=user"});
   BOOST_TEST(list.exit_code == 0, list.describe());

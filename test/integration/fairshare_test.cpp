@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <sstream>
 #include <string>
@@ -134,19 +133,10 @@ BOOST_AUTO_TEST_CASE(the_user_with_less_usage_starts_first_and_usage_outlives_a_
   auto a_job = submit_script("a.sh", "#!/bin/sh\nsleep 2\n",
                              {"-A", "acct_a", "--exclusive", "-o", "/dev/null"});
   BOOST_REQUIRE(a_job != 0);
-  auto cluster_dir = std::filesystem::path{conf}.parent_path();
-  ::chmod(cluster_dir.c_str(), 0755);
-  ::chmod(conf.c_str(), 0644);
   ::chmod(scratch.path().c_str(), 0711);
   auto script = write_file(scratch.file("b.sh"), "#!/bin/sh\nsleep 2\n", true);
   ::chmod(script.c_str(), 0755);
-  command_options as_b;
-  as_b.cwd = "/";
-  as_b.env = {{"SHOAL_CONF", conf}};
-  auto b_submit = run_command(
-      {"setpriv", "--reuid=" + std::to_string(pw->pw_uid), "--regid=" + std::to_string(pw->pw_gid),
-       "--init-groups", bin_path("shoal"), "batch", "--exclusive", "-o", "/dev/null", script},
-      as_b);
+  auto b_submit = run_as(pw, {"batch", "--exclusive", "-o", "/dev/null", script});
   BOOST_REQUIRE_MESSAGE(b_submit.exit_code == 0, b_submit.describe());
   auto b_job = submitted_job_id(b_submit.out);
   BOOST_REQUIRE(b_job > a_job);

@@ -494,6 +494,21 @@ command_result cluster_fixture::run_cli(const std::vector<std::string>& args, co
   return start_cli(args, std::move(opt))->finish();
 }
 
+command_result cluster_fixture::run_as(const passwd* pw, const std::vector<std::string>& args,
+                                       const std::string& program) {
+  auto cluster_dir = std::filesystem::path{conf}.parent_path();
+  ::chmod(cluster_dir.c_str(), 0755);
+  ::chmod(conf.c_str(), 0644);
+  std::vector<std::string> argv{"setpriv", "--reuid=" + std::to_string(pw->pw_uid),
+                                "--regid=" + std::to_string(pw->pw_gid), "--init-groups",
+                                bin_path(program)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  command_options opt;
+  opt.cwd = "/";
+  opt.env = {{"SHOAL_CONF", conf}};
+  return run_command(argv, opt);
+}
+
 std::unique_ptr<child_process> cluster_fixture::start_cli(const std::vector<std::string>& args,
                                                           command_options opt) {
   std::vector<std::string> argv{bin_path("shoal")};

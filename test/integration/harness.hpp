@@ -224,6 +224,11 @@ class cluster_fixture {
   /// Runs build/bin/shoal with `args` and SHOAL_CONF naming the cluster's config; the working
   /// directory defaults to the scratch directory.
   command_result run_cli(const std::vector<std::string>& args, command_options opt = {});
+  /// Runs build/bin/`program` (a path below bin/: "shoal", "slurm-names/sacctmgr") with `args` as
+  /// the user `pw` (setpriv, as root), in `/`, with SHOAL_CONF naming the cluster's config, which
+  /// (with its folder) becomes readable to that user.
+  command_result run_as(const passwd* pw, const std::vector<std::string>& args,
+                        const std::string& program = "shoal");
   /// As run_cli, but returns at once; call finish() on the result.
   std::unique_ptr<child_process> start_cli(const std::vector<std::string>& args,
                                            command_options opt = {});

@@ -5,9 +5,6 @@
 
 #include <boost/test/unit_test.hpp>
 
-#include <sys/stat.h>
-
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -131,21 +128,7 @@ BOOST_AUTO_TEST_CASE(a_non_admins_reboot_is_refused,
                          "to create a test user and run the CLI as it"})) {
   const passwd* pw = ensure_user("shoal-it-user");
   BOOST_REQUIRE_MESSAGE(pw != nullptr, "no test user");
-  auto cluster_dir = std::filesystem::path{conf}.parent_path();
-  ::chmod(cluster_dir.c_str(), 0755);
-  ::chmod(conf.c_str(), 0644);
-  std::vector<std::string> argv{"setpriv",
-                                "--reuid=" + std::to_string(pw->pw_uid),
-                                "--regid=" + std::to_string(pw->pw_gid),
-                                "--init-groups",
-                                bin_path("shoal"),
-                                "control",
-                                "reboot",
-                                "ALL"};
-  command_options opt;
-  opt.env = {{"SHOAL_CONF", conf}};
-  opt.cwd = "/";
-  auto r = run_command(argv, opt);
+  auto r = run_as(pw, {"control", "reboot", "ALL"});
   BOOST_CHECK_NE(r.exit_code, 0);
   BOOST_CHECK_MESSAGE(contains(r.err, "Access/permission denied"), r.describe());
   BOOST_CHECK(!node("node1").value("reboot_requested", true));

@@ -6,11 +6,9 @@
 #include <boost/test/unit_test.hpp>
 
 #include <signal.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -263,21 +261,9 @@ BOOST_AUTO_TEST_CASE(only_admins_create_update_or_delete,
                          "to create a test user and run the CLI as it"})) {
   const passwd* pw = ensure_user(reservation_test_user);
   BOOST_REQUIRE_MESSAGE(pw != nullptr, "no test user");
-  auto cluster_dir = std::filesystem::path{conf}.parent_path();
-  ::chmod(cluster_dir.c_str(), 0755);
-  ::chmod(conf.c_str(), 0644);
-  command_options opt;
-  opt.cwd = "/";
-  opt.env = {{"SHOAL_CONF", conf}};
   auto as_user = [&](std::vector<std::string> args) {
-    std::vector<std::string> argv{"setpriv",
-                                  "--reuid=" + std::to_string(pw->pw_uid),
-                                  "--regid=" + std::to_string(pw->pw_gid),
-                                  "--init-groups",
-                                  bin_path("shoal"),
-                                  "control"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    return run_command(argv, opt);
+    args.insert(args.begin(), "control");
+    return run_as(pw, args);
   };
   auto refused = as_user({"create", "reservation", "starttime=now", "duration=5", "nodes=node1",
                           "users=" + std::string{reservation_test_user}});

@@ -6,10 +6,8 @@
 #include <boost/test/unit_test.hpp>
 
 #include <signal.h>
-#include <sys/stat.h>
 
 #include <chrono>
-#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -39,6 +37,16 @@ struct suspend_cluster : cluster_fixture {
     std::vector<std::string> args{"control"};
     args.insert(args.end(), words.begin(), words.end());
     return run_cli(args);
+  }
+
+  /// A ticker that has begun to tick, suspended.
+  uint64_t suspended_ticker(const std::string& log) {
+    auto id = submit_ticker(log);
+    BOOST_REQUIRE(id != 0);
+    BOOST_REQUIRE(wait_until([&] { return count_lines_with(read_file(log), "tick") > 0; }, 30s));
+    BOOST_REQUIRE_EQUAL(control({"suspend", std::to_string(id)}).exit_code, 0);
+    BOOST_REQUIRE(wait_job_state(id, "SUSPENDED"));
+    return id;
   }
 
   /// The job's `show job` text.
@@ -115,11 +123,7 @@ BOOST_AUTO_TEST_CASE(a_suspended_job_stops_and_its_time_limit_waits_for_the_resu
 
 BOOST_AUTO_TEST_CASE(cancelling_a_suspended_job_wakes_it_for_its_sigterm) {
   auto log = scratch.file("log");
-  auto id = submit_ticker(log);
-  BOOST_REQUIRE(id != 0);
-  BOOST_REQUIRE(wait_until([&] { return lines_in(log) > 0; }, 30s));
-  BOOST_REQUIRE_EQUAL(control({"suspend", std::to_string(id)}).exit_code, 0);
-  BOOST_REQUIRE(wait_job_state(id, "SUSPENDED"));
+  auto id = suspended_ticker(log);
   auto cancelled = run_cli({"cancel", std::to_string(id)});
   BOOST_REQUIRE_MESSAGE(cancelled.exit_code == 0, cancelled.describe());
   BOOST_CHECK(wait_job_state(id, "CANCELLED"));
@@ -130,11 +134,7 @@ BOOST_AUTO_TEST_CASE(cancelling_a_suspended_job_wakes_it_for_its_sigterm) {
 
 BOOST_AUTO_TEST_CASE(a_requeued_suspended_job_is_queued_again_held) {
   auto log = scratch.file("log");
-  auto id = submit_ticker(log);
-  BOOST_REQUIRE(id != 0);
-  BOOST_REQUIRE(wait_until([&] { return lines_in(log) > 0; }, 30s));
-  BOOST_REQUIRE_EQUAL(control({"suspend", std::to_string(id)}).exit_code, 0);
-  BOOST_REQUIRE(wait_job_state(id, "SUSPENDED"));
+  auto id = suspended_ticker(log);
   auto requeued = control({"requeue", std::to_string(id)});
   BOOST_REQUIRE_MESSAGE(requeued.exit_code == 0, requeued.describe());
   BOOST_CHECK(wait_until([&] { return job(id).value("reason", "") == "JobHeldAdmin"; }, 30s));
@@ -145,11 +145,7 @@ BOOST_AUTO_TEST_CASE(a_requeued_suspended_job_is_queued_again_held) {
 
 BOOST_AUTO_TEST_CASE(a_restarted_controller_keeps_a_job_suspended_until_resumed) {
   auto log = scratch.file("log");
-  auto id = submit_ticker(log);
-  BOOST_REQUIRE(id != 0);
-  BOOST_REQUIRE(wait_until([&] { return lines_in(log) > 0; }, 30s));
-  BOOST_REQUIRE_EQUAL(control({"suspend", std::to_string(id)}).exit_code, 0);
-  BOOST_REQUIRE(wait_job_state(id, "SUSPENDED"));
+  auto id = suspended_ticker(log);
   cluster.signal_controller(SIGKILL);
   BOOST_REQUIRE_MESSAGE(!cluster.restart_controller(), "restart failed");
   BOOST_REQUIRE(wait_until([&] { return run_cli({"queue"}).exit_code == 0; }, 30s));
@@ -173,17 +169,8 @@ BOOST_AUTO_TEST_CASE(only_admins_suspend_or_resume,
   auto id = submit_ticker(log);
   BOOST_REQUIRE(id != 0);
   BOOST_REQUIRE(wait_job_state(id, "RUNNING"));
-  auto cluster_dir = std::filesystem::path{conf}.parent_path();
-  ::chmod(cluster_dir.c_str(), 0755);
-  ::chmod(conf.c_str(), 0644);
-  command_options opt;
-  opt.cwd = "/";
-  opt.env = {{"SHOAL_CONF", conf}};
   for (const char* op : {"suspend", "resume"}) {
-    auto refused = run_command({"setpriv", "--reuid=" + std::to_string(pw->pw_uid),
-                                "--regid=" + std::to_string(pw->pw_gid), "--init-groups",
-                                bin_path("shoal"), "control", op, std::to_string(id)},
-                               opt);
+    auto refused = run_as(pw, {"control", op, std::to_string(id)});
     BOOST_CHECK_EQUAL(refused.exit_code, 1);
     BOOST_CHECK_MESSAGE(contains(refused.err, "Access/permission denied"), refused.describe());
   }
