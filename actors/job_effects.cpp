@@ -90,9 +90,16 @@ namespace {
 /// waits until it is durable).
 void save(job_self self) {
   auto& st = self->state;
-  bool ended = msg::is_finished(st.info.state) && st.setup.accounting;
+  bool finished = msg::is_finished(st.info.state);
+  bool ended = finished && st.setup.accounting;
   if (!st.setup.keeper && !ended) return;
   auto rec = record_of(st);
+  // From here the record is only listed and accounted (until MinJobAge, and after a restart):
+  // its environment and script, most of its size, are never read again.
+  if (finished) {
+    rec.request.env = {};
+    rec.request.script = {};
+  }
   if (st.setup.keeper)
     self->send(st.setup.keeper, msg::persist_atom_v, job_key(st.info.job_id), encoded(rec));
   if (ended) self->send(st.setup.accounting, msg::account_atom_v, std::move(rec));
