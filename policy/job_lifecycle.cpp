@@ -425,7 +425,7 @@ transition on_event(const lifecycle& now, const event& ev, const job_facts& fact
 
 namespace {
 
-/// Every state but booting (and suspended, which borrows this as running).
+/// Every state but booting (suspended and preempting borrow it through as_running).
 transition on_running_event(const lifecycle& now, const event& ev, const job_facts& facts) {
   const S s = now.state;
   auto next = now;
