@@ -35,10 +35,6 @@ double limit_key(int64_t seconds) {
 
 // -- jobs ---------------------------------------------------------------------
 
-int64_t elapsed(const msg::job_info& j, int64_t now) {
-  return run_seconds(j, now);
-}
-
 std::string reason_text(const msg::job_info& j) {
   return j.reason.empty() ? "None" : j.reason;
 }
@@ -117,8 +113,8 @@ void add_job_progress_fields(std::vector<field<J>>& f, int64_t now) {
   f.push_back({"Time",
                "TIME",
                true,
-               [now](const J& j) { return config::format_duration(elapsed(j, now)); },
-               [now](const J& j) { return as_number(elapsed(j, now)); },
+               [now](const J& j) { return config::format_duration(run_seconds(j, now)); },
+               [now](const J& j) { return as_number(run_seconds(j, now)); },
                {}});
   f.push_back({"TimeLimit",
                "TIME_LIMIT",

@@ -44,17 +44,6 @@ struct job_column {
   msg::field_mask reads = msg::all_fields;
 };
 
-/// squeue's job_time_used.
-int64_t time_used(const J& j, int64_t now) {
-  return run_seconds(j, now);
-}
-
-/// The end squeue shows: the end once there is one, the start plus the limit while running
-/// (slurmctld sets it so), 0 before.
-int64_t end_time(const J& j) {
-  return expected_end(j);
-}
-
 std::string time_text(int64_t t) {
   return detail::iso_time(t, "N/A");
 }
@@ -208,7 +197,7 @@ void add_time_columns(std::vector<job_column>& f) {
                  // An unlimited job that runs has no end in sight (Slurm's end is a year away).
                  if (j.time_limit_s < 0 && j.end_time == 0 && holds_nodes(j.state))
                    return cell{"NONE"};
-                 return cell{time_text(end_time(j))};
+                 return cell{time_text(expected_end(j))};
                }});
   f.push_back({'l', {"timelimit"}, "TIME_LIMIT", true, [](const J& j, C) {
                  if (j.time_limit_s < 0) return cell{"UNLIMITED"};
@@ -216,10 +205,10 @@ void add_time_columns(std::vector<job_column>& f) {
                }});
   f.push_back({'L', {"timeleft"}, "TIME_LEFT", true, [](const J& j, C c) {
                  if (j.time_limit_s < 0) return cell{"UNLIMITED"};
-                 return uncut(slurm_seconds(j.time_limit_s - time_used(j, c.now), true));
+                 return uncut(slurm_seconds(j.time_limit_s - run_seconds(j, c.now), true));
                }});
   f.push_back({'M', {"timeused"}, "TIME", true, [](const J& j, C c) {
-                 return uncut(slurm_seconds(time_used(j, c.now), true));
+                 return uncut(slurm_seconds(run_seconds(j, c.now), true));
                }});
   f.push_back({'\0', {"pendingtime"}, "PENDING_TIME", true, [](const J& j, C c) {
                  auto since = j.start_time != 0 && j.start_time < c.now ? j.start_time : c.now;
@@ -464,7 +453,7 @@ std::optional<comparator> sort_key(char letter, int64_t now, const job_context& 
       }};
     case 'M':
       return comparator{[now](const J& a, const J& b) {
-        return compare_value(time_used(a, now), time_used(b, now));
+        return compare_value(run_seconds(a, now), run_seconds(b, now));
       }};
     case 'l':
       return comparator{[](const J& a, const J& b) {
@@ -475,7 +464,7 @@ std::optional<comparator> sort_key(char letter, int64_t now, const job_context& 
     case 'L':
       return comparator{[now](const J& a, const J& b) {
         auto left = [now](const J& j) {
-          return j.time_limit_s < 0 ? INT64_MAX : j.time_limit_s - time_used(j, now);
+          return j.time_limit_s < 0 ? INT64_MAX : j.time_limit_s - run_seconds(j, now);
         };
         return compare_value(left(a), left(b));
       }};
@@ -495,7 +484,7 @@ std::optional<comparator> sort_key(char letter, int64_t now, const job_context& 
           [](const J& a, const J& b) { return compare_value(a.submit_time, b.submit_time); }};
     case 'e':
       return comparator{
-          [](const J& a, const J& b) { return compare_value(end_time(a), end_time(b)); }};
+          [](const J& a, const J& b) { return compare_value(expected_end(a), expected_end(b)); }};
     case 'N':
       return comparator{[](const J& a, const J& b) {
         return detail::natural_compare(first_node(a.nodelist), first_node(b.nodelist));
