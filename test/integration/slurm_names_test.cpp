@@ -112,7 +112,7 @@ BOOST_AUTO_TEST_CASE(help_under_a_slurm_name_names_the_command_as_run) {
   auto prio = run_link("sprio", {"--help"});
   BOOST_REQUIRE_MESSAGE(prio.exit_code == 0, prio.describe());
   BOOST_CHECK_MESSAGE(prio.out.find("Usage: sprio [OPTIONS]") != std::string::npos, prio.out);
-  BOOST_CHECK_MESSAGE(prio.out.find("sprio is `shoal queue --priority`") != std::string::npos,
+  BOOST_CHECK_MESSAGE(prio.out.find("sprio is `shoal prio`") != std::string::npos,
                       prio.out);
 }
 

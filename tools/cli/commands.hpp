@@ -18,6 +18,7 @@ command_runner add_batch_command(CLI::App& app, const std::string& conf);
 void use_slurm_output_names();
 command_runner add_alloc_command(CLI::App& app, const std::string& conf);
 command_runner add_queue_command(CLI::App& app, const std::string& conf);
+command_runner add_prio_command(CLI::App& app, const std::string& conf);
 command_runner add_info_command(CLI::App& app, const std::string& conf);
 command_runner add_cancel_command(CLI::App& app, const std::string& conf);
 command_runner add_control_command(CLI::App& app, const std::string& conf);

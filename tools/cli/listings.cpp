@@ -1,5 +1,4 @@
-// `shoal queue` (squeue), `shoal info` (sinfo; -N is the seed's machine status tool) and
-// `shoal cancel` (scancel).
+// `shoal queue` (squeue) and `shoal info` (sinfo; -N is the seed's machine status tool).
 
 #include <grp.h>
 #include <pwd.h>
@@ -13,13 +12,17 @@
 #include <ctime>
 #include <map>
 #include <optional>
+#include <unordered_set>
 
 #include "messages/caf/type_ids.hpp"
 #include "policy/array_spec.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/reservations.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/cli/steps.hpp"
+#include "tools/cli/usage.hpp"
 #include "tools/format/listing.hpp"
+#include "tools/format/node_state_text.hpp"
 #include "tools/format/sinfo_format.hpp"
 #include "tools/format/slurm_format.hpp"
 #include "tools/format/squeue_format.hpp"
@@ -97,21 +100,6 @@ void print_date() {
   std::fputs(ctime_r(&now, buf), stdout);
 }
 
-int parse_signal(const std::string& text) {
-  if (text.empty()) return 0;
-  char* end = nullptr;
-  auto n = std::strtol(text.c_str(), &end, 10);
-  if (*end == '\0') return n > 0 && n < NSIG ? static_cast<int>(n) : -1;
-  auto name = text;
-  for (auto& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  if (name.rfind("SIG", 0) == 0) name = name.substr(3);
-  for (int s = 1; s < NSIG; ++s) {
-    const char* abbrev = sigabbrev_np(s);
-    if (abbrev != nullptr && name == abbrev) return s;
-  }
-  return -1;
-}
-
 /// squeue -j of one job id the controller does not know (never was, or purged after MinJobAge)
 /// fails, which scripts polling a job's end test for; a list of ids never does.
 bool names_unknown_job(const std::string& ids, const std::vector<msg::job_info>& jobs) {
@@ -164,6 +152,13 @@ struct queue_flags {
   std::string parts;
   std::string jobs;
   std::string names;
+  std::string accounts;
+  std::string qos;
+  std::string reservation;
+  std::string nodelist;
+  std::string licenses;
+  int iterate = 0;  ///< -i: seconds between listings; 0: one listing
+  int verbose = 0;  ///< -v: the option settings first, then the date
   bool start = false;
   bool priority = false;
   bool me = false;
@@ -229,6 +224,11 @@ std::optional<int> add_queue_filters(const queue_flags& q, listing_options& opt,
   if (!q.parts.empty()) opt.filters.push_back("Partition=" + q.parts);
   if (!q.jobs.empty()) opt.filters.push_back("JobId=" + q.jobs);
   if (!q.names.empty()) opt.filters.push_back("Name=" + q.names);
+  if (!q.accounts.empty()) opt.filters.push_back("Account=" + q.accounts);
+  if (!q.qos.empty()) opt.filters.push_back("QOS=" + q.qos);
+  if (!q.reservation.empty()) opt.filters.push_back("Reservation=" + q.reservation);
+  if (!q.nodelist.empty()) opt.filters.push_back("NodeList=" + q.nodelist);
+  if (!q.licenses.empty()) opt.filters.push_back("Licenses=" + q.licenses);
   include_finished = true;
   if (q.states.empty()) {
     bool state_filter = false;
@@ -365,7 +365,7 @@ int run_queue(const queue_flags& q, const std::string& conf) {
     return fail_as_perror("queue", "slurm_load_jobs error", "Invalid job id specified");
   if (no_users) list->clear();
   if (q.array_tasks) *list = one_line_per_task(std::move(*list));
-  if (q.long_list && !opt.no_header && !opt.json) print_date();
+  if ((q.long_list || q.iterate > 0 || q.verbose > 0) && !opt.no_header && !opt.json) print_date();
   if (q.start || q.priority)
     return print_pending_plan(*s, q, std::move(*list), opt, sopt, slurm_format, slurm_sort);
   if (slurm_format && !opt.json) {
@@ -396,6 +396,20 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
                   "Only jobs in these partitions (comma list)");
   cmd->add_option("-j,--jobs", q->jobs, "Only these job ids (comma list)");
   cmd->add_option("-n,--name", q->names, "Only jobs with these names (comma list)");
+  cmd->add_option("-A,--account", q->accounts, "Only jobs charged to these accounts (comma list)");
+  cmd->add_option("-q,--qos", q->qos, "Only jobs with these QOS (comma list)");
+  cmd->add_option("-R,--reservation", q->reservation, "Only jobs in this reservation");
+  cmd->add_option("-w,--nodelist", q->nodelist,
+                  "Only jobs on these nodes (hostlist; running jobs, as in squeue)");
+  cmd->add_option("-L,--licenses", q->licenses,
+                  "Only jobs asking for these licenses (comma list of names)");
+  cmd->add_option("-i,--iterate", q->iterate,
+                  "List again every SECONDS, the date first, until interrupted")
+      ->type_name("SECONDS")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("-v,--verbose", q->verbose,
+                "The option settings first (squeue's block of name = value lines), then the date");
+  add_federation_flags(*cmd, /*with_sibling=*/true);
   cmd->add_flag("-r,--array", q->array_tasks,
                 "One line per array task, the pending ones too (12_3, 12_4, ...)");
   cmd->add_flag("-l,--long", q->long_list,
@@ -414,9 +428,10 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
       "with a % is squeue's), or shoal's field names (JobId,State)",
       "Fields to show by squeue's long names (JobID,State,Name:20)",
       "Sort: squeue's letters (-t,p) or shoal's field names ('-' descending)");
-  return [q, steps, &conf]() -> int {
+  return [q, steps, cmd, &conf]() -> int {
     q->steps = steps->count() > 0;
-    return run_queue(*q, conf);
+    if (q->verbose > 0) std::fputs(option_settings(*cmd).c_str(), stdout);
+    return every_iteration(q->iterate, [&] { return run_queue(*q, conf); });
   };
 }
 
@@ -448,323 +463,201 @@ std::string view_format(const info_views& v, bool node_oriented) {
   return "";
 }
 
+/// sinfo's options.
+struct info_flags {
+  listing_flags listing;
+  info_views views;
+  bool node_oriented = false;
+  bool exact = false;
+  bool dead = false;          ///< -d: only nodes that do not respond
+  bool responding = false;    ///< -r: only nodes that respond
+  bool reservations = false;  ///< -T: the reservations instead
+  int iterate = 0;
+  int verbose = 0;
+  std::string parts;
+  std::string states;
+  std::string nodes;
+};
+
+/// -d and -r: only the nodes that do (or do not) respond, in `nodes` and in the partitions'
+/// member lists; a partition left without members is left out, as sinfo leaves out what its
+/// filters match nothing of.
+void keep_by_response(const info_flags& f, std::vector<msg::node_info>& nodes,
+                      std::vector<msg::partition_info>& parts) {
+  if (!f.dead && !f.responding) return;
+  auto unwanted = [&](const msg::node_info& n) { return f.dead != not_responding(n); };
+  std::unordered_set<std::string> kept;
+  for (auto& n : nodes)
+    if (!unwanted(n)) kept.insert(n.name);
+  nodes.erase(std::remove_if(nodes.begin(), nodes.end(), unwanted), nodes.end());
+  for (auto& p : parts)
+    p.nodes.erase(std::remove_if(p.nodes.begin(), p.nodes.end(),
+                                 [&](const std::string& name) { return kept.count(name) == 0; }),
+                  p.nodes.end());
+  parts.erase(std::remove_if(parts.begin(), parts.end(),
+                             [](const msg::partition_info& p) { return p.nodes.empty(); }),
+              parts.end());
+}
+
+/// sinfo in its own formats (letters, -O names, or the views' formats).
+int run_info_slurm(const info_flags& f, const listing_options& opt, const std::string& letters,
+                   const std::string& long_format, const std::string& wanted_states,
+                   const std::string& conf) {
+  if (!opt.filters.empty())
+    return fail("info", "Field=Value filters go with shoal's -o field names, not sinfo's",
+                exit_usage);
+  // sinfo -S takes letters only (`#P,-t`).
+  if (!opt.sort.empty() &&
+      opt.sort.find_first_not_of("#+-,abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") !=
+          std::string::npos)
+    return fail("info", "-S with sinfo's format takes sinfo's letters (#P,-t)", exit_usage);
+  sinfo_format_options sopt;
+  sopt.format = letters;
+  sopt.long_format = long_format;
+  sopt.sort = opt.sort;
+  sopt.no_header = opt.no_header;
+  sopt.node_oriented = f.node_oriented;
+  sopt.exact = f.exact;
+  sopt.partitions = detail::split_list(f.parts, false);
+  sopt.states = detail::split_list(wanted_states, false);
+  sopt.nodes = f.nodes;
+  int code = 0;
+  auto s = open_session("info", conf, code);
+  if (!s) return code;
+  auto node_list = ask<std::vector<msg::node_info>>(*s, msg::client_op::nodes);
+  if (!node_list) return fail("info", describe(node_list.error()));
+  auto part_list = ask<std::vector<msg::partition_info>>(*s, msg::client_op::partitions);
+  if (!part_list) return fail("info", describe(part_list.error()));
+  keep_by_response(f, *node_list, *part_list);
+  // Sockets, cores and threads as configured (NodeName= lines), as sinfo shows them; the
+  // controller lists what the nodes reported. Only read when the format shows them.
+  auto shows = [&](const char* letters_wanted, const char* name) {
+    return letters.find_first_of(letters_wanted) != std::string::npos ||
+           strcasestr(long_format.c_str(), name) != nullptr;
+  };
+  if ((shows("XYZz", "sockets") || shows("XYZz", "cores") || shows("XYZz", "threads") ||
+       shows("XYZz", "socketcorethread")) &&
+      !s->conf.path.empty()) {
+    if (auto full = config::load_config(s->conf.path)) {
+      for (auto& n : *node_list) {
+        auto c = std::find_if(full->nodes.begin(), full->nodes.end(),
+                              [&](const config::node_config& x) { return x.name == n.name; });
+        if (c == full->nodes.end()) continue;
+        if (c->sockets != 0) n.reported.sockets = c->sockets;
+        if (c->cores_per_socket != 0) n.reported.cores_per_socket = c->cores_per_socket;
+        if (c->threads_per_core != 0) n.reported.threads_per_core = c->threads_per_core;
+      }
+    }
+  }
+  // Only CPUS(A/I/O/T) needs the jobs (the CPUs of partly used nodes).
+  std::vector<msg::job_info> running;
+  if (letters.find('C') != std::string::npos ||
+      strcasestr(long_format.c_str(), "cpusstate") != nullptr) {
+    auto job_list = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, false);
+    if (!job_list) return fail("info", describe(job_list.error()));
+    running = std::move(*job_list);
+  }
+  return print_slurm("info", render_sinfo(*part_list, *node_list, running, sopt));
+}
+
+int run_info(const info_flags& f, const std::string& conf) {
+  auto opt = f.listing.opt;
+  opt.filters = f.listing.positional_filters;
+  std::string letters;
+  std::string long_format = f.listing.long_format;
+  if (f.views.long_list && !opt.format.empty())
+    return fail("info",
+                "Options -o(--format) and -l(--long) are mutually exclusive. Please remove one "
+                "and retry.");
+  if (f.reservations) {
+    int code = 0;
+    auto s = open_session("info", conf, code);
+    if (!s) return code;
+    return print_sinfo_reservations(*s, opt.no_header);
+  }
+  if (opt.format.empty() && long_format.empty() && !opt.json)
+    long_format = view_format(f.views, f.node_oriented);
+  auto wanted_states = f.states;
+  if (f.views.reasons && wanted_states.empty()) wanted_states = "down,fail,drain";
+  if ((f.views.long_list || f.iterate > 0 || f.verbose > 0) && !opt.no_header && !opt.json)
+    print_date();
+  if (is_slurm_letter_format(opt.format)) {
+    letters = opt.format;
+    opt.format.clear();
+  } else if (opt.format.empty() && long_format.empty() && !f.node_oriented) {
+    letters = env_or_empty("SINFO_FORMAT");
+  }
+  if (!opt.format.empty() && !long_format.empty()) long_format.clear();  // the last one wins
+  bool slurm_format = (!letters.empty() || !long_format.empty()) && !opt.json;
+  if (slurm_format) return run_info_slurm(f, opt, letters, long_format, wanted_states, conf);
+  if (!f.parts.empty()) opt.filters.push_back("Partition=" + f.parts);
+  if (!wanted_states.empty()) opt.filters.push_back("State=" + wanted_states);
+  if (!f.nodes.empty()) opt.filters.push_back("NodeList=" + f.nodes);
+  int code = 0;
+  auto s = open_session("info", conf, code);
+  if (!s) return code;
+  if (!f.node_oriented && opt.format.empty() && !opt.json && !f.dead && !f.responding) {
+    // The controller groups the nodes: a few lines, whatever the cluster's size. A controller
+    // older than the summary refuses the request; then the nodes come one by one as before.
+    auto sums = ask<std::vector<msg::partition_summary>>(*s, msg::client_op::partition_summary);
+    if (sums) return print_or_fail("info", render_partition_summary(*sums, opt));
+    auto older = sums.error() == errc::invalid_request;
+    if (!older) return fail("info", describe(sums.error()));
+  }
+  auto node_list = ask<std::vector<msg::node_info>>(*s, msg::client_op::nodes);
+  if (!node_list) return fail("info", describe(node_list.error()));
+  auto part_list = ask<std::vector<msg::partition_info>>(*s, msg::client_op::partitions);
+  if (!part_list) return fail("info", describe(part_list.error()));
+  keep_by_response(f, *node_list, *part_list);
+  if (f.node_oriented || !opt.format.empty())
+    return print_or_fail("info", render_nodes(*part_list, *node_list, opt, now_seconds()));
+  return print_or_fail("info", render_partitions(*part_list, *node_list, opt));
+}
+
 }  // namespace
 
 command_runner add_info_command(CLI::App& app, const std::string& conf) {
   auto* cmd = app.add_subcommand("info", "List partitions and nodes (sinfo)");
-  auto f = std::make_shared<listing_flags>();
-  auto node_oriented = std::make_shared<bool>(false);
-  auto exact = std::make_shared<bool>(false);
-  auto parts = std::make_shared<std::string>();
-  auto states = std::make_shared<std::string>();
-  auto nodes = std::make_shared<std::string>();
-  auto views = std::make_shared<info_views>();
-  cmd->add_flag("-N,--Node", *node_oriented, "One line per node (the machine status tool)");
-  cmd->add_flag("-l,--long", views->long_list,
+  auto f = std::make_shared<info_flags>();
+  cmd->add_flag("-N,--Node", f->node_oriented, "One line per node (the machine status tool)");
+  cmd->add_flag("-l,--long", f->views.long_list,
                 "sinfo's long format: the time, then more fields (with -N: the nodes' sizes)");
-  cmd->add_flag("-R,--list-reasons", views->reasons,
+  cmd->add_flag("-R,--list-reasons", f->views.reasons,
                 "Why nodes are down or drained: REASON USER TIMESTAMP NODELIST");
-  cmd->add_flag("-s,--summarize", views->summarize,
+  cmd->add_flag("-s,--summarize", f->views.summarize,
                 "One line per partition, its nodes counted as NODES(A/I/O/T)");
-  cmd->add_flag("-e,--exact", *exact,
+  cmd->add_flag("-e,--exact", f->exact,
                 "With sinfo's formats: nodes that differ in CPUs, memory, ... get lines of "
                 "their own");
-  cmd->add_option("-p,--partition", *parts, "Only these partitions (comma list)");
-  cmd->add_option("-t,--states", *states, "Only nodes in these states (comma list)");
-  cmd->add_option("-n,--nodes", *nodes, "Only these nodes (hostlist)");
+  cmd->add_option("-p,--partition", f->parts, "Only these partitions (comma list)");
+  cmd->add_option("-t,--states", f->states, "Only nodes in these states (comma list)");
+  cmd->add_option("-n,--nodes", f->nodes, "Only these nodes (hostlist)");
+  auto* dead = cmd->add_flag("-d,--dead", f->dead,
+                             "Only nodes that do not respond (never heard from, or down as "
+                             "\"Not responding\")");
+  cmd->add_flag("-r,--responding", f->responding, "Only nodes that respond")->excludes(dead);
+  cmd->add_flag("-T,--reservation", f->reservations,
+                "The reservations: RESV_NAME STATE START_TIME END_TIME DURATION NODELIST");
+  cmd->add_option("-i,--iterate", f->iterate,
+                  "List again every SECONDS, the date first, until interrupted")
+      ->type_name("SECONDS")
+      ->check(CLI::PositiveNumber);
+  cmd->add_flag("-v,--verbose", f->verbose,
+                "The option settings first (sinfo's block of name = value lines), then the date");
+  add_federation_flags(*cmd, /*with_sibling=*/false);
   cmd->add_flag("-a,--all", "Every partition (shoal hides none: accepted as it is)");
   cmd->add_flag("--noconvert", no_unit_conversion(),
                 "Memory and disk in the unit they were given (MB), not converted to G or T");
   add_clusters_option(*cmd);
   add_listing_flags(
-      *cmd, *f,
+      *cmd, f->listing,
       "Fields to show: sinfo's letters (\"%P %a %l %D %t %N\"; a format with a % is sinfo's), "
       "or shoal's field names (Name,State)",
       "Fields to show by sinfo's long names (partition,nodes,statecompact)",
       "Sort: sinfo's letters (#P,-t) or shoal's field names ('-' descending)");
-  return [f, node_oriented, exact, parts, states, nodes, views, &conf]() -> int {
-    auto opt = f->opt;
-    opt.filters = f->positional_filters;
-    std::string letters;
-    std::string long_format = f->long_format;
-    if (views->long_list && !opt.format.empty())
-      return fail("info",
-                  "Options -o(--format) and -l(--long) are mutually exclusive. Please remove one "
-                  "and retry.");
-    if (opt.format.empty() && long_format.empty() && !opt.json)
-      long_format = view_format(*views, *node_oriented);
-    auto wanted_states = *states;
-    if (views->reasons && wanted_states.empty()) wanted_states = "down,fail,drain";
-    if (views->long_list && !opt.no_header && !opt.json) print_date();
-    if (is_slurm_letter_format(opt.format)) {
-      letters = opt.format;
-      opt.format.clear();
-    } else if (opt.format.empty() && long_format.empty() && !*node_oriented) {
-      letters = env_or_empty("SINFO_FORMAT");
-    }
-    if (!opt.format.empty() && !long_format.empty()) long_format.clear();  // the last one wins
-    bool slurm_format = (!letters.empty() || !long_format.empty()) && !opt.json;
-    if (slurm_format) {
-      if (!opt.filters.empty())
-        return fail("info", "Field=Value filters go with shoal's -o field names, not sinfo's",
-                    exit_usage);
-      // sinfo -S takes letters only (`#P,-t`).
-      if (!opt.sort.empty() &&
-          opt.sort.find_first_not_of("#+-,abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") !=
-              std::string::npos)
-        return fail("info", "-S with sinfo's format takes sinfo's letters (#P,-t)", exit_usage);
-      sinfo_format_options sopt;
-      sopt.format = letters;
-      sopt.long_format = long_format;
-      sopt.sort = opt.sort;
-      sopt.no_header = opt.no_header;
-      sopt.node_oriented = *node_oriented;
-      sopt.exact = *exact;
-      sopt.partitions = detail::split_list(*parts, false);
-      sopt.states = detail::split_list(wanted_states, false);
-      sopt.nodes = *nodes;
-      int code = 0;
-      auto s = open_session("info", conf, code);
-      if (!s) return code;
-      auto node_list = ask<std::vector<msg::node_info>>(*s, msg::client_op::nodes);
-      if (!node_list) return fail("info", describe(node_list.error()));
-      auto part_list = ask<std::vector<msg::partition_info>>(*s, msg::client_op::partitions);
-      if (!part_list) return fail("info", describe(part_list.error()));
-      // Sockets, cores and threads as configured (NodeName= lines), as sinfo shows them; the
-      // controller lists what the nodes reported. Only read when the format shows them.
-      auto shows = [&](const char* letters_wanted, const char* name) {
-        return letters.find_first_of(letters_wanted) != std::string::npos ||
-               strcasestr(long_format.c_str(), name) != nullptr;
-      };
-      if ((shows("XYZz", "sockets") || shows("XYZz", "cores") || shows("XYZz", "threads") ||
-           shows("XYZz", "socketcorethread")) &&
-          !s->conf.path.empty()) {
-        if (auto full = config::load_config(s->conf.path)) {
-          for (auto& n : *node_list) {
-            auto c = std::find_if(full->nodes.begin(), full->nodes.end(),
-                                  [&](const config::node_config& x) { return x.name == n.name; });
-            if (c == full->nodes.end()) continue;
-            if (c->sockets != 0) n.reported.sockets = c->sockets;
-            if (c->cores_per_socket != 0) n.reported.cores_per_socket = c->cores_per_socket;
-            if (c->threads_per_core != 0) n.reported.threads_per_core = c->threads_per_core;
-          }
-        }
-      }
-      // Only CPUS(A/I/O/T) needs the jobs (the CPUs of partly used nodes).
-      std::vector<msg::job_info> running;
-      if (letters.find('C') != std::string::npos ||
-          strcasestr(long_format.c_str(), "cpusstate") != nullptr) {
-        auto job_list = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, false);
-        if (!job_list) return fail("info", describe(job_list.error()));
-        running = std::move(*job_list);
-      }
-      return print_slurm("info", render_sinfo(*part_list, *node_list, running, sopt));
-    }
-    if (!parts->empty()) opt.filters.push_back("Partition=" + *parts);
-    if (!wanted_states.empty()) opt.filters.push_back("State=" + wanted_states);
-    if (!nodes->empty()) opt.filters.push_back("NodeList=" + *nodes);
-    int code = 0;
-    auto s = open_session("info", conf, code);
-    if (!s) return code;
-    if (!*node_oriented && opt.format.empty() && !opt.json) {
-      // The controller groups the nodes: a few lines, whatever the cluster's size. A controller
-      // older than the summary refuses the request; then the nodes come one by one as before.
-      auto sums = ask<std::vector<msg::partition_summary>>(*s, msg::client_op::partition_summary);
-      if (sums) return print_or_fail("info", render_partition_summary(*sums, opt));
-      auto older = sums.error() == errc::invalid_request;
-      if (!older) return fail("info", describe(sums.error()));
-    }
-    auto node_list = ask<std::vector<msg::node_info>>(*s, msg::client_op::nodes);
-    if (!node_list) return fail("info", describe(node_list.error()));
-    auto part_list = ask<std::vector<msg::partition_info>>(*s, msg::client_op::partitions);
-    if (!part_list) return fail("info", describe(part_list.error()));
-    if (*node_oriented || !opt.format.empty())
-      return print_or_fail("info", render_nodes(*part_list, *node_list, opt, now_seconds()));
-    return print_or_fail("info", render_partitions(*part_list, *node_list, opt));
-  };
-}
-
-namespace {
-
-/// scancel's job filters (-u, -t, -n, -p); each one given narrows the jobs acted on.
-struct cancel_filters {
-  std::string user;
-  bool me = false;
-  std::string state;
-  std::string name;
-  std::string partition;
-
-  bool any() const {
-    return !user.empty() || me || !state.empty() || !name.empty() || !partition.empty();
-  }
-};
-
-/// The uid scancel -u names (a name or a number), or nullopt after "Invalid user name: X".
-std::optional<uint32_t> cancel_uid(const std::string& text) {
-  passwd pw{};
-  passwd* found = nullptr;
-  char buf[4096];
-  if (getpwnam_r(text.c_str(), &pw, buf, sizeof buf, &found) == 0 && found != nullptr)
-    return found->pw_uid;
-  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos)
-    return static_cast<uint32_t>(std::strtoul(text.c_str(), nullptr, 10));
-  fail("cancel", "Invalid user name: " + text);
-  return std::nullopt;
-}
-
-/// Whether `id` (as given to scancel: 12, 12_4, 12_[1-5]) names job `j`.
-bool names_job(const std::string& id, const msg::job_info& j) {
-  auto underscore = id.find('_');
-  auto base = std::strtoull(id.substr(0, underscore).c_str(), nullptr, 10);
-  if (underscore == std::string::npos) return j.job_id == base || j.array_job_id == base;
-  if (j.array_job_id != base) return false;
-  auto tasks = id.substr(underscore + 1);
-  if (tasks.size() >= 2 && tasks.front() == '[') tasks = tasks.substr(1, tasks.size() - 2);
-  auto spec = policy::parse_array_spec(tasks, UINT32_MAX);
-  if (!spec) return false;
-  if (j.array_task_id >= 0) return spec->indices.contains(static_cast<uint32_t>(j.array_task_id));
-  return true;
-}
-
-/// The job as scancel names it when it cancels what its filters matched: the array's pending
-/// tasks without the throttle (12_[3-8]), a task (12_4), or the job.
-std::string cancel_target(const msg::job_info& j) {
-  if (j.array_job_id == 0) return std::to_string(j.job_id);
-  if (j.array_task_id >= 0)
-    return std::to_string(j.array_job_id) + "_" + std::to_string(j.array_task_id);
-  return std::to_string(j.array_job_id) + "_[" + j.array_tasks.substr(0, j.array_tasks.find('%')) +
-         "]";
-}
-
-/// scancel's filters checked and resolved (scancel's _opt_verify), before any cluster is asked.
-struct resolved_filters {
-  std::optional<uint32_t> uid;
-  std::optional<msg::job_state> state;
-  bool no_state_here = false;  ///< a Slurm state shoal never gives a job (SUSPENDED)
-  std::vector<std::string> partitions;
-};
-
-/// An exit code when a filter is not valid, after Slurm's message.
-std::optional<int> resolve_filters(const cancel_filters& f, resolved_filters& out) {
-  if (f.me) out.uid = current_user().uid;
-  if (!f.user.empty()) {
-    out.uid = cancel_uid(f.user);
-    if (!out.uid) return exit_failure;
-  }
-  if (!f.state.empty()) {
-    out.state = msg::parse_job_state(f.state);
-    out.no_state_here = !out.state && (strcasecmp(f.state.c_str(), "SUSPENDED") == 0 ||
-                                       strcasecmp(f.state.c_str(), "S") == 0);
-    if (!out.state && !out.no_state_here) {
-      std::fprintf(stderr, "Invalid job state specified: %s\n", f.state.c_str());
-      std::fprintf(stderr, "Valid job states are PENDING, RUNNING, and SUSPENDED\n");
-      return exit_failure;
-    }
-  }
-  out.partitions = detail::split_list(f.partition, false);
-  return std::nullopt;
-}
-
-/// scancel with filters (scancel.c's _filter_job_records): the unfinished jobs matching every
-/// filter and, when ids are given too, one of them.
-void filter_jobs(const cancel_filters& f, const resolved_filters& r,
-                 const std::vector<std::string>& ids, std::vector<msg::job_info>& jobs) {
-  auto keep = [&](const msg::job_info& j) {
-    if (msg::is_finished(j.state) || r.no_state_here) return false;
-    if (r.state && j.state != *r.state) return false;
-    if (r.uid && j.uid != *r.uid) return false;
-    if (!f.name.empty() && j.name != f.name) return false;
-    if (!r.partitions.empty() &&
-        std::find(r.partitions.begin(), r.partitions.end(), j.partition) == r.partitions.end())
-      return false;
-    return ids.empty() || std::any_of(ids.begin(), ids.end(),
-                                      [&](const std::string& id) { return names_job(id, j); });
-  };
-  jobs.erase(
-      std::remove_if(jobs.begin(), jobs.end(), [&](const msg::job_info& j) { return !keep(j); }),
-      jobs.end());
-}
-
-}  // namespace
-
-namespace {
-
-/// Whether scancel takes `text` as job ids (scancel's opt.c, _verify_job_ids): a job id above 0,
-/// then `_[LIST]` to the end, or `_*`, `_N` or `+N`, then `.STEP`, then the end or `,` and more.
-bool scancel_job_id(const std::string& text) {
-  const char* at = text.c_str();
-  for (;;) {
-    char* end = nullptr;
-    if (std::strtol(at, &end, 10) <= 0) return false;
-    at = end;
-    if (at[0] == '_' && at[1] == '[') {
-      const char* close = std::strchr(at + 2, ']');
-      return close != nullptr && close[1] == '\0';
-    }
-    if (at[0] == '_' && at[1] == '*') {
-      at += 2;
-    } else if (at[0] == '_' || at[0] == '+') {
-      if (std::strtol(at + 1, &end, 10) < 0) return false;
-      at = end;
-    }
-    if (at[0] == '.') {
-      if (std::strtol(at + 1, &end, 10) < 0) return false;
-      at = end;
-    }
-    if (at[0] == '\0') return true;
-    if (at[0] != ',') return false;
-    ++at;
-  }
-}
-
-}  // namespace
-
-command_runner add_cancel_command(CLI::App& app, const std::string& conf) {
-  auto* cmd = app.add_subcommand("cancel", "Cancel or signal jobs (scancel)");
-  auto ids = std::make_shared<std::vector<std::string>>();
-  auto signal_name = std::make_shared<std::string>();
-  auto filters = std::make_shared<cancel_filters>();
-  cmd->add_option("-s,--signal", *signal_name,
-                  "Send this signal to the job's tasks instead of cancelling it (name or number)");
-  cmd->add_option("-u,--user", filters->user, "Only this user's jobs (name or uid)");
-  cmd->add_flag("--me", filters->me, "Only my jobs");
-  cmd->add_option("-t,--state", filters->state,
-                  "Only jobs in this state: PENDING (PD), RUNNING (R) or SUSPENDED (S)");
-  cmd->add_option("-n,--name,--jobname", filters->name, "Only jobs with this name");
-  cmd->add_option("-p,--partition", filters->partition,
-                  "Only jobs in these partitions (comma list)");
-  add_clusters_option(*cmd);
-  cmd->add_option("job_id", *ids,
-                  "Job ids: 12, an array task 12_4, tasks 12_[1-5], or a whole array 12; with "
-                  "filters, only those of them the filters match");
-  return [ids, signal_name, filters, &conf]() -> int {
-    int signo = parse_signal(*signal_name);
-    if (signo < 0) return fail("cancel", "invalid signal '" + *signal_name + "'", exit_usage);
-    if (ids->empty() && !filters->any()) return fail("cancel", "No job identification provided");
-    for (auto& id : *ids)
-      if (!scancel_job_id(id)) return fail("cancel", "Invalid job id " + id);
-    resolved_filters resolved;
-    if (auto bad = resolve_filters(*filters, resolved)) return *bad;
-    int code = 0;
-    auto s = open_session("cancel", conf, code);
-    if (!s) return code;
-    auto uid = current_user().uid;
-    auto targets = *ids;
-    if (filters->any()) {
-      auto jobs = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, false);
-      if (!jobs) return fail("cancel", describe(jobs.error()));
-      filter_jobs(*filters, resolved, *ids, *jobs);
-      targets.clear();
-      for (auto& j : *jobs) targets.push_back(cancel_target(j));
-    }
-    int result = 0;
-    for (auto& id : targets) {
-      auto ok = ask<caf::ok_atom>(*s, msg::cancel_atom_v, id, int32_t{signo}, uid);
-      if (ok) continue;
-      // scancel's words, which scripts match on.
-      result = fail("cancel", "Kill job error on job id " + id + ": " + describe(ok.error()));
-    }
-    return result;
+  return [f, cmd, &conf]() -> int {
+    if (f->verbose > 0) std::fputs(option_settings(*cmd).c_str(), stdout);
+    return every_iteration(f->iterate, [&] { return run_info(*f, conf); });
   };
 }
 

@@ -1,8 +1,8 @@
 // shoal: the command-line tool. One binary, Slurm's commands as subcommands:
-// run (srun), batch (sbatch), alloc (salloc), queue (squeue), info (sinfo), cancel (scancel),
-// control (scontrol), map (smap), acct (sacct), acctmgr (sacctmgr), stat (sstat), share (sshare),
-// and start (a local test cluster, as `flux start`). Run under one of Slurm's names (a link named
-// sbatch, srun, ...), it is that subcommand.
+// run (srun), batch (sbatch), alloc (salloc), queue (squeue), prio (sprio), info (sinfo),
+// cancel (scancel), control (scontrol), map (smap), acct (sacct), acctmgr (sacctmgr), stat
+// (sstat), share (sshare), and start (a local test cluster, as `flux start`). Run under one of
+// Slurm's names (a link named sbatch, srun, ...), it is that subcommand.
 
 #include <algorithm>
 #include <cstdio>
@@ -17,6 +17,7 @@
 #include "tools/cli/session.hpp"
 #include "tools/cli/slurm_names.hpp"
 #include "tools/cli/subcommand.hpp"
+#include "tools/cli/usage.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"shoal: submit and watch work on a shoal cluster"};
@@ -38,6 +39,7 @@ int main(int argc, char** argv) {
       {"batch", [&] { return shoal::cli::add_batch_command(app, conf); }},
       {"alloc", [&] { return shoal::cli::add_alloc_command(app, conf); }},
       {"queue", [&] { return shoal::cli::add_queue_command(app, conf); }},
+      {"prio", [&] { return shoal::cli::add_prio_command(app, conf); }},
       {"info", [&] { return shoal::cli::add_info_command(app, conf); }},
       {"cancel", [&] { return shoal::cli::add_cancel_command(app, conf); }},
       {"control", [&] { return shoal::cli::add_control_command(app, conf); }},
@@ -66,6 +68,8 @@ int main(int argc, char** argv) {
   std::vector<std::pair<std::string, shoal::cli::command_runner>> commands;
   for (auto& [name, make] : factories)
     if (!known || name == wanted) commands.emplace_back(name, make());
+  for (auto* sub : app.get_subcommands([](CLI::App*) { return true; }))
+    shoal::cli::add_usage_flag(*sub);
   CLI::App* aliased = nullptr;
   if (alias != nullptr) {
     auto found =
@@ -116,6 +120,10 @@ int main(int argc, char** argv) {
     std::printf(
         "%s",
         aliased->get_formatter()->make_help(aliased, invoked, CLI::AppFormatMode::Normal).c_str());
+    return 0;
+  } catch (const shoal::cli::usage_requested& u) {
+    auto name = aliased != nullptr ? invoked : "shoal " + u.command->get_name();
+    std::printf("%s", shoal::cli::brief_usage(*u.command, name).c_str());
     return 0;
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);

@@ -2,6 +2,7 @@
 
 #include <strings.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 
@@ -120,6 +121,29 @@ int show_reservations(session& s, const std::string& name, bool one_line) {
   if (!found) {
     std::printf("Reservation %s not found\n", name.c_str());
     return 1;
+  }
+  return 0;
+}
+
+int print_sinfo_reservations(session& s, bool no_header) {
+  auto all = ask<std::vector<msg::reservation_info>>(s, msg::client_op::reservations);
+  if (!all) return fail("info", describe(all.error()));
+  if (all->empty()) {
+    std::printf("No reservations in the system\n");
+    return 0;
+  }
+  int width = 9;
+  for (auto& r : *all) width = std::max(width, static_cast<int>(r.name.size()));
+  if (!no_header)
+    std::printf("%-*s  %8s  %19s  %19s  %11s  %s\n", width, "RESV_NAME", "STATE", "START_TIME",
+                "END_TIME", "DURATION", "NODELIST");
+  for (auto& r : *all) {
+    auto end = r.end_time == 0 ? std::string{"Unknown"} : slurm_time(r.end_time);
+    auto duration = r.end_time == 0 ? std::string{"UNLIMITED"}
+                                    : reservation_duration(r.end_time - r.start_time);
+    std::printf("%-*s  %8s  %19s  %19s  %11s  %s\n", width, r.name.c_str(),
+                r.active ? "ACTIVE" : "INACTIVE", slurm_time(r.start_time).c_str(), end.c_str(),
+                duration.c_str(), r.nodes.c_str());
   }
   return 0;
 }

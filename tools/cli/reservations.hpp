@@ -21,6 +21,11 @@ int edit_reservation(session& s, const std::string& action, const std::vector<st
 /// scontrol show reservation [NAME], one record a line with `one_line`.
 int show_reservations(session& s, const std::string& name, bool one_line);
 
+/// sinfo -T: "RESV_NAME STATE START_TIME END_TIME DURATION NODELIST", a line a reservation
+/// (the name column as wide as the longest name, at least 9), or "No reservations in the
+/// system". The exit code.
+int print_sinfo_reservations(session& s, bool no_header);
+
 /// One reservation as Slurm 22.05's scontrol shows it (its lines, a blank line after).
 std::string render_reservation(const msg::reservation_info& r);
 

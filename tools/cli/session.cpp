@@ -92,6 +92,24 @@ void add_clusters_option(CLI::App& cmd) {
                  "Clusters to ask: this cluster's ClusterName= or 'all' (shoal has one cluster)");
 }
 
+void add_federation_flags(CLI::App& cmd, bool with_sibling) {
+  cmd.add_flag("--local", "Only this cluster's jobs: all there are (shoal is not federated)");
+  cmd.add_flag("--federation",
+               "The federation's jobs: this cluster's own (a shoal cluster is its own federation)");
+  if (with_sibling)
+    cmd.add_flag("--sibling", "Each sibling job once: every job (shoal has no sibling jobs)");
+}
+
+int every_iteration(int seconds, const std::function<int()>& list) {
+  for (;;) {
+    int code = list();
+    if (seconds <= 0) return code;
+    std::fputs("\n", stdout);
+    std::fflush(stdout);
+    ::sleep(static_cast<unsigned>(seconds));
+  }
+}
+
 std::string unknown_cluster(const config::cluster_config& conf) {
   std::string names = requested_clusters();
   size_t start = 0;

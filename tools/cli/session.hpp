@@ -1,6 +1,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,6 +81,15 @@ void warn(const std::string& cmd, const std::string& text);
 /// must each be its ClusterName= or `all`, as portals and workflow tools pass them
 /// (`squeue -M NAME`, `sacct --clusters all`); open_session checks them once the config is read.
 void add_clusters_option(CLI::App& cmd);
+
+/// Adds Slurm's --local and --federation (and --sibling for squeue): a shoal cluster is never
+/// in a federation, so each lists this cluster's own jobs, which is what they mean there.
+void add_federation_flags(CLI::App& cmd, bool with_sibling);
+
+/// Runs `list` once, or with `seconds` > 0 forever as squeue and sinfo -i do: a blank line and
+/// a sleep after each listing, stdout flushed so that a pipe sees each one. The exit code of the
+/// last run (an -i loop ends only when interrupted).
+int every_iteration(int seconds, const std::function<int()>& list);
 
 /// Checks -M/--clusters against `conf`: "" when they name this cluster (or none were given),
 /// else Slurm's complaint (print_db_notok's words) for the first name that is not it.

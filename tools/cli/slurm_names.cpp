@@ -17,7 +17,7 @@ const std::vector<slurm_name>& slurm_names() {
     {"sacctmgr", "acctmgr", "", ""},
     {"sstat", "stat", "", ""},
     {"sshare", "share", "", ""},
-    {"sprio", "queue", "--priority", ""},
+    {"sprio", "prio", "", ""},
     {"sdiag", "diag", "", ""},
     {"smap", "map", "", ""},
   };

@@ -208,6 +208,26 @@ void add_job_request_fields(std::vector<field<J>>& f) {
                                  detail::iequals(x, "(" + reason_text(j) + ")");
                         });
                }});
+  f.push_back({"Reservation",
+               "RESERVATION",
+               false,
+               [](const J& j) { return detail::or_null(j.reservation); },
+               {},
+               {}});
+  // squeue -L matches a license by its name, whatever count the job asked ("fluent:2").
+  f.push_back({"Licenses",
+               "LICENSES",
+               false,
+               [](const J& j) { return detail::or_null(j.licenses); },
+               {},
+               [](const J& j, const std::vector<std::string>& v) {
+                 for (auto& item : detail::split_list(j.licenses, false)) {
+                   auto name = item.substr(0, item.find(':'));
+                   for (auto& x : v)
+                     if (detail::iequals(x.substr(0, x.find(':')), name)) return true;
+                 }
+                 return false;
+               }});
   // squeue's %b: the --gres asked for each node.
   f.push_back({"TresPerNode",
                "TRES_PER_NODE",
@@ -269,6 +289,8 @@ msg::field_mask job_field_reads(std::string_view name) {
       {"Priority", r(&J::priority)},
       {"NodeListReason", r(&J::state, &J::nodelist, &J::reason)},
       {"TresPerNode", r(&J::tres_per_node)},
+      {"Reservation", r(&J::reservation)},
+      {"Licenses", r(&J::licenses)},
   };
   auto folded = detail::fold_name(name);
   for (auto& [n, mask] : reads)

@@ -129,6 +129,19 @@ std::string render_priorities(const std::vector<msg::job_info>& jobs,
                               const std::vector<msg::pending_detail>& details, bool no_header,
                               priority_columns shown = {});
 
+/// The configured PriorityWeight* values sprio -w shows.
+struct priority_weights {
+  uint64_t age = 0;
+  uint64_t fairshare = 0;
+  uint64_t job_size = 0;
+  uint64_t partition = 0;
+  uint64_t qos = 0;
+};
+
+/// sprio -w: render_priorities' header and one "Weights" line, each factor's column its weight.
+std::string render_priority_weights(const priority_weights& w, bool no_header,
+                                    priority_columns shown = {});
+
 /// What jobs hold on a node, for show_node's CPUAlloc, AllocMem and AllocTRES.
 struct node_use {
   uint64_t cpus = 0;

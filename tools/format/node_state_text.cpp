@@ -40,6 +40,11 @@ bool shown_as_maint(const msg::node_info& n) {
 
 }  // namespace
 
+bool not_responding(const msg::node_info& n) {
+  return n.state == msg::node_state::unknown ||
+         (n.state == msg::node_state::down && n.reason == "Not responding");
+}
+
 std::string compact_state(const msg::node_info& n) {
   if (shown_as_reboot(n)) return n.reboot_issued ? "boot^" : "boot";
   if (shown_as_maint(n)) return std::string{"maint"} + power_mark(n);

@@ -12,6 +12,10 @@ namespace shoal::cli {
 /// The guide's symbol for the node's power state ("" when it has none), in Slurm's precedence.
 const char* power_mark(const msg::node_info& n);
 
+/// Slurm's NOT_RESPONDING (sinfo -d): never heard from since the controller started, or down
+/// because its heartbeats stopped ("Not responding"); a node an admin set down still answers.
+bool not_responding(const msg::node_info& n);
+
 /// sinfo %t: "idle~", "alloc#", "idle%", "mix!"; under `scontrol reboot` "boot" (asked) and
 /// "boot^" (issued) for a node without jobs, "alloc@", "drng@" for one with (Slurm 22.05's
 /// node_state_string_compact).

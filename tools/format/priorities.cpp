@@ -6,6 +6,29 @@
 
 namespace shoal::cli {
 
+namespace {
+
+/// sprio's table: JOBID PARTITION USER PRIORITY AGE [FAIRSHARE] JOBSIZE PARTITION [QOS] NICE
+/// REASON, a row each.
+std::string priority_table(const std::vector<std::vector<std::string>>& rows, bool no_header,
+                           priority_columns shown) {
+  std::vector<std::string> headers{"JOBID", "PARTITION", "USER", "PRIORITY", "AGE"};
+  std::vector<bool> right{true, false, false, true, true};
+  auto column = [&](const char* name, bool right_aligned) {
+    headers.push_back(name);
+    right.push_back(right_aligned);
+  };
+  if (shown.fairshare) column("FAIRSHARE", true);
+  column("JOBSIZE", true);
+  column("PARTITION", true);
+  if (shown.qos) column("QOS", true);
+  column("NICE", true);
+  column("REASON", false);
+  return detail::layout(headers, right, rows, no_header);
+}
+
+}  // namespace
+
 std::string render_priorities(const std::vector<msg::job_info>& jobs,
                               const std::vector<msg::pending_detail>& details, bool no_header,
                               priority_columns shown) {
@@ -37,19 +60,19 @@ std::string render_priorities(const std::vector<msg::job_info>& jobs,
     row.push_back(d.reason.empty() ? "None" : d.reason);
     rows.push_back(std::move(row));
   }
-  std::vector<std::string> headers{"JOBID", "PARTITION", "USER", "PRIORITY", "AGE"};
-  std::vector<bool> right{true, false, false, true, true};
-  auto column = [&](const char* name, bool right_aligned) {
-    headers.push_back(name);
-    right.push_back(right_aligned);
-  };
-  if (shown.fairshare) column("FAIRSHARE", true);
-  column("JOBSIZE", true);
-  column("PARTITION", true);
-  if (shown.qos) column("QOS", true);
-  column("NICE", true);
-  column("REASON", false);
-  return detail::layout(headers, right, rows, no_header);
+  return priority_table(rows, no_header, shown);
+}
+
+std::string render_priority_weights(const priority_weights& w, bool no_header,
+                                    priority_columns shown) {
+  std::vector<std::string> row{"Weights", "", "", "", std::to_string(w.age)};
+  if (shown.fairshare) row.push_back(std::to_string(w.fairshare));
+  row.push_back(std::to_string(w.job_size));
+  row.push_back(std::to_string(w.partition));
+  if (shown.qos) row.push_back(std::to_string(w.qos));
+  row.push_back("");
+  row.push_back("");
+  return priority_table({row}, no_header, shown);
 }
 
 }  // namespace shoal::cli

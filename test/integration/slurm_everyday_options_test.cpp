@@ -1,0 +1,230 @@
+// The everyday options of squeue, sinfo and scancel that select and report (issue 34, item 1):
+// squeue's -A/-q/-R/-w/-L filters, -v and -i; sinfo's -d/-r/-T, -v and -i; scancel's
+// -A/-q/-R/-w filters, -v, -Q and -i; sprio's -j/-u and -w; and --usage under every Slurm
+// name. Each is asserted in the words Slurm 22.05 uses (src/squeue/opts.c, src/sinfo/opts.c and
+// print.c, src/scancel/scancel.c, src/sprio/sprio.c).
+
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+#include <vector>
+
+#include "test/integration/harness.hpp"
+
+using namespace shoal::test;
+
+namespace {
+
+const std::string long_sleep = "#!/bin/sh\nsleep 120\n";
+
+/// Two nodes and a license pool, for squeue -L.
+struct licensed_pair : cluster_fixture {
+  licensed_pair() : cluster_fixture(2, "Licenses=sim:2\n") {}
+};
+
+/// The first column of each line of `out` after its header: the job ids squeue printed.
+std::vector<std::string> first_column(const std::string& out) {
+  std::vector<std::string> ids;
+  size_t start = out.find('\n');
+  while (start != std::string::npos && start + 1 < out.size()) {
+    auto end = out.find('\n', start + 1);
+    auto line = out.substr(start + 1, end == std::string::npos ? end : end - start - 1);
+    auto first = line.find_first_not_of(' ');
+    if (first != std::string::npos)
+      ids.push_back(line.substr(first, line.find(' ', first) - first));
+    start = end;
+  }
+  return ids;
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+}  // namespace
+
+BOOST_FIXTURE_TEST_SUITE(slurm_everyday_options, licensed_pair)
+
+BOOST_AUTO_TEST_CASE(squeue_selects_by_account_qos_nodes_and_licenses) {
+  auto a = submit_script("a.sh", long_sleep, {"-A", "physics", "-q", "normal", "-w", "node1"});
+  auto b = submit_script("b.sh", long_sleep, {"-A", "chemistry", "-L", "sim:1", "-w", "node2"});
+  BOOST_REQUIRE(a != 0 && b != 0);
+  BOOST_REQUIRE(wait_job_state(a, "RUNNING"));
+  BOOST_REQUIRE(wait_job_state(b, "RUNNING"));
+  auto ids = [&](const std::vector<std::string>& args) {
+    auto r = run_slurm(*this, "squeue", args);
+    BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+    return first_column(r.out);
+  };
+  auto only_a = std::vector<std::string>{std::to_string(a)};
+  auto only_b = std::vector<std::string>{std::to_string(b)};
+  BOOST_CHECK(ids({"-A", "physics"}) == only_a);
+  BOOST_CHECK(ids({"--account=CHEMISTRY,none"}) == only_b);  // case does not matter, as Slurm
+  BOOST_CHECK(ids({"-q", "normal"}) == only_a);
+  BOOST_CHECK(ids({"-w", "node2"}) == only_b);
+  BOOST_CHECK(ids({"--nodelist=node[1-2]", "-S", "i"}).size() == 2u);
+  BOOST_CHECK(ids({"-L", "sim"}) == only_b);
+  BOOST_CHECK(ids({"-R", "nosuch"}).empty());
+  BOOST_CHECK(ids({"--local", "--federation", "--sibling", "-A", "physics"}) == only_a);
+}
+
+BOOST_AUTO_TEST_CASE(squeue_v_prints_its_settings_then_the_date_then_the_jobs) {
+  auto r = run_slurm(*this, "squeue", {"-v", "-A", "physics"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_CHECK_MESSAGE(r.out.rfind("-----------------------------\n", 0) == 0, r.describe());
+  BOOST_CHECK_MESSAGE(r.out.find("\naccount     = physics\n") != std::string::npos, r.describe());
+  BOOST_CHECK_MESSAGE(r.out.find("\nverbose     = 1\n") != std::string::npos, r.describe());
+  // After the closing rule: the date (ctime's "Thu Dec  3 05:58:37 2026"), then the header.
+  auto rule_end = r.out.find("-----------------------------\n", 1);
+  BOOST_REQUIRE(rule_end != std::string::npos);
+  auto date_end = r.out.find('\n', rule_end + 30);
+  BOOST_REQUIRE(date_end != std::string::npos);
+  BOOST_CHECK_EQUAL(date_end - (rule_end + 30), 24u);
+  BOOST_CHECK_MESSAGE(r.out.compare(date_end + 1, 5, "JOBID") == 0, r.describe());
+}
+
+BOOST_AUTO_TEST_CASE(squeue_and_sinfo_i_list_again_until_interrupted) {
+  for (const char* name : {"squeue", "sinfo"}) {
+    command_options opt;
+    opt.env = {{"SHOAL_CONF", conf}};
+    opt.cwd = scratch.path();
+    opt.timeout = 5s;
+    auto r = run_command({bin_path(std::string{"slurm-names/"} + name), "-i", "1"}, opt);
+    BOOST_CHECK_MESSAGE(r.timed_out, r.describe());  // it runs until killed, as Slurm's
+    auto header = std::string{name} == "squeue" ? "JOBID" : "PARTITION";
+    BOOST_CHECK_MESSAGE(count_of(r.out, header) >= 2, r.describe());
+    // Each listing ends with a blank line, as squeue.c and sinfo.c print.
+    BOOST_CHECK_MESSAGE(r.out.find("\n\n") != std::string::npos, r.describe());
+  }
+  auto bad = run_slurm(*this, "squeue", {"-i", "0"});
+  BOOST_CHECK_MESSAGE(bad.exit_code == 2, bad.describe());
+}
+
+BOOST_AUTO_TEST_CASE(sinfo_d_and_r_split_the_nodes_by_whether_they_respond) {
+  // An admin's DOWN still answers (Slurm's -d lists only NOT_RESPONDING nodes).
+  auto down = run_cli({"control", "update", "nodename=node2", "state=down", "reason=maint"});
+  BOOST_REQUIRE_MESSAGE(down.exit_code == 0, down.describe());
+  auto dead = run_slurm(*this, "sinfo", {"-d", "-h"});
+  BOOST_CHECK_MESSAGE(dead.exit_code == 0 && dead.out.empty(), dead.describe());
+  auto dead_nodes = run_slurm(*this, "sinfo", {"-d", "-N", "-h"});
+  BOOST_CHECK_MESSAGE(dead_nodes.exit_code == 0 && dead_nodes.out.empty(), dead_nodes.describe());
+  auto responding = run_slurm(*this, "sinfo", {"-r", "-h", "-o", "%D %t %N"});
+  BOOST_CHECK_MESSAGE(responding.out.find("1 down node2") != std::string::npos,
+                      responding.describe());
+  BOOST_CHECK_MESSAGE(responding.out.find("1 idle node1") != std::string::npos,
+                      responding.describe());
+  auto both = run_slurm(*this, "sinfo", {"-d", "-r"});
+  BOOST_CHECK_MESSAGE(both.exit_code == 2, both.describe());
+}
+
+BOOST_AUTO_TEST_CASE(sinfo_T_lists_the_reservations_as_sinfo_does) {
+  auto none = run_slurm(*this, "sinfo", {"-T"});
+  BOOST_CHECK_EQUAL(none.out, "No reservations in the system\n");
+  auto made = run_cli({"control", "create", "reservation", "reservationname=weekly",
+                       "starttime=now+1hour", "duration=90", "nodes=node1", "users=root"});
+  BOOST_REQUIRE_MESSAGE(made.exit_code == 0, made.describe());
+  auto r = run_slurm(*this, "sinfo", {"-T"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  // print_sinfo_reservation's "%-9s  %8s  %19s  %19s  %11s  %s".
+  BOOST_CHECK_MESSAGE(r.out.rfind("RESV_NAME     STATE           START_TIME             END_TIME  "
+                                  "   DURATION  NODELIST\n",
+                                  0) == 0,
+                      r.describe());
+  auto line = r.out.substr(r.out.find('\n') + 1);
+  BOOST_CHECK_MESSAGE(line.rfind("weekly     INACTIVE  ", 0) == 0, r.describe());
+  BOOST_CHECK_MESSAGE(line.find("     01:30:00  node1\n") != std::string::npos, r.describe());
+  auto bare = run_slurm(*this, "sinfo", {"-T", "-h"});
+  BOOST_CHECK_EQUAL(bare.out, line);
+}
+
+BOOST_AUTO_TEST_CASE(scancel_selects_by_account_and_nodes_and_says_so_with_v) {
+  auto a = submit_script("a.sh", long_sleep, {"-A", "physics", "-w", "node1"});
+  auto b = submit_script("b.sh", long_sleep, {"-A", "chemistry", "-w", "node2"});
+  BOOST_REQUIRE(a != 0 && b != 0);
+  BOOST_REQUIRE(wait_job_state(a, "RUNNING"));
+  BOOST_REQUIRE(wait_job_state(b, "RUNNING"));
+  auto none = run_slurm(*this, "scancel", {"-v", "-A", "physics", "-w", "node2"});
+  BOOST_CHECK_MESSAGE(none.exit_code == 0, none.describe());
+  BOOST_CHECK_MESSAGE(
+      none.err.find("scancel: error: No active jobs match ALL job filters, "
+                    "including: account=physics nodelist=node2") != std::string::npos,
+      none.describe());
+  auto r = run_slurm(*this, "scancel", {"-v", "--account=physics"});
+  BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_CHECK_EQUAL(r.err, "scancel: Terminating job " + std::to_string(a) + "\n");
+  BOOST_CHECK(wait_job_state(a, "CANCELLED"));
+  BOOST_CHECK_EQUAL(job_state(b), "RUNNING");
+  auto by_node = run_slurm(*this, "scancel", {"-w", "node2", "-q", "normal,nosuch"});
+  BOOST_CHECK_MESSAGE(by_node.exit_code == 0, by_node.describe());
+  BOOST_CHECK_EQUAL(job_state(b), "RUNNING");  // its QOS is none of them
+  auto hurried = run_slurm(*this, "scancel", {"--ctld", "-H", "-w", "node2"});
+  BOOST_CHECK_MESSAGE(hurried.exit_code == 0, hurried.describe());
+  BOOST_CHECK(wait_job_state(b, "CANCELLED"));
+}
+
+BOOST_AUTO_TEST_CASE(scancel_i_asks_before_each_job_and_Q_keeps_quiet) {
+  auto a = submit_script("a.sh", long_sleep);
+  BOOST_REQUIRE(a != 0);
+  BOOST_REQUIRE(wait_job_state(a, "RUNNING"));
+  auto id = std::to_string(a);
+  auto prompt = "Cancel job_id=" + id + " name=a.sh partition=debug [y/n]? ";
+  auto kept = run_slurm(*this, "scancel", {"-i", id}, std::string{"n\n"});
+  BOOST_CHECK_MESSAGE(kept.exit_code == 0 && kept.out == prompt, kept.describe());
+  BOOST_CHECK_EQUAL(job_state(a), "RUNNING");
+  // An answer that is neither y nor n asks again.
+  auto cancelled = run_slurm(*this, "scancel", {"--interactive", id}, std::string{"maybe\ny\n"});
+  BOOST_CHECK_MESSAGE(cancelled.exit_code == 0 && cancelled.out == prompt + prompt,
+                      cancelled.describe());
+  BOOST_CHECK(wait_job_state(a, "CANCELLED"));
+  auto loud = run_slurm(*this, "scancel", {"987654"});
+  BOOST_CHECK_MESSAGE(loud.exit_code == 1 && !loud.err.empty(), loud.describe());
+  auto quiet = run_slurm(*this, "scancel", {"-Q", "987654"});
+  BOOST_CHECK_MESSAGE(quiet.exit_code == 1 && quiet.err.empty(), quiet.describe());
+}
+
+BOOST_AUTO_TEST_CASE(sprio_selects_pending_jobs_and_w_shows_the_weights) {
+  auto busy = submit_script("busy.sh", long_sleep, {"-N2"});
+  BOOST_REQUIRE(busy != 0);
+  BOOST_REQUIRE(wait_job_state(busy, "RUNNING"));
+  auto a = submit_script("a.sh", long_sleep, {"-p", "debug"});
+  auto b = submit_script("b.sh", long_sleep);
+  BOOST_REQUIRE(a != 0 && b != 0);
+  BOOST_REQUIRE(wait_job_state(b, "PENDING"));
+  auto all = run_slurm(*this, "sprio", {"-h"});
+  BOOST_CHECK_MESSAGE(first_column("\n" + all.out).size() == 2u, all.describe());
+  auto one = run_slurm(*this, "sprio", {"-h", "-j", std::to_string(b)});
+  BOOST_CHECK(first_column("\n" + one.out) == std::vector<std::string>{std::to_string(b)});
+  auto nobody = run_slurm(*this, "sprio", {"-h", "-u", "nobody"});
+  BOOST_CHECK_MESSAGE(nobody.exit_code == 0 && nobody.out.empty(), nobody.describe());
+  // The default weights: PriorityWeightAge, JobSize and Partition 1000 (fair share and QOS off).
+  auto weights = run_slurm(*this, "sprio", {"-w"});
+  BOOST_CHECK_MESSAGE(weights.out.find("\nWeights ") != std::string::npos, weights.describe());
+  BOOST_CHECK_MESSAGE(weights.out.find("1000    1000      1000") != std::string::npos,
+                      weights.describe());
+  // sprio's -n (normalized) is not built: refused by name, exit 2.
+  auto norm = run_slurm(*this, "sprio", {"-n"});
+  BOOST_CHECK_MESSAGE(norm.exit_code == 2 && norm.err.find("-n") != std::string::npos,
+                      norm.describe());
+}
+
+BOOST_AUTO_TEST_CASE(usage_is_a_brief_synopsis_under_every_slurm_name) {
+  for (const char* name : {"srun", "sbatch", "salloc", "squeue", "sinfo", "scancel", "sacct",
+                           "sprio", "sdiag", "scontrol", "sacctmgr", "sstat", "sshare"}) {
+    auto r = run_slurm(*this, name, {"--usage"});
+    BOOST_CHECK_MESSAGE(r.exit_code == 0, name << ": " << r.describe());
+    BOOST_CHECK_MESSAGE(r.out.rfind(std::string{"Usage: "} + name + " [", 0) == 0,
+                        name << ": " << r.describe());
+    BOOST_CHECK_MESSAGE(r.out.find("[--usage]") != std::string::npos, name << ": " << r.describe());
+    for (size_t start = 0, end = r.out.find('\n'); end != std::string::npos;
+         start = end + 1, end = r.out.find('\n', start))
+      BOOST_CHECK_MESSAGE(end - start <= 80, name << " wraps at 80 columns: " << r.out);
+  }
+  // Where the program's arguments begin, --usage is theirs.
+  auto script = run_slurm(*this, "sbatch", {"--usage"});
+  BOOST_CHECK_MESSAGE(script.out.find("[script [args...]]\n") != std::string::npos,
+                      script.describe());
+}
+
+BOOST_AUTO_TEST_SUITE_END()
