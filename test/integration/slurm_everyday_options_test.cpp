@@ -7,6 +7,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "test/integration/harness.hpp"
@@ -207,6 +208,71 @@ BOOST_AUTO_TEST_CASE(sprio_selects_pending_jobs_and_w_shows_the_weights) {
   auto norm = run_slurm(*this, "sprio", {"-n"});
   BOOST_CHECK_MESSAGE(norm.exit_code == 2 && norm.err.find("-n") != std::string::npos,
                       norm.describe());
+}
+
+BOOST_AUTO_TEST_CASE(sacct_selects_by_qos_sizes_and_time_limit) {
+  auto small = submit_script("small.sh", "#!/bin/sh\ntrue\n", {"-q", "normal", "-t", "10"});
+  auto wide = submit_script("wide.sh", "#!/bin/sh\ntrue\n", {"-N2", "-n4", "-t", "1:00:00"});
+  BOOST_REQUIRE(small != 0 && wide != 0);
+  BOOST_REQUIRE(wait_job_state(small, "COMPLETED"));
+  BOOST_REQUIRE(wait_job_state(wide, "COMPLETED"));
+  auto ids = [&](const std::vector<std::string>& filters) {
+    std::vector<std::string> args{"-X", "-n", "-P", "-o", "JobID"};
+    args.insert(args.end(), filters.begin(), filters.end());
+    auto r = run_slurm(*this, "sacct", args);
+    BOOST_CHECK_MESSAGE(r.exit_code == 0, r.describe());
+    return r.out;
+  };
+  auto a = std::to_string(small) + "\n";
+  auto b = std::to_string(wide) + "\n";
+  BOOST_CHECK_EQUAL(ids({"-q", "NORMAL"}), a);
+  BOOST_CHECK_EQUAL(ids({"-i", "2"}), b);
+  BOOST_CHECK_EQUAL(ids({"--nnodes=1-1"}), a);
+  BOOST_CHECK_EQUAL(ids({"-I", "2-8"}), b);
+  BOOST_CHECK_EQUAL(ids({"-k", "10"}), a);
+  BOOST_CHECK_EQUAL(ids({"-k", "30", "-K", "2:00:00"}), b);
+  BOOST_CHECK_EQUAL(ids({"-K", "30"}), a);
+  BOOST_CHECK_EQUAL(ids({"-C", "nosuchfeature"}), "");
+  BOOST_CHECK_EQUAL(ids({"--local", "--federation", "-q", "normal"}), a);
+  auto bad = run_slurm(*this, "sacct", {"-i", "two"});
+  BOOST_CHECK_MESSAGE(
+      bad.exit_code == 1 && bad.err.find("Invalid numeric value \"two\" for "
+                                         "requested node range.") != std::string::npos,
+      bad.describe());
+  // -T: a start before -S reads as -S. A running job started at least a second before "now".
+  auto running = submit_script("running.sh", long_sleep);
+  BOOST_REQUIRE(running != 0);
+  BOOST_REQUIRE(wait_job_state(running, "RUNNING"));
+  std::this_thread::sleep_for(1500ms);
+  auto start = [&](bool truncate) {
+    std::vector<std::string> args{"-X", "-n",   "-P", "-S", "now", "-j", std::to_string(running),
+                                  "-o", "Start"};
+    if (truncate) args.push_back("-T");
+    auto r = run_slurm(*this, "sacct", args);
+    BOOST_CHECK_MESSAGE(r.exit_code == 0 && r.out.size() > 1, r.describe());
+    return r.out;
+  };
+  auto as_run = start(false);
+  auto cut = start(true);
+  BOOST_CHECK_MESSAGE(as_run < cut, as_run << " should be before " << cut);  // ISO times sort
+}
+
+BOOST_AUTO_TEST_CASE(scontrol_Q_keeps_errors_to_the_exit_code_and_sdiag_sorts) {
+  auto loud = run_slurm(*this, "scontrol", {"show", "job", "987654"});
+  BOOST_CHECK_MESSAGE(loud.exit_code == 1 && !loud.err.empty(), loud.describe());
+  auto quiet = run_slurm(*this, "scontrol", {"-Q", "show", "job", "987654"});
+  BOOST_CHECK_MESSAGE(quiet.exit_code == 1 && quiet.err.empty(), quiet.describe());
+  auto all = run_slurm(*this, "scontrol", {"-a", "--local", "show", "partition", "-o"});
+  BOOST_CHECK_MESSAGE(all.exit_code == 0 && all.out.rfind("PartitionName=debug", 0) == 0,
+                      all.describe());
+  for (const char* order : {"-a", "-t", "-T", "-i"}) {
+    auto r = run_slurm(*this, "sdiag", {order});
+    BOOST_CHECK_MESSAGE(r.exit_code == 0 && r.out.find("Remote Procedure Call statistics by "
+                                                       "message type") != std::string::npos,
+                        order << ": " << r.describe());
+  }
+  auto both = run_slurm(*this, "sdiag", {"-t", "-T"});
+  BOOST_CHECK_MESSAGE(both.exit_code == 2, both.describe());
 }
 
 BOOST_AUTO_TEST_CASE(usage_is_a_brief_synopsis_under_every_slurm_name) {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "config/begin_time.hpp"
+#include "config/duration.hpp"
 #include "messages/caf/type_ids.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/session.hpp"
@@ -51,7 +52,48 @@ struct acct_flags {
   bool long_list = false;
   bool help_format = false;
   bool duplicates = false;
+  bool truncate = false;
+  std::string qos;
+  std::string reasons;
+  std::string constraints;
+  std::string nnodes;
+  std::string ncpus;
+  std::string timelimit_min;
+  std::string timelimit_max;
 };
+
+/// -q, -R, -C, -i, -I, -k/-K and -T into `filter`; an error in sacct's words.
+shoal::error add_request_filters(const acct_flags& f, sacct_filter& filter) {
+  filter.qos = detail::split_list(f.qos, false);
+  filter.reasons = detail::split_list(f.reasons, false);
+  filter.constraints = detail::split_list(f.constraints, false);
+  filter.truncate = f.truncate;
+  if (!f.nnodes.empty()) {
+    auto r = parse_sacct_range(f.nnodes, "requested node range");
+    if (!r) return r.error();
+    filter.nodes_alloc = *r;
+  }
+  if (!f.ncpus.empty()) {
+    auto r = parse_sacct_range(f.ncpus, "requested cpu range");
+    if (!r) return r.error();
+    filter.cpus_alloc = *r;
+  }
+  // time_str2mins: minutes, or [D-]HH:MM:SS; what is not one is refused, as sacct's fatal().
+  auto minutes = [](const std::string& text, uint64_t& out) -> shoal::error {
+    auto t = config::parse_time_limit(text);
+    if (!t || *t <= 0)
+      return shoal::error(errc::invalid_request, "Invalid time limit specification");
+    out = static_cast<uint64_t>(*t) / 60;
+    return {};
+  };
+  if (!f.timelimit_min.empty())
+    if (auto err = minutes(f.timelimit_min, filter.timelimit_min.min)) return err;
+  if (!f.timelimit_max.empty()) {
+    if (auto err = minutes(f.timelimit_max, filter.timelimit_min.max)) return err;
+    if (filter.timelimit_min.min == 0) filter.timelimit_min.min = 1;  // -K alone: up to it
+  }
+  return {};
+}
 
 /// -S and -E read as Slurm's parse_time(text, past=1) reads them: a bare time of day (or
 /// `midnight`) not yet reached today is today's, and a date without a year not yet reached
@@ -172,6 +214,21 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
                 "Add sacct's long field list (figures shoal does not keep, such as pages and "
                 "energy, print empty)");
   cmd->add_flag("-e,--helpformat", f->help_format, "List the field names and exit");
+  cmd->add_option("-q,--qos", f->qos, "Only jobs with these QOS (comma list)");
+  cmd->add_option("-R,--reason", f->reasons,
+                  "Only jobs whose reason (Resources, Dependency, ...) is one of these (comma "
+                  "list; shoal keeps a job's last reason)");
+  cmd->add_option("-C,--constraints", f->constraints,
+                  "Only jobs whose -C holds each of these features (comma list)");
+  cmd->add_option("-i,--nnodes", f->nnodes, "Only jobs given this many nodes: N, or MIN-MAX");
+  cmd->add_option("-I,--ncpus", f->ncpus, "Only jobs given this many CPUs: N, or MIN-MAX");
+  cmd->add_option("-k,--timelimit-min", f->timelimit_min,
+                  "Only jobs with this time limit (minutes or [D-]HH:MM:SS); with -K the least");
+  cmd->add_option("-K,--timelimit-max", f->timelimit_max,
+                  "With -k: the greatest time limit (alone: any limit up to it)");
+  cmd->add_flag("-T,--truncate", f->truncate,
+                "Start and end times cut to the -S/-E window (Elapsed and CPUTime with them)");
+  add_federation_flags(*cmd, /*with_sibling=*/false);
   cmd->add_flag("-D,--duplicates", f->duplicates,
                 "Accepted for sacct's sake: the controller holds one record per job id");
   cmd->footer(
@@ -235,6 +292,7 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
       if (!names) return fail("acct", describe(names.error()));
       filter.nodes = std::move(*names);
     }
+    if (auto err = add_request_filters(*f, filter)) return fail("acct", describe(err));
     // As sacct's get_unit_type: one letter, any case.
     int units = -1;
     if (!f->units.empty()) {

@@ -506,6 +506,13 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
   add_clusters_option(*cmd);
   cmd->add_flag("-d,--details", *details,
                 "Accepted as scontrol's: show prints every detail shoal has without it");
+  auto quiet = std::make_shared<bool>(false);
+  cmd->add_flag("-Q,--quiet", *quiet,
+                "No error or informational messages on stderr: the exit code alone tells");
+  cmd->add_flag("-a,--all", "Every partition (shoal hides none: accepted as it is)");
+  cmd->add_flag("--hide", "Accepted, no effect: shoal has no hidden partitions to leave out");
+  cmd->add_flag("-F,--future", "Accepted, no effect: shoal has no FUTURE nodes to show");
+  add_federation_flags(*cmd, /*with_sibling=*/true);
   cmd->add_option("words", *words,
                   "show node|partition|job|step|config|collectors|licenses [NAME] | show "
                   "hostnames|hostlist|"
@@ -549,7 +556,8 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       "  shoal control setdebugflags +Steps -Msg   (flags: " +
       config::debug_flag_choices() + ")");
   cmd->allow_extras();
-  return [opt, words, cmd, &conf]() -> int {
+  return [opt, words, cmd, quiet, &conf]() -> int {
+    if (*quiet && std::freopen("/dev/null", "w", stderr) == nullptr) return exit_failure;
     auto& w = *words;
     // "-Flag" words of setdebugflags look like options to CLI11: they arrive as extras, after
     // the positional words (so removals apply after additions). Anywhere else they are errors.

@@ -18,6 +18,8 @@ struct diag_options {
   bool json = false;
   bool reset = false;
   bool sort_by_time = false;
+  bool sort_by_average = false;
+  bool sort_by_id = false;
   std::string url;
 };
 
@@ -42,7 +44,11 @@ int run_diag(const std::string& conf_path, const diag_options& opt) {
   }
   auto e = scrape(url);
   if (!e) return fail("diag", describe(e.error()));
-  auto d = make_diag(*e, static_cast<double>(std::time(nullptr)), opt.sort_by_time);
+  auto order = opt.sort_by_time      ? diag_sort::total_time
+               : opt.sort_by_average ? diag_sort::average_time
+               : opt.sort_by_id      ? diag_sort::id
+                                     : diag_sort::count;
+  auto d = make_diag(*e, static_cast<double>(std::time(nullptr)), order);
   if (!d) return fail("diag", describe(d.error()));
   if (opt.json)
     std::printf("%s\n", to_json(*d).dump(2).c_str());
@@ -61,8 +67,17 @@ command_runner add_diag_command(CLI::App& app, const std::string& conf) {
   cmd->add_flag("-r,--reset", opt->reset,
                 "Reset the statistics (RPCs, scheduling cycles, job counts); root or the "
                 "controller's user only");
-  cmd->add_flag("-t,--sort-by-time", opt->sort_by_time,
-                "Sort the RPC tables by total time instead of count");
+  cmd->add_flag("-a,--all", "Report every statistic: what sdiag does without options");
+  auto* by_total = cmd->add_flag("-t,--sort-by-time", opt->sort_by_time,
+                                 "Sort the RPC tables by total time instead of count");
+  auto* by_average = cmd->add_flag("-T,--sort-by-time2", opt->sort_by_average,
+                                   "Sort the RPC tables by average time instead of count")
+                         ->excludes(by_total);
+  cmd->add_flag("-i,--sort-by-id", opt->sort_by_id,
+                "Sort the RPC tables by message type and user, by name (shoal's types carry no "
+                "numbers)")
+      ->excludes(by_total)
+      ->excludes(by_average);
   cmd->add_option("--url", opt->url, "Read this endpoint instead of shoalctld's MetricsPort");
   add_clusters_option(*cmd);
   cmd->footer(

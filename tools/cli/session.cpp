@@ -93,11 +93,10 @@ void add_clusters_option(CLI::App& cmd) {
 }
 
 void add_federation_flags(CLI::App& cmd, bool with_sibling) {
-  cmd.add_flag("--local", "Only this cluster's jobs: all there are (shoal is not federated)");
-  cmd.add_flag("--federation",
-               "The federation's jobs: this cluster's own (a shoal cluster is its own federation)");
+  cmd.add_flag("--local", "This cluster only: all there is (a shoal cluster is not federated)");
+  cmd.add_flag("--federation", "The whole federation: this cluster (a shoal cluster is its own)");
   if (with_sibling)
-    cmd.add_flag("--sibling", "Each sibling job once: every job (shoal has no sibling jobs)");
+    cmd.add_flag("--sibling", "Sibling jobs each shown: every job (shoal has no sibling jobs)");
 }
 
 int every_iteration(int seconds, const std::function<int()>& list) {

@@ -82,8 +82,8 @@ void warn(const std::string& cmd, const std::string& text);
 /// (`squeue -M NAME`, `sacct --clusters all`); open_session checks them once the config is read.
 void add_clusters_option(CLI::App& cmd);
 
-/// Adds Slurm's --local and --federation (and --sibling for squeue): a shoal cluster is never
-/// in a federation, so each lists this cluster's own jobs, which is what they mean there.
+/// Adds Slurm's --local and --federation (and --sibling): a shoal cluster is never in a
+/// federation, so each shows this cluster's own records, which is what they mean there.
 void add_federation_flags(CLI::App& cmd, bool with_sibling);
 
 /// Runs `list` once, or with `seconds` > 0 forever as squeue and sinfo -i do: a blank line and

@@ -176,7 +176,7 @@ nlohmann::json to_json(const actor_row& r) {
   return j;
 }
 
-shoal::expected<diag_report> make_diag(const exposition& e, double now, bool sort_by_time) {
+shoal::expected<diag_report> make_diag(const exposition& e, double now, diag_sort order) {
   auto start = e.value("shoal_start_time_seconds");
   if (!start || !e.find("shoal_jobs_submitted_total"))
     return shoal::error(errc::malformed_message,
@@ -212,7 +212,17 @@ shoal::expected<diag_report> make_diag(const exposition& e, double now, bool sor
     for (auto& [name, count] : counts)
       if (count > 0) out.push_back({name, count, sums[name]});
     std::stable_sort(out.begin(), out.end(), [&](const auto& a, const auto& b) {
-      return sort_by_time ? a.total_s > b.total_s : a.count > b.count;
+      switch (order) {
+        case diag_sort::total_time:
+          return a.total_s > b.total_s;
+        case diag_sort::average_time:
+          return a.total_s / a.count > b.total_s / b.count;  // counts are above 0
+        case diag_sort::id:
+          return a.name < b.name;
+        case diag_sort::count:
+          break;
+      }
+      return a.count > b.count;
     });
     return out;
   };

@@ -61,13 +61,18 @@ struct diag_report {
     double count = 0;
     double total_s = 0;
   };
-  std::vector<rpc> by_type;  ///< most requests first (most time with sort_by_time)
+  std::vector<rpc> by_type;  ///< in the diag_sort order asked
   std::vector<rpc> by_user;
 };
 
+/// How sdiag orders its RPC tables: by count (the default), total time (-t), average time (-T),
+/// or id (-i; shoal's message types carry no numbers, so by type name, and users by name).
+enum class diag_sort { count, total_time, average_time, id };
+
 /// Reads the report from a scrape of shoalctld. Error (errc::malformed_message) when it is not
 /// one (no shoal_start_time_seconds, or the controller's metrics are missing).
-shoal::expected<diag_report> make_diag(const metrics::exposition& e, double now, bool sort_by_time);
+shoal::expected<diag_report> make_diag(const metrics::exposition& e, double now,
+                                       diag_sort order = diag_sort::count);
 
 /// sdiag's layout and words down to the main scheduler's figures (what scripts and the Prometheus
 /// Slurm exporter parse), then shoal's RPC tables by its own message names (times in

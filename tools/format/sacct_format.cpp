@@ -555,7 +555,59 @@ bool ran_on(const msg::job_info& j, const std::vector<std::string>& names) {
   return false;
 }
 
+bool one_of_folded(const std::vector<std::string>& list, const std::string& value) {
+  return std::any_of(list.begin(), list.end(),
+                     [&](const std::string& x) { return detail::iequals(x, value); });
+}
+
+/// -q, -R, -C, -i, -I and -k/-K.
+bool matches_request(const msg::job_info& j, const sacct_filter& f) {
+  if (!f.qos.empty() && !one_of_folded(f.qos, j.qos)) return false;
+  if (!f.reasons.empty() && !one_of_folded(f.reasons, j.reason)) return false;
+  for (auto& c : f.constraints)
+    if (c.empty() ? !j.features.empty() : j.features.find(c) == std::string::npos) return false;
+  if (!f.nodes_alloc.matches(started(j) ? j.node_count : 0)) return false;
+  if (!f.cpus_alloc.matches(started(j) ? job_cpus(j) : 0)) return false;
+  if (f.timelimit_min.min != 0 &&
+      (j.time_limit_s < 0 || !f.timelimit_min.matches(static_cast<uint64_t>(j.time_limit_s) / 60)))
+    return false;
+  return true;
+}
+
+/// sacct -T: a start before the window's start reads as that start, an end after its end (or
+/// none yet) as that end.
+void truncate_to_window(msg::job_info& j, int64_t start, int64_t end) {
+  if (j.start_time != 0 && start != 0 && j.start_time < start) j.start_time = start;
+  if (j.start_time != 0 && (j.end_time == 0 || j.end_time > end)) j.end_time = end;
+}
+
 }  // namespace
+
+shoal::expected<sacct_range> parse_sacct_range(const std::string& text, const char* what) {
+  sacct_range r;
+  auto number = [&](const char*& at, uint64_t& out) {
+    char* end = nullptr;
+    auto v = std::strtoll(at, &end, 10);
+    if (end == at || v <= 0) return false;
+    if (*end == 'k' || *end == 'K')
+      v *= 1024, ++end;
+    else if (*end == 'm' || *end == 'M')
+      v *= 1048576, ++end;
+    out = static_cast<uint64_t>(v);
+    at = end;
+    return true;
+  };
+  const char* at = text.c_str();
+  bool ok = number(at, r.min);
+  if (ok && *at == '-') {
+    ++at;
+    ok = number(at, r.max) && r.max >= r.min;
+  }
+  if (!ok || *at != '\0')
+    return shoal::error(errc::invalid_request,
+                        "Invalid numeric value \"" + text + "\" for " + what + ".");
+  return r;
+}
 
 std::vector<msg::job_info> select_sacct_jobs(const std::vector<msg::job_info>& jobs,
                                              const sacct_filter& filter, int64_t now) {
@@ -600,7 +652,9 @@ std::vector<msg::job_info> select_sacct_jobs(const std::vector<msg::job_info>& j
     if (!in_list(filter.names, j.name)) continue;
     if (!in_list(filter.accounts, j.account)) continue;
     if (!filter.nodes.empty() && !ran_on(j, filter.nodes)) continue;
+    if (!matches_request(j, filter)) continue;
     out.push_back(j);
+    if (filter.truncate) truncate_to_window(out.back(), filter.start, end);
   }
   auto key = [](const msg::job_info& j) {
     auto id = j.array_job_id != 0 ? j.array_job_id : j.job_id;

@@ -107,6 +107,22 @@ shoal::expected<std::vector<sacct_job_selector>> parse_sacct_jobs(std::string_vi
 shoal::expected<std::vector<msg::job_state>> parse_sacct_states(std::string_view list);
 
 /// What a sacct query selects; empty lists select all.
+/// sacct's -i, -I and -k/-K: one value matches exactly, MIN-MAX (or -k with -K) inclusively, as
+/// slurmdbd's query does; unset (min 0) matches everything.
+struct sacct_range {
+  uint64_t min = 0;
+  uint64_t max = 0;  ///< 0: exactly min
+
+  bool matches(uint64_t value) const {
+    if (min == 0) return true;
+    return max == 0 ? value == min : value >= min && value <= max;
+  }
+};
+
+/// Reads sacct's MIN[-MAX] (get_resource_arg_range: a number, k or m times 1024 or 1048576);
+/// `what` names it in the error ("requested node range").
+shoal::expected<sacct_range> parse_sacct_range(const std::string& text, const char* what);
+
 struct sacct_filter {
   std::vector<sacct_job_selector> jobs;  ///< -j
   std::vector<uint32_t> uids;            ///< -u (or the caller without -a)
@@ -117,6 +133,13 @@ struct sacct_filter {
   std::vector<std::string> nodes;        ///< -N, expanded: jobs that ran on any of them
   int64_t start = 0;                     ///< -S (or sacct's default); 0: none
   int64_t end = 0;                       ///< -E; 0: now
+  std::vector<std::string> qos;          ///< -q
+  std::vector<std::string> reasons;      ///< -R: the job's reason is one of them
+  std::vector<std::string> constraints;  ///< -C: its -C (features) holds each of them
+  sacct_range nodes_alloc;               ///< -i: the nodes it was given
+  sacct_range cpus_alloc;                ///< -I: the CPUs it was given
+  sacct_range timelimit_min;             ///< -k (and -K): its time limit, in minutes
+  bool truncate = false;                 ///< -T: start and end times cut to the window
 };
 
 /// The jobs sacct would report, in job id order (an array's tasks by task, its pending

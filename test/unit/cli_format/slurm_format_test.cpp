@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "messages/errc.hpp"
+#include "metrics/text_parser.hpp"
 #include "tools/format/operators.hpp"
 #include "tools/format/sinfo_format.hpp"
 #include "tools/format/slurm_format.hpp"
@@ -239,6 +240,33 @@ BOOST_AUTO_TEST_CASE(sdiag_prints_the_lines_the_exporter_reads) {
   BOOST_TEST(exporter_value(out, "^[\\s]+Cycles per") == "4", out);
   d.now = d.data_since + 30;  // not a minute yet: every cycle so far
   BOOST_TEST(exporter_value(render_diag(d), "^[\\s]+Cycles per") == "9");
+}
+
+// sdiag -t, -T and -i: the RPC tables by total time, average time and id (name, in shoal).
+BOOST_AUTO_TEST_CASE(sdiag_orders_its_rpc_tables_as_asked) {
+  // submit: many quick calls; jobs: few slow ones; ping: one slowest on average.
+  auto scrape = metrics::parse_text(
+      "shoal_start_time_seconds 1000\n"
+      "shoal_jobs_submitted_total 0\n"
+      "# TYPE shoal_rpc_seconds histogram\n"
+      "shoal_rpc_seconds_count{type=\"submit\"} 10\n"
+      "shoal_rpc_seconds_sum{type=\"submit\"} 1\n"
+      "shoal_rpc_seconds_count{type=\"jobs\"} 4\n"
+      "shoal_rpc_seconds_sum{type=\"jobs\"} 2\n"
+      "shoal_rpc_seconds_count{type=\"ping\"} 1\n"
+      "shoal_rpc_seconds_sum{type=\"ping\"} 0.9\n");
+  BOOST_REQUIRE(scrape.has_value());
+  auto names = [&](diag_sort order) {
+    auto d = make_diag(*scrape, 2000, order);
+    BOOST_REQUIRE(d.has_value());
+    std::string out;
+    for (auto& r : d->by_type) out += r.name + " ";
+    return out;
+  };
+  BOOST_TEST(names(diag_sort::count) == "submit jobs ping ");
+  BOOST_TEST(names(diag_sort::total_time) == "jobs submit ping ");
+  BOOST_TEST(names(diag_sort::average_time) == "ping jobs submit ");
+  BOOST_TEST(names(diag_sort::id) == "jobs ping submit ");
 }
 
 // test/data/slurm-22.05/sdiag.txt is Debian's slurm-wlm 22.05.8 sdiag (TZ=UTC) after three jobs
