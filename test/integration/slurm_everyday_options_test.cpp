@@ -275,6 +275,59 @@ BOOST_AUTO_TEST_CASE(scontrol_Q_keeps_errors_to_the_exit_code_and_sdiag_sorts) {
   BOOST_CHECK_MESSAGE(both.exit_code == 2, both.describe());
 }
 
+BOOST_AUTO_TEST_CASE(srun_prolog_and_epilog_run_here_around_the_step) {
+  auto log = scratch.file("scripts.log");
+  write_file(
+      scratch.file("pro.sh"),
+      "#!/bin/sh\necho \"prolog $SLURM_SCRIPT_CONTEXT $*\" >> " + log + "\nexit ${PROLOG_RC:-0}\n",
+      true);
+  write_file(scratch.file("epi.sh"),
+             "#!/bin/sh\necho \"epilog $SLURM_SCRIPT_CONTEXT $*\" >> " + log + "\nexit 3\n", true);
+  auto r = run_slurm(
+      *this, "srun",
+      {"--prolog=" + scratch.file("pro.sh"), "--epilog", scratch.file("epi.sh"), "echo", "hi"});
+  // The epilog's failure is reported; the exit code stays the step's.
+  BOOST_CHECK_MESSAGE(r.exit_code == 0 && r.out == "hi\n", r.describe());
+  BOOST_CHECK_MESSAGE(r.err.find("srun: error: srun epilog failed status=3") != std::string::npos,
+                      r.describe());
+  BOOST_CHECK_EQUAL(read_file(log), "prolog prolog_srun echo hi\nepilog epilog_srun echo hi\n");
+  // A failing prolog: no step runs.
+  command_options opt;
+  opt.env = {{"SHOAL_CONF", conf}, {"PROLOG_RC", "4"}};
+  opt.cwd = scratch.path();
+  auto refused = run_command(
+      {bin_path("slurm-names/srun"), "--prolog=" + scratch.file("pro.sh"), "echo", "ran"}, opt);
+  BOOST_CHECK_MESSAGE(
+      refused.exit_code == 1 && refused.out.empty() &&
+          refused.err.find("srun prolog failed rc = 4. Aborting step.") != std::string::npos,
+      refused.describe());
+  auto none = run_slurm(*this, "srun", {"--prolog=none", "--epilog=none", "true"});
+  BOOST_CHECK_MESSAGE(none.exit_code == 0 && none.err.empty(), none.describe());
+}
+
+BOOST_AUTO_TEST_CASE(nodefile_names_the_nodes_as_nodelist_does) {
+  write_file(scratch.file("nodes"), "# the second node\nnode2\n", false);
+  auto r = run_slurm(*this, "srun", {"-F", scratch.file("nodes"), "printenv", "SLURMD_NODENAME"});
+  BOOST_CHECK_MESSAGE(r.exit_code == 0 && r.out == "node2\n", r.describe());
+  auto batch =
+      run_slurm(*this, "sbatch", {"--nodefile=" + scratch.file("nodes"), "--wrap", "true"});
+  auto id = submitted_job_id(batch.out);
+  BOOST_REQUIRE_MESSAGE(id != 0, batch.describe());
+  BOOST_REQUIRE(wait_job_state(id, "COMPLETED"));
+  BOOST_CHECK_EQUAL(job(id).value("nodelist", ""), "node2");
+  auto missing = run_slurm(*this, "srun", {"-F", scratch.file("no-such-file"), "true"});
+  BOOST_CHECK_MESSAGE(missing.exit_code == 2 &&
+                          missing.err.find("Invalid --nodefile node file") != std::string::npos,
+                      missing.describe());
+  // -M: this cluster's name or all, as sbatch already took it.
+  auto here = run_slurm(*this, "srun", {"-M", "all", "true"});
+  BOOST_CHECK_MESSAGE(here.exit_code == 0, here.describe());
+  auto elsewhere = run_slurm(*this, "salloc", {"-M", "nosuchcluster", "true"});
+  BOOST_CHECK_MESSAGE(elsewhere.exit_code == 1 &&
+                          elsewhere.err.find("invalid entry for --cluster") != std::string::npos,
+                      elsewhere.describe());
+}
+
 BOOST_AUTO_TEST_CASE(usage_is_a_brief_synopsis_under_every_slurm_name) {
   for (const char* name : {"srun", "sbatch", "salloc", "squeue", "sinfo", "scancel", "sacct",
                            "sprio", "sdiag", "scontrol", "sacctmgr", "sstat", "sshare"}) {

@@ -595,6 +595,7 @@ command_runner add_alloc_command(CLI::App& app, const std::string& conf) {
   auto* cmd = app.add_subcommand("alloc", "Get an allocation and run a command in it (salloc)");
   auto opts = std::make_shared<job_options>();
   add_job_options(*cmd, *opts, false, true);
+  add_clusters_option(*cmd);
   cmd->prefix_command();
   cmd->footer(
       "Usage: shoal alloc [OPTIONS] [COMMAND [ARGS...]]\n"

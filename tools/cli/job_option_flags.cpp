@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +15,18 @@
 namespace shoal::cli {
 
 namespace {
+
+/// slurm_read_hostfile's list: the words of `path` (each line up to a `#`) joined by commas; ""
+/// when it cannot be read or holds none.
+std::string read_node_file(const std::string& path) {
+  std::ifstream in{path};
+  std::string line, word, out;
+  while (std::getline(in, line)) {
+    std::istringstream words{line.substr(0, line.find('#'))};
+    while (words >> word) out += (out.empty() ? "" : ",") + word;
+  }
+  return out;
+}
 
 /// Size, partition, time limit, name, nodes, working directory, requeue, nice, CPU binding.
 void add_basic_options(CLI::App& app, job_options& o) {
@@ -48,6 +62,16 @@ void add_basic_options(CLI::App& app, job_options& o) {
                  "Time limit: MIN, MIN:SEC, H:M:S, D-H, D-H:M, D-H:M:S or UNLIMITED");
   app.add_option("-J,--job-name", o.name, "Job name (default: the command)");
   app.add_option("-w,--nodelist", o.nodelist, "Nodes the job must include (hostlist)");
+  app.add_option_function<std::string>(
+         "-F,--nodefile",
+         [&o](const std::string& path) {
+           auto names = read_node_file(path);
+           if (names.empty())
+             throw CLI::ValidationError("--nodefile", "Invalid --nodefile node file");
+           o.nodelist = names;
+         },
+         "As -w, the nodes read from FILE (names or hostlists, any spacing, several lines)")
+      ->type_name("FILE");
   app.add_option("-x,--exclude", o.exclude, "Nodes the job must not use (hostlist)");
   app.add_option("-C,--constraint", o.constraint,
                  "Node features the job needs: a&b (all), a|b (any), [a|b] (the same one on "
@@ -240,6 +264,15 @@ void add_run_options(CLI::App& app, job_options& o) {
       ->type_name("PROGRAM");
   app.add_option("--task-epilog", o.task_epilog,
                  "Run PROGRAM as the user after each task ends, before TaskEpilog=")
+      ->type_name("PROGRAM");
+  app.add_option("--prolog", o.srun_prolog,
+                 "Run PROGRAM here, with the command's words as its arguments, before the step "
+                 "is asked for (SLURM_SCRIPT_CONTEXT=prolog_srun); when it fails, no step runs. "
+                 "none: no prolog")
+      ->type_name("PROGRAM");
+  app.add_option("--epilog", o.srun_epilog,
+                 "Run PROGRAM here, with the command's words as its arguments, after the step "
+                 "ends (SLURM_SCRIPT_CONTEXT=epilog_srun). none: no epilog")
       ->type_name("PROGRAM");
   app.add_flag("--multi-prog", o.multi_prog,
                "The command is a configuration file: lines of RANKS PROGRAM [ARGS] (%t: task "

@@ -1,12 +1,17 @@
 // `shoal run`: srun. Allocates nodes (or, inside a job, a step on part of them), starts the
 // command on every node and streams its output until it ends.
 
+#include <strings.h>
 #include <sys/ioctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -24,6 +29,37 @@
 namespace shoal::cli {
 
 namespace {
+
+/// srun's --prolog and --epilog (srun_job.c's _run_srun_script): `program` run here with the
+/// command's words as its arguments and SLURM_SCRIPT_CONTEXT=`context`; its exit status, 0 for
+/// "none" or a program that cannot be run (srun only notes that), 1 when it did not exit.
+int run_srun_script(const std::string& program, const char* context,
+                    const std::vector<std::string>& argv) {
+  if (program.empty() || strcasecmp(program.c_str(), "none") == 0) return 0;
+  if (::access(program.c_str(), R_OK | X_OK) != 0) {
+    std::fprintf(stderr, "%s: Access denied for %s: %s\n", program_name().c_str(), program.c_str(),
+                 std::strerror(errno));
+    return 0;
+  }
+  std::vector<char*> args{const_cast<char*>(program.c_str())};
+  for (auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t child = ::fork();
+  if (child < 0) return 1;
+  if (child == 0) {
+    // The waiter blocks the shutdown signals; the script gets them as any program would.
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::setenv("SLURM_SCRIPT_CONTEXT", context, 1);
+    ::execv(program.c_str(), args.data());
+    _exit(127);
+  }
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0)
+    if (errno != EINTR) return 0;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
 
 /// srun's input, terminal and task-exit options as the step carries them (msg::step_io).
 /// Error: errc::invalid_request naming the option.
@@ -149,6 +185,7 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
   auto* cmd = app.add_subcommand("run", "Run a parallel command on allocated nodes (srun)");
   auto opts = std::make_shared<job_options>();
   add_job_options(*cmd, *opts, false);
+  add_clusters_option(*cmd);
   cmd->prefix_command();
   cmd->footer(
       "Usage: shoal run [OPTIONS] COMMAND [ARGS...]\n"
@@ -207,6 +244,8 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     } else if (const char* env = std::getenv("SHOAL_JOB_ID"); env != nullptr && *env != '\0') {
       req->job_id = std::strtoull(env, nullptr, 10);
     }
+    if (int rc = run_srun_script(opts->srun_prolog, "prolog_srun", argv); rc != 0)
+      return fail("run", "srun prolog failed rc = " + std::to_string(rc) + ". Aborting step.");
     // Read through a signalfd by the waiter (run_client.hpp), not delivered.
     runtime::block_shutdown_signals();
     int code = 0;
@@ -226,7 +265,10 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     if (opts->verbose > 0) print_defined_options(*opts, *req);
     run_options how;
     how.verbose = opts->verbose;
-    return run_and_wait(*s, std::move(*req), how);
+    int result = run_and_wait(*s, std::move(*req), how);
+    if (int rc = run_srun_script(opts->srun_epilog, "epilog_srun", argv); rc != 0)
+      fail("run", "srun epilog failed status=" + std::to_string(rc));
+    return result;
   };
 }
 
