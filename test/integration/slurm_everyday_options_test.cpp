@@ -328,6 +328,28 @@ BOOST_AUTO_TEST_CASE(nodefile_names_the_nodes_as_nodelist_does) {
                       elsewhere.describe());
 }
 
+BOOST_AUTO_TEST_CASE(sbatch_export_file_is_the_jobs_environment) {
+  write_file(scratch.file("env0"), std::string{"A=1\0B=two words\0C=x", 19});
+  command_options opt;
+  opt.env = {{"SHOAL_CONF", conf}, {"SUBMITTER_MARK", "here"}};
+  opt.cwd = scratch.path();
+  auto r =
+      run_command({bin_path("slurm-names/sbatch"), "--export-file=" + scratch.file("env0"), "-o",
+                   "env.out", "--wrap", "echo \"$A|$B|${C:-no C}|${SUBMITTER_MARK:-not here}\""},
+                  opt);
+  auto id = submitted_job_id(r.out);
+  BOOST_REQUIRE_MESSAGE(id != 0, r.describe());
+  BOOST_REQUIRE(wait_job_state(id, "COMPLETED"));
+  // C has no NUL after it: no entry, as env_array_from_file reads it. The submitting
+  // environment (SUBMITTER_MARK) is not the job's.
+  BOOST_CHECK_EQUAL(read_file(scratch.file("env.out")), "1|two words|no C|not here\n");
+  auto missing = run_slurm(*this, "sbatch", {"--export-file=/nonexistent", "--wrap", "true"});
+  BOOST_CHECK_MESSAGE(missing.exit_code != 0 &&
+                          missing.err.find("Could not open user environment file /nonexistent") !=
+                              std::string::npos,
+                      missing.describe());
+}
+
 BOOST_AUTO_TEST_CASE(usage_is_a_brief_synopsis_under_every_slurm_name) {
   for (const char* name : {"srun", "sbatch", "salloc", "squeue", "sinfo", "scancel", "sacct",
                            "sprio", "sdiag", "scontrol", "sacctmgr", "sstat", "sshare"}) {

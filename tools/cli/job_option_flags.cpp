@@ -199,6 +199,9 @@ void add_batch_options(CLI::App& app, job_options& o) {
   app.add_option("--wrap", o.wrap,
                  "Submit `#!/bin/sh` followed by this command instead of a script");
   app.add_flag("--parsable", o.parsable, "Print only the job id");
+  app.add_option("--export-file", o.export_file,
+                 "The job's environment from FILE (or an open file descriptor, 3 or more): "
+                 "NAME=VALUE entries separated by NUL bytes, in place of this one's");
   app.add_flag("-W,--wait", o.wait,
                "Exit only when the job has ended, with its exit code (1 when a signal ended "
                "it; 0 for a job cancelled before it started), as sbatch -W");

@@ -1,5 +1,6 @@
 #include "tools/cli/job_options.hpp"
 
+#include <fcntl.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -277,6 +278,33 @@ std::vector<std::string> ignored_option_notes(const job_options& o) {
   return notes;
 }
 
+shoal::expected<std::vector<std::string>> environment_file(const std::string& name) {
+  char* end = nullptr;
+  long fd = std::strtol(name.c_str(), &end, 10);
+  bool is_fd = *end == '\0' && fd >= 3 && fd <= ::sysconf(_SC_OPEN_MAX) &&
+               ::fcntl(static_cast<int>(fd), F_GETFL) >= 0;
+  int in = is_fd ? static_cast<int>(fd) : ::open(name.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0)
+    return shoal::error(errc::invalid_request, "Could not open user environment file " + name);
+  std::string text;
+  char buf[4096];
+  for (;;) {
+    auto n = ::read(in, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    text.append(buf, static_cast<size_t>(n));
+  }
+  ::close(in);
+  // As env_array_from_file: entries end at a NUL; the text after the last NUL is not one.
+  std::vector<std::string> out;
+  for (size_t start = 0, nul = text.find('\0'); nul != std::string::npos && nul != start;
+       start = nul + 1, nul = text.find('\0', start)) {
+    auto entry = text.substr(start, nul - start);
+    if (entry.find('=') != std::string::npos) out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 shoal::expected<std::vector<std::string>> exported_environment(
     const std::string& spec, const std::vector<std::string>& env) {
   if (spec.empty() || upper(spec) == "ALL") return env;
@@ -424,7 +452,13 @@ shoal::error set_tasks(const job_options& o, std::vector<std::string> argv, bool
   req.stderr_path = o.error;
   req.argv = std::move(argv);
   std::vector<std::string> own_env;
-  for (char** e = environ; *e != nullptr; ++e) own_env.emplace_back(*e);
+  if (!o.export_file.empty()) {
+    auto from_file = environment_file(o.export_file);
+    if (!from_file) return std::move(from_file.error());
+    own_env = std::move(*from_file);
+  } else {
+    for (char** e = environ; *e != nullptr; ++e) own_env.emplace_back(*e);
+  }
   auto env = exported_environment(o.export_env, own_env);
   if (!env) return std::move(env.error());
   req.env = std::move(*env);

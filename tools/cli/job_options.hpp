@@ -57,6 +57,7 @@ struct job_options {
   std::string mincpus;            ///< as typed: CPUs a node needs to be used
   std::string wrap;               ///< batch only: the command the script wraps
   std::string export_env;         ///< --export: ALL (default), NONE, or VAR[=VALUE],...
+  std::string export_file;        ///< --export-file: NUL-separated NAME=VALUE, a file or an fd
   bool parsable = false;          ///< batch only: print only the job id
   bool no_requeue = false;
   std::string comment;
@@ -164,6 +165,11 @@ void add_job_options(CLI::App& app, job_options& o, bool batch, bool alloc = fal
 /// empty when none.
 /// Only values build_request accepts are described.
 std::vector<std::string> ignored_option_notes(const job_options& o);
+
+/// sbatch --export-file: the NAME=VALUE entries of the file `name` (or of the open descriptor it
+/// names, 3 and above), each ended by a NUL. Error (errc::invalid_request): "Could not open user
+/// environment file NAME".
+shoal::expected<std::vector<std::string>> environment_file(const std::string& name);
 
 /// The environment a job gets for `--export=spec`, as sbatch builds it (env_merge_filter):
 /// empty or ALL: all of `env`; NONE: only its SHOAL_* and SLURM_* variables; otherwise the
