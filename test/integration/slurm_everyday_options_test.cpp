@@ -350,6 +350,28 @@ BOOST_AUTO_TEST_CASE(sbatch_export_file_is_the_jobs_environment) {
                       missing.describe());
 }
 
+BOOST_AUTO_TEST_CASE(srun_r_places_the_step_from_a_node_of_the_allocation) {
+  auto srun = bin_path("slurm-names/srun");
+  auto r = run_slurm(
+      *this, "salloc",
+      {"-N2", "sh", "-c",
+       srun + " -r 1 -N1 printenv SLURMD_NODENAME && " + srun +
+           " -r 0 -N1 printenv SLURMD_NODENAME; " + srun + " -r 1 -N2 true || echo refused"});
+  BOOST_CHECK_MESSAGE(r.exit_code == 0 && r.out == "node2\nnode1\nrefused\n", r.describe());
+  BOOST_CHECK_MESSAGE(r.err.find("--relative and --nodes option incompatible with count of "
+                                 "allocated nodes (1+2>2)") != std::string::npos,
+                      r.describe());
+  auto outside = run_slurm(*this, "srun", {"-r", "0", "true"});
+  BOOST_CHECK_MESSAGE(
+      outside.exit_code == 1 && outside.err.find("--relative option invalid for job allocation "
+                                                 "request") != std::string::npos,
+      outside.describe());
+  auto with_w = run_slurm(*this, "srun", {"-r", "0", "-w", "node1", "true"});
+  BOOST_CHECK_MESSAGE(
+      with_w.exit_code == 1 && with_w.err.find("not allowed with") != std::string::npos,
+      with_w.describe());
+}
+
 BOOST_AUTO_TEST_CASE(usage_is_a_brief_synopsis_under_every_slurm_name) {
   for (const char* name : {"srun", "sbatch", "salloc", "squeue", "sinfo", "scancel", "sacct",
                            "sprio", "sdiag", "scontrol", "sacctmgr", "sstat", "sshare"}) {

@@ -268,6 +268,11 @@ void add_run_options(CLI::App& app, job_options& o) {
   app.add_option("--task-epilog", o.task_epilog,
                  "Run PROGRAM as the user after each task ends, before TaskEpilog=")
       ->type_name("PROGRAM");
+  app.add_option("-r,--relative", o.relative,
+                 "Inside an allocation: the step's nodes start at its node N (0 is the first), "
+                 "-N of them; not with -w or -x")
+      ->type_name("N")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--prolog", o.srun_prolog,
                  "Run PROGRAM here, with the command's words as its arguments, before the step "
                  "is asked for (SLURM_SCRIPT_CONTEXT=prolog_srun); when it fails, no step runs. "

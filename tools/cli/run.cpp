@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "config/mpi_type.hpp"
@@ -25,6 +26,7 @@
 #include "tools/cli/session.hpp"
 #include "tools/cli/task_density.hpp"
 #include "tools/cli/will_run.hpp"
+#include "topology/hostlist.hpp"
 
 namespace shoal::cli {
 
@@ -59,6 +61,33 @@ int run_srun_script(const std::string& program, const char* context,
   while (::waitpid(child, &status, 0) < 0)
     if (errno != EINTR) return 0;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/// srun -r: the step's nodes, from the allocation's node `relative` on (srun's _validate_relative
+/// and step_mgr's pick). An exit code after srun's message when it cannot be.
+std::optional<int> apply_relative(const CLI::App& cmd, job_options& o) {
+  if (o.relative < 0) return std::nullopt;
+  if (!o.nodelist.empty() || !o.exclude.empty())
+    return fail("run", "-r,--relative not allowed with -w,--nodelist or -x,--exclude.");
+  const char* job = std::getenv("SHOAL_JOB_ID");
+  if (job == nullptr || *job == '\0') job = std::getenv("SLURM_JOB_ID");
+  const char* nodelist = std::getenv("SLURM_JOB_NODELIST");
+  if (job == nullptr || *job == '\0' || nodelist == nullptr)
+    return fail("run", "--relative option invalid for job allocation request");
+  auto nodes = topology::expand_hostlist(nodelist);
+  if (!nodes) return fail("run", describe(nodes.error()));
+  uint32_t wanted =
+      o.nodes.empty() ? 1 : static_cast<uint32_t>(std::strtoul(o.nodes.c_str(), nullptr, 10));
+  auto first = static_cast<size_t>(o.relative);
+  if (first + wanted > nodes->size())
+    return fail("run", std::string{"--relative and "} +
+                           (cmd.count("-N") > 0 ? "--nodes" : "SLURM_JOB_NUM_NODES") +
+                           " option incompatible with count of allocated nodes (" +
+                           std::to_string(first) + "+" + std::to_string(wanted) + ">" +
+                           std::to_string(nodes->size()) + ")");
+  for (size_t i = first; i < first + wanted; ++i)
+    o.nodelist += (o.nodelist.empty() ? "" : ",") + (*nodes)[i];
+  return std::nullopt;
 }
 
 /// srun's input, terminal and task-exit options as the step carries them (msg::step_io).
@@ -213,6 +242,7 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     if (auto bad = layer_input_env("run", *cmd, *opts, false); !bad.empty())
       return fail("run", bad, exit_usage);
     if (auto code = refuse_mpi_type(opts->mpi); code != 0) return code;
+    if (auto code = apply_relative(*cmd, *opts)) return *code;
     if (auto bad = refused_count(*opts)) {
       if (bad->submission && opts->test_only)
         return refuse_estimate(shoal::error(errc::invalid_request, bad->text));
