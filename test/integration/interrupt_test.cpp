@@ -65,6 +65,30 @@ BOOST_AUTO_TEST_CASE(two_interrupts_within_a_second_cancel_the_job) {
   BOOST_CHECK(wait_node_state("node1", "IDLE", 10s));
 }
 
+BOOST_AUTO_TEST_CASE(with_X_one_interrupt_is_passed_on_without_a_word) {
+  auto ready = scratch.file("ready");
+  auto cli = start_cli(
+      {"run", "-X", "sh", "-c",
+       "trap 'echo got INT; exit 5' INT; touch " + ready + "; while :; do sleep 0.05; done"});
+  BOOST_REQUIRE(wait_until([&] { return path_exists(ready); }, 30s));
+  ::kill(cli->pid(), SIGINT);
+  auto r = cli->finish();
+  BOOST_CHECK_MESSAGE(r.exit_code == 5 && r.out.find("got INT") != std::string::npos, r.describe());
+  BOOST_CHECK_MESSAGE(r.err.find("interrupt") == std::string::npos, r.describe());
+}
+
+BOOST_AUTO_TEST_CASE(quit_on_interrupt_cancels_at_the_first) {
+  auto ready = scratch.file("ready");
+  auto cli =
+      start_cli({"run", "--quit-on-interrupt", "-J", "quitter", "sh", "-c",
+                 "trap 'echo got INT' INT; touch " + ready + "; while :; do sleep 0.05; done"});
+  BOOST_REQUIRE(wait_until([&] { return path_exists(ready); }, 30s));
+  ::kill(cli->pid(), SIGINT);
+  auto r = cli->finish();
+  BOOST_CHECK_MESSAGE(r.exit_code != 0 && r.out.find("got INT") == std::string::npos, r.describe());
+  BOOST_CHECK(wait_job_state(job_named(*this, "quitter"), "CANCELLED", 10s));
+}
+
 BOOST_AUTO_TEST_CASE(a_queued_run_says_it_waits_and_then_that_it_got_resources) {
   auto holder = hold_the_node(*this);
   auto cli = start_cli({"run", "-J", "patient", "echo", "hi"});

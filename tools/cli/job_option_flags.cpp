@@ -268,6 +268,10 @@ void add_run_options(CLI::App& app, job_options& o) {
   app.add_option("--task-epilog", o.task_epilog,
                  "Run PROGRAM as the user after each task ends, before TaskEpilog=")
       ->type_name("PROGRAM");
+  app.add_flag("-X,--disable-status", o.disable_status,
+               "A single Ctrl-C is passed to the tasks without the \"interrupt\" line");
+  app.add_flag("--quit-on-interrupt", o.quit_on_interrupt,
+               "A single Ctrl-C cancels the job (or step) at once");
   app.add_option("-r,--relative", o.relative,
                  "Inside an allocation: the step's nodes start at its node N (0 is the first), "
                  "-N of them; not with -w or -x")

@@ -101,6 +101,8 @@ struct job_options {
   bool external_launcher = false;  ///< --external-launcher: accepted, a step never waits here
   std::string task_prolog;         ///< --task-prolog=PROGRAM as typed
   std::string task_epilog;         ///< --task-epilog=PROGRAM as typed
+  bool disable_status = false;     ///< -X/--disable-status
+  bool quit_on_interrupt = false;  ///< --quit-on-interrupt
   int relative = -1;               ///< -r/--relative=N: the step starts at the allocation's node N
   std::string srun_prolog;         ///< --prolog=PROGRAM: run here before the step ("none": not)
   std::string srun_epilog;         ///< --epilog=PROGRAM: run here after the step ("none": not)

@@ -295,6 +295,8 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     if (opts->verbose > 0) print_defined_options(*opts, *req);
     run_options how;
     how.verbose = opts->verbose;
+    how.disable_status = opts->disable_status;
+    how.quit_on_interrupt = opts->quit_on_interrupt;
     int result = run_and_wait(*s, std::move(*req), how);
     if (int rc = run_srun_script(opts->srun_epilog, "epilog_srun", argv); rc != 0)
       fail("run", "srun epilog failed status=" + std::to_string(rc));

@@ -413,11 +413,12 @@ class run_waiter {
     auto signo = static_cast<int32_t>(info.ssi_signo);
     if (signo == SIGWINCH) return on_window_change();
     auto now = clock::now();
+    if (signo == SIGINT && how_.quit_on_interrupt) return cancel();
     if (signo == SIGINT && last_interrupt_ && now - *last_interrupt_ < std::chrono::seconds{1})
       return cancel();
     if (signo == SIGINT) {
       last_interrupt_ = now;
-      note("interrupt (one more within 1 sec to abort)");
+      if (!how_.disable_status) note("interrupt (one more within 1 sec to abort)");
     }
     if (job_id_ == 0) return;
     // No tasks yet: an interrupt withdraws the request (srun revokes the allocation).

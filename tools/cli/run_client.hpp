@@ -7,7 +7,9 @@ namespace shoal::cli {
 
 /// How `shoal run` talks to its user beyond the job request.
 struct run_options {
-  int verbose = 0;  ///< -v: srun's "srun: ..." lines on stderr; more with each -v
+  int verbose = 0;                 ///< -v: srun's "srun: ..." lines on stderr; more with each -v
+  bool disable_status = false;     ///< -X: a single Ctrl-C is passed on without a word
+  bool quit_on_interrupt = false;  ///< --quit-on-interrupt: a single Ctrl-C cancels the job
 };
 
 /// `shoal run`'s wait, through the front door (op run): submits `req` (a job, or a step inside
