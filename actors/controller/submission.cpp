@@ -5,6 +5,7 @@
 #include "cluster/association_check.hpp"
 #include "cluster/clock.hpp"
 #include "cluster/submission.hpp"
+#include "policy/access.hpp"
 #include "policy/dependency.hpp"
 #include "policy/job_lifecycle.hpp"
 
@@ -221,6 +222,17 @@ caf::result<msg::job_info> submit_step(controller_self self, msg::job_request& r
   return rp;
 }
 
+/// As slurmctld checks before its job_submit plugins: a fixed priority (--priority) and a
+/// negative nice are the operators'; anyone else's priority is dropped and a negative nice
+/// refused ("Invalid nice value"). A hold (-H) is not a priority here.
+shoal::error check_privileged_fields(const controller_state& st, msg::job_request& req) {
+  if (req.job_id != 0 || policy::may(*st.access, req.uid, policy::operation::update_job_as_admin))
+    return {};
+  req.workload.priority = 0;
+  if (req.nice < 0) return shoal::error(errc::permission_denied, "Invalid nice value");
+  return {};
+}
+
 }  // namespace
 
 /// --test-only: the job as a submission would make it, placed by the scheduler
@@ -228,6 +240,7 @@ caf::result<msg::job_info> submit_step(controller_self self, msg::job_request& r
 /// taken.
 caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request& req) {
   auto& st = self->state;
+  if (auto err = check_privileged_fields(st, req)) return to_caf(err);
   req.job_id = 0;
   req.workload.array.clear();  // estimated as one task, as Slurm's will_run does
   auto workload = parse_workload(self, req);
@@ -242,6 +255,7 @@ caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request
 }
 
 caf::result<msg::job_info> submit(controller_self self, msg::job_request& req, caf::actor& client) {
+  if (auto err = check_privileged_fields(self->state, req)) return to_caf(err);
   self->state.attribute_to(req.user);
   if (!req.user.empty()) self->state.user_names[req.uid] = req.user;
   SHOAL_DEBUG(msg, "rpc submit user={} uid={} job={} batch={}", req.user, req.uid, req.job_id,

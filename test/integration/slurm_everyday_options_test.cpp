@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "test/integration/harness.hpp"
+#include "test/preconditions.hpp"
 
 using namespace shoal::test;
 
@@ -370,6 +371,40 @@ BOOST_AUTO_TEST_CASE(srun_r_places_the_step_from_a_node_of_the_allocation) {
   BOOST_CHECK_MESSAGE(
       with_w.exit_code == 1 && with_w.err.find("not allowed with") != std::string::npos,
       with_w.describe());
+}
+
+BOOST_AUTO_TEST_CASE(priority_and_a_negative_nice_are_the_operators,
+                     *boost::unit_test::precondition(needs_root{"to submit as another user"})) {
+  auto busy = submit_script("busy.sh", long_sleep, {"-N2"});
+  BOOST_REQUIRE(busy != 0);
+  BOOST_REQUIRE(wait_job_state(busy, "RUNNING"));
+  auto priority_of = [&](uint64_t id) {
+    auto r = run_slurm(*this, "squeue", {"-h", "-o", "%Q", "-j", std::to_string(id)});
+    return r.out;
+  };
+  auto fixed = submit_script("fixed.sh", long_sleep, {"--priority=5000"});
+  auto top = submit_script("top.sh", long_sleep, {"--priority", "TOP"});
+  BOOST_REQUIRE(fixed != 0 && top != 0);
+  BOOST_CHECK_EQUAL(priority_of(fixed), "5000\n");
+  BOOST_CHECK_EQUAL(priority_of(top), "4294967294\n");
+  auto bad = run_slurm(*this, "sbatch", {"--priority=-3", "--wrap", "true"});
+  BOOST_CHECK_MESSAGE(
+      bad.exit_code != 0 && bad.err.find("Priority must be >= 0") != std::string::npos,
+      bad.describe());
+  const passwd* pw = ensure_user("shoaltest");
+  BOOST_REQUIRE_MESSAGE(pw != nullptr, "no test user");
+  // Anyone else's --priority is dropped, as slurmctld drops it; a negative nice is refused.
+  auto theirs =
+      run_as(pw, {"-o", "/dev/null", "--priority=5000", "--wrap", "true"}, "slurm-names/sbatch");
+  auto their_id = submitted_job_id(theirs.out);
+  BOOST_REQUIRE_MESSAGE(their_id != 0, theirs.describe());
+  BOOST_CHECK_NE(priority_of(their_id), "5000\n");
+  auto raised =
+      run_as(pw, {"-o", "/dev/null", "--nice=-5", "--wrap", "true"}, "slurm-names/sbatch");
+  BOOST_CHECK_MESSAGE(
+      raised.exit_code == 1 &&
+          raised.err.find("Batch job submission failed: Invalid nice value") != std::string::npos,
+      raised.describe());
 }
 
 BOOST_AUTO_TEST_CASE(usage_is_a_brief_synopsis_under_every_slurm_name) {

@@ -81,7 +81,12 @@ void add_basic_options(CLI::App& app, job_options& o) {
                  "NAME[:COUNT][,NAME[:COUNT]...] (COUNT 1 when left out)");
   app.add_option("-D,--chdir", o.chdir, "Working directory of the tasks (default: here)");
   app.add_flag("--requeue", o.requeue, "Requeue the job if one of its nodes fails");
-  app.add_option("--nice", o.nice, "Lower the job's priority by this much");
+  app.add_option("--nice", o.nice,
+                 "Lower the job's priority by this much (a negative one raises it: operators "
+                 "only)");
+  app.add_option("--priority", o.priority,
+                 "A fixed priority, N or TOP (the highest); 0 submits it held. Operators only: "
+                 "anyone else's is dropped, as Slurm drops it");
   // --cpu_bind: the spelling of Slurm before 19.05, which Open MPI's mpirun still passes.
   app.add_option("--cpu-bind,--cpu_bind", o.cpu_bind,
                  "Bind each task to CPUs: [quiet|verbose,]none|cores|threads|sockets|ldoms|rank|"

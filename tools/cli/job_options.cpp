@@ -1,6 +1,7 @@
 #include "tools/cli/job_options.hpp"
 
 #include <fcntl.h>
+#include <strings.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -487,6 +488,25 @@ shoal::error set_scheduling(const job_options& o, msg::job_request& req) {
   w.dependency = o.dependency;
   w.kill_on_invalid_dep = o.kill_on_invalid_dep == "yes";
   w.hold = o.hold;
+  if (!o.priority.empty()) {
+    // slurm_opt.c's arg_set_priority: TOP, or a number from 0 below NO_VAL.
+    char* end = nullptr;
+    auto n = std::strtoll(o.priority.c_str(), &end, 10);
+    if (strcasecmp(o.priority.c_str(), "TOP") == 0)
+      w.priority = UINT32_MAX - 1;
+    else if (n < 0)
+      return shoal::error(errc::invalid_request, "Priority must be >= 0");
+    else if (n >= static_cast<long long>(UINT32_MAX - 1) || *end != '\0' ||
+             end == o.priority.c_str())
+      return shoal::error(errc::invalid_request,
+                          *end != '\0' || end == o.priority.c_str()
+                              ? "Invalid --priority '" + o.priority + "' (a number, or TOP)"
+                              : "Priority must be < " + std::to_string(UINT32_MAX - 1));
+    else if (n == 0)
+      w.hold = true;
+    else
+      w.priority = static_cast<uint32_t>(n);
+  }
   w.exclusive = o.exclusive;
   w.oversubscribe = o.oversubscribe;
   if (!o.begin.empty()) {

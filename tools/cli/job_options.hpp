@@ -34,6 +34,7 @@ struct job_options {
   bool label = false;
   bool requeue = false;
   int32_t nice = 0;
+  std::string priority;  ///< --priority: N or TOP as typed (operators only; others' is dropped)
   uint64_t jobid = 0;
   std::string array;       ///< batch only: --array
   std::string dependency;  ///< -d
