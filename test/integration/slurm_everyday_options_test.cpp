@@ -407,6 +407,34 @@ BOOST_AUTO_TEST_CASE(priority_and_a_negative_nice_are_the_operators,
       raised.describe());
 }
 
+BOOST_AUTO_TEST_CASE(srun_I_gives_the_job_back_when_no_allocation_comes) {
+  auto fits = run_slurm(*this, "srun", {"-I30", "true"});
+  BOOST_CHECK_MESSAGE(fits.exit_code == 0, fits.describe());
+  auto busy = submit_script("busy.sh", long_sleep, {"-N2"});
+  BOOST_REQUIRE(busy != 0);
+  BOOST_REQUIRE(wait_job_state(busy, "RUNNING"));
+  // -I alone: slurmctld's refusal, and no "queued" line; -I<SECS>: the timeout's words.
+  auto at_once = run_slurm(*this, "srun", {"-I", "-J", "at_once", "true"});
+  BOOST_CHECK_MESSAGE(
+      at_once.exit_code == 1 && at_once.err ==
+                                    "srun: error: Unable to allocate resources: Requested "
+                                    "nodes are busy\n",
+      at_once.describe());
+  auto later = run_slurm(*this, "srun", {"--immediate=2", "true"});
+  BOOST_CHECK_MESSAGE(
+      later.exit_code == 1 && later.err.find("Connection timed out") != std::string::npos,
+      later.describe());
+  // Neither is left waiting.
+  size_t given_back = 0;
+  for (auto& j : jobs()) {
+    auto id = j.value("job_id", uint64_t{0});
+    if (id == busy || j.value("state", "") == "COMPLETED") continue;  // the one that fit
+    BOOST_CHECK(wait_job_state(id, "CANCELLED", 10s));
+    ++given_back;
+  }
+  BOOST_CHECK_EQUAL(given_back, 2u);
+}
+
 BOOST_AUTO_TEST_CASE(usage_is_a_brief_synopsis_under_every_slurm_name) {
   for (const char* name : {"srun", "sbatch", "salloc", "squeue", "sinfo", "scancel", "sacct",
                            "sprio", "sdiag", "scontrol", "sacctmgr", "sstat", "sshare"}) {

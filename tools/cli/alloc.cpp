@@ -60,14 +60,6 @@ void ring_bell(const alloc_settings& a, clock::duration waited) {
   std::fflush(stdout);
 }
 
-/// Why an immediate allocation failed, in the words slurmctld gives (slurm_strerror): from the
-/// reason the scheduler gave the job.
-std::string immediate_refusal(const std::string& reason) {
-  if (reason == "Priority") return "Immediate execution impossible, insufficient priority";
-  if (reason == "Dependency") return "Immediate execution impossible, job dependency problem";
-  return "Requested nodes are busy";
-}
-
 /// The signals alloc reads itself (salloc's sig_array, and SIGCHLD for the command's end).
 sigset_t alloc_signals() {
   sigset_t set;

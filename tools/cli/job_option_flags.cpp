@@ -218,15 +218,20 @@ void add_batch_options(CLI::App& app, job_options& o) {
   app.add_option("-e,--error", o.error, "Error file (default: with the output)");
 }
 
+/// salloc's and srun's -I.
+void add_immediate_option(CLI::App& app, job_options& o) {
+  app.add_flag("-I{1},--immediate{1}", o.immediate,
+               "Give up unless the allocation is granted within SECS seconds (-I alone: at "
+               "once); the value only attached: -I60, --immediate=60")
+      ->type_name("[=SECS]");
+}
+
 /// What only `alloc` takes: no shell, --immediate, the bell, --kill-command.
 void add_alloc_options(CLI::App& app, job_options& o) {
   app.add_flag("--no-shell", o.no_shell,
                "Get the allocation, print its id and exit 0; it lasts until `scancel` or its "
                "time limit, and `srun --jobid=ID` runs steps in it");
-  app.add_flag("-I{1},--immediate{1}", o.immediate,
-               "Give up unless the allocation is granted within SECS seconds (-I alone: at "
-               "once); the value only attached: -I60, --immediate=60")
-      ->type_name("[=SECS]");
+  add_immediate_option(app, o);
   app.add_flag("--bell", o.bell, "Ring the terminal bell when the allocation is granted");
   app.add_flag("--no-bell", o.no_bell,
                "Never ring it (default: ring when the allocation took over 10 s)");
@@ -273,6 +278,7 @@ void add_run_options(CLI::App& app, job_options& o) {
   app.add_option("--task-epilog", o.task_epilog,
                  "Run PROGRAM as the user after each task ends, before TaskEpilog=")
       ->type_name("PROGRAM");
+  add_immediate_option(app, o);
   app.add_flag("-X,--disable-status", o.disable_status,
                "A single Ctrl-C is passed to the tasks without the \"interrupt\" line");
   app.add_flag("--quit-on-interrupt", o.quit_on_interrupt,

@@ -30,7 +30,8 @@ extern char** environ;
 
 namespace shoal::cli {
 
-void normalize_optional_values(const CLI::App& app, std::vector<std::string>& args, size_t first) {
+void normalize_optional_values(const CLI::App& app, std::vector<std::string>& args, size_t first,
+                               bool kill_command) {
   for (size_t i = first; i < args.size(); ++i) {
     const auto& a = args[i];
     if (a == "--" || a.size() < 2 || a[0] != '-') return;  // the command starts here
@@ -42,7 +43,7 @@ void normalize_optional_values(const CLI::App& app, std::vector<std::string>& ar
       continue;
     }
     auto flag = std::string{"-"} + a[1];
-    if (a.size() > 2 && (a[1] == 'I' || a[1] == 'K')) {
+    if (a.size() > 2 && (a[1] == 'I' || (a[1] == 'K' && kill_command))) {
       args[i] = (a[1] == 'I' ? "--immediate=" : "--kill-command=") + a.substr(2);
       continue;
     }

@@ -193,12 +193,13 @@ shoal::expected<std::string> canonical_mail_type(const std::string& text);
 /// The script `sbatch --wrap=CMD` submits.
 std::string wrap_script(const std::string& command);
 
-/// salloc's options with an optional value, as getopt reads them: the value only attached
-/// (`-I60`, `--immediate=60`, `-KUSR1`), never the next word, which may be the command. Rewrites
-/// `-I<digits>` to `--immediate=<digits>` and `-K<signal>` to `--kill-command=<signal>` in
-/// `args` from index `first` up to the first word that is not an option of `app` or an option's
-/// value (the command), or `--`.
-void normalize_optional_values(const CLI::App& app, std::vector<std::string>& args, size_t first);
+/// salloc's and srun's options with an optional value, as getopt reads them: the value only
+/// attached (`-I60`, `--immediate=60`, `-KUSR1`), never the next word, which may be the command.
+/// Rewrites `-I<digits>` to `--immediate=<digits>` and (with `kill_command`, salloc's)
+/// `-K<signal>` to `--kill-command=<signal>` in `args` from index `first` up to the first word
+/// that is not an option of `app` or an option's value (the command), or `--`.
+void normalize_optional_values(const CLI::App& app, std::vector<std::string>& args, size_t first,
+                               bool kill_command = true);
 
 /// Turns parsed options plus the command (or, for batch, the script's arguments) into a request
 /// with the caller's identity, environment and working directory.

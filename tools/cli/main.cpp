@@ -98,16 +98,18 @@ int main(int argc, char** argv) {
     auto footer = shoal::cli::as_invoked(aliased->get_footer(), *alias, invoked);
     aliased->footer(footer.empty() ? note : footer + "\n" + note);
   }
-  // salloc's -I and -K take their value only attached (-I60, -KINT), as getopt's optional
-  // arguments do: the next word may be the command.
+  // salloc's -I and -K and srun's -I take their value only attached (-I60, -KINT), as getopt's
+  // optional arguments do: the next word may be the command.
   for (size_t i = 1; i < args.size(); ++i) {
     if (args[i] == "-f" || args[i] == "--config") {
       ++i;
       continue;
     }
-    if (args[i] != "alloc") continue;
-    auto found = app.get_subcommands([](CLI::App* sub) { return sub->get_name() == "alloc"; });
-    if (!found.empty()) shoal::cli::normalize_optional_values(*found.front(), args, i + 1);
+    if (args[i] != "alloc" && args[i] != "run") continue;
+    auto name = args[i];
+    auto found = app.get_subcommands([&](CLI::App* sub) { return sub->get_name() == name; });
+    if (!found.empty())
+      shoal::cli::normalize_optional_values(*found.front(), args, i + 1, name == "alloc");
     break;
   }
   std::vector<char*> parse_argv;

@@ -297,6 +297,7 @@ command_runner add_run_command(CLI::App& app, const std::string& conf) {
     how.verbose = opts->verbose;
     how.disable_status = opts->disable_status;
     how.quit_on_interrupt = opts->quit_on_interrupt;
+    how.immediate = req->job_id == 0 ? std::max(0, opts->immediate) : 0;
     int result = run_and_wait(*s, std::move(*req), how);
     if (int rc = run_srun_script(opts->srun_epilog, "epilog_srun", argv); rc != 0)
       fail("run", "srun epilog failed status=" + std::to_string(rc));

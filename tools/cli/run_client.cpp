@@ -101,6 +101,7 @@ class run_waiter {
     if (!stream) return failed(describe(stream.error()));
     conn_ = std::move(*stream);
     run_request_ = std::move(run);
+    if (how_.immediate > 0) give_up_ = clock::now() + std::chrono::seconds{how_.immediate};
     for (;;) {
       if (done_) return code_;
       // Input waits for the submission's answer: only then does the door know this
@@ -115,6 +116,12 @@ class run_waiter {
         auto left =
             std::chrono::duration_cast<std::chrono::milliseconds>(*finish_by_ - clock::now());
         timeout = static_cast<int>(std::max<int64_t>(0, left.count()));
+      }
+      if (give_up_ && !allocated_) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*give_up_ - clock::now());
+        if (left.count() <= 0) return not_granted_in_time();
+        timeout = timeout < 0 ? static_cast<int>(left.count())
+                              : std::min<int>(timeout, static_cast<int>(left.count()));
       }
       int n = ::poll(fds, 3, timeout);
       if (n < 0 && errno != EINTR) return failed(std::string{"poll: "} + std::strerror(errno));
@@ -257,7 +264,9 @@ class run_waiter {
     auto id = std::to_string(ev.job_id);
     if (ev.kind == "queued") {
       queued_ = true;
-      note("job " + id + " queued and waiting for resources");
+      queued_reason_ = ev.text;
+      // -I alone: slurmctld refuses at once, and srun never says it waits.
+      if (how_.immediate != 1) note("job " + id + " queued and waiting for resources");
     } else if (ev.kind == "allocated") {
       allocated_ = true;
       if (queued_) note("job " + id + " has been allocated resources");
@@ -429,13 +438,27 @@ class run_waiter {
     if (auto reply = call(s_, sig); !reply) note("error: " + describe(reply.error()));
   }
 
-  void cancel() {
-    if (job_id_ == 0) return;
-    note("cancelling job " + std::to_string(job_id_));
+  /// -I: the allocation did not come in time. The job is given back (a job still pending ends),
+  /// and srun says why: slurmctld's words for -I alone, the timeout's (ETIMEDOUT) for -I<SECS>.
+  int not_granted_in_time() {
+    if (job_id_ != 0) cancel_quietly();
+    note("error: Unable to allocate resources: " + (how_.immediate == 1
+                                                        ? immediate_refusal(queued_reason_)
+                                                        : std::string{"Connection timed out"}));
+    return 1;
+  }
+
+  void cancel_quietly() {
     auto req = msg::make_client_request(msg::client_op::cancel);
     req.target = std::to_string(job_id_);
     req.uid = static_cast<uint32_t>(::getuid());
     if (auto reply = call(s_, req); !reply) note("error: " + describe(reply.error()));
+  }
+
+  void cancel() {
+    if (job_id_ == 0) return;
+    note("cancelling job " + std::to_string(job_id_));
+    cancel_quietly();
   }
 
   session& s_;
@@ -463,6 +486,8 @@ class run_waiter {
   std::optional<clock::time_point> finish_by_;
   std::optional<clock::time_point> lost_at_;
   std::optional<clock::time_point> last_interrupt_;
+  std::optional<clock::time_point> give_up_;  ///< -I: when a job not yet allocated is given back
+  std::string queued_reason_;                 ///< why the scheduler keeps it waiting
 };
 
 }  // namespace

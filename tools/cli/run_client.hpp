@@ -10,6 +10,9 @@ struct run_options {
   int verbose = 0;                 ///< -v: srun's "srun: ..." lines on stderr; more with each -v
   bool disable_status = false;     ///< -X: a single Ctrl-C is passed on without a word
   bool quit_on_interrupt = false;  ///< --quit-on-interrupt: a single Ctrl-C cancels the job
+  /// -I: a new job not allocated within this many seconds is given back (1: at once, as slurmctld
+  /// refuses it); 0: wait as long as it takes
+  int immediate = 0;
 };
 
 /// `shoal run`'s wait, through the front door (op run): submits `req` (a job, or a step inside

@@ -92,6 +92,12 @@ void add_clusters_option(CLI::App& cmd) {
                  "Clusters to ask: this cluster's ClusterName= or 'all' (shoal has one cluster)");
 }
 
+std::string immediate_refusal(const std::string& reason) {
+  if (reason == "Priority") return "Immediate execution impossible, insufficient priority";
+  if (reason == "Dependency") return "Immediate execution impossible, job dependency problem";
+  return "Requested nodes are busy";
+}
+
 void add_federation_flags(CLI::App& cmd, bool with_sibling) {
   cmd.add_flag("--local", "This cluster only: all there is (a shoal cluster is not federated)");
   cmd.add_flag("--federation", "The whole federation: this cluster (a shoal cluster is its own)");

@@ -82,6 +82,10 @@ void warn(const std::string& cmd, const std::string& text);
 /// (`squeue -M NAME`, `sacct --clusters all`); open_session checks them once the config is read.
 void add_clusters_option(CLI::App& cmd);
 
+/// Why an immediate allocation (-I) failed, in the words slurmctld gives (slurm_strerror): from
+/// the reason the scheduler gave the job.
+std::string immediate_refusal(const std::string& reason);
+
 /// Adds Slurm's --local and --federation (and --sibling): a shoal cluster is never in a
 /// federation, so each shows this cluster's own records, which is what they mean there.
 void add_federation_flags(CLI::App& cmd, bool with_sibling);
