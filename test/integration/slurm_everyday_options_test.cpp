@@ -1,8 +1,14 @@
-// The everyday options of squeue, sinfo and scancel that select and report (issue 34, item 1):
-// squeue's -A/-q/-R/-w/-L filters, -v and -i; sinfo's -d/-r/-T, -v and -i; scancel's
-// -A/-q/-R/-w filters, -v, -Q and -i; sprio's -j/-u and -w; and --usage under every Slurm
-// name. Each is asserted in the words Slurm 22.05 uses (src/squeue/opts.c, src/sinfo/opts.c and
-// print.c, src/scancel/scancel.c, src/sprio/sprio.c).
+// The everyday options of Slurm's commands that issue 34 (item 1) added, each asserted in the
+// words Slurm 22.05 uses: squeue's -A/-q/-R/-w/-L filters, -v and -i; sinfo's -d/-r/-T, -v and
+// -i; scancel's filters, -v, -Q and -i; sprio's -j/-u and -w; sacct's -q/-g/-i/-I/-k/-K/-C/-T;
+// scontrol -Q and sdiag's orders; srun's --prolog/--epilog, -r, -I and -F (sbatch's too),
+// sbatch --export-file, --priority; and --usage under every Slurm name (src/squeue/opts.c,
+// src/sinfo/opts.c and print.c, src/scancel/scancel.c, src/sprio/sprio.c, src/sacct/options.c,
+// src/srun/srun_job.c, src/common/env.c).
+
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 
@@ -235,6 +241,18 @@ BOOST_AUTO_TEST_CASE(sacct_selects_by_qos_sizes_and_time_limit) {
   BOOST_CHECK_EQUAL(ids({"-K", "30"}), a);
   BOOST_CHECK_EQUAL(ids({"-C", "nosuchfeature"}), "");
   BOOST_CHECK_EQUAL(ids({"--local", "--federation", "-q", "normal"}), a);
+  // -g: the owner's primary group (the test's), by name or number.
+  const passwd* me = ::getpwuid(::getuid());
+  BOOST_REQUIRE(me != nullptr);
+  const group* mine = ::getgrgid(me->pw_gid);
+  BOOST_REQUIRE(mine != nullptr);
+  BOOST_CHECK_EQUAL(ids({"-g", mine->gr_name, "-q", "normal"}), a);
+  BOOST_CHECK_EQUAL(ids({"--gid=" + std::to_string(me->pw_gid), "-L", "-i", "2"}), b);
+  BOOST_CHECK_EQUAL(ids({"--group=4242"}), "");
+  auto no_group = run_slurm(*this, "sacct", {"-g", "no-such-group"});
+  BOOST_CHECK_MESSAGE(no_group.exit_code == 1 &&
+                          no_group.err.find("Invalid group id: no-such-group") != std::string::npos,
+                      no_group.describe());
   auto bad = run_slurm(*this, "sacct", {"-i", "two"});
   BOOST_CHECK_MESSAGE(
       bad.exit_code == 1 && bad.err.find("Invalid numeric value \"two\" for "

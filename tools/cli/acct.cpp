@@ -2,6 +2,7 @@
 // controller still holds (running, pending, and finished ones not yet stored), printed as Slurm
 // 22.05's sacct prints its accounting records, with each stored job's steps and what they used.
 
+#include <grp.h>
 #include <pwd.h>
 #include <strings.h>
 
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -54,6 +56,7 @@ struct acct_flags {
   bool duplicates = false;
   bool truncate = false;
   std::string qos;
+  std::string groups;
   std::string reasons;
   std::string constraints;
   std::string nnodes;
@@ -133,6 +136,43 @@ bool user_ids(const std::string& list, std::vector<uint32_t>& out) {
     }
   }
   return true;
+}
+
+/// sacct -g: group names or gids; an unknown one ends sacct as _convert_to_id does.
+bool group_ids(const std::string& list, std::set<uint32_t>& out) {
+  for (auto& item : detail::split_list(list, false)) {
+    group gr{};
+    group* found = nullptr;
+    char buf[4096];
+    if (getgrnam_r(item.c_str(), &gr, buf, sizeof buf, &found) == 0 && found != nullptr) {
+      out.insert(found->gr_gid);
+    } else if (!item.empty() && item.find_first_not_of("0123456789") == std::string::npos) {
+      out.insert(static_cast<uint32_t>(std::strtoul(item.c_str(), nullptr, 10)));
+    } else {
+      std::fprintf(stderr, "Invalid group id: %s\n", item.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+/// -g: only the jobs whose owner's primary group is one of `gids` (a job record keeps its
+/// owner's uid; the group is the one that owner has here).
+void keep_groups(std::vector<msg::job_info>& jobs, const std::set<uint32_t>& gids) {
+  std::map<uint32_t, bool> wanted;
+  auto in_group = [&](uint32_t uid) {
+    auto [it, fresh] = wanted.emplace(uid, false);
+    if (!fresh) return it->second;
+    passwd pw{};
+    passwd* found = nullptr;
+    char buf[4096];
+    if (getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found != nullptr)
+      it->second = gids.count(found->pw_gid) > 0;
+    return it->second;
+  };
+  jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
+                            [&](const msg::job_info& j) { return !in_group(j.uid); }),
+             jobs.end());
 }
 
 /// What the accounting store kept of the jobs `filter` selects (the store applies the same
@@ -229,6 +269,13 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
   cmd->add_flag("-T,--truncate", f->truncate,
                 "Start and end times cut to the -S/-E window (Elapsed and CPUTime with them)");
   add_federation_flags(*cmd, /*with_sibling=*/false);
+  cmd->add_flag("-L,--allclusters", "Every cluster's jobs: this cluster's (shoal has one)");
+  cmd->add_flag("--use-local-uid",
+                "Accepted, no effect: the user names shown are those recorded at submission");
+  cmd->add_flag("--whole-hetjob", "Accepted, no effect: shoal has no heterogeneous jobs");
+  cmd->add_option("-g,--gid,--group", f->groups,
+                  "Only jobs whose owner's primary group is one of these (names or gids, comma "
+                  "list)");
   cmd->add_flag("-D,--duplicates", f->duplicates,
                 "Accepted for sacct's sake: the controller holds one record per job id");
   cmd->footer(
@@ -293,6 +340,8 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
       filter.nodes = std::move(*names);
     }
     if (auto err = add_request_filters(*f, filter)) return fail("acct", describe(err));
+    std::set<uint32_t> gids;
+    if (!f->groups.empty() && !group_ids(f->groups, gids)) return exit_failure;
     // As sacct's get_unit_type: one letter, any case.
     int units = -1;
     if (!f->units.empty()) {
@@ -324,6 +373,7 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
         tf != nullptr && std::string{tf} != "standard")
       opt.time_format = tf;
     auto chosen = select_sacct_jobs(*list_jobs, filter, now);
+    if (!gids.empty()) keep_groups(chosen, gids);
     std::fputs(render_sacct(chosen, stored, *columns, opt).c_str(), stdout);
     return 0;
   };

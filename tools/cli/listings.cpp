@@ -419,6 +419,7 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
                                 "these (12.0,12.batch,10_3.1)")
                     ->expected(0, 1);
   cmd->add_flag("-a,--all", "Jobs in every partition (shoal hides none: accepted as it is)");
+  cmd->add_flag("--hide", "Leave out hidden partitions' jobs: squeue's default (shoal hides none)");
   cmd->add_flag("--noconvert", no_unit_conversion(),
                 "Memory in the unit it was given (MB), not converted to G or T");
   add_clusters_option(*cmd);
@@ -646,6 +647,7 @@ command_runner add_info_command(CLI::App& app, const std::string& conf) {
                 "The option settings first (sinfo's block of name = value lines), then the date");
   add_federation_flags(*cmd, /*with_sibling=*/false);
   cmd->add_flag("-a,--all", "Every partition (shoal hides none: accepted as it is)");
+  cmd->add_flag("--hide", "Leave out hidden partitions: sinfo's default (shoal hides none)");
   cmd->add_flag("--noconvert", no_unit_conversion(),
                 "Memory and disk in the unit they were given (MB), not converted to G or T");
   add_clusters_option(*cmd);
