@@ -123,12 +123,9 @@ shoal::expected<int64_t> parse_past_time(const std::string& text, int64_t now) {
 /// sacct -u: names or uids; an unknown one ends sacct as _convert_to_id does.
 bool user_ids(const std::string& list, std::vector<uint32_t>& out) {
   for (auto& item : detail::split_list(list, false)) {
-    passwd pw{};
-    passwd* found = nullptr;
-    char buf[4096];
-    if (getpwnam_r(item.c_str(), &pw, buf, sizeof buf, &found) == 0 && found != nullptr) {
-      out.push_back(found->pw_uid);
-    } else if (!item.empty() && item.find_first_not_of("0123456789") == std::string::npos) {
+    if (auto user = find_user(item)) {
+      out.push_back(user->uid);
+    } else if (is_numeric_id(item)) {
       out.push_back(static_cast<uint32_t>(std::strtoul(item.c_str(), nullptr, 10)));
     } else {
       std::fprintf(stderr, "Invalid user id: %s\n", item.c_str());
@@ -146,7 +143,7 @@ bool group_ids(const std::string& list, std::set<uint32_t>& out) {
     char buf[4096];
     if (getgrnam_r(item.c_str(), &gr, buf, sizeof buf, &found) == 0 && found != nullptr) {
       out.insert(found->gr_gid);
-    } else if (!item.empty() && item.find_first_not_of("0123456789") == std::string::npos) {
+    } else if (is_numeric_id(item)) {
       out.insert(static_cast<uint32_t>(std::strtoul(item.c_str(), nullptr, 10)));
     } else {
       std::fprintf(stderr, "Invalid group id: %s\n", item.c_str());
@@ -162,12 +159,8 @@ void keep_groups(std::vector<msg::job_info>& jobs, const std::set<uint32_t>& gid
   std::map<uint32_t, bool> wanted;
   auto in_group = [&](uint32_t uid) {
     auto [it, fresh] = wanted.emplace(uid, false);
-    if (!fresh) return it->second;
-    passwd pw{};
-    passwd* found = nullptr;
-    char buf[4096];
-    if (getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found != nullptr)
-      it->second = gids.count(found->pw_gid) > 0;
+    if (fresh)
+      if (auto g = primary_group(uid)) it->second = gids.count(g->gid) > 0;
     return it->second;
   };
   jobs.erase(std::remove_if(jobs.begin(), jobs.end(),

@@ -83,13 +83,8 @@ struct cancel_manner {
 
 /// The uid scancel -u names (a name or a number), or nullopt after "Invalid user name: X".
 std::optional<uint32_t> cancel_uid(const std::string& text) {
-  passwd pw{};
-  passwd* found = nullptr;
-  char buf[4096];
-  if (getpwnam_r(text.c_str(), &pw, buf, sizeof buf, &found) == 0 && found != nullptr)
-    return found->pw_uid;
-  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos)
-    return static_cast<uint32_t>(std::strtoul(text.c_str(), nullptr, 10));
+  if (auto user = find_user(text)) return user->uid;
+  if (is_numeric_id(text)) return static_cast<uint32_t>(std::strtoul(text.c_str(), nullptr, 10));
   fail("cancel", "Invalid user name: " + text);
   return std::nullopt;
 }

@@ -4,6 +4,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <ctime>
 
 namespace shoal::cli {
@@ -17,6 +18,22 @@ user_identity current_user() {
   else
     id.name = std::to_string(id.uid);
   return id;
+}
+
+bool is_numeric_id(const std::string& text) {
+  return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
+std::optional<user_identity> find_user(const std::string& name_or_uid) {
+  passwd pw{};
+  passwd* found = nullptr;
+  char buf[4096];
+  if (getpwnam_r(name_or_uid.c_str(), &pw, buf, sizeof buf, &found) != 0 || found == nullptr) {
+    if (!is_numeric_id(name_or_uid)) return std::nullopt;
+    auto uid = static_cast<uid_t>(std::strtoul(name_or_uid.c_str(), nullptr, 10));
+    if (getpwuid_r(uid, &pw, buf, sizeof buf, &found) != 0 || found == nullptr) return std::nullopt;
+  }
+  return user_identity{found->pw_name, found->pw_uid, found->pw_gid};
 }
 
 std::optional<group_entry> primary_group(uint32_t uid) {

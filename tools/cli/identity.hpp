@@ -16,6 +16,14 @@ struct user_identity {
 };
 user_identity current_user();
 
+/// The user `name_or_uid` names in this host's user database, as Slurm's commands read -u: a
+/// name first, then a number as a uid. nullopt: no such user here (a caller that takes unknown
+/// uids, as scancel and sacct do, reads the number itself).
+std::optional<user_identity> find_user(const std::string& name_or_uid);
+
+/// Whether `text` is a uid or gid as the commands write one: digits only.
+bool is_numeric_id(const std::string& text);
+
 /// The primary group of user `uid`, from this host's user database (the job records carry the
 /// uid only: squeue's %g and %G, scontrol's GroupId). nullopt: no such user here; an empty name:
 /// the group has no entry.

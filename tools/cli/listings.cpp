@@ -75,20 +75,10 @@ std::string env_or_empty(const char* name) {
 std::vector<std::string> user_names(const std::string& list, const std::string& cmd) {
   std::vector<std::string> names;
   for (auto& item : detail::split_list(list, false)) {
-    passwd pw{};
-    passwd* found = nullptr;
-    char buf[4096];
-    bool numeric = item.find_first_not_of("0123456789") == std::string::npos;
-    if (getpwnam_r(item.c_str(), &pw, buf, sizeof buf, &found) == 0 && found != nullptr) {
-      names.push_back(found->pw_name);
-    } else if (numeric &&
-               getpwuid_r(static_cast<uid_t>(std::strtoul(item.c_str(), nullptr, 10)), &pw, buf,
-                          sizeof buf, &found) == 0 &&
-               found != nullptr) {
-      names.push_back(found->pw_name);
-    } else {
+    if (auto user = find_user(item))
+      names.push_back(user->name);
+    else
       fail(cmd, "Invalid user: " + item);
-    }
   }
   return names;
 }

@@ -1,8 +1,6 @@
 // `shoal prio` (sprio): the pending jobs' priorities and their weighted factors, or with -w the
 // weights themselves.
 
-#include <pwd.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +8,7 @@
 
 #include "messages/caf/type_ids.hpp"
 #include "tools/cli/commands.hpp"
+#include "tools/cli/identity.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/cli/usage.hpp"
 #include "tools/format/listing.hpp"
@@ -32,17 +31,8 @@ struct prio_flags {
 std::set<std::string> wanted_users(const std::string& list) {
   std::set<std::string> out;
   for (auto& item : detail::split_list(list, false)) {
-    if (item.find_first_not_of("0123456789") == std::string::npos) {
-      passwd pw{};
-      passwd* found = nullptr;
-      char buf[4096];
-      auto uid = static_cast<uid_t>(std::strtoul(item.c_str(), nullptr, 10));
-      if (getpwuid_r(uid, &pw, buf, sizeof buf, &found) == 0 && found != nullptr) {
-        out.insert(found->pw_name);
-        continue;
-      }
-    }
-    out.insert(item);
+    auto user = find_user(item);
+    out.insert(user ? user->name : item);
   }
   return out;
 }
