@@ -410,6 +410,9 @@ command_runner add_queue_command(CLI::App& app, const std::string& conf) {
                     ->expected(0, 1);
   cmd->add_flag("-a,--all", "Jobs in every partition (shoal hides none: accepted as it is)");
   cmd->add_flag("--hide", "Leave out hidden partitions' jobs: squeue's default (shoal hides none)");
+  cmd->add_flag("--array-unique",
+                "A pending array task with a record of its own keeps its own line: always so "
+                "here (shoal never folds such a task into its array's line)");
   cmd->add_flag("--noconvert", no_unit_conversion(),
                 "Memory in the unit it was given (MB), not converted to G or T");
   add_clusters_option(*cmd);
