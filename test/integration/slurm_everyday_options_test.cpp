@@ -76,6 +76,7 @@ BOOST_AUTO_TEST_CASE(squeue_selects_by_account_qos_nodes_and_licenses) {
   BOOST_CHECK(ids({"-L", "sim"}) == only_b);
   BOOST_CHECK(ids({"-R", "nosuch"}).empty());
   BOOST_CHECK(ids({"--local", "--federation", "--sibling", "-A", "physics"}) == only_a);
+  BOOST_CHECK(ids({"--hide", "--array-unique", "-A", "physics"}) == only_a);
 }
 
 BOOST_AUTO_TEST_CASE(squeue_v_prints_its_settings_then_the_date_then_the_jobs) {

@@ -2,7 +2,6 @@
 // controller still holds (running, pending, and finished ones not yet stored), printed as Slurm
 // 22.05's sacct prints its accounting records, with each stored job's steps and what they used.
 
-#include <grp.h>
 #include <pwd.h>
 #include <strings.h>
 
@@ -120,47 +119,43 @@ shoal::expected<int64_t> parse_past_time(const std::string& text, int64_t now) {
   return t;
 }
 
-/// sacct -u: names or uids; an unknown one ends sacct as _convert_to_id does.
-bool user_ids(const std::string& list, std::vector<uint32_t>& out) {
+/// sacct's -u and -g (_convert_to_id): each item a name `lookup` finds, or a number; an
+/// unknown one prints "Invalid WHAT id: X" and ends sacct.
+template <class Lookup>
+bool ids_of(const std::string& list, const char* what, Lookup lookup, std::vector<uint32_t>& out) {
   for (auto& item : detail::split_list(list, false)) {
-    if (auto user = find_user(item)) {
-      out.push_back(user->uid);
+    if (auto id = lookup(item)) {
+      out.push_back(*id);
     } else if (is_numeric_id(item)) {
       out.push_back(static_cast<uint32_t>(std::strtoul(item.c_str(), nullptr, 10)));
     } else {
-      std::fprintf(stderr, "Invalid user id: %s\n", item.c_str());
+      std::fprintf(stderr, "Invalid %s id: %s\n", what, item.c_str());
       return false;
     }
   }
   return true;
 }
 
-/// sacct -g: group names or gids; an unknown one ends sacct as _convert_to_id does.
-bool group_ids(const std::string& list, std::set<uint32_t>& out) {
-  for (auto& item : detail::split_list(list, false)) {
-    group gr{};
-    group* found = nullptr;
-    char buf[4096];
-    if (getgrnam_r(item.c_str(), &gr, buf, sizeof buf, &found) == 0 && found != nullptr) {
-      out.insert(found->gr_gid);
-    } else if (is_numeric_id(item)) {
-      out.insert(static_cast<uint32_t>(std::strtoul(item.c_str(), nullptr, 10)));
-    } else {
-      std::fprintf(stderr, "Invalid group id: %s\n", item.c_str());
-      return false;
-    }
-  }
-  return true;
+bool user_ids(const std::string& list, std::vector<uint32_t>& out) {
+  return ids_of(
+      list, "user",
+      [](const std::string& name) -> std::optional<uint32_t> {
+        auto user = find_user(name);
+        if (!user) return std::nullopt;
+        return user->uid;
+      },
+      out);
 }
 
 /// -g: only the jobs whose owner's primary group is one of `gids` (a job record keeps its
 /// owner's uid; the group is the one that owner has here).
-void keep_groups(std::vector<msg::job_info>& jobs, const std::set<uint32_t>& gids) {
+void keep_groups(std::vector<msg::job_info>& jobs, const std::vector<uint32_t>& gids) {
   std::map<uint32_t, bool> wanted;
   auto in_group = [&](uint32_t uid) {
     auto [it, fresh] = wanted.emplace(uid, false);
     if (fresh)
-      if (auto g = primary_group(uid)) it->second = gids.count(g->gid) > 0;
+      if (auto g = primary_group(uid))
+        it->second = std::find(gids.begin(), gids.end(), g->gid) != gids.end();
     return it->second;
   };
   jobs.erase(std::remove_if(jobs.begin(), jobs.end(),
@@ -333,8 +328,8 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
       filter.nodes = std::move(*names);
     }
     if (auto err = add_request_filters(*f, filter)) return fail("acct", describe(err));
-    std::set<uint32_t> gids;
-    if (!f->groups.empty() && !group_ids(f->groups, gids)) return exit_failure;
+    std::vector<uint32_t> gids;
+    if (!f->groups.empty() && !ids_of(f->groups, "group", find_group, gids)) return exit_failure;
     // As sacct's get_unit_type: one letter, any case.
     int units = -1;
     if (!f->units.empty()) {

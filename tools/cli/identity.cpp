@@ -36,6 +36,15 @@ std::optional<user_identity> find_user(const std::string& name_or_uid) {
   return user_identity{found->pw_name, found->pw_uid, found->pw_gid};
 }
 
+std::optional<uint32_t> find_group(const std::string& name) {
+  group gr{};
+  group* found = nullptr;
+  char buf[4096];
+  if (getgrnam_r(name.c_str(), &gr, buf, sizeof buf, &found) != 0 || found == nullptr)
+    return std::nullopt;
+  return found->gr_gid;
+}
+
 std::optional<group_entry> primary_group(uint32_t uid) {
   passwd pw{};
   passwd* found = nullptr;

@@ -21,6 +21,9 @@ user_identity current_user();
 /// uids, as scancel and sacct do, reads the number itself).
 std::optional<user_identity> find_user(const std::string& name_or_uid);
 
+/// The gid of group `name` in this host's group database; nullopt: no such group.
+std::optional<uint32_t> find_group(const std::string& name);
+
 /// Whether `text` is a uid or gid as the commands write one: digits only.
 bool is_numeric_id(const std::string& text);
 

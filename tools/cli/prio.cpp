@@ -64,7 +64,13 @@ int run_prio(const prio_flags& f, const std::string& conf) {
     std::fputs(render_priority_weights(w, f.no_header, shown).c_str(), stdout);
     return 0;
   }
-  auto jobs = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, false);
+  // Only the pending jobs, and only what the table shows of them (the controller encodes no more).
+  using J = msg::job_info;
+  auto shown_fields = msg::fields_of(&J::job_id, &J::array_job_id, &J::array_task_id,
+                                     &J::array_tasks, &J::user, &J::partition);
+  msg::job_filter pending;
+  pending.states.emplace_back(msg::to_string(msg::job_state::pending));
+  auto jobs = ask<std::vector<msg::job_info>>(*s, msg::jobs_atom_v, false, shown_fields, pending);
   if (!jobs) return fail("prio", describe(jobs.error()));
   auto details = ask<std::vector<msg::pending_detail>>(*s, msg::client_op::pending);
   if (!details) return fail("prio", describe(details.error()));
