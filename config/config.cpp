@@ -169,4 +169,9 @@ int64_t takeover_patience_s(const cluster_config& cfg) {
   return std::max(cfg.message_timeout_s, cfg.slurmctld_timeout_s + cfg.slurmctld_timeout_s / 2);
 }
 
+std::string jwt_key_path(const cluster_config& cfg) {
+  if (!cfg.auth.jwt_key_path.empty()) return cfg.auth.jwt_key_path;
+  return cfg.state_save_location + "/jwt_hs256.key";
+}
+
 }  // namespace shoal::config

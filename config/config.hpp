@@ -26,6 +26,12 @@ struct auth_settings {
   /// the daemons warn at start).
   bool munge = true;
   std::string munge_socket = "/run/munge/munge.socket.2";  ///< AuthInfo=socket=PATH
+  /// AuthAltTypes=auth/jwt: the front door also takes a JSON Web Token (HS256, Slurm's claims
+  /// `sun`, `exp`, `iat`) in place of a MUNGE credential, as shoalrestd forwards them.
+  bool jwt = false;
+  /// AuthAltParameters=jwt_key=PATH: the HS256 key. Read by shoalctld when it starts, not by
+  /// the parser, so that clients need not be able to read it.
+  std::string jwt_key_path;
 };
 
 /// One kind of generic resource on a node (Gres=NAME[:TYPE]:COUNT), with the device files
@@ -228,6 +234,10 @@ constexpr uint64_t max_node_weight = 4'294'967'280u;
 
 /// A node's Features= as a list (order kept, empty items dropped).
 std::vector<std::string> feature_list(const node_config& node);
+
+/// auth/jwt's key file: AuthAltParameters=jwt_key=, else Slurm's default,
+/// StateSaveLocation/jwt_hs256.key.
+std::string jwt_key_path(const cluster_config& cfg);
 
 /// The SuspendTime, SuspendTimeout and ResumeTimeout power saving uses for `node`, from the
 /// global keys and the partitions holding it (effective_power_timing's rule).

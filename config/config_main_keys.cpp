@@ -182,6 +182,16 @@ std::optional<shoal::error> parser::access_key(const cs::pair& p, const where& a
     return accepted;
   }
   if (k == "authinfo") return auth_info(p, at);
+  if (k == "authalttypes") {
+    cfg_.auth.jwt = false;
+    for (const auto& word : split_list(v)) {
+      if (cs::to_lower(word) != "auth/jwt")
+        return bad_value(at, p, p.key, "auth/jwt (the only alternative shoal has)");
+      cfg_.auth.jwt = true;
+    }
+    return accepted;
+  }
+  if (k == "authaltparameters") return auth_alt_parameters(p, at);
   if (k == "slurmuser") {
     cfg_.slurm_user = v;
     return accepted;
@@ -430,6 +440,24 @@ shoal::error parser::auth_info(const cs::pair& p, const where& at) {
       cfg_.auth.munge_socket = value;
     } else if (!option.empty()) {
       warn(at, "AuthInfo option '" + option + "' has no effect (shoal reads socket=)");
+    }
+  }
+  return {};
+}
+
+/// AuthAltParameters=jwt_key=PATH[,...]: where auth/jwt's HS256 key is. Slurm's other options
+/// (jwks=, userclaimfield=, disable_token_creation) have no effect here.
+shoal::error parser::auth_alt_parameters(const cs::pair& p, const where& at) {
+  for (const auto& option : split_list(p.value)) {
+    auto eq = option.find('=');
+    auto name = cs::to_lower(option.substr(0, eq));
+    auto value = eq == std::string::npos ? std::string{} : option.substr(eq + 1);
+    if (name == "jwt_key") {
+      if (value.empty() || value.front() != '/')
+        return bad_value(at, p, p.key, "jwt_key=PATH (an absolute path to the HS256 key)");
+      cfg_.auth.jwt_key_path = value;
+    } else if (!option.empty()) {
+      warn(at, "AuthAltParameters option '" + option + "' has no effect (shoal reads jwt_key=)");
     }
   }
   return {};

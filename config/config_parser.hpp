@@ -138,6 +138,7 @@ class parser {
                        std::string& resolved);
   shoal::error resolve_partitions();
   shoal::error auth_info(const cs::pair& p, const where& at);
+  shoal::error auth_alt_parameters(const cs::pair& p, const where& at);
   shoal::error resolve_gres();
   shoal::error read_gres_conf(const std::string& path, const where& named_at);
   /// Reads one gres.conf line; appends it to `lines` when it has a Name=.

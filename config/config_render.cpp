@@ -126,6 +126,10 @@ std::string render_config(const cluster_config& cfg) {
     add("AdminUsers", names);
   }
   add("AuthInfo", "socket=" + cfg.auth.munge_socket);
+  if (cfg.auth.jwt) {
+    add("AuthAltParameters", "jwt_key=" + jwt_key_path(cfg));
+    add("AuthAltTypes", "auth/jwt");
+  }
   add("AuthType", cfg.auth.munge ? "auth/munge" : "auth/none");
   add("ClusterName", cfg.cluster_name);
   add("CollectMetrics", cfg.collect_metrics ? "YES" : "NO");

@@ -17,7 +17,8 @@ const std::vector<std::string_view> main_keys = {
     "SlurmctldHost", "ControlMachine", "BackupController", "SlurmctldTimeout", "MessageTimeout",
     "SlurmctldPort", "MachStatusPort", "MetricsPort", "NodeMetricsPort", "ControllerListen",
     // who may do what (access_key)
-    "AdminUsers", "AuthType", "AuthInfo", "SlurmUser", "PrivateData",
+    "AdminUsers", "AuthType", "AuthInfo", "AuthAltTypes", "AuthAltParameters", "SlurmUser",
+    "PrivateData",
     // the node daemons (daemon_key)
     "CollectMetrics", "SlurmEnv", "HeartBeatInterval", "SlurmdTimeout", "HeartBeatTimeout",
     "KillWait", "SlurmdParameters", "PMIxTimeout", "MinJobAge", "StateSaveLocation", "TmpFS",

@@ -734,6 +734,9 @@ enum ClientOp $C.type("uint8_t") {
   reservationEdit @34;  # reservationChange, uid -> text (scontrol create|update|delete
                         # reservation, admins only: "Reservation created: NAME" on create)
   reservations @35;     # -> reservations (scontrol show reservation)
+  token @36;            # text (for whom; "": the sender), lifespan -> text: an auth/jwt token
+                        # (scontrol token); root and SlurmUser may name another user; refused
+                        # for a request proven by a token, so a token cannot extend itself
 }
 
 struct ClientRequest {
@@ -765,6 +768,7 @@ struct ClientRequest {
   jobFields @20 :UInt64;     # jobs: the JobInfo fields the listing reads, bit n for field @n
                              # (messages/field_mask.hpp); 0: every field (an older client)
   filter @21 :JobFilter;     # jobs: which jobs the controller lists (the CLI filters again)
+  lifespan @22 :UInt32;      # token: seconds it is valid; 0: AuthAltParameters' default (1800)
 }
 
 # Which jobs a listing keeps (messages/job_filter.hpp), applied by the controller before it

@@ -29,6 +29,7 @@
 #include "runtime/bootstrap/shutdown.hpp"
 #include "runtime/bootstrap/system_setup.hpp"
 #include "runtime/ctld/failover.hpp"
+#include "runtime/ctld/jwt.hpp"
 #include "runtime/tls/cluster_identity.hpp"
 #include "runtime/tls/tls_transport.hpp"
 
@@ -170,6 +171,17 @@ int main(int argc, char** argv) {
       std::_Exit(1);
     }
     setup.cluster_identity = std::move(*identity);
+  }
+  if (cfg->auth.jwt) {
+    auto key = shoal::runtime::read_jwt_key(shoal::config::jwt_key_path(*cfg));
+    if (!key) {
+      shoal::config::log().error("AuthAltTypes=auth/jwt: {}", key.error().text());
+      std::fprintf(stderr, "shoalctld: error: AuthAltTypes=auth/jwt: %s\n",
+                   key.error().text().c_str());
+      std::fflush(nullptr);
+      std::_Exit(1);
+    }
+    setup.jwt_key = std::move(*key);
   }
   setup.access = shoal::runtime::access_rules_of(*cfg);
   const auto& me = setup.lines[setup.self_index];

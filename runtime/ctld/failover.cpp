@@ -323,6 +323,7 @@ class failover {
     door.auth = setup_.cfg.auth;
     door.access = setup_.access;
     door.cluster_identity = setup_.cluster_identity;
+    door.jwt_key = setup_.jwt_key;
     door.reconfigure = setup_.reconfigure;
     if (!door.auth.munge)
       config::log().warn(

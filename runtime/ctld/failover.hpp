@@ -30,6 +30,8 @@ struct failover_setup {
   /// Under auth/munge: the cluster's TLS identity (runtime/tls/cluster_identity.hpp), which the
   /// front door hands to node daemons that prove they run as a daemon user.
   std::string cluster_identity;
+  /// Under AuthAltTypes=auth/jwt: the HS256 key (read when shoalctld starts).
+  std::string jwt_key;
   /// Who may do what: the front door and every controller this process runs ask the same rules.
   policy::access_rules access;
   /// What `scontrol reconfigure` runs (front_door_setup::reconfigure); empty: refused.

@@ -37,7 +37,7 @@ using namespace door;
 caf::behavior door_behavior(door_self self, int listen_fd, front_door_setup setup) {
   self->state.setup = std::move(setup);
   auto& auth = self->state.setup.auth;
-  if (auth.munge)
+  if (auth.munge || !self->state.setup.jwt_key.empty())
     for (unsigned i = 0; i < std::max(1u, self->state.setup.checkers); ++i)
       self->state.checkers.push_back(
           self->spawn<caf::detached + caf::linked>(credential_checker, self->state.setup));

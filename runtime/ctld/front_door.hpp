@@ -48,6 +48,10 @@ struct front_door_setup {
   /// cluster_identity request from a daemon user (`access`) gets it in a MUNGE credential only
   /// that uid may decode; anyone else is refused.
   std::string cluster_identity;
+  /// Under AuthAltTypes=auth/jwt, the HS256 key (runtime/ctld/jwt.hpp): a request whose
+  /// credential is a token is proven by it (the token's user is the sender), and `token`
+  /// requests mint one. Empty: tokens are refused.
+  std::string jwt_key;
   /// `scontrol reconfigure` (admins only): shoalctld's SIGHUP reconfigure
   /// (runtime/bootstrap/reconfigure.hpp), run on a thread of its own; its answer or its error
   /// goes to the client. Empty: refused.

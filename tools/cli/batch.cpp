@@ -108,24 +108,6 @@ std::optional<std::string> read_script(const std::string& path) {
   return text;
 }
 
-/// sbatch's checks of a script before anything is submitted, in its words (one error line
-/// each); empty when the script may go.
-std::vector<std::string> script_faults(const std::string& script) {
-  if (script.empty()) return {"Batch script is empty!"};
-  if (script.find_first_not_of(" \t\n\v\f\r") == std::string::npos)
-    return {"Batch script contains only whitespace!"};
-  if (script.compare(0, 2, "#!") != 0)
-    return {"This does not look like a batch script.  The first",
-            "line must start with #! followed by the path to an interpreter.",
-            "For instance: #!/bin/sh"};
-  if (script.find('\0') != std::string::npos)
-    return {"The Slurm controller does not allow scripts that", "contain a NULL character '\\0'."};
-  if (script.find("\r\n") != std::string::npos)
-    return {"Batch script contains DOS line breaks (\\r\\n)",
-            "instead of expected UNIX line breaks (\\n)."};
-  return {};
-}
-
 /// Where a directive of `script` fails to parse: "PATH:LINE: bad #SBATCH line: WHY" for the first
 /// line that fails on its own, or `whole` (the error of all of them together) when none does.
 std::string bad_directive(const std::string& path, const std::string& script,

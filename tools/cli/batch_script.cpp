@@ -74,4 +74,22 @@ void apply_command_line(CLI::App& script, const CLI::App& cmd) {
   }
 }
 
+/// sbatch's checks of a script before anything is submitted, in its words (one error line
+/// each); empty when the script may go.
+std::vector<std::string> script_faults(const std::string& script) {
+  if (script.empty()) return {"Batch script is empty!"};
+  if (script.find_first_not_of(" \t\n\v\f\r") == std::string::npos)
+    return {"Batch script contains only whitespace!"};
+  if (script.compare(0, 2, "#!") != 0)
+    return {"This does not look like a batch script.  The first",
+            "line must start with #! followed by the path to an interpreter.",
+            "For instance: #!/bin/sh"};
+  if (script.find('\0') != std::string::npos)
+    return {"The Slurm controller does not allow scripts that", "contain a NULL character '\\0'."};
+  if (script.find("\r\n") != std::string::npos)
+    return {"Batch script contains DOS line breaks (\\r\\n)",
+            "instead of expected UNIX line breaks (\\n)."};
+  return {};
+}
+
 }  // namespace shoal::cli

@@ -29,4 +29,8 @@ std::vector<std::string> script_directives(const std::string& script);
 /// Options `script` does not declare are skipped.
 void apply_command_line(CLI::App& script, const CLI::App& cmd);
 
+/// sbatch's checks of a script before anything is submitted, in its words (one error line
+/// each); empty when the script may go. shoalrestd's submissions get the same.
+std::vector<std::string> script_faults(const std::string& script);
+
 }  // namespace shoal::cli

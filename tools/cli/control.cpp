@@ -22,6 +22,7 @@
 #include "tools/cli/reservations.hpp"
 #include "tools/cli/session.hpp"
 #include "tools/cli/steps.hpp"
+#include "tools/cli/token.hpp"
 #include "tools/format/listing.hpp"
 #include "tools/format/node_state_text.hpp"
 #include "tools/format/sinfo_format.hpp"
@@ -522,7 +523,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
                   "ReservationName=R ... | show reservation [R] | "
                   "update JobId=N KEY=VALUE ... | reboot [ASAP] "
                   "[nextstate=RESUME|DOWN|UNDRAIN] [reason=TEXT] NODES|ALL | cancel_reboot NODES "
-                  "| ping | version | reconfigure "
+                  "| ping | version | reconfigure | token [lifespan=SECONDS] [username=USER] "
                   "| setdebug LEVEL | setdebugflags +FLAG|-FLAG ... | "
                   "hold|uhold|release|requeue|top|suspend|resume JOB_LIST")
       ->required();
@@ -551,6 +552,8 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
       "  shoal control hold 12,13_4       (release with: shoal control release 12,13_4)\n"
       "  shoal control top 15             (first among your own pending jobs)\n"
       "  shoal control ping               (is each SlurmctldHost's shoalctld UP or DOWN?)\n"
+      "  shoal control token lifespan=3600   (SLURM_JWT=... for shoalrestd; "
+      "AuthAltTypes=auth/jwt)\n"
       "  shoal control setdebug debug     (shoalctld's level until restart; levels: quiet, "
       "fatal,\n      error, info, verbose, debug, debug2..debug5 or 0-9)\n"
       "  shoal control setdebugflags +Steps -Msg   (flags: " +
@@ -617,6 +620,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
     }
     if (is(w[0], "reboot") || is(w[0], "reboot_nodes") || is(w[0], "cancel_reboot"))
       return reboot_nodes(conf, {w.begin() + 1, w.end()}, is(w[0], "cancel_reboot"));
+    if (is(w[0], "token")) return make_token(conf, {w.begin() + 1, w.end()});
     if (is(w[0], "ping")) {
       if (w.size() > 1) return fail("control", "too many words after ping", exit_usage);
       return ping_controllers(conf);
@@ -637,7 +641,7 @@ command_runner add_control_command(CLI::App& app, const std::string& conf) {
     return fail("control",
                 "unknown command '" + w[0] +
                     "' (use show, update, create, delete, reboot, cancel_reboot, ping, version, "
-                    "reconfigure, setdebug, "
+                    "reconfigure, token, setdebug, "
                     "setdebugflags, hold, uhold, release, requeue, top, suspend or resume)",
                 exit_usage);
   };

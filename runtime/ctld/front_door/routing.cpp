@@ -347,6 +347,18 @@ void on_cluster_identity(door_self self, const reply_to& to, msg::client_request
   answer(self, to, reply);
 }
 
+void on_token(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
+  if (self->state.setup.jwt_key.empty())
+    return answer(self, to,
+                  refusal(make_error(errc::invalid_request,
+                                     "auth/jwt is not configured on this cluster: set "
+                                     "AuthAltTypes=auth/jwt (and AuthAltParameters=jwt_key=PATH) "
+                                     "in the controller's config")));
+  msg::client_reply reply;
+  reply.text = std::move(req.text);  // minted by the credential checker
+  answer(self, to, reply);
+}
+
 void on_unknown(door_self self, const reply_to& to, msg::client_request& req, const grant&) {
   answer(self, to,
          refusal(make_error(errc::invalid_request, "unknown request " +
@@ -398,6 +410,7 @@ constexpr route routes[] = {
   {op::diag_reset,        on_diag_reset},
   {op::reconfigure,       on_reconfigure, need::admin},
   {op::cluster_identity,  on_cluster_identity, need::nothing, false},
+  {op::token,             on_token, need::nothing, false},
   {op::input,             on_input, need::nothing, false},
 };
 // clang-format on

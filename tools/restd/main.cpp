@@ -1,0 +1,107 @@
+// shoalrestd: slurmrestd's REST API (data model v0.0.41) in front of shoalctld's front door.
+// A client of the controller like the CLI, not a part of its actor system: each request becomes
+// the front-door request the CLI sends, carrying the caller's auth/jwt token (docs/rest.md).
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "config/log.hpp"
+#include "runtime/bootstrap/controller_client.hpp"
+#include "runtime/bootstrap/logging.hpp"
+#include "tools/restd/rest_json.hpp"
+#include "tools/restd/rest_server.hpp"
+
+namespace {
+
+/// "HOST:PORT", ":PORT" or "PORT" as slurmrestd reads its listen arguments; false otherwise.
+bool split_listen(const std::string& text, std::string& host, uint16_t& port) {
+  auto colon = text.rfind(':');
+  host = colon == std::string::npos ? "0.0.0.0" : text.substr(0, colon);
+  if (host.empty()) host = "0.0.0.0";
+  auto digits = colon == std::string::npos ? text : text.substr(colon + 1);
+  char* end = nullptr;
+  auto n = std::strtoul(digits.c_str(), &end, 10);
+  if (digits.empty() || *end != '\0' || n > 65535) return false;
+  port = static_cast<uint16_t>(n);
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"shoalrestd: slurmrestd's REST API (v0.0.41) for a shoal cluster"};
+  std::string conf;
+  std::string listen;
+  size_t threads = 20;
+  unsigned verbose = 0;
+  app.add_option("-f", conf,
+                 "Read the cluster's config from this file (default: $SHOAL_CONF, "
+                 "then /etc/shoal/shoal.conf)");
+  app.add_option("-t", threads, "Requests served at once (default 20)")->check(CLI::Range(1, 1024));
+  app.add_flag("-v", verbose, "More log lines (repeat for more)");
+  app.set_version_flag("-V,--version", std::string("shoalrestd ") + SHOAL_VERSION);
+  app.add_option("listen", listen, "[HOST]:PORT to listen on (slurmrestd's form)")->required();
+  app.footer(
+      "Each request needs X-SLURM-USER-TOKEN (`shoal control token`; AuthAltTypes=auth/jwt on the\n"
+      "controller). Endpoints under /slurm/v0.0.41/: ping, jobs, job/ID (GET, POST to update,\n"
+      "DELETE to cancel, ?signal=NAME to signal), job/submit, nodes, node/NAME (GET, POST),\n"
+      "partitions, partition/NAME. See docs/rest.md.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  std::string host;
+  uint16_t port = 0;
+  if (!split_listen(listen, host, port)) {
+    std::fprintf(stderr, "shoalrestd: error: cannot read '%s' as [HOST]:PORT\n", listen.c_str());
+    return 2;
+  }
+  auto cfg = shoal::runtime::load_cluster_config(conf, /*client_only=*/true);
+  if (!cfg) {
+    std::fprintf(stderr, "shoalrestd: error: %s\n", shoal::describe(cfg.error()).c_str());
+    return 1;
+  }
+  shoal::runtime::log_options log_opt;
+  log_opt.process = "shoalrestd";
+  log_opt.more_verbose = verbose;
+  // Blocked before any thread exists, so only the waiting thread below takes them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  if (auto err = shoal::runtime::setup_logging(log_opt)) {
+    std::fprintf(stderr, "shoalrestd: error: %s\n", shoal::describe(err).c_str());
+    return 1;
+  }
+  shoal::restd::server_settings settings;
+  settings.threads = threads;
+  shoal::restd::rest_server server(std::move(*cfg), settings);
+  if (auto err = server.bind(host, port)) {
+    std::fprintf(stderr, "shoalrestd: error: %s\n", shoal::describe(err).c_str());
+    return 1;
+  }
+  shoal::config::log().info("shoalrestd listening on {}:{} (/slurm/{})", host, server.port(),
+                            shoal::restd::api_version);
+  // The port chosen for :0, for scripts and tests that start it so.
+  std::printf("shoalrestd: listening on %s:%u\n", host.c_str(), server.port());
+  std::fflush(stdout);
+  std::thread stopper([&server, stop_signals] {
+    int sig = 0;
+    sigwait(&stop_signals, &sig);
+    shoal::config::log().info("shoalrestd stopping on signal {}", sig);
+    server.stop();
+  });
+  server.serve();
+  pthread_kill(stopper.native_handle(), SIGTERM);
+  stopper.join();
+  return 0;
+}

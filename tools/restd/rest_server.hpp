@@ -1,0 +1,53 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "config/config.hpp"
+#include "messages/errc.hpp"
+
+namespace httplib {
+class Server;
+}
+
+namespace shoal::restd {
+
+/// How shoalrestd serves (its command line).
+struct server_settings {
+  size_t threads = 20;                ///< -t: requests served at once (slurmrestd's default)
+  size_t max_body_bytes = 16u << 20;  ///< a larger body is refused with 413
+  int read_timeout_s = 10;            ///< a request must arrive whole within this
+};
+
+/// slurmrestd's endpoints under /slurm/v0.0.41/ (docs/rest.md): each request needs the
+/// X-SLURM-USER-TOKEN header (an auth/jwt token, `shoal control token`) and becomes the
+/// front-door request the CLI would send, with the token as its credential, so the controller
+/// decides who may do what exactly as it does for the CLI. Blocking: a thread pool of
+/// `settings.threads`, each with its own connection to the controller.
+class rest_server {
+ public:
+  rest_server(config::cluster_config cfg, server_settings settings);
+  ~rest_server();
+  rest_server(const rest_server&) = delete;
+  rest_server& operator=(const rest_server&) = delete;
+
+  /// Binds `address`:`port` (0: any; the port bound is then port()). Error: errc::system_error
+  /// "cannot listen on ADDRESS:PORT".
+  shoal::error bind(const std::string& address, uint16_t port);
+  uint16_t port() const { return port_; }
+
+  /// Serves until stop() (from a signal handler's thread or another). Returns at once when
+  /// bind() did not succeed.
+  void serve();
+  void stop();
+
+ private:
+  config::cluster_config cfg_;
+  server_settings settings_;
+  std::unique_ptr<httplib::Server> http_;
+  uint16_t port_ = 0;
+};
+
+}  // namespace shoal::restd
