@@ -116,9 +116,8 @@ void get_ping(exchange& x) {
   send(x, 200, {{"pings", pings}});
 }
 
-void get_jobs(exchange& x) {
-  auto req = msg::make_client_request(msg::client_op::jobs);
-  req.include_finished = true;
+/// The jobs `req` asks for, as v0.0.41's job_info_resp.
+void send_jobs(exchange& x, msg::client_request req) {
   auto reply = ask(x, std::move(req));
   if (!reply) return;
   json jobs = json::array();
@@ -127,17 +126,18 @@ void get_jobs(exchange& x) {
   send(x, 200, {{"jobs", jobs}, {"last_backfill", number(now)}, {"last_update", number(now)}});
 }
 
+void get_jobs(exchange& x) {
+  auto req = msg::make_client_request(msg::client_op::jobs);
+  req.include_finished = true;
+  send_jobs(x, std::move(req));
+}
+
 void get_job(exchange& x) {
   auto id = job_id_of(x);
   if (!id) return;
   auto req = msg::make_client_request(msg::client_op::job);
   req.job_id = *id;
-  auto reply = ask(x, std::move(req));
-  if (!reply) return;
-  json jobs = json::array();
-  for (const auto& j : reply->jobs) jobs.push_back(render(j, job_fields(), context(x)));
-  auto now = static_cast<int64_t>(std::time(nullptr));
-  send(x, 200, {{"jobs", jobs}, {"last_backfill", number(now)}, {"last_update", number(now)}});
+  send_jobs(x, std::move(req));
 }
 
 /// `?signal=SIGUSR1` (or `USR1`, or a number): the signal for the job's tasks; none cancels.
