@@ -21,6 +21,8 @@ packages=(
   mpich libmpich-dev                   # --mpi=pmi2 tests: mpicc.mpich (Open MPI stays mpicc)
   libsqlite3-dev libpq-dev             # the accounting store: SQLite (default) and PostgreSQL
   postgresql                           # the PostgreSQL store's tests start a private server
+  curl python3-jsonschema              # the REST tests' clients and OpenAPI validation
+  openapi-specification                # the OpenAPI 3.0 JSON schema the document is checked against
 )
 
 missing=()

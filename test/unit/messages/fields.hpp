@@ -862,6 +862,7 @@ inline msg::client_request sample_client_request() {
   x.filter.states = {"RUNNING", "PENDING"};
   x.filter.users = {"alice"};
   x.filter.partitions = {"debug", "batch"};
+  x.lifespan = 600;
   return x;
 }
 
