@@ -63,8 +63,15 @@ void find_command_dirs(const std::string& exe_dir, task_env_settings& settings) 
   struct stat st;
   if (::stat(shoal.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(shoal.c_str(), X_OK) == 0)
     settings.shoal_dir = exe_dir;
-  auto names = exe_dir + "/" + slurm_names_folder;
-  if (::stat(names.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) settings.slurm_names_dir = names;
+  // Beside the binary in a build (bin/slurm-names); installed, under lib/shoal/ (the package's
+  // /usr/lib/shoal/slurm-names), out of bin/ so that they never shadow a Slurm on PATH.
+  for (auto names :
+       {exe_dir + "/" + slurm_names_folder, exe_dir + "/../lib/shoal/" + slurm_names_folder}) {
+    if (::stat(names.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      settings.slurm_names_dir = std::filesystem::path(names).lexically_normal().string();
+      return;
+    }
+  }
 }
 
 namespace {

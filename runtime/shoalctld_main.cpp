@@ -69,6 +69,8 @@ struct ctld_flags {
 /// Reads the command line into `f`; an exit code when shoalctld ends here (--help, a bad flag).
 std::optional<int> parse_flags(int argc, char** argv, ctld_flags& f) {
   CLI::App app{"shoalctld: the shoal controller daemon"};
+  // As slurmctld -V and slurmd -V; help2man reads it for the man page.
+  app.set_version_flag("-V,--version", "shoalctld " SHOAL_VERSION);
   app.add_option("-f,--config", f.conf_path,
                  "Cluster config file (default: $SHOAL_CONF, else /etc/shoal/shoal.conf)");
   app.add_flag("--check", f.check_only, "Validate the config file and exit (0 when valid)");
@@ -90,6 +92,8 @@ std::optional<int> parse_flags(int argc, char** argv, ctld_flags& f) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "shoalctld: error: %s\nTry 'shoalctld --help'.\n", e.what());

@@ -105,6 +105,8 @@ struct shoald_flags {
 /// Reads the command line into `f`; an exit code when shoald ends here (--help, a bad flag).
 std::optional<int> parse_flags(int argc, char** argv, shoald_flags& f) {
   CLI::App app{"shoald: the shoal node daemon"};
+  // As slurmctld -V and slurmd -V; help2man reads it for the man page.
+  app.set_version_flag("-V,--version", "shoald " SHOAL_VERSION);
   app.add_option("-f,--config", f.conf_path,
                  "Cluster config file (default: $SHOAL_CONF, else /etc/shoal/shoal.conf)");
   app.add_option("-N,--node-name", f.node_name,
@@ -136,6 +138,8 @@ std::optional<int> parse_flags(int argc, char** argv, shoald_flags& f) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "shoald: error: %s\nTry 'shoald --help'.\n", e.what());

@@ -23,6 +23,7 @@ packages=(
   postgresql                           # the PostgreSQL store's tests start a private server
   curl python3-jsonschema              # the REST tests' clients and OpenAPI validation
   openapi-specification                # the OpenAPI 3.0 JSON schema the document is checked against
+  help2man dpkg-dev debootstrap        # the .deb: man pages, dependencies, its clean-root test
 )
 
 missing=()

@@ -289,6 +289,20 @@ BOOST_AUTO_TEST_CASE(command_dirs_are_the_folders_that_exist) {
   BOOST_TEST(settings.slurm_names_dir == dir.path + "/slurm-names");
 }
 
+BOOST_AUTO_TEST_CASE(installed_slurm_names_are_found_under_lib_shoal) {
+  // The package's layout: /usr/bin/shoal and /usr/lib/shoal/slurm-names/.
+  temp_dir dir;
+  fs::create_directories(dir.path + "/bin");
+  fs::create_directories(dir.path + "/lib/shoal/" + slurm_names_folder);
+  task_env_settings settings;
+  find_command_dirs(dir.path + "/bin", settings);
+  BOOST_TEST(settings.slurm_names_dir == dir.path + "/lib/shoal/slurm-names");
+  // A build's own folder beside the binary wins.
+  fs::create_directories(dir.path + "/bin/" + slurm_names_folder);
+  find_command_dirs(dir.path + "/bin", settings);
+  BOOST_TEST(settings.slurm_names_dir == dir.path + "/bin/slurm-names");
+}
+
 BOOST_AUTO_TEST_CASE(shoald_hands_its_settings_to_stepd_through_the_environment) {
   export_task_env("relative.conf", false, "lab");
   auto settings = task_env_from_environment();
