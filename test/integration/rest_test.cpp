@@ -4,6 +4,7 @@
 // 400 where slurmrestd refuses.
 
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
@@ -342,6 +343,66 @@ BOOST_AUTO_TEST_CASE(thirty_two_clients_lose_and_duplicate_nothing) {
         return done == ids.size();
       },
       180s));
+}
+
+BOOST_AUTO_TEST_CASE(the_unix_socket_knows_its_own_user_without_a_token) {
+  // slurmrestd's unix:PATH with rest_auth/local: the kernel names the caller.
+  auto made = shoal::runtime::make_temp_dir("shoal-restd-sock");
+  BOOST_REQUIRE(made);
+  std::string dir = *made;
+  ::chmod(dir.c_str(), 0755);  // so that another user can reach the socket and be refused
+  auto socket = dir + "/restd.sock";
+  daemon_process local({bin_path("shoalrestd"), "-f", conf, "unix:" + socket},
+                       scratch.file("shoalrestd-unix.log"));
+  auto over_socket = [&](const std::vector<std::string>& prefix, const std::string& method,
+                         const std::string& path, const std::string& body) {
+    std::vector<std::string> argv = prefix;
+    argv.insert(argv.end(), {"curl", "-sS", "--unix-socket", socket, "-X", method, "-o", "-", "-w",
+                             "\n%{http_code}"});
+    if (!body.empty())
+      argv.insert(argv.end(), {"-H", "Content-Type: application/json", "--data-binary", body});
+    argv.push_back("http://localhost/slurm/v0.0.41" + path);
+    auto r = run_command(argv);
+    answer a;
+    auto cut = r.out.rfind('\n');
+    if (r.exit_code != 0 || cut == std::string::npos) return a;
+    a.status = std::atoi(r.out.c_str() + cut + 1);
+    a.raw = r.out.substr(0, cut);
+    a.body = parse_json(a.raw);
+    return a;
+  };
+  BOOST_REQUIRE_MESSAGE(
+      wait_until([&] { return over_socket({}, "GET", "/ping", "").status == 200; }, 20s),
+      read_file(scratch.file("shoalrestd-unix.log")));
+
+  nlohmann::json job = {{"script", "#!/bin/sh\necho over the socket\n"},
+                        {"name", "sock1"},
+                        {"current_working_directory", scratch.path()},
+                        {"environment", {"PATH=/usr/bin:/bin"}}};
+  auto submitted = over_socket({}, "POST", "/job/submit", nlohmann::json{{"job", job}}.dump());
+  BOOST_REQUIRE_MESSAGE(submitted.status == 200, submitted.raw);
+  auto id = submitted.body["job_id"].get<uint64_t>();
+  BOOST_CHECK(wait_until([&] { return ended(rest_state(id)); }, 60s));
+  auto shown = over_socket({}, "GET", "/job/" + std::to_string(id), "");
+  BOOST_REQUIRE_EQUAL(shown.status, 200);
+  passwd* me = ::getpwuid(::getuid());
+  BOOST_REQUIRE(me != nullptr);
+  BOOST_CHECK_EQUAL(shown.body["jobs"][0]["user_name"], me->pw_name);
+  BOOST_CHECK_EQUAL(shown.body["meta"]["client"]["user"], me->pw_name);
+
+  // Another user on the same socket, without a token: refused, as rest_auth/local refuses.
+  if (::getuid() == 0) {
+    auto stranger = over_socket({"setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"},
+                                "GET", "/jobs", "");
+    BOOST_CHECK_EQUAL(stranger.status, 401);
+    BOOST_CHECK(contains(stranger.raw, "may not use this socket"));
+  }
+  // A socket left by a daemon that is gone is replaced; a live one is not taken over.
+  auto second = run_command({bin_path("shoalrestd"), "-f", conf, "unix:" + socket});
+  BOOST_CHECK_EQUAL(second.exit_code, 1);
+  BOOST_CHECK(contains(second.err, "another shoalrestd is listening there"));
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -4,6 +4,7 @@
 
 #include "messages/front_door.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
+#include "runtime/bootstrap/request_auth.hpp"
 
 namespace shoal::restd {
 
@@ -25,7 +26,14 @@ shoal::expected<msg::client_reply> controller_link::call(const msg::client_reque
       door_ = std::move(*door);
       line_ = i;
     }
-    auto reply = door_.call(req, patience);
+    // No token: this daemon's own credential, made afresh for each attempt (munged takes a
+    // credential once).
+    auto signed_req = req;
+    if (req.credential.empty()) {
+      if (auto err = runtime::sign_request(cfg_.auth, signed_req))
+        return shoal::error(errc::unreachable, "cannot sign the request: " + describe(err));
+    }
+    auto reply = door_.call(signed_req, patience);
     if (!reply) {
       door_ = runtime::front_door_client{};
       why +=

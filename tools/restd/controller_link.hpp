@@ -13,7 +13,8 @@ namespace shoal::restd {
 /// One worker thread's connection to the controller's front door: blocking, one request at a
 /// time, reconnecting and trying the next SlurmctldHost line when the one it used is gone or not
 /// in control. The request's credential is the caller's token, passed on as it came: the front
-/// door proves the sender from it, so shoalrestd holds no key and no privilege of its own.
+/// door proves the sender from it, so shoalrestd holds no key and no privilege of its own. A
+/// request without one (the UNIX socket's own user) is signed as this process (AuthType).
 class controller_link {
  public:
   explicit controller_link(const config::cluster_config& cfg) : cfg_(cfg) {}

@@ -1,6 +1,7 @@
 #include "tools/restd/endpoints.hpp"
 
 #include <pwd.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +18,7 @@
 #include "runtime/bootstrap/controller_client.hpp"
 #include "tools/restd/controller_link.hpp"
 #include "tools/restd/job_submit.hpp"
+#include "tools/restd/unix_listener.hpp"
 
 namespace shoal::restd {
 
@@ -63,9 +65,11 @@ controller_link& link_of(const config::cluster_config& cfg) {
   return *link;
 }
 
-/// Sends `req` with the caller's token; a refusal is sent to the client and gives nothing.
+/// Sends `req` with the caller's token (none on the UNIX socket: the link signs it as this
+/// daemon's own user); a refusal is sent to the client and gives nothing.
 std::optional<msg::client_reply> ask(exchange& x, msg::client_request req) {
   req.credential = x.who.token;
+  if (x.who.token.empty()) req.uid = static_cast<uint32_t>(::getuid());
   auto reply = link_of(x.cfg).call(req);
   if (!reply) {
     refuse(x, reply.error(), x.in.path);
@@ -354,9 +358,34 @@ void refuse(exchange& x, const shoal::error& err, const std::string& source) {
   send(x, http_status(err.code()), json::object());
 }
 
+namespace {
+
+/// A caller on the UNIX socket without a token: this daemon's own user or root (as slurmrestd's
+/// rest_auth/local), whose requests go out with this daemon's credential.
+bool authenticate_local(exchange& x, int64_t peer) {
+  auto self = static_cast<int64_t>(::getuid());
+  if (peer != 0 && peer != self) {
+    refuse(x,
+           shoal::error(errc::authentication_failed,
+                        "Authentication failure: uid " + std::to_string(peer) +
+                            " may not use this socket without X-SLURM-USER-TOKEN: shoalrestd runs "
+                            "as uid " +
+                            std::to_string(self) + " (start one as that user)"),
+           "unix socket");
+    return false;
+  }
+  std::string user = std::to_string(self);
+  if (auto* pw = ::getpwuid(::getuid()); pw != nullptr) user = pw->pw_name;
+  x.who = caller{"", user};
+  return true;
+}
+
+}  // namespace
+
 bool authenticate(exchange& x) {
   auto token = x.in.get_header_value("X-SLURM-USER-TOKEN");
   auto name = x.in.get_header_value("X-SLURM-USER-NAME");
+  if (token.empty() && unix_peer_uid() >= 0) return authenticate_local(x, unix_peer_uid());
   if (token.empty()) {
     refuse(x,
            shoal::error(errc::authentication_failed,

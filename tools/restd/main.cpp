@@ -38,7 +38,7 @@ bool split_listen(const std::string& text, std::string& host, uint16_t& port) {
 int main(int argc, char** argv) {
   CLI::App app{"shoalrestd: slurmrestd's REST API (v0.0.41) for a shoal cluster"};
   std::string conf;
-  std::string listen;
+  std::vector<std::string> listen;
   size_t threads = 20;
   unsigned verbose = 0;
   app.add_option("-f", conf,
@@ -47,10 +47,14 @@ int main(int argc, char** argv) {
   app.add_option("-t", threads, "Requests served at once (default 20)")->check(CLI::Range(1, 1024));
   app.add_flag("-v", verbose, "More log lines (repeat for more)");
   app.set_version_flag("-V,--version", std::string("shoalrestd ") + SHOAL_VERSION);
-  app.add_option("listen", listen, "[HOST]:PORT to listen on (slurmrestd's form)")->required();
+  app.add_option("listen", listen,
+                 "[HOST]:PORT and/or unix:PATH to listen on (slurmrestd's forms; one of each)")
+      ->required();
   app.footer(
       "Each request needs X-SLURM-USER-TOKEN (`shoal control token`; AuthAltTypes=auth/jwt on the\n"
-      "controller). Endpoints under /slurm/v0.0.41/: ping, jobs, job/ID (GET, POST to update,\n"
+      "controller), but on unix:PATH from this daemon's own user or root (the kernel names the\n"
+      "caller; requests go out with this daemon's MUNGE credential). Endpoints under "
+      "/slurm/v0.0.41/: ping, jobs, job/ID (GET, POST to update,\n"
       "DELETE to cancel, ?signal=NAME to signal), job/submit, nodes, node/NAME (GET, POST),\n"
       "partitions, partition/NAME. See docs/rest.md.");
   try {
@@ -60,9 +64,23 @@ int main(int argc, char** argv) {
   }
   std::string host;
   uint16_t port = 0;
-  if (!split_listen(listen, host, port)) {
-    std::fprintf(stderr, "shoalrestd: error: cannot read '%s' as [HOST]:PORT\n", listen.c_str());
-    return 2;
+  bool tcp = false;
+  std::string unix_path;
+  for (const auto& where : listen) {
+    if (where.rfind("unix:", 0) == 0) {
+      if (!unix_path.empty() || where.size() == 5) {
+        std::fprintf(stderr, "shoalrestd: error: '%s': one unix:PATH, with a path\n",
+                     where.c_str());
+        return 2;
+      }
+      unix_path = where.substr(5);
+    } else if (tcp || !split_listen(where, host, port)) {
+      std::fprintf(stderr, "shoalrestd: error: cannot read '%s' as [HOST]:PORT (one of them)\n",
+                   where.c_str());
+      return 2;
+    } else {
+      tcp = true;
+    }
   }
   auto cfg = shoal::runtime::load_cluster_config(conf, /*client_only=*/true);
   if (!cfg) {
@@ -85,14 +103,25 @@ int main(int argc, char** argv) {
   shoal::restd::server_settings settings;
   settings.threads = threads;
   shoal::restd::rest_server server(std::move(*cfg), settings);
-  if (auto err = server.bind(host, port)) {
-    std::fprintf(stderr, "shoalrestd: error: %s\n", shoal::describe(err).c_str());
-    return 1;
+  if (tcp) {
+    if (auto err = server.bind(host, port)) {
+      std::fprintf(stderr, "shoalrestd: error: %s\n", shoal::describe(err).c_str());
+      return 1;
+    }
+    shoal::config::log().info("shoalrestd listening on {}:{} (/slurm/{})", host, server.port(),
+                              shoal::restd::api_version);
+    // The port chosen for :0, for scripts and tests that start it so.
+    std::printf("shoalrestd: listening on %s:%u\n", host.c_str(), server.port());
   }
-  shoal::config::log().info("shoalrestd listening on {}:{} (/slurm/{})", host, server.port(),
-                            shoal::restd::api_version);
-  // The port chosen for :0, for scripts and tests that start it so.
-  std::printf("shoalrestd: listening on %s:%u\n", host.c_str(), server.port());
+  if (!unix_path.empty()) {
+    if (auto err = server.bind_unix(unix_path)) {
+      std::fprintf(stderr, "shoalrestd: error: %s\n", shoal::describe(err).c_str());
+      return 1;
+    }
+    shoal::config::log().info("shoalrestd listening on unix:{} (/slurm/{})", unix_path,
+                              shoal::restd::api_version);
+    std::printf("shoalrestd: listening on unix:%s\n", unix_path.c_str());
+  }
   std::fflush(stdout);
   std::thread stopper([&server, stop_signals] {
     int sig = 0;

@@ -1,6 +1,10 @@
 #include "tools/restd/rest_server.hpp"
 
+#include <poll.h>
+#include <sys/socket.h>
+
 #include <algorithm>
+#include <cerrno>
 
 #include <httplib.h>
 
@@ -10,7 +14,62 @@
 
 namespace shoal::restd {
 
+/// httplib's server, with its request parser and routes reachable for a connection accepted
+/// elsewhere (the UNIX socket's).
+class routed_server : public httplib::Server {
+ public:
+  bool serve_request(httplib::Stream& stream, bool close_after, bool& closed) {
+    return process_request(stream, close_after, closed, nullptr);
+  }
+  size_t keep_alive_max() const { return keep_alive_max_count_; }
+  time_t keep_alive_timeout_s() const { return keep_alive_timeout_sec_; }
+  time_t read_timeout_s() const { return read_timeout_sec_; }
+};
+
 namespace {
+
+/// One accepted UNIX-socket connection as httplib reads and writes a stream: reads wait at most
+/// the server's read timeout, so a silent client cannot hold a thread.
+class unix_stream final : public httplib::Stream {
+ public:
+  unix_stream(int fd, int timeout_ms) : fd_(fd), timeout_ms_(timeout_ms) {}
+  bool is_readable() const override { return wait_for(POLLIN); }
+  bool is_writable() const override { return wait_for(POLLOUT); }
+  ssize_t read(char* ptr, size_t size) override {
+    if (!wait_for(POLLIN)) return -1;
+    ssize_t n;
+    while ((n = ::recv(fd_, ptr, size, 0)) < 0 && errno == EINTR) {
+    }
+    return n;
+  }
+  ssize_t write(const char* ptr, size_t size) override {
+    if (!wait_for(POLLOUT)) return -1;
+    ssize_t n;
+    while ((n = ::send(fd_, ptr, size, MSG_NOSIGNAL)) < 0 && errno == EINTR) {
+    }
+    return n;
+  }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    ip = "unix";
+    port = 0;
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    ip = "unix";
+    port = 0;
+  }
+  int socket() const override { return fd_; }
+
+ private:
+  bool wait_for(short events) const {
+    pollfd p{fd_, events, 0};
+    int n;
+    while ((n = ::poll(&p, 1, timeout_ms_)) < 0 && errno == EINTR) {
+    }
+    return n > 0 && (p.revents & (events | POLLHUP)) != 0;
+  }
+  int fd_;
+  int timeout_ms_;
+};
 
 /// "/job/{job_id}" as the pattern httplib matches: each {name} one path segment.
 std::string path_pattern(const std::string& path) {
@@ -30,7 +89,7 @@ std::string path_pattern(const std::string& path) {
 }  // namespace
 
 rest_server::rest_server(config::cluster_config cfg, server_settings settings)
-    : cfg_(std::move(cfg)), settings_(settings), http_(std::make_unique<httplib::Server>()) {
+    : cfg_(std::move(cfg)), settings_(settings), http_(std::make_unique<routed_server>()) {
   auto threads = settings_.threads;
   http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_->set_payload_max_length(settings_.max_body_bytes);
@@ -88,12 +147,39 @@ shoal::error rest_server::bind(const std::string& address, uint16_t port) {
   return {};
 }
 
+shoal::error rest_server::bind_unix(const std::string& path) {
+  return unix_.bind(path);
+}
+
+void rest_server::serve_unix_connection(int fd) {
+  unix_stream stream(fd, static_cast<int>(http_->read_timeout_s() * 1000));
+  // Keep-alive as httplib's own TCP loop: up to its count, while the client sends within the
+  // keep-alive timeout.
+  unix_stream idle(fd, static_cast<int>(http_->keep_alive_timeout_s() * 1000));
+  for (size_t served = 0; served < http_->keep_alive_max(); ++served) {
+    if (served > 0 && !idle.is_readable()) return;
+    bool closed = false;
+    bool last = served + 1 == http_->keep_alive_max();
+    if (!http_->serve_request(stream, last, closed) || closed) return;
+  }
+}
+
 void rest_server::serve() {
-  if (port_ != 0) http_->listen_after_bind();
+  unix_.start(settings_.threads, [this](int fd) { serve_unix_connection(fd); });
+  if (port_ != 0) {
+    http_->listen_after_bind();
+  } else if (!unix_.path().empty()) {
+    std::unique_lock<std::mutex> lock(stop_mutex_);
+    stopped_cv_.wait(lock, [this] { return stopped_; });
+  }
+  unix_.stop();
 }
 
 void rest_server::stop() {
   http_->stop();
+  std::lock_guard<std::mutex> lock(stop_mutex_);
+  stopped_ = true;
+  stopped_cv_.notify_all();
 }
 
 }  // namespace shoal::restd

@@ -1,15 +1,18 @@
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "config/config.hpp"
 #include "messages/errc.hpp"
+#include "tools/restd/unix_listener.hpp"
 
-namespace httplib {
-class Server;
+namespace shoal::restd {
+class routed_server;
 }
 
 namespace shoal::restd {
@@ -38,16 +41,28 @@ class rest_server {
   shoal::error bind(const std::string& address, uint16_t port);
   uint16_t port() const { return port_; }
 
+  /// Listens on the UNIX socket `path` too (slurmrestd's `unix:PATH`): there the kernel names
+  /// the caller, so a request needs no token when the caller is this daemon's own user or root
+  /// (slurmrestd's rest_auth/local); it is sent to the controller with this daemon's MUNGE
+  /// credential. Another uid must bring a token. Error: errc::system_error naming the path.
+  shoal::error bind_unix(const std::string& path);
+
   /// Serves until stop() (from a signal handler's thread or another). Returns at once when
-  /// bind() did not succeed.
+  /// neither bind() nor bind_unix() succeeded.
   void serve();
   void stop();
 
  private:
+  void serve_unix_connection(int fd);
+
   config::cluster_config cfg_;
   server_settings settings_;
-  std::unique_ptr<httplib::Server> http_;
+  std::unique_ptr<routed_server> http_;
+  unix_listener unix_;
   uint16_t port_ = 0;
+  std::mutex stop_mutex_;
+  std::condition_variable stopped_cv_;
+  bool stopped_ = false;
 };
 
 }  // namespace shoal::restd
