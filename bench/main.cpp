@@ -29,6 +29,7 @@
 #include "bench/overhead.hpp"
 #include "bench/power_burst.hpp"
 #include "bench/recovery.hpp"
+#include "bench/rest.hpp"
 #include "bench/scale.hpp"
 #include "bench/scale_throughput.hpp"
 #include "bench/support.hpp"
@@ -78,6 +79,7 @@ struct options {
   bench::scale_throughput_options scale_throughput;
   bench::power_burst_options power_burst;
   bench::mpi_startup_options mpi_startup;
+  bench::rest_options rest;
 };
 
 /// The durable-state figures, in a private directory of their own; no cluster needed.
@@ -378,6 +380,11 @@ int run(const options& opt, const std::string& cmdline) {
     if (!valid) std::printf("# INVALID RUN: a sync or a load failed (see above)\n");
     return valid ? 0 : 1;
   }
+  if (opt.only == "rest") {
+    bool valid = bench::run_rest_bench(opt.rest);
+    if (!valid) std::printf("# INVALID RUN: a REST request or a CLI run failed (see above)\n");
+    return valid ? 0 : 1;
+  }
   if (opt.only == "accounting") {
     bool valid = run_accounting(opt);
     if (!valid) std::printf("# INVALID RUN: a store failed to open, write or query (see above)\n");
@@ -567,10 +574,23 @@ int main(int argc, char** argv) {
                  "nodes; not in all), power-burst (CLOUD nodes resumed for a queue; not in all), "
                  "transport (plain CAF against TLS; not in all), mpi-startup (shoal run --mpi "
                  "against mpirun; not in all), accounting (the accounting store: SQLite and "
-                 "PostgreSQL; not in all) (default all)")
+                 "PostgreSQL; not in all), rest (shoalrestd under 32 clients, with shoal queue's "
+                 "latency beside it; not in all) (default all)")
       ->check(CLI::IsMember({"all", "latency", "cli", "api", "array", "overhead", "journal",
                              "durability", "recovery", "scale", "scale-throughput", "power-burst",
-                             "transport", "mpi-startup", "accounting"}));
+                             "transport", "mpi-startup", "accounting", "rest"}));
+  app.add_option("--rest-clients", opt.rest.clients,
+                 "Concurrent HTTP clients of the rest figure (default 32)")
+      ->check(CLI::Range(1u, 1024u));
+  app.add_option("--rest-submits", opt.rest.submit_requests,
+                 "POST job/submit requests of the rest figure, at least (default 2000)")
+      ->check(CLI::Range(1u, 1000000u));
+  app.add_option("--rest-lists", opt.rest.list_requests,
+                 "GET jobs requests of the rest figure, at least (default 4000)")
+      ->check(CLI::Range(1u, 1000000u));
+  app.add_option("--rest-queue-runs", opt.rest.queue_runs,
+                 "shoal queue runs timed idle and under each load (default 20)")
+      ->check(CLI::Range(1u, 10000u));
   app.add_option("--scale-nodes", opt.scale.nodes,
                  "Simulated nodes of the scale figure (default 10000)")
       ->check(CLI::Range(1u, 1000000u));

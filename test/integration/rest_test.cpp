@@ -271,6 +271,16 @@ BOOST_AUTO_TEST_CASE(credentials_and_bodies_are_refused_as_slurmrestd_refuses_th
   BOOST_CHECK_EQUAL(unknown.status, 200);
   BOOST_CHECK(contains(unknown.raw, "job.no_such_field"));
   BOOST_CHECK_EQUAL(get("/no/such/endpoint").status, 404);
+
+  // Bytes that are not UTF-8, in a path and in a job's name: a JSON answer all the same.
+  auto odd_path = get("/job/%FF%FE");
+  BOOST_CHECK_EQUAL(odd_path.status, 400);
+  BOOST_CHECK_MESSAGE(odd_path.body.is_object(), odd_path.raw);
+  auto odd_name = run_cli({"batch", "--hold", "-J", "caf\xe9\xff", "--wrap", "true"});
+  BOOST_REQUIRE_MESSAGE(odd_name.exit_code == 0, odd_name.describe());
+  auto listed = get("/jobs");
+  BOOST_CHECK_EQUAL(listed.status, 200);
+  BOOST_CHECK_MESSAGE(contains(listed.raw, "caf\xef\xbf\xbd"), "U+FFFD for the bad bytes");
 }
 
 BOOST_AUTO_TEST_CASE(another_users_job_is_forbidden) {

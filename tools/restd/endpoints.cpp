@@ -124,10 +124,11 @@ void get_ping(exchange& x) {
 void send_jobs(exchange& x, msg::client_request req) {
   auto reply = ask(x, std::move(req));
   if (!reply) return;
-  json jobs = json::array();
-  for (const auto& j : reply->jobs) jobs.push_back(render(j, job_fields(), context(x)));
+  rendered_list jobs("jobs");
+  auto ctx = context(x);
+  for (const auto& j : reply->jobs) jobs.add(j, job_fields(), ctx);
   auto now = static_cast<int64_t>(std::time(nullptr));
-  send(x, 200, {{"jobs", jobs}, {"last_backfill", number(now)}, {"last_update", number(now)}});
+  send(x, 200, {{"last_backfill", number(now)}, {"last_update", number(now)}}, std::move(jobs));
 }
 
 void get_jobs(exchange& x) {
@@ -260,15 +261,15 @@ void get_nodes(exchange& x) {
   auto reply = ask(x, msg::make_client_request(msg::client_op::nodes));
   if (!reply) return;
   bool one = x.in.matches.size() > 1;
-  json nodes = json::array();
+  rendered_list nodes("nodes");
+  auto ctx = context(x);
   for (const auto& n : reply->nodes)
-    if (!one || n.name == x.in.matches[1].str())
-      nodes.push_back(render(n, node_fields(), context(x)));
+    if (!one || n.name == x.in.matches[1].str()) nodes.add(n, node_fields(), ctx);
   if (one && nodes.empty())
     return refuse(x, shoal::error(errc::unknown_node, "Invalid node name " + x.in.matches[1].str()),
                   x.in.path);
   auto now = static_cast<int64_t>(std::time(nullptr));
-  send(x, 200, {{"nodes", nodes}, {"last_update", number(now)}});
+  send(x, 200, {{"last_update", number(now)}}, std::move(nodes));
 }
 
 /// POST /node/{name} (admins): State, Reason, as `scontrol update NodeName=`.
@@ -312,16 +313,15 @@ void get_partitions(exchange& x) {
   bool one = x.in.matches.size() > 1;
   auto ctx = context(x);
   ctx.nodes = std::move(nodes->nodes);
-  json parts = json::array();
+  rendered_list parts("partitions");
   for (const auto& p : reply->partitions)
-    if (!one || p.name == x.in.matches[1].str())
-      parts.push_back(render(p, partition_fields(), ctx));
+    if (!one || p.name == x.in.matches[1].str()) parts.add(p, partition_fields(), ctx);
   if (one && parts.empty())
     return refuse(
         x, shoal::error(errc::unknown_partition, "Invalid partition name " + x.in.matches[1].str()),
         x.in.path);
   auto now = static_cast<int64_t>(std::time(nullptr));
-  send(x, 200, {{"partitions", parts}, {"last_update", number(now)}});
+  send(x, 200, {{"last_update", number(now)}}, std::move(parts));
 }
 
 // clang-format off
@@ -346,11 +346,28 @@ const std::vector<endpoint>& endpoints() {
   return endpoint_table;
 }
 
-void send(exchange& x, int status, json payload) {
+void send(exchange& x, int status, json payload, rendered_list list) {
   auto body = envelope(x.cfg.cluster_name, x.who.user, x.errors, x.warnings);
-  for (auto it = payload.begin(); it != payload.end(); ++it) body[it.key()] = *it;
+  for (auto it = payload.begin(); it != payload.end(); ++it) body[it.key()] = std::move(*it);
+  auto text = body.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (list.key() != nullptr) {
+    // The envelope is an object, so its text ends in '}': the list goes in as its last member.
+    text.pop_back();
+    text += ",\"";
+    text += list.key();
+    text += "\":";
+    if (list.empty()) {
+      text += "[]";
+    } else {
+      text.reserve(text.size() + list.size() + 3);
+      text += list.take();
+      text += ']';
+    }
+    text += '}';
+  }
   x.out.status = status;
-  x.out.set_content(body.dump(2) + "\n", "application/json");
+  text += '\n';
+  x.out.set_content(std::move(text), "application/json");
 }
 
 void refuse(exchange& x, const shoal::error& err, const std::string& source) {

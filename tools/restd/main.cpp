@@ -2,6 +2,7 @@
 // A client of the controller like the CLI, not a part of its actor system: each request becomes
 // the front-door request the CLI sends, carrying the caller's auth/jwt token (docs/rest.md).
 
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 
@@ -100,6 +101,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "shoalrestd: error: %s\n", shoal::describe(err).c_str());
     return 1;
   }
+  // A listing is megabytes of text built and freed per request: above glibc's mmap threshold
+  // each one would be fresh pages, faulted in and zeroed every time.
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
   shoal::restd::server_settings settings;
   settings.threads = threads;
   shoal::restd::rest_server server(std::move(*cfg), settings);

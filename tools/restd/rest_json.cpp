@@ -1,5 +1,6 @@
 #include "tools/restd/rest_json.hpp"
 
+#include <algorithm>
 #include <csignal>
 #include <cstring>
 
@@ -24,17 +25,17 @@ constexpr auto string = value_type::string;
 constexpr auto string_list = value_type::string_list;
 
 /// A Unix time that 0 means "not yet": unset then, as slurmrestd prints an unknown time.
-json timestamp(int64_t unix_seconds) {
+number_value timestamp(int64_t unix_seconds) {
   return unix_seconds > 0 ? number(unix_seconds) : unset_number();
 }
 
 /// Seconds as v0.0.41's minutes, unlimited as infinite.
-json minutes(int64_t seconds) {
+number_value minutes(int64_t seconds) {
   if (seconds < 0) return infinite_number();
   return number(seconds / 60);
 }
 
-json count_or_unset(int64_t n) {
+number_value count_or_unset(int64_t n) {
   return n > 0 ? number(n) : unset_number();
 }
 
@@ -131,119 +132,135 @@ json node_state(const N& n) {
 
 // clang-format off
 const std::vector<field_of<J>> job_table = {
-  {"account", string, "Account associated with the job", [](const J& j, const C&) -> json { return j.account; }},
-  {"array_job_id", number_struct, "Job ID of job array, or 0 if N/A", [](const J& j, const C&) -> json { return number(static_cast<int64_t>(j.array_job_id)); }},
-  {"array_task_id", number_struct, "Task ID of this task in job array", [](const J& j, const C&) -> json { return j.array_job_id != 0 && j.array_task_id >= 0 ? number(j.array_task_id) : unset_number(); }},
-  {"array_task_string", string, "String expression of task IDs in this record", [](const J& j, const C&) -> json { return j.array_tasks; }},
-  {"batch_flag", boolean, "True if batch job", [](const J& j, const C&) -> json { return j.batch; }},
-  {"cluster", string, "Cluster name", [](const J&, const C& c) -> json { return c.cluster; }},
-  {"command", string, "Executed command", [](const J& j, const C&) -> json { return j.command; }},
-  {"comment", string, "Arbitrary comment", [](const J& j, const C&) -> json { return j.comment; }},
-  {"cpus_per_task", number_struct, "Number of CPUs required by each task", [](const J& j, const C&) -> json { return number(j.cpus_per_task); }},
-  {"current_working_directory", string, "Working directory to use for the job", [](const J& j, const C&) -> json { return j.work_dir; }},
-  {"dependency", string, "Other jobs that must meet certain criteria before this job can start", [](const J& j, const C&) -> json { return j.dependency; }},
-  {"eligible_time", number_struct, "Time when the job became eligible to run (UNIX timestamp)", [](const J& j, const C&) -> json { return timestamp(j.begin_time > 0 ? j.begin_time : j.submit_time); }},
-  {"end_time", number_struct, "End time, real or expected (UNIX timestamp)", [](const J& j, const C&) -> json { return timestamp(j.end_time); }},
-  {"excluded_nodes", string, "Comma separated list of nodes that may not be used", [](const J& j, const C&) -> json { return j.exclude_nodes; }},
-  {"exit_code", exit_code, "Exit code of the job", [](const J& j, const C&) -> json { return job_exit_code(j); }},
-  {"features", string, "Comma separated list of features that are required", [](const J& j, const C&) -> json { return j.features; }},
-  {"job_id", integer, "Job ID", [](const J& j, const C&) -> json { return j.job_id; }},
-  {"job_state", string_list, "Current state", [](const J& j, const C&) -> json { return json::array({msg::to_string(j.state)}); }},
-  {"licenses", string, "License(s) required by the job", [](const J& j, const C&) -> json { return j.licenses; }},
-  {"mail_type", string_list, "Mail event type(s)", [](const J& j, const C&) -> json { return word_list(j.mail_type); }},
-  {"mail_user", string, "User to receive email notifications", [](const J& j, const C&) -> json { return j.mail_user; }},
-  {"memory_per_node", number_struct, "Minimum memory in megabytes per allocated node", [](const J& j, const C&) -> json { return count_or_unset(static_cast<int64_t>(j.mem_per_node_mb)); }},
-  {"name", string, "Job name", [](const J& j, const C&) -> json { return j.name; }},
-  {"node_count", number_struct, "Minimum number of nodes required", [](const J& j, const C&) -> json { return number(j.node_count); }},
-  {"nodes", string, "Node(s) allocated to the job", [](const J& j, const C&) -> json { return j.nodelist; }},
-  {"partition", string, "Partition assigned to the job", [](const J& j, const C&) -> json { return j.partition; }},
-  {"preempt_time", number_struct, "Time job received preemption signal (UNIX timestamp)", [](const J& j, const C&) -> json { return timestamp(j.preempt_time); }},
-  {"priority", number_struct, "Request specific job priority", [](const J& j, const C&) -> json { return number(static_cast<int64_t>(j.priority)); }},
-  {"qos", string, "Quality of Service assigned to the job", [](const J& j, const C&) -> json { return j.qos; }},
-  {"requeue", boolean, "Determines whether the job may be requeued", [](const J& j, const C&) -> json { return j.requeue; }},
-  {"required_nodes", string, "Comma separated list of required nodes", [](const J& j, const C&) -> json { return j.required_nodes; }},
-  {"restart_cnt", integer, "Number of job restarts", [](const J& j, const C&) -> json { return j.requeue_count; }},
-  {"resv_name", string, "Name of reservation to use", [](const J& j, const C&) -> json { return j.reservation; }},
-  {"standard_error", string, "Path to stderr file", [](const J& j, const C&) -> json { return j.stderr_path.empty() ? j.stdout_path : j.stderr_path; }},
-  {"standard_input", string, "Path to stdin file", [](const J&, const C&) -> json { return "/dev/null"; }},
-  {"standard_output", string, "Path to stdout file", [](const J& j, const C&) -> json { return j.stdout_path; }},
-  {"start_time", number_struct, "Time execution began, or is expected to begin (UNIX timestamp)", [](const J& j, const C&) -> json { return timestamp(j.start_time); }},
-  {"state_reason", string, "Reason for current Pending or Failed state", [](const J& j, const C&) -> json { return j.reason.empty() ? "None" : j.reason; }},
-  {"submit_time", number_struct, "Time when the job was submitted (UNIX timestamp)", [](const J& j, const C&) -> json { return timestamp(j.submit_time); }},
-  {"suspend_time", number_struct, "Time the job was last suspended or resumed (UNIX timestamp)", [](const J& j, const C&) -> json { return timestamp(j.suspend_time); }},
-  {"tasks", number_struct, "Number of tasks", [](const J& j, const C&) -> json { return number(j.ntasks); }},
-  {"tasks_per_node", number_struct, "Number of tasks invoked on each node", [](const J& j, const C&) -> json { return count_or_unset(j.ntasks_per_node); }},
-  {"time_limit", number_struct, "Maximum run time in minutes", [](const J& j, const C&) -> json { return minutes(j.time_limit_s); }},
-  {"tres_per_node", string, "Comma separated list of TRES=# values to be allocated per node", [](const J& j, const C&) -> json { return j.tres_per_node; }},
-  {"user_id", integer, "User ID that owns the job", [](const J& j, const C&) -> json { return j.uid; }},
-  {"user_name", string, "User name that owns the job", [](const J& j, const C&) -> json { return j.user; }},
+  {"account", string, "Account associated with the job", [](const J& j, const C&) -> field_value { return j.account; }},
+  {"array_job_id", number_struct, "Job ID of job array, or 0 if N/A", [](const J& j, const C&) -> field_value { return number(static_cast<int64_t>(j.array_job_id)); }},
+  {"array_task_id", number_struct, "Task ID of this task in job array", [](const J& j, const C&) -> field_value { return j.array_job_id != 0 && j.array_task_id >= 0 ? number(j.array_task_id) : unset_number(); }},
+  {"array_task_string", string, "String expression of task IDs in this record", [](const J& j, const C&) -> field_value { return j.array_tasks; }},
+  {"batch_flag", boolean, "True if batch job", [](const J& j, const C&) -> field_value { return j.batch; }},
+  {"cluster", string, "Cluster name", [](const J&, const C& c) -> field_value { return c.cluster; }},
+  {"command", string, "Executed command", [](const J& j, const C&) -> field_value { return j.command; }},
+  {"comment", string, "Arbitrary comment", [](const J& j, const C&) -> field_value { return j.comment; }},
+  {"cpus_per_task", number_struct, "Number of CPUs required by each task", [](const J& j, const C&) -> field_value { return number(j.cpus_per_task); }},
+  {"current_working_directory", string, "Working directory to use for the job", [](const J& j, const C&) -> field_value { return j.work_dir; }},
+  {"dependency", string, "Other jobs that must meet certain criteria before this job can start", [](const J& j, const C&) -> field_value { return j.dependency; }},
+  {"eligible_time", number_struct, "Time when the job became eligible to run (UNIX timestamp)", [](const J& j, const C&) -> field_value { return timestamp(j.begin_time > 0 ? j.begin_time : j.submit_time); }},
+  {"end_time", number_struct, "End time, real or expected (UNIX timestamp)", [](const J& j, const C&) -> field_value { return timestamp(j.end_time); }},
+  {"excluded_nodes", string, "Comma separated list of nodes that may not be used", [](const J& j, const C&) -> field_value { return j.exclude_nodes; }},
+  {"exit_code", exit_code, "Exit code of the job", [](const J& j, const C&) -> field_value { return job_exit_code(j); }},
+  {"features", string, "Comma separated list of features that are required", [](const J& j, const C&) -> field_value { return j.features; }},
+  {"job_id", integer, "Job ID", [](const J& j, const C&) -> field_value { return j.job_id; }},
+  {"job_state", string_list, "Current state", [](const J& j, const C&) -> field_value { return json::array({msg::to_string(j.state)}); }},
+  {"licenses", string, "License(s) required by the job", [](const J& j, const C&) -> field_value { return j.licenses; }},
+  {"mail_type", string_list, "Mail event type(s)", [](const J& j, const C&) -> field_value { return word_list(j.mail_type); }},
+  {"mail_user", string, "User to receive email notifications", [](const J& j, const C&) -> field_value { return j.mail_user; }},
+  {"memory_per_node", number_struct, "Minimum memory in megabytes per allocated node", [](const J& j, const C&) -> field_value { return count_or_unset(static_cast<int64_t>(j.mem_per_node_mb)); }},
+  {"name", string, "Job name", [](const J& j, const C&) -> field_value { return j.name; }},
+  {"node_count", number_struct, "Minimum number of nodes required", [](const J& j, const C&) -> field_value { return number(j.node_count); }},
+  {"nodes", string, "Node(s) allocated to the job", [](const J& j, const C&) -> field_value { return j.nodelist; }},
+  {"partition", string, "Partition assigned to the job", [](const J& j, const C&) -> field_value { return j.partition; }},
+  {"preempt_time", number_struct, "Time job received preemption signal (UNIX timestamp)", [](const J& j, const C&) -> field_value { return timestamp(j.preempt_time); }},
+  {"priority", number_struct, "Request specific job priority", [](const J& j, const C&) -> field_value { return number(static_cast<int64_t>(j.priority)); }},
+  {"qos", string, "Quality of Service assigned to the job", [](const J& j, const C&) -> field_value { return j.qos; }},
+  {"requeue", boolean, "Determines whether the job may be requeued", [](const J& j, const C&) -> field_value { return j.requeue; }},
+  {"required_nodes", string, "Comma separated list of required nodes", [](const J& j, const C&) -> field_value { return j.required_nodes; }},
+  {"restart_cnt", integer, "Number of job restarts", [](const J& j, const C&) -> field_value { return j.requeue_count; }},
+  {"resv_name", string, "Name of reservation to use", [](const J& j, const C&) -> field_value { return j.reservation; }},
+  {"standard_error", string, "Path to stderr file", [](const J& j, const C&) -> field_value { return j.stderr_path.empty() ? j.stdout_path : j.stderr_path; }},
+  {"standard_input", string, "Path to stdin file", [](const J&, const C&) -> field_value { return "/dev/null"; }},
+  {"standard_output", string, "Path to stdout file", [](const J& j, const C&) -> field_value { return j.stdout_path; }},
+  {"start_time", number_struct, "Time execution began, or is expected to begin (UNIX timestamp)", [](const J& j, const C&) -> field_value { return timestamp(j.start_time); }},
+  {"state_reason", string, "Reason for current Pending or Failed state", [](const J& j, const C&) -> field_value { return j.reason.empty() ? "None" : j.reason; }},
+  {"submit_time", number_struct, "Time when the job was submitted (UNIX timestamp)", [](const J& j, const C&) -> field_value { return timestamp(j.submit_time); }},
+  {"suspend_time", number_struct, "Time the job was last suspended or resumed (UNIX timestamp)", [](const J& j, const C&) -> field_value { return timestamp(j.suspend_time); }},
+  {"tasks", number_struct, "Number of tasks", [](const J& j, const C&) -> field_value { return number(j.ntasks); }},
+  {"tasks_per_node", number_struct, "Number of tasks invoked on each node", [](const J& j, const C&) -> field_value { return count_or_unset(j.ntasks_per_node); }},
+  {"time_limit", number_struct, "Maximum run time in minutes", [](const J& j, const C&) -> field_value { return minutes(j.time_limit_s); }},
+  {"tres_per_node", string, "Comma separated list of TRES=# values to be allocated per node", [](const J& j, const C&) -> field_value { return j.tres_per_node; }},
+  {"user_id", integer, "User ID that owns the job", [](const J& j, const C&) -> field_value { return j.uid; }},
+  {"user_name", string, "User name that owns the job", [](const J& j, const C&) -> field_value { return j.user; }},
 };
 
 const std::vector<field_of<N>> node_table = {
-  {"name", string, "NodeName", [](const N& n, const C&) -> json { return n.name; }},
-  {"hostname", string, "NodeHostname", [](const N& n, const C&) -> json { return n.hostname.empty() ? n.name : n.hostname; }},
-  {"address", string, "NodeAddr, used to establish a communication path", [](const N& n, const C&) -> json { return n.address; }},
-  {"state", string_list, "Node state(s) applicable to this node", [](const N& n, const C&) -> json { return node_state(n); }},
-  {"cpus", integer, "Total CPUs, including cores and threads", [](const N& n, const C&) -> json { return n.cpus; }},
-  {"sockets", integer, "Number of physical processor sockets/chips on the node", [](const N& n, const C&) -> json { return n.reported.sockets; }},
-  {"cores", integer, "Number of cores in a single physical processor socket", [](const N& n, const C&) -> json { return n.reported.cores_per_socket; }},
-  {"threads", integer, "Number of logical threads in a single physical core", [](const N& n, const C&) -> json { return n.reported.threads_per_core; }},
-  {"real_memory", integer, "Total memory in MB on the node", [](const N& n, const C&) -> json { return n.real_memory_mb; }},
-  {"tmp_disk", integer, "Total size in MB of temporary disk storage in TmpFS", [](const N& n, const C&) -> json { return n.tmp_disk_mb; }},
-  {"weight", integer, "Weight of the node for scheduling purposes", [](const N& n, const C&) -> json { return n.weight; }},
-  {"partitions", string_list, "Partitions containing this node", [](const N& n, const C&) -> json { return n.partitions; }},
-  {"features", string_list, "Available features", [](const N& n, const C&) -> json { return word_list(n.features); }},
-  {"active_features", string_list, "Currently active features", [](const N& n, const C&) -> json { return word_list(n.features); }},
-  {"gres", string, "Generic resources", [](const N& n, const C&) -> json { return n.gres; }},
-  {"gres_used", string, "Generic resources currently in use", [](const N& n, const C&) -> json { return n.gres_used; }},
-  {"operating_system", string, "Operating system reported by the node", [](const N& n, const C&) -> json { return n.reported.os; }},
-  {"reason", string, "Describes why the node is in a \"DOWN\", \"DRAINED\", \"DRAINING\", \"FAILING\" or \"FAIL\" state", [](const N& n, const C&) -> json { return n.reason; }},
-  {"reason_set_by_user", string, "User who set the reason", [](const N& n, const C&) -> json { return n.reason_user; }},
-  {"reason_changed_at", number_struct, "When the reason changed (UNIX timestamp)", [](const N& n, const C&) -> json { return timestamp(n.reason_time); }},
-  {"boot_time", number_struct, "Time when the node booted (UNIX timestamp)", [](const N& n, const C&) -> json { return timestamp(n.reported.boot_time); }},
-  {"slurmd_start_time", number_struct, "Time when the node daemon started (UNIX timestamp)", [](const N& n, const C&) -> json { return timestamp(n.reported.daemon_start_time); }},
-  {"last_busy", number_struct, "Time when the node was last busy (UNIX timestamp)", [](const N& n, const C&) -> json { return timestamp(n.last_busy); }},
-  {"cpu_load", integer, "CPU load as reported by the OS, times 100", [](const N& n, const C&) -> json { return static_cast<int64_t>(n.usage.load1 * 100); }},
+  {"name", string, "NodeName", [](const N& n, const C&) -> field_value { return n.name; }},
+  {"hostname", string, "NodeHostname", [](const N& n, const C&) -> field_value { return n.hostname.empty() ? n.name : n.hostname; }},
+  {"address", string, "NodeAddr, used to establish a communication path", [](const N& n, const C&) -> field_value { return n.address; }},
+  {"state", string_list, "Node state(s) applicable to this node", [](const N& n, const C&) -> field_value { return node_state(n); }},
+  {"cpus", integer, "Total CPUs, including cores and threads", [](const N& n, const C&) -> field_value { return n.cpus; }},
+  {"sockets", integer, "Number of physical processor sockets/chips on the node", [](const N& n, const C&) -> field_value { return n.reported.sockets; }},
+  {"cores", integer, "Number of cores in a single physical processor socket", [](const N& n, const C&) -> field_value { return n.reported.cores_per_socket; }},
+  {"threads", integer, "Number of logical threads in a single physical core", [](const N& n, const C&) -> field_value { return n.reported.threads_per_core; }},
+  {"real_memory", integer, "Total memory in MB on the node", [](const N& n, const C&) -> field_value { return n.real_memory_mb; }},
+  {"tmp_disk", integer, "Total size in MB of temporary disk storage in TmpFS", [](const N& n, const C&) -> field_value { return n.tmp_disk_mb; }},
+  {"weight", integer, "Weight of the node for scheduling purposes", [](const N& n, const C&) -> field_value { return n.weight; }},
+  {"partitions", string_list, "Partitions containing this node", [](const N& n, const C&) -> field_value { return n.partitions; }},
+  {"features", string_list, "Available features", [](const N& n, const C&) -> field_value { return word_list(n.features); }},
+  {"active_features", string_list, "Currently active features", [](const N& n, const C&) -> field_value { return word_list(n.features); }},
+  {"gres", string, "Generic resources", [](const N& n, const C&) -> field_value { return n.gres; }},
+  {"gres_used", string, "Generic resources currently in use", [](const N& n, const C&) -> field_value { return n.gres_used; }},
+  {"operating_system", string, "Operating system reported by the node", [](const N& n, const C&) -> field_value { return n.reported.os; }},
+  {"reason", string, "Describes why the node is in a \"DOWN\", \"DRAINED\", \"DRAINING\", \"FAILING\" or \"FAIL\" state", [](const N& n, const C&) -> field_value { return n.reason; }},
+  {"reason_set_by_user", string, "User who set the reason", [](const N& n, const C&) -> field_value { return n.reason_user; }},
+  {"reason_changed_at", number_struct, "When the reason changed (UNIX timestamp)", [](const N& n, const C&) -> field_value { return timestamp(n.reason_time); }},
+  {"boot_time", number_struct, "Time when the node booted (UNIX timestamp)", [](const N& n, const C&) -> field_value { return timestamp(n.reported.boot_time); }},
+  {"slurmd_start_time", number_struct, "Time when the node daemon started (UNIX timestamp)", [](const N& n, const C&) -> field_value { return timestamp(n.reported.daemon_start_time); }},
+  {"last_busy", number_struct, "Time when the node was last busy (UNIX timestamp)", [](const N& n, const C&) -> field_value { return timestamp(n.last_busy); }},
+  {"cpu_load", integer, "CPU load as reported by the OS, times 100", [](const N& n, const C&) -> field_value { return static_cast<int64_t>(n.usage.load1 * 100); }},
 };
 
 const std::vector<field_of<P>> partition_table = {
-  {"name", string, "Partition name", [](const P& p, const C&) -> json { return p.name; }},
-  {"nodes", object, "Nodes: configured (a list), total", [](const P& p, const C&) -> json {
+  {"name", string, "Partition name", [](const P& p, const C&) -> field_value { return p.name; }},
+  {"nodes", object, "Nodes: configured (a list), total", [](const P& p, const C&) -> field_value {
      std::string members;
      for (const auto& name : p.nodes) members += (members.empty() ? "" : ",") + name;
-     return {{"configured", members}, {"total", p.nodes.size()}, {"allowed_allocation", ""}};
+     return json{{"configured", members}, {"total", p.nodes.size()}, {"allowed_allocation", ""}};
    }},
-  {"partition", object, "The partition's state: {\"state\":[UP|DOWN|DRAIN|INACTIVE]}", [](const P& p, const C&) -> json { return {{"state", json::array({p.state})}}; }},
-  {"flags", string_list, "DEFAULT for the default partition", [](const P& p, const C&) -> json { return p.is_default ? json::array({"DEFAULT"}) : json::array(); }},
-  {"cpus", object, "CPUs: total of the member nodes", [](const P& p, const C& c) -> json {
+  {"partition", object, "The partition's state: {\"state\":[UP|DOWN|DRAIN|INACTIVE]}", [](const P& p, const C&) -> field_value { return json{{"state", json::array({p.state})}}; }},
+  {"flags", string_list, "DEFAULT for the default partition", [](const P& p, const C&) -> field_value { return p.is_default ? json::array({"DEFAULT"}) : json::array(); }},
+  {"cpus", object, "CPUs: total of the member nodes", [](const P& p, const C& c) -> field_value {
      uint64_t cpus = 0;
      for (const auto& name : p.nodes)
        for (const auto& n : c.nodes)
          if (n.name == name) cpus += n.cpus;
-     return {{"total", cpus}};
+     return json{{"total", cpus}};
    }},
-  {"maximums", object, "Limits: time (minutes), nodes, oversubscribe", [](const P& p, const C&) -> json {
-     return {{"time", minutes(p.max_time_s)},
+  {"maximums", object, "Limits: time (minutes), nodes, oversubscribe", [](const P& p, const C&) -> field_value {
+     return json{{"time", minutes(p.max_time_s)},
              {"nodes", p.max_nodes > 0 ? number(p.max_nodes) : infinite_number()},
              {"oversubscribe", {{"jobs", 1}, {"flags", json::array({p.over_subscribe})}}}};
    }},
-  {"defaults", object, "Defaults: time (minutes)", [](const P& p, const C&) -> json { return {{"time", p.default_time_s < 0 ? unset_number() : minutes(p.default_time_s)}}; }},
-  {"priority", object, "Priority: tier (PriorityTier)", [](const P& p, const C&) -> json { return {{"tier", p.priority}}; }},
-  {"preempt_mode", string_list, "PreemptMode", [](const P& p, const C&) -> json { return json::array({p.preempt_mode}); }},
-  {"grace_time", integer, "Preemption grace time in seconds", [](const P& p, const C&) -> json { return p.grace_time_s; }},
+  {"defaults", object, "Defaults: time (minutes)", [](const P& p, const C&) -> field_value { return json{{"time", p.default_time_s < 0 ? unset_number() : minutes(p.default_time_s)}}; }},
+  {"priority", object, "Priority: tier (PriorityTier)", [](const P& p, const C&) -> field_value { return json{{"tier", p.priority}}; }},
+  {"preempt_mode", string_list, "PreemptMode", [](const P& p, const C&) -> field_value { return json::array({p.preempt_mode}); }},
+  {"grace_time", integer, "Preemption grace time in seconds", [](const P& p, const C&) -> field_value { return p.grace_time_s; }},
 };
 // clang-format on
 
 }  // namespace
 
-json number(int64_t value) {
-  return {{"set", true}, {"infinite", false}, {"number", value}};
+void to_json(json& out, const number_value& v) {
+  out = {{"set", v.set}, {"infinite", v.infinite}, {"number", v.number}};
 }
-json unset_number() {
-  return {{"set", false}, {"infinite", false}, {"number", 0}};
+
+void write_string(std::string& out, const std::string& s) {
+  // Printable ASCII without a quote or a backslash (names, paths, states) is its own text.
+  bool plain = std::all_of(s.begin(), s.end(),
+                           [](char c) { return c >= 0x20 && c < 0x7f && c != '"' && c != '\\'; });
+  if (!plain) return write_json(out, json(s));
+  out += '"';
+  out += s;
+  out += '"';
 }
-json infinite_number() {
-  return {{"set", false}, {"infinite", true}, {"number", 0}};
+
+void write_json(std::string& out, const json& v) {
+  out += v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+void write_number(std::string& out, const number_value& v) {
+  // nlohmann's key order (sorted), so that a number reads the same in every answer.
+  out += v.infinite ? "{\"infinite\":true," : "{\"infinite\":false,";
+  out += "\"number\":";
+  out += std::to_string(v.number);
+  out += v.set ? ",\"set\":true}" : ",\"set\":false}";
 }
 
 const std::vector<field_of<J>>& job_fields() {
@@ -266,20 +283,20 @@ json envelope(const std::string& cluster, const std::string& user,
                     {"source", e.source}});
   json warns = json::array();
   for (const auto& w : warnings) warns.push_back({{"description", w}, {"source", ""}});
-  return {{"meta",
-           {{"plugin",
-             {{"type", "openapi/slurmctld"},
-              {"name", "Slurm OpenAPI slurmctld"},
-              {"data_parser", std::string("data_parser/") + api_version},
-              {"accounting_storage", ""}}},
-            {"client", {{"source", "shoalrestd"}, {"user", user}, {"group", ""}}},
-            {"command", json::array()},
-            {"slurm",
-             {{"version", {{"major", "24"}, {"minor", "05"}, {"micro", "0"}}},
-              {"release", "24.05.0 (shoal " SHOAL_VERSION ")"},
-              {"cluster", cluster}}}}},
-          {"errors", errs},
-          {"warnings", warns}};
+  return json{{"meta",
+               {{"plugin",
+                 {{"type", "openapi/slurmctld"},
+                  {"name", "Slurm OpenAPI slurmctld"},
+                  {"data_parser", std::string("data_parser/") + api_version},
+                  {"accounting_storage", ""}}},
+                {"client", {{"source", "shoalrestd"}, {"user", user}, {"group", ""}}},
+                {"command", json::array()},
+                {"slurm",
+                 {{"version", {{"major", "24"}, {"minor", "05"}, {"micro", "0"}}},
+                  {"release", "24.05.0 (shoal " SHOAL_VERSION ")"},
+                  {"cluster", cluster}}}}},
+              {"errors", errs},
+              {"warnings", warns}};
 }
 
 }  // namespace shoal::restd

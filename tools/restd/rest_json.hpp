@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -30,12 +31,52 @@ enum class value_type {
   object,         ///< a nested object described by its own table
 };
 
-/// v0.0.41's optional number: {"set":true,"infinite":false,"number":N}.
-nlohmann::json number(int64_t value);
+/// v0.0.41's optional number, {"set","infinite","number"}; converts to JSON where one is needed.
+struct number_value {
+  bool set = false;
+  bool infinite = false;
+  int64_t number = 0;
+};
+void to_json(nlohmann::json& out, const number_value& v);
+/// Appends `v` as JSON text.
+void write_number(std::string& out, const number_value& v);
+
+/// Set: {"set":true,"infinite":false,"number":N}.
+inline number_value number(int64_t value) {
+  return {true, false, value};
+}
 /// Not set: {"set":false,"infinite":false,"number":0}.
-nlohmann::json unset_number();
+inline number_value unset_number() {
+  return {};
+}
 /// Infinite: {"set":false,"infinite":true,"number":0}.
-nlohmann::json infinite_number();
+inline number_value infinite_number() {
+  return {false, true, 0};
+}
+
+/// What a field's function gives: a number struct, written straight to text (a job has twenty,
+/// and one as a JSON object is a sorted map of three), or any other JSON value.
+struct field_value {
+  field_value(number_value n) : kind(number_kind), num(n) {}
+  field_value(std::string s) : kind(string_kind), text(std::move(s)) {}
+  field_value(const char* s) : kind(string_kind), text(s) {}
+  field_value(nlohmann::json v) : value(std::move(v)) {}
+  /// Numbers, booleans and lists, as JSON.
+  template <class T, class = std::enable_if_t<!std::is_same_v<std::decay_t<T>, number_value> &&
+                                              !std::is_same_v<std::decay_t<T>, nlohmann::json> &&
+                                              !std::is_convertible_v<T, std::string>>>
+  field_value(T&& v) : value(std::forward<T>(v)) {}
+  enum { json_kind, number_kind, string_kind } kind = json_kind;
+  number_value num;
+  std::string text;
+  nlohmann::json value;
+};
+
+/// Appends `s` as a JSON string. Invalid UTF-8 becomes U+FFFD rather than an exception: a job's
+/// name or comment is whatever bytes its user sent.
+void write_string(std::string& out, const std::string& s);
+/// Appends `v` as JSON text, invalid UTF-8 replaced as write_string does.
+void write_json(std::string& out, const nlohmann::json& v);
 
 /// What a record's rendering may need beyond the record.
 struct render_context {
@@ -49,7 +90,7 @@ struct field_of {
   const char* name;
   value_type type;
   const char* description;
-  nlohmann::json (*value)(const Record&, const render_context&);
+  field_value (*value)(const Record&, const render_context&);
 };
 
 /// The tables (rest_json.cpp).
@@ -57,13 +98,29 @@ const std::vector<field_of<msg::job_info>>& job_fields();
 const std::vector<field_of<msg::node_info>>& node_fields();
 const std::vector<field_of<msg::partition_info>>& partition_fields();
 
-/// A record as its table renders it.
+/// A record as its table renders it, appended to `out` as compact JSON text in the table's
+/// order (slurmrestd's). Written field by field rather than as one object: a listing renders
+/// thousands of records of a hundred fields, and an object's sorted map per record was most of
+/// shoalrestd's time (docs/benchmarks.md, "REST API").
 template <class Record>
-nlohmann::json render(const Record& r, const std::vector<field_of<Record>>& table,
-                      const render_context& ctx) {
-  nlohmann::json out = nlohmann::json::object();
-  for (const auto& f : table) out[f.name] = f.value(r, ctx);
-  return out;
+void render_to(std::string& out, const Record& r, const std::vector<field_of<Record>>& table,
+               const render_context& ctx) {
+  char separator = '{';
+  for (const auto& f : table) {
+    out += separator;
+    separator = ',';
+    out += '"';
+    out += f.name;  // table names are plain identifiers: nothing to escape
+    out += "\":";
+    auto v = f.value(r, ctx);
+    if (v.kind == field_value::number_kind)
+      write_number(out, v.num);
+    else if (v.kind == field_value::string_kind)
+      write_string(out, v.text);
+    else
+      write_json(out, v.value);
+  }
+  out += separator == '{' ? "{}" : "}";
 }
 
 /// One error of a response's "errors" list.

@@ -95,6 +95,9 @@ rest_server::rest_server(config::cluster_config cfg, server_settings settings)
   http_->set_payload_max_length(settings_.max_body_bytes);
   http_->set_read_timeout(settings_.read_timeout_s, 0);
   http_->set_keep_alive_max_count(100);
+  // httplib writes a response's headers and body apart: with Nagle's algorithm on, the body
+  // waits for the client's delayed ACK (40 ms) on every keep-alive request.
+  http_->set_tcp_nodelay(true);
   const std::string base = std::string("/slurm/") + api_version;
   // Literal paths first: httplib takes the first pattern that matches, and /job/submit must not
   // be read as /job/{job_id}.
