@@ -120,7 +120,7 @@ def load(base, token, directory, clients, requests):
                       "requests_per_second": requests / elapsed if elapsed > 0 else 0}))
 
 
-def check_openapi(root, token, job_id, node, partition):
+def check_openapi(root, token, job_id, node, partition, reservation):
     import jsonschema  # Debian's python3-jsonschema
 
     status, doc = call(root + "/openapi/v3", "")
@@ -145,7 +145,8 @@ def check_openapi(root, token, job_id, node, partition):
         short = path.split("/", 3)[3] if path.count("/") >= 3 else path
         short = "/" + short
         url = root + path.replace("{job_id}", str(job_id)).replace(
-            "{node_name}", node).replace("{partition_name}", partition)
+            "{node_name}", node).replace("{partition_name}", partition).replace(
+            "{reservation_name}", reservation)
         status, answer = call(url, token, method.upper(), bodies.get(short) if method == "post"
                               else None)
         name = "%s %s" % (method.upper(), path)
@@ -174,7 +175,8 @@ def main():
     elif what == "load":
         load(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), int(sys.argv[6]))
     elif what == "openapi":
-        check_openapi(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6])
+        check_openapi(sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6],
+                      sys.argv[7])
     else:
         sys.exit("unknown command " + what)
 

@@ -188,6 +188,23 @@ BOOST_AUTO_TEST_CASE(a_job_submitted_over_rest_runs_and_is_listed) {
   BOOST_REQUIRE_EQUAL(parts.size(), 1u);
   BOOST_CHECK_EQUAL(parts[0]["nodes"]["total"], 2);
   BOOST_CHECK_EQUAL(get("/partition/" + parts[0]["name"].get<std::string>()).status, 200);
+
+  // The accounting store's record of it (/slurmdb/), once the controller has written it.
+  auto saved = [&] {
+    auto saved_base = base;
+    base.replace(base.find("/slurm/"), 7, "/slurmdb/");
+    auto answer = get("/jobs?users=" + std::string{getpwuid(::getuid())->pw_name});
+    base = saved_base;
+    for (const auto& j : answer.body["jobs"])
+      if (j["job_id"] == id) return j;
+    return nlohmann::json{};
+  };
+  BOOST_REQUIRE(wait_until([&] { return !saved().is_null(); }, 30s));
+  auto record = saved();
+  BOOST_CHECK_EQUAL(record["name"], "rest1");
+  BOOST_CHECK_EQUAL(record["state"]["current"][0], "COMPLETED");
+  BOOST_CHECK_EQUAL(record["time"]["limit"]["number"], 5);
+  BOOST_CHECK(!record["steps"].empty());
 }
 
 BOOST_AUTO_TEST_CASE(pythons_urllib_submits_and_watches_a_job) {
@@ -318,12 +335,25 @@ BOOST_AUTO_TEST_CASE(every_operation_of_the_openapi_document_answers_as_it_says)
   BOOST_REQUIRE(id != 0);
   auto root = "http://127.0.0.1:" + std::to_string(port);
   auto part = get("/partitions").body["partitions"][0]["name"].get<std::string>();
+  // A reservation an hour away on the node the job does not hold, so that GET
+  // reservation/{name} has one to show.
+  BOOST_REQUIRE(wait_until([&] { return rest_state(id) == "RUNNING"; }, 30s));
+  auto held = get("/job/" + std::to_string(id)).body["jobs"][0]["nodes"].get<std::string>();
+  auto free_node = held == "node1" ? "node2" : "node1";
+  auto made =
+      run_cli({"control", "create", "reservation", "reservationname=later", "starttime=now+1hour",
+               "duration=10", std::string("nodes=") + free_node, "users=root"});
+  BOOST_REQUIRE_MESSAGE(made.exit_code == 0, made.describe());
   int code = 0;
-  auto out = python({"openapi", root, token, std::to_string(id), "node2", part}, code);
+  auto out = python({"openapi", root, token, std::to_string(id), "node2", part, "later"}, code);
   auto result = parse_json(out);
   BOOST_REQUIRE(result.is_object());
   BOOST_CHECK_MESSAGE(result["problems"].empty(), result["problems"].dump(1));
-  BOOST_CHECK_EQUAL(result["checked"].size(), 11u);
+  BOOST_CHECK_EQUAL(result["checked"].size(), 17u);
+  auto shown = get("/reservation/later");
+  BOOST_CHECK_EQUAL(shown.body["reservations"][0]["node_list"], free_node);
+  auto diag = get("/diag");
+  BOOST_CHECK_GE(diag.body["statistics"]["jobs_submitted"].get<int64_t>(), 1);
   BOOST_CHECK(wait_until([&] { return rest_state(id) == "CANCELLED"; }, 30s));
   BOOST_CHECK(wait_node_state("node2", "IDLE"));
 }

@@ -16,6 +16,8 @@
 #include "messages/front_door.hpp"
 #include "runtime/bootstrap/base64url.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
+#include "tools/cli/scrape.hpp"
+#include "tools/format/operators.hpp"
 #include "tools/restd/controller_link.hpp"
 #include "tools/restd/job_submit.hpp"
 #include "tools/restd/unix_listener.hpp"
@@ -56,6 +58,19 @@ int http_status(errc code) {
 
 render_context context(const exchange& x) {
   return render_context{x.cfg.cluster_name, {}};
+}
+
+/// "a,b" as {"a","b"} (a query parameter's list).
+std::vector<std::string> word_list_of(const std::string& text) {
+  std::vector<std::string> out;
+  size_t from = 0;
+  while (from <= text.size()) {
+    auto to = text.find(',', from);
+    if (to == std::string::npos) to = text.size();
+    if (to > from) out.push_back(text.substr(from, to - from));
+    from = to + 1;
+  }
+  return out;
 }
 
 /// This worker thread's connection to the controller.
@@ -324,6 +339,116 @@ void get_partitions(exchange& x) {
   send(x, 200, {{"last_update", number(now)}}, std::move(parts));
 }
 
+/// sdiag's figures (shoalctld's /metrics, read as `shoal diag` reads them) as v0.0.41's
+/// statistics. A ping first, so the token is checked by the controller as for every request.
+void get_diag(exchange& x) {
+  if (!ask(x, msg::make_client_request(msg::client_op::ping))) return;
+  auto url = cli::controller_metrics_url(x.cfg);
+  if (!url) return refuse(x, url.error(), x.in.path);
+  auto scraped = cli::scrape(*url);
+  if (!scraped) return refuse(x, scraped.error(), x.in.path);
+  auto d = cli::make_diag(*scraped, static_cast<double>(std::time(nullptr)));
+  if (!d) return refuse(x, d.error(), x.in.path);
+  auto us = [](double seconds) { return static_cast<int64_t>(seconds * 1e6); };
+  auto whole = [](double n) { return static_cast<int64_t>(n); };
+  auto rpcs = [&](const std::vector<cli::diag_report::rpc>& list, const char* key) {
+    json out = json::array();
+    for (const auto& r : list)
+      out.push_back({{key, r.name},
+                     {"count", whole(r.count)},
+                     {"total_time", us(r.total_s)},
+                     {"average_time", number(r.count > 0 ? us(r.total_s / r.count) : 0)}});
+    return out;
+  };
+  json stats = {{"parts_packed", 1},
+                {"req_time", number(whole(d->now))},
+                {"req_time_start", number(whole(d->data_since))},
+                {"server_thread_count", whole(d->server_backlog)},
+                {"schedule_cycle_max", us(d->max_cycle_s)},
+                {"schedule_cycle_last", us(d->last_cycle_s)},
+                {"schedule_cycle_sum", us(d->mean_cycle_s * d->cycles)},
+                {"schedule_cycle_total", whole(d->cycles)},
+                {"schedule_cycle_mean", us(d->mean_cycle_s)},
+                {"schedule_queue_length", whole(d->last_queue_length)},
+                {"jobs_submitted", whole(d->jobs_submitted)},
+                {"jobs_started", whole(d->jobs_started)},
+                {"jobs_completed", whole(d->jobs_completed)},
+                {"jobs_canceled", whole(d->jobs_cancelled)},
+                {"jobs_failed", whole(d->jobs_failed)},
+                {"jobs_pending", whole(d->jobs_pending)},
+                {"jobs_running", whole(d->jobs_running)},
+                {"job_states_ts", number(whole(d->now))},
+                {"rpcs_by_message_type", rpcs(d->by_type, "message_type")},
+                {"rpcs_by_user", rpcs(d->by_user, "user")}};
+  send(x, 200, {{"statistics", std::move(stats)}});
+}
+
+/// Sends `list` rendered by `table` under `key`, or 404 `missing` when a name was asked
+/// (the path's one parameter) and no record is called so.
+template <class Record>
+void send_named(exchange& x, const std::vector<Record>& list,
+                const std::vector<field_of<Record>>& table, const char* key, errc missing,
+                const char* what) {
+  bool one = x.in.matches.size() > 1;
+  rendered_list out(key);
+  auto ctx = context(x);
+  for (const auto& r : list)
+    if (!one || r.name == x.in.matches[1].str()) out.add(r, table, ctx);
+  if (one && out.empty())
+    return refuse(
+        x, shoal::error(missing, std::string("Invalid ") + what + " " + x.in.matches[1].str()),
+        x.in.path);
+  auto now = static_cast<int64_t>(std::time(nullptr));
+  send(x, 200, {{"last_update", number(now)}}, std::move(out));
+}
+
+void get_reservations(exchange& x) {
+  auto reply = ask(x, msg::make_client_request(msg::client_op::reservations));
+  if (!reply) return;
+  send_named(x, reply->reservations, reservation_fields(), "reservations", errc::invalid_request,
+             "reservation name");
+}
+
+/// /slurmdb/: sacct's jobs from the accounting store (503 without one).
+void get_db_jobs(exchange& x) {
+  auto req = msg::make_client_request(msg::client_op::accounting);
+  if (x.in.has_param("users")) {
+    for (const auto& name : word_list_of(x.in.get_param_value("users"))) {
+      auto* pw = ::getpwnam(name.c_str());
+      if (pw == nullptr)
+        return refuse(x, shoal::error(errc::invalid_request, "Invalid user " + name), "users");
+      req.query.uids.push_back(pw->pw_uid);
+    }
+  }
+  if (x.in.has_param("account")) req.query.accounts = word_list_of(x.in.get_param_value("account"));
+  if (x.in.has_param("partition"))
+    req.query.partitions = word_list_of(x.in.get_param_value("partition"));
+  auto reply = ask(x, std::move(req));
+  if (!reply) return;
+  rendered_list jobs("jobs");
+  auto ctx = context(x);
+  for (const auto& a : reply->accounted) jobs.add(a, accounted_job_fields(), ctx);
+  send(x, 200, json::object(), std::move(jobs));
+}
+
+void get_db_accounts(exchange& x) {
+  auto reply = ask(x, msg::make_client_request(msg::client_op::acctmgr_list));
+  if (!reply) return;
+  rendered_list accounts("accounts");
+  auto ctx = context(x);
+  for (const auto& a : reply->associations.accounts) accounts.add(a, account_fields(), ctx);
+  send(x, 200, json::object(), std::move(accounts));
+}
+
+void get_db_qos(exchange& x) {
+  auto reply = ask(x, msg::make_client_request(msg::client_op::acctmgr_list));
+  if (!reply) return;
+  rendered_list qos("qos");
+  auto ctx = context(x);
+  for (const auto& q : reply->associations.qos) qos.add(q, qos_fields(), ctx);
+  send(x, 200, json::object(), std::move(qos));
+}
+
 // clang-format off
 const std::vector<endpoint> endpoint_table = {
   {"GET",    "/ping",                   "ping the controller",               "v0.0.41_openapi_ping_array_resp", nullptr, get_ping},
@@ -337,6 +462,12 @@ const std::vector<endpoint> endpoint_table = {
   {"POST",   "/node/{node_name}",       "update a node (admins)",            "v0.0.41_openapi_resp", "v0.0.41_update_node_msg", post_node},
   {"GET",    "/partitions",             "list the partitions",               "v0.0.41_openapi_partition_resp", nullptr, get_partitions},
   {"GET",    "/partition/{partition_name}", "show one partition",            "v0.0.41_openapi_partition_resp", nullptr, get_partitions},
+  {"GET",    "/diag",                   "the controller's statistics (sdiag)", "v0.0.41_openapi_diag_resp", nullptr, get_diag},
+  {"GET",    "/reservations",           "list the reservations",             "v0.0.41_openapi_reservation_resp", nullptr, get_reservations},
+  {"GET",    "/reservation/{reservation_name}", "show one reservation",      "v0.0.41_openapi_reservation_resp", nullptr, get_reservations},
+  {"GET",    "/jobs",                   "jobs from the accounting store (sacct; ?users=&account=&partition=)", "v0.0.41_openapi_slurmdbd_jobs_resp", nullptr, get_db_jobs, "slurmdb"},
+  {"GET",    "/accounts",               "accounts in the accounting store",  "v0.0.41_openapi_accounts_resp", nullptr, get_db_accounts, "slurmdb"},
+  {"GET",    "/qos",                    "QOS in the accounting store",       "v0.0.41_openapi_slurmdbd_qos_resp", nullptr, get_db_qos, "slurmdb"},
 };
 // clang-format on
 
@@ -344,6 +475,10 @@ const std::vector<endpoint> endpoint_table = {
 
 const std::vector<endpoint>& endpoints() {
   return endpoint_table;
+}
+
+std::string served_path(const endpoint& e) {
+  return std::string("/") + e.api + "/" + api_version + e.path;
 }
 
 void send(exchange& x, int status, json payload, rendered_list list) {

@@ -44,7 +44,11 @@ struct endpoint {
   const char* response;  ///< the OpenAPI schema of its answer (components/schemas)
   const char* request;   ///< the schema of its JSON body; nullptr: none
   void (*handle)(exchange&);
+  const char* api = "slurm";  ///< the path's first part: slurm, or slurmdb (the accounting store)
 };
+
+/// The path an endpoint is served at: /API/v0.0.41/PATH.
+std::string served_path(const endpoint& e);
 
 const std::vector<endpoint>& endpoints();
 

@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
       "caller; requests go out with this daemon's MUNGE credential). Endpoints under "
       "/slurm/v0.0.41/: ping, jobs, job/ID (GET, POST to update,\n"
       "DELETE to cancel, ?signal=NAME to signal), job/submit, nodes, node/NAME (GET, POST),\n"
-      "partitions, partition/NAME. See docs/rest.md.");
+      "partitions, partition/NAME, diag, reservations, reservation/NAME; under\n"
+      "/slurmdb/v0.0.41/: jobs, accounts, qos. See docs/rest.md.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

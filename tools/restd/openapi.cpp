@@ -145,6 +145,41 @@ json schemas() {
                 {"job_submit_user_msg", {{"type", "string"}}}});
   s[prefix + "openapi_kill_job_resp"] =
       response({{"status", {{"type", "array"}, {"items", {{"type", "object"}}}}}});
+  s[prefix + "reservation_info"] = record_schema(reservation_fields());
+  s[prefix + "job"] = record_schema(accounted_job_fields());
+  s[prefix + "account"] = record_schema(account_fields());
+  s[prefix + "qos"] = record_schema(qos_fields());
+  s[prefix + "openapi_reservation_resp"] =
+      response({{"reservations", array_of(prefix + "reservation_info")}, {"last_update", stamp}},
+               {"reservations"});
+  s[prefix + "openapi_slurmdbd_jobs_resp"] =
+      response({{"jobs", array_of(prefix + "job")}}, {"jobs"});
+  s[prefix + "openapi_accounts_resp"] =
+      response({{"accounts", array_of(prefix + "account")}}, {"accounts"});
+  s[prefix + "openapi_slurmdbd_qos_resp"] = response({{"qos", array_of(prefix + "qos")}}, {"qos"});
+  json count = {{"type", "integer"}};
+  json rpc_props = {{"count", count}, {"total_time", count}, {"average_time", stamp}};
+  auto rpc_type = rpc_props;
+  rpc_type["message_type"] = {{"type", "string"}};
+  auto rpc_user = rpc_props;
+  rpc_user["user"] = {{"type", "string"}};
+  json stat_props = {
+      {"req_time", stamp},
+      {"req_time_start", stamp},
+      {"job_states_ts", stamp},
+      {"rpcs_by_message_type",
+       {{"type", "array"}, {"items", {{"type", "object"}, {"properties", rpc_type}}}}},
+      {"rpcs_by_user",
+       {{"type", "array"}, {"items", {{"type", "object"}, {"properties", rpc_user}}}}}};
+  for (const char* name :
+       {"parts_packed", "server_thread_count", "schedule_cycle_max", "schedule_cycle_last",
+        "schedule_cycle_sum", "schedule_cycle_total", "schedule_cycle_mean",
+        "schedule_queue_length", "jobs_submitted", "jobs_started", "jobs_completed",
+        "jobs_canceled", "jobs_failed", "jobs_pending", "jobs_running"})
+    stat_props[name] = count;
+  s[prefix + "stats_msg"] = {{"type", "object"}, {"properties", stat_props}};
+  s[prefix + "openapi_diag_resp"] =
+      response({{"statistics", schema_ref(prefix + "stats_msg")}}, {"statistics"});
   s[prefix + "job_submit_req"] = job_submit_schema();
   s[prefix + "job_update_req"] = job_update_schema();
   s[prefix + "update_node_msg"] = node_update_schema();
@@ -165,6 +200,7 @@ json path_parameters(const std::string& path) {
 std::string operation_id(const endpoint& e) {
   std::string id = e.method;
   std::transform(id.begin(), id.end(), id.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (std::string(e.api) != "slurm") id += std::string("_") + e.api;
   for (char c : std::string(e.path)) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   return id;
 }
@@ -172,7 +208,6 @@ std::string operation_id(const endpoint& e) {
 }  // namespace
 
 json openapi_document() {
-  const std::string base = std::string("/slurm/") + api_version;
   json paths = json::object();
   for (const auto& e : endpoints()) {
     std::string method = e.method;
@@ -180,7 +215,7 @@ json openapi_document() {
                    [](unsigned char c) { return std::tolower(c); });
     json op = {{"summary", e.summary},
                {"operationId", operation_id(e)},
-               {"tags", json::array({"slurm"})},
+               {"tags", json::array({e.api})},
                {"responses",
                 {{"200",
                   {{"description", "done"},
@@ -190,6 +225,13 @@ json openapi_document() {
                    {"content",
                     {{"application/json", {{"schema", schema_ref(prefix + "openapi_resp")}}}}}}}}}};
     auto params = path_parameters(e.path);
+    if (std::string(e.api) == "slurmdb" && std::string(e.path) == "/jobs")
+      for (const char* name : {"users", "account", "partition"})
+        params.push_back({{"name", name},
+                          {"in", "query"},
+                          {"required", false},
+                          {"schema", {{"type", "string"}}},
+                          {"description", "comma-separated list, as sacct's -u, -A, -r"}});
     if (method == "delete")
       params.push_back(
           {{"name", "signal"},
@@ -202,7 +244,7 @@ json openapi_document() {
       op["requestBody"] = {
           {"required", true},
           {"content", {{"application/json", {{"schema", schema_ref(e.request)}}}}}};
-    paths[base + e.path][method] = std::move(op);
+    paths[served_path(e)][method] = std::move(op);
   }
   return {{"openapi", "3.0.3"},
           {"info",

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 
 #include "messages/states.hpp"
@@ -233,6 +234,153 @@ const std::vector<field_of<P>> partition_table = {
   {"preempt_mode", string_list, "PreemptMode", [](const P& p, const C&) -> field_value { return json::array({p.preempt_mode}); }},
   {"grace_time", integer, "Preemption grace time in seconds", [](const P& p, const C&) -> field_value { return p.grace_time_s; }},
 };
+/// "cpu=4,mem=2000M,node=1" as v0.0.41's TRES list ([{"type":"cpu","name":"","id":1,"count":4}]);
+/// memory in megabytes, as Slurm counts it.
+json tres_list(const std::string& text) {
+  json out = json::array();
+  for (const auto& item : word_list(text)) {
+    auto pair = item.get<std::string>();
+    auto eq = pair.find('=');
+    if (eq == std::string::npos) continue;
+    auto type = pair.substr(0, eq);
+    auto value = pair.substr(eq + 1);
+    std::string name;
+    if (auto slash = type.find('/'); slash != std::string::npos) {
+      name = type.substr(slash + 1);
+      type = type.substr(0, slash);
+    }
+    double count = std::strtod(value.c_str(), nullptr);
+    if (!value.empty()) {
+      switch (value.back()) {
+        case 'K': count /= 1024; break;
+        case 'G': count *= 1024; break;
+        case 'T': count *= 1024 * 1024; break;
+        default: break;
+      }
+    }
+    static const char* const ids[] = {"", "cpu", "mem", "energy", "node", "billing"};
+    int id = 0;
+    for (int i = 1; i < 6; ++i)
+      if (type == ids[i]) id = i;
+    out.push_back({{"type", type}, {"name", name}, {"id", id},
+                   {"count", static_cast<int64_t>(count)}});
+  }
+  return out;
+}
+
+json process_exit(const std::string& state, int32_t code, int32_t signo) {
+  const char* status = signo > 0 ? "SIGNALED" : state == "PENDING" || state == "RUNNING"
+                                                    ? "PENDING"
+                                                    : code == 0 ? "SUCCESS" : "ERROR";
+  return {{"status", json::array({status})},
+          {"return_code", signo > 0 ? number(0) : number(code)},
+          {"signal", {{"id", signo > 0 ? number(signo) : unset_number()},
+                      {"name", signal_name(signo)}}}};
+}
+
+json elapsed_of(int64_t start, int64_t end) {
+  return start > 0 && end >= start ? end - start : 0;
+}
+
+json step_record(const msg::accounted_step& s) {
+  std::string id = s.step_id == 0xfffffffbu   ? "batch"
+                   : s.step_id == 0xfffffffcu ? "extern"
+                                              : std::to_string(s.step_id);
+  auto cpu_us = s.usage.user_cpu_us + s.usage.system_cpu_us;
+  return {{"step", {{"id", id}, {"name", s.name}}},
+          {"state", json::array({s.state})},
+          {"exit_code", process_exit(s.state, s.exit_code, s.exit_signal)},
+          {"nodes", {{"count", s.node_count}, {"range", s.nodelist}}},
+          {"tasks", {{"count", s.ntasks}}},
+          {"time",
+           {{"start", number(s.start_time)},
+            {"end", number(s.end_time)},
+            {"elapsed", elapsed_of(s.start_time, s.end_time)},
+            {"total", {{"seconds", cpu_us / 1000000}, {"microseconds", cpu_us % 1000000}}}}}};
+}
+
+/// Limits of -1 are unset.
+number_value limit(int64_t n) {
+  return n >= 0 ? number(n) : unset_number();
+}
+
+using R = msg::reservation_info;
+using A = msg::accounted_job;
+using Q = msg::qos_info;
+using Acct = msg::acct_account;
+
+// clang-format off
+const std::vector<field_of<R>> reservation_table = {
+  {"name", string, "ReservationName", [](const R& r, const C&) -> field_value { return r.name; }},
+  {"start_time", number_struct, "StartTime (UNIX timestamp)", [](const R& r, const C&) -> field_value { return timestamp(r.start_time); }},
+  {"end_time", number_struct, "EndTime (UNIX timestamp); infinite for UNLIMITED", [](const R& r, const C&) -> field_value { return r.end_time > 0 ? number(r.end_time) : infinite_number(); }},
+  {"node_list", string, "Nodes", [](const R& r, const C&) -> field_value { return r.nodes; }},
+  {"node_count", integer, "NodeCnt", [](const R& r, const C&) -> field_value { return r.node_count; }},
+  {"core_count", integer, "CoreCnt", [](const R& r, const C&) -> field_value { return r.core_count; }},
+  {"partition", string, "PartitionName", [](const R& r, const C&) -> field_value { return r.partition; }},
+  {"flags", string_list, "Flags", [](const R& r, const C&) -> field_value { return word_list(r.flags); }},
+  {"users", string, "Users, comma separated", [](const R& r, const C&) -> field_value { return r.users; }},
+  {"accounts", string, "Accounts, comma separated", [](const R& r, const C&) -> field_value { return r.accounts; }},
+};
+
+const std::vector<field_of<A>> accounted_job_table = {
+  {"job_id", integer, "Job ID", [](const A& a, const C&) -> field_value { return a.info.job_id; }},
+  {"name", string, "Job name", [](const A& a, const C&) -> field_value { return a.info.name; }},
+  {"account", string, "Account the job ran under", [](const A& a, const C&) -> field_value { return a.info.account; }},
+  {"cluster", string, "Cluster name", [](const A&, const C& c) -> field_value { return c.cluster; }},
+  {"partition", string, "Partition assigned to the job", [](const A& a, const C&) -> field_value { return a.info.partition; }},
+  {"qos", string, "Quality of Service assigned to the job", [](const A& a, const C&) -> field_value { return a.info.qos; }},
+  {"user", string, "User that owns the job", [](const A& a, const C&) -> field_value { return a.info.user; }},
+  {"nodes", string, "Node(s) allocated to the job", [](const A& a, const C&) -> field_value { return a.info.nodelist; }},
+  {"allocation_nodes", integer, "Nodes allocated to the job", [](const A& a, const C&) -> field_value { return a.info.node_count; }},
+  {"state", object, "{\"current\":[STATE],\"reason\":REASON}", [](const A& a, const C&) -> field_value {
+     return json{{"current", json::array({msg::to_string(a.info.state)})},
+                 {"reason", a.info.reason.empty() ? "None" : a.info.reason}};
+   }},
+  {"exit_code", exit_code, "Exit code of the job", [](const A& a, const C&) -> field_value { return process_exit(msg::to_string(a.info.state), a.info.exit_code, a.info.exit_signal); }},
+  {"derived_exit_code", exit_code, "Highest exit code of the job's steps", [](const A& a, const C&) -> field_value { return process_exit(msg::to_string(a.info.state), a.derived_exit_code, 0); }},
+  {"time", object, "{elapsed, eligible, start, end, submission, limit (minutes)}", [](const A& a, const C&) -> field_value {
+     return json{{"elapsed", elapsed_of(a.info.start_time, a.info.end_time)},
+                 {"eligible", a.eligible_time},
+                 {"start", a.info.start_time},
+                 {"end", a.info.end_time},
+                 {"submission", a.info.submit_time},
+                 {"limit", minutes(a.info.time_limit_s)}};
+   }},
+  {"tres", object, "{requested: TRES list, allocated: TRES list}", [](const A& a, const C&) -> field_value {
+     return json{{"requested", tres_list(a.req_tres)}, {"allocated", tres_list(a.alloc_tres)}};
+   }},
+  {"steps", object, "The job's steps: [{step, state, exit_code, nodes, tasks, time}]", [](const A& a, const C&) -> field_value {
+     json steps = json::array();
+     for (const auto& s : a.steps) steps.push_back(step_record(s));
+     return steps;
+   }},
+};
+
+const std::vector<field_of<Acct>> account_table = {
+  {"name", string, "Account name", [](const Acct& a, const C&) -> field_value { return a.name; }},
+  {"description", string, "Description", [](const Acct& a, const C&) -> field_value { return a.description; }},
+  {"organization", string, "Organization", [](const Acct& a, const C&) -> field_value { return a.organization; }},
+};
+
+const std::vector<field_of<Q>> qos_table = {
+  {"name", string, "QOS name", [](const Q& q, const C&) -> field_value { return q.name; }},
+  {"description", string, "Description", [](const Q& q, const C&) -> field_value { return q.description; }},
+  {"priority", number_struct, "Priority", [](const Q& q, const C&) -> field_value { return number(q.priority); }},
+  {"flags", string_list, "Flags", [](const Q& q, const C&) -> field_value { return word_list(q.flags); }},
+  {"usage_factor", object, "UsageFactor: {set, infinite, number}", [](const Q& q, const C&) -> field_value { return json{{"set", true}, {"infinite", false}, {"number", q.usage_factor}}; }},
+  {"limits", object, "{grace_time, max: {wall_clock: {per: {job}}, jobs: {active_jobs: {per: {user, account}}}, tres: {per: {job, user, account}}}, min: {tres: {per: {job}}}}", [](const Q& q, const C&) -> field_value {
+     return json{{"grace_time", q.grace_time_s},
+                 {"max",
+                  {{"wall_clock", {{"per", {{"job", limit(q.max_wall_min)}}}}},
+                   {"jobs",
+                    {{"active_jobs", {{"per", {{"user", limit(q.max_jobs_per_user)}, {"account", limit(q.max_jobs_per_account)}}}}},
+                     {"per", {{"user", limit(q.max_submit_per_user)}, {"account", limit(q.max_submit_per_account)}}}}},
+                   {"tres",
+                    {{"per", {{"job", tres_list(q.max_tres)}, {"user", tres_list(q.max_tres_per_user)}, {"account", tres_list(q.max_tres_per_account)}}}}}}},
+                 {"min", {{"tres", {{"per", {{"job", tres_list(q.min_tres)}}}}}}}};
+   }},
+};
 // clang-format on
 
 }  // namespace
@@ -268,6 +416,18 @@ const std::vector<field_of<J>>& job_fields() {
 }
 const std::vector<field_of<N>>& node_fields() {
   return node_table;
+}
+const std::vector<field_of<R>>& reservation_fields() {
+  return reservation_table;
+}
+const std::vector<field_of<A>>& accounted_job_fields() {
+  return accounted_job_table;
+}
+const std::vector<field_of<Acct>>& account_fields() {
+  return account_table;
+}
+const std::vector<field_of<Q>>& qos_fields() {
+  return qos_table;
 }
 const std::vector<field_of<P>>& partition_fields() {
   return partition_table;

@@ -97,6 +97,11 @@ struct field_of {
 const std::vector<field_of<msg::job_info>>& job_fields();
 const std::vector<field_of<msg::node_info>>& node_fields();
 const std::vector<field_of<msg::partition_info>>& partition_fields();
+const std::vector<field_of<msg::reservation_info>>& reservation_fields();
+/// /slurmdb/: the accounting store's jobs (with their steps), accounts and QOS.
+const std::vector<field_of<msg::accounted_job>>& accounted_job_fields();
+const std::vector<field_of<msg::acct_account>>& account_fields();
+const std::vector<field_of<msg::qos_info>>& qos_fields();
 
 /// A record as its table renders it, appended to `out` as compact JSON text in the table's
 /// order (slurmrestd's). Written field by field rather than as one object: a listing renders

@@ -98,7 +98,6 @@ rest_server::rest_server(config::cluster_config cfg, server_settings settings)
   // httplib writes a response's headers and body apart: with Nagle's algorithm on, the body
   // waits for the client's delayed ACK (40 ms) on every keep-alive request.
   http_->set_tcp_nodelay(true);
-  const std::string base = std::string("/slurm/") + api_version;
   // Literal paths first: httplib takes the first pattern that matches, and /job/submit must not
   // be read as /job/{job_id}.
   auto table = endpoints();
@@ -112,7 +111,7 @@ rest_server::rest_server(config::cluster_config cfg, server_settings settings)
       config::log().info("rest: {} {} user={} status={}", in.method, in.path, x.who.user,
                          out.status);
     };
-    auto pattern = base + path_pattern(e.path);
+    auto pattern = path_pattern(served_path(e));
     std::string method = e.method;
     if (method == "GET")
       http_->Get(pattern, serve);
