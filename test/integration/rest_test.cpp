@@ -80,6 +80,17 @@ struct rest_cluster : jwt_key_file, cluster_fixture {
     std::string raw;
   };
 
+  /// What `curl ... -w "\n%{http_code}"` printed, as status and body (status 0 when it failed).
+  static answer curl_answer(const command_result& r) {
+    answer a;
+    auto cut = r.out.rfind('\n');
+    if (r.exit_code != 0 || cut == std::string::npos) return a;
+    a.status = std::atoi(r.out.c_str() + cut + 1);
+    a.raw = r.out.substr(0, cut);
+    a.body = parse_json(a.raw);
+    return a;
+  }
+
   /// curl's answer to METHOD base+PATH with `body` (none when empty) and `with_token`'s token.
   answer http(const std::string& method, const std::string& path, const std::string& body = "",
               const std::optional<std::string>& with_token = std::nullopt,
@@ -92,14 +103,7 @@ struct rest_cluster : jwt_key_file, cluster_fixture {
     if (!body.empty())
       argv.insert(argv.end(), {"-H", "Content-Type: application/json", "--data-binary", body});
     argv.push_back(base + path);
-    auto r = run_command(argv);
-    answer a;
-    auto cut = r.out.rfind('\n');
-    if (r.exit_code != 0 || cut == std::string::npos) return a;
-    a.status = std::atoi(r.out.c_str() + cut + 1);
-    a.raw = r.out.substr(0, cut);
-    a.body = parse_json(a.raw);
-    return a;
+    return curl_answer(run_command(argv));
   }
   answer get(const std::string& path) { return http("GET", path); }
 
@@ -402,14 +406,7 @@ BOOST_AUTO_TEST_CASE(the_unix_socket_knows_its_own_user_without_a_token) {
     if (!body.empty())
       argv.insert(argv.end(), {"-H", "Content-Type: application/json", "--data-binary", body});
     argv.push_back("http://localhost/slurm/v0.0.41" + path);
-    auto r = run_command(argv);
-    answer a;
-    auto cut = r.out.rfind('\n');
-    if (r.exit_code != 0 || cut == std::string::npos) return a;
-    a.status = std::atoi(r.out.c_str() + cut + 1);
-    a.raw = r.out.substr(0, cut);
-    a.body = parse_json(a.raw);
-    return a;
+    return curl_answer(run_command(argv));
   };
   BOOST_REQUIRE_MESSAGE(
       wait_until([&] { return over_socket({}, "GET", "/ping", "").status == 200; }, 20s),

@@ -60,19 +60,6 @@ render_context context(const exchange& x) {
   return render_context{x.cfg.cluster_name, {}};
 }
 
-/// "a,b" as {"a","b"} (a query parameter's list).
-std::vector<std::string> word_list_of(const std::string& text) {
-  std::vector<std::string> out;
-  size_t from = 0;
-  while (from <= text.size()) {
-    auto to = text.find(',', from);
-    if (to == std::string::npos) to = text.size();
-    if (to > from) out.push_back(text.substr(from, to - from));
-    from = to + 1;
-  }
-  return out;
-}
-
 /// This worker thread's connection to the controller.
 controller_link& link_of(const config::cluster_config& cfg) {
   thread_local std::unique_ptr<controller_link> link;
@@ -413,16 +400,16 @@ void get_reservations(exchange& x) {
 void get_db_jobs(exchange& x) {
   auto req = msg::make_client_request(msg::client_op::accounting);
   if (x.in.has_param("users")) {
-    for (const auto& name : word_list_of(x.in.get_param_value("users"))) {
+    for (const auto& name : comma_words(x.in.get_param_value("users"))) {
       auto* pw = ::getpwnam(name.c_str());
       if (pw == nullptr)
         return refuse(x, shoal::error(errc::invalid_request, "Invalid user " + name), "users");
       req.query.uids.push_back(pw->pw_uid);
     }
   }
-  if (x.in.has_param("account")) req.query.accounts = word_list_of(x.in.get_param_value("account"));
+  if (x.in.has_param("account")) req.query.accounts = comma_words(x.in.get_param_value("account"));
   if (x.in.has_param("partition"))
-    req.query.partitions = word_list_of(x.in.get_param_value("partition"));
+    req.query.partitions = comma_words(x.in.get_param_value("partition"));
   auto reply = ask(x, std::move(req));
   if (!reply) return;
   rendered_list jobs("jobs");
@@ -431,22 +418,28 @@ void get_db_jobs(exchange& x) {
   send(x, 200, json::object(), std::move(jobs));
 }
 
-void get_db_accounts(exchange& x) {
+/// One of sacctmgr's lists (`pick` chooses it from the store's data) under `key`.
+template <class Record>
+void send_store_list(exchange& x, const char* key,
+                     const std::vector<Record>& (*pick)(const msg::association_data&),
+                     const std::vector<field_of<Record>>& table) {
   auto reply = ask(x, msg::make_client_request(msg::client_op::acctmgr_list));
   if (!reply) return;
-  rendered_list accounts("accounts");
+  rendered_list out(key);
   auto ctx = context(x);
-  for (const auto& a : reply->associations.accounts) accounts.add(a, account_fields(), ctx);
-  send(x, 200, json::object(), std::move(accounts));
+  for (const auto& r : pick(reply->associations)) out.add(r, table, ctx);
+  send(x, 200, json::object(), std::move(out));
+}
+
+void get_db_accounts(exchange& x) {
+  send_store_list<msg::acct_account>(
+      x, "accounts", [](const msg::association_data& d) -> const auto& { return d.accounts; },
+      account_fields());
 }
 
 void get_db_qos(exchange& x) {
-  auto reply = ask(x, msg::make_client_request(msg::client_op::acctmgr_list));
-  if (!reply) return;
-  rendered_list qos("qos");
-  auto ctx = context(x);
-  for (const auto& q : reply->associations.qos) qos.add(q, qos_fields(), ctx);
-  send(x, 200, json::object(), std::move(qos));
+  send_store_list<msg::qos_info>(
+      x, "qos", [](const msg::association_data& d) -> const auto& { return d.qos; }, qos_fields());
 }
 
 // clang-format off

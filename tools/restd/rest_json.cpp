@@ -42,15 +42,7 @@ number_value count_or_unset(int64_t n) {
 
 /// "a,b" as ["a","b"]; "" as [].
 json word_list(const std::string& text) {
-  json out = json::array();
-  size_t from = 0;
-  while (from < text.size()) {
-    auto to = text.find(',', from);
-    if (to == std::string::npos) to = text.size();
-    if (to > from) out.push_back(text.substr(from, to - from));
-    from = to + 1;
-  }
-  return out;
+  return comma_words(text);
 }
 
 /// The signal's name without SIG, as slurmrestd writes it ("KILL"); "" for none.
@@ -387,6 +379,18 @@ const std::vector<field_of<Q>> qos_table = {
 
 void to_json(json& out, const number_value& v) {
   out = {{"set", v.set}, {"infinite", v.infinite}, {"number", v.number}};
+}
+
+std::vector<std::string> comma_words(const std::string& text) {
+  std::vector<std::string> out;
+  size_t from = 0;
+  while (from < text.size()) {
+    auto to = text.find(',', from);
+    if (to == std::string::npos) to = text.size();
+    if (to > from) out.push_back(text.substr(from, to - from));
+    from = to + 1;
+  }
+  return out;
 }
 
 void write_string(std::string& out, const std::string& s) {

@@ -72,6 +72,9 @@ struct field_value {
   nlohmann::json value;
 };
 
+/// "a,b" as {"a","b"}; empty items dropped.
+std::vector<std::string> comma_words(const std::string& text);
+
 /// Appends `s` as a JSON string. Invalid UTF-8 becomes U+FFFD rather than an exception: a job's
 /// name or comment is whatever bytes its user sent.
 void write_string(std::string& out, const std::string& s);
