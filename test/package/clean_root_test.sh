@@ -129,9 +129,10 @@ in_root_isolated "
   token=\$(shoal control token lifespan=120 | sed -n 's/^SLURM_JWT=//p')
   [ -n \"\$token\" ] || { echo 'no token'; exit 1; }
   for i in \$(seq 1 50); do
-    if exec 3<>/dev/tcp/127.0.0.1/6820; then break; fi 2>/dev/null
+    (exec 3<>/dev/tcp/127.0.0.1/6820) 2>/dev/null && break
     sleep 0.2
   done
+  exec 3<>/dev/tcp/127.0.0.1/6820
   printf 'GET /slurm/v0.0.41/ping HTTP/1.0\r\nX-SLURM-USER-TOKEN: %s\r\n\r\n' \"\$token\" >&3
   answer=\$(cat <&3)
   echo \"\$answer\" | head -1

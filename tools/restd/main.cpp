@@ -104,8 +104,9 @@ int main(int argc, char** argv) {
   }
   // A listing is megabytes of text built and freed per request: above glibc's mmap threshold
   // each one would be fresh pages, faulted in and zeroed every time.
-  mallopt(M_MMAP_THRESHOLD, 256 << 20);
-  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  // 32 MiB is the most glibc takes for the threshold (a larger value is refused).
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
   shoal::restd::server_settings settings;
   settings.threads = threads;
   shoal::restd::rest_server server(std::move(*cfg), settings);
