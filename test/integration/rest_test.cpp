@@ -356,6 +356,7 @@ BOOST_AUTO_TEST_CASE(every_operation_of_the_openapi_document_answers_as_it_says)
   BOOST_CHECK_EQUAL(result["checked"].size(), 17u);
   auto shown = get("/reservation/later");
   BOOST_CHECK_EQUAL(shown.body["reservations"][0]["node_list"], free_node);
+  BOOST_CHECK_EQUAL(get("/reservation/nosuch").status, 404);
   auto diag = get("/diag");
   BOOST_CHECK_GE(diag.body["statistics"]["jobs_submitted"].get<int64_t>(), 1);
   BOOST_CHECK(wait_until([&] { return rest_state(id) == "CANCELLED"; }, 30s));

@@ -259,19 +259,28 @@ void post_update(exchange& x) {
   send(x, 200, {{"job_id", *id}, {"step_id", "batch"}, {"job_submit_user_msg", ""}});
 }
 
+/// Sends `list` rendered by `table` under `key`, or 404 `missing` when a name was asked (the
+/// path's one parameter) and no record is called so.
+template <class Record>
+void send_named(exchange& x, const std::vector<Record>& list,
+                const std::vector<field_of<Record>>& table, const char* key, errc missing,
+                const char* what, const render_context& ctx) {
+  bool one = x.in.matches.size() > 1;
+  rendered_list out(key);
+  for (const auto& r : list)
+    if (!one || r.name == x.in.matches[1].str()) out.add(r, table, ctx);
+  if (one && out.empty())
+    return refuse(
+        x, shoal::error(missing, std::string("Invalid ") + what + " " + x.in.matches[1].str()),
+        x.in.path, 404);
+  auto now = static_cast<int64_t>(std::time(nullptr));
+  send(x, 200, {{"last_update", number(now)}}, std::move(out));
+}
+
 void get_nodes(exchange& x) {
   auto reply = ask(x, msg::make_client_request(msg::client_op::nodes));
   if (!reply) return;
-  bool one = x.in.matches.size() > 1;
-  rendered_list nodes("nodes");
-  auto ctx = context(x);
-  for (const auto& n : reply->nodes)
-    if (!one || n.name == x.in.matches[1].str()) nodes.add(n, node_fields(), ctx);
-  if (one && nodes.empty())
-    return refuse(x, shoal::error(errc::unknown_node, "Invalid node name " + x.in.matches[1].str()),
-                  x.in.path);
-  auto now = static_cast<int64_t>(std::time(nullptr));
-  send(x, 200, {{"last_update", number(now)}}, std::move(nodes));
+  send_named(x, reply->nodes, node_fields(), "nodes", errc::unknown_node, "node name", context(x));
 }
 
 /// POST /node/{name} (admins): State, Reason, as `scontrol update NodeName=`.
@@ -312,18 +321,10 @@ void get_partitions(exchange& x) {
   if (!reply) return;
   auto nodes = ask(x, msg::make_client_request(msg::client_op::nodes));
   if (!nodes) return;
-  bool one = x.in.matches.size() > 1;
   auto ctx = context(x);
   ctx.nodes = std::move(nodes->nodes);
-  rendered_list parts("partitions");
-  for (const auto& p : reply->partitions)
-    if (!one || p.name == x.in.matches[1].str()) parts.add(p, partition_fields(), ctx);
-  if (one && parts.empty())
-    return refuse(
-        x, shoal::error(errc::unknown_partition, "Invalid partition name " + x.in.matches[1].str()),
-        x.in.path);
-  auto now = static_cast<int64_t>(std::time(nullptr));
-  send(x, 200, {{"last_update", number(now)}}, std::move(parts));
+  send_named(x, reply->partitions, partition_fields(), "partitions", errc::unknown_partition,
+             "partition name", ctx);
 }
 
 /// sdiag's figures (shoalctld's /metrics, read as `shoal diag` reads them) as v0.0.41's
@@ -370,30 +371,11 @@ void get_diag(exchange& x) {
   send(x, 200, {{"statistics", std::move(stats)}});
 }
 
-/// Sends `list` rendered by `table` under `key`, or 404 `missing` when a name was asked
-/// (the path's one parameter) and no record is called so.
-template <class Record>
-void send_named(exchange& x, const std::vector<Record>& list,
-                const std::vector<field_of<Record>>& table, const char* key, errc missing,
-                const char* what) {
-  bool one = x.in.matches.size() > 1;
-  rendered_list out(key);
-  auto ctx = context(x);
-  for (const auto& r : list)
-    if (!one || r.name == x.in.matches[1].str()) out.add(r, table, ctx);
-  if (one && out.empty())
-    return refuse(
-        x, shoal::error(missing, std::string("Invalid ") + what + " " + x.in.matches[1].str()),
-        x.in.path);
-  auto now = static_cast<int64_t>(std::time(nullptr));
-  send(x, 200, {{"last_update", number(now)}}, std::move(out));
-}
-
 void get_reservations(exchange& x) {
   auto reply = ask(x, msg::make_client_request(msg::client_op::reservations));
   if (!reply) return;
   send_named(x, reply->reservations, reservation_fields(), "reservations", errc::invalid_request,
-             "reservation name");
+             "reservation name", context(x));
 }
 
 /// /slurmdb/: sacct's jobs from the accounting store (503 without one).
@@ -498,9 +480,9 @@ void send(exchange& x, int status, json payload, rendered_list list) {
   x.out.set_content(std::move(text), "application/json");
 }
 
-void refuse(exchange& x, const shoal::error& err, const std::string& source) {
+void refuse(exchange& x, const shoal::error& err, const std::string& source, int status) {
   x.errors.push_back({describe(err), static_cast<int>(err.code()), to_string(err.code()), source});
-  send(x, http_status(err.code()), json::object());
+  send(x, status ? status : http_status(err.code()), json::object());
 }
 
 namespace {

@@ -78,8 +78,9 @@ class rendered_list {
 void send(exchange& x, int status, nlohmann::json payload, rendered_list list = rendered_list{});
 
 /// Sends a refusal: its HTTP status from the error's code (401 authentication, 403 permission,
-/// 404 unknown job/node/partition, 400 a bad request, 503 no controller, 500 the rest).
-void refuse(exchange& x, const shoal::error& err, const std::string& source);
+/// 404 unknown job/node/partition, 400 a bad request, 503 no controller, 500 the rest), or
+/// `status` when the caller knows better (404 for a name no listed record has).
+void refuse(exchange& x, const shoal::error& err, const std::string& source, int status = 0);
 
 /// The caller from X-SLURM-USER-TOKEN and X-SLURM-USER-NAME, or false with a 401 sent: a token
 /// is needed, and a name, when given, must be the token's.
