@@ -21,7 +21,7 @@ packages=(
   mpich libmpich-dev                   # --mpi=pmi2 tests: mpicc.mpich (Open MPI stays mpicc)
   libsqlite3-dev libpq-dev             # the accounting store: SQLite (default) and PostgreSQL
   postgresql                           # the PostgreSQL store's tests start a private server
-  curl python3-jsonschema              # the REST tests' clients and OpenAPI validation
+  curl python3-jsonschema openssl      # the REST tests' clients, OpenAPI validation, a TLS cert
   openapi-specification                # the OpenAPI 3.0 JSON schema the document is checked against
   help2man dpkg-dev debootstrap        # the .deb: man pages, dependencies, its clean-root test
 )

@@ -443,6 +443,58 @@ BOOST_AUTO_TEST_CASE(the_unix_socket_knows_its_own_user_without_a_token) {
   std::filesystem::remove_all(dir, ec);
 }
 
+BOOST_AUTO_TEST_CASE(https_on_the_tcp_port_with_the_sites_certificate) {
+  // A certificate for 127.0.0.1 made with openssl(1), as a site makes or is given one.
+  auto cert = scratch.file("restd-cert.pem");
+  auto key = scratch.file("restd-key.pem");
+  auto made = run_command({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                           "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                           "-keyout", key, "-out", cert});
+  BOOST_REQUIRE_MESSAGE(made.exit_code == 0, made.describe());
+  auto tls_port = free_port();
+  auto where = "127.0.0.1:" + std::to_string(tls_port);
+  daemon_process secure(
+      {bin_path("shoalrestd"), "-f", conf, "--tls-cert", cert, "--tls-key", key, where},
+      scratch.file("shoalrestd-tls.log"));
+  auto https = [&](const std::vector<std::string>& options, const std::string& path) {
+    std::vector<std::string> argv{
+        "curl", "-sS", "--noproxy",      "*",  "-o",
+        "-",    "-w",  "\n%{http_code}", "-H", "X-SLURM-USER-TOKEN: " + token};
+    argv.insert(argv.end(), options.begin(), options.end());
+    argv.push_back(path);
+    return curl_answer(run_command(argv));
+  };
+  auto url = "https://" + where + "/slurm/v0.0.41";
+  BOOST_REQUIRE_MESSAGE(wait_until(
+                            [&] {
+                              return https({"--cacert", cert}, url + "/ping").status == 200;
+                            },
+                            20s),
+                        read_file(scratch.file("shoalrestd-tls.log")));
+  auto jobs = https({"--cacert", cert}, url + "/jobs");
+  BOOST_CHECK_EQUAL(jobs.status, 200);
+  BOOST_CHECK(jobs.body["jobs"].is_array());
+  // Python's urllib, verifying the certificate as a portal would.
+  std::string program =
+      "import ssl, sys, urllib.request\n"
+      "ctx = ssl.create_default_context(cafile=sys.argv[1])\n"
+      "req = urllib.request.Request(sys.argv[2], headers={'X-SLURM-USER-TOKEN': sys.argv[3]})\n"
+      "print(urllib.request.urlopen(req, context=ctx).status)\n";
+  auto py = run_command({"python3", "-c", program, cert, url + "/ping", token});
+  BOOST_CHECK_MESSAGE(py.exit_code == 0 && contains(py.out, "200"), py.describe());
+  // A client that does not trust the certificate, and one speaking plain HTTP, get nothing.
+  BOOST_CHECK_EQUAL(https({}, url + "/ping").status, 0);
+  BOOST_CHECK_EQUAL(https({}, "http://" + where + "/slurm/v0.0.41/ping").status, 0);
+  // The certificate without its key is bad usage; a file that is no certificate is refused.
+  auto alone = run_command({bin_path("shoalrestd"), "-f", conf, "--tls-cert", cert, where});
+  BOOST_CHECK_EQUAL(alone.exit_code, 2);
+  BOOST_CHECK_MESSAGE(contains(alone.err, "--tls-key"), alone.describe());
+  auto wrong = run_command({bin_path("shoalrestd"), "-f", conf, "--tls-cert", conf, "--tls-key",
+                            key, "127.0.0.1:" + std::to_string(free_port())});
+  BOOST_CHECK_EQUAL(wrong.exit_code, 1);
+  BOOST_CHECK_MESSAGE(contains(wrong.err, "cannot load the TLS certificate"), wrong.describe());
+}
+
 BOOST_AUTO_TEST_SUITE_END()
 
 BOOST_FIXTURE_TEST_SUITE(rest_without_jwt, one_node)

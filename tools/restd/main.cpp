@@ -42,10 +42,19 @@ int main(int argc, char** argv) {
   std::vector<std::string> listen;
   size_t threads = 20;
   unsigned verbose = 0;
+  shoal::restd::server_settings settings;
   app.add_option("-f", conf,
                  "Read the cluster's config from this file (default: $SHOAL_CONF, "
                  "then /etc/shoal/shoal.conf)");
   app.add_option("-t", threads, "Requests served at once (default 20)")->check(CLI::Range(1, 1024));
+  auto* cert = app.add_option("--tls-cert", settings.tls_cert,
+                              "Serve HTTPS on the TCP port with this PEM certificate (chain)")
+                   ->check(CLI::ExistingFile);
+  auto* key = app.add_option("--tls-key", settings.tls_key,
+                             "The certificate's PEM private key (unencrypted)")
+                  ->check(CLI::ExistingFile);
+  cert->needs(key);
+  key->needs(cert);
   app.add_flag("-v", verbose, "More log lines (repeat for more)");
   app.set_version_flag("-V,--version", std::string("shoalrestd ") + SHOAL_VERSION);
   app.add_option("listen", listen,
@@ -84,6 +93,12 @@ int main(int argc, char** argv) {
       tcp = true;
     }
   }
+  if (!settings.tls_cert.empty() && !tcp) {
+    std::fprintf(stderr,
+                 "shoalrestd: error: --tls-cert is for the TCP port: name a [HOST]:PORT to "
+                 "listen on\n");
+    return 2;
+  }
   auto cfg = shoal::runtime::load_cluster_config(conf, /*client_only=*/true);
   if (!cfg) {
     std::fprintf(stderr, "shoalrestd: error: %s\n", shoal::describe(cfg.error()).c_str());
@@ -107,7 +122,6 @@ int main(int argc, char** argv) {
   // 32 MiB is the most glibc takes for the threshold (a larger value is refused).
   mallopt(M_MMAP_THRESHOLD, 32 << 20);
   mallopt(M_TRIM_THRESHOLD, 64 << 20);
-  shoal::restd::server_settings settings;
   settings.threads = threads;
   shoal::restd::rest_server server(std::move(*cfg), settings);
   if (tcp) {
@@ -115,10 +129,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "shoalrestd: error: %s\n", shoal::describe(err).c_str());
       return 1;
     }
-    shoal::config::log().info("shoalrestd listening on {}:{} (/slurm/{})", host, server.port(),
-                              shoal::restd::api_version);
+    const char* scheme = settings.tls_cert.empty() ? "http" : "https";
+    shoal::config::log().info("shoalrestd listening on {}://{}:{} (/slurm/{})", scheme, host,
+                              server.port(), shoal::restd::api_version);
     // The port chosen for :0, for scripts and tests that start it so.
-    std::printf("shoalrestd: listening on %s:%u\n", host.c_str(), server.port());
+    std::printf("shoalrestd: listening on %s:%u (%s)\n", host.c_str(), server.port(), scheme);
   }
   if (!unix_path.empty()) {
     if (auto err = server.bind_unix(unix_path)) {

@@ -9,21 +9,29 @@
 #include <httplib.h>
 
 #include "config/log.hpp"
+#include "tools/restd/bounded_pool.hpp"
 #include "tools/restd/endpoints.hpp"
 #include "tools/restd/openapi.hpp"
 
 namespace shoal::restd {
 
-/// httplib's server, with its request parser and routes reachable for a connection accepted
-/// elsewhere (the UNIX socket's).
-class routed_server : public httplib::Server {
- public:
-  bool serve_request(httplib::Stream& stream, bool close_after, bool& closed) {
-    return process_request(stream, close_after, closed, nullptr);
+/// httplib's request parser and routes, reachable for a connection accepted elsewhere (the UNIX
+/// socket's) on either kind of server: the members are httplib::Server's protected ones, named
+/// through this derived class and applied to the server we hold (plain or TLS).
+struct server_internals : httplib::Server {
+  static bool serve_request(httplib::Server& s, httplib::Stream& stream, bool close_after,
+                            bool& closed) {
+    return (s.*&server_internals::process_request)(stream, close_after, closed, nullptr);
   }
-  size_t keep_alive_max() const { return keep_alive_max_count_; }
-  time_t keep_alive_timeout_s() const { return keep_alive_timeout_sec_; }
-  time_t read_timeout_s() const { return read_timeout_sec_; }
+  static size_t keep_alive_max(const httplib::Server& s) {
+    return s.*&server_internals::keep_alive_max_count_;
+  }
+  static time_t keep_alive_timeout_s(const httplib::Server& s) {
+    return s.*&server_internals::keep_alive_timeout_sec_;
+  }
+  static time_t read_timeout_s(const httplib::Server& s) {
+    return s.*&server_internals::read_timeout_sec_;
+  }
 };
 
 namespace {
@@ -89,9 +97,15 @@ std::string path_pattern(const std::string& path) {
 }  // namespace
 
 rest_server::rest_server(config::cluster_config cfg, server_settings settings)
-    : cfg_(std::move(cfg)), settings_(settings), http_(std::make_unique<routed_server>()) {
-  auto threads = settings_.threads;
-  http_->new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    : cfg_(std::move(cfg)), settings_(std::move(settings)) {
+  if (settings_.tls_cert.empty())
+    http_ = std::make_unique<httplib::Server>();
+  else
+    http_ =
+        std::make_unique<httplib::SSLServer>(settings_.tls_cert.c_str(), settings_.tls_key.c_str());
+  http_->new_task_queue = [this] {
+    return new bounded_pool(settings_.threads, settings_.max_queued);
+  };
   http_->set_payload_max_length(settings_.max_body_bytes);
   http_->set_read_timeout(settings_.read_timeout_s, 0);
   http_->set_keep_alive_max_count(100);
@@ -140,6 +154,12 @@ rest_server::rest_server(config::cluster_config cfg, server_settings settings)
 rest_server::~rest_server() = default;
 
 shoal::error rest_server::bind(const std::string& address, uint16_t port) {
+  // httplib reads the certificate and key when the server is made and says only whether it could.
+  if (!http_->is_valid())
+    return shoal::error(errc::invalid_config,
+                        "cannot load the TLS certificate " + settings_.tls_cert + " with the key " +
+                            settings_.tls_key +
+                            " (both PEM, the key unencrypted, readable by this user)");
   int bound = port == 0 ? http_->bind_to_any_port(address)
                         : (http_->bind_to_port(address, port) ? port : -1);
   if (bound <= 0)
@@ -154,15 +174,16 @@ shoal::error rest_server::bind_unix(const std::string& path) {
 }
 
 void rest_server::serve_unix_connection(int fd) {
-  unix_stream stream(fd, static_cast<int>(http_->read_timeout_s() * 1000));
+  unix_stream stream(fd, static_cast<int>(server_internals::read_timeout_s(*http_) * 1000));
   // Keep-alive as httplib's own TCP loop: up to its count, while the client sends within the
   // keep-alive timeout.
-  unix_stream idle(fd, static_cast<int>(http_->keep_alive_timeout_s() * 1000));
-  for (size_t served = 0; served < http_->keep_alive_max(); ++served) {
+  unix_stream idle(fd, static_cast<int>(server_internals::keep_alive_timeout_s(*http_) * 1000));
+  auto most = server_internals::keep_alive_max(*http_);
+  for (size_t served = 0; served < most; ++served) {
     if (served > 0 && !idle.is_readable()) return;
     bool closed = false;
-    bool last = served + 1 == http_->keep_alive_max();
-    if (!http_->serve_request(stream, last, closed) || closed) return;
+    if (!server_internals::serve_request(*http_, stream, served + 1 == most, closed) || closed)
+      return;
   }
 }
 

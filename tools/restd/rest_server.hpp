@@ -11,8 +11,8 @@
 #include "messages/errc.hpp"
 #include "tools/restd/unix_listener.hpp"
 
-namespace shoal::restd {
-class routed_server;
+namespace httplib {
+class Server;
 }
 
 namespace shoal::restd {
@@ -22,6 +22,11 @@ struct server_settings {
   size_t threads = 20;                ///< -t: requests served at once (slurmrestd's default)
   size_t max_body_bytes = 16u << 20;  ///< a larger body is refused with 413
   int read_timeout_s = 10;            ///< a request must arrive whole within this
+  /// TCP connections accepted and waiting for a thread; beyond it the accepting thread serves
+  /// one itself, so the rest wait in the kernel's backlog (bounded_pool.hpp).
+  size_t max_queued = 64;
+  std::string tls_cert;  ///< --tls-cert: PEM certificate (chain) for HTTPS on the TCP port
+  std::string tls_key;   ///< --tls-key: its PEM private key
 };
 
 /// slurmrestd's endpoints under /slurm/v0.0.41/ (docs/rest.md): each request needs the
@@ -57,7 +62,7 @@ class rest_server {
 
   config::cluster_config cfg_;
   server_settings settings_;
-  std::unique_ptr<routed_server> http_;
+  std::unique_ptr<httplib::Server> http_;
   unix_listener unix_;
   uint16_t port_ = 0;
   std::mutex stop_mutex_;
