@@ -16,21 +16,12 @@
 namespace shoal::restd {
 
 /// httplib's request parser and routes, reachable for a connection accepted elsewhere (the UNIX
-/// socket's) on either kind of server: the members are httplib::Server's protected ones, named
-/// through this derived class and applied to the server we hold (plain or TLS).
+/// socket's) on either kind of server: process_request is httplib::Server's protected member,
+/// named through this derived class and applied to the server we hold (plain or TLS).
 struct server_internals : httplib::Server {
   static bool serve_request(httplib::Server& s, httplib::Stream& stream, bool close_after,
                             bool& closed) {
     return (s.*&server_internals::process_request)(stream, close_after, closed, nullptr);
-  }
-  static size_t keep_alive_max(const httplib::Server& s) {
-    return s.*&server_internals::keep_alive_max_count_;
-  }
-  static time_t keep_alive_timeout_s(const httplib::Server& s) {
-    return s.*&server_internals::keep_alive_timeout_sec_;
-  }
-  static time_t read_timeout_s(const httplib::Server& s) {
-    return s.*&server_internals::read_timeout_sec_;
   }
 };
 
@@ -108,7 +99,8 @@ rest_server::rest_server(config::cluster_config cfg, server_settings settings)
   };
   http_->set_payload_max_length(settings_.max_body_bytes);
   http_->set_read_timeout(settings_.read_timeout_s, 0);
-  http_->set_keep_alive_max_count(100);
+  http_->set_keep_alive_max_count(settings_.keep_alive_max);
+  http_->set_keep_alive_timeout(settings_.keep_alive_timeout_s);
   // httplib writes a response's headers and body apart: with Nagle's algorithm on, the body
   // waits for the client's delayed ACK (40 ms) on every keep-alive request.
   http_->set_tcp_nodelay(true);
@@ -174,11 +166,11 @@ shoal::error rest_server::bind_unix(const std::string& path) {
 }
 
 void rest_server::serve_unix_connection(int fd) {
-  unix_stream stream(fd, static_cast<int>(server_internals::read_timeout_s(*http_) * 1000));
+  unix_stream stream(fd, static_cast<int>(settings_.read_timeout_s * 1000));
   // Keep-alive as httplib's own TCP loop: up to its count, while the client sends within the
   // keep-alive timeout.
-  unix_stream idle(fd, static_cast<int>(server_internals::keep_alive_timeout_s(*http_) * 1000));
-  auto most = server_internals::keep_alive_max(*http_);
+  unix_stream idle(fd, static_cast<int>(settings_.keep_alive_timeout_s * 1000));
+  auto most = settings_.keep_alive_max;
   for (size_t served = 0; served < most; ++served) {
     if (served > 0 && !idle.is_readable()) return;
     bool closed = false;

@@ -22,6 +22,8 @@ struct server_settings {
   size_t threads = 20;                ///< -t: requests served at once (slurmrestd's default)
   size_t max_body_bytes = 16u << 20;  ///< a larger body is refused with 413
   int read_timeout_s = 10;            ///< a request must arrive whole within this
+  size_t keep_alive_max = 100;        ///< requests on one connection before it is closed
+  int keep_alive_timeout_s = 5;       ///< an idle keep-alive connection is closed after this
   /// TCP connections accepted and waiting for a thread; beyond it the accepting thread serves
   /// one itself, so the rest wait in the kernel's backlog (bounded_pool.hpp).
   size_t max_queued = 64;
