@@ -493,6 +493,16 @@ BOOST_AUTO_TEST_CASE(https_on_the_tcp_port_with_the_sites_certificate) {
                             key, "127.0.0.1:" + std::to_string(free_port())});
   BOOST_CHECK_EQUAL(wrong.exit_code, 1);
   BOOST_CHECK_MESSAGE(contains(wrong.err, "cannot load the TLS certificate"), wrong.describe());
+  // A key that is not the certificate's is refused at start too, not at the first handshake.
+  auto other_key = scratch.file("restd-other-key.pem");
+  auto keyed = run_command({"openssl", "genpkey", "-algorithm", "RSA", "-out", other_key});
+  BOOST_REQUIRE_MESSAGE(keyed.exit_code == 0, keyed.describe());
+  auto mismatched =
+      run_command({bin_path("shoalrestd"), "-f", conf, "--tls-cert", cert, "--tls-key", other_key,
+                   "127.0.0.1:" + std::to_string(free_port())});
+  BOOST_CHECK_EQUAL(mismatched.exit_code, 1);
+  BOOST_CHECK_MESSAGE(contains(mismatched.err, "cannot load the TLS certificate"),
+                      mismatched.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()
