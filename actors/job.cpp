@@ -220,6 +220,9 @@ caf::result<caf::ok_atom> on_suspend(job_self self, bool suspend, uint32_t uid) 
     return once_saved(self);
   }
   auto s = st.info.state;
+  if (!suspend && st.life.lent)
+    return make_error(errc::invalid_request,
+                      "Job is suspended for a preempting job; it resumes once its CPUs are free");
   const char* why = s == msg::job_state::pending ? "Job is pending execution"
                     : s == msg::job_state::completing || msg::is_finished(s)
                         ? "Job/step already completing or completed"
@@ -335,16 +338,31 @@ caf::result<caf::ok_atom> on_complete(job_self self, int32_t code, int32_t signo
 
 /// The scheduler preempts the job: only a batch job is queued again (Slurm requeues batch jobs
 /// only; the others are killed).
-void on_preempt(job_self self, bool requeue, int64_t grace_s) {
+void on_preempt(job_self self, policy::preempt_mode mode, int64_t grace_s) {
   auto& st = self->state;
   policy::event ev{event_kind::preempt};
-  ev.requeue = requeue && st.setup.req.batch;
+  ev.requeue = mode == policy::preempt_mode::requeue && st.setup.req.batch;
+  ev.by_preemption = mode == policy::preempt_mode::suspend;
   ev.grace_time = grace_s;
   auto t = decide(self, ev);
   if (t.outcome != verdict::applied) return;  // queued again, or ending already
-  config::log().info("job preempt job={} requeue={} grace_time={}", st.info.job_id, ev.requeue,
+  config::log().info("job preempt job={} mode={} grace_time={}", st.info.job_id,
+                     ev.by_preemption ? "SUSPEND"
+                     : ev.requeue     ? "REQUEUE"
+                                      : "CANCEL",
                      grace_s);
   st.info.preempt_time = unix_now();  // scontrol's PreemptTime
+  event_data data;
+  execute(self, t, data);
+}
+
+/// What a job suspended for a preemptor lent is free again.
+void on_scheduler_resume(job_self self) {
+  policy::event ev{event_kind::resume};
+  ev.by_preemption = true;
+  auto t = decide(self, ev);
+  if (t.outcome != verdict::applied) return;  // ended, or requeued, meanwhile
+  config::log().info("job resumed job={} after preemption", self->state.info.job_id);
   event_data data;
   execute(self, t, data);
 }
@@ -477,6 +495,7 @@ void restore(job_self self) {
   st.life.requeue_reason = rec.requeue_reason;
   st.life.told_queued = true;
   st.life.warned = rec.life_warned;
+  st.life.lent = rec.life_lent;
   st.main_step = rec.main_step;
   st.next_step = rec.next_step;
   st.done_steps = std::move(rec.done_steps);
@@ -530,6 +549,8 @@ void restore(job_self self) {
   self->send(st.setup.scheduler, msg::adopt_atom_v, st.info.job_id, st.setup.req, st.setup.workload,
              st.nodes, st.node_cpus, st.info.start_time, st.info.array_job_id,
              static_cast<uint32_t>(std::max<int64_t>(0, st.info.array_task_id)), st.node_gres);
+  // Suspended for a preemptor: its CPUs stay lent (the preemptor was recovered holding them).
+  if (st.life.lent) self->send(st.setup.scheduler, msg::lent_atom_v, st.info.job_id);
   policy::effect start{effect_kind::start_nodes};
   event_data none;
   follow_ups then;
@@ -635,8 +656,11 @@ job_impl::behavior_type job_behavior(job_self self, job_setup setup) {
                     }),
       probe.metered("escalate",
                     [self](msg::escalate_atom, uint64_t gen) { on_kill_wait(self, gen); }),
-      probe.metered("preempt", [self](msg::preempt_atom, bool requeue,
-                                      int64_t grace_s) { on_preempt(self, requeue, grace_s); }),
+      probe.metered("preempt",
+                    [self](msg::preempt_atom, uint8_t mode, int64_t grace_s) {
+                      on_preempt(self, static_cast<policy::preempt_mode>(mode), grace_s);
+                    }),
+      probe.metered("resume", [self](msg::resume_atom) { on_scheduler_resume(self); }),
       probe.metered("nodedown", [self](msg::nodedown_atom,
                                        const std::string& node) { on_node_down(self, node); }),
       probe.metered("jobs", [self](msg::jobs_atom) { return self->state.info; }),

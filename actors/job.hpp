@@ -120,10 +120,13 @@ using job_actor = caf::typed_actor<
     /// ("requeue", uid): kill a running batch job's tasks and queue it again (scontrol
     /// requeue); ok at once when still pending.
     caf::replies_to<msg::jobctl_atom, std::string, uint32_t>::with<caf::ok_atom>,
-    /// (requeue, grace seconds): the scheduler preempts the running job (SIGCONT and SIGTERM,
-    /// SIGKILL after the grace time; at once without one): it ends PREEMPTED, or a batch job
-    /// with requeue is queued again. Ignored unless running.
-    caf::reacts_to<msg::preempt_atom, bool, int64_t>,
+    /// (policy::preempt_mode, grace seconds): the scheduler preempts the running job. CANCEL
+    /// and REQUEUE: SIGCONT and SIGTERM, SIGKILL after the grace time (at once without one); it
+    /// ends PREEMPTED, or a batch job under REQUEUE is queued again. SUSPEND: its tasks stop and
+    /// it tells the scheduler its CPUs are lent (lent_atom). Ignored unless running.
+    caf::reacts_to<msg::preempt_atom, uint8_t, int64_t>,
+    /// The scheduler gives a job suspended for a preemptor its CPUs back: its tasks go on.
+    caf::reacts_to<msg::resume_atom>,
     /// The job's listing view.
     caf::replies_to<msg::jobs_atom>::with<msg::job_info>,
     /// `scontrol update`: the job's record now, from which the controller revises its request.

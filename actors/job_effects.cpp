@@ -30,7 +30,7 @@ namespace {
 /// One info line per job state change, worded for the events operators look for.
 void log_state_change(const msg::job_info& info, msg::job_state from) {
   auto next = info.state;
-  if (next == msg::job_state::running)
+  if (next == msg::job_state::running && from != msg::job_state::suspended)
     config::log().info("job started job={} nodes={} node_count={}", info.job_id, info.nodelist,
                        info.node_count);
   else if (msg::is_finished(next))
@@ -79,6 +79,7 @@ msg::job_record record_of(const job_state_t& st) {
   r.main_step = st.main_step;
   r.next_step = st.next_step;
   r.life_warned = st.life.warned;
+  r.life_lent = st.life.lent;
   for (auto& [id, run] : st.steps) r.steps.push_back(step_record_of(id, run));
   r.done_steps = st.done_steps;
   return r;
@@ -672,6 +673,9 @@ void run_effect(job_self self, const policy::effect& e, event_data& data, follow
     case effect_kind::resume_clock:
       info.suspended_secs += std::max<int64_t>(0, unix_now() - info.suspend_time);
       if (e.ok) arm_remaining_time(self);
+      return;
+    case effect_kind::lend_resources:
+      self->send(st.setup.scheduler, msg::lent_atom_v, info.job_id);
       return;
     case effect_kind::stop:
       self->quit();

@@ -5,6 +5,7 @@
 #include <map>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include <caf/all.hpp>
 
@@ -63,6 +64,8 @@ struct scheduler_state {
   state_keeper_actor keeper;  ///< where the ledger is saved; null: nowhere
   /// Each node's configured CPUs, for a recovered job that holds whole nodes.
   std::unordered_map<std::string, uint32_t> node_cpus;
+  /// Jobs suspended for a preemptor: passes run for them with nothing queued (to resume them).
+  std::unordered_set<uint64_t> lent;
 };
 
 /// The public interface plus the ticks the scheduler sends itself: a pass's, and
@@ -179,7 +182,11 @@ void apply_pass(scheduler_self self, placed_pass& placed, int64_t now,
   for (auto& p : result.preempted)
     if (still_startable(self, p.for_job))
       send_to(self, st.controller, msg::preempt_atom_v, p.job, p.for_job,
-              p.mode == policy::preempt_mode::requeue, p.grace_time);
+              static_cast<uint8_t>(p.mode), p.grace_time);
+  for (auto id : result.resumed) {
+    st.lent.erase(id);
+    send_to(self, st.controller, msg::resume_atom_v, id);
+  }
 }
 
 void observe_pass(scheduler_self self, std::chrono::steady_clock::time_point started_at,
@@ -210,7 +217,7 @@ void run_pass(scheduler_self self) {
     return;
   }
   st.pass_requested = false;
-  if (st.queue.queue().empty()) return;
+  if (st.queue.queue().empty() && st.lent.empty()) return;
   auto started_at = std::chrono::steady_clock::now();
   auto now = unix_now();
   if (st.wakeup_at != 0 && st.wakeup_at <= now) st.wakeup_at = 0;
@@ -223,9 +230,12 @@ void run_pass(scheduler_self self) {
   for (auto& [id, reason] : plan.blocked)
     if (auto* q = st.queue.find(id)) tell_reason(self, *q, reason);
   arm_wakeup(self, plan.next_wakeup, now);
-  if (plan.offered == 0) return;
+  if (plan.offered == 0 && st.lent.empty()) return;
   auto order = std::make_shared<pass_order>();
   order->candidates = std::move(plan.candidates);
+  // Only suspended jobs to look at: an empty list, never none.
+  if (!order->candidates)
+    order->candidates = std::make_shared<const std::vector<policy::pending_job>>();
   order->arrays = std::move(plan.arrays);
   order->now = now;
   auto candidates = plan.offered;
@@ -677,7 +687,14 @@ scheduler_impl::behavior_type scheduler_behavior(
                     [self](msg::release_atom, uint64_t id) {
                       charge_usage(self, id, unix_now());  // a requeued run counts too
                       self->state.queue.release(id);
+                      self->state.lent.erase(id);
                       self->send(self->state.topology, msg::release_atom_v, id);
+                      request_pass(self);
+                    }),
+      probe.metered("lent",
+                    [self](msg::lent_atom, uint64_t id) {
+                      self->state.lent.insert(id);
+                      self->send(self->state.topology, msg::lent_atom_v, id);
                       request_pass(self);
                     }),
       probe.metered(
@@ -693,6 +710,7 @@ scheduler_impl::behavior_type scheduler_behavior(
                       auto now = unix_now();
                       charge_usage(self, id, now);
                       self->state.queue.ended(id, ok, started, now);
+                      self->state.lent.erase(id);
                       self->send(self->state.topology, msg::release_atom_v, id);
                       request_pass(self);
                     }),

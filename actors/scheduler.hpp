@@ -49,6 +49,8 @@ using scheduler_actor = caf::typed_actor<
                    std::vector<msg::gres_held>>,
     /// A started job gave its nodes back without ending (requeue).
     caf::reacts_to<msg::release_atom, uint64_t>,
+    /// A job suspended for a preemptor (PreemptMode=SUSPEND) lends its CPUs; runs a pass.
+    caf::reacts_to<msg::lent_atom, uint64_t>,
     /// (id, ok, start time): a job ended; frees its nodes, feeds dependencies.
     caf::reacts_to<msg::ended_atom, uint64_t, bool, int64_t>,
     /// (id, request, workload): `scontrol update` changed a pending job (checked as a

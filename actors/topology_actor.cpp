@@ -158,6 +158,8 @@ placed_pass_ptr place(topology_self self, const pass_order& order) {
   st.array_starts.clear();
   // Preempted jobs hold their nodes until they end; passes meanwhile know whom they free them for.
   for (auto& p : out->result.preempted) st.running.mark_preempted(p.job, p.for_job);
+  // A resumed job holds what it lent from now (the scheduler has the job resumed).
+  for (auto id : out->result.resumed) st.running.take_back(id, order.now);
   const auto& list = *order.candidates;
   for (auto& d : out->result.started) {
     out->sites.push_back(site_of(*st.map, d, placed.nodelists[d.job]));
@@ -267,6 +269,13 @@ topology_actor::behavior_type topology_behavior(topology_self self,
                     [self](msg::release_atom, uint64_t id) {
                       self->state.running.erase(id);
                       self->state.map->release(id);
+                    }),
+      probe.metered("lent",
+                    [self](msg::lent_atom, uint64_t id) {
+                      auto& st = self->state;
+                      st.running.lend(id, unix_now(), [&st](size_t node) {
+                        return st.map->capacity_of(node).memory_mb;
+                      });
                     }),
       probe.metered("adopt", [self](msg::adopt_atom, uint64_t id,
                                     const held_nodes& held) { adopt(self, id, held); }),

@@ -102,6 +102,9 @@ using topology_actor = caf::typed_actor<
     caf::reacts_to<msg::cancel_atom, uint64_t>,
     /// A job's nodes are free again (it ended, was requeued, or never started).
     caf::reacts_to<msg::release_atom, uint64_t>,
+    /// The job is suspended for a preemptor: passes lend its CPUs (policy::running_job::lent)
+    /// until one resumes it (placed_pass's result.resumed), when it holds them again.
+    caf::reacts_to<msg::lent_atom, uint64_t>,
     /// (id, nodes): a recovered job holds these nodes.
     caf::reacts_to<msg::adopt_atom, uint64_t, held_nodes>,
     /// A node's latest view.

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "policy/lending.hpp"
+
 namespace shoal::cluster {
 
 void running_jobs::put(policy::running_job run) {
@@ -28,6 +30,17 @@ void running_jobs::erase(uint64_t id) {
 void running_jobs::mark_preempted(uint64_t id, uint64_t for_job) {
   auto at = index_.find(id);
   if (at != index_.end()) jobs_[at->second].preempted_for = for_job;
+}
+
+void running_jobs::lend(uint64_t id, int64_t now,
+                        const std::function<uint64_t(size_t)>& node_memory) {
+  auto at = index_.find(id);
+  if (at != index_.end()) policy::lend(jobs_[at->second], now, node_memory);
+}
+
+void running_jobs::take_back(uint64_t id, int64_t now) {
+  auto at = index_.find(id);
+  if (at != index_.end()) policy::take_back(jobs_[at->second], now);
 }
 
 }  // namespace shoal::cluster

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
@@ -21,6 +22,13 @@ class running_jobs {
   /// The job is being preempted for `for_job` (policy::running_job::preempted_for); nothing
   /// when it holds nothing.
   void mark_preempted(uint64_t id, uint64_t for_job);
+
+  /// The job is suspended for a preemptor at `now` (policy::lend): nothing when it holds
+  /// nothing or lends already. `node_memory`: a node's whole memory.
+  void lend(uint64_t id, int64_t now, const std::function<uint64_t(size_t)>& node_memory);
+
+  /// The job resumes at `now` (policy::take_back); nothing unless it lends.
+  void take_back(uint64_t id, int64_t now);
 
   const std::vector<policy::running_job>& all() const { return jobs_; }
 

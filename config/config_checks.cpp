@@ -74,6 +74,18 @@ shoal::error parser::check_power_exclusions() {
   return {};
 }
 
+shoal::error parser::check_suspend_has_gang() {
+  const auto& s = cfg_.scheduling;
+  if (s.preempt_gang) return {};
+  if (s.preempt_mode == policy::preempt_mode::suspend)
+    return fail(preempt_mode_.at, suspend_needs_gang);
+  for (const auto& part : cfg_.partitions)
+    if (part.preempt_mode == policy::preempt_mode::suspend)
+      return fail(where{part.file, part.line},
+                  std::string{"partition '"} + part.name + "': " + suspend_needs_gang);
+  return {};
+}
+
 shoal::expected<cluster_config> parser::finish() {
   cfg_.controller_hosts = primary_hosts_;
   cfg_.controller_hosts.insert(cfg_.controller_hosts.end(), backup_hosts_.begin(),
@@ -109,6 +121,7 @@ shoal::expected<cluster_config> parser::finish() {
   if (cfg_.torus3d)
     if (auto err = resolve_torus()) return err;
   if (auto err = check_power_exclusions()) return err;
+  if (auto err = check_suspend_has_gang()) return err;
   if (default_partition_.set && !default_partition_name_.empty()) {
     auto it = std::find_if(cfg_.partitions.begin(), cfg_.partitions.end(),
                            [&](const auto& p) { return p.name == default_partition_name_; });

@@ -94,6 +94,7 @@ shoal::error parser::on_main_key(const cs::pair& p, const where& at, int depth) 
   if (apply_scheduler_key(cfg_.scheduling, k, v, scheduling_error)) {
     if (!scheduling_error.empty())
       return fail(at, "invalid value '" + v + "' for " + p.key + ": " + scheduling_error);
+    if (k == "preemptmode") mark(preempt_mode_, p, at);
     return {};
   }
   // The seed names the daemons' binaries here; shoal's are found by the installer.

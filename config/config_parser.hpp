@@ -183,14 +183,17 @@ class parser {
   deferred collectors_;
   deferred default_partition_;
   deferred select_;
-  deferred gres_conf_;  ///< GresConf=
-  deferred exc_nodes_;  ///< SuspendExcNodes=: every node must exist
-  deferred exc_parts_;  ///< SuspendExcParts=: every partition must exist
+  deferred gres_conf_;     ///< GresConf=
+  deferred exc_nodes_;     ///< SuspendExcNodes=: every node must exist
+  deferred exc_parts_;     ///< SuspendExcParts=: every partition must exist
+  deferred preempt_mode_;  ///< PreemptMode=: SUSPEND anywhere needs GANG here
   std::string default_partition_name_;
 
   shoal::error resolve_torus();
   /// SuspendExcNodes= and SuspendExcParts= name configured nodes and partitions.
   shoal::error check_power_exclusions();
+  /// PreemptMode=SUSPEND (main or a partition's) only with GANG in the main PreemptMode.
+  shoal::error check_suspend_has_gang();
 };
 
 }  // namespace shoal::config::parsing

@@ -216,6 +216,8 @@ shoal::expected<std::vector<partition_config>> apply_partition_edit(
   auto part = apply_partition_settings(create ? created_partition(edit.name) : *it, edit.settings,
                                        node_names);
   if (!part) return std::move(part.error());
+  if (part->preempt_mode == policy::preempt_mode::suspend && !cfg.scheduling.preempt_gang)
+    return shoal::error(errc::invalid_request, suspend_needs_gang);
   if (takes_default(edit.settings))
     for (auto& p : parts) p.is_default = false;
   if (create)

@@ -147,10 +147,6 @@ std::optional<policy::preempt_mode> parse_preempt_mode_value(const std::string& 
     mode = m;
   }
   if (!mode) mode = policy::preempt_mode::off;  // GANG alone: gang scheduling, no preemption
-  if (*mode == policy::preempt_mode::suspend) {
-    error = "PreemptMode=SUSPEND is not supported yet (use CANCEL or REQUEUE)";
-    return std::nullopt;
-  }
   return mode;
 }
 

@@ -50,9 +50,16 @@ struct scheduler_settings {
 };
 
 /// PreemptMode's value (OFF, CANCEL, REQUEUE, "SUSPEND,GANG", ...): the mode, and whether GANG
-/// was named; `error` set (and nullopt) for anything else, or for SUSPEND (not supported yet).
+/// was named; `error` set (and nullopt) for anything else. (SUSPEND needs GANG in the main
+/// PreemptMode: the whole file's check, suspend_needs_gang.)
 std::optional<policy::preempt_mode> parse_preempt_mode_value(const std::string& value, bool& gang,
                                                              std::string& error);
+
+/// Why PreemptMode=SUSPEND cannot be used where the main PreemptMode lacks GANG (Slurm's gang
+/// scheduler is what resumes a suspended job).
+inline const char* suspend_needs_gang =
+    "PreemptMode=SUSPEND needs GANG in the main PreemptMode (PreemptMode=SUSPEND,GANG), as "
+    "Slurm's: the gang scheduler is what resumes the suspended jobs";
 
 /// NONE, NOW, DAILY, ... as slurm.conf spells them.
 std::string to_string(usage_reset r);

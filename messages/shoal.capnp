@@ -549,6 +549,7 @@ struct JobRecord {
   # gres
   gres @12 :List(GresHeld);  # the devices held on each node (GresHeld.node); empty: none
   doneSteps @13 :List(StepRecord);  # steps that ended, for accounting (in launch order)
+  lifeLent @14 :Bool;        # suspended for a preemptor: its CPUs are lent (PreemptMode=SUSPEND)
 }
 
 struct ArrayRecord {

@@ -273,6 +273,14 @@ transition on_prolog_failed(const lifecycle& now, const event& ev, const job_fac
 transition on_preempt(const lifecycle& now, const event& ev, const job_facts& facts) {
   if (!is_active(now.state)) return ignored(now);  // queued, or ending already
   auto next = now;
+  if (ev.by_preemption) {
+    // PreemptMode=SUSPEND (Slurm's gang scheduler): stopped until its CPUs are free again.
+    if (now.state != S::running && now.state != S::configuring) return ignored(now);
+    next.state = S::suspended;
+    next.lent = true;
+    return applied(std::move(next),
+                   {signal_effect(SIGSTOP), K::stop_clock, K::lend_resources, K::publish});
+  }
   bool requeue = ev.requeue && !facts.allocation;
   next.ending = requeue ? S::requeued : S::preempted;
   if (requeue) next.requeue_reason = "Requeued";
@@ -298,10 +306,13 @@ transition on_suspend(const lifecycle& now) {
 }
 
 /// scontrol resume: the tasks go on, and so does the time limit from where it stopped.
-transition on_resume(const lifecycle& now) {
+transition on_resume(const lifecycle& now, const event& ev) {
   if (now.state != S::suspended) return refused(now);
+  // Only the scheduler gives a preempted job its CPUs back; it resumes no one an admin stopped.
+  if (now.lent != ev.by_preemption) return ev.by_preemption ? ignored(now) : refused(now);
   auto next = now;
   next.state = S::running;
+  next.lent = false;
   effect resumed{K::resume_clock};
   resumed.ok = true;
   return applied(std::move(next), {signal_effect(SIGCONT), resumed, K::publish});
@@ -355,7 +366,11 @@ transition on_suspended_event(const lifecycle& now, const event& ev, const job_f
     case E::suspend:
       return refused(now);
     case E::resume:
-      return on_resume(now);
+      return on_resume(now, ev);
+    case E::preempt:
+      // An admin stopped it: it is not taken from them (it holds its CPUs until resumed).
+      if (ev.by_preemption && !now.lent) return ignored(now);
+      break;
     case E::time_limit:
     case E::warning_due:
       return ignored(now);
@@ -366,6 +381,7 @@ transition on_suspended_event(const lifecycle& now, const event& ev, const job_f
   }
   auto t = as_running(now, ev, facts);
   if (t.outcome != verdict::applied || t.next.state == S::suspended) return t;
+  t.next.lent = false;
   t.effects.insert(t.effects.begin(), {signal_effect(SIGCONT), K::resume_clock});
   return t;
 }
@@ -524,7 +540,7 @@ transition on_running_event(const lifecycle& now, const event& ev, const job_fac
       return on_suspend(now);
 
     case E::resume:
-      return on_resume(now);
+      return on_resume(now, ev);
   }
   return ignored(now);
 }
@@ -745,6 +761,8 @@ const char* to_string(effect_kind k) {
       return "stop_clock";
     case K::resume_clock:
       return "resume_clock";
+    case K::lend_resources:
+      return "lend_resources";
     case K::stop:
       return "stop";
   }

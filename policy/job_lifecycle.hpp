@@ -18,6 +18,8 @@
 //                          --kill_wait_expired (GraceTime over)--> completing (SIGKILL)
 //                          --> preempted|requeued; without a GraceTime: completing (SIGKILL)
 //   running --suspend--> suspended (SIGSTOP, clock stopped) --resume--> running (SIGCONT)
+//   configuring|running --preempt (SUSPEND)--> suspended, lent (SIGSTOP, clock stopped, the
+//                          scheduler told) --resume (the scheduler's)--> running (SIGCONT)
 //   suspended --any other event--> as running, SIGCONT first when it leaves suspended (a
 //                                  requeued suspended job is held, as Slurm's)
 //
@@ -115,6 +117,9 @@ struct event {
   bool requeue = false;        ///< node_failed: the job asked --requeue; prolog_failed: held;
                                ///< preempt: PreemptMode=REQUEUE
   int64_t grace_time = 0;      ///< preempt: GraceTime, seconds
+  /// preempt: PreemptMode=SUSPEND (requeue and grace_time then mean nothing); resume: the
+  /// scheduler's, once what the job lent is free again (an admin's resume has it false)
+  bool by_preemption = false;
   /// hold, release, dependency_never, pending_reason: the scheduler's priority for the job
   /// changed (published even when the reason did not).
   bool priority_changed = false;
@@ -185,6 +190,8 @@ enum class effect_kind : uint8_t {
   /// no longer suspended: the time since the suspend time counts as suspended; resume_clock
   /// with `ok` (resume) also re-arms the time limit and warning for what is left of them
   resume_clock,
+  /// suspended for a preemptor: the scheduler lends the job's CPUs to it (lent_atom)
+  lend_resources,
   stop,  ///< the actor quits
 };
 
@@ -224,11 +231,14 @@ struct lifecycle {
   std::string requeue_reason;
   bool told_queued = false;  ///< the client got its "queued" note (only one is sent)
   bool warned = false;       ///< this run got its --signal warning (each run gets one)
+  /// suspended for a preemptor (PreemptMode=SUSPEND): its CPUs are lent, so only the
+  /// scheduler resumes it, when they are free again; an admin's resume is refused
+  bool lent = false;
 
   friend bool operator==(const lifecycle& a, const lifecycle& b) {
     return a.state == b.state && a.reason == b.reason && a.ending == b.ending &&
            a.requeue_reason == b.requeue_reason && a.told_queued == b.told_queued &&
-           a.warned == b.warned;
+           a.warned == b.warned && a.lent == b.lent;
   }
 };
 

@@ -12,7 +12,8 @@ enum class preempt_mode : uint8_t {
   off,      ///< OFF: never preempted
   cancel,   ///< CANCEL: its tasks are killed; it ends PREEMPTED
   requeue,  ///< REQUEUE: its tasks are killed; it is queued again (PENDING)
-  suspend,  ///< SUSPEND: refused at config load (not supported yet)
+  suspend,  ///< SUSPEND (with GANG): its tasks are stopped and its CPUs lent to the preemptor
+            ///< until they are free again, when it resumes
 };
 
 /// "OFF", "CANCEL", "REQUEUE", "SUSPEND".

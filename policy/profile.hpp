@@ -29,6 +29,12 @@ struct running_job {
   int64_t priority = 0;
   int64_t start = 0;
   uint64_t preempted_for = 0;
+  /// PreemptMode=SUSPEND: a job suspended for a preemptor holds only `alloc` (its memory where
+  /// it asked for some, and its devices) and lends `lent` (its CPUs, and the memory it was given
+  /// as a whole node's), which it takes back when they are free for the `remaining` seconds of
+  /// its time limit (forever: none). Empty: not lent. A lent job's `end` is forever.
+  allocation lent{};
+  int64_t remaining = forever;
 };
 
 /// Free CPUs and memory of every node over future time: Slurm's backfill "node space map". Slot

@@ -5,6 +5,8 @@
 #include <optional>
 #include <utility>
 
+#include "policy/lending.hpp"
+
 namespace shoal::policy {
 
 namespace {
@@ -215,7 +217,16 @@ class pass {
       return x.id < y.id;
     });
     result_.waiting.reserve(queue_.size());
+    const auto stopped = suspended_in_turn();
+    size_t next_stopped = 0;
+    // The suspended jobs of a tier, and of the tiers above, before the tier's pending jobs.
+    auto stopped_down_to = [&](uint32_t tier_floor) {
+      for (; next_stopped < stopped.size() && tier_of(*stopped[next_stopped]) >= tier_floor;
+           ++next_stopped)
+        take_back(*stopped[next_stopped]);
+    };
     for (const auto& k : order) {
+      stopped_down_to(k.tier);
       if (k.plain && k.partition < partitions_.size()) {
         // Behind a blocked job whose reservation is made (or with backfill off): a job that
         // cannot fit now, even ignoring reservations, just waits with Priority.
@@ -241,12 +252,61 @@ class pass {
       }
       consider(queue_[k.index]);
     }
+    stopped_down_to(0);
     return std::move(result_);
   }
 
  private:
   uint32_t tier(const pending_job& j) const {
     return j.partition < partitions_.size() ? partitions_[j.partition].priority_tier : 0;
+  }
+
+  uint32_t tier_of(const running_job& r) const {
+    return r.partition < partitions_.size() ? partitions_[r.partition].priority_tier : 0;
+  }
+
+  /// The jobs suspended for a preemptor, in the order the pending ones go.
+  std::vector<const running_job*> suspended_in_turn() const {
+    std::vector<const running_job*> out;
+    for (const auto& r : running_)
+      if (!r.lent.empty()) out.push_back(&r);
+    std::sort(out.begin(), out.end(), [&](const running_job* a, const running_job* b) {
+      if (tier_of(*a) != tier_of(*b)) return tier_of(*a) > tier_of(*b);
+      if (a->priority != b->priority) return a->priority > b->priority;
+      return a->id < b->id;
+    });
+    return out;
+  }
+
+  /// Whether the shares `lent` are free over [slot_start(i), to) on their own nodes.
+  bool free_for(const allocation& lent, size_t i, int64_t to) {
+    lent_nodes_.clear();
+    for (const auto& s : lent) lent_nodes_.push_back(s.node);
+    auto free = profile_.dips_within(i, to) ? profile_.window_min(i, to, lent_nodes_, scratch_)
+                                            : profile_.slot(i);
+    return std::all_of(lent.begin(), lent.end(), [&](const node_share& s) {
+      return s.node < nodes_.size() && free.cpus[s.node] >= units_of(s, units_) &&
+             free.memory_mb[s.node] >= s.memory_mb && kind_allows(free, s.node, s.shared_by > 1);
+    });
+  }
+
+  /// A suspended job resumes when what it lent is free now for the rest of its time limit;
+  /// otherwise that is reserved for it from the first moment it is.
+  void take_back(const running_job& r) {
+    int64_t until = later(now_, r.remaining);
+    if (free_for(r.lent, 0, until)) {
+      start(r.lent, until);
+      result_.resumed.push_back(r.id);
+      resumed_.push_back({r.id, r.lent, until, {}});
+      return;
+    }
+    for (size_t i = 1; profile_.has_slot(i); ++i) {
+      int64_t t = profile_.slot_start(i);
+      int64_t end = later(t, r.remaining);
+      if (!free_for(r.lent, i, end)) continue;
+      profile_.consume(t, end, r.lent, true);
+      return;
+    }
   }
 
   void wait(const pending_job& job, const char* reason) {
@@ -330,6 +390,7 @@ class pass {
 
   /// Whether running job `r` may be preempted for a job of partition `part`.
   bool preemptable_for(const running_job& r, const partition_info& part) {
+    if (!r.lent.empty()) return false;  // suspended for a preemptor already
     if (r.preempted_for != 0 && still_queued(r.preempted_for)) return false;
     if (r.partition >= partitions_.size() || r.end <= now_) return false;
     const auto& theirs = partitions_[r.partition];
@@ -358,9 +419,17 @@ class pass {
                     const std::vector<const running_job*>& gone) const {
     std::vector<running_job> left;
     left.reserve(running_.size() + result_.started.size());
-    for (const auto& r : running_)
-      if (std::find(gone.begin(), gone.end(), &r) == gone.end()) left.push_back(r);
+    for (const auto& r : running_) {
+      bool stays = std::find(gone.begin(), gone.end(), &r) == gone.end();
+      // Suspended (or to be), a job keeps its devices and the memory it asked for.
+      bool suspends = r.partition < partitions_.size() &&
+                      partitions_[r.partition].preempt == preempt_mode::suspend;
+      if (stays || !r.lent.empty() || suspends) left.push_back(r);
+      if (!stays && suspends)
+        lend(left.back(), now_, [this](size_t n) { return nodes_[n].memory_mb; });
+    }
     for (const auto& d : result_.started) left.push_back({d.job, d.alloc, d.end, {}});
+    left.insert(left.end(), resumed_.begin(), resumed_.end());
     availability_profile free_then(nodes_, left, now_, 1, units_, units_ > 1);
     return place(req, partitions_[p].nodes, nodes_, free_then.slot(0), placement_).has_value();
   }
@@ -608,6 +677,8 @@ class pass {
   pass_result result_;
   std::vector<uint64_t> claimed_;     ///< jobs this pass preempts (for some waiter)
   std::vector<uint64_t> queued_ids_;  ///< the queue's ids, sorted once asked (still_queued)
+  std::vector<running_job> resumed_;  ///< suspended jobs this pass resumes, as they hold again
+  std::vector<size_t> lent_nodes_;    ///< free_for's scratch
 };
 
 }  // namespace

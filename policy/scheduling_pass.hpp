@@ -120,6 +120,7 @@ struct pass_result {
   std::vector<pending_reason> waiting;  ///< one per job with tasks left pending
   std::vector<planned_start> planned;   ///< reservations made this pass
   std::vector<preemption> preempted;    ///< jobs to preempt (the waiters stay pending)
+  std::vector<uint64_t> resumed;        ///< suspended jobs whose lent resources are free again
   size_t tested = 0;                    ///< jobs that cost a full test (<= max_job_test)
 };
 
@@ -146,6 +147,12 @@ struct pass_result {
 /// is left out again, so the set is small and of the least priority. None when even all would
 /// not do. Jobs already preempted for it (running_job::preempted_for) count as free: while they
 /// would suffice, nothing more is preempted; jobs preempted for another job are never taken.
+///
+/// Suspended jobs (running_job::lent, PreemptMode=SUSPEND) take their turn before the pending
+/// jobs of their tier and below: where what they lent is free now until their remaining time
+/// ends, they are resumed (pass_result::resumed) and hold it again; otherwise it is reserved for
+/// them from the earliest moment it is free, so no job of a lower place can keep them stopped.
+/// A suspended job is never preempted again.
 pass_result schedule(const std::vector<pending_job>& queue, const std::vector<running_job>& running,
                      const std::vector<partition_info>& partitions,
                      const std::vector<node_capacity>& nodes, int64_t now,

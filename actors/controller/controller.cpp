@@ -224,6 +224,7 @@ controller_actor::behavior_type controller_behavior(
       probe.metered("arraytask", from_peer<arraytask_atom>(self, start_array_task)),
       probe.metered("nodedown", from_peer<nodedown_atom>(self, relay_node_down)),
       probe.metered("preempt", from_peer<preempt_atom>(self, preempt_job)),
+      probe.metered("resume", from_peer<resume_atom>(self, resume_preempted)),
       probe.metered("step_exit", [self](step_exit& ex) { relay_step_exit(self, ex); }),
       // -- listings (the front door decides who sees what) --
       probe.rpc("jobs", from_peer<jobs_atom>(self, list_all_jobs)),

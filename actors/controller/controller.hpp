@@ -99,9 +99,11 @@ using controller_actor = caf::typed_actor<
     caf::replies_to<msg::attach_atom, uint64_t, uint32_t, caf::actor>::with<msg::job_info>,
     /// Ctrl-C forwarded by `shoal run`: (id, signo).
     caf::reacts_to<msg::signal_atom, uint64_t, int32_t>,
-    /// From the scheduler: (job, for job, requeue, grace seconds): the running job is preempted
-    /// (PreemptMode=REQUEUE when requeue, else CANCEL) so that `for job` can start.
-    caf::reacts_to<msg::preempt_atom, uint64_t, uint64_t, bool, int64_t>,
+    /// From the scheduler: (job, for job, policy::preempt_mode, grace seconds): the running job
+    /// is preempted (cancelled, requeued or suspended) so that `for job` can start.
+    caf::reacts_to<msg::preempt_atom, uint64_t, uint64_t, uint8_t, int64_t>,
+    /// From the scheduler: the job suspended for a preemptor has its CPUs back: it resumes.
+    caf::reacts_to<msg::resume_atom, uint64_t>,
     /// --test-only: when and where this job would start now (the scheduler places it against
     /// what runs, queueing nothing); the request is checked as a submission is.
     caf::replies_to<msg::willrun_atom, msg::job_request>::with<msg::start_estimate>,

@@ -271,8 +271,10 @@ caf::result<caf::ok_atom> cancel_by_id(controller_self self, uint64_t id, int32_
                                        uint32_t uid);
 /// Ctrl-C forwarded by `shoal run`.
 void signal_job(controller_self self, uint64_t id, int32_t signo);
-void preempt_job(controller_self self, uint64_t id, uint64_t for_job, bool requeue,
+void preempt_job(controller_self self, uint64_t id, uint64_t for_job, uint8_t mode,
                  int64_t grace_s);
+/// The scheduler resumes a job suspended for a preemptor.
+void resume_preempted(controller_self self, uint64_t id);
 caf::result<caf::ok_atom> control_jobs(controller_self self, const msg::job_control& ctl);
 
 // -- job_update.cpp: scontrol update JobId= --

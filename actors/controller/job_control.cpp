@@ -154,13 +154,18 @@ void signal_job(controller_self self, uint64_t id, int32_t signo) {
   if (it != self->state.jobs.end()) self->send(it->second, msg::signal_atom_v, signo);
 }
 
-void preempt_job(controller_self self, uint64_t id, uint64_t for_job, bool requeue,
+void preempt_job(controller_self self, uint64_t id, uint64_t for_job, uint8_t mode,
                  int64_t grace_s) {
   auto it = self->state.jobs.find(id);
   if (it == self->state.jobs.end()) return;  // ended meanwhile: its nodes are free already
   config::log().info("job preempted job={} for={} mode={} grace_time={}", id, for_job,
-                     requeue ? "REQUEUE" : "CANCEL", grace_s);
-  self->send(it->second, msg::preempt_atom_v, requeue, grace_s);
+                     policy::to_string(static_cast<policy::preempt_mode>(mode)), grace_s);
+  self->send(it->second, msg::preempt_atom_v, mode, grace_s);
+}
+
+void resume_preempted(controller_self self, uint64_t id) {
+  auto it = self->state.jobs.find(id);
+  if (it != self->state.jobs.end()) self->send(it->second, msg::resume_atom_v);
 }
 
 caf::result<msg::job_info> attach(controller_self self, uint64_t id, uint32_t step,

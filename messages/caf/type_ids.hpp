@@ -181,5 +181,10 @@ CAF_ADD_TYPE_ID(shoal, (std::vector<shoal::msg::reservation_info>))
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::reservations_record))
 // Listings (issue 36): which jobs the controller lists for a CLI request.
 CAF_ADD_TYPE_ID(shoal, (shoal::msg::job_filter))
+// PreemptMode=SUSPEND (issue 37): a job suspended for a preemptor tells the scheduler (and it
+// the topology actor) that its CPUs are lent; the scheduler has the controller resume it once
+// they are free again.
+CAF_ADD_ATOM(shoal, shoal::msg, lent_atom, "lent")
+CAF_ADD_ATOM(shoal, shoal::msg, resume_atom, "resume")
 
 CAF_END_TYPE_ID_BLOCK(shoal)

@@ -2,12 +2,14 @@
 // node from a job of a low-tier partition under PreemptMode=CANCEL and REQUEUE, with GraceTime
 // honoured (SIGTERM first, SIGKILL only once the grace time is over); PreemptExemptTime keeps a
 // young job; a job the controller recovered after a crash is preempted as before (PreemptTime=
-// in show job); PreemptMode=OFF preempts nothing.
+// in show job); PreemptMode=OFF preempts nothing. Under SUSPEND the low job's tasks stop while the
+// urgent job runs on its CPUs and go on once it ended, also across a controller restart.
 
 #include <boost/test/unit_test.hpp>
 
 #include <chrono>
 #include <csignal>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -53,6 +55,15 @@ struct preempt_after_restart : cluster_fixture {
                                           "")) {}
 };
 
+/// PreemptMode=SUSPEND (GANG at the cluster level, as Slurm requires); quick beats for the
+/// restart case.
+struct preempt_suspend : cluster_fixture {
+  preempt_suspend()
+      : cluster_fixture(1, preempt_config("HeartBeatInterval=0.5\nSlurmdTimeout=10\n"
+                                          "PreemptMode=SUSPEND,GANG\n",
+                                          "")) {}
+};
+
 struct preempt_off : cluster_fixture {
   preempt_off() : cluster_fixture(1, preempt_config("PreemptMode=OFF\n", "")) {}
 };
@@ -65,6 +76,12 @@ std::string logging_script(const std::string& log, const std::string& line) {
 /// Marks its start in `started`, then runs until killed.
 std::string long_script(const std::string& started) {
   return "#!/bin/sh\ntouch " + started + "\nwhile true; do sleep 0.2; done\n";
+}
+
+/// Counts to 30 in `count`, a step every 0.2 s, then appends "done" to `log`.
+std::string counting_script(const std::string& count, const std::string& log) {
+  return "#!/bin/sh\ni=0\nwhile [ $i -lt 30 ]; do i=$((i+1)); echo $i > " + count +
+         "; sleep 0.2; done\necho done >> " + log + "\n";
 }
 
 /// The pending urgent job waits with Resources while the scavenger's job keeps its node for a
@@ -198,6 +215,74 @@ BOOST_FIXTURE_TEST_CASE(preempt_mode_off_preempts_nothing, preempt_off) {
   check_nothing_preempted(*this, low, high);
   run_cli({"cancel", std::to_string(low)});
   BOOST_CHECK(wait_job_state(high, "COMPLETED", 60s));
+}
+
+BOOST_FIXTURE_TEST_CASE(suspend_stops_the_low_job_while_the_urgent_one_runs_then_it_goes_on,
+                        preempt_suspend) {
+  auto log = scratch.file("log");
+  auto count = scratch.file("count");
+  auto low = submit_script("low.sh", counting_script(count, log), {"-p", "scavenger"});
+  BOOST_REQUIRE(low != 0);
+  BOOST_REQUIRE(wait_job_state(low, "RUNNING"));
+  BOOST_REQUIRE(wait_until([&] { return path_exists(count); }, 30s));
+  auto hold = scratch.file("hold");
+  write_file(hold, "");
+  // The urgent job runs until the test removes `hold`.
+  auto high = submit_script(
+      "high.sh",
+      "#!/bin/sh\nwhile [ -e " + hold + " ]; do sleep 0.2; done\necho urgent >> " + log + "\n",
+      {"-p", "urgent"});
+  BOOST_REQUIRE(high != 0);
+  BOOST_REQUIRE(wait_job_state(low, "SUSPENDED", 60s));
+  BOOST_REQUIRE(wait_job_state(high, "RUNNING", 60s));
+  // Stopped: its count stands still while the urgent job has the node.
+  auto at_suspend = read_file(count);
+  std::this_thread::sleep_for(std::chrono::milliseconds{1500});
+  BOOST_CHECK_EQUAL(read_file(count), at_suspend);
+  BOOST_CHECK_EQUAL(job_state(low), "SUSPENDED");
+  auto listed = run_cli({"queue", "-h", "-o", "%i %t"});
+  BOOST_CHECK_MESSAGE(contains(listed.out, std::to_string(low) + " S"), listed.describe());
+  // Only the scheduler resumes it: an admin's resume would share the CPUs the urgent job holds.
+  auto resumed = run_cli({"control", "resume", std::to_string(low)});
+  BOOST_CHECK_NE(resumed.exit_code, 0);
+  BOOST_CHECK_MESSAGE(contains(resumed.err, "preempting job"), resumed.describe());
+  std::filesystem::remove(hold);
+  BOOST_CHECK(wait_job_state(high, "COMPLETED", 60s));
+  // Its CPUs free again, it runs on from where it stopped and completes.
+  BOOST_CHECK(wait_job_state(low, "COMPLETED", 60s));
+  BOOST_CHECK_EQUAL(read_file(log), "urgent\ndone\n");
+  auto shown = run_cli({"control", "show", "job", std::to_string(low)});
+  BOOST_CHECK_MESSAGE(contains(shown.out, "PreemptTime="), shown.describe());
+  BOOST_CHECK_MESSAGE(!contains(shown.out, "SuspendTime=None"), shown.describe());
+}
+
+BOOST_FIXTURE_TEST_CASE(a_job_suspended_for_a_preemptor_stays_so_across_a_controller_restart,
+                        preempt_suspend) {
+  auto log = scratch.file("log");
+  auto count = scratch.file("count");
+  auto low = submit_script("low.sh", counting_script(count, log), {"-p", "scavenger"});
+  BOOST_REQUIRE(low != 0);
+  BOOST_REQUIRE(wait_until([&] { return path_exists(count); }, 30s));
+  auto hold = scratch.file("hold");
+  write_file(hold, "");
+  auto high = submit_script(
+      "high.sh",
+      "#!/bin/sh\nwhile [ -e " + hold + " ]; do sleep 0.2; done\necho urgent >> " + log + "\n",
+      {"-p", "urgent"});
+  BOOST_REQUIRE(high != 0);
+  BOOST_REQUIRE(wait_job_state(low, "SUSPENDED", 60s));
+  BOOST_REQUIRE(wait_job_state(high, "RUNNING", 60s));
+  cluster.signal_controller(SIGKILL);
+  BOOST_REQUIRE_MESSAGE(!cluster.restart_controller(), "restart failed");
+  BOOST_REQUIRE(wait_until([&] { return run_cli({"queue"}).exit_code == 0; }, 30s));
+  // Both came back as they were: the low job stopped, the urgent one on the CPUs it lent.
+  std::this_thread::sleep_for(std::chrono::seconds{2});
+  BOOST_CHECK_EQUAL(job_state(low), "SUSPENDED");
+  BOOST_CHECK_EQUAL(job_state(high), "RUNNING");
+  std::filesystem::remove(hold);
+  BOOST_CHECK(wait_job_state(high, "COMPLETED", 60s));
+  BOOST_CHECK(wait_job_state(low, "COMPLETED", 60s));
+  BOOST_CHECK_EQUAL(read_file(log), "urgent\ndone\n");
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -57,14 +57,32 @@ BOOST_AUTO_TEST_CASE(what_is_not_supported_yet_stops_the_load_with_file_and_line
   auto qos = preempt_error_of(preempt_nodes + "PreemptType=preempt/qos\n");
   BOOST_CHECK_MESSAGE(preempt_text_has(qos, "test.conf:3"), qos);
   BOOST_CHECK_MESSAGE(preempt_text_has(qos, "preempt/qos"), qos);
-  auto suspend = preempt_error_of(preempt_nodes + "PreemptMode=SUSPEND,GANG\n");
-  BOOST_CHECK_MESSAGE(preempt_text_has(suspend, "test.conf:3"), suspend);
-  BOOST_CHECK_MESSAGE(preempt_text_has(suspend, "SUSPEND is not supported yet"), suspend);
   auto on_line = preempt_error_of(preempt_nodes + "PartitionName=low Nodes=n1 PreemptMode=kill\n");
   BOOST_CHECK_MESSAGE(preempt_text_has(on_line, "test.conf:3"), on_line);
   BOOST_CHECK_MESSAGE(preempt_text_has(on_line, "PreemptMode"), on_line);
   auto grace = preempt_error_of(preempt_nodes + "PartitionName=low Nodes=n1 GraceTime=soon\n");
   BOOST_CHECK_MESSAGE(preempt_text_has(grace, "GraceTime"), grace);
+}
+
+BOOST_AUTO_TEST_CASE(suspend_is_read_with_gang_and_refused_without_it) {
+  auto cfg = parse_config(preempt_nodes +
+                              "PreemptType=preempt/partition_prio\nPreemptMode=SUSPEND,GANG\n"
+                              "PartitionName=low Nodes=n1 PriorityTier=1 PreemptMode=suspend\n",
+                          "test.conf", "");
+  BOOST_REQUIRE_MESSAGE(cfg, (cfg ? std::string{} : describe(cfg.error())));
+  BOOST_CHECK(cfg->scheduling.preempt_mode == policy::preempt_mode::suspend);
+  BOOST_CHECK(cfg->scheduling.preempt_gang);
+  BOOST_CHECK(cfg->partitions.back().preempt_mode == policy::preempt_mode::suspend);
+  // Slurm's gang scheduler is what resumes them: SUSPEND alone would never be undone.
+  auto main = preempt_error_of(preempt_nodes + "PreemptMode=SUSPEND\n");
+  BOOST_CHECK_MESSAGE(preempt_text_has(main, "test.conf:3"), main);
+  BOOST_CHECK_MESSAGE(preempt_text_has(main, "needs GANG"), main);
+  auto part = preempt_error_of(preempt_nodes +
+                               "PreemptMode=CANCEL\n"
+                               "PartitionName=low Nodes=n1 PreemptMode=SUSPEND\n");
+  BOOST_CHECK_MESSAGE(preempt_text_has(part, "test.conf:4"), part);
+  BOOST_CHECK_MESSAGE(preempt_text_has(part, "partition 'low'"), part);
+  BOOST_CHECK_MESSAGE(preempt_text_has(part, "needs GANG"), part);
 }
 
 BOOST_AUTO_TEST_SUITE_END()

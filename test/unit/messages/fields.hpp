@@ -569,6 +569,7 @@ inline msg::job_record sample_job_record() {
               "n[1-2]",
               sample_step_info()}};
   x.life_warned = true;
+  x.life_lent = true;
   x.gres = {{1, "gpu", {0, 1}}};
   x.done_steps = {{0xfffffffe,
                    {0},

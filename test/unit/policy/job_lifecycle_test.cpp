@@ -1152,4 +1152,50 @@ BOOST_AUTO_TEST_CASE(an_allocation_preempted_under_requeue_ends_preempted) {
       show(t.effects));
 }
 
+BOOST_AUTO_TEST_CASE(preempt_mode_suspend_stops_the_job_and_only_the_scheduler_resumes_it) {
+  lifecycle now;
+  now.state = S::running;
+  event ev{E::preempt};
+  ev.by_preemption = true;
+  ev.grace_time = 30;  // GraceTime is for CANCEL and REQUEUE
+  auto t = on_event(now, ev, facts());
+  BOOST_CHECK(t.outcome == verdict::applied);
+  BOOST_TEST(to_string(t.next.state) == "suspended");
+  BOOST_TEST(t.next.lent);
+  BOOST_CHECK_MESSAGE(t.effects == (std::vector<effect>{sig(SIGSTOP), K::stop_clock,
+                                                        K::lend_resources, K::publish}),
+                      show(t.effects));
+  // An admin's resume would run it on CPUs the preemptor holds: refused.
+  BOOST_CHECK(on_event(t.next, event{E::resume}, facts()).outcome == verdict::refused);
+  // The scheduler's, once they are free again.
+  event back{E::resume};
+  back.by_preemption = true;
+  auto resumed_run = on_event(t.next, back, facts());
+  BOOST_CHECK(resumed_run.outcome == verdict::applied);
+  BOOST_TEST(to_string(resumed_run.next.state) == "running");
+  BOOST_TEST(!resumed_run.next.lent);
+  BOOST_CHECK_MESSAGE(
+      resumed_run.effects == (std::vector<effect>{sig(SIGCONT), resumed(), K::publish}),
+      show(resumed_run.effects));
+  // Cancelled while stopped: woken first, and no longer lent.
+  auto cancelled = on_event(t.next, event{E::cancel}, facts());
+  BOOST_TEST(to_string(cancelled.next.state) == "completing");
+  BOOST_TEST(!cancelled.next.lent);
+  BOOST_CHECK_MESSAGE(cancelled.effects == woken(term), show(cancelled.effects));
+}
+
+BOOST_AUTO_TEST_CASE(the_scheduler_never_resumes_or_takes_a_job_an_admin_suspended) {
+  lifecycle now;
+  now.state = S::suspended;  // scontrol suspend: not lent
+  event back{E::resume};
+  back.by_preemption = true;
+  BOOST_CHECK(on_event(now, back, facts()).outcome == verdict::ignored);
+  event take{E::preempt};
+  take.by_preemption = true;
+  BOOST_CHECK(on_event(now, take, facts()).outcome == verdict::ignored);
+  // Nor is a job that is not running yet suspended (it boots its nodes).
+  now.state = S::booting;
+  BOOST_CHECK(on_event(now, take, facts()).outcome == verdict::ignored);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

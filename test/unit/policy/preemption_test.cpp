@@ -4,6 +4,7 @@
 #include <set>
 #include <vector>
 
+#include "policy/lending.hpp"
 #include "policy/scheduling_pass.hpp"
 
 using namespace shoal::policy;
@@ -215,6 +216,157 @@ BOOST_AUTO_TEST_CASE(preempt_modes_parse_as_slurm_spells_them) {
   BOOST_CHECK(parse_preempt_mode("Off") == preempt_mode::off);
   BOOST_CHECK(!parse_preempt_mode("kill"));
   BOOST_TEST(to_string(preempt_mode::suspend) == std::string{"SUSPEND"});
+}
+
+// -- PreemptMode=SUSPEND ------------------------------------------------------------------------
+
+namespace {
+
+std::vector<partition_info> suspending_partitions(size_t n) {
+  auto parts = preempt_partitions(n);
+  parts[scavenger].preempt = preempt_mode::suspend;
+  return parts;
+}
+
+/// `r` as the topology actor keeps it once its job is suspended at `at` (4,000 MB nodes).
+running_job suspended(running_job r, int64_t at = now) {
+  lend(r, at, [](size_t) { return uint64_t{4000}; });
+  return r;
+}
+
+running_job urgent_running(uint64_t id, std::vector<size_t> on, int64_t end) {
+  running_job r;
+  r.id = id;
+  r.end = end;
+  r.partition = urgent;
+  r.priority = 1;
+  r.start = now;
+  for (auto n : on) r.alloc.push_back({n, 4, 4000, 1});
+  return r;
+}
+
+bool has(const std::vector<uint64_t>& ids, uint64_t id) {
+  return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(under_suspend_the_waiter_starts_once_the_victim_lends_its_cpus) {
+  auto nodes = preempt_nodes(2);
+  auto parts = suspending_partitions(2);
+  std::vector<running_job> running{scavenging(10, 50, {0}), scavenging(11, 5, {1})};
+  auto r = schedule({urgent_job(1, 1)}, running, parts, nodes, now, preempting());
+  BOOST_TEST(victims(r, 1) == std::set<uint64_t>{11});
+  BOOST_REQUIRE_EQUAL(r.preempted.size(), 1u);
+  BOOST_CHECK(r.preempted[0].mode == preempt_mode::suspend);
+  BOOST_TEST(r.started.empty());  // until the job is stopped and lends them
+  running[1].preempted_for = 1;
+  running[1] = suspended(running[1]);
+  r = schedule({urgent_job(1, 1)}, running, parts, nodes, now + 1, preempting());
+  BOOST_REQUIRE_EQUAL(r.started.size(), 1u);
+  BOOST_TEST(r.started[0].job == 1u);
+  BOOST_TEST(r.started[0].alloc.front().node == 1u);
+  BOOST_TEST(r.preempted.empty());
+  BOOST_TEST(r.resumed.empty());  // its CPUs are the waiter's now
+}
+
+BOOST_AUTO_TEST_CASE(a_suspended_job_resumes_before_lower_jobs_once_its_cpus_are_free) {
+  auto nodes = preempt_nodes(2);
+  auto parts = suspending_partitions(2);
+  auto stopped = suspended(scavenging(11, 5, {1}, 0));
+  // The preemptor still runs there: the suspended job waits, and a scavenger job of a higher
+  // priority that could run after the preemptor does not take its place.
+  auto later = urgent_job(3, 1);
+  later.partition = scavenger;
+  later.priority = 100;
+  std::vector<running_job> running{scavenging(10, 50, {0}), stopped,
+                                   urgent_running(1, {1}, now + 50)};
+  auto r = schedule({later}, running, parts, nodes, now, preempting());
+  BOOST_TEST(r.resumed.empty());
+  BOOST_TEST(r.started.empty());
+  // Not on node 1 when the preemptor ends: that is the suspended job's; node 0 at its job's end.
+  for (const auto& plan : r.planned) BOOST_TEST(plan.start >= 100'000);
+  // The preemptor ended: the suspended job is resumed, and the scavenger job keeps waiting.
+  running.pop_back();
+  r = schedule({later}, running, parts, nodes, now + 60, preempting());
+  BOOST_TEST(r.resumed == std::vector<uint64_t>{11});
+  BOOST_TEST(r.started.empty());
+  BOOST_TEST(reason_for(r, 3) == "Resources");
+}
+
+BOOST_AUTO_TEST_CASE(a_higher_tier_job_goes_before_a_suspended_one) {
+  auto nodes = preempt_nodes(1);
+  auto parts = suspending_partitions(1);
+  std::vector<running_job> running{suspended(scavenging(11, 5, {0}))};
+  auto r = schedule({urgent_job(2, 1)}, running, parts, nodes, now, preempting());
+  BOOST_REQUIRE_EQUAL(r.started.size(), 1u);
+  BOOST_TEST(r.resumed.empty());
+  // Nor is a suspended job taken again: with the node busy, nobody is preempted.
+  running.push_back(urgent_running(2, {0}, now + 100));
+  r = schedule({urgent_job(4, 1)}, running, parts, nodes, now, preempting());
+  BOOST_TEST(r.preempted.empty());
+  BOOST_TEST(!has(r.resumed, 11));
+}
+
+BOOST_AUTO_TEST_CASE(a_suspended_job_keeps_the_memory_it_asked_for_and_its_devices) {
+  running_job r;
+  r.id = 5;
+  r.end = now + 300;
+  r.alloc.push_back({0, 2, 1500, 2});          // asked for 1,500 MB of a 4,000 MB node
+  r.alloc.push_back({1, 4, 4000, 4, 1, {1}});  // a whole node, with a device
+  lend(r, now + 100, [](size_t) { return uint64_t{4000}; });
+  BOOST_REQUIRE_EQUAL(r.lent.size(), 2u);
+  BOOST_TEST(r.end == forever);
+  BOOST_TEST(r.remaining == 200);
+  BOOST_TEST(r.alloc[0].cpus == 0u);
+  BOOST_TEST(r.alloc[0].memory_mb == 1500u);  // kept
+  BOOST_TEST(r.lent[0].cpus == 2u);
+  BOOST_TEST(r.lent[0].memory_mb == 0u);
+  BOOST_TEST(r.alloc[1].memory_mb == 0u);  // a whole node's memory is lent
+  BOOST_TEST(r.lent[1].memory_mb == 4000u);
+  BOOST_TEST(r.alloc[1].gres == std::vector<uint32_t>{1});  // devices are kept
+  BOOST_TEST(r.lent[1].gres.empty());
+  lend(r, now + 150, [](size_t) { return uint64_t{4000}; });  // lends once
+  BOOST_TEST(r.remaining == 200);
+  take_back(r, now + 1000);
+  BOOST_TEST(r.lent.empty());
+  BOOST_TEST(r.end == now + 1200);  // its time left runs from the resume
+  BOOST_TEST(r.alloc[0].cpus == 2u);
+  BOOST_TEST(r.alloc[0].memory_mb == 1500u);
+  BOOST_TEST(r.alloc[1].memory_mb == 4000u);
+  BOOST_TEST(r.alloc[1].cpus == 4u);
+}
+
+BOOST_AUTO_TEST_CASE(a_waiter_needing_memory_a_suspended_job_kept_does_not_fit_beside_it) {
+  auto nodes = preempt_nodes(1);
+  auto parts = suspending_partitions(1);
+  auto small = scavenging(11, 5, {0}, 0, 2);
+  small.alloc[0].memory_mb = 3000;  // asked for 3,000 MB
+  std::vector<running_job> running{suspended(small)};
+  auto waiter = urgent_job(2, 1);
+  waiter.request.mem_per_node_mb = 2000;
+  auto config = preempting();
+  config.placement.select = select_type::cons_tres;
+  auto r = schedule({waiter}, running, parts, nodes, now, config);
+  BOOST_TEST(r.started.empty());
+  waiter.request.mem_per_node_mb = 1000;
+  r = schedule({waiter}, running, parts, nodes, now, config);
+  BOOST_TEST(r.started.size() == 1u);
+}
+
+BOOST_AUTO_TEST_CASE(nothing_is_suspended_for_a_waiter_that_needs_the_devices_it_keeps) {
+  std::vector<node_capacity> nodes{node_capacity{4, 4000, true, {1}}};  // one GPU
+  auto parts = suspending_partitions(1);
+  auto holder = scavenging(11, 5, {0});
+  holder.alloc[0].gres = {1};
+  auto waiter = urgent_job(2, 1);
+  waiter.request.gres = {gres_need{{0}, 1}};
+  auto r = schedule({waiter}, {holder}, parts, nodes, now, preempting());
+  BOOST_TEST(r.preempted.empty());
+  // Under CANCEL the GPU comes free with the job: it is preempted.
+  parts[scavenger].preempt = preempt_mode::cancel;
+  r = schedule({waiter}, {holder}, parts, nodes, now, preempting());
+  BOOST_TEST(victims(r, 2) == std::set<uint64_t>{11});
 }
 
 BOOST_AUTO_TEST_SUITE_END()
