@@ -60,6 +60,11 @@ std::vector<std::string> create_assoc_tables_sql(dialect d) {
           create_sql<msg::qos_info>(d)};
 }
 
+std::vector<std::string> add_qos_preempt_columns_sql() {
+  return {"ALTER TABLE acct_qos ADD COLUMN preempt TEXT NOT NULL DEFAULT ''",
+          "ALTER TABLE acct_qos ADD COLUMN preempt_mode TEXT NOT NULL DEFAULT ''"};
+}
+
 template <class Row>
 std::string assoc_insert_sql(dialect d) {
   auto columns = assoc_columns<Row>();

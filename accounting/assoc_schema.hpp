@@ -1,6 +1,7 @@
 #pragma once
 
-// The tables of sacctmgr's objects (schema version 2), written once for both dialects. The field
+// The tables of sacctmgr's objects (schema version 2; 3 added acct_qos's preempt columns), written
+// once for both dialects. The field
 // lists below are the only place that names a column: the tables, the inserts, the selects and
 // the reading of a result all follow them. The objects are msg::association_data's
 // (messages/shoal.capnp): the store keeps them as the wire carries them.
@@ -77,6 +78,8 @@ void visit_assoc_fields(Row& r, F&& f) {
     f("max_jobs_per_account", r.max_jobs_per_account);
     f("max_submit_per_account", r.max_submit_per_account);
     f("min_tres", r.min_tres);
+    f("preempt", r.preempt);  // schema version 3
+    f("preempt_mode", r.preempt_mode);
   }
 }
 
@@ -148,6 +151,8 @@ void read_assoc_row(Row& r, const Reader& reader) {
 
 /// CREATE TABLE statements of the five tables (migration to version 2).
 std::vector<std::string> create_assoc_tables_sql(dialect d);
+/// The columns version 3 added to tables made at version 2 (ALTER TABLE ... ADD COLUMN).
+std::vector<std::string> add_qos_preempt_columns_sql();
 
 /// "DELETE FROM table", "INSERT INTO table (...) VALUES (...)" and "SELECT ... FROM table ORDER
 /// BY key" of each object's table.

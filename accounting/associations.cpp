@@ -19,6 +19,7 @@ namespace shoal::accounting {
 namespace {
 
 using edit_words::contains;
+using edit_words::qos_list_change;
 using edit_words::read_words;
 using edit_words::tres_value;
 using edit_words::unknown_option;
@@ -95,7 +96,49 @@ error set_limits(msg::association& a, const words& w, const msg::association_dat
   return {};
 }
 
-error set_qos_fields(msg::qos_info& q, const words& w) {
+/// Preempt=, Preempt+=, Preempt-= of QOS `q`: names of other QOS that exist (Slurm's words).
+error set_preempt_list(msg::qos_info& q, const qos_list_change& change,
+                       const msg::association_data& d) {
+  for (auto& name : change.names) {
+    if (name == "-1" || name.empty()) continue;
+    if (name == q.name) return {errc::invalid_request, " QOS " + name + " can't preempt itself"};
+    if (!std::any_of(d.qos.begin(), d.qos.end(), [&](auto& x) { return x.name == name; }))
+      return {errc::invalid_request, " Unknown QOS name: " + name};
+  }
+  if (change.op == '=') q.preempt.clear();
+  for (auto& name : change.names) {
+    if (name == "-1" || name.empty()) continue;
+    if (change.op == '-')
+      q.preempt.erase(std::remove(q.preempt.begin(), q.preempt.end(), name), q.preempt.end());
+    else if (!contains(q.preempt, name))
+      q.preempt.push_back(name);
+  }
+  std::sort(q.preempt.begin(), q.preempt.end());
+  return {};
+}
+
+/// PreemptMode= of a QOS: OFF, CANCEL, REQUEUE, SUSPEND (any case), or cluster (or -1) for the
+/// cluster's; kept as slurmdbd prints it.
+error set_preempt_mode(msg::qos_info& q, const std::string& value) {
+  std::string upper;
+  for (char c : value) upper += static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (upper == "CLUSTER" || upper == "-1" || upper.empty()) {
+    q.preempt_mode.clear();
+    return {};
+  }
+  for (const char* mode : {"OFF", "CANCEL", "REQUEUE", "SUSPEND"})
+    if (upper == mode) {
+      q.preempt_mode = upper;
+      return {};
+    }
+  return {errc::invalid_request, " Bad PreemptMode value: " + value};
+}
+
+error set_qos_fields(msg::qos_info& q, const words& w, const msg::association_data& d) {
+  if (w.preempt)
+    if (auto err = set_preempt_list(q, *w.preempt, d)) return err;
+  if (w.preempt_mode)
+    if (auto err = set_preempt_mode(q, *w.preempt_mode)) return err;
   if (w.description) q.description = *w.description;
   if (w.priority) q.priority = static_cast<uint32_t>(std::max<int64_t>(*w.priority, 0));
   if (w.flags) q.flags = *w.flags == "-1" ? std::string{} : *w.flags;
@@ -316,7 +359,7 @@ shoal::expected<std::string> add_qos(msg::association_data& d, const words& w) {
     msg::qos_info q;
     q.name = name;
     q.description = name;
-    if (auto err = set_qos_fields(q, w)) return err;
+    if (auto err = set_qos_fields(q, w, d)) return err;
     d.qos.push_back(q);
     added += "  " + name + "\n";
   }
@@ -346,7 +389,7 @@ shoal::expected<std::string> modify(msg::association_data& d, const std::string&
   if (entity == "qos") {
     for (auto& q : d.qos) {
       if (!contains(where.names, q.name)) continue;
-      if (auto err = set_qos_fields(q, set)) return err;
+      if (auto err = set_qos_fields(q, set, d)) return err;
       objects += "  " + q.name + "\n";
     }
     if (objects.empty()) return nothing(" Nothing modified");
@@ -463,6 +506,8 @@ shoal::expected<std::string> remove(msg::association_data& d, const std::string&
         a.qos.erase(std::remove(a.qos.begin(), a.qos.end(), name), a.qos.end());
         if (a.default_qos == name) a.default_qos.clear();
       }
+      for (auto& q : d.qos)
+        q.preempt.erase(std::remove(q.preempt.begin(), q.preempt.end(), name), q.preempt.end());
       out += "  " + name + "\n";
     }
     if (out.empty()) return nothing(" Nothing deleted");

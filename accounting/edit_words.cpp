@@ -106,7 +106,7 @@ error read_words(const std::vector<std::string>& items, bool condition, words& w
       w.any_limit |= limit;
     };
     error err;
-    if (op != '=' && !is({"qos", "qoslevel"})) return unknown_option(item, condition);
+    if (op != '=' && !is({"qos", "qoslevel", "preempt"})) return unknown_option(item, condition);
     if (is({"name", "names"}))
       for (auto& n : split_list(value)) w.names.push_back(n);
     else if (is({"account", "accounts", "acct", "accts"}))
@@ -174,6 +174,10 @@ error read_words(const std::vector<std::string>& items, bool condition, words& w
       err = count(w.max_submit_pa, false);
     else if (is({"mintres", "mintresperjob"}))
       text(w.min_tres);
+    else if (is({"preempt"}))
+      w.preempt = qos_list_change{op, split_list(value)};
+    else if (is({"preemptmode"}))
+      text(w.preempt_mode);
     else
       return unknown_option(item, condition);
     if (err) return err;

@@ -36,7 +36,8 @@ struct words {
   std::optional<std::string> grp_tres, max_tres, default_qos;
   std::optional<qos_list_change> qos;
   // -- QOS only --
-  std::optional<std::string> flags, max_tres_pu, max_tres_pa, min_tres;
+  std::optional<std::string> flags, max_tres_pu, max_tres_pa, min_tres, preempt_mode;
+  std::optional<qos_list_change> preempt;
   std::optional<double> usage_factor;
   std::optional<int64_t> grace, max_jobs_pa, max_submit_pa;
   bool any_limit = false;  ///< an association limit was given

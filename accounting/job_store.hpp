@@ -21,7 +21,7 @@ namespace shoal::accounting {
 /// The schema version this build writes. A database at an older version is migrated on open; a
 /// newer one is refused (errc::incompatible_version naming both).
 /// Version 2 added sacctmgr's objects (accounting/assoc_schema.hpp).
-constexpr int current_schema_version = 2;
+constexpr int current_schema_version = 3;
 
 class job_store {
  public:

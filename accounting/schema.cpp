@@ -189,6 +189,9 @@ std::vector<std::string> migration_statements(int version, dialect d) {
   }
   if (version < 2)
     for (auto& sql : create_assoc_tables_sql(d)) out.push_back(std::move(sql));
+  // Tables made at version 2 lack the columns version 3 added (those made above have them).
+  if (version == 2)
+    for (auto& sql : add_qos_preempt_columns_sql()) out.push_back(std::move(sql));
   return out;
 }
 

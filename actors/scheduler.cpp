@@ -15,6 +15,7 @@
 #include "actors/unexpected.hpp"
 #include "cluster/clock.hpp"
 #include "cluster/fair_share.hpp"
+#include "cluster/qos_numbering.hpp"
 #include "config/duration.hpp"
 #include "config/log.hpp"
 #include "messages/caf/error.hpp"
@@ -66,7 +67,19 @@ struct scheduler_state {
   std::unordered_map<std::string, uint32_t> node_cpus;
   /// Jobs suspended for a preemptor: passes run for them with nothing queued (to resume them).
   std::unordered_set<uint64_t> lent;
+  cluster::qos_numbering qos;  ///< preempt/qos: the QOS as passes number them, and their rules
 };
+
+/// preempt/qos: the number of the QOS a job of `user` in `account` asking `qos` runs under (its
+/// association's default without -q), fixed when it queues as Slurm fixes it at submission.
+uint32_t qos_number_of(scheduler_state& st, const std::string& user, const std::string& account,
+                       const std::string& qos) {
+  if (!st.settings.preempt_qos) return 0;
+  auto shares = st.shares ? st.shares->shares() : nullptr;
+  return st.qos.number(shares        ? shares->qos_name_of(user, account, qos)
+                       : qos.empty() ? std::string{"normal"}
+                                     : qos);
+}
 
 /// The public interface plus the ticks the scheduler sends itself: a pass's, and
 /// PriorityCalcPeriod's (usage_atom: decay, reset, save).
@@ -238,6 +251,7 @@ void run_pass(scheduler_self self) {
     order->candidates = std::make_shared<const std::vector<policy::pending_job>>();
   order->arrays = std::move(plan.arrays);
   order->now = now;
+  if (st.settings.preempt_qos) order->qos = st.qos.rules();
   auto candidates = plan.offered;
   st.pass_in_flight = true;
   self->request(st.topology, caf::infinite, msg::schedule_atom_v, order)
@@ -298,6 +312,7 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
   pj.partition = slot != st.partition_index.end() ? slot->second : SIZE_MAX;
   pj.time_limit = req.time_limit_s > 0 ? req.time_limit_s : 0;
   if (workload) pj.licenses = workload->licenses;
+  pj.qos = qos_number_of(st, req.user, req.workload.account, req.workload.qos);
   auto& r = pj.request;
   r.min_nodes = std::max<uint32_t>(1, req.min_nodes);
   r.max_nodes = req.nodes_max;
@@ -455,6 +470,7 @@ void adopt(scheduler_self self, uint64_t id, const msg::job_request& req,
   held.partition = slot != st.partition_index.end() ? slot->second : SIZE_MAX;
   held.priority = static_cast<int64_t>(req.workload.priority);
   held.start = start;
+  held.qos = qos_number_of(st, req.user, req.workload.account, req.workload.qos);
   st.queue.adopt(id, std::move(run));
   self->send(st.topology, msg::adopt_atom_v, id, std::move(held));
 }
@@ -740,6 +756,7 @@ scheduler_impl::behavior_type scheduler_behavior(
       probe.metered("schedule", [self](msg::schedule_atom) { run_pass(self); }),
       probe.metered("assocs",
                     [self](msg::assocs_atom, msg::association_data& data) {
+                      self->state.qos.set_table(data.qos);
                       self->state.shares->set_associations(std::move(data));
                       shares_changed(self, false);
                     }),

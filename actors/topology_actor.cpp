@@ -151,6 +151,7 @@ placed_pass_ptr place(topology_self self, const pass_order& order) {
   std::vector<policy::pending_job> copy;
   const auto& candidates = with_needs(st, order, copy);
   set_reservation_windows(st, order.now);
+  st.map->set_qos_rules(order.qos);
   auto placed = st.map->place(candidates, order.arrays, st.running.all(), order.now);
   auto out = std::make_shared<placed_pass>();
   out->result = std::move(placed.result);
@@ -173,6 +174,7 @@ placed_pass_ptr place(topology_self self, const pass_order& order) {
       run.licenses = at->licenses;
       run.partition = at->partition;
       run.priority = at->priority;
+      run.qos = at->qos;
     }
     if (std::find(order.arrays.begin(), order.arrays.end(), d.job) != order.arrays.end()) {
       st.array_starts[d.job].push_back(std::move(run));
@@ -211,6 +213,7 @@ void adopt(topology_self self, uint64_t id, const held_nodes& held) {
   run.partition = held.partition;
   run.priority = held.priority;
   run.start = held.start;
+  run.qos = held.qos;
   bool whole = held.cpus.size() != held.names.size();
   for (size_t i = 0; i < held.names.size(); ++i) {
     auto node = st.map->index_of(held.names[i]);

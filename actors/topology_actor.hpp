@@ -48,6 +48,9 @@ struct pass_order {
   std::shared_ptr<const std::vector<policy::pending_job>> candidates;
   std::vector<uint64_t> arrays;
   int64_t now = 0;
+  /// PreemptType=preempt/qos: each QOS's preemption rules (pending_job::qos numbering); null:
+  /// none known.
+  std::shared_ptr<const std::vector<policy::qos_preemption>> qos;
 };
 
 /// Where one start of a pass goes, as the job's actor is told.
@@ -79,6 +82,7 @@ struct held_nodes {
   size_t partition = SIZE_MAX;
   int64_t priority = 0;
   int64_t start = 0;
+  uint32_t qos = 0;  ///< preempt/qos: its QOS (pending_job::qos numbering)
 };
 
 using pass_order_ptr = std::shared_ptr<pass_order>;

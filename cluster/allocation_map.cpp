@@ -87,7 +87,9 @@ allocation_map::allocation_map(const config::cluster_config& cfg) {
   pc.window = s.bf_window_s;
   pc.resolution = s.bf_resolution_s;
   pc.licenses = cfg.licenses;
-  pc.preempt = s.preempt_partition_prio;
+  pc.preempt = s.preempt_partition_prio || s.preempt_qos;
+  pc.preempt_by_qos = s.preempt_qos;
+  pc.cluster_preempt = s.preempt_mode;
   pc.preempt_exempt = s.preempt_exempt_s;
   // An interconnect whose collectives are fastest on a contiguous range of network ids
   // (switch/elan) turns select/linear's first fit into consecutive best fit, and so places

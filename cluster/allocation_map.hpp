@@ -78,6 +78,10 @@ class allocation_map {
   void set_reservations(std::vector<policy::reserved_nodes> reservations) {
     config_.reservations = std::move(reservations);
   }
+  /// PreemptType=preempt/qos: what each QOS says of preemption (the scheduler's numbering).
+  void set_qos_rules(std::shared_ptr<const std::vector<policy::qos_preemption>> rules) {
+    config_.qos = std::move(rules);
+  }
 
   // -- generic resources --
 

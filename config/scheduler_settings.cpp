@@ -95,14 +95,11 @@ bool apply_preempt_key(scheduler_settings& s, const std::string& k, const std::s
                        std::string& error) {
   if (k == "preempttype") {
     auto v = cs::to_lower(value);
-    if (v == "preempt/none")
-      s.preempt_partition_prio = false;
-    else if (v == "preempt/partition_prio")
-      s.preempt_partition_prio = true;
-    else if (v == "preempt/qos")
-      error = "'preempt/qos' is not supported yet (use preempt/partition_prio or preempt/none)";
-    else
-      error = "'" + value + "' is not supported (use preempt/partition_prio or preempt/none)";
+    s.preempt_partition_prio = v == "preempt/partition_prio";
+    s.preempt_qos = v == "preempt/qos";
+    if (v != "preempt/none" && v != "preempt/partition_prio" && v != "preempt/qos")
+      error = "'" + value +
+              "' is not supported (use preempt/partition_prio, preempt/qos or preempt/none)";
     return true;
   }
   if (k == "preemptmode") {
@@ -230,7 +227,9 @@ std::vector<std::pair<std::string, std::string>> render_scheduler_keys(
       {"PreemptExemptTime", format_duration(s.preempt_exempt_s)},
       {"PreemptMode",
        std::string{policy::to_string(s.preempt_mode)} + (s.preempt_gang ? ",GANG" : "")},
-      {"PreemptType", s.preempt_partition_prio ? "preempt/partition_prio" : "preempt/none"},
+      {"PreemptType", s.preempt_partition_prio ? "preempt/partition_prio"
+                      : s.preempt_qos          ? "preempt/qos"
+                                               : "preempt/none"},
       {"PriorityCalcPeriod", format_duration(s.calc_period_s)},
       {"PriorityDecayHalfLife", format_duration(s.decay_half_life_s)},
       {"PriorityFavorSmall", s.favor_small ? "YES" : "NO"},

@@ -41,8 +41,10 @@ struct scheduler_settings {
   bool consumable = false;                  ///< SelectType=select/cons_tres or select/cons_res
   /// SchedulerParameters=nohold_on_prolog_fail: a job requeued for a failed Prolog is not held
   bool nohold_on_prolog_fail = false;
-  /// PreemptType=preempt/partition_prio (true) | preempt/none (false; preempt/qos is refused)
+  /// PreemptType=preempt/partition_prio (true) | preempt/none (false)
   bool preempt_partition_prio = false;
+  /// PreemptType=preempt/qos: the QOS's Preempt= lists say who preempts whom
+  bool preempt_qos = false;
   /// PreemptMode=: the mode of partitions without their own PreemptMode= (GANG: preempt_gang)
   policy::preempt_mode preempt_mode = policy::preempt_mode::off;
   bool preempt_gang = false;

@@ -886,6 +886,8 @@ struct QosInfo {
   maxJobsPerAccount @16 :Int64 = -1;
   maxSubmitPerAccount @17 :Int64 = -1;
   minTres @18 :Text;
+  preempt @19 :List(Text);   # the QOS its jobs may preempt (PreemptType=preempt/qos)
+  preemptMode @20 :Text;     # OFF, CANCEL, REQUEUE, SUSPEND; empty: the cluster's ("cluster")
 }
 
 # What sacct asks the accounting store (accounting/job_store.hpp's job_query; empty lists

@@ -61,14 +61,16 @@ bool reset_due(reset_period period, int64_t reset_at, int64_t first_seen, int64_
   return boundary > since;
 }
 
+std::string priority_shares::qos_name_of(const std::string& user, const std::string& account,
+                                         const std::string& qos_name) const {
+  if (!qos_name.empty()) return qos_name;
+  auto d = default_qos.find({user, account});
+  return d != default_qos.end() && !d->second.empty() ? d->second : "normal";
+}
+
 double priority_shares::qos_of(const std::string& user, const std::string& account,
                                const std::string& qos_name) const {
-  std::string name = qos_name;
-  if (name.empty()) {
-    auto d = default_qos.find({user, account});
-    name = d != default_qos.end() && !d->second.empty() ? d->second : "normal";
-  }
-  auto it = qos.find(name);
+  auto it = qos.find(qos_name_of(user, account, qos_name));
   return it == qos.end() ? 0.0 : it->second;
 }
 

@@ -87,6 +87,10 @@ struct priority_shares {
   /// The factor of `qos`, or when empty of the association's default QOS, else of "normal".
   double qos_of(const std::string& user, const std::string& account,
                 const std::string& qos_name) const;
+  /// The QOS a job of `user` in `account` asking `qos_name` runs under: that one, or when empty
+  /// its association's default QOS, else "normal" (Slurm's job_ptr->qos_ptr).
+  std::string qos_name_of(const std::string& user, const std::string& account,
+                          const std::string& qos_name) const;
 };
 
 /// One association of the fair-share tree, as the accounting store keeps it.

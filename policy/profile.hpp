@@ -29,6 +29,7 @@ struct running_job {
   int64_t priority = 0;
   int64_t start = 0;
   uint64_t preempted_for = 0;
+  uint32_t qos = 0;  ///< preempt/qos: its QOS (pending_job::qos); 0: none known
   /// PreemptMode=SUSPEND: a job suspended for a preemptor holds only `alloc` (its memory where
   /// it asked for some, and its devices) and lends `lent` (its CPUs, and the memory it was given
   /// as a whole node's), which it takes back when they are free for the `remaining` seconds of

@@ -189,6 +189,7 @@ class pass {
       uint64_t total_units;  // CPUs in units (free_view)
       uint32_t index;
       uint32_t tier;
+      uint32_t rank;  // preempt/qos: its QOS's
       uint32_t partition;
       uint32_t min_nodes;
       bool plain;  // no -w/-x/-C: the cheap rejection applies
@@ -205,14 +206,17 @@ class pass {
       bool exclusive_part = known_part && partitions_[j.partition].exclusive;
       uint32_t sb = known_part ? shared_by(partitions_[j.partition], r.sharing) : 1;
       bool whole = takes_whole_nodes(r, config_.placement.select) || exclusive_part;
+      const auto* rules = config_.preempt_by_qos ? rules_of(j.qos) : nullptr;
       order.push_back({j.priority, j.id, j.time_limit, cpu_units(r.total_cpus(), sb, units_), i,
-                       tier(j), uint32_t(std::min<size_t>(j.partition, UINT32_MAX)), r.min_nodes,
+                       tier(j), rules ? rules->rank : 0u,
+                       uint32_t(std::min<size_t>(j.partition, UINT32_MAX)), r.min_nodes,
                        r.required.empty() && r.excluded.empty() && !r.features &&
                            j.task_count > 0 && j.reservation == 0,
                        whole && sb == 1});
     }
     std::sort(order.begin(), order.end(), [](const key& x, const key& y) {
       if (x.tier != y.tier) return x.tier > y.tier;
+      if (x.rank != y.rank) return x.rank > y.rank;
       if (x.priority != y.priority) return x.priority > y.priority;
       return x.id < y.id;
     });
@@ -388,14 +392,53 @@ class pass {
     }
   }
 
-  /// Whether running job `r` may be preempted for a job of partition `part`.
-  bool preemptable_for(const running_job& r, const partition_info& part) {
+  /// What preempt/qos says of QOS `qos` (pending_job::qos), or null.
+  const qos_preemption* rules_of(uint32_t qos) const {
+    if (!config_.qos || qos == 0 || qos > config_.qos->size()) return nullptr;
+    return &(*config_.qos)[qos - 1];
+  }
+
+  /// The PreemptMode running job `r` is preempted with: its QOS's (else the cluster's) under
+  /// preempt/qos, its partition's under preempt/partition_prio.
+  preempt_mode mode_of(const running_job& r) const {
+    if (config_.preempt_by_qos) {
+      const auto* q = rules_of(r.qos);
+      return q && q->mode ? *q->mode : config_.cluster_preempt;
+    }
+    return r.partition < partitions_.size() ? partitions_[r.partition].preempt : preempt_mode::off;
+  }
+
+  int64_t grace_of(const running_job& r) const {
+    if (config_.preempt_by_qos) {
+      const auto* q = rules_of(r.qos);
+      return q ? q->grace_time : 0;
+    }
+    return r.partition < partitions_.size() ? partitions_[r.partition].grace_time : 0;
+  }
+
+  /// Whom a preemptor takes first: the lowest tier (QOS priority under preempt/qos).
+  uint32_t rank_of(const running_job& r) const {
+    if (!config_.preempt_by_qos) return tier_of(r);
+    const auto* q = rules_of(r.qos);
+    return q ? q->priority : 0;
+  }
+
+  /// Whether `waiter` outranks running job `r`: a partition of a higher tier, or under
+  /// preempt/qos a QOS whose Preempt= names r's.
+  bool outranks(const pending_job& waiter, const running_job& r) const {
+    if (config_.preempt_by_qos) {
+      const auto* q = rules_of(waiter.qos);
+      return q && r.qos != 0 && std::binary_search(q->preempts.begin(), q->preempts.end(), r.qos);
+    }
+    return r.partition < partitions_.size() && tier_of(r) < tier(waiter);
+  }
+
+  /// Whether running job `r` may be preempted for `waiter` (of partition `part`).
+  bool preemptable_for(const running_job& r, const pending_job& waiter,
+                       const partition_info& part) {
     if (!r.lent.empty()) return false;  // suspended for a preemptor already
     if (r.preempted_for != 0 && still_queued(r.preempted_for)) return false;
-    if (r.partition >= partitions_.size() || r.end <= now_) return false;
-    const auto& theirs = partitions_[r.partition];
-    if (theirs.priority_tier >= part.priority_tier || theirs.preempt == preempt_mode::off)
-      return false;
+    if (r.end <= now_ || !outranks(waiter, r) || mode_of(r) == preempt_mode::off) return false;
     if (config_.preempt_exempt > 0 && now_ - r.start < config_.preempt_exempt) return false;
     if (std::find(claimed_.begin(), claimed_.end(), r.id) != claimed_.end()) return false;
     return std::any_of(r.alloc.begin(), r.alloc.end(), [&](const node_share& s) {
@@ -422,8 +465,7 @@ class pass {
     for (const auto& r : running_) {
       bool stays = std::find(gone.begin(), gone.end(), &r) == gone.end();
       // Suspended (or to be), a job keeps its devices and the memory it asked for.
-      bool suspends = r.partition < partitions_.size() &&
-                      partitions_[r.partition].preempt == preempt_mode::suspend;
+      bool suspends = mode_of(r) == preempt_mode::suspend;
       if (stays || !r.lent.empty() || suspends) left.push_back(r);
       if (!stays && suspends)
         lend(left.back(), now_, [this](size_t n) { return nodes_[n].memory_mb; });
@@ -442,7 +484,7 @@ class pass {
     for (const auto& r : running_) {
       if (r.preempted_for == job.id)
         chosen.push_back(&r);
-      else if (preemptable_for(r, part))
+      else if (preemptable_for(r, job, part))
         candidates.push_back(&r);
     }
     // Told already and enough: wait for them to let go.
@@ -450,8 +492,8 @@ class pass {
     if (candidates.empty()) return;
     std::sort(candidates.begin(), candidates.end(),
               [&](const running_job* a, const running_job* b) {
-                auto ta = partitions_[a->partition].priority_tier;
-                auto tb = partitions_[b->partition].priority_tier;
+                auto ta = rank_of(*a);
+                auto tb = rank_of(*b);
                 if (ta != tb) return ta < tb;
                 if (a->priority != b->priority) return a->priority < b->priority;
                 if (a->start != b->start) return a->start > b->start;  // the youngest loses least
@@ -482,9 +524,9 @@ class pass {
       }
     }
     for (size_t i = told; i < chosen.size(); ++i) {
-      const auto& theirs = partitions_[chosen[i]->partition];
-      result_.preempted.push_back({chosen[i]->id, job.id, theirs.preempt, theirs.grace_time});
-      claimed_.push_back(chosen[i]->id);
+      const auto& r = *chosen[i];
+      result_.preempted.push_back({r.id, job.id, mode_of(r), grace_of(r)});
+      claimed_.push_back(r.id);
     }
   }
 

@@ -1,6 +1,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,23 @@ struct pending_job {
   /// --reservation: 1 + its index in pass_config::reservations; 0: none; no_reservation: one
   /// that no longer exists (the job waits with Reservation).
   uint32_t reservation = 0;
+  /// PreemptType=preempt/qos: its QOS, 1 + its index in pass_config::qos; 0: none known.
+  uint32_t qos = 0;
+};
+
+/// PreemptType=preempt/qos: what one QOS says of preemption (sacctmgr's Preempt=, PreemptMode=,
+/// GraceTime= and Priority=).
+struct qos_preemption {
+  std::vector<uint32_t>
+      preempts;  ///< the QOS (pending_job::qos numbers) its jobs preempt, ascending
+  std::optional<preempt_mode>
+      mode;                ///< how its jobs are preempted; none: the cluster's PreemptMode
+  int64_t grace_time = 0;  ///< its jobs' GraceTime, seconds
+  uint32_t priority = 0;   ///< jobs of a lower QOS priority are preempted first
+  /// Its place in the order of passes, as a tier's: 1 + the highest rank of the QOS it preempts
+  /// (0: it preempts none), so a preemptor always goes before the jobs it took nodes from (a
+  /// requeued one would otherwise take them back).
+  uint32_t rank = 0;
 };
 
 constexpr uint32_t no_reservation = UINT32_MAX;
@@ -78,8 +97,14 @@ struct pass_config {
   int64_t resolution = 60;      ///< bf_resolution, seconds: running jobs' ends are rounded up
   placement_options placement;  ///< SelectType, node weights, the node picker hook
   license_list licenses;        ///< Licenses=: the cluster's totals (a job naming another waits)
-  bool preempt = false;         ///< PreemptType=preempt/partition_prio
+  bool preempt = false;         ///< PreemptType=preempt/partition_prio or preempt/qos
   int64_t preempt_exempt = 0;   ///< PreemptExemptTime, seconds: younger jobs are not preempted
+  /// PreemptType=preempt/qos (with `preempt`): a job preempts the jobs of the QOS its QOS's
+  /// Preempt= names (qos[i] is QOS i+1), whatever their partitions' tiers, with their QOS's
+  /// PreemptMode (else cluster_preempt) and GraceTime.
+  bool preempt_by_qos = false;
+  preempt_mode cluster_preempt = preempt_mode::off;
+  std::shared_ptr<const std::vector<qos_preemption>> qos;
   std::vector<reserved_nodes> reservations;  ///< at their windows as of the pass
 };
 
@@ -124,7 +149,8 @@ struct pass_result {
   size_t tested = 0;                    ///< jobs that cost a full test (<= max_job_test)
 };
 
-/// One scheduling pass at `now`. Jobs go in order of partition PriorityTier, priority, id.
+/// One scheduling pass at `now`. Jobs go in order of partition PriorityTier (then, under
+/// preempt/qos, their QOS's rank), priority, id.
 /// A job starts now when its resources are free for its whole time limit without touching what
 /// is reserved for a higher-priority job. With backfill off, the first job that cannot start
 /// holds back the rest of its partition (reason Priority) as sched/builtin does. With backfill
@@ -141,12 +167,13 @@ struct pass_result {
 /// takes its licenses too, so a backfilled job cannot take them from it.
 ///
 /// Preemption (config.preempt): a job that cannot start now looks at the running jobs of
-/// partitions of a lower PriorityTier whose PreemptMode is not OFF, that hold nodes of its
-/// partition and ran at least preempt_exempt seconds. Taken lowest tier, then lowest priority
-/// first, until the job would fit with their resources free; then each one it can do without
-/// is left out again, so the set is small and of the least priority. None when even all would
-/// not do. Jobs already preempted for it (running_job::preempted_for) count as free: while they
-/// would suffice, nothing more is preempted; jobs preempted for another job are never taken.
+/// partitions of a lower PriorityTier whose PreemptMode is not OFF (preempt_by_qos: of the QOS
+/// its QOS preempts, whose PreemptMode is not OFF), that hold nodes of its partition and ran at
+/// least preempt_exempt seconds. Taken lowest tier (QOS priority), then lowest priority first,
+/// until the job would fit with their resources free; then each one it can do without is left out
+/// again, so the set is small and of the least priority. None when even all would not do. Jobs
+/// already preempted for it (running_job::preempted_for) count as free: while they would suffice,
+/// nothing more is preempted; jobs preempted for another job are never taken.
 ///
 /// Suspended jobs (running_job::lent, PreemptMode=SUSPEND) take their turn before the pending
 /// jobs of their tier and below: where what they lent is free now until their remaining time

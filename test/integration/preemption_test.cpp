@@ -3,7 +3,8 @@
 // honoured (SIGTERM first, SIGKILL only once the grace time is over); PreemptExemptTime keeps a
 // young job; a job the controller recovered after a crash is preempted as before (PreemptTime=
 // in show job); PreemptMode=OFF preempts nothing. Under SUSPEND the low job's tasks stop while the
-// urgent job runs on its CPUs and go on once it ended, also across a controller restart.
+// urgent job runs on its CPUs and go on once it ended, also across a controller restart. Under
+// PreemptType=preempt/qos a QOS preempts the jobs of the QOS its Preempt= names.
 
 #include <boost/test/unit_test.hpp>
 
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "test/integration/harness.hpp"
 
@@ -55,6 +57,12 @@ struct preempt_after_restart : cluster_fixture {
                                           "")) {}
 };
 
+/// Counts to 30 in `count`, a step every 0.2 s, then appends "done" to `log`.
+std::string counting_script(const std::string& count, const std::string& log) {
+  return "#!/bin/sh\ni=0\nwhile [ $i -lt 30 ]; do i=$((i+1)); echo $i > " + count +
+         "; sleep 0.2; done\necho done >> " + log + "\n";
+}
+
 /// PreemptMode=SUSPEND (GANG at the cluster level, as Slurm requires); quick beats for the
 /// restart case.
 struct preempt_suspend : cluster_fixture {
@@ -62,6 +70,33 @@ struct preempt_suspend : cluster_fixture {
       : cluster_fixture(1, preempt_config("HeartBeatInterval=0.5\nSlurmdTimeout=10\n"
                                           "PreemptMode=SUSPEND,GANG\n",
                                           "")) {}
+
+  /// A scavenger job counting in `count` (then "done" in `log`), suspended for an urgent job
+  /// that runs until `hold` is removed (then "urgent" in `log`).
+  void suspend_low_for_high() {
+    log = scratch.file("log");
+    count = scratch.file("count");
+    hold = scratch.file("hold");
+    low = submit_script("low.sh", counting_script(count, log), {"-p", "scavenger"});
+    BOOST_REQUIRE(low != 0);
+    BOOST_REQUIRE(wait_until([&] { return path_exists(count); }, 30s));
+    write_file(hold, "");
+    high = submit_script(
+        "high.sh",
+        "#!/bin/sh\nwhile [ -e " + hold + " ]; do sleep 0.2; done\necho urgent >> " + log + "\n",
+        {"-p", "urgent"});
+    BOOST_REQUIRE(high != 0);
+    BOOST_REQUIRE(wait_job_state(low, "SUSPENDED", 60s));
+    BOOST_REQUIRE(wait_job_state(high, "RUNNING", 60s));
+  }
+
+  std::string log, count, hold;
+  uint64_t low = 0, high = 0;
+};
+
+/// PreemptType=preempt/qos: the QOS say who preempts whom (the one partition has one tier).
+struct preempt_qos : cluster_fixture {
+  preempt_qos() : cluster_fixture(1, "PreemptType=preempt/qos\nPreemptMode=CANCEL\n") {}
 };
 
 struct preempt_off : cluster_fixture {
@@ -76,12 +111,6 @@ std::string logging_script(const std::string& log, const std::string& line) {
 /// Marks its start in `started`, then runs until killed.
 std::string long_script(const std::string& started) {
   return "#!/bin/sh\ntouch " + started + "\nwhile true; do sleep 0.2; done\n";
-}
-
-/// Counts to 30 in `count`, a step every 0.2 s, then appends "done" to `log`.
-std::string counting_script(const std::string& count, const std::string& log) {
-  return "#!/bin/sh\ni=0\nwhile [ $i -lt 30 ]; do i=$((i+1)); echo $i > " + count +
-         "; sleep 0.2; done\necho done >> " + log + "\n";
 }
 
 /// The pending urgent job waits with Resources while the scavenger's job keeps its node for a
@@ -219,22 +248,7 @@ BOOST_FIXTURE_TEST_CASE(preempt_mode_off_preempts_nothing, preempt_off) {
 
 BOOST_FIXTURE_TEST_CASE(suspend_stops_the_low_job_while_the_urgent_one_runs_then_it_goes_on,
                         preempt_suspend) {
-  auto log = scratch.file("log");
-  auto count = scratch.file("count");
-  auto low = submit_script("low.sh", counting_script(count, log), {"-p", "scavenger"});
-  BOOST_REQUIRE(low != 0);
-  BOOST_REQUIRE(wait_job_state(low, "RUNNING"));
-  BOOST_REQUIRE(wait_until([&] { return path_exists(count); }, 30s));
-  auto hold = scratch.file("hold");
-  write_file(hold, "");
-  // The urgent job runs until the test removes `hold`.
-  auto high = submit_script(
-      "high.sh",
-      "#!/bin/sh\nwhile [ -e " + hold + " ]; do sleep 0.2; done\necho urgent >> " + log + "\n",
-      {"-p", "urgent"});
-  BOOST_REQUIRE(high != 0);
-  BOOST_REQUIRE(wait_job_state(low, "SUSPENDED", 60s));
-  BOOST_REQUIRE(wait_job_state(high, "RUNNING", 60s));
+  suspend_low_for_high();
   // Stopped: its count stands still while the urgent job has the node.
   auto at_suspend = read_file(count);
   std::this_thread::sleep_for(std::chrono::milliseconds{1500});
@@ -258,20 +272,7 @@ BOOST_FIXTURE_TEST_CASE(suspend_stops_the_low_job_while_the_urgent_one_runs_then
 
 BOOST_FIXTURE_TEST_CASE(a_job_suspended_for_a_preemptor_stays_so_across_a_controller_restart,
                         preempt_suspend) {
-  auto log = scratch.file("log");
-  auto count = scratch.file("count");
-  auto low = submit_script("low.sh", counting_script(count, log), {"-p", "scavenger"});
-  BOOST_REQUIRE(low != 0);
-  BOOST_REQUIRE(wait_until([&] { return path_exists(count); }, 30s));
-  auto hold = scratch.file("hold");
-  write_file(hold, "");
-  auto high = submit_script(
-      "high.sh",
-      "#!/bin/sh\nwhile [ -e " + hold + " ]; do sleep 0.2; done\necho urgent >> " + log + "\n",
-      {"-p", "urgent"});
-  BOOST_REQUIRE(high != 0);
-  BOOST_REQUIRE(wait_job_state(low, "SUSPENDED", 60s));
-  BOOST_REQUIRE(wait_job_state(high, "RUNNING", 60s));
+  suspend_low_for_high();
   cluster.signal_controller(SIGKILL);
   BOOST_REQUIRE_MESSAGE(!cluster.restart_controller(), "restart failed");
   BOOST_REQUIRE(wait_until([&] { return run_cli({"queue"}).exit_code == 0; }, 30s));
@@ -283,6 +284,42 @@ BOOST_FIXTURE_TEST_CASE(a_job_suspended_for_a_preemptor_stays_so_across_a_contro
   BOOST_CHECK(wait_job_state(high, "COMPLETED", 60s));
   BOOST_CHECK(wait_job_state(low, "COMPLETED", 60s));
   BOOST_CHECK_EQUAL(read_file(log), "urgent\ndone\n");
+}
+
+BOOST_FIXTURE_TEST_CASE(under_preempt_qos_a_qos_preempts_the_jobs_of_the_qos_it_names,
+                        preempt_qos) {
+  for (auto args : std::vector<std::vector<std::string>>{
+           {"-i", "add", "qos", "low", "preemptmode=requeue", "gracetime=1"},
+           {"-i", "add", "qos", "high", "preempt=low", "priority=10"}}) {
+    auto made = run_slurm(*this, "sacctmgr", args);
+    BOOST_REQUIRE_MESSAGE(made.exit_code == 0, made.describe());
+  }
+  auto listed =
+      run_slurm(*this, "sacctmgr", {"-nP", "show", "qos", "format=name,preempt,preemptmode"});
+  BOOST_CHECK_MESSAGE(contains(listed.out, "high|low|cluster\n"), listed.describe());
+  BOOST_CHECK_MESSAGE(contains(listed.out, "low||REQUEUE\n"), listed.describe());
+  auto log = scratch.file("log");
+  auto marker = scratch.file("ran");
+  // Its first run is preempted and requeued (low's PreemptMode); the run after finds the marker.
+  auto low =
+      submit_script("low.sh",
+                    "#!/bin/sh\nif [ -e " + marker + " ]; then echo rerun >> " + log +
+                        "; exit 0; fi\ntouch " + marker + "\nwhile true; do sleep 0.2; done\n",
+                    {"--qos=low"});
+  BOOST_REQUIRE(low != 0);
+  BOOST_REQUIRE(wait_until([&] { return path_exists(marker); }, 30s));
+  // A job of a QOS that names none waits, as under no preemption.
+  auto plain = submit_script("plain.sh", "#!/bin/sh\ntrue\n", {"--qos=normal"});
+  BOOST_REQUIRE(plain != 0);
+  check_nothing_preempted(*this, low, plain);
+  run_cli({"cancel", std::to_string(plain)});
+  auto high = submit_script("high.sh", logging_script(log, "high"), {"--qos=high"});
+  BOOST_REQUIRE(high != 0);
+  BOOST_CHECK(wait_job_state(high, "COMPLETED", 60s));
+  BOOST_CHECK(wait_job_state(low, "COMPLETED", 60s));
+  BOOST_CHECK_EQUAL(read_file(log), "high\nrerun\n");
+  auto shown = run_cli({"control", "show", "job", std::to_string(low)});
+  BOOST_CHECK_MESSAGE(contains(shown.out, "Restarts=1"), shown.describe());
 }
 
 BOOST_AUTO_TEST_SUITE_END()

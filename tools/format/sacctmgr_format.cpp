@@ -336,8 +336,11 @@ value value_of(field f, const line& l) {
       return a && a->user.empty() ? text(a->parent) : value{};
     case field::partition:
       return a ? text(a->partition) : value{};
+    case field::preempt:
+      return q ? text(join(q->preempt)) : value{};
     case field::preempt_mode:
-      return q ? text("cluster") : value{};
+      if (!q) return {};
+      return text(q->preempt_mode.empty() ? std::string{"cluster"} : q->preempt_mode);
     case field::priority:
       if (q) return number(q->priority);
       return a ? number(a->priority) : value{};

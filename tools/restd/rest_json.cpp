@@ -372,6 +372,10 @@ const std::vector<field_of<Q>> qos_table = {
                     {{"per", {{"job", tres_list(q.max_tres)}, {"user", tres_list(q.max_tres_per_user)}, {"account", tres_list(q.max_tres_per_account)}}}}}}},
                  {"min", {{"tres", {{"per", {{"job", tres_list(q.min_tres)}}}}}}}};
    }},
+  {"preempt", object, "{list, mode}: the QOS it preempts; its preemption mode (DISABLED: the cluster's)", [](const Q& q, const C&) -> field_value {
+     auto mode = q.preempt_mode.empty() || q.preempt_mode == "OFF" ? std::string{"DISABLED"} : q.preempt_mode;
+     return json{{"list", q.preempt}, {"mode", json::array({mode})}};
+   }},
 };
 // clang-format on
 

@@ -216,4 +216,36 @@ BOOST_AUTO_TEST_CASE(admin_levels_take_any_prefix) {
   BOOST_TEST(admin_level_name("boss") == "");
 }
 
+BOOST_AUTO_TEST_CASE(a_qos_names_the_qos_it_preempts_and_how_they_are_preempted) {
+  auto d = sample();
+  ok(d, edit("add", "qos", {"scavenger"}, {"preemptmode=requeue", "gracetime=30"}));
+  ok(d, edit("add", "qos", {"urgent"}, {"preempt=scavenger", "priority=100"}));
+  auto qos = [&](const std::string& name) -> msg::qos_info& {
+    for (auto& q : d.qos)
+      if (q.name == name) return q;
+    BOOST_FAIL("no qos " << name);
+    return d.qos.front();
+  };
+  BOOST_TEST(qos("urgent").preempt == std::vector<std::string>{"scavenger"});
+  BOOST_TEST(qos("urgent").preempt_mode.empty());  // the cluster's
+  BOOST_TEST(qos("scavenger").preempt_mode == "REQUEUE");
+  ok(d, edit("modify", "qos", {}, {"preempt+=normal"}, {"name=urgent"}));
+  BOOST_TEST(qos("urgent").preempt == (std::vector<std::string>{"normal", "scavenger"}));
+  ok(d, edit("modify", "qos", {}, {"preempt-=normal", "preemptmode=Suspend"}, {"name=urgent"}));
+  BOOST_TEST(qos("urgent").preempt == std::vector<std::string>{"scavenger"});
+  BOOST_TEST(qos("urgent").preempt_mode == "SUSPEND");
+  ok(d, edit("modify", "qos", {}, {"preemptmode=cluster"}, {"name=urgent"}));
+  BOOST_TEST(qos("urgent").preempt_mode.empty());
+  // sacctmgr's refusals.
+  BOOST_TEST(refused(d, edit("modify", "qos", {}, {"preempt=nope"}, {"name=urgent"})) ==
+             " Unknown QOS name: nope");
+  BOOST_TEST(refused(d, edit("modify", "qos", {}, {"preempt=urgent"}, {"name=urgent"})) ==
+             " QOS urgent can't preempt itself");
+  BOOST_TEST(refused(d, edit("modify", "qos", {}, {"preemptmode=kill"}, {"name=urgent"})) ==
+             " Bad PreemptMode value: kill");
+  // A QOS deleted leaves the lists that named it.
+  ok(d, edit("delete", "qos", {"scavenger"}));
+  BOOST_TEST(qos("urgent").preempt.empty());
+}
+
 BOOST_AUTO_TEST_SUITE_END()

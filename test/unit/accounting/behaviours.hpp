@@ -15,25 +15,26 @@
 #include "accounting/schema.hpp"
 #include "test/unit/accounting/store_env.hpp"
 
-#define SHOAL_STORE_BEHAVIOURS(X)                 \
-  X(every_field_round_trips)                      \
-  X(rewriting_a_job_replaces_its_row)             \
-  X(a_failed_write_leaves_nothing)                \
-  X(text_that_is_not_utf8_is_stored)              \
-  X(users_accounts_partitions_names_and_clusters) \
-  X(states_select_on_the_final_state)             \
-  X(job_ids_select_jobs_arrays_and_tasks)         \
-  X(nodes_select_jobs_that_ran_there)             \
-  X(jobs_come_in_order_and_up_to_the_limit)       \
-  X(window_selects_jobs_eligible_or_running)      \
-  X(reopening_keeps_the_rows)                     \
-  X(an_older_schema_is_migrated)                  \
-  X(a_newer_schema_is_refused)                    \
-  X(a_bad_node_expression_is_an_error)            \
-  X(associations_round_trip)                      \
-  X(replacing_associations_replaces_all_of_them)  \
-  X(a_failed_association_write_leaves_the_old)    \
-  X(a_version_1_store_gains_the_association_tables)
+#define SHOAL_STORE_BEHAVIOURS(X)                   \
+  X(every_field_round_trips)                        \
+  X(rewriting_a_job_replaces_its_row)               \
+  X(a_failed_write_leaves_nothing)                  \
+  X(text_that_is_not_utf8_is_stored)                \
+  X(users_accounts_partitions_names_and_clusters)   \
+  X(states_select_on_the_final_state)               \
+  X(job_ids_select_jobs_arrays_and_tasks)           \
+  X(nodes_select_jobs_that_ran_there)               \
+  X(jobs_come_in_order_and_up_to_the_limit)         \
+  X(window_selects_jobs_eligible_or_running)        \
+  X(reopening_keeps_the_rows)                       \
+  X(an_older_schema_is_migrated)                    \
+  X(a_newer_schema_is_refused)                      \
+  X(a_bad_node_expression_is_an_error)              \
+  X(associations_round_trip)                        \
+  X(replacing_associations_replaces_all_of_them)    \
+  X(a_failed_association_write_leaves_the_old)      \
+  X(a_version_1_store_gains_the_association_tables) \
+  X(a_version_2_store_gains_the_qos_preempt_columns)
 
 namespace shoal::test::behaviour {
 
@@ -515,6 +516,8 @@ inline msg::association_data full_associations() {
   q.max_jobs_per_account = 6;
   q.max_submit_per_account = 12;
   q.min_tres = "cpu=1";
+  q.preempt = {"normal"};
+  q.preempt_mode = "CANCEL";
   msg::qos_info normal;
   normal.name = "normal";
   d.qos = {q, normal};
@@ -594,6 +597,26 @@ inline void a_version_1_store_gains_the_association_tables(store_env& env) {
   BOOST_TEST(query_ok(*store, {}).size() == 1u);
   BOOST_REQUIRE(!store->replace_associations(full_associations()));
   BOOST_TEST(read_assocs_ok(*store).users.size() == 2u);
+}
+
+inline void a_version_2_store_gains_the_qos_preempt_columns(store_env& env) {
+  {
+    auto store = env.open_ok();
+    BOOST_REQUIRE(!store->replace_associations(full_associations()));
+  }
+  // acct_qos as version 2 made it: every column but the two version 3 added.
+  env.raw_exec("ALTER TABLE acct_qos DROP COLUMN preempt");
+  env.raw_exec("ALTER TABLE acct_qos DROP COLUMN preempt_mode");
+  env.raw_exec("UPDATE schema_version SET version = 2");
+  auto store = env.open_ok();
+  BOOST_TEST(store->schema_version() == current_schema_version);
+  auto kept = read_assocs_ok(*store);
+  BOOST_REQUIRE_EQUAL(kept.qos.size(), 2u);
+  BOOST_TEST(kept.qos[0].max_jobs_per_user == 5);  // the rows stay
+  BOOST_TEST(kept.qos[0].preempt.empty());         // the new columns start empty
+  BOOST_REQUIRE(!store->replace_associations(full_associations()));
+  BOOST_TEST(read_assocs_ok(*store).qos[0].preempt == std::vector<std::string>{"normal"});
+  BOOST_TEST(read_assocs_ok(*store).qos[0].preempt_mode == "CANCEL");
 }
 
 }  // namespace shoal::test::behaviour

@@ -53,15 +53,23 @@ BOOST_AUTO_TEST_CASE(by_default_nothing_is_preempted) {
   BOOST_CHECK_EQUAL(cfg->scheduling.preempt_exempt_s, 0);
 }
 
-BOOST_AUTO_TEST_CASE(what_is_not_supported_yet_stops_the_load_with_file_and_line) {
-  auto qos = preempt_error_of(preempt_nodes + "PreemptType=preempt/qos\n");
-  BOOST_CHECK_MESSAGE(preempt_text_has(qos, "test.conf:3"), qos);
-  BOOST_CHECK_MESSAGE(preempt_text_has(qos, "preempt/qos"), qos);
+BOOST_AUTO_TEST_CASE(a_bad_value_stops_the_load_with_file_and_line) {
+  auto type = preempt_error_of(preempt_nodes + "PreemptType=preempt/job_prio\n");
+  BOOST_CHECK_MESSAGE(preempt_text_has(type, "test.conf:3"), type);
+  BOOST_CHECK_MESSAGE(preempt_text_has(type, "preempt/qos"), type);  // named among the choices
   auto on_line = preempt_error_of(preempt_nodes + "PartitionName=low Nodes=n1 PreemptMode=kill\n");
   BOOST_CHECK_MESSAGE(preempt_text_has(on_line, "test.conf:3"), on_line);
   BOOST_CHECK_MESSAGE(preempt_text_has(on_line, "PreemptMode"), on_line);
   auto grace = preempt_error_of(preempt_nodes + "PartitionName=low Nodes=n1 GraceTime=soon\n");
   BOOST_CHECK_MESSAGE(preempt_text_has(grace, "GraceTime"), grace);
+}
+
+BOOST_AUTO_TEST_CASE(preempt_qos_is_read) {
+  auto cfg = parse_config(preempt_nodes + "PreemptType=preempt/qos\nPreemptMode=CANCEL\n",
+                          "test.conf", "");
+  BOOST_REQUIRE_MESSAGE(cfg, (cfg ? std::string{} : describe(cfg.error())));
+  BOOST_CHECK(cfg->scheduling.preempt_qos);
+  BOOST_CHECK(!cfg->scheduling.preempt_partition_prio);
 }
 
 BOOST_AUTO_TEST_CASE(suspend_is_read_with_gang_and_refused_without_it) {

@@ -944,6 +944,8 @@ inline msg::client_reply sample_client_reply() {
   qos.max_jobs_per_account = 6;
   qos.max_submit_per_account = 12;
   qos.min_tres = "cpu=1";
+  qos.preempt = {"scavenger"};
+  qos.preempt_mode = "REQUEUE";
   x.associations.clusters = {{"alpha", "ctl1", 6817}};
   x.associations.accounts = {{"physics", "Physics dept", "science"}};
   x.associations.users = {{"alice", "physics", "Operator"}};

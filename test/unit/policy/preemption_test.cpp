@@ -369,4 +369,96 @@ BOOST_AUTO_TEST_CASE(nothing_is_suspended_for_a_waiter_that_needs_the_devices_it
   BOOST_TEST(victims(r, 2) == std::set<uint64_t>{11});
 }
 
+// -- PreemptType=preempt/qos --------------------------------------------------------------------
+
+namespace {
+
+constexpr uint32_t low_qos = 1, normal_qos = 2, high_qos = 3;
+
+/// high preempts low (its PreemptMode REQUEUE, GraceTime 20); nothing preempts normal.
+pass_config by_qos() {
+  auto c = preempting();
+  c.preempt_by_qos = true;
+  c.cluster_preempt = preempt_mode::cancel;
+  auto rules = std::make_shared<std::vector<qos_preemption>>(3);
+  (*rules)[low_qos - 1].mode = preempt_mode::requeue;
+  (*rules)[low_qos - 1].grace_time = 20;
+  (*rules)[high_qos - 1].preempts = {low_qos};
+  (*rules)[high_qos - 1].priority = 100;
+  c.qos = rules;
+  return c;
+}
+
+running_job with_qos(running_job r, uint32_t qos) {
+  r.qos = qos;
+  return r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(under_preempt_qos_a_qos_preempts_the_qos_it_names_whatever_the_tiers) {
+  auto nodes = preempt_nodes(2);
+  auto parts = preempt_partitions(2);
+  // Both run in the urgent partition (the higher tier), one under each QOS.
+  auto normal_job = with_qos(scavenging(10, 1, {0}), normal_qos);
+  normal_job.partition = urgent;
+  auto low_job = with_qos(scavenging(11, 50, {1}), low_qos);
+  low_job.partition = urgent;
+  auto waiter = urgent_job(1, 1);
+  waiter.partition = scavenger;  // a lower tier than theirs
+  waiter.qos = high_qos;
+  auto r = schedule({waiter}, {normal_job, low_job}, parts, nodes, now, by_qos());
+  BOOST_TEST(victims(r, 1) == std::set<uint64_t>{11});
+  BOOST_REQUIRE_EQUAL(r.preempted.size(), 1u);
+  BOOST_CHECK(r.preempted[0].mode == preempt_mode::requeue);  // low's own PreemptMode
+  BOOST_TEST(r.preempted[0].grace_time == 20);                // and GraceTime
+  // A waiter of a QOS that names none preempts nothing, its tier notwithstanding.
+  auto plain = urgent_job(2, 1);
+  plain.qos = normal_qos;
+  BOOST_TEST(
+      schedule({plain}, {normal_job, low_job}, parts, nodes, now, by_qos()).preempted.empty());
+  // Nor does a job with no QOS known.
+  plain.qos = 0;
+  BOOST_TEST(
+      schedule({plain}, {normal_job, low_job}, parts, nodes, now, by_qos()).preempted.empty());
+}
+
+BOOST_AUTO_TEST_CASE(under_preempt_qos_the_cluster_mode_serves_a_qos_without_one) {
+  auto nodes = preempt_nodes(1);
+  auto config = by_qos();
+  auto rules = std::make_shared<std::vector<qos_preemption>>(*config.qos);
+  (*rules)[high_qos - 1].preempts = {low_qos, normal_qos};
+  config.qos = rules;
+  auto waiter = urgent_job(1, 1);
+  waiter.qos = high_qos;
+  auto r = schedule({waiter}, {with_qos(scavenging(10, 1, {0}), normal_qos)}, preempt_partitions(1),
+                    nodes, now, config);
+  BOOST_REQUIRE_EQUAL(r.preempted.size(), 1u);
+  BOOST_CHECK(r.preempted[0].mode == preempt_mode::cancel);
+  BOOST_TEST(r.preempted[0].grace_time == 0);
+  // PreemptMode=OFF on the cluster: a QOS without its own mode is never preempted.
+  config.cluster_preempt = preempt_mode::off;
+  BOOST_TEST(schedule({waiter}, {with_qos(scavenging(10, 1, {0}), normal_qos)},
+                      preempt_partitions(1), nodes, now, config)
+                 .preempted.empty());
+}
+
+BOOST_AUTO_TEST_CASE(under_preempt_qos_a_preemptor_goes_before_the_jobs_of_the_qos_it_preempts) {
+  auto nodes = preempt_nodes(1);
+  auto config = by_qos();
+  auto rules = std::make_shared<std::vector<qos_preemption>>(*config.qos);
+  (*rules)[high_qos - 1].rank = 1;
+  config.qos = rules;
+  // The job it preempted, queued again with a higher priority and a lower id, would otherwise
+  // take the node back.
+  auto requeued = urgent_job(1, 1);
+  requeued.qos = low_qos;
+  requeued.priority = 100;
+  auto preemptor = urgent_job(2, 1);
+  preemptor.qos = high_qos;
+  auto r = schedule({requeued, preemptor}, {}, preempt_partitions(1), nodes, now, config);
+  BOOST_REQUIRE_EQUAL(r.started.size(), 1u);
+  BOOST_TEST(r.started[0].job == 2u);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
