@@ -223,14 +223,14 @@ class pass {
     result_.waiting.reserve(queue_.size());
     const auto stopped = suspended_in_turn();
     size_t next_stopped = 0;
-    // The suspended jobs of a tier, and of the tiers above, before the tier's pending jobs.
-    auto stopped_down_to = [&](uint32_t tier_floor) {
-      for (; next_stopped < stopped.size() && tier_of(*stopped[next_stopped]) >= tier_floor;
+    // The suspended jobs of a tier (and QOS rank), and of those above, before its pending jobs.
+    auto stopped_down_to = [&](std::pair<uint32_t, uint32_t> floor) {
+      for (; next_stopped < stopped.size() && turn_of(*stopped[next_stopped]) >= floor;
            ++next_stopped)
         take_back(*stopped[next_stopped]);
     };
     for (const auto& k : order) {
-      stopped_down_to(k.tier);
+      stopped_down_to({k.tier, k.rank});
       if (k.plain && k.partition < partitions_.size()) {
         // Behind a blocked job whose reservation is made (or with backfill off): a job that
         // cannot fit now, even ignoring reservations, just waits with Priority.
@@ -256,7 +256,7 @@ class pass {
       }
       consider(queue_[k.index]);
     }
-    stopped_down_to(0);
+    stopped_down_to({0, 0});
     return std::move(result_);
   }
 
@@ -269,13 +269,20 @@ class pass {
     return r.partition < partitions_.size() ? partitions_[r.partition].priority_tier : 0;
   }
 
+  /// Where a running job's turn would be among the pending ones: its tier, then (preempt/qos)
+  /// its QOS's rank, as the pass orders them.
+  std::pair<uint32_t, uint32_t> turn_of(const running_job& r) const {
+    const auto* rules = config_.preempt_by_qos ? rules_of(r.qos) : nullptr;
+    return {tier_of(r), rules ? rules->rank : 0u};
+  }
+
   /// The jobs suspended for a preemptor, in the order the pending ones go.
   std::vector<const running_job*> suspended_in_turn() const {
     std::vector<const running_job*> out;
     for (const auto& r : running_)
       if (!r.lent.empty()) out.push_back(&r);
     std::sort(out.begin(), out.end(), [&](const running_job* a, const running_job* b) {
-      if (tier_of(*a) != tier_of(*b)) return tier_of(*a) > tier_of(*b);
+      if (turn_of(*a) != turn_of(*b)) return turn_of(*a) > turn_of(*b);
       if (a->priority != b->priority) return a->priority > b->priority;
       return a->id < b->id;
     });

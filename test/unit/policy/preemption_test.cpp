@@ -461,4 +461,26 @@ BOOST_AUTO_TEST_CASE(under_preempt_qos_a_preemptor_goes_before_the_jobs_of_the_q
   BOOST_TEST(r.started[0].job == 2u);
 }
 
+BOOST_AUTO_TEST_CASE(under_preempt_qos_a_suspended_job_waits_for_its_preemptor_of_the_same_tier) {
+  auto nodes = preempt_nodes(1);
+  auto config = by_qos();
+  auto rules = std::make_shared<std::vector<qos_preemption>>(*config.qos);
+  (*rules)[low_qos - 1].mode = preempt_mode::suspend;
+  (*rules)[high_qos - 1].rank = 1;
+  config.qos = rules;
+  auto stopped = with_qos(scavenging(10, 50, {0}), low_qos);
+  stopped.partition = urgent;  // the preemptor's partition, its tier
+  stopped.preempted_for = 2;
+  stopped = suspended(stopped);
+  auto preemptor = urgent_job(2, 1);
+  preemptor.qos = high_qos;
+  auto r = schedule({preemptor}, {stopped}, preempt_partitions(1), nodes, now, config);
+  BOOST_REQUIRE_EQUAL(r.started.size(), 1u);
+  BOOST_TEST(r.started[0].job == 2u);
+  BOOST_TEST(r.resumed.empty());
+  // With nobody waiting for them, its CPUs are its own again.
+  r = schedule({}, {stopped}, preempt_partitions(1), nodes, now, config);
+  BOOST_TEST(r.resumed == std::vector<uint64_t>{10});
+}
+
 BOOST_AUTO_TEST_SUITE_END()
