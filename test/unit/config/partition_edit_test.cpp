@@ -190,4 +190,16 @@ BOOST_AUTO_TEST_CASE(an_edit_the_file_no_longer_allows_is_skipped) {
   BOOST_TEST(find(cfg.partitions, "debug")->nodes.size() == 4u);
 }
 
+BOOST_AUTO_TEST_CASE(preempt_mode_suspend_needs_gang_in_the_main_preempt_mode) {
+  auto cfg = four_nodes();
+  auto refused = config::apply_partition_edit(cfg, edit("update", "long", {"PreemptMode=SUSPEND"}));
+  BOOST_REQUIRE(!refused);
+  BOOST_TEST(code_of(refused.error()) == static_cast<int>(errc::invalid_request));
+  BOOST_TEST(describe(refused.error()).find("needs GANG") != std::string::npos);
+  cfg.scheduling.preempt_gang = true;
+  auto taken = config::apply_partition_edit(cfg, edit("update", "long", {"PreemptMode=SUSPEND"}));
+  BOOST_REQUIRE(static_cast<bool>(taken));
+  BOOST_CHECK(find(*taken, "long")->preempt_mode == policy::preempt_mode::suspend);
+}
+
 BOOST_AUTO_TEST_SUITE_END()

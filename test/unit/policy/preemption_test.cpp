@@ -285,6 +285,7 @@ BOOST_AUTO_TEST_CASE(a_suspended_job_resumes_before_lower_jobs_once_its_cpus_are
   BOOST_TEST(r.resumed.empty());
   BOOST_TEST(r.started.empty());
   // Not on node 1 when the preemptor ends: that is the suspended job's; node 0 at its job's end.
+  BOOST_REQUIRE(!r.planned.empty());
   for (const auto& plan : r.planned) BOOST_TEST(plan.start >= 100'000);
   // The preemptor ended: the suspended job is resumed, and the scavenger job keeps waiting.
   running.pop_back();
