@@ -42,6 +42,7 @@ job_queue::job_queue(const job_queue& other)
       finished_(other.finished_),
       finished_order_(other.finished_order_),
       running_by_name_(other.running_by_name_),
+      awaited_(other.awaited_),
       top_counter_(other.top_counter_) {
   // The other's slots point into its own map.
   slots_.reserve(queue_.size());
@@ -60,6 +61,16 @@ std::vector<job_queue::slot>::iterator job_queue::slot_of(uint64_t id) {
 
 void job_queue::enqueue(queued_job job) {
   auto id = job.id;
+  if (job.array_id != 0) {
+    // A detached task: counted in its array from its detach on, or from now if it comes back
+    // (requeued, or after a restart) without one.
+    if (auto a = awaited_.find(id); a != awaited_.end()) {
+      if (job.hold == hold_kind::none) job.hold = a->second;
+      awaited_.erase(a);
+    } else if (queue_.count(id) == 0) {
+      ++arrays_[job.array_id].detached;
+    }
+  }
   auto* q = &queue_.insert_or_assign(id, std::move(job)).first->second;
   auto at = slot_of(id);
   if (at != slots_.end() && at->id == id) {
@@ -75,23 +86,48 @@ void job_queue::enqueue(queued_job job) {
 }
 
 void job_queue::erase_queued(std::map<uint64_t, queued_job>::iterator it) {
+  if (auto array_id = it->second.array_id; array_id != 0) {
+    auto& arr = arrays_[array_id];
+    if (arr.detached > 0) --arr.detached;
+  }
   auto at = slot_of(it->first);
   at->job = nullptr;
   ++gone_;
   queue_.erase(it);
 }
 
-void job_queue::add_array(uint64_t id, std::vector<policy::index_range> spec) {
+void job_queue::add_array(uint64_t id, std::vector<policy::index_range> spec,
+                          uint32_t max_running) {
   array_record rec;
   for (auto& r : spec) rec.task_count += r.count();
   rec.spec = std::move(spec);
+  rec.max_running = max_running;
   arrays_[id] = std::move(rec);
+}
+
+std::optional<uint64_t> job_queue::detach(uint64_t array_id, uint32_t index) {
+  auto it = queue_.find(array_id);
+  if (it == queue_.end() || !it->second.is_array || !it->second.pending.contains(index))
+    return std::nullopt;
+  auto task = task_job_id(array_id, index);
+  if (!task) return std::nullopt;
+  auto hold = it->second.hold;
+  it->second.pending.erase(index, index);
+  // The array's line loses the task at the next pass, as when a task starts; it has not left
+  // pending (left_pending_at) while its own job waits.
+  if (it->second.pending.empty()) erase_queued(it);
+  ++arrays_[array_id].detached;
+  awaited_[*task] = hold;
+  return task;
 }
 
 uint64_t job_queue::cancel(uint64_t id, uint32_t lo, uint32_t hi, int64_t now) {
   auto it = queue_.find(id);
   if (it == queue_.end()) return 0;
   if (!it->second.is_array) {
+    // A detached task cancelled before it started counts as its array's failure, as the
+    // array's own pending tasks do.
+    if (auto array_id = it->second.array_id; array_id != 0) ++arrays_[array_id].failed;
     erase_queued(it);
     return 1;
   }
@@ -168,7 +204,8 @@ policy::job_outcome job_queue::outcome(uint64_t job, std::optional<uint32_t> tas
     auto pending = queue_.find(job);
     if (!task) {
       o.pending =
-          pending == queue_.end() ? 0 : static_cast<uint32_t>(pending->second.pending.count());
+          (pending == queue_.end() ? 0 : static_cast<uint32_t>(pending->second.pending.count())) +
+          arr->second.detached;
       o.running = arr->second.running;
       o.succeeded = arr->second.succeeded;
       o.failed = arr->second.failed;
@@ -177,7 +214,8 @@ policy::job_outcome job_queue::outcome(uint64_t job, std::optional<uint32_t> tas
     }
     auto id = task_job_id(job, *task);
     if (!id) return policy::job_outcome{};
-    if (pending != queue_.end() && pending->second.pending.contains(*task)) {
+    if ((pending != queue_.end() && pending->second.pending.contains(*task)) ||
+        queue_.count(*id) > 0 || awaited_.count(*id) > 0) {
       o.pending = 1;
       return o;
     }
@@ -326,6 +364,12 @@ pass_plan job_queue::prepare(int64_t now, size_t max_array_tasks_per_pass) {
       reason = policy::dependency_reason(state);
     }
     uint32_t tasks = 1;
+    if (reason.empty() && q.array_id != 0) {
+      auto arr = arrays_.find(q.array_id);
+      if (arr != arrays_.end() &&
+          !policy::may_start_task(arr->second.max_running, arr->second.running))
+        reason = "JobArrayTaskLimit";
+    }
     if (reason.empty() && q.is_array) {
       auto running = arrays_[id].running;
       if (!policy::may_start_task(q.max_running, running)) {
@@ -393,6 +437,14 @@ std::pair<uint64_t, uint32_t> job_queue::start(const policy::start_decision& d, 
       arr.left_pending_at = now;
       erase_queued(it);
     }
+  } else if (q.array_id != 0) {
+    auto array_id = q.array_id;
+    s.array_id = array_id;
+    s.index = q.array_index;
+    erase_queued(it);
+    auto& arr = arrays_[array_id];
+    ++arr.running;
+    if (arr.detached == 0 && queue_.count(array_id) == 0) arr.left_pending_at = now;
   } else {
     erase_queued(it);
   }

@@ -41,6 +41,10 @@ struct queued_job {
   bool is_array = false;
   policy::index_set pending;  ///< arrays: task indices not started yet
   uint32_t max_running = 0;   ///< arrays: the `%N` throttle
+  /// A task of array `array_id` queued as a job of its own (split off by `scontrol update`, or
+  /// requeued): it counts in that array's throttle and in dependencies on the array. 0: none.
+  uint64_t array_id = 0;
+  uint32_t array_index = 0;
   // What the last pass found, for listings and to tell only changes.
   std::string reason;
   uint64_t told_priority = 0;  ///< the priority the job's actor last heard of (listings)
@@ -67,7 +71,9 @@ struct array_record {
   uint64_t task_count = 0;
   uint32_t running = 0;
   uint32_t succeeded = 0;
-  uint32_t failed = 0;  ///< includes tasks cancelled before they started
+  uint32_t failed = 0;       ///< includes tasks cancelled before they started
+  uint32_t detached = 0;     ///< tasks pending as jobs of their own (queued_job::array_id)
+  uint32_t max_running = 0;  ///< the `%N` throttle, which detached tasks obey too
   int64_t left_pending_at = 0;
 };
 
@@ -115,7 +121,14 @@ class job_queue {
 
   void enqueue(queued_job job);
   /// Registers an array's indices; its queued_job must also be enqueued (is_array).
-  void add_array(uint64_t id, std::vector<policy::index_range> spec);
+  void add_array(uint64_t id, std::vector<policy::index_range> spec, uint32_t max_running = 0);
+
+  /// Takes pending task `index` out of array `array_id` to pend as a job of its own (Slurm
+  /// splits a task off so that `scontrol update` can change it alone). Returns its job id, or
+  /// nullopt when the task no longer pends in the array. The task's own job is expected next
+  /// (enqueue with array_id set); until then it counts as pending in the array, and it comes
+  /// with the array's hold.
+  std::optional<uint64_t> detach(uint64_t array_id, uint32_t index);
 
   /// Removes a pending job or, for an array, the pending tasks in [lo, hi] (all by default).
   /// Returns how many jobs or tasks were removed.
@@ -191,6 +204,8 @@ class job_queue {
   std::unordered_map<uint64_t, outcome_entry> finished_;
   std::deque<std::pair<int64_t, uint64_t>> finished_order_;
   std::unordered_map<std::string, uint32_t> running_by_name_;  ///< "user/name" -> count
+  /// Detached tasks whose own job has not queued yet, with the hold they carry from the array.
+  std::unordered_map<uint64_t, hold_kind> awaited_;
   uint64_t top_counter_ = 0;
   // The kept candidate list; a member added above is also copied by job_queue(const job_queue&).
   /// Every queued job (and those gone since the last compaction), in ascending id order. Up to

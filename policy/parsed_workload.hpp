@@ -26,6 +26,13 @@ struct parsed_workload {
   /// An array recovered from saved state: the tasks not started yet (unset: all of `array`'s;
   /// task job ids still count from all of them).
   std::optional<index_set> pending_tasks;
+  /// An array task queued as a job of its own (split off to be updated, or requeued): the array
+  /// whose throttle and dependencies it counts in, and its index there. Unset: not one.
+  struct array_task_ref {
+    uint64_t array_id = 0;
+    uint32_t index = 0;
+  };
+  std::optional<array_task_ref> array_task;
 };
 
 /// Shared and immutable: it travels with the job's setup and every enqueue (requeues included),

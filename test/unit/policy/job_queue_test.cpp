@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "policy/dependency.hpp"
 #include "policy/job_queue.hpp"
 
 namespace {
@@ -36,6 +37,24 @@ const std::string* reason_of(const pass_plan& plan, uint64_t id) {
   for (auto& [job, reason] : plan.blocked)
     if (job == id) return &reason;
   return nullptr;
+}
+
+/// Array `id` with tasks `lo`..`hi` pending, `max_running` at a time (0: any), registered.
+void enqueue_array(job_queue& queue, uint64_t id, uint32_t lo, uint32_t hi, uint32_t max_running) {
+  auto q = one_node_job(id);
+  q.is_array = true;
+  q.max_running = max_running;
+  q.pending.insert(index_range{lo, hi, 1});
+  queue.add_array(id, {{lo, hi, 1}}, max_running);
+  queue.enqueue(q);
+}
+
+/// A task of array `array_id` pending as job `id` of its own.
+queued_job detached_task(uint64_t id, uint64_t array_id, uint32_t index) {
+  auto q = one_node_job(id);
+  q.array_id = array_id;
+  q.array_index = index;
+  return q;
 }
 
 }  // namespace
@@ -85,6 +104,66 @@ BOOST_AUTO_TEST_CASE(a_job_held_after_a_pass_gets_priority_zero_before_it_is_pas
   BOOST_TEST(queue.find(1)->factors.total == 0);
   queue.find(1)->told_priority = 0;  // told
   BOOST_TEST(reason_of(queue.prepare(400, 256), 1) == nullptr);
+}
+
+BOOST_AUTO_TEST_CASE(a_detached_array_task_obeys_the_throttle_and_counts_in_the_array) {
+  job_queue queue{priority_config{}, true};
+  enqueue_array(queue, 10, 1, 3, 1);
+  auto dependent = one_node_job(20);
+  dependent.dependency = *parse_dependency("afterany:10");
+  queue.enqueue(dependent);
+  // Task 2 (ordinal 1: job 12) leaves the array's pending tasks, once.
+  BOOST_TEST(queue.detach(10, 2).value_or(0) == 12u);
+  BOOST_TEST(!queue.detach(10, 2).has_value());
+  BOOST_TEST(!queue.detach(10, 9).has_value());
+  BOOST_TEST(!queue.find(10)->pending.contains(2));
+  start_decision d;
+  d.job = 10;
+  queue.prepare(200, 256);
+  auto first = queue.start(d, 210);
+  BOOST_TEST(first.first == 11u);
+  BOOST_TEST(first.second == 1u);
+  queue.cancel(10, 0, UINT32_MAX, 220);  // task 3 never starts
+  // On its way, task 2 still pends in the array: the dependent job waits.
+  auto waiting = queue.prepare(230, 256);
+  BOOST_REQUIRE(reason_of(waiting, 20) != nullptr);
+  BOOST_TEST(*reason_of(waiting, 20) == "Dependency");
+  // Queued as its own job, it waits for the array's one running task (%1).
+  queue.enqueue(detached_task(12, 10, 2));
+  auto throttled = queue.prepare(240, 256);
+  BOOST_REQUIRE(reason_of(throttled, 12) != nullptr);
+  BOOST_TEST(*reason_of(throttled, 12) == "JobArrayTaskLimit");
+  queue.ended(11, true, 210, 250);
+  auto free = queue.prepare(260, 256);
+  BOOST_TEST(is_candidate(free, 12));
+  BOOST_TEST(*reason_of(free, 20) == "Dependency");
+  d.job = 12;
+  BOOST_TEST(queue.start(d, 270).first == 12u);
+  BOOST_TEST(queue.running().at(12).array_id == 10u);
+  BOOST_TEST(*reason_of(queue.prepare(280, 256), 20) == "Dependency");
+  queue.ended(12, true, 270, 290);
+  BOOST_TEST(is_candidate(queue.prepare(300, 256), 20));
+}
+
+BOOST_AUTO_TEST_CASE(a_detached_task_keeps_its_arrays_hold_and_counts_failed_if_cancelled) {
+  job_queue queue{priority_config{}, true};
+  enqueue_array(queue, 30, 1, 1, 0);
+  BOOST_TEST(queue.hold(30, hold_kind::admin).empty());
+  BOOST_TEST(queue.detach(30, 1).value_or(0) == 31u);
+  BOOST_TEST(queue.find(30) == nullptr);  // nothing pends in the array's record
+  queue.enqueue(detached_task(31, 30, 1));
+  BOOST_TEST((queue.find(31)->hold == hold_kind::admin));
+  auto ok = one_node_job(40);
+  ok.dependency = *parse_dependency("afterok:30");
+  queue.enqueue(ok);
+  BOOST_TEST(*reason_of(queue.prepare(200, 256), 40) == "Dependency");
+  // Queued again (an update): still one detached task, not two.
+  queue.enqueue(detached_task(31, 30, 1));
+  queue.cancel(31, 0, UINT32_MAX, 210);
+  // Its one task failed (cancelled): afterok can never be met.
+  auto plan = queue.prepare(220, 256);
+  BOOST_REQUIRE(reason_of(plan, 40) != nullptr);
+  BOOST_TEST(*reason_of(plan, 40) == "DependencyNeverSatisfied");
 }
 
 BOOST_AUTO_TEST_SUITE_END()
