@@ -337,8 +337,11 @@ policy::queued_job to_queued(scheduler_self self, uint64_t id, const msg::job_re
     const auto& spec = *workload->array;
     q.is_array = true;
     q.max_running = spec.max_running;
-    st.queue.add_array(id, spec.indices.runs());
+    st.queue.add_array(id, spec.indices.runs(), spec.max_running);
     q.pending = workload->pending_tasks ? *workload->pending_tasks : spec.indices;
+  } else if (workload && workload->array_task) {
+    q.array_id = workload->array_task->array_id;
+    q.array_index = workload->array_task->index;
   }
   return q;
 }
@@ -378,6 +381,8 @@ void replace(scheduler_self self, uint64_t id, const msg::job_request& req,
     q.pending = old->pending;
     q.max_running = old->max_running;
   }
+  q.array_id = old->array_id;
+  q.array_index = old->array_index;
   q.hold = old->hold;
   q.top_rank = old->top_rank;
   q.reason = old->reason;
@@ -388,6 +393,23 @@ void replace(scheduler_self self, uint64_t id, const msg::job_request& req,
     self->send(st.topology, msg::enqueue_atom_v, id, std::move(*needs));
   st.queue.enqueue(std::move(q));
   request_pass(self);
+}
+
+/// Takes task `index` out of array `array_id` (see the interface); the array's line loses it
+/// before the caller hears its job id.
+caf::result<uint64_t> detach_task(scheduler_self self, uint64_t array_id, uint32_t index) {
+  auto& st = self->state;
+  auto task = st.queue.detach(array_id, index);
+  if (!task) return make_error(errc::invalid_request, "Job is no longer pending execution");
+  if (auto* q = st.queue.find(array_id)) {
+    tell_reason(self, *q, q->reason);
+  } else {
+    st.told_folded.erase(array_id);
+    send_to(self, st.controller, msg::view_atom_v, array_id, std::string{}, std::string{});
+    self->send(st.topology, msg::cancel_atom_v, array_id);
+  }
+  config::log().info("job detach array={} task={} job={}", array_id, index, *task);
+  return *task;
 }
 
 caf::result<caf::ok_atom> job_command(scheduler_self self, const std::string& op, uint64_t id,
@@ -699,6 +721,9 @@ scheduler_impl::behavior_type scheduler_behavior(
                       request_pass(self);
                       return removed;
                     }),
+      probe.metered("detach",
+                    [self](msg::update_atom, uint64_t array_id, uint32_t index)
+                        -> caf::result<uint64_t> { return detach_task(self, array_id, index); }),
       probe.metered("release",
                     [self](msg::release_atom, uint64_t id) {
                       charge_usage(self, id, unix_now());  // a requeued run counts too

@@ -53,6 +53,11 @@ using scheduler_actor = caf::typed_actor<
     caf::reacts_to<msg::lent_atom, uint64_t>,
     /// (id, ok, start time): a job ended; frees its nodes, feeds dependencies.
     caf::reacts_to<msg::ended_atom, uint64_t, bool, int64_t>,
+    /// (array, index): takes pending task `index` out of the array to pend as a job of its own,
+    /// so that `scontrol update` changes it alone (Slurm splits it off); answers its job id.
+    /// The task's actor queues it next, with the array's hold. errc::invalid_request when the
+    /// task no longer pends in the array.
+    caf::replies_to<msg::update_atom, uint64_t, uint32_t>::with<uint64_t>,
     /// (id, request, workload): `scontrol update` changed a pending job (checked as a
     /// submission is): it queues with the new request, keeping its hold, its top rank and its
     /// submit time (its age), and a pass runs. Nothing for a job no longer queued.

@@ -88,6 +88,37 @@ msg::job_info submit_array(controller_self self, msg::job_request req,
   return reply;
 }
 
+policy::workload_ptr as_array_task(const policy::workload_ptr& workload, uint64_t array_id,
+                                   uint32_t index) {
+  auto marked = workload ? std::make_shared<policy::parsed_workload>(*workload)
+                         : std::make_shared<policy::parsed_workload>();
+  marked->array_task = policy::parsed_workload::array_task_ref{array_id, index};
+  return marked;
+}
+
+namespace {
+
+/// Task `index` of `arr` as job `task_id`: the array's template with the task's variables and
+/// output paths.
+job_setup task_setup(const array_entry& arr, uint64_t array_id, uint32_t index, uint64_t task_id) {
+  auto setup = arr.task_template;
+  setup.id = task_id;
+  setup.array_task_id = index;
+  setup.workload = as_array_task(setup.workload, array_id, index);
+  auto& req = setup.req;
+  set_env(req.env, "SHOAL_ARRAY_JOB_ID", std::to_string(array_id));
+  set_env(req.env, "SHOAL_ARRAY_TASK_ID", std::to_string(index));
+  set_env(req.env, "SHOAL_ARRAY_TASK_COUNT", std::to_string(arr.task_count));
+  set_env(req.env, "SHOAL_ARRAY_TASK_MIN", std::to_string(arr.min_index));
+  set_env(req.env, "SHOAL_ARRAY_TASK_MAX", std::to_string(arr.max_index));
+  req.stdout_path = expand_output_path(req.stdout_path, task_id, req, array_id, index);
+  if (!req.stderr_path.empty())
+    req.stderr_path = expand_output_path(req.stderr_path, task_id, req, array_id, index);
+  return setup;
+}
+
+}  // namespace
+
 /// The scheduler started task `index` of an array: give it a job actor, already placed.
 void start_array_task(controller_self self, uint64_t array_id, uint32_t index, uint64_t task_id,
                       std::vector<std::string>& names, std::vector<caf::actor>& actors,
@@ -100,18 +131,7 @@ void start_array_task(controller_self self, uint64_t array_id, uint32_t index, u
     return;
   }
   auto& arr = it->second;
-  auto setup = arr.task_template;
-  setup.id = task_id;
-  setup.array_task_id = index;
-  auto& req = setup.req;
-  set_env(req.env, "SHOAL_ARRAY_JOB_ID", std::to_string(array_id));
-  set_env(req.env, "SHOAL_ARRAY_TASK_ID", std::to_string(index));
-  set_env(req.env, "SHOAL_ARRAY_TASK_COUNT", std::to_string(arr.task_count));
-  set_env(req.env, "SHOAL_ARRAY_TASK_MIN", std::to_string(arr.min_index));
-  set_env(req.env, "SHOAL_ARRAY_TASK_MAX", std::to_string(arr.max_index));
-  req.stdout_path = expand_output_path(req.stdout_path, task_id, req, array_id, index);
-  if (!req.stderr_path.empty())
-    req.stderr_path = expand_output_path(req.stderr_path, task_id, req, array_id, index);
+  auto setup = task_setup(arr, array_id, index, task_id);
   setup.start_nodes = std::move(names);
   setup.start_node_actors = std::move(actors);
   setup.start_cpus = std::move(cpus);
@@ -123,6 +143,22 @@ void start_array_task(controller_self self, uint64_t array_id, uint32_t index, u
   auto job = spawn_job(self->system(), std::move(setup));
   st.jobs.emplace(task_id, job);
   arr.running[index] = task_id;
+}
+
+void split_array_task(controller_self self, uint64_t array_id, uint32_t index, uint64_t task_id) {
+  auto& st = self->state;
+  auto it = st.arrays.find(array_id);
+  if (it == st.arrays.end()) {
+    // Not while the task pended in the array: an array is forgotten only once none pend.
+    config::log().error("array {} unknown for its split task {}", array_id, task_id);
+    return;
+  }
+  auto setup = task_setup(it->second, array_id, index, task_id);
+  // Recorded before its actor queues it: a restart finds it as a job of its own, not pending
+  // in the array (recover_array leaves out the tasks with records).
+  record_new_job(self, setup);
+  st.jobs.emplace(task_id, spawn_job(self->system(), std::move(setup)));
+  it->second.running[index] = task_id;
 }
 
 /// The scheduler's news about an array's pending tasks: its reason, or that none are left.

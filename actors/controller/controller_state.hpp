@@ -49,8 +49,10 @@ struct array_entry {
   uint64_t task_count = 0;
   uint32_t min_index = 0;
   uint32_t max_index = 0;
-  std::map<uint32_t, uint64_t> running;  ///< index -> task job id, while the task's actor lives
-  std::string spec_text;                 ///< the --array it was submitted with
+  /// index -> task job id, while the task's actor lives: started, or pending as a job of its own
+  /// (split off to be updated, or requeued).
+  std::map<uint32_t, uint64_t> running;
+  std::string spec_text;     ///< the --array it was submitted with
   std::string pending_text;  ///< the tasks not started yet, in --array syntax ("": none)
 };
 
@@ -258,6 +260,14 @@ void start_array_task(controller_self self, uint64_t array_id, uint32_t index, u
                       std::vector<std::string>& names, std::vector<caf::actor>& actors,
                       std::vector<uint32_t>& cpus, std::string& nodelist,
                       std::vector<msg::gres_held>& gres);
+/// Task `index` of an array, which the scheduler split off to pend as job `task_id` of its own
+/// (so that `scontrol update` changes it alone): a job actor that queues itself, recorded.
+void split_array_task(controller_self self, uint64_t array_id, uint32_t index, uint64_t task_id);
+/// `workload` marked as that of task `index` of array `array_id` queued as a job of its own
+/// (policy::parsed_workload::array_task), so that it counts in the array's throttle and
+/// dependencies when it is split off, requeued or recovered pending.
+policy::workload_ptr as_array_task(const policy::workload_ptr& workload, uint64_t array_id,
+                                   uint32_t index);
 /// The scheduler's news of an array's pending tasks: their reason, or that none are left.
 void on_array_view(controller_self self, uint64_t array_id, const std::string& reason,
                    const std::string& folded);

@@ -110,12 +110,31 @@ caf::result<caf::ok_atom> control_jobs(controller_self self, const msg::job_cont
   for (auto& text : ctl.jobs) {
     auto ref = parse_job_ref(text);
     if (!ref) return to_caf(ref.error());
+    auto arr = st.arrays.find(ref->id);
     if (!for_running) {
-      requests.emplace_back(caf::actor_cast<caf::actor>(st.scheduler),
-                            caf::make_message(msg::jobctl_atom_v, ctl.op, ref->id, ctl.uid, admin));
+      auto to_scheduler = [&](uint64_t id) {
+        requests.emplace_back(caf::actor_cast<caf::actor>(st.scheduler),
+                              caf::make_message(msg::jobctl_atom_v, ctl.op, id, ctl.uid, admin));
+      };
+      if (arr == st.arrays.end()) {
+        to_scheduler(ref->id);
+        continue;
+      }
+      // An array's tasks pending as jobs of their own (split off, requeued) are held with it,
+      // or alone when named; the tasks still pending in its record are held as one (a task of
+      // them named alone holds them all: shoal does not split a task off for a hold).
+      size_t before = requests.size();
+      for (auto& [index, task] : arr->second.running) {
+        auto view = st.job_view.find(task);
+        if (names_task(*ref, index) && view != st.job_view.end() &&
+            view->second.state == msg::job_state::pending)
+          to_scheduler(task);
+      }
+      bool tasks_alone = requests.size() > before;
+      if (ref->whole ? !arr->second.pending_text.empty() || !tasks_alone : !tasks_alone)
+        to_scheduler(ref->id);
       continue;
     }
-    auto arr = st.arrays.find(ref->id);
     if (arr != st.arrays.end()) {
       for (auto& [index, task] : arr->second.running)
         if (names_task(*ref, index) && st.jobs.count(task) > 0)

@@ -14,6 +14,7 @@
 #include "cluster/job_ref.hpp"
 #include "cluster/submission.hpp"
 #include "config/job_update.hpp"
+#include "policy/array_spec.hpp"
 
 namespace shoal::actors::ctl {
 
@@ -41,9 +42,8 @@ struct update_targets {
 };
 
 /// The targets `texts` name: `12` is every task of array 12, the pending ones too (Slurm
-/// changes them all); `12_4` a running task (a pending task has no record of its own to change:
-/// slurmctld splits it off, shoal does not yet). Only their owners and the admins may change
-/// them.
+/// changes them all); `12_4` a task with an actor of its own (running, or split off by
+/// split_named_tasks). Only their owners and the admins may change them.
 caf::expected<update_targets> targets_of(controller_self self,
                                          const std::vector<std::string>& texts, uint32_t uid) {
   auto& st = self->state;
@@ -89,11 +89,7 @@ caf::expected<update_targets> targets_of(controller_self self,
       found.arrays.push_back(ref->id);
       any = true;
     }
-    if (!any)
-      return make_error(errc::invalid_request,
-                        "Requested operation not supported on this system for job " + text +
-                            " (a pending task of a job array changes with its array: " +
-                            std::to_string(ref->id) + ")");
+    if (!any) return make_error(errc::invalid_request, "Invalid job id specified for job " + text);
   }
   return found;
 }
@@ -132,6 +128,9 @@ caf::expected<revision> revise(controller_self self, const msg::job_record& rec,
   check.time_limit_s = before.time_limit_s;
   auto workload = parse_workload(self, check);
   if (!workload) return std::move(workload.error());
+  if (rec.info.array_job_id != 0 && rec.info.array_task_id >= 0)
+    *workload = as_array_task(*workload, rec.info.array_job_id,
+                              static_cast<uint32_t>(rec.info.array_task_id));
   auto resolved = cluster::resolve_submission(st.cfg, st.node_view, std::move(check),
                                               (*workload)->gres, (*workload)->constraint);
   if (resolved)
@@ -191,6 +190,93 @@ caf::error update_array(controller_self self, uint64_t id, const config::job_upd
   return caf::none;
 }
 
+/// The pending tasks of arrays that `texts` name one by one (`12_5`, `12_[3-5]`; `12` changes
+/// them with the array), which must be split off to be changed alone. Only their owners and
+/// the admins may.
+caf::expected<std::vector<std::pair<uint64_t, uint32_t>>> tasks_to_split(
+    controller_self self, const std::vector<std::string>& texts, uint32_t uid) {
+  auto& st = self->state;
+  std::vector<std::pair<uint64_t, uint32_t>> out;
+  for (auto& text : texts) {
+    auto ref = parse_job_ref(text);
+    if (!ref) return to_caf(ref.error());
+    auto arr = st.arrays.find(ref->id);
+    if (ref->whole || arr == st.arrays.end() || arr->second.pending_text.empty()) continue;
+    auto pending = policy::parse_array_spec(arr->second.pending_text, UINT32_MAX);
+    if (!pending) continue;
+    size_t before = out.size();
+    for (auto [lo, hi] : ref->tasks)
+      for (auto i = std::max(lo, arr->second.min_index);
+           i <= std::min(hi, arr->second.max_index) && i >= lo; ++i)
+        if (pending->indices.contains(i) && arr->second.running.count(i) == 0)
+          out.emplace_back(ref->id, i);
+    if (out.size() == before) continue;
+    auto view = st.job_view.find(ref->id);
+    auto owner = view != st.job_view.end() ? view->second.uid : policy::no_owner;
+    if (!policy::may(*st.access, uid, policy::operation::update_job, owner))
+      return make_error(errc::permission_denied,
+                        "Access/permission denied for job " + std::to_string(ref->id));
+  }
+  return out;
+}
+
+/// Has the scheduler split `tasks` off their arrays and gives each a job actor of its own, then
+/// calls `done`. A task that started meanwhile is left to its start (its actor is the target).
+void split_named_tasks(controller_self self,
+                       const std::vector<std::pair<uint64_t, uint32_t>>& tasks,
+                       std::function<void()> done) {
+  if (tasks.empty()) return done();
+  auto timeout = std::chrono::seconds{self->state.cfg.message_timeout_s};
+  auto remaining = std::make_shared<size_t>(tasks.size());
+  for (auto [array_id, index] : tasks)
+    self->request(self->state.scheduler, timeout, msg::update_atom_v, array_id, index)
+        .then(
+            [self, array_id = array_id, index = index, remaining, done](uint64_t task_id) {
+              split_array_task(self, array_id, index, task_id);
+              if (--*remaining == 0) done();
+            },
+            [remaining, done](caf::error&) {
+              if (--*remaining == 0) done();
+            });
+}
+
+/// Changes what `texts` name as `spec` says, answering `rp` once the changes are saved.
+void apply_update(controller_self self, caf::typed_response_promise<caf::ok_atom> rp,
+                  const std::vector<std::string>& texts,
+                  std::shared_ptr<const config::job_update_spec> spec, uint32_t uid) {
+  auto named = targets_of(self, texts, uid);
+  if (!named) {
+    rp.deliver(std::move(named.error()));
+    return;
+  }
+  config::log().info("job update jobs={} arrays={} keys={} uid={}", named->jobs.size(),
+                     named->arrays.size(), config::changed_keys(*spec), uid);
+  // The arrays' pending tasks first: their one record is the controller's, changed here.
+  caf::error first_error;
+  for (auto id : named->arrays)
+    if (auto err = update_array(self, id, *spec, uid); err && !first_error)
+      first_error = std::move(err);
+  if (named->jobs.empty()) {
+    if (first_error)
+      rp.deliver(std::move(first_error));
+    else
+      deliver_once_saved(self, rp, caf::ok_atom::value);
+    return;
+  }
+  auto remaining = std::make_shared<size_t>(named->jobs.size());
+  auto first = std::make_shared<caf::error>(std::move(first_error));
+  for (auto& t : named->jobs) {
+    update_one(self, t, spec, uid, [self, rp, remaining, first](caf::error err) mutable {
+      if (err && !*first) *first = std::move(err);
+      if (--*remaining > 0) return;
+      if (*first)
+        rp.deliver(*first);
+      else
+        deliver_once_saved(self, rp, caf::ok_atom::value);
+    });
+  }
+}
+
 }  // namespace
 
 caf::result<caf::ok_atom> update_jobs(controller_self self, const msg::job_update& update) {
@@ -204,33 +290,13 @@ caf::result<caf::ok_atom> update_jobs(controller_self self, const msg::job_updat
   if (texts.empty()) return make_error(errc::invalid_request, "No job ID specified");
   if (spec->start_text && !spec->begin_time)
     return make_error(errc::invalid_request, "Invalid StartTime value: " + *spec->start_text);
-  auto named = targets_of(self, texts, update.uid);
-  if (!named) return std::move(named.error());
-  config::log().info("job update jobs={} arrays={} keys={} uid={}", named->jobs.size(),
-                     named->arrays.size(), config::changed_keys(*spec), update.uid);
-  // The arrays' pending tasks first: their one record is the controller's, changed here.
-  caf::error first_error;
-  for (auto id : named->arrays)
-    if (auto err = update_array(self, id, *spec, update.uid); err && !first_error)
-      first_error = std::move(err);
-  if (named->jobs.empty()) {
-    if (first_error) return first_error;
-    return once_saved(self, caf::ok_atom::value);
-  }
+  auto splits = tasks_to_split(self, texts, update.uid);
+  if (!splits) return std::move(splits.error());
   auto rp = self->make_response_promise<caf::ok_atom>();
-  auto remaining = std::make_shared<size_t>(named->jobs.size());
-  auto first = std::make_shared<caf::error>(std::move(first_error));
   auto shared = std::make_shared<const config::job_update_spec>(std::move(*spec));
-  for (auto& t : named->jobs) {
-    update_one(self, t, shared, update.uid, [self, rp, remaining, first](caf::error err) mutable {
-      if (err && !*first) *first = std::move(err);
-      if (--*remaining > 0) return;
-      if (*first)
-        rp.deliver(*first);
-      else
-        deliver_once_saved(self, rp, caf::ok_atom::value);
-    });
-  }
+  split_named_tasks(self, *splits, [self, rp, texts, shared, uid = update.uid]() mutable {
+    apply_update(self, rp, texts, shared, uid);
+  });
   return rp;
 }
 

@@ -78,7 +78,12 @@ void recover_job(controller_self self, uint64_t id, msg::job_record& rec) {
     if (st.accounting) self->send(st.accounting, msg::account_atom_v, rec);
     return;
   }
-  auto setup = make_setup(self, id, rec.request, recovered_workload(rec.request), caf::actor{});
+  auto workload = recovered_workload(rec.request);
+  bool task = rec.info.array_job_id != 0 && rec.info.array_task_id >= 0;
+  if (task)
+    workload = as_array_task(workload, rec.info.array_job_id,
+                             static_cast<uint32_t>(rec.info.array_task_id));
+  auto setup = make_setup(self, id, rec.request, std::move(workload), caf::actor{});
   setup.array_job_id = rec.info.array_job_id;
   setup.array_task_id = rec.info.array_task_id;
   for (auto& name : rec.nodes) {
@@ -88,9 +93,10 @@ void recover_job(controller_self self, uint64_t id, msg::job_record& rec) {
   }
   for (auto& step : rec.steps)
     for (auto& node : step.waiting) st.unconfirmed[node].insert(id);
-  if (rec.info.array_job_id != 0) {
+  if (task) {
+    // Running, or pending as a job of its own: cancels and updates of its array reach it.
     auto arr = st.arrays.find(rec.info.array_job_id);
-    if (arr != st.arrays.end() && !rec.nodes.empty())
+    if (arr != st.arrays.end())
       arr->second.running[static_cast<uint32_t>(rec.info.array_task_id)] = id;
   }
   put_view(st, id, rec.info);

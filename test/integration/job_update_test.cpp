@@ -12,6 +12,7 @@
 
 #include <ctime>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,13 @@ using namespace shoal::test;
 namespace {
 
 const char* const test_user = "shoal-it-user";
+
+/// A one-line answer without its line end and padding.
+std::string text_of(const std::string& out) {
+  auto first = out.find_first_not_of(" \t\n");
+  if (first == std::string::npos) return "";
+  return out.substr(first, out.find_last_not_of(" \t\n") - first + 1);
+}
 
 /// Two nodes with the feature `fast`, a second partition `batch` of node2 with MaxTime=2:00:00.
 struct update_cluster : cluster_fixture {
@@ -251,11 +259,104 @@ BOOST_AUTO_TEST_CASE(an_arrays_pending_tasks_change_with_it_and_keep_their_indic
   auto shown = run_cli({"control", "show", "job", second});
   for (auto part : {"JobName=after", "TimeLimit=00:05:00", "Comment=every-task", "ArrayTaskId=2"})
     BOOST_TEST(contains(shown.out, part), part << " in " << shown.out);
-  // A pending task alone is not split off (Slurm would): refused, nothing changed.
-  auto task = run_cli({"control", "update", "jobid=" + std::to_string(id) + "_3", "Name=x"});
-  BOOST_TEST(task.exit_code == 1, task.describe());
-  BOOST_TEST(contains(task.err, "changes with its array"), task.describe());
+  // A task the array does not have is refused in Slurm's words.
+  auto none = run_cli({"control", "update", "jobid=" + std::to_string(id) + "_9", "Name=x"});
+  BOOST_TEST(none.exit_code == 1, none.describe());
+  BOOST_TEST(contains(none.err, "Invalid job id specified"), none.describe());
   BOOST_REQUIRE(run_cli({"cancel", std::to_string(id)}).exit_code == 0);
+}
+
+BOOST_AUTO_TEST_CASE(
+    a_pending_array_task_is_split_off_changed_alone_and_still_counts_in_its_array) {
+  // Task 1 runs (%1); updating task 3 alone splits it off the array's record, as slurmctld does.
+  auto id = submit_script("split.sh", "#!/bin/sh\nsleep 60\n",
+                          {"--array=1-4%1", "-t", "10", "-J", "together"});
+  auto task = [&](int index) { return std::to_string(id) + "_" + std::to_string(index); };
+  auto state_of = [&](int index) {
+    return text_of(run_cli({"queue", "-h", "-t", "all", "-j", task(index), "-o", "%T"}).out);
+  };
+  BOOST_REQUIRE(wait_until([&] { return state_of(1) == "RUNNING"; }, 30s));
+  auto after = submit_script("after.sh", "#!/bin/sh\ntrue\n",
+                             {"--dependency=afterany:" + std::to_string(id), "-t", "1"});
+  auto r = run_cli({"control", "update", "jobid=" + task(3), "Name=alone", "TimeLimit=3"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  auto pending = run_cli({"queue", "-h", "-t", "PD", "-o", "%i %j %l"});
+  BOOST_TEST(contains(pending.out, std::to_string(id) + "_[2,4%1] together 10:00"),
+             pending.describe());
+  BOOST_TEST(contains(pending.out, task(3) + " alone 3:00"), pending.describe());
+  // Its own job, with its task's place and the array's throttle.
+  auto shown = run_cli({"control", "show", "job", task(3)});
+  for (std::string part : {std::string{"JobName=alone"}, std::string{"TimeLimit=00:03:00"},
+                           std::string{"ArrayTaskId=3"}, "ArrayJobId=" + std::to_string(id)})
+    BOOST_TEST(contains(shown.out, part), part << " in " << shown.out);
+  BOOST_TEST(wait_until(
+      [&] {
+        return text_of(run_cli({"queue", "-h", "-j", task(3), "-o", "%r"}).out) ==
+               "JobArrayTaskLimit";
+      },
+      15s));
+  // Held and released with its array.
+  auto reason_of = [&](const std::string& job) {
+    return text_of(run_cli({"queue", "-h", "-j", job, "-o", "%r"}).out);
+  };
+  BOOST_REQUIRE(run_cli({"control", "hold", std::to_string(id)}).exit_code == 0);
+  BOOST_TEST(wait_until([&] { return reason_of(task(3)) == "JobHeldAdmin"; }, 15s));
+  auto array_line = std::to_string(id) + "_[2,4%1] JobHeldAdmin";
+  BOOST_TEST(wait_until(
+      [&] {
+        return contains(run_cli({"queue", "-h", "-t", "PD", "-o", "%i %r"}).out, array_line);
+      },
+      15s));
+  BOOST_REQUIRE(run_cli({"control", "release", std::to_string(id)}).exit_code == 0);
+  BOOST_TEST(wait_until([&] { return reason_of(task(3)) == "JobArrayTaskLimit"; }, 15s));
+  // Kept apart across a controller restart.
+  BOOST_REQUIRE(!cluster.restart_controller());
+  pending = run_cli({"queue", "-h", "-t", "PD", "-o", "%i %j"});
+  BOOST_TEST(contains(pending.out, task(3) + " alone"), pending.describe());
+  BOOST_TEST(contains(pending.out, std::to_string(id) + "_[2,4%1] together"), pending.describe());
+  // One task at a time still, the split one among them; the dependent job waits for all four.
+  std::set<int> ended{1};
+  BOOST_REQUIRE(run_cli({"cancel", task(1)}).exit_code == 0);
+  while (ended.size() < 4) {
+    int started = 0;
+    BOOST_REQUIRE(wait_until(
+        [&] {
+          for (int i : {2, 3, 4})
+            if (ended.count(i) == 0 && state_of(i) == "RUNNING") started = i;
+          return started != 0;
+        },
+        30s));
+    int running = 0;
+    for (int i : {2, 3, 4}) running += state_of(i) == "RUNNING" ? 1 : 0;
+    BOOST_TEST(running == 1, "tasks running at once: " << running);
+    BOOST_TEST(job(after).value("reason", "") == "Dependency");
+    BOOST_REQUIRE(run_cli({"cancel", task(started)}).exit_code == 0);
+    ended.insert(started);
+  }
+  BOOST_TEST(wait_job_state(after, "COMPLETED", 30s));
+}
+
+BOOST_AUTO_TEST_CASE(a_requeued_array_task_still_obeys_its_arrays_throttle_and_dependencies) {
+  auto id = submit_script("requeue.sh", "#!/bin/sh\nsleep 60\n",
+                          {"--array=1-2%1", "-t", "10", "--requeue"});
+  auto task = [&](int index) { return std::to_string(id) + "_" + std::to_string(index); };
+  auto line_of = [&](int index) {
+    return text_of(run_cli({"queue", "-h", "-j", task(index), "-o", "%T %r"}).out);
+  };
+  BOOST_REQUIRE(wait_until([&] { return contains(line_of(1), "RUNNING"); }, 30s));
+  auto after = submit_script("after.sh", "#!/bin/sh\ntrue\n",
+                             {"--dependency=afterany:" + std::to_string(id), "-t", "1"});
+  auto r = run_cli({"control", "requeue", task(1)});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  // Task 2 takes the array's one slot; the requeued task waits for it, as one of the array.
+  BOOST_REQUIRE(wait_until([&] { return contains(line_of(2), "RUNNING"); }, 30s));
+  BOOST_TEST(wait_until([&] { return line_of(1) == "PENDING JobArrayTaskLimit"; }, 15s),
+             line_of(1));
+  BOOST_REQUIRE(run_cli({"cancel", task(2)}).exit_code == 0);
+  BOOST_REQUIRE(wait_until([&] { return contains(line_of(1), "RUNNING"); }, 60s));
+  BOOST_TEST(job(after).value("reason", "") == "Dependency");
+  BOOST_REQUIRE(run_cli({"cancel", task(1)}).exit_code == 0);
+  BOOST_TEST(wait_job_state(after, "COMPLETED", 30s));
 }
 
 BOOST_AUTO_TEST_SUITE_END()
