@@ -206,10 +206,11 @@ caf::expected<std::vector<std::pair<uint64_t, uint32_t>>> tasks_to_split(
     if (!pending) continue;
     size_t before = out.size();
     for (auto [lo, hi] : ref->tasks)
-      for (auto i = std::max(lo, arr->second.min_index);
-           i <= std::min(hi, arr->second.max_index) && i >= lo; ++i)
-        if (pending->indices.contains(i) && arr->second.running.count(i) == 0)
-          out.emplace_back(ref->id, i);
+      for (uint64_t i = std::max(lo, arr->second.min_index);
+           i <= std::min(hi, arr->second.max_index); ++i)
+        if (auto index = static_cast<uint32_t>(i);
+            pending->indices.contains(index) && arr->second.running.count(index) == 0)
+          out.emplace_back(ref->id, index);
     if (out.size() == before) continue;
     auto view = st.job_view.find(ref->id);
     auto owner = view != st.job_view.end() ? view->second.uid : policy::no_owner;
