@@ -15,6 +15,7 @@
 #include "actors/unexpected.hpp"
 #include "cluster/clock.hpp"
 #include "cluster/fair_share.hpp"
+#include "cluster/limit_rules.hpp"
 #include "cluster/qos_numbering.hpp"
 #include "config/duration.hpp"
 #include "config/log.hpp"
@@ -67,7 +68,9 @@ struct scheduler_state {
   std::unordered_map<std::string, uint32_t> node_cpus;
   /// Jobs suspended for a preemptor: passes run for them with nothing queued (to resume them).
   std::unordered_set<uint64_t> lent;
-  cluster::qos_numbering qos;  ///< preempt/qos: the QOS as passes number them, and their rules
+  cluster::qos_numbering qos;   ///< preempt/qos: the QOS as passes number them, and their rules
+  bool enforce_limits = false;  ///< AccountingStorageEnforce=limits: passes hold jobs by them
+  std::string cluster_name;
 };
 
 /// preempt/qos: the number of the QOS a job of `user` in `account` asking `qos` runs under (its
@@ -252,6 +255,7 @@ void run_pass(scheduler_self self) {
   order->arrays = std::move(plan.arrays);
   order->now = now;
   if (st.settings.preempt_qos) order->qos = st.qos.rules();
+  order->limits = std::move(plan.limits);
   auto candidates = plan.offered;
   st.pass_in_flight = true;
   self->request(st.topology, caf::infinite, msg::schedule_atom_v, order)
@@ -478,6 +482,12 @@ void adopt(scheduler_self self, uint64_t id, const msg::job_request& req,
     auto it = st.node_cpus.find(names[i]);
     run.cpus += cpus.size() == names.size() ? cpus[i] : it != st.node_cpus.end() ? it->second : 1;
   }
+  run.qos = req.workload.qos;
+  if (auto slot = st.partition_index.find(req.partition); slot != st.partition_index.end())
+    run.partition = slot->second;
+  run.nodes = static_cast<uint32_t>(names.size());
+  run.memory_mb = req.workload.mem_per_node_mb > 0 ? req.workload.mem_per_node_mb * run.nodes
+                                                   : req.workload.mem_per_cpu_mb * run.cpus;
   held_nodes held;
   held.names = names;
   held.cpus = cpus;
@@ -654,6 +664,8 @@ void configure(scheduler_self self, const config::cluster_config& cfg) {
   auto& st = self->state;
   st.settings = cfg.scheduling;
   st.torus = cfg.torus3d;
+  st.enforce_limits = cfg.accounting.enforce_limits;
+  st.cluster_name = cfg.cluster_name;
   policy::priority_config prio;
   prio.weight_age = cfg.scheduling.weight_age;
   prio.weight_job_size = cfg.scheduling.weight_job_size;
@@ -781,7 +793,11 @@ scheduler_impl::behavior_type scheduler_behavior(
       probe.metered("schedule", [self](msg::schedule_atom) { run_pass(self); }),
       probe.metered("assocs",
                     [self](msg::assocs_atom, msg::association_data& data) {
-                      self->state.qos.set_table(data.qos);
+                      auto& st = self->state;
+                      if (st.enforce_limits)
+                        st.queue.set_limits(
+                            cluster::limit_rules_of(data, st.cluster_name, st.partition_index));
+                      st.qos.set_table(data.qos);
                       self->state.shares->set_associations(std::move(data));
                       shares_changed(self, false);
                     }),

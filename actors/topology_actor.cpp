@@ -152,6 +152,7 @@ placed_pass_ptr place(topology_self self, const pass_order& order) {
   const auto& candidates = with_needs(st, order, copy);
   set_reservation_windows(st, order.now);
   st.map->set_qos_rules(order.qos);
+  st.map->set_limits(order.limits);
   auto placed = st.map->place(candidates, order.arrays, st.running.all(), order.now);
   auto out = std::make_shared<placed_pass>();
   out->result = std::move(placed.result);

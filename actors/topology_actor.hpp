@@ -51,6 +51,8 @@ struct pass_order {
   /// PreemptType=preempt/qos: each QOS's preemption rules (pending_job::qos numbering); null:
   /// none known.
   std::shared_ptr<const std::vector<policy::qos_preemption>> qos;
+  /// AccountingStorageEnforce=limits: the group limits the candidates count against; null: none.
+  std::shared_ptr<const policy::usage_limits> limits;
 };
 
 /// Where one start of a pass goes, as the job's actor is told.

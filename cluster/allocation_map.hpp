@@ -82,6 +82,10 @@ class allocation_map {
   void set_qos_rules(std::shared_ptr<const std::vector<policy::qos_preemption>> rules) {
     config_.qos = std::move(rules);
   }
+  /// AccountingStorageEnforce=limits: the group limits of the next pass (null: none).
+  void set_limits(std::shared_ptr<const policy::usage_limits> limits) {
+    config_.limits = std::move(limits);
+  }
 
   // -- generic resources --
 

@@ -36,6 +36,7 @@ job_queue::job_queue(const job_queue& other)
       scale_(other.scale_),
       partition_factors_(other.partition_factors_),
       shares_(other.shares_),
+      limits_(other.limits_),
       queue_(other.queue_),
       running_(other.running_),
       arrays_(other.arrays_),
@@ -313,6 +314,16 @@ std::vector<policy::pending_job>& job_queue::own_candidates() {
 pass_plan job_queue::prepare(int64_t now, size_t max_array_tasks_per_pass) {
   pass_plan plan;
   auto& list = own_candidates();
+  // The limits count what runs now, then each offered job takes its set of counters.
+  std::optional<limit_counting> limits;
+  if (limits_) {
+    limits.emplace(limits_);
+    for (const auto& [id, r] : running_) {
+      auto qos = qos_name_of(r.user, r.account, r.qos);
+      limited_job held{&r.user, &r.account, &qos, r.partition, {r.cpus, r.memory_mb, r.nodes}};
+      limits->count_running(held);
+    }
+  }
   // Singleton dependencies wait for the lowest id of their user and name; the walk goes up the
   // ids, so what it has seen so far answers whether a lower one exists.
   std::unordered_map<std::string, uint64_t> first_singleton;
@@ -330,6 +341,7 @@ pass_plan job_queue::prepare(int64_t now, size_t max_array_tasks_per_pass) {
       candidate.task_count = 0;
       s.stale = false;
     }
+    candidate.limits = 0;
     if (has_singleton(q)) first_singleton.emplace(name_key(q.user, q.name), id);
     // Held, a job stays as it was last told (this reason, priority 0) until it is released: a
     // pass passes over it, so held jobs in the queue cost each submission next to nothing. Until
@@ -381,6 +393,15 @@ pass_plan job_queue::prepare(int64_t now, size_t max_array_tasks_per_pass) {
         tasks = static_cast<uint32_t>(std::max<uint64_t>(room, 1));
       }
     }
+    if (reason.empty() && limits) {
+      auto qos = qos_name_of(q.user, q.account, q.qos);
+      limited_job wanted{&q.user, &q.account, &qos, q.pass.partition,
+                         requested_use(q.pass.request)};
+      if (const char* over = limits->per_job_block(wanted, q.pass.time_limit))
+        reason = over;
+      else
+        candidate.limits = limits->set_of(wanted);
+    }
     if (!reason.empty()) {
       plan.blocked.emplace_back(id, std::move(reason));
       continue;
@@ -409,7 +430,14 @@ pass_plan job_queue::prepare(int64_t now, size_t max_array_tasks_per_pass) {
     }
   }
   plan.candidates = candidates_;
+  if (limits) plan.limits = limits->finish();
   return plan;
+}
+
+std::string job_queue::qos_name_of(const std::string& user, const std::string& account,
+                                   const std::string& qos) const {
+  if (shares_) return shares_->qos_name_of(user, account, qos);
+  return qos.empty() ? std::string{"normal"} : qos;
 }
 
 std::pair<uint64_t, uint32_t> job_queue::start(const policy::start_decision& d, int64_t now,
@@ -423,6 +451,10 @@ std::pair<uint64_t, uint32_t> job_queue::start(const policy::start_decision& d, 
   s.user = q.user;
   s.account = q.account;
   s.cpus = cpus;
+  s.qos = q.qos;
+  s.partition = q.pass.partition;
+  s.nodes = static_cast<uint32_t>(d.alloc.size());
+  for (const auto& share : d.alloc) s.memory_mb += share.memory_mb;
   uint64_t job_id = d.job;
   uint32_t index = 0;
   ++running_by_name_[name_key(q.user, q.name)];

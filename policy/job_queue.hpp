@@ -14,6 +14,7 @@
 #include "policy/fairshare.hpp"
 #include "policy/priority.hpp"
 #include "policy/scheduling_pass.hpp"
+#include "policy/usage_limits.hpp"
 
 namespace shoal::policy {
 
@@ -63,6 +64,11 @@ struct started_job {
   uint32_t index = 0;
   std::string account;  ///< charged with its CPU-seconds when it ends
   uint64_t cpus = 0;    ///< CPUs allocated, over all its nodes
+  // What the association and QOS limits count it in, and what it holds of them.
+  std::string qos;  ///< -q as submitted (empty: its association's default)
+  size_t partition = SIZE_MAX;
+  uint64_t memory_mb = 0;  ///< memory allocated, over all its nodes
+  uint32_t nodes = 0;
 };
 
 /// An array's whole history, kept after its last task started so dependencies on it resolve.
@@ -90,6 +96,8 @@ struct pass_plan {
   std::vector<std::pair<uint64_t, std::string>> blocked;  ///< job, reason (hold, begin, ...)
   std::vector<uint64_t> to_cancel;  ///< never-satisfiable dependency with --kill-on-invalid-dep
   int64_t next_wakeup = 0;          ///< earliest future --begin, 0 = none
+  /// The group limits the offered jobs count against (pending_job::limits); null: none.
+  std::shared_ptr<const policy::usage_limits> limits;
 };
 
 /// The scheduler's pending queue, running set and recent outcomes. Pure: no actors, no clock;
@@ -112,6 +120,11 @@ class job_queue {
   void set_shares(std::shared_ptr<const policy::priority_shares> shares) {
     shares_ = std::move(shares);
   }
+
+  /// AccountingStorageEnforce=limits: the association and QOS limits passes hold jobs by from
+  /// the next pass on (null: none). A job a per-job limit (MaxTRESPerJob, MaxWall) forbids waits
+  /// with its reason; the others count in the pass (pass_plan::limits).
+  void set_limits(std::shared_ptr<const policy::limit_rules> rules) { limits_ = std::move(rules); }
 
   /// Cluster-wide denominators of the priority factors, and each partition's PriorityJobFactor.
   void set_scale(policy::priority_scale scale, std::vector<uint32_t> partition_factors) {
@@ -181,6 +194,9 @@ class job_queue {
 
   policy::job_outcome outcome(uint64_t job, std::optional<uint32_t> task) const;
   policy::priority_factors priority_of(const queued_job& q, int64_t now) const;
+  /// The QOS a job runs under: its -q, else its association's default, else "normal".
+  std::string qos_name_of(const std::string& user, const std::string& account,
+                          const std::string& qos) const;
   void forget_old_outcomes(int64_t now);
   /// Removes a job from the queue and from the candidate list's index.
   void erase_queued(std::map<uint64_t, queued_job>::iterator it);
@@ -193,6 +209,7 @@ class job_queue {
   policy::priority_scale scale_;
   std::vector<uint32_t> partition_factors_;
   std::shared_ptr<const policy::priority_shares> shares_;
+  std::shared_ptr<const policy::limit_rules> limits_;
   std::map<uint64_t, queued_job> queue_;
   std::unordered_map<uint64_t, started_job> running_;
   std::unordered_map<uint64_t, array_record> arrays_;

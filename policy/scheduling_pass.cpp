@@ -161,6 +161,8 @@ class pass {
         state_(partitions.size()),
         node_partitions_(nodes.size()),
         licenses_(config.licenses, running, now) {
+    if (config.limits)
+      for (const auto& c : config.limits->counters) limit_used_.push_back(c.used);
     // A reservation's ends are where its nodes come free for everyone: the backfill's search for
     // a start must look there, so each bounds a slot (nothing is taken: the pass leaves the
     // held nodes out of the members it places on instead, see usable_members).
@@ -359,13 +361,20 @@ class pass {
     const resource_request& req = forced ? *forced : job.request;
     bool counted = false;
     uint32_t started = 0;
+    const bool limited = config_.limits && job.limits != 0;
+    const auto use = limited ? requested_use(req) : tres_use{};
     for (; started < job.task_count; ++started) {
       int64_t end = later(now_, limit);
-      // Licenses before nodes, as Slurm tests them: short, the job waits without a test.
+      // Limits and licenses before nodes, as Slurm tests them: the job waits without a test.
+      if (limited) {
+        if (const char* reason = over_limits(*config_.limits, limit_used_, job.limits, use))
+          return wait(job, reason);
+      }
       if (!licenses_.fits(now_, end, job.licenses)) return wait(job, "Licenses");
       auto alloc = try_now(job, req, limit, counted);
       if (!alloc) break;
       start(*alloc, end);
+      if (limited) take_limits(*config_.limits, limit_used_, job.limits, use);
       licenses_.take(now_, end, job.licenses);
       result_.started.push_back({job.id, started, std::move(*alloc), end});
     }
@@ -722,6 +731,7 @@ class pass {
   std::vector<partition_state> state_;
   std::vector<std::vector<uint32_t>> node_partitions_;
   license_pool licenses_;
+  std::vector<uint64_t> limit_used_;    ///< what each of config_.limits' counters holds so far
   std::vector<size_t> member_scratch_;  ///< usable_members' answer when reservations exist
   pass_result result_;
   std::vector<uint64_t> claimed_;     ///< jobs this pass preempts (for some waiter)

@@ -9,6 +9,7 @@
 #include "policy/preemption.hpp"
 #include "policy/profile.hpp"
 #include "policy/resources.hpp"
+#include "policy/usage_limits.hpp"
 
 namespace shoal::policy {
 
@@ -51,6 +52,9 @@ struct pending_job {
   uint32_t reservation = 0;
   /// PreemptType=preempt/qos: its QOS, 1 + its index in pass_config::qos; 0: none known.
   uint32_t qos = 0;
+  /// AccountingStorageEnforce=limits: the group limits each task's start counts against, 1 +
+  /// its index in pass_config::limits->sets; 0: none.
+  uint32_t limits = 0;
 };
 
 /// PreemptType=preempt/qos: what one QOS says of preemption (sacctmgr's Preempt=, PreemptMode=,
@@ -106,6 +110,9 @@ struct pass_config {
   preempt_mode cluster_preempt = preempt_mode::off;
   std::shared_ptr<const std::vector<qos_preemption>> qos;
   std::vector<reserved_nodes> reservations;  ///< at their windows as of the pass
+  /// AccountingStorageEnforce=limits: the association and QOS group limits with what running
+  /// jobs hold of them (pending_job::limits names a job's); null: none.
+  std::shared_ptr<const usage_limits> limits;
 };
 
 /// Start job `job` (task `copy` of the tasks it may start this pass) on `alloc`, until `end`.
@@ -165,6 +172,11 @@ struct pass_result {
 /// Licenses before its nodes are looked at, holds nothing back and gets no reservation (as
 /// Slurm 22.05, whose backfill reserves no licenses); a reservation of a job blocked on nodes
 /// takes its licenses too, so a backfilled job cannot take them from it.
+///
+/// Group limits (config.limits: GrpJobs, GrpTRES, MaxJobs, a QOS's per-user and per-account
+/// limits) are checked as licenses are, before the nodes: a task that would pass one waits with
+/// that limit's reason (AssocGrpJobsLimit, QOSMaxJobsPerUserLimit, ...), holds nothing back and
+/// gets no reservation; the tasks this pass starts count against them at once.
 ///
 /// Preemption (config.preempt): a job that cannot start now looks at the running jobs of
 /// partitions of a lower PriorityTier whose PreemptMode is not OFF (preempt_by_qos: of the QOS
