@@ -188,4 +188,80 @@ std::optional<int64_t> max_wall_of(const msg::association_data& data, const std:
   return std::nullopt;
 }
 
+bool has_submit_limits(const msg::association_data& data, const std::string& cluster) {
+  for (const auto& a : data.associations)
+    if (a.cluster == cluster && (a.max_submit >= 0 || a.grp_submit >= 0)) return true;
+  for (const auto& q : data.qos)
+    if (q.grp_submit >= 0 || q.max_submit_per_user >= 0 || q.max_submit_per_account >= 0)
+      return true;
+  return false;
+}
+
+shoal::error check_submit_limits(const msg::association_data& data, const std::string& cluster,
+                                 const std::string& user, const std::string& account,
+                                 const std::string& partition, const std::string& qos,
+                                 uint64_t count, const std::vector<submitted_jobs>& active) {
+  auto refused = [] { return shoal::error{errc::invalid_request, submit_limit_text}; };
+  auto total = [&](auto&& counts) {
+    uint64_t n = 0;
+    for (const auto& j : active)
+      if (counts(j)) n += j.count;
+    return n;
+  };
+  auto over = [&](int64_t cap, uint64_t used) {
+    return cap >= 0 && used + count > static_cast<uint64_t>(cap);
+  };
+  const msg::qos_info* q = nullptr;
+  for (const auto& candidate : data.qos)
+    if (candidate.name == qos) q = &candidate;
+  if (q) {
+    auto same_qos = [&](const submitted_jobs& j) { return j.qos == qos; };
+    if (over(q->grp_submit, total(same_qos))) return refused();
+    if (over(q->max_submit_per_user,
+             total([&](const submitted_jobs& j) { return same_qos(j) && j.user == user; })))
+      return refused();
+    if (over(q->max_submit_per_account,
+             total([&](const submitted_jobs& j) { return same_qos(j) && j.account == account; })))
+      return refused();
+  }
+  const auto* own = accounting::find_association(data, cluster, user, account, partition);
+  if (!own) return {};
+  auto accounts = accounts_of(data, cluster);
+  // Each account of the tree with the jobs charged to it or below it.
+  std::map<std::string, uint64_t> below;
+  for (const auto& j : active) {
+    std::string up{j.account};
+    for (size_t steps = 0; steps <= accounts.size(); ++steps) {
+      auto it = accounts.find(up);
+      if (it == accounts.end()) break;
+      below[up] += j.count;
+      up = it->second->parent;
+    }
+  }
+  uint64_t users_own =
+      total([&](const submitted_jobs& j) { return j.user == user && j.account == account; });
+  // MaxSubmitJobs propagates down as the other per-user limits do.
+  int64_t max_submit = own->max_submit;
+  std::string up = own->account;
+  for (size_t steps = 0; max_submit < 0 && steps <= accounts.size(); ++steps) {
+    auto it = accounts.find(up);
+    if (it == accounts.end()) break;
+    max_submit = it->second->max_submit;
+    up = it->second->parent;
+  }
+  bool qos_per_user = q && q->max_submit_per_user >= 0;
+  bool qos_grp = q && q->grp_submit >= 0;
+  if (!qos_per_user && over(max_submit, users_own)) return refused();
+  if (qos_grp) return {};
+  if (over(own->grp_submit, users_own)) return refused();
+  up = own->account;
+  for (size_t steps = 0; steps <= accounts.size(); ++steps) {
+    auto it = accounts.find(up);
+    if (it == accounts.end()) break;
+    if (over(it->second->grp_submit, below[up])) return refused();
+    up = it->second->parent;
+  }
+  return {};
+}
+
 }  // namespace shoal::cluster

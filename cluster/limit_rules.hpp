@@ -10,6 +10,10 @@
 #include <string>
 #include <unordered_map>
 
+#include <string_view>
+#include <vector>
+
+#include "messages/errc.hpp"
 #include "messages/types.hpp"
 #include "policy/usage_limits.hpp"
 
@@ -32,5 +36,34 @@ std::shared_ptr<const policy::limit_rules> limit_rules_of(
 std::optional<int64_t> max_wall_of(const msg::association_data& data, const std::string& cluster,
                                    const std::string& user, const std::string& account,
                                    const std::string& partition, const std::string& qos);
+
+/// Slurm's words (ESLURM_ACCOUNTING_POLICY) for a submission past a submit limit.
+inline constexpr const char* submit_limit_text =
+    "Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)";
+
+/// Jobs not finished yet (pending or running; an array's pending tasks count one each) of one
+/// user, account and QOS (its default resolved), as the submit limits count them.
+struct submitted_jobs {
+  std::string_view user;
+  std::string_view account;
+  std::string_view qos;
+  uint64_t count = 1;
+};
+
+/// Whether any association or QOS of `cluster` sets a submit limit (MaxSubmitJobs,
+/// GrpSubmitJobs, a QOS's MaxSubmitJobsPerUser/PerAccount): only then need the unfinished jobs
+/// be counted at all.
+bool has_submit_limits(const msg::association_data& data, const std::string& cluster);
+
+/// Whether `count` more jobs of `user` charging `account` in `partition` under `qos` stay within
+/// the submit limits, `active` being every unfinished job: the QOS's GrpSubmitJobs,
+/// MaxSubmitJobsPerUser and MaxSubmitJobsPerAccount, then the association's MaxSubmitJobs (its
+/// own or its nearest ancestor's; not where the QOS sets a per-user one) and every GrpSubmitJobs
+/// from the user's association up to the root (not where the QOS sets one), each over the jobs of
+/// its subtree. Past one: errc::invalid_request with submit_limit_text, as slurmctld refuses it.
+shoal::error check_submit_limits(const msg::association_data& data, const std::string& cluster,
+                                 const std::string& user, const std::string& account,
+                                 const std::string& partition, const std::string& qos,
+                                 uint64_t count, const std::vector<submitted_jobs>& active);
 
 }  // namespace shoal::cluster

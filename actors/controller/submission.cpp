@@ -2,8 +2,10 @@
 
 #include <algorithm>
 
+#include "accounting/associations.hpp"
 #include "cluster/association_check.hpp"
 #include "cluster/clock.hpp"
+#include "cluster/limit_rules.hpp"
 #include "cluster/submission.hpp"
 #include "policy/access.hpp"
 #include "policy/dependency.hpp"
@@ -135,6 +137,46 @@ void record_new_job(controller_self self, const job_setup& setup) {
 
 namespace {
 
+/// AccountingStorageEnforce=limits: `req` (`count` jobs: an array's tasks each) against the
+/// submit limits, counting every job not finished yet. Nothing is counted unless some
+/// association or QOS sets such a limit.
+shoal::error within_submit_limits(controller_state& st, const msg::job_request& req,
+                                  uint64_t count) {
+  if (!st.cfg.accounting.enforce_limits || !st.associations) return {};
+  const auto& data = *st.associations;
+  const auto& cluster_name = st.cfg.cluster_name;
+  if (!cluster::has_submit_limits(data, cluster_name)) return {};
+  // A job without -q runs under its association's DefaultQOS, else normal.
+  std::map<std::pair<std::string, std::string>, std::string> default_qos;
+  auto qos_of = [&](const std::string& user, const std::string& account,
+                    const std::string& qos) -> std::string_view {
+    if (!qos.empty()) return qos;
+    auto [it, fresh] = default_qos.try_emplace({user, account});
+    if (fresh) {
+      const auto* a = accounting::find_association(data, cluster_name, user, account, "");
+      it->second = a && !a->default_qos.empty() ? a->default_qos : "normal";
+    }
+    return it->second;
+  };
+  std::vector<cluster::submitted_jobs> active;
+  for (auto id : st.maybe_unfinished) {
+    auto view = st.job_view.find(id);
+    if (view == st.job_view.end() || msg::is_finished(view->second.state)) continue;
+    const auto& info = view->second;
+    uint64_t tasks = 1;
+    if (auto arr = st.arrays.find(id); arr != st.arrays.end()) {
+      // The array's own line stands for its pending tasks; started ones have lines of their own.
+      auto pending = policy::parse_array_spec(arr->second.pending_text, UINT32_MAX);
+      tasks = pending ? pending->indices.count() : 0;
+      if (tasks == 0) continue;
+    }
+    active.push_back({info.user, info.account, qos_of(info.user, info.account, info.qos), tasks});
+  }
+  return cluster::check_submit_limits(
+      data, cluster_name, req.user, req.workload.account, req.partition,
+      std::string{qos_of(req.user, req.workload.account, req.workload.qos)}, count, active);
+}
+
 caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& req,
                                       caf::actor& client) {
   auto& st = self->state;
@@ -161,6 +203,10 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
         to_caf(cluster::check_association(st.cfg, st.associations.get(), std::move(*resolved)));
   if (resolved)
     if (auto refused = check_reservation_use(st, *resolved)) resolved = std::move(*refused);
+  if (resolved) {
+    auto count = (*workload)->array ? (*workload)->array->indices.count() : uint64_t{1};
+    if (auto over = within_submit_limits(st, *resolved, count)) resolved = to_caf(over);
+  }
   if (!resolved) {
     // A refusal's text has lines (cluster/submission.hpp); the log keeps one line an event.
     auto reason = describe(resolved.error());

@@ -146,4 +146,28 @@ BOOST_AUTO_TEST_CASE(a_qos_limit_per_user_holds_across_a_controller_restart) {
   BOOST_TEST(wait_job_state(second, "COMPLETED"));
 }
 
+BOOST_AUTO_TEST_CASE(a_submit_limit_refuses_a_job_in_slurms_words_until_one_ends) {
+  set_user({"maxsubmitjobs=2"});
+  auto first = submit("s1", {"-A", "physics"});
+  submit("s2", {"-A", "physics"});
+  std::vector<std::string> third{"-A", "physics", scratch.file("wait.sh"), scratch.file("s3")};
+  auto refused = run_slurm(*this, "sbatch", third);
+  BOOST_TEST(refused.exit_code == 1, refused.describe());
+  BOOST_TEST(refused.err ==
+                 "sbatch: error: Batch job submission failed: Job violates accounting/QOS policy "
+                 "(job submit limit, user's size and/or time limits)\n",
+             refused.describe());
+  // An array counts one job per task.
+  auto array = run_slurm(*this, "sbatch", {"-A", "physics", "--array=1-2", "--wrap", "true"});
+  BOOST_TEST(array.exit_code == 1, array.describe());
+  BOOST_TEST(array.err.find("job submit limit") != std::string::npos, array.describe());
+  BOOST_REQUIRE(wait_job_state(first, "RUNNING"));
+  release("s1");
+  BOOST_REQUIRE(wait_job_state(first, "COMPLETED"));
+  auto taken = run_slurm(*this, "sbatch", third);
+  BOOST_TEST(taken.exit_code == 0, taken.describe());
+  release("s2");
+  release("s3");
+}
+
 BOOST_AUTO_TEST_SUITE_END()

@@ -90,4 +90,33 @@ BOOST_AUTO_TEST_CASE(max_wall_comes_from_the_qos_first_then_the_tree) {
   BOOST_TEST(!cluster::max_wall_of(data, "c", "bob", "physics", "", "normal").has_value());
 }
 
+BOOST_AUTO_TEST_CASE(submit_limits_count_unfinished_jobs_per_user_tree_and_qos) {
+  msg::association_data data;
+  data.associations = {account("root", ""), account("physics", "root"), user("alice", "physics"),
+                       user("bob", "physics")};
+  data.associations[1].max_submit = 2;  // inherited by alice and bob
+  data.associations[0].grp_submit = 3;  // the whole tree
+  BOOST_TEST(cluster::has_submit_limits(data, "c"));
+  std::vector<cluster::submitted_jobs> active{{"alice", "physics", "normal", 1}};
+  auto check = [&](const std::string& who, uint64_t count, const std::string& qos = "normal") {
+    return !cluster::check_submit_limits(data, "c", who, "physics", "", qos, count, active);
+  };
+  BOOST_TEST(check("alice", 1));
+  BOOST_TEST(!check("alice", 2));  // an array of two: 3 > MaxSubmitJobs=2
+  active.push_back({"bob", "physics", "normal", 2});
+  BOOST_TEST(!check("alice", 1));  // root's GrpSubmitJobs=3 is full
+  auto err = cluster::check_submit_limits(data, "c", "alice", "physics", "", "normal", 1, active);
+  BOOST_TEST(describe(err) == cluster::submit_limit_text);
+  // A QOS's per-user limit replaces MaxSubmitJobs; its own GrpSubmitJobs replaces the tree's.
+  msg::qos_info q;
+  q.name = "burst";
+  q.max_submit_per_user = 5;
+  q.grp_submit = 10;
+  data.qos.push_back(q);
+  active = {{"alice", "physics", "burst", 4}};
+  BOOST_TEST(check("alice", 1, "burst"));
+  BOOST_TEST(!check("alice", 2, "burst"));
+  BOOST_TEST(!cluster::has_submit_limits(msg::association_data{}, "c"));
+}
+
 BOOST_AUTO_TEST_SUITE_END()
