@@ -450,10 +450,11 @@ BOOST_AUTO_TEST_CASE(large_output_arrives_complete_and_in_order) {
   auto got = r.text(0);
   BOOST_TEST(got.size() == expected.size());
   BOOST_TEST((got == expected));
-  for (auto& o : r.outputs) {
-    BOOST_TEST(o.data.size() <= 65536u);
-    BOOST_TEST(o.data.back() == '\n');
-  }
+  // Chunks are cut at line ends where they can be, but a partial line left waiting longer than
+  // the partial-line delay is sent as it is (interactive output), which a loaded machine can
+  // cause in the middle of `seq`: only the size is a rule for every chunk.
+  for (auto& o : r.outputs) BOOST_TEST(o.data.size() <= 65536u);
+  BOOST_TEST(r.outputs.back().data.back() == '\n');
 }
 
 BOOST_AUTO_TEST_CASE(a_long_line_is_cut_into_64_KiB_chunks) {
