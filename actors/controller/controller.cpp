@@ -203,6 +203,7 @@ controller_actor::behavior_type controller_behavior(
               "debug_flags={}",
               st.cfg.heartbeat_interval_ms, st.cfg.heartbeat_timeout_ms, st.cfg.kill_wait_s,
               config::render_debug_flags(config::debug_flags()));
+  self->delayed_send(self, purge_interval(st.cfg), msg::check_atom_v);
   using namespace msg;
   return {
       // -- from node daemons and other controllers --
@@ -218,6 +219,11 @@ controller_actor::behavior_type controller_behavior(
       probe.metered("stored",
                     [self](stored_atom, std::vector<uint64_t>& ids) {
                       self->state.stored.insert(ids.begin(), ids.end());
+                    }),
+      probe.metered("purge",
+                    [self](check_atom) {
+                      purge_old_jobs(self);
+                      self->delayed_send(self, purge_interval(self->state.cfg), check_atom_v);
                     }),
       probe.metered("assocs", from_peer<assocs_atom>(self, adopt_associations)),
       probe.metered("view_array", from_peer<view_atom>(self, on_array_view)),

@@ -155,6 +155,8 @@ using controller_actor = caf::typed_actor<
     caf::reacts_to<msg::view_atom, uint64_t, std::vector<msg::step_info>>,
     /// The accounting writer stored these finished jobs: they may be forgotten after MinJobAge.
     caf::reacts_to<msg::stored_atom, std::vector<uint64_t>>,
+    /// Its own tick: finished jobs past MinJobAge are forgotten even while nothing lists jobs.
+    caf::reacts_to<msg::check_atom>,
     /// The accounting writer's copy of the store's associations (once the store is open, and
     /// after each sacctmgr change): what submissions are checked against.
     caf::reacts_to<msg::assocs_atom, msg::association_data>,

@@ -180,6 +180,11 @@ caf::result<caf::ok_atom> all_ok(controller_self self,
 
 /// Puts a job's listing view in place: the one way views are added or replaced.
 void put_view(controller_state& st, uint64_t id, msg::job_info info);
+/// Forgets the finished jobs past MinJobAge (with a store, once it holds them); at most one walk
+/// a second. Listings call it, and the controller's own tick (purge_interval) does.
+void purge_old_jobs(controller_self self);
+/// How often the tick purges: Slurm's 60 s (PURGE_JOB_INTERVAL), sooner for a shorter MinJobAge.
+std::chrono::seconds purge_interval(const config::cluster_config& cfg);
 /// A job actor's news: its view replaces the last one; a finished job's actor is forgotten.
 void on_job_view(controller_self self, msg::job_info& info);
 /// A job actor's running steps replace those it published before; none once it finished.

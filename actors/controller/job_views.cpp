@@ -1,5 +1,9 @@
 #include "actors/controller/controller_state.hpp"
 
+#include <malloc.h>
+
+#include <algorithm>
+
 #include "cluster/clock.hpp"
 #include "messages/field_mask.hpp"
 #include "messages/job_filter.hpp"
@@ -14,6 +18,10 @@ void put_view(controller_state& st, uint64_t id, msg::job_info info) {
   st.maybe_unfinished.insert(id);
 }
 
+std::chrono::seconds purge_interval(const config::cluster_config& cfg) {
+  return std::chrono::seconds{std::clamp<int64_t>(cfg.min_job_age_s, 1, 60)};
+}
+
 void purge_old_jobs(controller_self self) {
   auto now = unix_now();
   if (now == self->state.last_purge) return;
@@ -22,6 +30,7 @@ void purge_old_jobs(controller_self self) {
   auto& view = self->state.job_view;
   auto& unfinished = self->state.maybe_unfinished;
   unfinished.clear();
+  size_t forgotten = 0;
   for (auto it = view.begin(); it != view.end();) {
     // With a store, a job goes only once it is in it (an array's line is no job: its tasks are).
     auto& st = self->state;
@@ -31,11 +40,16 @@ void purge_old_jobs(controller_self self) {
       if (self->state.cluster) self->state.cluster->job_forgotten(it->second.state);
       persist(self, array_line ? array_key(it->first) : job_key(it->first), nullptr);
       it = view.erase(it);
+      ++forgotten;
       continue;
     }
     if (!msg::is_finished(it->second.state)) unfinished.insert(unfinished.end(), it->first);
     ++it;
   }
+  // A finished job's records are many small blocks amid newer ones: freed, glibc keeps them in
+  // the heap. After a large purge, hand the free pages back so the RSS follows what is kept
+  // (a few milliseconds, at most once a second and only after thousands of jobs went).
+  if (forgotten >= 4096) ::malloc_trim(0);
   // An array is forgotten once nothing of it pends or runs and its line has gone.
   auto& arrays = self->state.arrays;
   for (auto it = arrays.begin(); it != arrays.end();) {

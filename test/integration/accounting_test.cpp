@@ -11,7 +11,10 @@
 #include <string>
 #include <vector>
 
+#include <httplib.h>
+
 #include "accounting/job_store.hpp"
+#include "metrics/text_parser.hpp"
 #include "test/integration/harness.hpp"
 
 using namespace shoal::test;
@@ -79,6 +82,24 @@ struct short_min_job_age : cluster_fixture {
 }  // namespace
 
 BOOST_FIXTURE_TEST_SUITE(accounting_store, short_min_job_age)
+
+BOOST_AUTO_TEST_CASE(a_finished_job_is_forgotten_after_min_job_age_while_nothing_lists_jobs) {
+  // The controller's own tick forgets it: nothing here lists jobs (a listing purges too), only
+  // /metrics is read, whose shoal_jobs gauge counts the finished jobs still held.
+  auto completed_held = [&]() -> double {
+    httplib::Client client{"127.0.0.1", cluster.metrics_port()};
+    auto res = client.Get("/metrics");
+    if (!res || res->status != 200) return -1;
+    auto parsed = shoal::metrics::parse_text(res->body);
+    if (!parsed) return -1;
+    return parsed->value("shoal_jobs", {{"state", "COMPLETED"}}).value_or(-1);
+  };
+  auto r = run_cli({"run", "true"});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.describe());
+  BOOST_REQUIRE(wait_until([&] { return completed_held() == 1; }, 30s));
+  BOOST_TEST(wait_until([&] { return completed_held() == 0; }, 30s), completed_held());
+  BOOST_TEST(stored(1).has_value());
+}
 
 BOOST_AUTO_TEST_CASE(a_finished_job_outlives_min_job_age_in_the_store_with_its_cpu_time) {
   BOOST_REQUIRE(build("burn", burner_source));
