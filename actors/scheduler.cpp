@@ -634,7 +634,9 @@ void charge_usage(scheduler_self self, uint64_t id, int64_t now) {
   if (it == st.queue.running().end()) return;
   auto& run = it->second;
   auto elapsed = std::max<int64_t>(0, now - run.start);
-  auto cpu_seconds = static_cast<double>(run.cpus) * static_cast<double>(elapsed);
+  // The job's QOS's UsageFactor scales it, as Slurm's usage_raw.
+  auto cpu_seconds = static_cast<double>(run.cpus) * static_cast<double>(elapsed) *
+                     st.shares->usage_factor(run.user, run.account, run.qos);
   if (!st.shares->charge(run.user, run.account, cpu_seconds, now)) return;
   SHOAL_DEBUG(priority, "fairshare charge job={} user={} account={} cpu_seconds={}", id, run.user,
               run.account, cpu_seconds);

@@ -102,6 +102,17 @@ bool fair_share_book::charge(const std::string& user, const std::string& account
   return true;
 }
 
+double fair_share_book::usage_factor(const std::string& user, const std::string& account,
+                                     const std::string& qos) {
+  if (!associations_) return 1.0;
+  auto made = shares();
+  auto name =
+      made ? made->qos_name_of(user, account, qos) : (qos.empty() ? std::string{"normal"} : qos);
+  for (const auto& q : associations_->qos)
+    if (q.name == name) return q.usage_factor >= 0 ? q.usage_factor : 1.0;
+  return 1.0;
+}
+
 bool fair_share_book::tick(int64_t now, int64_t tz_offset_s) {
   bool wipe = policy::reset_due(period_, ledger_.reset_at(), started_at_, now, tz_offset_s);
   if (wipe) {

@@ -54,6 +54,11 @@ class fair_share_book {
   /// charge (no CPU-seconds).
   bool charge(const std::string& user, const std::string& account, double cpu_seconds, int64_t now);
 
+  /// The UsageFactor of the QOS a job of `user` in `account` asking `qos` runs under (its -q,
+  /// else its association's DefaultQOS, else normal): what its CPU-seconds are multiplied by
+  /// when charged (Slurm's usage_raw). 1 for a QOS the store does not have.
+  double usage_factor(const std::string& user, const std::string& account, const std::string& qos);
+
   /// Wipes the usage when a PriorityUsageResetPeriod boundary passed since the last wipe, and
   /// decays it to `now`. True when the usage was wiped.
   bool tick(int64_t now, int64_t tz_offset_s = 0);

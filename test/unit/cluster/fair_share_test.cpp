@@ -125,4 +125,27 @@ BOOST_AUTO_TEST_CASE(qos_priorities_are_normalised_by_the_largest) {
   BOOST_TEST(shares.qos.at("normal") == 0.25);
 }
 
+BOOST_AUTO_TEST_CASE(a_qos_usage_factor_scales_what_its_jobs_are_charged) {
+  config::scheduler_settings settings;
+  cluster::fair_share_book book{settings, "c1", 1000};
+  BOOST_TEST(book.usage_factor("alice", "acct_a", "") == 1.0);  // no associations yet
+  auto d = two_accounts();
+  msg::qos_info cheap;
+  cheap.name = "scavenger";
+  cheap.usage_factor = 0.5;
+  msg::qos_info free;
+  free.name = "free";
+  free.usage_factor = 0;
+  d.qos.push_back(cheap);
+  d.qos.push_back(free);
+  for (auto& a : d.associations)
+    if (a.user == "bob") a.default_qos = "scavenger";
+  book.set_associations(d);
+  BOOST_TEST(book.usage_factor("alice", "acct_a", "") == 1.0);  // normal
+  BOOST_TEST(book.usage_factor("alice", "acct_a", "scavenger") == 0.5);
+  BOOST_TEST(book.usage_factor("bob", "acct_b", "") == 0.5);  // his DefaultQOS
+  BOOST_TEST(book.usage_factor("alice", "acct_a", "free") == 0.0);
+  BOOST_TEST(book.usage_factor("alice", "acct_a", "unknown") == 1.0);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
