@@ -627,6 +627,10 @@ int main(int argc, char** argv) {
   app.add_option("--throughput-max-seconds", st.max_job_s,
                  "scale-throughput: each job runs 1 to this many seconds (default 60)")
       ->check(CLI::Range(1u, 86400u));
+  app.add_option("--throughput-min-job-age", st.min_job_age_s,
+                 "scale-throughput: MinJobAge= seconds; set, the run waits until the controller "
+                 "forgot every finished job and prints its RSS then (default: the config's, 300)")
+      ->check(CLI::Range(int64_t{1}, int64_t{86400}));
   auto& pb = opt.power_burst;
   app.add_option("--burst-nodes", pb.nodes,
                  "power-burst: State=CLOUD simulated nodes (default 10000)")

@@ -15,6 +15,7 @@
 #include <caf/all.hpp>
 #include <caf/io/all.hpp>
 
+#include "accounting/job_store.hpp"
 #include "bench/support.hpp"
 #include "messages/caf/error.hpp"
 #include "messages/caf/type_ids.hpp"
@@ -37,6 +38,7 @@ struct snapshot {
   double pending = 0;          ///< jobs PENDING
   double running = 0;          ///< jobs RUNNING or COMPLETING
   double started = 0;          ///< shoal_jobs_started_total
+  double kept = 0;             ///< finished jobs the controller still holds (MinJobAge)
   metrics::bucket_list cycle;  ///< shoal_scheduler_cycle_seconds, cumulative
 };
 
@@ -55,9 +57,39 @@ snapshot scrape(uint16_t port) {
   s.pending = value("shoal_jobs", "PENDING");
   s.running = value("shoal_jobs", "RUNNING") + value("shoal_jobs", "COMPLETING");
   s.started = parsed->value("shoal_jobs_started_total").value_or(0);
+  for (const char* state : {"COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "NODE_FAIL"})
+    s.kept += value("shoal_jobs", state);
   s.cycle = scheduler_cycle_buckets(*parsed);
   s.ok = true;
   return s;
+}
+
+/// User plus system CPU seconds of process `pid` so far (/proc/PID/stat).
+double cpu_seconds(pid_t pid) {
+  auto* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (!f) return 0;
+  char buf[1024] = {};
+  auto n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  std::string text(buf, n);
+  // Fields after the command's closing parenthesis: state is field 3, utime 14, stime 15.
+  auto at = text.rfind(')');
+  if (at == std::string::npos) return 0;
+  std::vector<std::string> fields;
+  size_t pos = at + 2;
+  while (pos < text.size()) {
+    auto space = text.find(' ', pos);
+    fields.push_back(text.substr(pos, space - pos));
+    if (space == std::string::npos) break;
+    pos = space + 1;
+  }
+  if (fields.size() < 13) return 0;
+  auto ticks = std::stod(fields[11]) + std::stod(fields[12]);
+  return ticks / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
+
+double rss_mib(pid_t pid) {
+  return static_cast<double>(proc_status_kib(pid, "VmRSS")) / 1024;
 }
 
 msg::job_request job(std::mt19937& rng, const scale_throughput_options& opt) {
@@ -88,9 +120,13 @@ bool run_scale_throughput_bench(const scale_throughput_options& opt) {
       opt.heartbeat_interval_s);
   std::fflush(stdout);
   runtime::local_cluster cluster;
+  std::string more;
+  if (opt.min_job_age_s > 0) more = "MinJobAge=" + std::to_string(opt.min_job_age_s) + "\n";
   if (!start_simulated(cluster, opt.nodes, opt.front_ends, opt.collectors, opt.heartbeat_interval_s,
-                       3 * opt.heartbeat_interval_s))
+                       3 * opt.heartbeat_interval_s, more))
     return false;
+  const pid_t controller = cluster.daemon_pids().front();
+  const double cpu_before = cpu_seconds(controller);
   caf::actor_system_config cfg;
   runtime::configure_actor_system(cfg, 2);
   caf::actor_system sys{cfg};
@@ -166,8 +202,32 @@ bool run_scale_throughput_bench(const scale_throughput_options& opt) {
                 "nodes allocated while jobs were queued", 100 * mean,
                 100 * *std::min_element(busy.begin(), busy.end()), busy.size());
   }
-  std::printf("  %-40s %9.1f MiB\n", "controller RSS at the end",
-              static_cast<double>(proc_status_kib(cluster.daemon_pids().front(), "VmRSS")) / 1024);
+  auto ran_s = seconds_since(start);
+  std::printf("  %-40s %9.1f MiB (%.0f finished jobs held)\n", "controller RSS at the end",
+              rss_mib(controller), last.kept);
+  std::printf("  %-40s %9.1f s over %.0f s (%.2f ms a job)\n", "controller CPU",
+              cpu_seconds(controller) - cpu_before, ran_s,
+              1e3 * (cpu_seconds(controller) - cpu_before) / std::max(1u, opt.jobs));
+  if (opt.min_job_age_s > 0 && valid) {
+    // Forgotten only once the accounting store holds them: wait for both.
+    auto deadline = seconds_since(start) + static_cast<double>(opt.min_job_age_s) + 600;
+    while (last.kept > 0 && seconds_since(start) < deadline) {
+      std::this_thread::sleep_for(std::chrono::seconds{1});
+      if (auto now = scrape(cluster.metrics_port()); now.ok) last = now;
+    }
+    std::printf("  %-40s %9.1f MiB (%.0f finished jobs held)\n", "controller RSS after MinJobAge",
+                rss_mib(controller), last.kept);
+    std::printf("  %-40s %9.1f s\n", "controller CPU, whole run",
+                cpu_seconds(controller) - cpu_before);
+    auto store = accounting::open_sqlite_store(cluster.directory() + "/state/accounting.db");
+    if (store) {
+      accounting::job_query all;
+      all.with_steps = false;
+      auto jobs = (*store)->query(all);
+      std::printf("  %-40s %9zu\n", "jobs in the accounting store", jobs ? jobs->size() : 0);
+    }
+    valid = valid && last.kept == 0;
+  }
   cluster.tear_down(false);
   return valid;
 }

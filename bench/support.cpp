@@ -192,10 +192,10 @@ metrics::bucket_list buckets_between(const metrics::bucket_list& before,
 }
 
 bool start_simulated(runtime::local_cluster& cluster, unsigned nodes, unsigned front_ends,
-                     unsigned collectors, int heartbeat_s, int timeout_s) {
+                     unsigned collectors, int heartbeat_s, int timeout_s, const std::string& more) {
   auto extra = "HeartBeatInterval=" + std::to_string(heartbeat_s) +
                "\nSlurmdTimeout=" + std::to_string(timeout_s) + "\n" +
-               runtime::local_cluster::spread_collectors(nodes, collectors);
+               runtime::local_cluster::spread_collectors(nodes, collectors) + more;
   if (auto err = cluster.launch_simulated(nodes, front_ends, extra)) {
     std::printf("  cannot launch: %s\n", describe(err).c_str());
     return false;

@@ -19,9 +19,11 @@ inline double seconds_since(std::chrono::steady_clock::time_point start) {
 
 /// Starts `nodes` simulated nodes in `front_ends` shoald processes, `collectors` of them
 /// CollectorNodes, at HeartBeatInterval=`heartbeat_s` and SlurmdTimeout=`timeout_s`, and waits
-/// (up to 10 minutes) until every node is IDLE; false after printing why.
+/// (up to 10 minutes) until every node is IDLE; false after printing why. `more` is added to
+/// the config.
 bool start_simulated(runtime::local_cluster& cluster, unsigned nodes, unsigned front_ends,
-                     unsigned collectors, int heartbeat_s, int timeout_s);
+                     unsigned collectors, int heartbeat_s, int timeout_s,
+                     const std::string& more = "");
 
 /// shoal_scheduler_cycle_seconds of one /metrics scrape, as cumulative buckets (empty when
 /// absent).
