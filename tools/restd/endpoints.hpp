@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/config.hpp"
-#include "tools/restd/rest_json.hpp"
+#include "tools/format/rest_json.hpp"
 
 namespace httplib {
 struct Request;

@@ -16,7 +16,7 @@
 #include "config/log.hpp"
 #include "runtime/bootstrap/controller_client.hpp"
 #include "runtime/bootstrap/logging.hpp"
-#include "tools/restd/rest_json.hpp"
+#include "tools/format/rest_json.hpp"
 #include "tools/restd/rest_server.hpp"
 
 namespace {

@@ -6,7 +6,7 @@
 
 #include "tools/restd/endpoints.hpp"
 #include "tools/restd/job_submit.hpp"
-#include "tools/restd/rest_json.hpp"
+#include "tools/format/rest_json.hpp"
 
 namespace shoal::restd {
 

@@ -1,4 +1,4 @@
-#include "tools/restd/rest_json.hpp"
+#include "tools/format/rest_json.hpp"
 
 #include <algorithm>
 #include <csignal>
