@@ -6,6 +6,7 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,37 @@ BOOST_AUTO_TEST_CASE(finished_and_failing_jobs_print_as_sacct_prints_them) {
   auto first = run_sacct(*this, {"-j", std::to_string(bad), "-n", "-o", "ExitCode"});
   BOOST_TEST(lines_of(first.out).size() == 2u);
   BOOST_TEST(lines_of(first.out).at(0) == "     3:0 ");
+}
+
+BOOST_AUTO_TEST_CASE(json_prints_the_jobs_as_slurmrestds_slurmdb_answer) {
+  auto id = finished_job(*this, "steps.sh", "#!/bin/sh\nshoal run true\n", "COMPLETED");
+  // Once the store has it, its steps come with it (the batch step and step 0).
+  nlohmann::json answer;
+  BOOST_REQUIRE(wait_until(
+      [&] {
+        auto r = run_sacct(*this, {"-j", std::to_string(id), "--json"});
+        if (r.exit_code != 0) return false;
+        answer = parse_json(r.out);
+        return answer.contains("jobs") && answer["jobs"].size() == 1 &&
+               answer["jobs"][0]["steps"].size() == 2;
+      },
+      std::chrono::seconds{30}));
+  BOOST_TEST(answer.contains("meta"));
+  BOOST_TEST(answer["errors"].empty());
+  const auto& job = answer["jobs"][0];
+  BOOST_TEST(job["job_id"].get<uint64_t>() == id);
+  BOOST_TEST(job["name"].get<std::string>() == "steps.sh");
+  BOOST_TEST(job["state"]["current"][0].get<std::string>() == "COMPLETED");
+  std::vector<std::string> steps;
+  for (const auto& step : job["steps"]) steps.push_back(step["step"]["id"].get<std::string>());
+  BOOST_TEST((steps == std::vector<std::string>{"batch", "0"}));
+  // A job still running is listed from the controller, without steps from the store.
+  auto running = submit_script("wait.sh", "#!/bin/sh\nsleep 30\n");
+  BOOST_REQUIRE(wait_job_state(running, "RUNNING"));
+  auto live = parse_json(run_sacct(*this, {"-j", std::to_string(running), "--json"}).out);
+  BOOST_REQUIRE(live["jobs"].size() == 1u);
+  BOOST_TEST(live["jobs"][0]["state"]["current"][0].get<std::string>() == "RUNNING");
+  run_cli({"cancel", std::to_string(running)});
 }
 
 BOOST_AUTO_TEST_CASE(plain_sacct_lists_todays_jobs_of_the_caller) {

@@ -22,6 +22,7 @@
 #include "messages/caf/type_ids.hpp"
 #include "tools/cli/commands.hpp"
 #include "tools/cli/session.hpp"
+#include "tools/format/rest_json.hpp"
 #include "tools/format/sacct_format.hpp"
 #include "tools/format/slurm_format.hpp"
 #include "tools/format/table.hpp"
@@ -54,6 +55,7 @@ struct acct_flags {
   bool help_format = false;
   bool duplicates = false;
   bool truncate = false;
+  bool json = false;
   std::string qos;
   std::string groups;
   std::string reasons;
@@ -193,6 +195,33 @@ sacct_stored stored_jobs(session& s, const acct_flags& f, const sacct_filter& fi
   return out;
 }
 
+/// `--json`: the chosen jobs as slurmrestd's /slurmdb/ answers them (the same records and
+/// envelope as shoalrestd's GET /slurmdb/v0.0.41/jobs), with their steps where the store has them.
+std::string json_of(const std::vector<msg::job_info>& chosen, const sacct_stored& stored,
+                    const std::string& cluster, const std::string& user) {
+  auto text = restd::envelope(cluster, user, {}, {})
+                  .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  text.pop_back();  // an object: the list goes in as its last member
+  text += ",\"jobs\":[";
+  restd::render_context ctx;
+  ctx.cluster = cluster;
+  bool first = true;
+  for (const auto& job : chosen) {
+    if (!first) text += ',';
+    first = false;
+    auto it = stored.find({job.job_id, job.submit_time});
+    if (it != stored.end()) {
+      restd::render_to(text, it->second, restd::accounted_job_fields(), ctx);
+    } else {
+      msg::accounted_job live;  // not in the store yet: what the controller holds
+      live.info = job;
+      restd::render_to(text, live, restd::accounted_job_fields(), ctx);
+    }
+  }
+  text += "]}\n";
+  return text;
+}
+
 /// Adds the stored jobs the controller no longer holds to its list.
 void merge_stored(std::vector<msg::job_info>& jobs, const sacct_stored& stored) {
   std::set<std::pair<uint64_t, int64_t>> held;
@@ -237,6 +266,8 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
                 "in M)");
   add_clusters_option(*cmd);
   cmd->add_flag("-X,--allocations", f->allocations, "Only the jobs, not their steps");
+  cmd->add_flag("--json", f->json,
+                "Print the jobs as JSON, as slurmrestd's /slurmdb/ answers them (-o is ignored)");
   cmd->add_flag("-b,--brief", f->brief, "Add JobID,State,ExitCode to the fields");
   cmd->add_flag("-l,--long", f->long_list,
                 "Add sacct's long field list (figures shoal does not keep, such as pages and "
@@ -362,6 +393,10 @@ command_runner add_acct_command(CLI::App& app, const std::string& conf) {
       opt.time_format = tf;
     auto chosen = select_sacct_jobs(*list_jobs, filter, now);
     if (!gids.empty()) keep_groups(chosen, gids);
+    if (f->json) {
+      std::fputs(json_of(chosen, stored, s->conf.cluster_name, me.name).c_str(), stdout);
+      return 0;
+    }
     std::fputs(render_sacct(chosen, stored, *columns, opt).c_str(), stdout);
     return 0;
   };
