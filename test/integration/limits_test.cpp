@@ -86,6 +86,20 @@ BOOST_AUTO_TEST_CASE(each_association_limit_holds_a_job_with_its_reason_and_rele
   BOOST_REQUIRE(wait_job_state(second, "COMPLETED"));
   set_user({"maxjobs=-1"});
 
+  // GrpJobs on the account: counted over everyone charging it.
+  auto grp = sacctmgr({"-i", "modify", "account", "physics", "set", "grpjobs=1"});
+  BOOST_REQUIRE_MESSAGE(grp.exit_code == 0, grp.describe());
+  auto g1 = submit("g1", {"-A", "physics"});
+  BOOST_REQUIRE(wait_job_state(g1, "RUNNING"));
+  auto g2 = submit("g2", {"-A", "physics"});
+  BOOST_TEST(waits_with(g2, "AssocGrpJobsLimit"), reason(g2));
+  release("g1");
+  BOOST_TEST(wait_job_state(g2, "RUNNING"));
+  release("g2");
+  BOOST_REQUIRE(wait_job_state(g2, "COMPLETED"));
+  grp = sacctmgr({"-i", "modify", "account", "physics", "set", "grpjobs=-1"});
+  BOOST_REQUIRE_MESSAGE(grp.exit_code == 0, grp.describe());
+
   // GrpTRES on the account: a job asking more CPUs than it allows waits, and starts once the
   // limit is raised.
   auto g = sacctmgr({"-i", "modify", "account", "physics", "set", "grptres=cpu=1"});
