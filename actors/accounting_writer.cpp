@@ -27,9 +27,9 @@ constexpr auto first_retry = 1s;
 constexpr auto last_retry = 30s;
 
 /// The writer's own tick: write what waits.
-using writer_impl = accounting_writer_actor::extend<caf::reacts_to<msg::stored_atom>>;
+using acct_writer_impl = accounting_writer_actor::extend<caf::reacts_to<msg::stored_atom>>;
 
-struct writer_state {
+struct acct_writer_state {
   static inline const char* name = "accounting_writer";
   accounting_writer_setup setup;
   std::unique_ptr<accounting::job_store> store;
@@ -53,16 +53,16 @@ struct writer_state {
   }
 };
 
-using writer_self = writer_impl::stateful_pointer<writer_state>;
+using acct_writer_self = acct_writer_impl::stateful_pointer<acct_writer_state>;
 
-void tick_now(writer_self self) {
+void tick_now(acct_writer_self self) {
   if (self->state.tick_sent) return;
   self->state.tick_sent = true;
   // Behind the records already in the mailbox: they join this batch.
   self->send(self, msg::stored_atom_v);
 }
 
-void failed(writer_self self, const std::string& what, const shoal::error& err) {
+void failed(acct_writer_self self, const std::string& what, const shoal::error& err) {
   auto& st = self->state;
   if (!st.failing)
     config::log().error("accounting store {}: {}; {} jobs wait, retrying (every {} s at most)",
@@ -76,7 +76,7 @@ void failed(writer_self self, const std::string& what, const shoal::error& err) 
 
 /// Puts `rec` in line, merged with what waits of the same job: its view replaces the older one,
 /// its ended steps join the older ones (a step stored meanwhile left the newer record).
-void wait_to_write(writer_self self, msg::job_record rec, caf::actor sender) {
+void wait_to_write(acct_writer_self self, msg::job_record rec, caf::actor sender) {
   auto& st = self->state;
   auto key = std::make_pair(rec.info.job_id, rec.info.submit_time);
   auto& slot = st.waiting[key];
@@ -93,14 +93,14 @@ void wait_to_write(writer_self self, msg::job_record rec, caf::actor sender) {
 }
 
 /// Tells the owner what the store holds of associations.
-void publish_associations(writer_self self, msg::association_data data) {
+void publish_associations(acct_writer_self self, msg::association_data data) {
   if (self->state.setup.owner)
     send_to(self, self->state.setup.owner, msg::assocs_atom_v, std::move(data));
 }
 
 /// Opens the store when it is not open: the cluster is added to it when missing (with its root
 /// account, as sacctmgr add cluster does) and the owner hears its associations.
-shoal::error open_store(writer_self self) {
+shoal::error open_store(acct_writer_self self) {
   auto& st = self->state;
   if (st.store) return {};
   auto opened = st.setup.open();
@@ -116,7 +116,7 @@ shoal::error open_store(writer_self self) {
   return {};
 }
 
-void write_batch(writer_self self) {
+void write_batch(acct_writer_self self) {
   auto& st = self->state;
   st.tick_sent = false;
   if (auto err = open_store(self)) return failed(self, "not opened", err);
@@ -153,7 +153,7 @@ void write_batch(writer_self self) {
   if (!st.waiting.empty()) tick_now(self);
 }
 
-caf::result<std::vector<msg::accounted_job>> answer(writer_self self,
+caf::result<std::vector<msg::accounted_job>> answer(acct_writer_self self,
                                                     const msg::accounting_query& asked) {
   auto& st = self->state;
   auto query = accounting::from_wire(asked);
@@ -170,7 +170,7 @@ caf::result<std::vector<msg::accounted_job>> answer(writer_self self,
   return out;
 }
 
-caf::result<msg::association_data> list_associations(writer_self self) {
+caf::result<msg::association_data> list_associations(acct_writer_self self) {
   auto& st = self->state;
   if (auto err = open_store(self))
     return make_error(errc::unreachable, "the accounting store is unavailable: " + describe(err));
@@ -181,7 +181,7 @@ caf::result<msg::association_data> list_associations(writer_self self) {
   return std::move(*data);
 }
 
-caf::result<std::string> edit_associations(writer_self self, const msg::acctmgr_edit& edit) {
+caf::result<std::string> edit_associations(acct_writer_self self, const msg::acctmgr_edit& edit) {
   auto& st = self->state;
   auto unavailable = [](const shoal::error& err) {
     return make_error(errc::unreachable, "the accounting store is unavailable: " + describe(err));
@@ -200,7 +200,8 @@ caf::result<std::string> edit_associations(writer_self self, const msg::acctmgr_
   return std::move(*report);
 }
 
-writer_impl::behavior_type writer_behavior(writer_self self, accounting_writer_setup setup) {
+acct_writer_impl::behavior_type writer_behavior(acct_writer_self self,
+                                                accounting_writer_setup setup) {
   auto& st = self->state;
   st.setup = std::move(setup);
   if (auto* m = st.setup.meters) {

@@ -1,4 +1,5 @@
 #include "actors/scheduler.hpp"
+#include "actors/scheduler_internals.hpp"
 
 #include <algorithm>
 #include <ctime>
@@ -28,7 +29,26 @@ namespace shoal::actors {
 
 using cluster::unix_now;
 
+namespace sched {
+
+void request_pass(scheduler_self self) {
+  if (self->state.pass_requested) return;
+  self->state.pass_requested = true;
+  if (!self->state.pass_in_flight) self->send(self, msg::schedule_atom_v);
+}
+
+}  // namespace sched
+
 namespace {
+
+using sched::calc_tick;
+using sched::charge_usage;
+using sched::list_shares;
+using sched::request_pass;
+using sched::scheduler_impl;
+using sched::scheduler_self;
+using sched::scheduler_state;
+using sched::shares_changed;
 
 /// While jobs pend, a pass also runs this often: ages raise priorities, `after:ID+MIN`
 /// dependencies come due and backfill reservations move with the clock.
@@ -36,42 +56,6 @@ constexpr auto periodic_pass = std::chrono::seconds{5};
 
 /// At most this many tasks of one array are offered to a pass (the rest wait for the next).
 constexpr size_t array_tasks_per_pass = 256;
-
-struct scheduler_state {
-  static inline const char* name = "scheduler";
-  config::scheduler_settings settings;
-  bool torus = false;  ///< select/torus3d: every job needs a prism
-  /// Places whole passes and owns which job holds which nodes.
-  topology_actor topology;
-  std::vector<caf::actor> node_actors;  ///< config order, as start sites name them
-  /// Partition name -> the slot the controller gave it (see slotted).
-  std::unordered_map<std::string, size_t> partition_index;
-  policy::priority_scale scale;
-  policy::job_queue queue{policy::priority_config{}, true};
-  /// Null when not metered.
-  metrics::histogram* cycle = nullptr;
-  metrics::gauge* last_cycle = nullptr;
-  metrics::gauge* max_cycle = nullptr;
-  metrics::gauge* queue_length = nullptr;
-  std::unordered_map<uint64_t, caf::actor> job_actors;  ///< pending jobs; arrays: the controller
-  caf::actor controller;
-  std::unordered_map<uint64_t, std::string> told_folded;  ///< arrays: pending tasks last told
-  bool pass_requested = false;
-  /// A pass is at the topology actor: the next one waits for its answer.
-  bool pass_in_flight = false;
-  bool tick_armed = false;
-  int64_t wakeup_at = 0;
-  /// Fair-share: the usage ledger and the associations its factors come from.
-  std::optional<cluster::fair_share_book> shares;
-  state_keeper_actor keeper;  ///< where the ledger is saved; null: nowhere
-  /// Each node's configured CPUs, for a recovered job that holds whole nodes.
-  std::unordered_map<std::string, uint32_t> node_cpus;
-  /// Jobs suspended for a preemptor: passes run for them with nothing queued (to resume them).
-  std::unordered_set<uint64_t> lent;
-  cluster::qos_numbering qos;   ///< preempt/qos: the QOS as passes number them, and their rules
-  bool enforce_limits = false;  ///< AccountingStorageEnforce=limits: passes hold jobs by them
-  std::string cluster_name;
-};
 
 /// preempt/qos: the number of the QOS a job of `user` in `account` asking `qos` runs under (its
 /// association's default without -q), fixed when it queues as Slurm fixes it at submission.
@@ -82,18 +66,6 @@ uint32_t qos_number_of(scheduler_state& st, const std::string& user, const std::
   return st.qos.number(shares        ? shares->qos_name_of(user, account, qos)
                        : qos.empty() ? std::string{"normal"}
                                      : qos);
-}
-
-/// The public interface plus the ticks the scheduler sends itself: a pass's, and
-/// PriorityCalcPeriod's (usage_atom: decay, reset, save).
-using scheduler_impl =
-    scheduler_actor::extend<caf::reacts_to<msg::check_atom>, caf::reacts_to<msg::usage_atom>>;
-using scheduler_self = scheduler_impl::stateful_pointer<scheduler_state>;
-
-void request_pass(scheduler_self self) {
-  if (self->state.pass_requested) return;
-  self->state.pass_requested = true;
-  if (!self->state.pass_in_flight) self->send(self, msg::schedule_atom_v);
 }
 
 void tell_reason(scheduler_self self, policy::queued_job& q, const std::string& reason) {
@@ -605,61 +577,6 @@ void adopt_reconfigured_nodes(scheduler_self self, const config::cluster_config&
   auto& st = self->state;
   for (auto& node : added) st.node_actors.push_back(std::move(node));
   count_nodes(self, fresh.nodes);
-}
-
-// -- fair-share --
-
-/// Local time's offset east of UTC now, for PriorityUsageResetPeriod's day boundaries.
-int64_t local_offset(int64_t now) {
-  time_t t = static_cast<time_t>(now);
-  std::tm tm{};
-  if (::localtime_r(&t, &tm) == nullptr) return 0;
-  return tm.tm_gmtoff;
-}
-
-/// The factors the next pass reads, and the ledger saved.
-void shares_changed(scheduler_self self, bool usage_too) {
-  auto& st = self->state;
-  st.queue.set_shares(st.shares->shares());
-  if (usage_too && st.keeper)
-    self->send(st.keeper, msg::persist_atom_v, fairshare_key, encoded(st.shares->record()));
-  request_pass(self);
-}
-
-/// A job the queue counted as started ended: its CPUs x elapsed go to its user and account, as
-/// Slurm's usage_raw (charged once, at the end).
-void charge_usage(scheduler_self self, uint64_t id, int64_t now) {
-  auto& st = self->state;
-  auto it = st.queue.running().find(id);
-  if (it == st.queue.running().end()) return;
-  auto& run = it->second;
-  auto elapsed = std::max<int64_t>(0, now - run.start);
-  // The job's QOS's UsageFactor scales it, as Slurm's usage_raw.
-  auto cpu_seconds = static_cast<double>(run.cpus) * static_cast<double>(elapsed) *
-                     st.shares->usage_factor(run.user, run.account, run.qos);
-  if (!st.shares->charge(run.user, run.account, cpu_seconds, now)) return;
-  SHOAL_DEBUG(priority, "fairshare charge job={} user={} account={} cpu_seconds={}", id, run.user,
-              run.account, cpu_seconds);
-  shares_changed(self, true);
-}
-
-/// PriorityCalcPeriod's tick: a reset boundary passed wipes the usage; the decay is saved.
-void calc_tick(scheduler_self self) {
-  auto& st = self->state;
-  auto now = unix_now();
-  bool wiped = st.shares->tick(now, local_offset(now));
-  if (wiped)
-    config::log().info("fairshare usage reset period={}",
-                       config::to_string(st.settings.usage_reset_period));
-  shares_changed(self, true);
-  self->delayed_send(self, std::chrono::seconds{std::max<int64_t>(1, st.settings.calc_period_s)},
-                     msg::usage_atom_v);
-}
-
-std::vector<msg::share_info> list_shares(scheduler_self self) {
-  std::vector<msg::share_info> out;
-  for (auto& row : self->state.shares->rows(unix_now())) out.push_back(cluster::to_share_info(row));
-  return out;
 }
 
 void configure(scheduler_self self, const config::cluster_config& cfg) {
