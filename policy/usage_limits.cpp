@@ -23,34 +23,32 @@ constexpr limit_kind tres_kinds[3] = {limit_kind::cpus, limit_kind::memory_mb, l
 
 const std::optional<uint64_t> no_cap;
 
+/// The member of `s` (tres_caps or tres_use) that counts `kind`; null for jobs.
+template <class Struct>
+auto member_of(Struct& s, limit_kind kind) -> decltype(&s.cpus) {
+  switch (kind) {
+    case limit_kind::cpus:
+      return &s.cpus;
+    case limit_kind::memory_mb:
+      return &s.memory_mb;
+    case limit_kind::nodes:
+      return &s.nodes;
+    case limit_kind::jobs:
+      break;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 const std::optional<uint64_t>& tres_caps::of(limit_kind kind) const {
-  switch (kind) {
-    case limit_kind::cpus:
-      return cpus;
-    case limit_kind::memory_mb:
-      return memory_mb;
-    case limit_kind::nodes:
-      return nodes;
-    case limit_kind::jobs:
-      break;
-  }
-  return no_cap;
+  const auto* m = member_of(*this, kind);
+  return m ? *m : no_cap;
 }
 
 uint64_t tres_use::of(limit_kind kind) const {
-  switch (kind) {
-    case limit_kind::cpus:
-      return cpus;
-    case limit_kind::memory_mb:
-      return memory_mb;
-    case limit_kind::nodes:
-      return nodes;
-    case limit_kind::jobs:
-      break;
-  }
-  return 1;
+  const auto* m = member_of(*this, kind);
+  return m ? *m : 1;  // a job counts as one
 }
 
 std::optional<uint32_t> limit_rules::user_assoc(const std::string& user, const std::string& account,
