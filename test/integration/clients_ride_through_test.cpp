@@ -90,6 +90,11 @@ BOOST_AUTO_TEST_CASE(a_batch_scripts_step_finishes_across_a_controller_restart) 
                                     gated_step(runs, started, gate, 3) + "\necho \"step rc=$?\"\n");
   BOOST_REQUIRE(id != 0);
   BOOST_REQUIRE(wait_until([&] { return has_file(started); }, 30s));
+  // The step's output reaches its client through the controller: a line still on its way when
+  // the controller dies is lost with it (a loaded machine showed it). The crash comes once
+  // "before" is in the job's output, so what follows is the step finishing across the restart.
+  BOOST_REQUIRE_MESSAGE(wait_until([&] { return lines_equal(job_output(id), "before") == 1; }, 30s),
+                        job_output(id));
   BOOST_REQUIRE(crash_and_restart());
   // The step's client says so in the job's output once it has its step back.
   BOOST_REQUIRE_MESSAGE(
