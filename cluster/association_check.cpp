@@ -1,7 +1,6 @@
 #include "cluster/association_check.hpp"
 
 #include "accounting/associations.hpp"
-#include "cluster/limit_rules.hpp"
 
 namespace shoal::cluster {
 
@@ -18,20 +17,10 @@ shoal::expected<msg::job_request> check_association(const config::cluster_config
                        "(AccountingStorageType is accounting_storage/none)"
                      : "the associations are not loaded from the accounting store yet "
                        "(AccountingStorageEnforce): try again"};
-  const auto* assoc = req.workload.account.empty()
-                          ? nullptr
-                          : accounting::find_association(*assocs, cfg.cluster_name, req.user,
-                                                         req.workload.account, req.partition);
-  if (!assoc) return error{errc::invalid_request, invalid_account_text};
-  if (cfg.accounting.enforce_limits && req.time_limit_s <= 0) {
-    // Slurm gives a job that names no time limit its MaxWall (acct_policy_validate).
-    auto qos = !req.workload.qos.empty()     ? req.workload.qos
-               : !assoc->default_qos.empty() ? assoc->default_qos
-                                             : std::string{"normal"};
-    if (auto wall = max_wall_of(*assocs, cfg.cluster_name, req.user, req.workload.account,
-                                req.partition, qos))
-      req.time_limit_s = *wall;
-  }
+  if (req.workload.account.empty() ||
+      !accounting::find_association(*assocs, cfg.cluster_name, req.user, req.workload.account,
+                                    req.partition))
+    return error{errc::invalid_request, invalid_account_text};
   return req;
 }
 

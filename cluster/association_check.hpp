@@ -16,9 +16,7 @@ inline constexpr const char* invalid_account_text =
 /// limits, qos) the job's user must have an association with that account, for the job's
 /// partition or every partition, on this cluster (ClusterName=): otherwise errc::invalid_request
 /// with invalid_account_text, as slurmctld refuses it. With no copy yet, enforcing refuses with
-/// errc::unreachable (the associations are not loaded). Under AccountingStorageEnforce=limits a
-/// job that names no time limit is given its QOS's or association's MaxWall, as Slurm's. Pure;
-/// `req` has its partition resolved.
+/// errc::unreachable (the associations are not loaded). Pure; `req` has its partition resolved.
 shoal::expected<msg::job_request> check_association(const config::cluster_config& cfg,
                                                     const msg::association_data* assocs,
                                                     msg::job_request req);

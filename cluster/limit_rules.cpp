@@ -1,5 +1,6 @@
 #include "cluster/limit_rules.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 
@@ -186,6 +187,24 @@ std::optional<int64_t> max_wall_of(const msg::association_data& data, const std:
     up = it->second->parent;
   }
   return std::nullopt;
+}
+
+void give_max_wall(const config::cluster_config& cfg, const msg::association_data* assocs,
+                   msg::job_request& req) {
+  if (!cfg.accounting.enforce_limits || !assocs) return;
+  const auto* assoc = accounting::find_association(*assocs, cfg.cluster_name, req.user,
+                                                   req.workload.account, req.partition);
+  if (!assoc) return;
+  auto qos = !req.workload.qos.empty()     ? req.workload.qos
+             : !assoc->default_qos.empty() ? assoc->default_qos
+                                           : std::string{"normal"};
+  auto wall =
+      max_wall_of(*assocs, cfg.cluster_name, req.user, req.workload.account, req.partition, qos);
+  if (!wall) return;
+  int64_t limit = *wall;
+  for (const auto& p : cfg.partitions)
+    if (p.name == req.partition && p.max_time_s > 0) limit = std::min(limit, p.max_time_s);
+  req.time_limit_s = limit;
 }
 
 bool has_submit_limits(const msg::association_data& data, const std::string& cluster) {

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/config.hpp"
 #include "messages/errc.hpp"
 #include "messages/types.hpp"
 #include "policy/usage_limits.hpp"
@@ -36,6 +37,13 @@ std::shared_ptr<const policy::limit_rules> limit_rules_of(
 std::optional<int64_t> max_wall_of(const msg::association_data& data, const std::string& cluster,
                                    const std::string& user, const std::string& account,
                                    const std::string& partition, const std::string& qos);
+
+/// AccountingStorageEnforce=limits: a job submitted without a time limit (-t) is given its MaxWall
+/// (max_wall_of; `req` has its partition, account and default time resolved), capped by the
+/// partition's MaxTime, as acct_policy_validate does. Nothing changes without enforcement, without
+/// a copy of the associations, or when no MaxWall applies.
+void give_max_wall(const config::cluster_config& cfg, const msg::association_data* assocs,
+                   msg::job_request& req);
 
 /// Slurm's words (ESLURM_ACCOUNTING_POLICY) for a submission past a submit limit.
 inline constexpr const char* submit_limit_text =

@@ -191,6 +191,7 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
       return info;
     }
   }
+  const bool time_limit_named = req.time_limit_s > 0;
   auto workload = parse_workload(self, req);
   caf::expected<msg::job_request> resolved{caf::error{}};
   if (workload)
@@ -201,6 +202,8 @@ caf::result<msg::job_info> submit_job(controller_self self, msg::job_request& re
   if (resolved)
     resolved =
         to_caf(cluster::check_association(st.cfg, st.associations.get(), std::move(*resolved)));
+  if (resolved && !time_limit_named)
+    cluster::give_max_wall(st.cfg, st.associations.get(), *resolved);
   if (resolved)
     if (auto refused = check_reservation_use(st, *resolved)) resolved = std::move(*refused);
   if (resolved) {
@@ -289,6 +292,7 @@ caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request
   if (auto err = check_privileged_fields(st, req)) return to_caf(err);
   req.job_id = 0;
   req.workload.array.clear();  // estimated as one task, as Slurm's will_run does
+  const bool time_limit_named = req.time_limit_s > 0;
   auto workload = parse_workload(self, req);
   if (!workload) return std::move(workload.error());
   auto resolved =
@@ -296,6 +300,7 @@ caf::result<msg::start_estimate> will_run(controller_self self, msg::job_request
   if (resolved)
     resolved = cluster::check_association(st.cfg, st.associations.get(), std::move(*resolved));
   if (!resolved) return to_caf(resolved.error());
+  if (!time_limit_named) cluster::give_max_wall(st.cfg, st.associations.get(), *resolved);
   return self->delegate(st.scheduler, msg::willrun_atom_v, st.next_job_id, std::move(*resolved),
                         std::move(*workload));
 }

@@ -90,6 +90,36 @@ BOOST_AUTO_TEST_CASE(max_wall_comes_from_the_qos_first_then_the_tree) {
   BOOST_TEST(!cluster::max_wall_of(data, "c", "bob", "physics", "", "normal").has_value());
 }
 
+BOOST_AUTO_TEST_CASE(a_job_without_a_time_limit_gets_its_max_wall_capped_by_the_partition) {
+  msg::association_data data;
+  data.associations = {account("root", ""), account("physics", "root"), user("alice", "physics")};
+  data.associations[1].max_wall_min = 120;
+  config::cluster_config cfg;
+  cfg.cluster_name = "c";
+  cfg.partitions.resize(2);
+  cfg.partitions[0].name = "open";  // MaxTime=INFINITE
+  cfg.partitions[1].name = "short";
+  cfg.partitions[1].max_time_s = 3600;
+  msg::job_request req;
+  req.user = "alice";
+  req.workload.account = "physics";
+  req.partition = "open";
+  req.time_limit_s = -1;  // the partition's (none), as resolve_submission leaves it
+  cluster::give_max_wall(cfg, &data, req);
+  BOOST_TEST(req.time_limit_s == -1);  // not enforcing: unchanged
+  cfg.accounting.enforce_limits = true;
+  cluster::give_max_wall(cfg, &data, req);
+  BOOST_TEST(req.time_limit_s == 7200);
+  req.partition = "short";
+  req.time_limit_s = 3600;
+  cluster::give_max_wall(cfg, &data, req);
+  BOOST_TEST(req.time_limit_s == 3600);  // Slurm's min(MaxWall, the partition's MaxTime)
+  req.user = "bob";                      // no association: nothing applies
+  req.time_limit_s = 60;
+  cluster::give_max_wall(cfg, &data, req);
+  BOOST_TEST(req.time_limit_s == 60);
+}
+
 BOOST_AUTO_TEST_CASE(submit_limits_count_unfinished_jobs_per_user_tree_and_qos) {
   msg::association_data data;
   data.associations = {account("root", ""), account("physics", "root"), user("alice", "physics"),
