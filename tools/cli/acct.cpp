@@ -199,27 +199,20 @@ sacct_stored stored_jobs(session& s, const acct_flags& f, const sacct_filter& fi
 /// envelope as shoalrestd's GET /slurmdb/v0.0.41/jobs), with their steps where the store has them.
 std::string json_of(const std::vector<msg::job_info>& chosen, const sacct_stored& stored,
                     const std::string& cluster, const std::string& user) {
-  auto text = restd::envelope(cluster, user, {}, {})
-                  .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  text.pop_back();  // an object: the list goes in as its last member
-  text += ",\"jobs\":[";
+  restd::rendered_list jobs("jobs");
   restd::render_context ctx;
   ctx.cluster = cluster;
-  bool first = true;
   for (const auto& job : chosen) {
-    if (!first) text += ',';
-    first = false;
     auto it = stored.find({job.job_id, job.submit_time});
     if (it != stored.end()) {
-      restd::render_to(text, it->second, restd::accounted_job_fields(), ctx);
+      jobs.add(it->second, restd::accounted_job_fields(), ctx);
     } else {
       msg::accounted_job live;  // not in the store yet: what the controller holds
       live.info = job;
-      restd::render_to(text, live, restd::accounted_job_fields(), ctx);
+      jobs.add(live, restd::accounted_job_fields(), ctx);
     }
   }
-  text += "]}\n";
-  return text;
+  return restd::answer_text(restd::envelope(cluster, user, {}, {}), std::move(jobs));
 }
 
 /// Adds the stored jobs the controller no longer holds to its list.

@@ -467,4 +467,25 @@ json envelope(const std::string& cluster, const std::string& user,
               {"warnings", warns}};
 }
 
+std::string answer_text(const nlohmann::json& body, rendered_list list) {
+  auto text = body.dump(-1, ' ', false, json::error_handler_t::replace);
+  if (list.key() != nullptr) {
+    // The envelope is an object, so its text ends in '}': the list goes in as its last member.
+    text.pop_back();
+    text += ",\"";
+    text += list.key();
+    text += "\":";
+    if (list.empty()) {
+      text += "[]";
+    } else {
+      text.reserve(text.size() + list.size() + 3);
+      text += list.take();
+      text += ']';
+    }
+    text += '}';
+  }
+  text += '\n';
+  return text;
+}
+
 }  // namespace shoal::restd

@@ -145,4 +145,29 @@ nlohmann::json envelope(const std::string& cluster, const std::string& user,
                         const std::vector<rest_error>& errors,
                         const std::vector<std::string>& warnings);
 
+/// Records rendered one at a time into JSON text under `key`, so that a long list (thousands of
+/// jobs of a hundred fields each) is never one tree in memory, nor copied into the envelope.
+class rendered_list {
+ public:
+  explicit rendered_list(const char* key = nullptr) : key_(key) {}
+  template <class Record>
+  void add(const Record& r, const std::vector<field_of<Record>>& table, const render_context& ctx) {
+    text_ += text_.empty() ? '[' : ',';
+    render_to(text_, r, table, ctx);
+  }
+  bool empty() const { return text_.empty(); }
+  size_t size() const { return text_.size(); }
+  const char* key() const { return key_; }
+  /// The records so far, "[a,b" (no closing bracket); empties the list.
+  std::string take() { return std::move(text_); }
+
+ private:
+  const char* key_;
+  std::string text_;
+};
+
+/// `body` (an object: the envelope and the answer's fields) as compact JSON text with `list`
+/// as its last member under the list's key (none without a key), and a newline.
+std::string answer_text(const nlohmann::json& body, rendered_list list);
+
 }  // namespace shoal::restd

@@ -459,25 +459,8 @@ std::string served_path(const endpoint& e) {
 void send(exchange& x, int status, json payload, rendered_list list) {
   auto body = envelope(x.cfg.cluster_name, x.who.user, x.errors, x.warnings);
   for (auto it = payload.begin(); it != payload.end(); ++it) body[it.key()] = std::move(*it);
-  auto text = body.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (list.key() != nullptr) {
-    // The envelope is an object, so its text ends in '}': the list goes in as its last member.
-    text.pop_back();
-    text += ",\"";
-    text += list.key();
-    text += "\":";
-    if (list.empty()) {
-      text += "[]";
-    } else {
-      text.reserve(text.size() + list.size() + 3);
-      text += list.take();
-      text += ']';
-    }
-    text += '}';
-  }
   x.out.status = status;
-  text += '\n';
-  x.out.set_content(std::move(text), "application/json");
+  x.out.set_content(answer_text(body, std::move(list)), "application/json");
 }
 
 void refuse(exchange& x, const shoal::error& err, const std::string& source, int status) {

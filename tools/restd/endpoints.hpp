@@ -52,27 +52,6 @@ std::string served_path(const endpoint& e);
 
 const std::vector<endpoint>& endpoints();
 
-/// Records rendered one at a time into JSON text under `key`, so that a long list (thousands of
-/// jobs of a hundred fields each) is never one tree in memory, nor copied into the envelope.
-class rendered_list {
- public:
-  explicit rendered_list(const char* key = nullptr) : key_(key) {}
-  template <class Record>
-  void add(const Record& r, const std::vector<field_of<Record>>& table, const render_context& ctx) {
-    text_ += text_.empty() ? '[' : ',';
-    render_to(text_, r, table, ctx);
-  }
-  bool empty() const { return text_.empty(); }
-  size_t size() const { return text_.size(); }
-  const char* key() const { return key_; }
-  /// The records so far, "[a,b" (no closing bracket); empties the list.
-  std::string take() { return std::move(text_); }
-
- private:
-  const char* key_;
-  std::string text_;
-};
-
 /// Sends the envelope (meta, errors, warnings) with `payload`'s fields, `list` when it has a key,
 /// and `status`. Compact JSON: a client parses it, and a listing is a third the size pretty.
 void send(exchange& x, int status, nlohmann::json payload, rendered_list list = rendered_list{});
