@@ -5,9 +5,11 @@
 
 #include "policy/licenses.hpp"
 #include "policy/scheduling_pass.hpp"
+#include "test/unit/policy/pass_cases.hpp"
 
 using namespace shoal;
 using namespace shoal::policy;
+using namespace shoal::policy::test_cases;
 
 namespace {
 
@@ -15,16 +17,6 @@ license_list lic(std::string_view text) {
   auto l = parse_licenses(text);
   BOOST_REQUIRE_MESSAGE(l, "bad list " << text);
   return *l;
-}
-
-std::vector<node_capacity> nodes(size_t n) {
-  return std::vector<node_capacity>(n, node_capacity{4, 4000, true});
-}
-
-partition_info all(size_t n) {
-  partition_info p;
-  for (size_t i = 0; i < n; ++i) p.nodes.push_back(i);
-  return p;
 }
 
 pending_job one_node_job(uint64_t id, int64_t prio, const std::string& licenses,
@@ -37,18 +29,6 @@ pending_job one_node_job(uint64_t id, int64_t prio, const std::string& licenses,
   j.time_limit = limit;
   if (!licenses.empty()) j.licenses = lic(licenses);
   return j;
-}
-
-std::string reason_of(const pass_result& r, uint64_t id) {
-  for (const auto& w : r.waiting)
-    if (w.job == id) return w.reason;
-  return "";
-}
-
-bool started(const pass_result& r, uint64_t id) {
-  for (const auto& d : r.started)
-    if (d.job == id) return true;
-  return false;
 }
 
 pass_config with_totals(const std::string& totals) {
@@ -88,8 +68,8 @@ BOOST_AUTO_TEST_CASE(known_names_use_and_fit) {
 }
 
 BOOST_AUTO_TEST_CASE(a_job_short_of_licenses_waits_with_licenses_and_holds_nothing_back) {
-  auto n = nodes(2);
-  std::vector<partition_info> parts{all(2)};
+  auto n = uniform_nodes(2);
+  std::vector<partition_info> parts{partition_of_all(2)};
   // Job 1 runs holding 2 of 3; job 2 wants 2 more: Licenses, though a node is free. Job 3,
   // lower, wants 1: it fits and starts (license-short jobs hold nothing back).
   running_job r;
@@ -100,28 +80,28 @@ BOOST_AUTO_TEST_CASE(a_job_short_of_licenses_waits_with_licenses_and_holds_nothi
   auto second = one_node_job(2, 10, "sim:2");
   auto third = one_node_job(3, 5, "sim:1");
   auto res = schedule({second, third}, {r}, parts, n, 0, with_totals("sim:3"));
-  BOOST_CHECK(!started(res, 2));
-  BOOST_CHECK_EQUAL(reason_of(res, 2), "Licenses");
-  BOOST_CHECK(started(res, 3));
+  BOOST_CHECK(!(starts_of(res, 2) > 0));
+  BOOST_CHECK_EQUAL(reason_in(res, 2), "Licenses");
+  BOOST_CHECK((starts_of(res, 3) > 0));
   // Once job 1 is gone, job 2 starts.
   res = schedule({second}, {}, parts, n, 0, with_totals("sim:3"));
-  BOOST_CHECK(started(res, 2));
+  BOOST_CHECK((starts_of(res, 2) > 0));
 }
 
 BOOST_AUTO_TEST_CASE(two_jobs_of_one_pass_share_the_pool) {
-  auto n = nodes(2);
-  auto res = schedule({one_node_job(1, 10, "sim:2"), one_node_job(2, 9, "sim:2")}, {}, {all(2)}, n,
-                      0, with_totals("sim:3"));
-  BOOST_CHECK(started(res, 1));
-  BOOST_CHECK_EQUAL(reason_of(res, 2), "Licenses");
+  auto n = uniform_nodes(2);
+  auto res = schedule({one_node_job(1, 10, "sim:2"), one_node_job(2, 9, "sim:2")}, {},
+                      {partition_of_all(2)}, n, 0, with_totals("sim:3"));
+  BOOST_CHECK((starts_of(res, 1) > 0));
+  BOOST_CHECK_EQUAL(reason_in(res, 2), "Licenses");
 }
 
 BOOST_AUTO_TEST_CASE(an_unknown_or_too_large_request_never_starts) {
-  auto n = nodes(1);
-  auto res = schedule({one_node_job(1, 10, "other:1"), one_node_job(2, 9, "sim:4")}, {}, {all(1)},
-                      n, 0, with_totals("sim:3"));
-  BOOST_CHECK_EQUAL(reason_of(res, 1), "Licenses");
-  BOOST_CHECK_EQUAL(reason_of(res, 2), "Licenses");
+  auto n = uniform_nodes(1);
+  auto res = schedule({one_node_job(1, 10, "other:1"), one_node_job(2, 9, "sim:4")}, {},
+                      {partition_of_all(1)}, n, 0, with_totals("sim:3"));
+  BOOST_CHECK_EQUAL(reason_in(res, 1), "Licenses");
+  BOOST_CHECK_EQUAL(reason_in(res, 2), "Licenses");
 }
 
 BOOST_AUTO_TEST_CASE(the_backfill_keeps_a_reservations_licenses) {
@@ -129,7 +109,7 @@ BOOST_AUTO_TEST_CASE(the_backfill_keeps_a_reservations_licenses) {
   // of partition 0, 2 of the 3 licenses) is reserved at 100 for 50 s. On node 2, free, a job
   // that would still hold 2 licenses at 100 must wait; one that ends before, or holds none,
   // starts.
-  auto n = nodes(3);
+  auto n = uniform_nodes(3);
   partition_info first;
   first.nodes = {0, 1};
   partition_info second;
@@ -147,30 +127,30 @@ BOOST_AUTO_TEST_CASE(the_backfill_keeps_a_reservations_licenses) {
   };
   auto long_one = in_second(one_node_job(2, 50, "sim:2", 1000));
   auto res = schedule({top, long_one}, {busy}, {first, second}, n, 0, with_totals("sim:3"));
-  BOOST_CHECK_EQUAL(reason_of(res, 1), "Resources");
+  BOOST_CHECK_EQUAL(reason_in(res, 1), "Resources");
   BOOST_CHECK_EQUAL(res.planned.size(), 1u);
-  BOOST_CHECK(!started(res, 2));
-  BOOST_CHECK_EQUAL(reason_of(res, 2), "Licenses");
+  BOOST_CHECK(!(starts_of(res, 2) > 0));
+  BOOST_CHECK_EQUAL(reason_in(res, 2), "Licenses");
   auto short_one = in_second(one_node_job(3, 50, "sim:2", 60));
   res = schedule({top, short_one}, {busy}, {first, second}, n, 0, with_totals("sim:3"));
-  BOOST_CHECK(started(res, 3));
+  BOOST_CHECK((starts_of(res, 3) > 0));
   auto no_licenses = in_second(one_node_job(4, 50, "", 1000));
   res = schedule({top, no_licenses}, {busy}, {first, second}, n, 0, with_totals("sim:3"));
-  BOOST_CHECK(started(res, 4));
+  BOOST_CHECK((starts_of(res, 4) > 0));
 }
 
 BOOST_AUTO_TEST_CASE(a_reservation_waits_for_licenses_held_by_running_jobs) {
   // A running job holds 3 of 3 until 200 on node 0; node 1 frees at 100. Job 1 wants one node and
   // a license: Licenses now (held), and nothing reserved for it, as Slurm 22.05.
-  auto n = nodes(2);
+  auto n = uniform_nodes(2);
   running_job holder;
   holder.id = 8;
   holder.end = 200;
   holder.alloc.push_back({0, 4, 4000, 1});
   holder.licenses = lic("sim:3");
-  auto res =
-      schedule({one_node_job(1, 10, "sim:1")}, {holder}, {all(2)}, n, 0, with_totals("sim:3"));
-  BOOST_CHECK_EQUAL(reason_of(res, 1), "Licenses");
+  auto res = schedule({one_node_job(1, 10, "sim:1")}, {holder}, {partition_of_all(2)}, n, 0,
+                      with_totals("sim:3"));
+  BOOST_CHECK_EQUAL(reason_in(res, 1), "Licenses");
   BOOST_CHECK(res.planned.empty());
 }
 

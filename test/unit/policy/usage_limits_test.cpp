@@ -10,8 +10,10 @@
 #include "policy/job_queue.hpp"
 #include "policy/scheduling_pass.hpp"
 #include "policy/usage_limits.hpp"
+#include "test/unit/policy/pass_cases.hpp"
 
 using namespace shoal::policy;
+using namespace shoal::policy::test_cases;
 
 namespace {
 
@@ -60,16 +62,6 @@ std::string verdict(limit_counting& counting, const limited_job& job) {
   return reason ? reason : "";
 }
 
-std::vector<node_capacity> nodes(size_t n) {
-  return std::vector<node_capacity>(n, node_capacity{4, 4000, true});
-}
-
-partition_info all(size_t n) {
-  partition_info p;
-  for (size_t i = 0; i < n; ++i) p.nodes.push_back(i);
-  return p;
-}
-
 pending_job one_cpu_job(uint64_t id, int64_t prio, uint32_t limits) {
   pending_job j;
   j.id = id;
@@ -81,16 +73,15 @@ pending_job one_cpu_job(uint64_t id, int64_t prio, uint32_t limits) {
   return j;
 }
 
-std::string reason_in(const pass_result& r, uint64_t id) {
-  for (const auto& w : r.waiting)
-    if (w.job == id) return w.reason;
-  return "";
-}
-
-size_t starts_of(const pass_result& r, uint64_t id) {
-  size_t n = 0;
-  for (const auto& d : r.started) n += d.job == id;
-  return n;
+/// A pass's settings with one counter and one set holding it (pending_job::limits 1).
+pass_config one_counter(limit_counter counter) {
+  auto limits = std::make_shared<usage_limits>();
+  limits->counters.push_back(counter);
+  limits->sets.push_back({0});
+  pass_config config;
+  config.resolution = 1;
+  config.limits = limits;
+  return config;
 }
 
 }  // namespace
@@ -219,14 +210,9 @@ BOOST_AUTO_TEST_CASE(jobs_with_the_same_limits_share_one_set) {
 BOOST_AUTO_TEST_CASE(a_pass_counts_its_own_starts_and_a_held_job_holds_nothing_back) {
   // One counter: GrpJobs=2, one job running. Jobs 1 and 2 (set 1) want it; job 3 (no limit),
   // lower, starts anyway; job 1 takes the last room, job 2 waits with the reason.
-  auto limits = std::make_shared<usage_limits>();
-  limits->counters.push_back({limit_kind::jobs, 2, 1, "AssocGrpJobsLimit"});
-  limits->sets.push_back({0});
-  pass_config config;
-  config.resolution = 1;
-  config.limits = limits;
+  auto config = one_counter({limit_kind::jobs, 2, 1, "AssocGrpJobsLimit"});
   auto res = schedule({one_cpu_job(1, 10, 1), one_cpu_job(2, 9, 1), one_cpu_job(3, 1, 0)}, {},
-                      {all(2)}, nodes(2), 0, config);
+                      {partition_of_all(2)}, uniform_nodes(2), 0, config);
   BOOST_TEST(starts_of(res, 1) == 1u);
   BOOST_TEST(starts_of(res, 2) == 0u);
   BOOST_TEST(reason_in(res, 2) == "AssocGrpJobsLimit");
@@ -235,16 +221,11 @@ BOOST_AUTO_TEST_CASE(a_pass_counts_its_own_starts_and_a_held_job_holds_nothing_b
 }
 
 BOOST_AUTO_TEST_CASE(an_arrays_tasks_each_count_as_a_job) {
-  auto limits = std::make_shared<usage_limits>();
-  limits->counters.push_back({limit_kind::cpus, 6, 0, "QOSGrpCpuLimit"});
-  limits->sets.push_back({0});
-  pass_config config;
-  config.resolution = 1;
-  config.limits = limits;
+  auto config = one_counter({limit_kind::cpus, 6, 0, "QOSGrpCpuLimit"});
   auto array = one_cpu_job(7, 10, 1);
   array.request.cpus_per_task = 2;
   array.task_count = 5;
-  auto res = schedule({array}, {}, {all(4)}, nodes(4), 0, config);
+  auto res = schedule({array}, {}, {partition_of_all(4)}, uniform_nodes(4), 0, config);
   BOOST_TEST(starts_of(res, 7) == 3u);  // 3 tasks x 2 CPUs = the cap of 6
   BOOST_TEST(reason_in(res, 7) == "QOSGrpCpuLimit");
 }
@@ -278,7 +259,7 @@ BOOST_AUTO_TEST_CASE(the_queue_holds_a_job_by_its_limits_and_lets_it_go_when_one
     three_blocked = three_blocked || (id == 3 && reason == "AssocMaxCpuPerJobLimit");
   BOOST_TEST(three_blocked);
   BOOST_REQUIRE(plan.limits != nullptr);
-  auto res = schedule(*plan.candidates, {}, {all(2)}, nodes(2), 200, [&] {
+  auto res = schedule(*plan.candidates, {}, {partition_of_all(2)}, uniform_nodes(2), 200, [&] {
     pass_config c;
     c.limits = plan.limits;
     return c;
@@ -290,12 +271,15 @@ BOOST_AUTO_TEST_CASE(the_queue_holds_a_job_by_its_limits_and_lets_it_go_when_one
   auto next = queue.prepare(210, 256);
   pass_config c;
   c.limits = next.limits;
-  BOOST_TEST(reason_in(schedule(*next.candidates, {}, {all(2)}, nodes(2), 210, c), 2) ==
-             "AssocMaxJobsLimit");
+  BOOST_TEST(
+      reason_in(schedule(*next.candidates, {}, {partition_of_all(2)}, uniform_nodes(2), 210, c),
+                2) == "AssocMaxJobsLimit");
   queue.ended(1, true, 200, 220);
   auto after = queue.prepare(230, 256);
   c.limits = after.limits;
-  BOOST_TEST(starts_of(schedule(*after.candidates, {}, {all(2)}, nodes(2), 230, c), 2) == 1u);
+  BOOST_TEST(
+      starts_of(schedule(*after.candidates, {}, {partition_of_all(2)}, uniform_nodes(2), 230, c),
+                2) == 1u);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
